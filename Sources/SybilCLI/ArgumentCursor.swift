@@ -1,0 +1,64 @@
+/// Walks a command's arguments: options (`--name VALUE`, `--name=VALUE`, flags), `--` to end
+/// options, and positional arguments. Unknown options are usage errors naming the command.
+struct ArgumentCursor {
+    private var remaining: ArraySlice<String>
+    private var optionsEnded = false
+    /// The command's full name, for messages (e.g. `sybil debug sse`).
+    let command: String
+
+    init(_ arguments: [String], command: String) {
+        remaining = arguments[...]
+        self.command = command
+    }
+
+    /// One parsed argument.
+    enum Token: Equatable {
+        case option(name: String, inlineValue: String?)
+        case positional(String)
+    }
+
+    /// The next token, or `nil` at the end.
+    mutating func next() -> Token? {
+        guard let argument = remaining.popFirst() else { return nil }
+        if optionsEnded { return .positional(argument) }
+        if argument == "--" {
+            optionsEnded = true
+            return next()
+        }
+        if argument.hasPrefix("--"), argument.count > 2 {
+            if let equals = argument.firstIndex(of: "=") {
+                return .option(name: String(argument[..<equals]), inlineValue: String(argument[argument.index(after: equals)...]))
+            }
+            return .option(name: argument, inlineValue: nil)
+        }
+        if argument.hasPrefix("-"), argument.count > 1 {
+            return .option(name: argument, inlineValue: nil)
+        }
+        return .positional(argument)
+    }
+
+    /// The value of `option`: its inline `=VALUE` or the next argument.
+    mutating func value(for option: String, inlineValue: String?) throws(UsageError) -> String {
+        if let inlineValue { return inlineValue }
+        guard let value = remaining.popFirst() else {
+            throw UsageError(command: command, message: "\(option) needs a value")
+        }
+        return value
+    }
+
+    /// The error for an option this command does not have.
+    func unknown(_ option: String) -> UsageError {
+        UsageError(command: command, message: "unknown option '\(option)'")
+    }
+}
+
+/// A mistake on the command line; printed with a pointer to the command's help.
+struct UsageError: Error, Equatable {
+    let command: String
+    let message: String
+
+    /// `sybil debug sse: MESSAGE` + a hint line.
+    var text: String {
+        "\(command): \(message)\nRun '\(command) --help' for usage.\n"
+    }
+}

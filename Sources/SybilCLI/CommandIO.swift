@@ -1,0 +1,71 @@
+import Foundation
+
+/// The command line's boundary with the outside world: input bytes and two output streams.
+/// Tests pass closures that capture output; ``live`` uses the process's standard streams.
+public struct CommandIO: Sendable {
+    /// Reads the input named by `path` (standard input when `nil`), handing chunks to `body`
+    /// as they arrive. Throws ``InputError`` when the input cannot be read.
+    public var readChunks: @Sendable (_ path: String?, _ body: ([UInt8]) -> Void) throws -> Void
+    /// Writes to standard output.
+    public var writeOutput: @Sendable (String) -> Void
+    /// Writes to standard error.
+    public var writeError: @Sendable (String) -> Void
+
+    /// Creates an I/O boundary from closures.
+    public init(
+        readChunks: @escaping @Sendable (_ path: String?, _ body: ([UInt8]) -> Void) throws -> Void,
+        writeOutput: @escaping @Sendable (String) -> Void,
+        writeError: @escaping @Sendable (String) -> Void
+    ) {
+        self.readChunks = readChunks
+        self.writeOutput = writeOutput
+        self.writeError = writeError
+    }
+
+    /// An input that could not be read.
+    public struct InputError: Error, Sendable, CustomStringConvertible {
+        /// The file name, or `standard input`.
+        public var source: String
+        /// The system's reason.
+        public var reason: String
+
+        /// `cannot read 'FILE': REASON`.
+        public var description: String { "cannot read \(source): \(reason)" }
+    }
+
+    /// Reads the whole input into memory.
+    public func readAll(_ path: String?) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try readChunks(path) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// The process's standard input, output and error, and files by path.
+    public static let live = CommandIO(
+        readChunks: { path, body in
+            let handle: FileHandle
+            if let path {
+                guard let file = FileHandle(forReadingAtPath: path) else {
+                    let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+                    throw InputError(source: "'\(path)'", reason: reason)
+                }
+                handle = file
+            } else {
+                handle = FileHandle.standardInput
+            }
+            defer { if path != nil { try? handle.close() } }
+            while true {
+                let data: Data?
+                do {
+                    data = try handle.read(upToCount: 64 * 1024)
+                } catch {
+                    throw InputError(source: path.map { "'\($0)'" } ?? "standard input", reason: "\(error)")
+                }
+                guard let data, !data.isEmpty else { return }
+                body([UInt8](data))
+            }
+        },
+        writeOutput: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
+        writeError: { text in FileHandle.standardError.write(Data(text.utf8)) }
+    )
+}

@@ -1,0 +1,11 @@
+/// Process exit statuses, following BSD `sysexits.h` where one fits.
+public enum ExitCode: Int32, Sendable {
+    /// Success.
+    case success = 0
+    /// The command line was wrong (EX_USAGE).
+    case usage = 64
+    /// The input was read but is invalid (EX_DATAERR).
+    case invalidData = 65
+    /// An input file could not be read (EX_NOINPUT).
+    case noInput = 66
+}

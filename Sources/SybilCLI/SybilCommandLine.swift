@@ -1,0 +1,73 @@
+import SybilCore
+import SybilWire
+
+/// The `sybil` command line: parses arguments, runs the command, returns the exit status.
+/// Everything it reads and writes goes through ``CommandIO``, so tests run it in-process.
+public enum SybilCommandLine {
+    /// The version printed by `--version`.
+    public static let version = "0.1.0"
+
+    /// Runs `sybil` with `arguments` (without the program name).
+    public static func run(_ arguments: [String], io: CommandIO) -> Int32 {
+        do {
+            return try dispatch(arguments, io: io).rawValue
+        } catch {
+            io.writeError(error.text)
+            return ExitCode.usage.rawValue
+        }
+    }
+
+    private static func dispatch(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
+        guard let first = arguments.first else {
+            io.writeOutput(HelpText.sybil)
+            return .success
+        }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "-h", "--help", "help":
+            io.writeOutput(HelpText.sybil)
+            return .success
+        case "--version":
+            io.writeOutput("sybil \(version)\n")
+            return .success
+        case "debug":
+            return try debug(rest, io: io)
+        default:
+            throw UsageError(command: "sybil", message: "unknown command '\(first)'")
+        }
+    }
+
+    private static func debug(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
+        guard let first = arguments.first else {
+            io.writeOutput(HelpText.debug)
+            return .success
+        }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "-h", "--help":
+            io.writeOutput(HelpText.debug)
+            return .success
+        case "envelope":
+            return try DebugEnvelopeCommand.run(rest, io: io)
+        case "sse":
+            return try DebugSSECommand.run(rest, io: io)
+        default:
+            throw UsageError(command: "sybil debug", message: "unknown subcommand '\(first)'")
+        }
+    }
+
+    /// Reads all of an input, reporting an unreadable one on standard error.
+    static func readInput(_ path: String?, io: CommandIO) -> [UInt8]? {
+        do {
+            return try io.readAll(path)
+        } catch {
+            io.writeError("sybil: \(error)\n")
+            return nil
+        }
+    }
+
+    /// `nil` for standard input (`-` or no FILE), else the path.
+    static func inputPath(_ file: String?) -> String? {
+        file == "-" ? nil : file
+    }
+}

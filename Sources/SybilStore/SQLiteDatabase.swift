@@ -1,0 +1,137 @@
+import CSQLite
+
+/// One SQLite connection. Owns the C handle and closes it in `deinit`; every result code
+/// is checked and thrown as ``SQLiteError`` with SQLite's message and the SQL.
+///
+/// Not thread-safe by itself: confine a connection to one actor or serial executor.
+public final class SQLiteDatabase {
+    private let handle: OpaquePointer
+
+    /// Where the database lives.
+    public enum Location: Sendable, Hashable {
+        /// A private in-memory database, gone when the connection closes.
+        case inMemory
+        /// A file, created when missing.
+        case file(path: String)
+    }
+
+    /// Opens (creating if needed) a database, with foreign keys on; file databases use WAL.
+    public init(_ location: Location) throws(SQLiteError) {
+        var pointer: OpaquePointer?
+        let path: String
+        switch location {
+        case .inMemory: path = ":memory:"
+        case .file(let filePath): path = filePath
+        }
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &pointer, flags, nil)
+        guard code == SQLITE_OK, let pointer else {
+            let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the database"
+            sqlite3_close_v2(pointer)
+            throw SQLiteError(code: code, message: message)
+        }
+        handle = pointer
+        sqlite3_extended_result_codes(handle, 1)
+        var enabled: Int32 = 0
+        try check(sybil_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_FKEY, 1, &enabled), sql: nil)
+        if case .file = location {
+            try execute("PRAGMA journal_mode=WAL")
+        }
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: code, message: text, sql: sql)
+        }
+    }
+
+    /// Runs one statement with positional `?` parameters and returns all rows.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), sql: sql)
+        defer { sqlite3_finalize(statement) }
+        for (position, parameter) in parameters.enumerated() {
+            try bind(parameter, at: Int32(position + 1), in: statement, sql: sql)
+        }
+        var rows: [[SQLiteValue]] = []
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return rows }
+            guard code == SQLITE_ROW else { throw error(code, sql: sql) }
+            let columns = sqlite3_column_count(statement)
+            rows.append((0..<columns).map { column(at: $0, in: statement) })
+        }
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int {
+        Int(sqlite3_changes(handle))
+    }
+
+    /// Runs `body` in a transaction, committing when it returns and rolling back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    // MARK: Private
+
+    private func bind(_ value: SQLiteValue, at index: Int32, in statement: OpaquePointer?, sql: String) throws(SQLiteError) {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(statement, index)
+        case .integer(let integer): code = sqlite3_bind_int64(statement, index, integer)
+        case .real(let real): code = sqlite3_bind_double(statement, index, real)
+        case .text(let text): code = sqlite3_bind_text(statement, index, text, -1, sybil_sqlite3_transient())
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { buffer in
+                sqlite3_bind_blob64(
+                    statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buffer.count),
+                    sybil_sqlite3_transient())
+            }
+        }
+        try check(code, sql: sql)
+    }
+
+    private func column(at index: Int32, in statement: OpaquePointer?) -> SQLiteValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(statement, index) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(statement, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default:
+            return .null
+        }
+    }
+
+    private func check(_ code: Int32, sql: String?) throws(SQLiteError) {
+        guard code == SQLITE_OK else { throw error(code, sql: sql) }
+    }
+
+    private func error(_ code: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}

@@ -1,0 +1,115 @@
+import Synchronization
+
+/// A `Clock` that moves only when a test calls ``advance(by:)``: sleepers wake in deadline
+/// order, exactly when the clock passes their deadline, and never on wall time.
+public final class ManualClock: Clock, Sendable {
+    /// A point on the manual time line: the time elapsed since the clock was created.
+    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
+        /// Time since the clock's origin.
+        public var offset: Duration
+
+        /// An instant at `offset` from the origin.
+        public init(offset: Duration) {
+            self.offset = offset
+        }
+
+        /// This instant moved by `duration`.
+        public func advanced(by duration: Duration) -> Instant {
+            Instant(offset: offset + duration)
+        }
+
+        /// The duration from this instant to `other`.
+        public func duration(to other: Instant) -> Duration {
+            other.offset - offset
+        }
+
+        /// Whether `lhs` is earlier than `rhs`.
+        public static func < (lhs: Instant, rhs: Instant) -> Bool {
+            lhs.offset < rhs.offset
+        }
+    }
+
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID: UInt64 = 0
+        var sleepers: [Sleeper] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// A clock at its origin with no sleepers.
+    public init() {}
+
+    /// The current manual time.
+    public var now: Instant {
+        state.withLock { $0.now }
+    }
+
+    /// Zero: the manual clock is exact.
+    public var minimumResolution: Duration { .zero }
+
+    /// How many tasks are sleeping on this clock right now.
+    public var sleeperCount: Int {
+        state.withLock { $0.sleepers.count }
+    }
+
+    /// Suspends until the clock is advanced to `deadline` (at once when it already passed).
+    /// Throws `CancellationError` when the task is cancelled first.
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if deadline <= state.now { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> Sleeper? in
+                guard let position = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: position)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock forward by `duration`, waking every sleeper whose deadline is reached,
+    /// earliest first.
+    public func advance(by duration: Duration) {
+        precondition(duration >= .zero, "a manual clock only moves forward")
+        let due = state.withLock { state -> [Sleeper] in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due {
+            sleeper.continuation.resume()
+        }
+    }
+
+    /// Yields until at least `count` tasks sleep on this clock, so that a test can advance
+    /// time knowing the code under test has reached its wait. Gives up after `maxYields`
+    /// scheduler turns (no wall-clock time involved) and reports whether the count was reached.
+    @discardableResult
+    public func waitForSleepers(count: Int = 1, maxYields: Int = 100_000) async -> Bool {
+        for _ in 0..<maxYields {
+            if sleeperCount >= count { return true }
+            await Task.yield()
+        }
+        return sleeperCount >= count
+    }
+}

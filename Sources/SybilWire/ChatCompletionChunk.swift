@@ -1,0 +1,135 @@
+import SybilCore
+
+/// One `chat.completion.chunk` of an OpenAI-compatible streaming response.
+///
+/// Known members are type-checked; unknown members are ignored, because compatible servers
+/// add fields freely.
+public struct ChatCompletionChunk: Sendable, Hashable {
+    /// One choice's increment.
+    public struct Choice: Sendable, Hashable {
+        /// The choice's position.
+        public var index: Int64
+        /// The role, usually only in the first chunk.
+        public var role: String?
+        /// The next piece of content, if any.
+        public var content: String?
+        /// Why the choice ended, in its last chunk.
+        public var finishReason: FinishReason?
+
+        /// Creates a choice increment.
+        public init(index: Int64, role: String? = nil, content: String? = nil, finishReason: FinishReason? = nil) {
+            self.index = index
+            self.role = role
+            self.content = content
+            self.finishReason = finishReason
+        }
+    }
+
+    /// Why a choice stopped.
+    public enum FinishReason: Sendable, Hashable {
+        /// The model finished its answer.
+        case stop
+        /// The token limit cut the answer.
+        case length
+        /// A content filter cut the answer.
+        case contentFilter
+        /// The model called tools.
+        case toolCalls
+        /// A reason this client does not know, kept verbatim.
+        case other(String)
+
+        /// Maps the wire string.
+        public init(_ text: String) {
+            switch text {
+            case "stop": self = .stop
+            case "length": self = .length
+            case "content_filter": self = .contentFilter
+            case "tool_calls", "function_call": self = .toolCalls
+            default: self = .other(text)
+            }
+        }
+
+        /// The wire string.
+        public var rawValue: String {
+            switch self {
+            case .stop: "stop"
+            case .length: "length"
+            case .contentFilter: "content_filter"
+            case .toolCalls: "tool_calls"
+            case .other(let text): text
+            }
+        }
+    }
+
+    /// The completion's id.
+    public var id: String
+    /// The model that produced it.
+    public var model: String?
+    /// The increments, one per choice.
+    public var choices: [Choice]
+
+    /// Creates a chunk.
+    public init(id: String, model: String? = nil, choices: [Choice]) {
+        self.id = id
+        self.model = model
+        self.choices = choices
+    }
+
+    /// The concatenated content of all choices (usually one).
+    public var content: String {
+        choices.compactMap(\.content).joined()
+    }
+
+    /// Decodes a chunk object.
+    public static func decode(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> ChatCompletionChunk {
+        let reader = try JSONObjectReader(value, at: path)
+        let id = try reader.string("id")
+        var model: String?
+        if let modelValue = reader.optionalValue("model") {
+            model = try JSONValueReader.string(modelValue, at: path.appending(key: "model"))
+        }
+        var choices: [Choice] = []
+        for (position, element) in try reader.array("choices").enumerated() {
+            choices.append(try decodeChoice(element, at: path.appending(key: "choices").appending(index: position)))
+        }
+        return ChatCompletionChunk(id: id, model: model, choices: choices)
+    }
+
+    private static func decodeChoice(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> Choice {
+        let reader = try JSONObjectReader(value, at: path)
+        var choice = Choice(index: try reader.integer("index", in: 0...Int64(Int32.max)))
+        if let reason = reader.optionalValue("finish_reason") {
+            choice.finishReason = FinishReason(try JSONValueReader.string(reason, at: path.appending(key: "finish_reason")))
+        }
+        guard let deltaValue = reader.optionalValue("delta") else { return choice }
+        let delta = try JSONObjectReader(deltaValue, at: path.appending(key: "delta"))
+        if let role = delta.optionalValue("role") {
+            choice.role = try JSONValueReader.string(role, at: delta.path.appending(key: "role"))
+        }
+        if let content = delta.optionalValue("content") {
+            choice.content = try JSONValueReader.string(content, at: delta.path.appending(key: "content"))
+        }
+        return choice
+    }
+
+    /// The chunk as JSON in OpenAI's shape.
+    public var jsonValue: JSONValue {
+        var members = [
+            JSONMember("id", .string(id)),
+            JSONMember("object", "chat.completion.chunk"),
+        ]
+        if let model { members.append(JSONMember("model", .string(model))) }
+        let choiceValues: [JSONValue] = choices.map { choice in
+            var delta: [JSONMember] = []
+            if let role = choice.role { delta.append(JSONMember("role", .string(role))) }
+            if let content = choice.content { delta.append(JSONMember("content", .string(content))) }
+            return [
+                "index": .number(JSONNumber(choice.index)),
+                "delta": .object(JSONObject(delta)),
+                "finish_reason": choice.finishReason.map { .string($0.rawValue) } ?? .null,
+            ]
+        }
+        members.append(JSONMember("choices", .array(choiceValues)))
+        return .object(JSONObject(members))
+    }
+}
