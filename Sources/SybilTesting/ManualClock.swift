@@ -69,12 +69,19 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if deadline <= state.now { return true }
+                // Checked under the lock so that a cancellation racing with this append is
+                // seen either here or by the cancellation handler below, never by neither.
+                let outcome = state.withLock { state -> Result<Bool, CancellationError> in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if deadline <= state.now { return .success(true) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    return .success(false)
                 }
-                if resumeNow { continuation.resume() }
+                switch outcome {
+                case .failure(let error): continuation.resume(throwing: error)
+                case .success(true): continuation.resume()
+                case .success(false): break
+                }
             }
         } onCancel: {
             let cancelled = state.withLock { state -> Sleeper? in
