@@ -95,6 +95,12 @@ public struct JSONObjectReader: Sendable {
         return try JSONValueReader.string(value, at: path.appending(key: key))
     }
 
+    /// A member that may be absent or `null`; when present it must be a string.
+    public func optionalString(_ key: String) throws(JSONError) -> String? {
+        guard let value = optionalValue(key) else { return nil }
+        return try JSONValueReader.string(value, at: path.appending(key: key))
+    }
+
     /// A member that may be absent or `null`; when present it must be a non-empty string.
     public func optionalNonEmptyString(_ key: String) throws(JSONError) -> String? {
         guard let value = optionalValue(key) else { return nil }

@@ -29,8 +29,8 @@ public struct APIErrorBody: Sendable, Hashable {
         let errorPath = path.appending(key: "error")
         let inner = try JSONObjectReader(try outer.value("error"), at: errorPath)
         let message = try inner.string("message")
-        let type = try optionalText(inner, "type")
-        let param = try optionalText(inner, "param")
+        let type = try inner.optionalString("type")
+        let param = try inner.optionalString("param")
         var code: String?
         if let codeValue = inner.optionalValue("code") {
             switch codeValue {
@@ -41,11 +41,6 @@ public struct APIErrorBody: Sendable, Hashable {
             }
         }
         return APIErrorBody(message: message, type: type, code: code, param: param)
-    }
-
-    private static func optionalText(_ reader: JSONObjectReader, _ key: String) throws(JSONError) -> String? {
-        guard let value = reader.optionalValue(key) else { return nil }
-        return try JSONValueReader.string(value, at: reader.path.appending(key: key))
     }
 
     /// The body as JSON, absent members omitted.

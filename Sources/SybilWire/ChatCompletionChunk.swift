@@ -84,10 +84,7 @@ public struct ChatCompletionChunk: Sendable, Hashable {
     public static func decode(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> ChatCompletionChunk {
         let reader = try JSONObjectReader(value, at: path)
         let id = try reader.string("id")
-        var model: String?
-        if let modelValue = reader.optionalValue("model") {
-            model = try JSONValueReader.string(modelValue, at: path.appending(key: "model"))
-        }
+        let model = try reader.optionalString("model")
         var choices: [Choice] = []
         for (position, element) in try reader.array("choices").enumerated() {
             choices.append(try decodeChoice(element, at: path.appending(key: "choices").appending(index: position)))
@@ -98,17 +95,11 @@ public struct ChatCompletionChunk: Sendable, Hashable {
     private static func decodeChoice(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> Choice {
         let reader = try JSONObjectReader(value, at: path)
         var choice = Choice(index: try reader.integer("index", in: 0...Int64(Int32.max)))
-        if let reason = reader.optionalValue("finish_reason") {
-            choice.finishReason = FinishReason(try JSONValueReader.string(reason, at: path.appending(key: "finish_reason")))
-        }
+        choice.finishReason = try reader.optionalString("finish_reason").map(FinishReason.init)
         guard let deltaValue = reader.optionalValue("delta") else { return choice }
         let delta = try JSONObjectReader(deltaValue, at: path.appending(key: "delta"))
-        if let role = delta.optionalValue("role") {
-            choice.role = try JSONValueReader.string(role, at: delta.path.appending(key: "role"))
-        }
-        if let content = delta.optionalValue("content") {
-            choice.content = try JSONValueReader.string(content, at: delta.path.appending(key: "content"))
-        }
+        choice.role = try delta.optionalString("role")
+        choice.content = try delta.optionalString("content")
         return choice
     }
 
