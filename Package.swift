@@ -28,7 +28,7 @@ let package = Package(
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
-        .testTarget(name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire"]),
+        .testTarget(name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -29,6 +29,12 @@ public struct CommandIO: Sendable {
         /// The system's reason.
         public var reason: String
 
+        /// Creates an input error for `source` (already quoted when it is a file name).
+        public init(source: String, reason: String) {
+            self.source = source
+            self.reason = reason
+        }
+
         /// `cannot read 'FILE': REASON`.
         public var description: String { "cannot read \(source): \(reason)" }
     }

@@ -60,6 +60,11 @@ public final class SQLiteDatabase {
         var statement: OpaquePointer?
         try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), sql: sql)
         defer { sqlite3_finalize(statement) }
+        let expected = Int(sqlite3_bind_parameter_count(statement))
+        guard expected == parameters.count else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, message: "the statement takes \(expected) parameters, got \(parameters.count)", sql: sql)
+        }
         for (position, parameter) in parameters.enumerated() {
             try bind(parameter, at: Int32(position + 1), in: statement, sql: sql)
         }

@@ -1,0 +1,33 @@
+import Testing
+
+/// Help texts are part of the interface: each is compared with its golden file verbatim.
+@Suite("Help text")
+struct HelpTests {
+    @Test(
+        "help is printed verbatim",
+        arguments: [
+            (["--help"], "sybil-help.txt"),
+            (["-h"], "sybil-help.txt"),
+            (["help"], "sybil-help.txt"),
+            ([], "sybil-help.txt"),
+            (["debug", "--help"], "debug-help.txt"),
+            (["debug"], "debug-help.txt"),
+            (["debug", "envelope", "--help"], "debug-envelope-help.txt"),
+            (["debug", "envelope", "-h"], "debug-envelope-help.txt"),
+            (["debug", "sse", "--help"], "debug-sse-help.txt"),
+            (["debug", "sse", "--chunk-bytes", "4", "-h"], "debug-sse-help.txt"),
+        ])
+    func help(arguments: [String], file: String) throws {
+        let test = TestIO()
+        let status = test.run(arguments)
+        #expect(status == 0)
+        #expect(test.stdout == (try golden(file)))
+        #expect(test.stderr == "")
+    }
+
+    @Test func version() {
+        let test = TestIO()
+        #expect(test.run("--version") == 0)
+        #expect(test.stdout == "sybil 0.1.0\n")
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import SybilCLI
+import Synchronization
+
+/// An in-memory `CommandIO`: files and standard input are byte arrays, output is captured.
+final class TestIO: Sendable {
+    private struct State {
+        var stdout = ""
+        var stderr = ""
+    }
+
+    private let state = Mutex(State())
+    let files: [String: [UInt8]]
+    let stdin: [UInt8]
+    /// Size of the chunks handed to the command, like a pipe delivering partial reads.
+    let readSize: Int
+
+    init(files: [String: [UInt8]] = [:], stdin: [UInt8] = [], readSize: Int = 65_536) {
+        self.files = files
+        self.stdin = stdin
+        self.readSize = readSize
+    }
+
+    var stdout: String { state.withLock { $0.stdout } }
+    var stderr: String { state.withLock { $0.stderr } }
+
+    var io: CommandIO {
+        CommandIO(
+            readChunks: { [self] path, body in
+                let bytes: [UInt8]
+                if let path {
+                    guard let file = files[path] else {
+                        throw CommandIO.InputError(source: "'\(path)'", reason: "no such file")
+                    }
+                    bytes = file
+                } else {
+                    bytes = stdin
+                }
+                var start = 0
+                while start < bytes.count {
+                    let end = min(start + readSize, bytes.count)
+                    body(Array(bytes[start..<end]))
+                    start = end
+                }
+            },
+            writeOutput: { [self] text in state.withLock { $0.stdout += text } },
+            writeError: { [self] text in state.withLock { $0.stderr += text } })
+    }
+
+    /// Runs `sybil` with `arguments` and returns its exit status.
+    func run(_ arguments: String...) -> Int32 {
+        run(arguments)
+    }
+
+    /// Runs `sybil` with `arguments` and returns its exit status.
+    func run(_ arguments: [String]) -> Int32 {
+        SybilCommandLine.run(arguments, io: io)
+    }
+}
+
+/// Reads a golden file stored next to the tests.
+func golden(_ name: String) throws -> String {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name)")
+    return try String(contentsOf: url, encoding: .utf8)
+}

@@ -1,0 +1,83 @@
+import Foundation
+import SybilStore
+import Testing
+
+@Suite("SQLite database")
+struct SQLiteDatabaseTests {
+    @Test func everyValueTypeRoundTrips() throws {
+        let database = try SQLiteDatabase(.inMemory)
+        try database.execute("CREATE TABLE t (v)")
+        let values: [SQLiteValue] = [
+            .null, .integer(.min), .integer(.max), .real(1.5), .text(""), .text("Grüße 🎉"), .blob([]), .blob([0, 255, 7]),
+        ]
+        for value in values {
+            try database.query("INSERT INTO t (v) VALUES (?)", [value])
+            #expect(database.changes == 1)
+        }
+        let rows = try database.query("SELECT v FROM t ORDER BY rowid")
+        #expect(rows.map { $0[0] } == values)
+    }
+
+    @Test func parametersAreBoundNotInterpolated() throws {
+        let database = try SQLiteDatabase(.inMemory)
+        try database.execute("CREATE TABLE t (name TEXT)")
+        try database.query("INSERT INTO t VALUES (?)", [.text("x'); DROP TABLE t; --")])
+        #expect(try database.query("SELECT name FROM t") == [[.text("x'); DROP TABLE t; --")]])
+    }
+
+    @Test func wrongParameterCountIsAClearError() throws {
+        let database = try SQLiteDatabase(.inMemory)
+        try database.execute("CREATE TABLE t (a, b)")
+        let error = try #require(throws: SQLiteError.self) { try database.query("INSERT INTO t VALUES (?, ?)", [.integer(1)]) }
+        #expect(error.message == "the statement takes 2 parameters, got 1")
+        #expect(error.sql == "INSERT INTO t VALUES (?, ?)")
+        #expect(try database.query("SELECT count(*) FROM t") == [[.integer(0)]])
+    }
+
+    @Test func errorsNameTheStatement() throws {
+        let database = try SQLiteDatabase(.inMemory)
+        let error = try #require(throws: SQLiteError.self) { try database.query("SELECT * FROM missing") }
+        #expect(error.description == "SQLite error 1: no such table: missing (while running: SELECT * FROM missing)")
+    }
+
+    @Test func failedTransactionRollsBack() throws {
+        struct Boom: Error {}
+        let database = try SQLiteDatabase(.inMemory)
+        try database.execute("CREATE TABLE t (v INTEGER)")
+        #expect(throws: Boom.self) {
+            try database.transaction {
+                try database.query("INSERT INTO t VALUES (1)")
+                throw Boom()
+            }
+        }
+        #expect(try database.query("SELECT count(*) FROM t") == [[.integer(0)]])
+        try database.transaction { try database.query("INSERT INTO t VALUES (2)") }
+        #expect(try database.query("SELECT v FROM t") == [[.integer(2)]])
+    }
+
+    @Test func foreignKeysAreEnforced() throws {
+        let database = try SQLiteDatabase(.inMemory)
+        try database.execute("CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (p INTEGER REFERENCES p(id))")
+        let error = try #require(throws: SQLiteError.self) { try database.query("INSERT INTO c VALUES (42)") }
+        #expect(error.message.contains("FOREIGN KEY"))
+    }
+
+    @Test func fileDatabasesUseWALAndPersist() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-sqlite-\(getpid())-\(#line)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("t.sqlite").path
+        do {
+            let database = try SQLiteDatabase(.file(path: path))
+            #expect(try database.query("PRAGMA journal_mode") == [[.text("wal")]])
+            try database.execute("CREATE TABLE t (v TEXT)")
+            try database.query("INSERT INTO t VALUES (?)", [.text("kept")])
+        }
+        let reopened = try SQLiteDatabase(.file(path: path))
+        #expect(try reopened.query("SELECT v FROM t") == [[.text("kept")]])
+    }
+
+    @Test func unopenablePathIsAnError() {
+        #expect(throws: SQLiteError.self) { try SQLiteDatabase(.file(path: "/nonexistent-dir/x/y.sqlite")) }
+    }
+}
