@@ -27,7 +27,8 @@ struct ArgumentCursor {
         }
         if argument.hasPrefix("--"), argument.count > 2 {
             if let equals = argument.firstIndex(of: "=") {
-                return .option(name: String(argument[..<equals]), inlineValue: String(argument[argument.index(after: equals)...]))
+                return .option(
+                    name: String(argument[..<equals]), inlineValue: String(argument[argument.index(after: equals)...]))
             }
             return .option(name: argument, inlineValue: nil)
         }

@@ -20,7 +20,9 @@ enum DebugSSECommand {
                 guard let value = Int(text), chunkBytesRange.contains(value) else {
                     throw UsageError(
                         command: name,
-                        message: "--chunk-bytes must be a whole number from 1 to \(chunkBytesRange.upperBound), got '\(text)'")
+                        message:
+                            "--chunk-bytes must be a whole number from 1 to \(chunkBytesRange.upperBound), got '\(text)'"
+                    )
                 }
                 chunkBytes = value
             case .option(let option, _):

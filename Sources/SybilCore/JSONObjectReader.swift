@@ -121,7 +121,8 @@ public struct JSONObjectReader: Sendable {
     }
 
     /// A required integer member: an integer literal (no fraction, no exponent) in `range`.
-    public func integer(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(JSONError) -> Int64 {
+    public func integer(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(JSONError) -> Int64
+    {
         try JSONValueReader.integer(try value(key), at: path.appending(key: key), in: range)
     }
 
@@ -146,7 +147,8 @@ public struct JSONObjectReader: Sendable {
     }
 
     /// A required member read by `decode` at the member's path.
-    public func decode<T>(_ key: String, _ decode: (JSONValue, JSONPath) throws(JSONError) -> T) throws(JSONError) -> T {
+    public func decode<T>(_ key: String, _ decode: (JSONValue, JSONPath) throws(JSONError) -> T) throws(JSONError) -> T
+    {
         try decode(try value(key), path.appending(key: key))
     }
 }

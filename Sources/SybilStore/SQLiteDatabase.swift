@@ -63,7 +63,8 @@ public final class SQLiteDatabase {
         let expected = Int(sqlite3_bind_parameter_count(statement))
         guard expected == parameters.count else {
             throw SQLiteError(
-                code: SQLITE_RANGE, message: "the statement takes \(expected) parameters, got \(parameters.count)", sql: sql)
+                code: SQLITE_RANGE, message: "the statement takes \(expected) parameters, got \(parameters.count)",
+                sql: sql)
         }
         for (position, parameter) in parameters.enumerated() {
             try bind(parameter, at: Int32(position + 1), in: statement, sql: sql)
@@ -98,7 +99,9 @@ public final class SQLiteDatabase {
 
     // MARK: Private
 
-    private func bind(_ value: SQLiteValue, at index: Int32, in statement: OpaquePointer?, sql: String) throws(SQLiteError) {
+    private func bind(_ value: SQLiteValue, at index: Int32, in statement: OpaquePointer?, sql: String)
+        throws(SQLiteError)
+    {
         let code: Int32
         switch value {
         case .null: code = sqlite3_bind_null(statement, index)
@@ -108,7 +111,8 @@ public final class SQLiteDatabase {
         case .blob(let bytes):
             code = bytes.withUnsafeBytes { buffer in
                 sqlite3_bind_blob64(
-                    statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buffer.count),
+                    statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    sqlite3_uint64(buffer.count),
                     sybil_sqlite3_transient())
             }
         }

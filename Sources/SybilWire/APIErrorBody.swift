@@ -37,7 +37,9 @@ public struct APIErrorBody: Sendable, Hashable {
             case .string(let text): code = text
             case .number(let number) where number.isIntegerLiteral: code = number.literal
             default:
-                throw .contract(errorPath.appending(key: "code"), "expected a string or an integer, got \(codeValue.kindDescription)")
+                throw .contract(
+                    errorPath.appending(key: "code"),
+                    "expected a string or an integer, got \(codeValue.kindDescription)")
             }
         }
         return APIErrorBody(message: message, type: type, code: code, param: param)

@@ -68,7 +68,8 @@ public struct TimelineBlock: Sendable, Hashable {
         sourceOrder.reserveCapacity(orderValues.count)
         for (position, element) in orderValues.enumerated() {
             sourceOrder.append(
-                try JSONValueReader.unsignedInteger(element, at: path.appending(key: "sourceOrder").appending(index: position)))
+                try JSONValueReader.unsignedInteger(
+                    element, at: path.appending(key: "sourceOrder").appending(index: position)))
         }
         let timestamp = try reader.integer("timestamp")
         let text = try reader.string("text")

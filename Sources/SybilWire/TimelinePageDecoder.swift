@@ -18,7 +18,8 @@ public enum TimelinePageDecoder {
             if let earlier = firstPosition.updateValue(position, forKey: block.identity) {
                 throw .contract(
                     path.appending(index: position),
-                    "duplicate splice key \(block.identity) (also at \(path.appending(index: earlier))); the page is rejected")
+                    "duplicate splice key \(block.identity) (also at \(path.appending(index: earlier))); the page is rejected"
+                )
             }
             blocks.append(block)
         }

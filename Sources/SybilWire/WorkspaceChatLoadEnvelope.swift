@@ -85,7 +85,8 @@ public struct WorkspaceChatLoadEnvelope: Sendable, Hashable {
         let runtime = try reader.nullableObject("runtime")
         let activeRunValue = try reader.value("activeRun")
         let activeRun: WorkspaceActiveRun? =
-            activeRunValue.isNull ? nil : try WorkspaceActiveRun.decode(activeRunValue, at: path.appending(key: "activeRun"))
+            activeRunValue.isNull
+            ? nil : try WorkspaceActiveRun.decode(activeRunValue, at: path.appending(key: "activeRun"))
         return WorkspaceChatLoadEnvelope(
             boundaryToken: boundaryToken, codexSessionId: codexSessionId, loadState: loadState,
             loadedEntries: loadedEntries, hasOlderEntries: hasOlderEntries, oldestCursor: oldestCursor,

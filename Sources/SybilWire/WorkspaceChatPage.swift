@@ -35,7 +35,8 @@ public struct WorkspaceChatPage: Sendable, Hashable {
     }
 
     /// Decodes and validates a page.
-    public static func decode(_ value: JSONValue, at path: JSONPath, kind: Kind) throws(JSONError) -> WorkspaceChatPage {
+    public static func decode(_ value: JSONValue, at path: JSONPath, kind: Kind) throws(JSONError) -> WorkspaceChatPage
+    {
         let reader = try JSONObjectReader(value, at: path)
         var keys = ["timeline", "hasOlderEntries", "oldestCursor"]
         if kind == .threadPage { keys.insert("threadId", at: 0) }

@@ -152,8 +152,10 @@ func envelopeBytes(rows: Int) -> [UInt8] {
         let type = ["user", "agent-reply", "activity", "system", "thinking"][index % 5]
         return [
             "type": .string(type), "id": .string("row-\(index)"), "origin": "canonical",
-            "sourceOrder": [.number(JSONNumber(Int64(index))), 0], "timestamp": .number(JSONNumber(Int64(1_764_000_000_000 + index))),
-            "text": .string("Row \(index): the agent read Sources/App/Feature\(index % 40).swift and proposed a change."),
+            "sourceOrder": [.number(JSONNumber(Int64(index))), 0],
+            "timestamp": .number(JSONNumber(Int64(1_764_000_000_000 + index))),
+            "text": .string(
+                "Row \(index): the agent read Sources/App/Feature\(index % 40).swift and proposed a change."),
         ]
     }
     let envelope: JSONValue = [
@@ -162,7 +164,12 @@ func envelopeBytes(rows: Int) -> [UInt8] {
         "timeline": .array(timeline),
         "liveOverlay": [
             "settlementEpoch": 3, "revision": 1,
-            "blocks": [["type": "agent-reply", "id": "live-1", "origin": "live", "sourceOrder": [1], "timestamp": 1, "text": "…", "runId": "r-1"]],
+            "blocks": [
+                [
+                    "type": "agent-reply", "id": "live-1", "origin": "live", "sourceOrder": [1], "timestamp": 1,
+                    "text": "…", "runId": "r-1",
+                ]
+            ],
         ],
         "runtime": ["model": "agent"], "activeRun": ["runId": "r-1"],
     ]
@@ -197,8 +204,11 @@ func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name)
 print("sybil-bench: best of \(repetitions) runs; ratios compare against a baseline timed in the same run")
 if wants("sse") {
     let size = 64 << 20
-    benchmarkSSE(label: "small deltas (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 200, total: size), chunk: 16 << 10)
-    benchmarkSSE(label: "1 MiB events (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 1 << 20, total: size), chunk: 16 << 10)
+    benchmarkSSE(
+        label: "small deltas (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 200, total: size), chunk: 16 << 10)
+    benchmarkSSE(
+        label: "1 MiB events (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 1 << 20, total: size),
+        chunk: 16 << 10)
 }
 if wants("envelope") {
     benchmarkEnvelope(rows: 10_000)

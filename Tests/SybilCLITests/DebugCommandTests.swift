@@ -92,7 +92,10 @@ struct DebugEnvelopeCommandTests {
     @Test func usageErrorsExit64() {
         let test = TestIO()
         #expect(test.run("debug", "envelope", "a", "b") == 64)
-        #expect(test.stderr == "sybil debug envelope: takes one FILE, got another: 'b'\nRun 'sybil debug envelope --help' for usage.\n")
+        #expect(
+            test.stderr
+                == "sybil debug envelope: takes one FILE, got another: 'b'\nRun 'sybil debug envelope --help' for usage.\n"
+        )
         let unknown = TestIO()
         #expect(unknown.run("debug", "envelope", "--pretty") == 64)
         #expect(unknown.stderr.hasPrefix("sybil debug envelope: unknown option '--pretty'\n"))
@@ -101,7 +104,8 @@ struct DebugEnvelopeCommandTests {
 
 @Suite("sybil debug sse")
 struct DebugSSECommandTests {
-    static let stream = "\u{FEFF}: hello\r\nid: 7\nevent: delta\ndata: {\"t\":\"Grüße\"}\n\nretry: 2500\ndata: a\ndata: b\r\n\r\nid: 99\ndata: unterminated\n"
+    static let stream =
+        "\u{FEFF}: hello\r\nid: 7\nevent: delta\ndata: {\"t\":\"Grüße\"}\n\nretry: 2500\ndata: a\ndata: b\r\n\r\nid: 99\ndata: unterminated\n"
 
     @Test func printsOneLinePerEventAndAnEndLine() {
         let test = TestIO(files: ["s.txt": Array(Self.stream.utf8)])
@@ -139,7 +143,9 @@ struct DebugSSECommandTests {
                 """)
     }
 
-    @Test("chunk size boundaries", arguments: [("0", false), ("1", true), ("16777216", true), ("16777217", false), ("x", false), ("-1", false)])
+    @Test(
+        "chunk size boundaries",
+        arguments: [("0", false), ("1", true), ("16777216", true), ("16777217", false), ("x", false), ("-1", false)])
     func chunkBytesBoundaries(value: String, accepted: Bool) {
         let test = TestIO(stdin: Array("data: x\n\n".utf8))
         let status = test.run("debug", "sse", "--chunk-bytes", value)

@@ -8,7 +8,8 @@ struct SQLiteDatabaseTests {
         let database = try SQLiteDatabase(.inMemory)
         try database.execute("CREATE TABLE t (v)")
         let values: [SQLiteValue] = [
-            .null, .integer(.min), .integer(.max), .real(1.5), .text(""), .text("Grüße 🎉"), .blob([]), .blob([0, 255, 7]),
+            .null, .integer(.min), .integer(.max), .real(1.5), .text(""), .text("Grüße 🎉"), .blob([]),
+            .blob([0, 255, 7]),
         ]
         for value in values {
             try database.query("INSERT INTO t (v) VALUES (?)", [value])
@@ -28,7 +29,9 @@ struct SQLiteDatabaseTests {
     @Test func wrongParameterCountIsAClearError() throws {
         let database = try SQLiteDatabase(.inMemory)
         try database.execute("CREATE TABLE t (a, b)")
-        let error = try #require(throws: SQLiteError.self) { try database.query("INSERT INTO t VALUES (?, ?)", [.integer(1)]) }
+        let error = try #require(throws: SQLiteError.self) {
+            try database.query("INSERT INTO t VALUES (?, ?)", [.integer(1)])
+        }
         #expect(error.message == "the statement takes 2 parameters, got 1")
         #expect(error.sql == "INSERT INTO t VALUES (?, ?)")
         #expect(try database.query("SELECT count(*) FROM t") == [[.integer(0)]])
@@ -63,7 +66,8 @@ struct SQLiteDatabaseTests {
     }
 
     @Test func fileDatabasesUseWALAndPersist() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-sqlite-\(getpid())-\(#line)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sybil-sqlite-\(getpid())-\(#line)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("t.sqlite").path

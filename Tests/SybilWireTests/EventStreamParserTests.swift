@@ -5,7 +5,9 @@ import Testing
 @Suite("Event stream parser")
 struct EventStreamParserTests {
     /// Feeds `bytes` in chunks of `size` bytes and returns the events, then finishes.
-    private func parse(_ bytes: [UInt8], chunk size: Int? = nil) -> (events: [ServerSentEvent], parser: EventStreamParser) {
+    private func parse(_ bytes: [UInt8], chunk size: Int? = nil) -> (
+        events: [ServerSentEvent], parser: EventStreamParser
+    ) {
         var parser = EventStreamParser()
         var events: [ServerSentEvent] = []
         let step = size ?? max(bytes.count, 1)
@@ -106,7 +108,8 @@ struct EventStreamParserTests {
         for bad in ["retry: 15x\n", "retry: -1\n", "retry: 1.5\n", "retry:\n", "retry:  1\n", "retry: ١\n"] {
             #expect(parse(Array(bad.utf8)).parser.reconnectionTime == nil, "\(bad.debugDescription)")
         }
-        #expect(parse(Array("retry: 10\nretry: x\n".utf8)).parser.reconnectionTime == 10, "a bad value keeps the old one")
+        #expect(
+            parse(Array("retry: 10\nretry: x\n".utf8)).parser.reconnectionTime == 10, "a bad value keeps the old one")
     }
 
     @Test func lineEndsCRLFAndCRLF() {
@@ -159,7 +162,10 @@ struct EventStreamParserTests {
         var parser = EventStreamParser()
         _ = parser.feed([0xEF, 0xBB, 0xBF] + Array("id: 1\ndata: a\n\ndata: partial".utf8))
         parser.finish()
-        #expect(parser.feed([0xEF, 0xBB, 0xBF] + Array("data: b\n\n".utf8)) == [ServerSentEvent(data: "b", lastEventId: "1")])
+        #expect(
+            parser.feed([0xEF, 0xBB, 0xBF] + Array("data: b\n\n".utf8)) == [
+                ServerSentEvent(data: "b", lastEventId: "1")
+            ])
     }
 
     @Test func utf8IsDecodedWithReplacement() {
@@ -175,7 +181,9 @@ struct EventStreamParserTests {
     }
 
     @Test func splittingNeverChangesTheResult() {
-        let stream = "\u{FEFF}: hi\r\nid: 1\revent: delta\ndata: a\r\ndata\n\nretry: 250\nid: 2\u{0}\ndata: ü\r\r" + "data: tail\n"
+        let stream =
+            "\u{FEFF}: hi\r\nid: 1\revent: delta\ndata: a\r\ndata\n\nretry: 250\nid: 2\u{0}\ndata: ü\r\r"
+            + "data: tail\n"
         expectSplitIndependent(Array(stream.utf8))
     }
 
@@ -185,7 +193,8 @@ struct EventStreamParserTests {
         parser.finish()
         #expect(parser.lastEventId == "3")
         #expect(parser.feed(Array("\n\n".utf8)) == [], "the partial line is gone")
-        #expect(parser.feed(Array("data: b\n\n".utf8)) == [ServerSentEvent(type: "message", data: "b", lastEventId: "3")])
+        #expect(
+            parser.feed(Array("data: b\n\n".utf8)) == [ServerSentEvent(type: "message", data: "b", lastEventId: "3")])
     }
 
     @Test func largeEventInSmallChunksIsLinearWork() {

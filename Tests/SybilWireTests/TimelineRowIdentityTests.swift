@@ -3,7 +3,10 @@ import Testing
 
 @Suite("Typed row identities")
 struct TimelineRowIdentityTests {
-    private func block(_ type: TimelineRowType, _ origin: TimelineOrigin, id: String = "r", runId: String? = nil, operationId: String? = nil)
+    private func block(
+        _ type: TimelineRowType, _ origin: TimelineOrigin, id: String = "r", runId: String? = nil,
+        operationId: String? = nil
+    )
         -> TimelineBlock
     {
         TimelineBlock(

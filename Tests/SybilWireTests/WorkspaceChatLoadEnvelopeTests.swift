@@ -44,7 +44,10 @@ struct WorkspaceChatLoadEnvelopeTests {
         #expect(envelope.timeline[0].timestamp == 1_764_400_000_000)
         #expect(envelope.liveOverlay.settlementEpoch == 4)
         #expect(envelope.liveOverlay.revision == 2)
-        #expect(envelope.liveOverlay.blocks.map(\.identity) == [.operation("op-5"), .runRow(runId: "run-9", rowId: "live-2")])
+        #expect(
+            envelope.liveOverlay.blocks.map(\.identity) == [
+                .operation("op-5"), .runRow(runId: "run-9", rowId: "live-2"),
+            ])
         #expect(envelope.runtime?["model"] == "m")
         #expect(envelope.activeRun?.runId == "run-9")
         #expect(envelope.activeRun?.members["startedAt"] == 1_764_400_000_250)
@@ -93,7 +96,10 @@ struct WorkspaceChatLoadEnvelopeTests {
 
     @Test(
         "null where a value is required fails",
-        arguments: ["boundaryToken", "loadState", "storageFormat", "loadedEntries", "hasOlderEntries", "timeline", "liveOverlay"])
+        arguments: [
+            "boundaryToken", "loadState", "storageFormat", "loadedEntries", "hasOlderEntries", "timeline",
+            "liveOverlay",
+        ])
     func nullRequired(key: String) {
         expectRejection(edited([.key(key)], .null), at: key, "got null")
     }
@@ -129,7 +135,8 @@ struct WorkspaceChatLoadEnvelopeTests {
         expectRejection(edited([.key("loadState")], ["state": "unavailable"]), at: "loadState.reason", "missing")
         expectRejection(
             edited([.key("loadState")], ["state": "unavailable", "reason": " "]), at: "loadState.reason", "non-blank")
-        expectRejection(edited([.key("loadState")], ["state": "ready", "reason": "x"]), at: "loadState.reason", "unexpected")
+        expectRejection(
+            edited([.key("loadState")], ["state": "ready", "reason": "x"]), at: "loadState.reason", "unexpected")
         expectRejection(edited([.key("loadState")], "ready"), at: "loadState", "expected an object")
     }
 
@@ -184,7 +191,8 @@ struct WorkspaceChatLoadEnvelopeTests {
     }
 
     @Test func timestampMustBeAnInteger() {
-        expectRejection(row(2, "timestamp", JSONEdit.number("1764400000200.5")), at: "timeline[2].timestamp", "fraction")
+        expectRejection(
+            row(2, "timestamp", JSONEdit.number("1764400000200.5")), at: "timeline[2].timestamp", "fraction")
         expectRejection(row(2, "timestamp", JSONEdit.number("1.7644e12")), at: "timeline[2].timestamp", "exponent")
         expectRejection(row(2, "timestamp", "1764400000200"), at: "timeline[2].timestamp", "got a string")
         expectRejection(row(2, "timestamp", nil), at: "timeline[2].timestamp", "missing")
@@ -233,7 +241,8 @@ struct WorkspaceChatLoadEnvelopeTests {
         edited([.key("liveOverlay"), .key(key)], value)
     }
 
-    @Test("overlay epoch and revision accept exactly the safe integer range", arguments: ["settlementEpoch", "revision"])
+    @Test(
+        "overlay epoch and revision accept exactly the safe integer range", arguments: ["settlementEpoch", "revision"])
     func overlayIntegerBoundaries(key: String) throws {
         for good in ["9007199254740990", "9007199254740991", "1"] {
             #expect(throws: Never.self, "\(key)=\(good)") { try decode(overlay(key, JSONEdit.number(good))) }
@@ -247,7 +256,8 @@ struct WorkspaceChatLoadEnvelopeTests {
             expectRejection(overlay(key, JSONEdit.number(bad)), at: "liveOverlay.\(key)", "is outside")
         }
         for bad in ["2.0", "2e0", "2.5", "1E1"] {
-            expectRejection(overlay(key, JSONEdit.number(bad)), at: "liveOverlay.\(key)", "without fraction or exponent")
+            expectRejection(
+                overlay(key, JSONEdit.number(bad)), at: "liveOverlay.\(key)", "without fraction or exponent")
         }
         expectRejection(overlay(key, "2"), at: "liveOverlay.\(key)", "got a string")
     }
@@ -286,7 +296,9 @@ struct WorkspaceChatLoadEnvelopeTests {
 
     @Test func malformedJSONIsASyntaxErrorWithOffset() throws {
         let text = EnvelopeFixture.validText.replacingFirst(#""loadedEntries": 3,"#, with: #""loadedEntries": 3,,"#)
-        let error = try #require(throws: JSONError.self) { try WorkspaceChatLoadEnvelope.decode(json: Array(text.utf8)) }
+        let error = try #require(throws: JSONError.self) {
+            try WorkspaceChatLoadEnvelope.decode(json: Array(text.utf8))
+        }
         #expect(error.kind == .syntax)
         #expect(error.offset != nil)
     }

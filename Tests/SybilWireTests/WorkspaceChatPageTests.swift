@@ -36,15 +36,20 @@ struct WorkspaceChatPageTests {
     @Test func keysAreExactPerKind() {
         #expect(rejection(olderPage, kind: .threadPage)?.path.description == "threadId")
         #expect(rejection(threadPage, kind: .olderPage)?.path.description == "threadId")
-        #expect(rejection(JSONEdit.setting(olderPage, [.key("oldestCursor")], to: nil), kind: .olderPage)?.message == "required member is missing")
-        #expect(rejection(JSONEdit.setting(threadPage, [.key("threadId")], to: ""), kind: .threadPage)?.path.description == "threadId")
+        #expect(
+            rejection(JSONEdit.setting(olderPage, [.key("oldestCursor")], to: nil), kind: .olderPage)?.message
+                == "required member is missing")
+        #expect(
+            rejection(JSONEdit.setting(threadPage, [.key("threadId")], to: ""), kind: .threadPage)?.path.description
+                == "threadId")
     }
 
     @Test func rowRulesAreTheEnvelopeRules() {
         let badRow = JSONEdit.setting(threadPage, [.key("timeline"), .index(1), .key("runId")], to: nil)
         let error = rejection(badRow, kind: .threadPage)
         #expect(error?.path.description == "timeline[1].runId")
-        let fractional = JSONEdit.setting(olderPage, [.key("timeline"), .index(0), .key("sourceOrder")], to: [JSONEdit.number("0.5")])
+        let fractional = JSONEdit.setting(
+            olderPage, [.key("timeline"), .index(0), .key("sourceOrder")], to: [JSONEdit.number("0.5")])
         #expect(rejection(fractional, kind: .olderPage)?.path.description == "timeline[0].sourceOrder[0]")
     }
 
@@ -63,7 +68,8 @@ struct WorkspaceChatPageTests {
 
     @Test func bytesEntryPointParsesStrictly() throws {
         let error = try #require(throws: JSONError.self) {
-            try WorkspaceChatPage.decode(json: Array(#"{"timeline":[],"hasOlderEntries":false,"oldestCursor":null,}"#.utf8), kind: .olderPage)
+            try WorkspaceChatPage.decode(
+                json: Array(#"{"timeline":[],"hasOlderEntries":false,"oldestCursor":null,}"#.utf8), kind: .olderPage)
         }
         #expect(error.kind == .syntax)
         let page = try WorkspaceChatPage.decode(

@@ -1,0 +1,38 @@
+# Shared by the scripts in this folder: finds the toolchain and installs missing system packages.
+# Sourced, not run.
+
+set -euo pipefail
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Swift: use the one on PATH, else the toolchain at /opt/swift.
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+    export PATH="/opt/swift/usr/bin:$PATH"
+fi
+if ! command -v swift >/dev/null 2>&1; then
+    echo "sybil: no Swift toolchain found. Install Swift 6 (https://www.swift.org/install/) and try again." >&2
+    exit 69
+fi
+
+# The Debian packages the package's system-library targets build against.
+debian_packages=(libsqlite3-dev pkg-config)
+
+install_system_packages() {
+    local missing=()
+    local package
+    for package in "${debian_packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        return
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "sybil: missing system packages (${missing[*]}) and no apt-get to install them; install them by hand." >&2
+        exit 69
+    fi
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "sybil: installing missing system packages with apt-get: ${missing[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
