@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An incremental `text/event-stream` parser following the WHATWG HTML rules
 /// (§9.2.6 "Interpreting an event stream"): bytes in, events out.
 ///
@@ -8,15 +16,19 @@
 /// - `data` lines are joined with LF; `event` sets the type; `id` sets the last event ID
 ///   unless it contains U+0000; `retry` sets the reconnection time only when all ASCII digits.
 /// - Events are dispatched only on a blank line; ``finish()`` discards an unterminated event.
-/// - Text is decoded as UTF-8 with replacement characters, per complete line, so a multi-byte
-///   character split across chunks decodes correctly.
+/// - Data is kept as bytes and decoded as UTF-8 with replacement when read
+///   (``ServerSentEvent/data``), so a multi-byte character split across chunks decodes
+///   correctly; `event` and `id` values are decoded per complete line.
 ///
-/// Work is linear in the input: every byte is scanned once and copied at most twice
-/// (``statistics`` counts both, so tests can check the work rather than the time).
+/// Work is linear in the input: line ends are found with `memchr` and every byte is scanned
+/// for each of CR and LF at most once; a `data` value is copied once into the event (a line
+/// split across chunks is streamed into the event as it arrives), other partial lines at
+/// most twice. ``statistics`` counts this, so tests check the work rather than the time.
 public struct EventStreamParser: Sendable {
     /// Counters of the work done so far.
     public struct Statistics: Sendable, Hashable {
-        /// Bytes examined while looking for line ends.
+        /// Bytes examined while searching for line ends: each byte at most once for CR and
+        /// once for LF, so at most twice the input.
         public var bytesScanned = 0
         /// Bytes copied into the parser's line and data buffers.
         public var bytesCopied = 0
@@ -24,6 +36,15 @@ public struct EventStreamParser: Sendable {
         public var eventsDispatched = 0
         /// Comment lines seen (heartbeats are comments).
         public var comments = 0
+    }
+
+    /// What the bytes before the next line end belong to, when a line spans chunks.
+    private enum LineState: Sendable {
+        /// At the start of a line, or in a line held in `lineBuffer`.
+        case buffered
+        /// In the value of a `data` line, streamed straight into `dataBuffer`. `skipSpace`
+        /// when the colon was the last byte seen, so one leading space is still to drop.
+        case dataValue(skipSpace: Bool)
     }
 
     /// The last event ID string: what a reconnection sends as `Last-Event-ID`. It changes
@@ -36,11 +57,15 @@ public struct EventStreamParser: Sendable {
 
     private var lineBuffer: [UInt8] = []
     private var dataBuffer: [UInt8] = []
+    private var lineState = LineState.buffered
     private var eventType = ""
     private var idBuffer = ""
     private var skipLeadingLF = false
     private var bomBytesMatched = 0
     private var bomDone = false
+
+    /// Data buffers up to this capacity are kept between events; larger ones are released.
+    private static let reusedDataCapacity = 4 << 20
 
     /// A parser at the start of a stream.
     public init() {}
@@ -69,6 +94,7 @@ public struct EventStreamParser: Sendable {
     public mutating func finish() {
         lineBuffer.removeAll()
         dataBuffer.removeAll()
+        lineState = .buffered
         eventType = ""
         idBuffer = lastEventId
         skipLeadingLF = false
@@ -79,23 +105,34 @@ public struct EventStreamParser: Sendable {
     // MARK: Bytes to lines
 
     private mutating func feedBuffer(_ buffer: UnsafeBufferPointer<UInt8>, dispatch: (ServerSentEvent) -> Void) {
-        var start = 0
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        var position = 0
         if !bomDone {
-            start = consumeBOM(buffer)
+            position = consumeBOM(buffer)
             if !bomDone { return }
         }
-        if skipLeadingLF, start < buffer.count {
+        if skipLeadingLF, position < buffer.count {
             skipLeadingLF = false
-            if buffer[start] == 0x0A { start += 1 }
+            if buffer[position] == 0x0A { position += 1 }
         }
-        var position = start
-        while position < buffer.count {
-            let end = Self.findLineEnd(buffer, from: position)
-            statistics.bytesScanned += (end < buffer.count ? end + 1 : end) - position
+        var scanner = LineEndScanner(base: base, count: buffer.count)
+        defer { statistics.bytesScanned += scanner.bytesExamined }
+        if case .dataValue(let skipSpace) = lineState, position < buffer.count {
+            if skipSpace, buffer[position] == UInt8(ascii: " ") { position += 1 }
+            let end = scanner.lineEnd(from: position)
+            appendData(UnsafeBufferPointer(rebasing: buffer[position..<end]))
             guard end < buffer.count else {
-                let rest = UnsafeBufferPointer(rebasing: buffer[position..<buffer.count])
-                lineBuffer.append(contentsOf: rest)
-                statistics.bytesCopied += rest.count
+                lineState = .dataValue(skipSpace: false)
+                return
+            }
+            dataBuffer.append(0x0A)
+            lineState = .buffered
+            position = afterLineEnd(buffer, end)
+        }
+        while position < buffer.count {
+            let end = scanner.lineEnd(from: position)
+            guard end < buffer.count else {
+                holdPartialLine(UnsafeBufferPointer(rebasing: buffer[position..<buffer.count]))
                 return
             }
             if lineBuffer.isEmpty {
@@ -104,19 +141,71 @@ public struct EventStreamParser: Sendable {
                 let piece = UnsafeBufferPointer(rebasing: buffer[position..<end])
                 lineBuffer.append(contentsOf: piece)
                 statistics.bytesCopied += piece.count
-                let line = lineBuffer
-                lineBuffer.removeAll(keepingCapacity: true)
+                var line: [UInt8] = []
+                swap(&line, &lineBuffer)
                 line.withUnsafeBufferPointer { processLine($0, dispatch: dispatch) }
+                line.removeAll(keepingCapacity: true)
+                swap(&line, &lineBuffer)
             }
-            position = end + 1
-            if buffer[end] == 0x0D {
-                if position < buffer.count {
-                    if buffer[position] == 0x0A { position += 1 }
-                } else {
-                    skipLeadingLF = true
-                }
+            position = afterLineEnd(buffer, end)
+        }
+    }
+
+    /// The position after the line end at `end`, swallowing the LF of a CRLF (or noting that
+    /// it may start the next chunk).
+    @inline(__always)
+    private mutating func afterLineEnd(_ buffer: UnsafeBufferPointer<UInt8>, _ end: Int) -> Int {
+        var position = end + 1
+        if buffer[end] == 0x0D {
+            if position < buffer.count {
+                if buffer[position] == 0x0A { position += 1 }
+            } else {
+                skipLeadingLF = true
             }
         }
+        return position
+    }
+
+    /// Keeps the start of a line whose end is in a later chunk. Once the line is known to be
+    /// a `data` line, its value goes straight into the event's data instead.
+    private mutating func holdPartialLine(_ piece: UnsafeBufferPointer<UInt8>) {
+        if lineBuffer.isEmpty, piece.count >= 5, Self.hasDataPrefix(piece) {
+            startStreamingData(value: UnsafeBufferPointer(rebasing: piece[5...]))
+            return
+        }
+        lineBuffer.append(contentsOf: piece)
+        statistics.bytesCopied += piece.count
+        if lineBuffer.count >= 5, lineBuffer.count - piece.count < 5 {
+            let isData = lineBuffer.withUnsafeBufferPointer { Self.hasDataPrefix($0) }
+            if isData {
+                let held = lineBuffer
+                lineBuffer.removeAll(keepingCapacity: true)
+                held.withUnsafeBufferPointer { startStreamingData(value: UnsafeBufferPointer(rebasing: $0[5...])) }
+            }
+        }
+    }
+
+    /// Switches to streaming a `data` value whose line end has not arrived yet.
+    private mutating func startStreamingData(value: UnsafeBufferPointer<UInt8>) {
+        guard !value.isEmpty else {
+            lineState = .dataValue(skipSpace: true)
+            return
+        }
+        let start = value[value.startIndex] == UInt8(ascii: " ") ? value.startIndex + 1 : value.startIndex
+        appendData(UnsafeBufferPointer(rebasing: value[start...]))
+        lineState = .dataValue(skipSpace: false)
+    }
+
+    @inline(__always)
+    private mutating func appendData(_ bytes: UnsafeBufferPointer<UInt8>) {
+        dataBuffer.append(contentsOf: bytes)
+        statistics.bytesCopied += bytes.count
+    }
+
+    @inline(__always)
+    private static func hasDataPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count >= 5 && bytes[0] == UInt8(ascii: "d") && bytes[1] == UInt8(ascii: "a")
+            && bytes[2] == UInt8(ascii: "t") && bytes[3] == UInt8(ascii: "a") && bytes[4] == UInt8(ascii: ":")
     }
 
     /// Strips one leading EF BB BF; returns where the stream's content starts in `buffer`.
@@ -130,6 +219,7 @@ public struct EventStreamParser: Sendable {
                 let held = Array(bom[0..<bomBytesMatched])
                 bomBytesMatched = 0
                 lineBuffer.append(contentsOf: held)
+                statistics.bytesCopied += held.count
                 return position
             }
             bomBytesMatched += 1
@@ -137,37 +227,6 @@ public struct EventStreamParser: Sendable {
         }
         if bomBytesMatched == 3 { bomDone = true }
         return position
-    }
-
-    /// The index of the first CR or LF at or after `start`, or `buffer.count`.
-    /// Looks at eight bytes at a time (SWAR), then finishes byte by byte.
-    @inline(__always)
-    private static func findLineEnd(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var index = start
-        let count = buffer.count
-        if let base = buffer.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            let lineFeeds = ones &* 0x0A
-            let carriageReturns = ones &* 0x0D
-            while index + 8 <= count {
-                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                let lf = word ^ lineFeeds
-                let cr = word ^ carriageReturns
-                let found = ((lf &- ones) & ~lf | (cr &- ones) & ~cr) & highs
-                if found != 0 {
-                    return index + found.trailingZeroBitCount / 8
-                }
-                index += 8
-            }
-        }
-        while index < count {
-            let byte = buffer[index]
-            if byte == 0x0A || byte == 0x0D { return index }
-            index += 1
-        }
-        return count
     }
 
     // MARK: Lines to events
@@ -187,24 +246,23 @@ public struct EventStreamParser: Sendable {
         var valueStart = colon < line.count ? colon + 1 : line.count
         if valueStart < line.count, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
         let value = UnsafeBufferPointer(rebasing: line[valueStart..<line.count])
-        switch name.count {
-        case 4 where Self.equals(name, "data"):
-            dataBuffer.append(contentsOf: value)
+        switch Field(name) {
+        case .data:
+            appendData(value)
             dataBuffer.append(0x0A)
-            statistics.bytesCopied += value.count + 1
-        case 5 where Self.equals(name, "event"):
+        case .event:
             eventType = String(decoding: value, as: UTF8.self)
-        case 2 where Self.equals(name, "id"):
-            if !value.contains(0) {
+        case .id:
+            if value.isEmpty || memchr(value.baseAddress!, 0, value.count) == nil {
                 idBuffer = String(decoding: value, as: UTF8.self)
             }
-        case 5 where Self.equals(name, "retry"):
+        case .retry:
             if !value.isEmpty, value.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }),
                 let milliseconds = Int(String(decoding: value, as: UTF8.self))
             {
                 reconnectionTime = milliseconds
             }
-        default:
+        case .unknown:
             break
         }
     }
@@ -215,18 +273,73 @@ public struct EventStreamParser: Sendable {
             eventType = ""
             return
         }
-        dataBuffer.removeLast()  // the LF after the last data line
-        let data = String(decoding: dataBuffer, as: UTF8.self)
-        dataBuffer.removeAll(keepingCapacity: dataBuffer.capacity <= 1 << 16)
+        // One exact-size copy into the event, without the LF after the last data line; the
+        // buffer keeps its capacity for the next event (up to a bound), so large events do not
+        // regrow and fault in fresh pages each time.
+        let data = dataBuffer.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0.dropLast())) }
+        dataBuffer.removeAll(keepingCapacity: dataBuffer.capacity <= Self.reusedDataCapacity)
         let type = eventType.isEmpty ? "message" : eventType
         eventType = ""
         statistics.eventsDispatched += 1
-        dispatch(ServerSentEvent(type: type, data: data, lastEventId: lastEventId))
+        dispatch(ServerSentEvent(type: type, dataBytes: data, lastEventId: lastEventId))
+    }
+
+    /// The field names the parser acts on.
+    private enum Field {
+        case data, event, id, retry, unknown
+
+        @inline(__always)
+        init(_ name: UnsafeBufferPointer<UInt8>) {
+            // Compared byte by byte: these run once per line, where a library call would cost
+            // more than the comparison.
+            switch name.count {
+            case 4 where name[0] == 0x64 && name[1] == 0x61 && name[2] == 0x74 && name[3] == 0x61:  // data
+                self = .data
+            case 2 where name[0] == 0x69 && name[1] == 0x64:  // id
+                self = .id
+            case 5 where name[0] == 0x65 && name[1] == 0x76 && name[2] == 0x65 && name[3] == 0x6E && name[4] == 0x74:
+                self = .event
+            case 5 where name[0] == 0x72 && name[1] == 0x65 && name[2] == 0x74 && name[3] == 0x72 && name[4] == 0x79:
+                self = .retry
+            default:
+                self = .unknown
+            }
+        }
+    }
+}
+
+/// Finds line ends (CR or LF) in one chunk with `memchr`, remembering the next CR and the next
+/// LF so that each byte is searched at most once for each.
+private struct LineEndScanner {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    private var nextLF = -1
+    private var nextCR = -1
+    /// Bytes looked at by the searches so far.
+    private(set) var bytesExamined = 0
+
+    init(base: UnsafePointer<UInt8>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    /// The index of the first CR or LF at or after `start`, or `count` when there is none.
+    @inline(__always)
+    mutating func lineEnd(from start: Int) -> Int {
+        if nextLF < start { nextLF = find(0x0A, from: start) }
+        if nextCR < start { nextCR = find(0x0D, from: start) }
+        return min(nextLF, nextCR)
     }
 
     @inline(__always)
-    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-        return bytes.elementsEqual(expected)
+    private mutating func find(_ byte: Int32, from start: Int) -> Int {
+        guard start < count else { return count }
+        guard let hit = memchr(base + start, byte, count - start) else {
+            bytesExamined += count - start
+            return count
+        }
+        let index = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+        bytesExamined += index + 1 - start
+        return index
     }
 }

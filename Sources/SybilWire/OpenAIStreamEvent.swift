@@ -12,8 +12,8 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
 
     /// Interprets one event. Malformed data is a ``JSONError`` naming the member.
     public static func decode(_ event: ServerSentEvent) throws(JSONError) -> OpenAIStreamEvent {
-        if event.type == "message", event.data == "[DONE]" { return .done }
-        let value = try JSONReader().parse(Array(event.data.utf8))
+        if event.type == "message", event.dataBytes.elementsEqual("[DONE]".utf8) { return .done }
+        let value = try JSONReader().parse(event.dataBytes)
         if event.type == "error" {
             if case .object(let object) = value, object["error"] != nil {
                 return .error(try APIErrorBody.decode(value, at: .root))

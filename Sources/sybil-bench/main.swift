@@ -71,7 +71,7 @@ func benchmarkSSE(label: String, stream: [UInt8], chunk: Int) {
             while start < buffer.count {
                 let end = min(start + chunk, buffer.count)
                 parser.feed(UnsafeBufferPointer(rebasing: buffer[start..<end])) { event in
-                    count += event.data.utf8.count > 0 ? 1 : 0
+                    count += event.dataBytes.isEmpty ? 0 : 1
                 }
                 start = end
             }

@@ -130,6 +130,15 @@ struct EventStreamParserTests {
         #expect(parser.feed(Array("\n".utf8)) == [ServerSentEvent(data: "c")])
     }
 
+    @Test func dataLineSplitAfterItsColonDropsOnlyOneSpace() {
+        var parser = EventStreamParser()
+        #expect(parser.feed(Array("data:".utf8)) == [])
+        #expect(parser.feed(Array("  x".utf8)) == [])
+        #expect(parser.feed(Array("y\ndat".utf8)) == [])
+        #expect(parser.feed(Array("a: z\r".utf8)) == [])
+        #expect(parser.feed(Array("\n\n".utf8)) == [ServerSentEvent(data: " xy\nz")])
+    }
+
     @Test func lfAfterCRLFIsABlankLine() {
         // CR LF LF: the CRLF ends the data line, the lone LF is the blank line.
         #expect(parse("data: a\r\n\n") == [ServerSentEvent(data: "a")])
@@ -170,7 +179,8 @@ struct EventStreamParserTests {
 
     @Test func utf8IsDecodedWithReplacement() {
         let bytes: [UInt8] = Array("data: a".utf8) + [0xFF, 0xC3] + Array("b\n\n".utf8)
-        #expect(parse(bytes).events == [ServerSentEvent(data: "a\u{FFFD}\u{FFFD}b")])
+        #expect(parse(bytes).events.map(\.data) == ["a\u{FFFD}\u{FFFD}b"])
+        #expect(parse(bytes).events.map(\.dataBytes) == [[0x61, 0xFF, 0xC3, 0x62]], "the bytes stay as received")
     }
 
     @Test func multibyteCharacterSplitAcrossChunks() {
@@ -198,7 +208,8 @@ struct EventStreamParserTests {
     }
 
     @Test func largeEventInSmallChunksIsLinearWork() {
-        // A 1.5 MB event arriving in 8 KB chunks: every byte is scanned once and copied at most twice.
+        // A 1.5 MB event arriving in 8 KB chunks: every byte is searched at most once for each
+        // of CR and LF, and the data value is copied once (streamed into the event).
         let line = "data: " + String(repeating: "x", count: 1_499_990) + "\n\n"
         let bytes = Array(line.utf8)
         var parser = EventStreamParser()
@@ -210,9 +221,10 @@ struct EventStreamParserTests {
             start = end
         }
         #expect(events.count == 1)
-        #expect(events.first?.data.utf8.count == 1_499_990)
-        #expect(parser.statistics.bytesScanned == bytes.count)
-        #expect(parser.statistics.bytesCopied <= 2 * bytes.count)
+        #expect(events.first?.dataBytes.count == 1_499_990)
+        #expect(parser.statistics.bytesScanned >= bytes.count)
+        #expect(parser.statistics.bytesScanned <= 2 * bytes.count)
+        #expect(parser.statistics.bytesCopied <= bytes.count)
     }
 
     @Test func manySmallEventsAreLinearWork() {
@@ -228,7 +240,8 @@ struct EventStreamParserTests {
         }
         #expect(count == 10_000)
         #expect(parser.statistics.eventsDispatched == 10_000)
-        #expect(parser.statistics.bytesScanned == bytes.count)
+        #expect(parser.statistics.bytesScanned >= bytes.count)
+        #expect(parser.statistics.bytesScanned <= 2 * bytes.count)
         #expect(parser.statistics.bytesCopied <= 2 * bytes.count)
     }
 }
