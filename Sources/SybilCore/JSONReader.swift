@@ -32,14 +32,15 @@ public struct JSONReader: Sendable {
         self.limits = limits
     }
 
-    /// Parses a complete document from UTF-8 bytes.
-    public func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
+    /// Parses a complete document from UTF-8 bytes (an array, a slice of one, or any other
+    /// collection; contiguous storage is read in place).
+    public func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
         guard bytes.count <= limits.maxBytes else {
             throw JSONError(
                 kind: .limit, path: .root, offset: limits.maxBytes,
                 message: "document is \(bytes.count) bytes; the limit is \(limits.maxBytes) bytes")
         }
-        let result: Result<JSONValue, JSONParseFailure> = bytes.withUnsafeBufferPointer { buffer in
+        let parse = { (buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONParseFailure> in
             var parser = JSONParser(bytes: buffer, maxDepth: limits.maxDepth)
             do throws(JSONParseFailure) {
                 return .success(try parser.parseDocument())
@@ -47,6 +48,7 @@ public struct JSONReader: Sendable {
                 return .failure(error)
             }
         }
+        let result = bytes.withContiguousStorageIfAvailable(parse) ?? Array(bytes).withUnsafeBufferPointer(parse)
         switch result {
         case .success(let value):
             return value

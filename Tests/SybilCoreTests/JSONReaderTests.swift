@@ -161,6 +161,14 @@ struct JSONReaderTests {
         #expect(numbers[5].uint64Value == .max)
     }
 
+    @Test func parsesSlicesAndOtherCollectionsInPlace() throws {
+        let bytes = Array("xx[1,{\"a\":true}]yy".utf8)
+        #expect(try JSONReader().parse(bytes[2..<16]) == [1, ["a": true]])
+        #expect(try JSONReader().parse(Array("[1]".utf8).reversed().reversed()) == [1])
+        let error = try #require(throws: JSONError.self) { try JSONReader().parse(bytes[2..<15]) }
+        #expect(error.offset == 13, "offsets count from the start of the slice")
+    }
+
     @Test func stringEscapesDecode() throws {
         let value = try parse(#""\"\\\/\b\f\n\r\t\u0000\u00e9\u20ac""#)
         #expect(value == .string("\"\\/\u{8}\u{c}\n\r\t\u{0}é€"))

@@ -10,7 +10,8 @@ import Testing
     "JSONTestSuite conformance",
     .enabled(
         if: JSONTestSuiteFiles.directory != nil,
-        "../shared/testdata/JSONTestSuite/test_parsing is not beside this checkout; JSONReaderTests covers the same rules"))
+        "../shared/testdata/JSONTestSuite/test_parsing is not beside this checkout; JSONReaderTests covers the same rules"
+    ))
 struct JSONTestSuiteTests {
     /// What the reader does with each implementation-defined (`i_`) file, and why.
     static let implementationDefined: [String: Bool] = [
