@@ -54,6 +54,41 @@ struct ArgumentCursor {
 }
 
 /// A mistake on the command line; printed with a pointer to the command's help.
+/// What a command that reads at most one FILE was asked to do.
+enum FileCommandRequest: Equatable {
+    /// `-h` or `--help` was given: print the help and do nothing else.
+    case help
+    /// Run on FILE (`nil` or `-` for standard input).
+    case run(file: String?)
+}
+
+extension ArgumentCursor {
+    /// Walks the arguments of a command that takes options and at most one FILE. `-h` and
+    /// `--help` win at once; every other option goes to `option` (name and inline value),
+    /// which returns `false` for one it does not know.
+    static func fileCommand(
+        _ arguments: [String], command: String,
+        option: (inout ArgumentCursor, String, String?) throws(UsageError) -> Bool = { _, _, _ in false }
+    ) throws(UsageError) -> FileCommandRequest {
+        var cursor = ArgumentCursor(arguments, command: command)
+        var file: String?
+        while let token = cursor.next() {
+            switch token {
+            case .option(let name, _) where name == "-h" || name == "--help":
+                return .help
+            case .option(let name, let inlineValue):
+                guard try option(&cursor, name, inlineValue) else { throw cursor.unknown(name) }
+            case .positional(let argument):
+                guard file == nil else {
+                    throw UsageError(command: command, message: "takes one FILE, got another: '\(argument)'")
+                }
+                file = argument
+            }
+        }
+        return .run(file: file)
+    }
+}
+
 struct UsageError: Error, Equatable {
     let command: String
     let message: String

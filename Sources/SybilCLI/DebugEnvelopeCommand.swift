@@ -6,21 +6,9 @@ enum DebugEnvelopeCommand {
     static let name = "sybil debug envelope"
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var file: String?
-        while let token = cursor.next() {
-            switch token {
-            case .option(let option, _) where option == "-h" || option == "--help":
-                io.writeOutput(HelpText.debugEnvelope)
-                return .success
-            case .option(let option, _):
-                throw cursor.unknown(option)
-            case .positional(let argument):
-                guard file == nil else {
-                    throw UsageError(command: name, message: "takes one FILE, got another: '\(argument)'")
-                }
-                file = argument
-            }
+        guard case .run(let file) = try ArgumentCursor.fileCommand(arguments, command: name) else {
+            io.writeOutput(HelpText.debugEnvelope)
+            return .success
         }
         guard let bytes = SybilCommandLine.readInput(SybilCommandLine.inputPath(file), io: io) else {
             return .noInput

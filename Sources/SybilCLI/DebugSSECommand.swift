@@ -7,32 +7,23 @@ enum DebugSSECommand {
     static let chunkBytesRange = 1...16_777_216
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var file: String?
         var chunkBytes: Int?
-        while let token = cursor.next() {
-            switch token {
-            case .option(let option, _) where option == "-h" || option == "--help":
-                io.writeOutput(HelpText.debugSSE)
-                return .success
-            case .option("--chunk-bytes", let inline):
-                let text = try cursor.value(for: "--chunk-bytes", inlineValue: inline)
-                guard let value = Int(text), chunkBytesRange.contains(value) else {
-                    throw UsageError(
-                        command: name,
-                        message:
-                            "--chunk-bytes must be a whole number from 1 to \(chunkBytesRange.upperBound), got '\(text)'"
-                    )
-                }
-                chunkBytes = value
-            case .option(let option, _):
-                throw cursor.unknown(option)
-            case .positional(let argument):
-                guard file == nil else {
-                    throw UsageError(command: name, message: "takes one FILE, got another: '\(argument)'")
-                }
-                file = argument
+        let request = try ArgumentCursor.fileCommand(arguments, command: name) {
+            (cursor, option, inlineValue) throws(UsageError) -> Bool in
+            guard option == "--chunk-bytes" else { return false }
+            let text = try cursor.value(for: option, inlineValue: inlineValue)
+            guard let value = Int(text), chunkBytesRange.contains(value) else {
+                throw UsageError(
+                    command: name,
+                    message:
+                        "--chunk-bytes must be a whole number from 1 to \(chunkBytesRange.upperBound), got '\(text)'")
             }
+            chunkBytes = value
+            return true
+        }
+        guard case .run(let file) = request else {
+            io.writeOutput(HelpText.debugSSE)
+            return .success
         }
         var parser = EventStreamParser()
         let writer = JSONWriter()
