@@ -202,12 +202,14 @@ let selected = Set(CommandLine.arguments.dropFirst())
 func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 
 print("sybil-bench: best of \(repetitions) runs; ratios compare against a baseline timed in the same run")
-if wants("sse") {
-    let size = 64 << 20
+if wants("sse") || wants("sse-small") {
     benchmarkSSE(
-        label: "small deltas (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 200, total: size), chunk: 16 << 10)
+        label: "small deltas (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 200, total: 64 << 20),
+        chunk: 16 << 10)
+}
+if wants("sse") || wants("sse-large") {
     benchmarkSSE(
-        label: "1 MiB events (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 1 << 20, total: size),
+        label: "1 MiB events (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 1 << 20, total: 64 << 20),
         chunk: 16 << 10)
 }
 if wants("envelope") {
