@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "SybilCore", targets: ["SybilCore"]),
         .library(name: "SybilWire", targets: ["SybilWire"]),
+        .library(name: "SybilTimeline", targets: ["SybilTimeline"]),
         .library(name: "SybilStore", targets: ["SybilStore"]),
         .executable(name: "sybil", targets: ["sybil"]),
         .executable(name: "sybil-bench", targets: ["sybil-bench"]),
@@ -20,6 +21,7 @@ let package = Package(
         ),
         .target(name: "SybilCore", exclude: ["README.md"]),
         .target(name: "SybilWire", dependencies: ["SybilCore"], exclude: ["README.md"]),
+        .target(name: "SybilTimeline", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(name: "SybilCLI", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
@@ -27,6 +29,7 @@ let package = Package(
         .executableTarget(name: "sybil-bench", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
+        .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire"], exclude: ["Golden"]),
     ],

@@ -1,0 +1,211 @@
+import SybilWire
+
+/// The timeline state of one viewport of a workspace chat (SPEC §4.3, §4.4): the confirmed
+/// window with its pagination, the live overlay, messages still being sent, the revision and
+/// the display epoch. A value type with no I/O; hosts own one and feed it what loads return.
+///
+/// Rules:
+/// - When history is unavailable, a snapshot keeps the window and pagination and only an
+///   overlay of the same settlement epoch is applied.
+/// - Live rows and pending messages are completed only through a shared typed identity
+///   (``TimelineRow/confirmationIdentity(of:)``), never by text or timestamp.
+/// - ``revision`` advances only when something visible changed.
+/// - ``displayEpoch`` advances when a refresh replaces a non-empty window with rows that do not
+///   overlap it, when an empty unconfirmed chat starts a fresh load, and when the viewport
+///   (thread) changes.
+public struct WorkspaceTimeline: Sendable, Hashable {
+    /// Which timeline this is.
+    public private(set) var viewport: TimelineViewport
+    /// The confirmed window, oldest first.
+    public private(set) var window: [TimelineBlock] = []
+    /// Whether older rows exist before the window.
+    public private(set) var hasOlderEntries = false
+    /// Cursor for the page before the window.
+    public private(set) var oldestCursor: String?
+    /// The newest live overlay seen (by settlement epoch, then revision).
+    public private(set) var overlay = LiveOverlay.empty
+    /// Messages sent from this phone that no row carries yet, oldest first.
+    public private(set) var pending: [PendingMessage] = []
+    /// The run in progress, if any.
+    public private(set) var activeRunId: String?
+    /// The load state of the last snapshot, `nil` before the first.
+    public private(set) var loadState: WorkspaceChatLoadState?
+    /// Whether a snapshot with available history has been applied.
+    public private(set) var isConfirmed = false
+    /// Advances with every visible change.
+    public private(set) var revision: UInt64 = 0
+    /// Advances when scroll assumptions of the previous window stop holding.
+    public private(set) var displayEpoch: UInt64 = 0
+    /// The merged rows: window, then live rows not yet confirmed, then pending messages not yet
+    /// echoed. Derived from the state above after every change.
+    public private(set) var rows: [TimelineRow] = []
+
+    /// An empty, unconfirmed timeline for `viewport`.
+    public init(viewport: TimelineViewport = .parentChat) {
+        self.viewport = viewport
+    }
+
+    // MARK: Events
+
+    /// Applies a load's snapshot onto the (possibly newer) live state.
+    @discardableResult
+    public mutating func apply(_ snapshot: TimelineSnapshot) -> SnapshotOutcome {
+        let before = content
+        var epochAdvanced = false
+        if snapshot.loadState.isHistoryAvailable {
+            if !window.isEmpty, !Self.overlaps(window, snapshot.rows) {
+                epochAdvanced = true
+            }
+            window = snapshot.rows
+            hasOlderEntries = snapshot.hasOlderEntries
+            oldestCursor = snapshot.oldestCursor
+            if Self.isAtLeastAsNew(snapshot.overlay, as: overlay) {
+                overlay = snapshot.overlay
+            }
+            activeRunId = snapshot.activeRunId
+            isConfirmed = true
+        } else if snapshot.overlay.settlementEpoch == overlay.settlementEpoch,
+            snapshot.overlay.revision >= overlay.revision
+        {
+            overlay = snapshot.overlay
+        }
+        loadState = snapshot.loadState
+        if epochAdvanced { displayEpoch += 1 }
+        return finish(before: before, epochAdvanced: epochAdvanced)
+    }
+
+    /// Applies a live overlay update; an older one (by epoch, then revision) is ignored.
+    @discardableResult
+    public mutating func applyOverlay(_ update: LiveOverlay) -> SnapshotOutcome {
+        guard Self.isAtLeastAsNew(update, as: overlay), update != overlay else { return .unchanged }
+        let before = content
+        overlay = update
+        return finish(before: before, epochAdvanced: false)
+    }
+
+    /// Prepends an older page. It applies only when it continues the current window (it was
+    /// asked for with the current ``oldestCursor``); rows already present are skipped, so
+    /// identity and order are kept.
+    @discardableResult
+    public mutating func prependOlderPage(_ page: WorkspaceChatPage, requestedWith cursor: String) -> SnapshotOutcome {
+        guard isConfirmed, hasOlderEntries, cursor == oldestCursor else { return .unchanged }
+        let before = content
+        let present = Set(window.map(\.id))
+        window = page.timeline.filter { !present.contains($0.id) } + window
+        hasOlderEntries = page.hasOlderEntries
+        oldestCursor = page.oldestCursor
+        return finish(before: before, epochAdvanced: false)
+    }
+
+    /// Marks the start of a fresh load. An empty chat that history never confirmed starts a new
+    /// display epoch, so that nothing assumed about the empty view carries over.
+    @discardableResult
+    public mutating func beginFreshLoad() -> Bool {
+        guard window.isEmpty, !isConfirmed else { return false }
+        displayEpoch += 1
+        return true
+    }
+
+    /// Shows another timeline (a thread change): everything is cleared and the epoch advances.
+    public mutating func switchViewport(to newViewport: TimelineViewport) {
+        guard newViewport != viewport else { return }
+        let epoch = displayEpoch
+        let revision = revision
+        self = WorkspaceTimeline(viewport: newViewport)
+        displayEpoch = epoch + 1
+        self.revision = revision + 1
+    }
+
+    /// Shows a message sent from this phone until a row carries its operation id.
+    @discardableResult
+    public mutating func addPending(_ message: PendingMessage) -> SnapshotOutcome {
+        guard !pending.contains(where: { $0.operationId == message.operationId }) else { return .unchanged }
+        let before = content
+        pending.append(message)
+        return finish(before: before, epochAdvanced: false)
+    }
+
+    /// Removes a pending message (the desktop rejected it for good).
+    @discardableResult
+    public mutating func removePending(operationId: String) -> SnapshotOutcome {
+        let before = content
+        pending.removeAll { $0.operationId == operationId }
+        return finish(before: before, epochAdvanced: false)
+    }
+
+    // MARK: Derivation
+
+    /// Everything that is visible; the revision advances when it changes.
+    private struct Content: Equatable {
+        var rows: [TimelineRow]
+        var hasOlderEntries: Bool
+        var oldestCursor: String?
+        var activeRunId: String?
+        var loadState: WorkspaceChatLoadState?
+        var displayEpoch: UInt64
+    }
+
+    private var content: Content {
+        Content(
+            rows: rows, hasOlderEntries: hasOlderEntries, oldestCursor: oldestCursor, activeRunId: activeRunId,
+            loadState: loadState, displayEpoch: displayEpoch)
+    }
+
+    /// Reconciles pending messages, rebuilds the rows and advances the revision on change.
+    private mutating func finish(before: Content, epochAdvanced: Bool) -> SnapshotOutcome {
+        let confirmed = reconcilePending()
+        rows = mergedRows()
+        let changed = content != before
+        if changed { revision += 1 }
+        return SnapshotOutcome(
+            changed: changed, displayEpochAdvanced: epochAdvanced, confirmedOperations: confirmed)
+    }
+
+    /// Drops pending messages that a row of the window or the overlay now carries.
+    private mutating func reconcilePending() -> [String] {
+        guard !pending.isEmpty else { return [] }
+        var carried = Set<String>()
+        for block in window where block.type == .user {
+            if let operationId = block.operationId { carried.insert(operationId) }
+        }
+        for block in overlay.blocks where block.type == .user {
+            if let operationId = block.operationId { carried.insert(operationId) }
+        }
+        let confirmed = pending.filter { carried.contains($0.operationId) }.map(\.operationId)
+        if !confirmed.isEmpty {
+            pending.removeAll { carried.contains($0.operationId) }
+        }
+        return confirmed
+    }
+
+    private func mergedRows() -> [TimelineRow] {
+        var used = Set<TimelineRowIdentity>(minimumCapacity: window.count + overlay.blocks.count + pending.count)
+        var merged: [TimelineRow] = []
+        merged.reserveCapacity(window.count + overlay.blocks.count + pending.count)
+        for block in window {
+            var identity = TimelineRow.confirmationIdentity(of: block)
+            if !used.insert(identity).inserted {
+                // Two history rows claim one operation or run row: the later keeps its own id.
+                identity = .row(block.id)
+                used.insert(identity)
+            }
+            merged.append(TimelineRow(block: block, identity: identity))
+        }
+        for block in overlay.blocks where used.insert(block.identity).inserted {
+            merged.append(TimelineRow(block: block, identity: block.identity))
+        }
+        for message in pending where used.insert(.operation(message.operationId)).inserted {
+            merged.append(TimelineRow(pending: message))
+        }
+        return merged
+    }
+
+    private static func overlaps(_ window: [TimelineBlock], _ rows: [TimelineBlock]) -> Bool {
+        let ids = Set(window.map(\.id))
+        return rows.contains { ids.contains($0.id) }
+    }
+
+    private static func isAtLeastAsNew(_ candidate: LiveOverlay, as current: LiveOverlay) -> Bool {
+        (candidate.settlementEpoch, candidate.revision) >= (current.settlementEpoch, current.revision)
+    }
+}
