@@ -15,7 +15,8 @@ public struct TimelineRow: Sendable, Hashable, Identifiable {
 
     /// The stable display key: the same string while a message goes from sending to live to
     /// confirmed, because all three share its typed identity (see ``confirmationIdentity(of:)``).
-    public var id: String
+    /// Derived from ``identity`` when asked for, so building rows never formats strings.
+    public var id: String { identity.description }
     /// The typed identity the row is matched by.
     public var identity: TimelineRowIdentity
     /// Row type.
@@ -35,10 +36,9 @@ public struct TimelineRow: Sendable, Hashable, Identifiable {
 
     /// Creates a row.
     public init(
-        id: String, identity: TimelineRowIdentity, type: TimelineRowType, text: String, timestamp: Int64,
-        state: State, runId: String? = nil, operationId: String? = nil, subagentThreadId: String? = nil
+        identity: TimelineRowIdentity, type: TimelineRowType, text: String, timestamp: Int64, state: State,
+        runId: String? = nil, operationId: String? = nil, subagentThreadId: String? = nil
     ) {
-        self.id = id
         self.identity = identity
         self.type = type
         self.text = text
@@ -62,8 +62,8 @@ public struct TimelineRow: Sendable, Hashable, Identifiable {
     /// A row made from a block.
     public init(block: TimelineBlock, identity: TimelineRowIdentity) {
         self.init(
-            id: identity.description, identity: identity, type: block.type, text: block.text,
-            timestamp: block.timestamp, state: block.origin == .live ? .live : .confirmed, runId: block.runId,
+            identity: identity, type: block.type, text: block.text, timestamp: block.timestamp,
+            state: block.origin == .live ? .live : .confirmed, runId: block.runId,
             operationId: block.operationId, subagentThreadId: block.subagentThreadId)
     }
 
@@ -71,7 +71,7 @@ public struct TimelineRow: Sendable, Hashable, Identifiable {
     public init(pending message: PendingMessage) {
         let identity = TimelineRowIdentity.operation(message.operationId)
         self.init(
-            id: identity.description, identity: identity, type: .user, text: message.text,
-            timestamp: message.createdAt, state: .sending, operationId: message.operationId)
+            identity: identity, type: .user, text: message.text, timestamp: message.createdAt, state: .sending,
+            operationId: message.operationId)
     }
 }

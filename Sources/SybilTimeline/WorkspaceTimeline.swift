@@ -179,25 +179,53 @@ public struct WorkspaceTimeline: Sendable, Hashable {
     }
 
     private func mergedRows() -> [TimelineRow] {
-        var used = Set<TimelineRowIdentity>(minimumCapacity: window.count + overlay.blocks.count + pending.count)
+        // Identities the window may confirm: the overlay's rows and the pending messages (few).
+        // Window rows are looked up in this small set instead of all being hashed into one.
+        var unconfirmed = Set<TimelineRowIdentity>(minimumCapacity: overlay.blocks.count + pending.count)
+        var unconfirmedRuns = Set<String>()
+        for block in overlay.blocks {
+            unconfirmed.insert(block.identity)
+            if case .runRow(let runId, _) = block.identity { unconfirmedRuns.insert(runId) }
+        }
+        for message in pending { unconfirmed.insert(.operation(message.operationId)) }
+        var confirmed = Set<TimelineRowIdentity>()
+        // Row ids are unique within the window (the page decoder checks); only an operation id
+        // can be claimed twice, so only those are tracked.
+        var claimedOperations = Set<String>()
         var merged: [TimelineRow] = []
         merged.reserveCapacity(window.count + overlay.blocks.count + pending.count)
         for block in window {
             var identity = TimelineRow.confirmationIdentity(of: block)
-            if !used.insert(identity).inserted {
-                // Two history rows claim one operation or run row: the later keeps its own id.
+            if case .operation(let operationId) = identity, !claimedOperations.insert(operationId).inserted {
+                // Two history rows claim one operation: the later keeps its own row id.
                 identity = .row(block.id)
-                used.insert(identity)
+            }
+            if Self.mayConfirm(identity, unconfirmed, unconfirmedRuns), unconfirmed.contains(identity) {
+                confirmed.insert(identity)
             }
             merged.append(TimelineRow(block: block, identity: identity))
         }
-        for block in overlay.blocks where used.insert(block.identity).inserted {
+        var shown = confirmed
+        for block in overlay.blocks where shown.insert(block.identity).inserted {
             merged.append(TimelineRow(block: block, identity: block.identity))
         }
-        for message in pending where used.insert(.operation(message.operationId)).inserted {
+        for message in pending where shown.insert(.operation(message.operationId)).inserted {
             merged.append(TimelineRow(pending: message))
         }
         return merged
+    }
+
+    /// A cheap filter before the set lookup: a run row can only confirm a live row of a run
+    /// the overlay has; a plain row id confirms nothing.
+    @inline(__always)
+    private static func mayConfirm(
+        _ identity: TimelineRowIdentity, _ unconfirmed: Set<TimelineRowIdentity>, _ runs: Set<String>
+    ) -> Bool {
+        switch identity {
+        case .row: false
+        case .operation: !unconfirmed.isEmpty
+        case .runRow(let runId, _): !runs.isEmpty && runs.contains(runId)
+        }
     }
 
     private static func overlaps(_ window: [TimelineBlock], _ rows: [TimelineBlock]) -> Bool {

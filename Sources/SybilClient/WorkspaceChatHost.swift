@@ -1,0 +1,205 @@
+import Observation
+import SybilCore
+import SybilTimeline
+import SybilWire
+
+/// The view model of one workspace chat (a "host", SPEC §4.1–4.3): its timeline, its
+/// latest-window scheduler and its refresh policy. The host cache creates, mounts and parks
+/// hosts; a parked host keeps its rows and overlay and starts nothing.
+@MainActor
+@Observable
+public final class WorkspaceChatHost {
+    /// The chat this host shows.
+    public let key: WorkspaceChatKey
+    /// What the chat list shows.
+    public private(set) var timeline = WorkspaceTimeline()
+    /// Staleness bookkeeping.
+    public private(set) var refreshState = RefreshState()
+    /// Whether the host is selected and the app is in the foreground.
+    public private(set) var isActive = false
+    /// Why the last load failed; the rows stay as they were. Cleared by the next applied load.
+    public private(set) var lastLoadError: String?
+    /// Whether a newest-window load is in flight.
+    public var isLoading: Bool { scheduler.active != nil }
+    /// Loads applied so far (each one a snapshot that passed the fences).
+    public private(set) var appliedLoads = 0
+
+    @ObservationIgnored private var scheduler = LatestWindowScheduler()
+    @ObservationIgnored private let rpc: any WorkspaceChatRPC
+    @ObservationIgnored private let clock: any Clock<Duration>
+    @ObservationIgnored private let random: any RandomSource
+    @ObservationIgnored private let policy: RefreshPolicy
+    @ObservationIgnored private var pollTask: Task<Void, Never>?
+    /// Whether the current poll wait was chosen for a busy host (10 s) or an idle one (60 s).
+    @ObservationIgnored private var pollAssumedBusy: Bool?
+
+    /// A parked host for `key`. Nothing loads until ``activate()``.
+    public init(
+        key: WorkspaceChatKey, rpc: any WorkspaceChatRPC, clock: any Clock<Duration>, random: any RandomSource,
+        policy: RefreshPolicy = RefreshPolicy()
+    ) {
+        self.key = key
+        self.rpc = rpc
+        self.clock = clock
+        self.random = random
+        self.policy = policy
+        scheduler.setTarget(key)
+    }
+
+    // MARK: Lifecycle
+
+    /// The host is on screen and the app is active: loads when stale (always the first time,
+    /// and afresh after a failed load) and polls while active.
+    public func activate() {
+        guard !isActive else { return }
+        isActive = true
+        if refreshState.isStale || refreshState.needsFreshLoad {
+            timeline.beginFreshLoad()
+            _ = scheduler.request(fence)
+        }
+        perform(scheduler.setRunning(true, fence))
+        startPolling()
+    }
+
+    /// The host left the screen or the app went to the background: nothing new starts.
+    public func park() {
+        guard isActive else { return }
+        isActive = false
+        pollTask?.cancel()
+        pollTask = nil
+        pollAssumedBusy = nil
+        perform(scheduler.setRunning(false, fence))
+    }
+
+    /// The user selected this chat again: a new target generation (a load that started
+    /// before cannot apply) and a reload.
+    public func reselect() {
+        scheduler.setTarget(key)
+        handle(.chatReselected)
+    }
+
+    /// Something made the newest window stale; loads now when active, else at activation.
+    public func handle(_ trigger: StalenessTrigger) {
+        guard refreshState.handle(trigger) else { return }
+        perform(scheduler.request(fence))
+    }
+
+    /// A live overlay update arrived (from the desktop's event stream).
+    public func applyLiveOverlay(_ overlay: LiveOverlay) {
+        timeline.applyOverlay(overlay)
+        reschedulePollingIfBusinessChanged()
+    }
+
+    /// Shows a message being sent from this phone until a row carries its operation id.
+    public func addPendingMessage(_ message: PendingMessage) {
+        timeline.addPending(message)
+        reschedulePollingIfBusinessChanged()
+    }
+
+    /// Removes a pending message the desktop rejected for good.
+    public func removePendingMessage(operationId: String) {
+        timeline.removePending(operationId: operationId)
+        reschedulePollingIfBusinessChanged()
+    }
+
+    // MARK: Older pages
+
+    /// Loads the page before the window and prepends it; a page that no longer continues the
+    /// window (a refresh replaced it meanwhile) is dropped. Returns whether rows were added.
+    @discardableResult
+    public func loadOlderPage() async -> Bool {
+        guard timeline.hasOlderEntries, let cursor = timeline.oldestCursor else { return false }
+        do {
+            let page = try await rpc.codexChatLoadPageBefore(key, cursor: cursor)
+            return timeline.prependOlderPage(page, requestedWith: cursor).changed
+        } catch {
+            lastLoadError = Self.describe(error)
+            return false
+        }
+    }
+
+    // MARK: Loading the newest window
+
+    private var fence: LatestWindowScheduler.TimelineFence {
+        .init(viewport: timeline.viewport, displayEpoch: timeline.displayEpoch)
+    }
+
+    private func perform(_ action: LatestWindowScheduler.Action) {
+        guard case .start(let operation) = action else { return }
+        let rpc = rpc
+        Task {
+            do {
+                let envelope = try await rpc.codexChatLoad(operation.target)
+                self.loadFinished(operation, with: envelope)
+            } catch {
+                self.loadFailed(operation, error)
+            }
+        }
+    }
+
+    private func loadFinished(_ operation: LatestWindowScheduler.Operation, with envelope: WorkspaceChatLoadEnvelope) {
+        let (verdict, next) = scheduler.finish(operation, current: fence)
+        if verdict == .apply {
+            timeline.apply(TimelineSnapshot(envelope: envelope))
+            refreshState.loaded()
+            lastLoadError = nil
+            appliedLoads += 1
+        }
+        perform(next)
+        reschedulePollingIfBusinessChanged()
+    }
+
+    private func loadFailed(_ operation: LatestWindowScheduler.Operation, _ error: any Error) {
+        refreshState.loadFailed()
+        lastLoadError = Self.describe(error)
+        perform(scheduler.fail(operation, current: fence))
+        reschedulePollingIfBusinessChanged()
+    }
+
+    // MARK: Polling
+
+    /// Busy: a run, a message or a load is pending (the window is stale: requested, or a load
+    /// failed), so polls come every 10 s instead of 60 s.
+    public var isBusy: Bool {
+        timeline.activeRunId != nil || !timeline.pending.isEmpty || refreshState.isStale
+    }
+
+    private func startPolling() {
+        pollTask?.cancel()
+        let clock = clock
+        pollTask = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let delay = self?.nextPollDelay() else { return }
+                do {
+                    try await clock.sleep(for: delay)
+                } catch {
+                    return
+                }
+                self?.poll()
+            }
+        }
+    }
+
+    /// Chooses the next wait (and remembers which kind it was).
+    private func nextPollDelay() -> Duration {
+        let busy = isBusy
+        pollAssumedBusy = busy
+        return policy.pollDelay(busy: busy, random: random)
+    }
+
+    /// A wait chosen for an idle host is too long once it is busy, and the other way round:
+    /// start a new wait with the right interval.
+    private func reschedulePollingIfBusinessChanged() {
+        guard isActive, let assumed = pollAssumedBusy, assumed != isBusy else { return }
+        startPolling()
+    }
+
+    private func poll() {
+        guard isActive else { return }
+        perform(scheduler.request(fence))
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        String(describing: error)
+    }
+}

@@ -1,0 +1,114 @@
+import Observation
+import SybilClient
+import SybilTesting
+import SybilTimeline
+import Synchronization
+import Testing
+
+@MainActor
+@Suite("Workspace chat host cache")
+struct WorkspaceChatHostCacheTests {
+    private func key(_ index: Int) -> WorkspaceChatKey {
+        WorkspaceChatKey(desktopId: "desk-1", projectId: "app", sessionId: "s\(index)")
+    }
+
+    /// A cache whose hosts load from `rpc`; the app starts in the background unless `active`.
+    private func makeCache(rpc: ScriptedWorkspaceChatRPC, active: Bool = false) -> WorkspaceChatHostCache {
+        let clock = ManualClock()
+        let cache = WorkspaceChatHostCache { key in
+            WorkspaceChatHost(key: key, rpc: rpc, clock: clock, random: FixedRandomSource())
+        }
+        cache.setAppActive(active)
+        return cache
+    }
+
+    @Test func keepsAtMostSixHostsLeastRecentlyUsedEvicted() {
+        let cache = makeCache(rpc: ScriptedWorkspaceChatRPC())
+        for index in 1...6 { cache.select(key(index)) }
+        #expect(cache.hosts.count == 6)
+        let sixth = cache.hosts.map(\.key)
+        #expect(sixth == (1...6).map(key))
+        cache.select(key(2))  // now the most recent
+        cache.select(key(7))
+        #expect(cache.hosts.count == 6)
+        #expect(cache.hosts.map(\.key) == [3, 4, 5, 6, 2, 7].map(key), "s1 was the least recently used")
+    }
+
+    @Test func aReturningChatKeepsItsHost() {
+        let cache = makeCache(rpc: ScriptedWorkspaceChatRPC())
+        cache.select(key(1))
+        let first = cache.selectedHost
+        cache.select(key(2))
+        cache.select(key(1))
+        #expect(cache.selectedHost === first)
+    }
+
+    @Test func aSelectionDuringRenderPublishesNothingUntilCommitted() {
+        let cache = makeCache(rpc: ScriptedWorkspaceChatRPC())
+        cache.select(key(1))
+        let published = Flag()
+        withObservationTracking {
+            _ = cache.selectedKey
+            _ = cache.hosts
+            _ = cache.selectedHost
+        } onChange: {
+            published.set()
+        }
+        cache.selectDuringRender(key(2))
+        #expect(!published.isSet, "recorded only")
+        #expect(cache.selectedKey == key(1))
+        #expect(cache.hasPendingSelection)
+        cache.commitPendingSelection()
+        #expect(published.isSet)
+        #expect(cache.selectedKey == key(2))
+        #expect(!cache.hasPendingSelection)
+    }
+
+    @Test func onlyTheSelectedHostIsActiveAndOnlyItLoads() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let cache = makeCache(rpc: rpc)
+        for index in 1...3 { cache.select(key(index)) }
+        #expect(rpc.received.isEmpty, "nothing loads in the background")
+        rpc.expect(.load(key(3)))
+        cache.setAppActive(true)
+        await rpc.waitForCall(.load(key(3)))
+        #expect(cache.hosts.filter(\.isActive).map(\.key) == [key(3)])
+        rpc.answer(.load(key(3)), with: .envelope(Envelopes.envelope(["x"])))
+        await eventually("loaded") { cache.selectedHost?.appliedLoads == 1 }
+        // Triggers reach the selected chat only; the parked ones are never loaded.
+        rpc.expect(.load(key(3)))
+        cache.handleForSelected(.desktopChanged)
+        await rpc.waitForCall(.load(key(3)))
+        rpc.answer(.load(key(3)), with: .envelope(Envelopes.envelope(["x"])))
+        await eventually("reloaded") { cache.selectedHost?.appliedLoads == 2 }
+        #expect(rpc.received == [.load(key(3)), .load(key(3))])
+        cache.setAppActive(false)
+        #expect(cache.hosts.allSatisfy { !$0.isActive })
+        rpc.verifyDone()
+    }
+
+    @Test func reselectingTheSelectedChatReloadsIt() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let cache = makeCache(rpc: rpc, active: true)
+        rpc.expect(.load(key(1)))
+        cache.select(key(1))
+        await rpc.waitForCall(.load(key(1)))
+        rpc.answer(.load(key(1)), with: .envelope(Envelopes.envelope(["x"])))
+        await eventually("loaded") { cache.selectedHost?.appliedLoads == 1 }
+        rpc.expect(.load(key(1)))
+        cache.selectDuringRender(key(1))
+        cache.commitPendingSelection()
+        await rpc.waitForCall(.load(key(1)))
+        rpc.answer(.load(key(1)), with: .envelope(Envelopes.envelope(["x", "y"])))
+        await eventually("reloaded") { cache.selectedHost?.appliedLoads == 2 }
+        cache.setAppActive(false)
+        rpc.verifyDone()
+    }
+}
+
+/// A flag the observation callback (which may run on any thread) can set.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}

@@ -1,0 +1,158 @@
+import SybilClient
+import SybilTesting
+import SybilTimeline
+import SybilWire
+import Testing
+
+@MainActor
+@Suite("Workspace chat host")
+struct WorkspaceChatHostTests {
+    /// Activates a host and applies its first window.
+    private func loadedHost(
+        rpc: ScriptedWorkspaceChatRPC, clock: ManualClock, jitter: UInt64 = 0,
+        envelope: WorkspaceChatLoadEnvelope = Envelopes.envelope(["a"])
+    ) async -> WorkspaceChatHost {
+        let host = makeHost(rpc: rpc, clock: clock, jitter: jitter)
+        rpc.expect(.load(chatA))
+        host.activate()
+        await rpc.waitForCall(.load(chatA))
+        rpc.answer(.load(chatA), with: .envelope(envelope))
+        await eventually("first window") { host.appliedLoads == 1 }
+        return host
+    }
+
+    /// Advances to just before `delay` (nothing happens), then to it (a poll loads).
+    private func expectPoll(
+        after delay: Duration, rpc: ScriptedWorkspaceChatRPC, clock: ManualClock, host: WorkspaceChatHost,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let loads = rpc.received.count
+        #expect(await clock.waitForSleepers(count: 1), sourceLocation: sourceLocation)
+        clock.advance(by: delay - .milliseconds(1))
+        for _ in 0..<50 { await Task.yield() }
+        #expect(rpc.received.count == loads, "no poll 1 ms early", sourceLocation: sourceLocation)
+        rpc.expect(.load(chatA))
+        clock.advance(by: .milliseconds(1))
+        await rpc.waitForCall(.load(chatA), sourceLocation: sourceLocation)
+    }
+
+    @Test func pollsEvery60SecondsWhenIdle() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
+        let host = await loadedHost(rpc: rpc, clock: clock)
+        #expect(!host.isBusy)
+        await expectPoll(after: .seconds(60), rpc: rpc, clock: clock, host: host)
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
+        await eventually("poll applied") { host.appliedLoads == 2 }
+        await expectPoll(after: .seconds(60), rpc: rpc, clock: clock, host: host)
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
+        await eventually("poll applied") { host.appliedLoads == 3 }
+        host.park()
+        rpc.verifyDone()
+    }
+
+    @Test func pollsEvery10SecondsWhileARunIsActive() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
+        let host = await loadedHost(rpc: rpc, clock: clock, envelope: Envelopes.envelope(["a"], activeRun: "run-1"))
+        #expect(host.isBusy)
+        await expectPoll(after: .seconds(10), rpc: rpc, clock: clock, host: host)
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"], activeRun: "run-1")))
+        await eventually("poll applied") { host.appliedLoads == 2 }
+        host.park()
+        rpc.verifyDone()
+    }
+
+    @Test func pollsEvery10SecondsWhileAMessageIsPending() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
+        let host = await loadedHost(rpc: rpc, clock: clock)
+        host.addPendingMessage(PendingMessage(operationId: "op-1", text: "hi", createdAt: 1))
+        #expect(host.isBusy)
+        await expectPoll(after: .seconds(10), rpc: rpc, clock: clock, host: host)
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
+        await eventually("poll applied") { host.appliedLoads == 2 }
+        host.park()
+        rpc.verifyDone()
+    }
+
+    @Test func jitterAddsUpTo30Percent() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
+        let host = await loadedHost(rpc: rpc, clock: clock, jitter: .max)
+        // The largest jitter is just under 30 %: 60 s becomes 77.999… s.
+        let delay = RefreshPolicy().pollDelay(busy: false, random: FixedRandomSource(value: .max))
+        #expect(delay > .seconds(77) && delay < .seconds(78))
+        await expectPoll(after: delay, rpc: rpc, clock: clock, host: host)
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
+        await eventually("poll applied") { host.appliedLoads == 2 }
+        host.park()
+        rpc.verifyDone()
+    }
+
+    @Test func aFailedLoadKeepsTheRowsAndLoadsAfreshAtTheNextActivation() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
+        let host = await loadedHost(rpc: rpc, clock: clock, envelope: Envelopes.envelope(["a", "b"]))
+        rpc.expect(.load(chatA))
+        host.handle(.explicitRefresh)
+        await rpc.waitForCall(.load(chatA))
+        rpc.answer(.load(chatA), with: .failure(.init(description: "desktop offline")))
+        await eventually("failure recorded") { host.refreshState.needsFreshLoad }
+        #expect(host.timeline.rows.map(\.id) == ["row:a", "row:b"])
+        #expect(host.lastLoadError == "desktop offline")
+        host.park()
+        rpc.expect(.load(chatA))
+        host.activate()
+        await rpc.waitForCall(.load(chatA))
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a", "b", "c"])))
+        await eventually("fresh load applied") { host.appliedLoads == 2 }
+        #expect(!host.refreshState.needsFreshLoad)
+        host.park()
+        rpc.verifyDone()
+    }
+
+    @Test func aParkedHostStartsNothingAndKeepsItsRows() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
+        let overlay = LiveOverlay(
+            settlementEpoch: 1, revision: 1,
+            blocks: [
+                TimelineBlock(
+                    type: .agentReply, id: "l", origin: .live, sourceOrder: [1], timestamp: 0, text: "…", runId: "r")
+            ])
+        let host = await loadedHost(rpc: rpc, clock: clock, envelope: Envelopes.envelope(["a"], overlay: overlay))
+        host.park()
+        host.handle(.runEnded(.failed))
+        host.handle(.sessionUpdated(updatedAt: 99))
+        clock.advance(by: .seconds(3_600))
+        for _ in 0..<100 { await Task.yield() }
+        #expect(rpc.received.count == 1, "no load while parked")
+        #expect(host.timeline.rows.map(\.id) == ["row:a", "run:r/row:l"])
+        #expect(clock.sleeperCount == 0, "no polling while parked")
+        rpc.expect(.load(chatA))
+        host.activate()
+        await rpc.waitForCall(.load(chatA))
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
+        await eventually("reload on activation") { host.appliedLoads == 2 }
+        host.park()
+        rpc.verifyDone()
+    }
+
+    @Test func anOlderSessionUpdateIsNotATrigger() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
+        let host = await loadedHost(rpc: rpc, clock: clock)
+        rpc.expect(.load(chatA))
+        host.handle(.sessionUpdated(updatedAt: 200))
+        await rpc.waitForCall(.load(chatA))
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
+        await eventually("applied") { host.appliedLoads == 2 }
+        host.handle(.sessionUpdated(updatedAt: 200))
+        host.handle(.sessionUpdated(updatedAt: 150))
+        for _ in 0..<100 { await Task.yield() }
+        #expect(rpc.received.count == 2)
+        host.park()
+        rpc.verifyDone()
+    }
+}
