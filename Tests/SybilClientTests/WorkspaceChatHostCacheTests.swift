@@ -87,6 +87,26 @@ struct WorkspaceChatHostCacheTests {
         rpc.verifyDone()
     }
 
+    @Test func returningToTheForegroundReloadsTheSelectedChatOnly() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let cache = makeCache(rpc: rpc, active: true)
+        rpc.expect(.load(key(1)))
+        cache.select(key(1))
+        await rpc.waitForCall(.load(key(1)))
+        rpc.answer(.load(key(1)), with: .envelope(Envelopes.envelope(["x"])))
+        await eventually("loaded") { cache.selectedHost?.appliedLoads == 1 }
+        cache.setAppActive(false)
+        #expect(cache.selectedHost?.isActive == false)
+        rpc.expect(.load(key(1)))
+        cache.setAppActive(true)
+        await rpc.waitForCall(.load(key(1)))
+        #expect(cache.selectedHost?.refreshState.isStale == true)
+        rpc.answer(.load(key(1)), with: .envelope(Envelopes.envelope(["x"])))
+        await eventually("reloaded") { cache.selectedHost?.appliedLoads == 2 }
+        cache.setAppActive(false)
+        rpc.verifyDone()
+    }
+
     @Test func reselectingTheSelectedChatReloadsIt() async {
         let rpc = ScriptedWorkspaceChatRPC()
         let cache = makeCache(rpc: rpc, active: true)
