@@ -142,3 +142,23 @@ func eventually(
     }
     Issue.record("never happened: \(what)", sourceLocation: sourceLocation)
 }
+
+@MainActor
+extension ScriptedWorkspaceChatRPC {
+    /// Expects the newest-window load of `chat` that `action` causes, answers it with
+    /// `envelope`, and waits until `host` has applied it.
+    func serveLoad(
+        of chat: WorkspaceChatKey, with envelope: WorkspaceChatLoadEnvelope,
+        to host: @autoclosure @MainActor () -> WorkspaceChatHost?, sourceLocation: SourceLocation = #_sourceLocation,
+        after action: @MainActor () -> Void
+    ) async {
+        expect(.load(chat))
+        action()
+        await waitForCall(.load(chat), sourceLocation: sourceLocation)
+        let applied = (host()?.appliedLoads ?? 0) + 1
+        answer(.load(chat), with: .envelope(envelope), sourceLocation: sourceLocation)
+        await eventually("the load of \(chat) applies", sourceLocation: sourceLocation) {
+            host()?.appliedLoads == applied
+        }
+    }
+}

@@ -69,40 +69,32 @@ struct WorkspaceChatHostCacheTests {
         let cache = makeCache(rpc: rpc)
         for index in 1...3 { cache.select(key(index)) }
         #expect(rpc.received.isEmpty, "nothing loads in the background")
-        rpc.expect(.load(key(3)))
-        cache.setAppActive(true)
-        await rpc.waitForCall(.load(key(3)))
+        await rpc.serveLoad(of: key(3), with: Envelopes.envelope(["x"]), to: cache.selectedHost) {
+            cache.setAppActive(true)
+        }
         #expect(cache.hosts.filter(\.isActive).map(\.key) == [key(3)])
-        rpc.answer(.load(key(3)), with: .envelope(Envelopes.envelope(["x"])))
-        await eventually("loaded") { cache.selectedHost?.appliedLoads == 1 }
         // Triggers reach the selected chat only; the parked ones are never loaded.
-        rpc.expect(.load(key(3)))
-        cache.handleForSelected(.desktopChanged)
-        await rpc.waitForCall(.load(key(3)))
-        rpc.answer(.load(key(3)), with: .envelope(Envelopes.envelope(["x"])))
-        await eventually("reloaded") { cache.selectedHost?.appliedLoads == 2 }
+        await rpc.serveLoad(of: key(3), with: Envelopes.envelope(["x"]), to: cache.selectedHost) {
+            cache.handleForSelected(.desktopChanged)
+        }
         #expect(rpc.received == [.load(key(3)), .load(key(3))])
         cache.setAppActive(false)
         #expect(cache.hosts.allSatisfy { !$0.isActive })
         rpc.verifyDone()
     }
 
-    @Test func returningToTheForegroundReloadsTheSelectedChatOnly() async {
+    @Test func returningToTheForegroundReloadsTheSelectedChat() async {
         let rpc = ScriptedWorkspaceChatRPC()
         let cache = makeCache(rpc: rpc, active: true)
-        rpc.expect(.load(key(1)))
-        cache.select(key(1))
-        await rpc.waitForCall(.load(key(1)))
-        rpc.answer(.load(key(1)), with: .envelope(Envelopes.envelope(["x"])))
-        await eventually("loaded") { cache.selectedHost?.appliedLoads == 1 }
+        await rpc.serveLoad(of: key(1), with: Envelopes.envelope(["x"]), to: cache.selectedHost) {
+            cache.select(key(1))
+        }
         cache.setAppActive(false)
         #expect(cache.selectedHost?.isActive == false)
-        rpc.expect(.load(key(1)))
-        cache.setAppActive(true)
-        await rpc.waitForCall(.load(key(1)))
-        #expect(cache.selectedHost?.refreshState.isStale == true)
-        rpc.answer(.load(key(1)), with: .envelope(Envelopes.envelope(["x"])))
-        await eventually("reloaded") { cache.selectedHost?.appliedLoads == 2 }
+        await rpc.serveLoad(of: key(1), with: Envelopes.envelope(["x"]), to: cache.selectedHost) {
+            cache.setAppActive(true)
+        }
+        #expect(cache.selectedHost?.appliedLoads == 2)
         cache.setAppActive(false)
         rpc.verifyDone()
     }
@@ -110,17 +102,14 @@ struct WorkspaceChatHostCacheTests {
     @Test func reselectingTheSelectedChatReloadsIt() async {
         let rpc = ScriptedWorkspaceChatRPC()
         let cache = makeCache(rpc: rpc, active: true)
-        rpc.expect(.load(key(1)))
-        cache.select(key(1))
-        await rpc.waitForCall(.load(key(1)))
-        rpc.answer(.load(key(1)), with: .envelope(Envelopes.envelope(["x"])))
-        await eventually("loaded") { cache.selectedHost?.appliedLoads == 1 }
-        rpc.expect(.load(key(1)))
-        cache.selectDuringRender(key(1))
-        cache.commitPendingSelection()
-        await rpc.waitForCall(.load(key(1)))
-        rpc.answer(.load(key(1)), with: .envelope(Envelopes.envelope(["x", "y"])))
-        await eventually("reloaded") { cache.selectedHost?.appliedLoads == 2 }
+        await rpc.serveLoad(of: key(1), with: Envelopes.envelope(["x"]), to: cache.selectedHost) {
+            cache.select(key(1))
+        }
+        await rpc.serveLoad(of: key(1), with: Envelopes.envelope(["x", "y"]), to: cache.selectedHost) {
+            cache.selectDuringRender(key(1))
+            cache.commitPendingSelection()
+        }
+        #expect(cache.selectedHost?.timeline.rows.count == 2)
         cache.setAppActive(false)
         rpc.verifyDone()
     }

@@ -13,17 +13,15 @@ struct WorkspaceChatHostTests {
         envelope: WorkspaceChatLoadEnvelope = Envelopes.envelope(["a"])
     ) async -> WorkspaceChatHost {
         let host = makeHost(rpc: rpc, clock: clock, jitter: jitter)
-        rpc.expect(.load(chatA))
-        host.activate()
-        await rpc.waitForCall(.load(chatA))
-        rpc.answer(.load(chatA), with: .envelope(envelope))
-        await eventually("first window") { host.appliedLoads == 1 }
+        await rpc.serveLoad(of: chatA, with: envelope, to: host) { host.activate() }
         return host
     }
 
-    /// Advances to just before `delay` (nothing happens), then to it (a poll loads).
+    /// Advances to just before `delay` (nothing happens), then to it: a poll loads, answered
+    /// with `envelope` and applied.
     private func expectPoll(
         after delay: Duration, rpc: ScriptedWorkspaceChatRPC, clock: ManualClock, host: WorkspaceChatHost,
+        answer envelope: WorkspaceChatLoadEnvelope = Envelopes.envelope(["a"]),
         sourceLocation: SourceLocation = #_sourceLocation
     ) async {
         let loads = rpc.received.count
@@ -31,9 +29,9 @@ struct WorkspaceChatHostTests {
         clock.advance(by: delay - .milliseconds(1))
         for _ in 0..<50 { await Task.yield() }
         #expect(rpc.received.count == loads, "no poll 1 ms early", sourceLocation: sourceLocation)
-        rpc.expect(.load(chatA))
-        clock.advance(by: .milliseconds(1))
-        await rpc.waitForCall(.load(chatA), sourceLocation: sourceLocation)
+        await rpc.serveLoad(of: chatA, with: envelope, to: host, sourceLocation: sourceLocation) {
+            clock.advance(by: .milliseconds(1))
+        }
     }
 
     @Test func pollsEvery60SecondsWhenIdle() async {
@@ -42,11 +40,7 @@ struct WorkspaceChatHostTests {
         let host = await loadedHost(rpc: rpc, clock: clock)
         #expect(!host.isBusy)
         await expectPoll(after: .seconds(60), rpc: rpc, clock: clock, host: host)
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
-        await eventually("poll applied") { host.appliedLoads == 2 }
         await expectPoll(after: .seconds(60), rpc: rpc, clock: clock, host: host)
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
-        await eventually("poll applied") { host.appliedLoads == 3 }
         host.park()
         rpc.verifyDone()
     }
@@ -56,9 +50,9 @@ struct WorkspaceChatHostTests {
         let clock = ManualClock()
         let host = await loadedHost(rpc: rpc, clock: clock, envelope: Envelopes.envelope(["a"], activeRun: "run-1"))
         #expect(host.isBusy)
-        await expectPoll(after: .seconds(10), rpc: rpc, clock: clock, host: host)
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"], activeRun: "run-1")))
-        await eventually("poll applied") { host.appliedLoads == 2 }
+        await expectPoll(
+            after: .seconds(10), rpc: rpc, clock: clock, host: host,
+            answer: Envelopes.envelope(["a"], activeRun: "run-1"))
         host.park()
         rpc.verifyDone()
     }
@@ -70,8 +64,6 @@ struct WorkspaceChatHostTests {
         host.addPendingMessage(PendingMessage(operationId: "op-1", text: "hi", createdAt: 1))
         #expect(host.isBusy)
         await expectPoll(after: .seconds(10), rpc: rpc, clock: clock, host: host)
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
-        await eventually("poll applied") { host.appliedLoads == 2 }
         host.park()
         rpc.verifyDone()
     }
@@ -84,8 +76,6 @@ struct WorkspaceChatHostTests {
         let delay = RefreshPolicy().pollDelay(busy: false, random: FixedRandomSource(value: .max))
         #expect(delay > .seconds(77) && delay < .seconds(78))
         await expectPoll(after: delay, rpc: rpc, clock: clock, host: host)
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
-        await eventually("poll applied") { host.appliedLoads == 2 }
         host.park()
         rpc.verifyDone()
     }
@@ -102,11 +92,7 @@ struct WorkspaceChatHostTests {
         #expect(host.timeline.rows.map(\.id) == ["row:a", "row:b"])
         #expect(host.lastLoadError == "desktop offline")
         host.park()
-        rpc.expect(.load(chatA))
-        host.activate()
-        await rpc.waitForCall(.load(chatA))
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a", "b", "c"])))
-        await eventually("fresh load applied") { host.appliedLoads == 2 }
+        await rpc.serveLoad(of: chatA, with: Envelopes.envelope(["a", "b", "c"]), to: host) { host.activate() }
         #expect(!host.refreshState.needsFreshLoad)
         host.park()
         rpc.verifyDone()
@@ -130,11 +116,8 @@ struct WorkspaceChatHostTests {
         #expect(rpc.received.count == 1, "no load while parked")
         #expect(host.timeline.rows.map(\.id) == ["row:a", "run:r/row:l"])
         #expect(clock.sleeperCount == 0, "no polling while parked")
-        rpc.expect(.load(chatA))
-        host.activate()
-        await rpc.waitForCall(.load(chatA))
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
-        await eventually("reload on activation") { host.appliedLoads == 2 }
+        await rpc.serveLoad(of: chatA, with: Envelopes.envelope(["a"]), to: host) { host.activate() }
+        #expect(host.appliedLoads == 2)
         host.park()
         rpc.verifyDone()
     }
@@ -143,11 +126,9 @@ struct WorkspaceChatHostTests {
         let rpc = ScriptedWorkspaceChatRPC()
         let clock = ManualClock()
         let host = await loadedHost(rpc: rpc, clock: clock)
-        rpc.expect(.load(chatA))
-        host.handle(.sessionUpdated(updatedAt: 200))
-        await rpc.waitForCall(.load(chatA))
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
-        await eventually("applied") { host.appliedLoads == 2 }
+        await rpc.serveLoad(of: chatA, with: Envelopes.envelope(["a"]), to: host) {
+            host.handle(.sessionUpdated(updatedAt: 200))
+        }
         host.handle(.sessionUpdated(updatedAt: 200))
         host.handle(.sessionUpdated(updatedAt: 150))
         for _ in 0..<100 { await Task.yield() }

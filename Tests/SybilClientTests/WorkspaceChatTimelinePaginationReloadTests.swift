@@ -10,11 +10,9 @@ struct WorkspaceChatTimelinePaginationReloadTests {
     @Test func aRecoveryReloadKeepsTheRowsUntilItsSnapshotIsApplied() async {
         let rpc = ScriptedWorkspaceChatRPC()
         let host = makeHost(rpc: rpc)
-        rpc.expect(.load(chatA))
-        host.activate()
-        await rpc.waitForCall(.load(chatA))
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a", "b"], hasOlder: true, cursor: "cur-a")))
-        await eventually("first window") { host.appliedLoads == 1 }
+        await rpc.serveLoad(
+            of: chatA, with: Envelopes.envelope(["a", "b"], hasOlder: true, cursor: "cur-a"), to: host
+        ) { host.activate() }
         // Older page, then the desktop restarts: a recovery reload.
         rpc.expect(.pageBefore(chatA, cursor: "cur-a"))
         async let older = host.loadOlderPage()
@@ -39,11 +37,7 @@ struct WorkspaceChatTimelinePaginationReloadTests {
     @Test func aPendingReloadSurvivesATransientConnectionLoss() async {
         let rpc = ScriptedWorkspaceChatRPC()
         let host = makeHost(rpc: rpc)
-        rpc.expect(.load(chatA))
-        host.activate()
-        await rpc.waitForCall(.load(chatA))
-        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
-        await eventually("first window") { host.appliedLoads == 1 }
+        await rpc.serveLoad(of: chatA, with: Envelopes.envelope(["a"]), to: host) { host.activate() }
         rpc.expect(.load(chatA))
         host.handle(.runEnded(.finished))
         await rpc.waitForCall(.load(chatA))
