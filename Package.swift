@@ -24,7 +24,8 @@ let package = Package(
         .target(name: "SybilWire", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(name: "SybilTimeline", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
         .target(
-            name: "SybilClient", dependencies: ["SybilCore", "SybilWire", "SybilTimeline"], exclude: ["README.md"]),
+            name: "SybilClient", dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore"],
+            exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(name: "SybilCLI", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),

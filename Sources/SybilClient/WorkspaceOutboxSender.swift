@@ -1,0 +1,144 @@
+import SybilCore
+import SybilTimeline
+
+/// Sends outbox entries to the desktop (SPEC §4.5): each message is saved before it is sent,
+/// changes for one chat run as a serial chain (no interleaving, even across `await`), a
+/// submission waits 20 s for the desktop's receipt, and an entry without a receipt stays
+/// pending to be retried with the same ids.
+public actor WorkspaceOutboxSender {
+    /// How long a submission waits for the desktop's receipt.
+    public static let receiptTimeout: Duration = .seconds(20)
+
+    /// How one attempt ended.
+    public enum Outcome: Sendable, Hashable {
+        /// The desktop accepted it and owns delivery.
+        case accepted
+        /// No receipt within 20 s; the entry stays pending with the same ids.
+        case timedOut
+        /// The call failed in transit; the entry stays pending with the same ids.
+        case failed(String)
+        /// The desktop rejected it for good; the entry left the outbox.
+        case rejected(reason: String)
+        /// The operation completed meanwhile (history carries it); nothing more to do.
+        case alreadyCompleted
+    }
+
+    private let outbox: WorkspaceOutbox
+    private let rpc: any WorkspaceSubmitRPC
+    private let clock: any Clock<Duration>
+    private let ids: any IDGenerator
+    private let now: @Sendable () -> Int64
+    private var chains: [WorkspaceChatKey: SerialAsyncChain] = [:]
+
+    /// A sender. `now` gives milliseconds since the epoch for new entries' `createdAt`.
+    public init(
+        outbox: WorkspaceOutbox, rpc: any WorkspaceSubmitRPC, clock: any Clock<Duration>, ids: any IDGenerator,
+        now: @escaping @Sendable () -> Int64
+    ) {
+        self.outbox = outbox
+        self.rpc = rpc
+        self.clock = clock
+        self.ids = ids
+        self.now = now
+    }
+
+    /// Saves a new message and sends it. The entry is in the outbox before anything leaves; a
+    /// storage failure throws and sends nothing.
+    public func submit(
+        text: String, attachments: [String] = [], mode: WorkspaceSendMode, to chat: WorkspaceChatKey
+    ) async throws -> (entry: WorkspaceOutboxEntry, outcome: Outcome) {
+        let entry = WorkspaceOutboxEntry(
+            chat: chat, operationId: ids.makeID(),
+            mutation: .init(mutationId: ids.makeID(), text: text, attachments: attachments), mode: mode,
+            createdAt: now())
+        let outbox = outbox
+        let outcome = try await chain(for: chat).run { [self] in
+            try await outbox.enqueue(entry)
+            return await self.attempt(entry)
+        }
+        return (entry, outcome)
+    }
+
+    /// Sends every pending entry of `chat` the desktop has not accepted, in order, with their
+    /// original ids (after a timeout, a failure or a relaunch).
+    public func retryPending(in chat: WorkspaceChatKey) async throws -> [(operationId: String, outcome: Outcome)] {
+        let outbox = outbox
+        return try await chain(for: chat).run { [self] in
+            var results: [(String, Outcome)] = []
+            for entry in await outbox.pendingEntries(in: chat) where !entry.acceptedByDesktop {
+                results.append((entry.operationId, await self.attempt(entry)))
+            }
+            return results
+        }
+    }
+
+    /// History (or the overlay) now carries these operations: they complete.
+    public func confirm(_ operationIds: [String], in chat: WorkspaceChatKey) async throws {
+        let outbox = outbox
+        try await chain(for: chat).run {
+            for operationId in operationIds {
+                do {
+                    try await outbox.complete(operationId, in: chat)
+                } catch WorkspaceOutboxError.unknownOperation {
+                    continue  // not one of ours (sent from another device)
+                }
+            }
+        }
+    }
+
+    private func chain(for chat: WorkspaceChatKey) -> SerialAsyncChain {
+        if let chain = chains[chat] { return chain }
+        let chain = SerialAsyncChain()
+        chains[chat] = chain
+        return chain
+    }
+
+    /// One attempt: send, wait at most 20 s, record the result.
+    private func attempt(_ entry: WorkspaceOutboxEntry) async -> Outcome {
+        let outcome = await send(entry)
+        var updated = entry
+        do {
+            switch outcome {
+            case .accepted:
+                updated.status = .accepted
+                updated.acceptedByDesktop = true
+                try await outbox.update(updated)
+            case .rejected:
+                try await outbox.complete(entry.operationId, in: entry.chat)
+            case .timedOut, .failed:
+                updated.status = .awaitingRetry
+                try await outbox.update(updated)
+            case .alreadyCompleted:
+                break
+            }
+        } catch WorkspaceOutboxError.operationCompleted {
+            return .alreadyCompleted
+        } catch {
+            return .failed(String(describing: error))
+        }
+        return outcome
+    }
+
+    private func send(_ entry: WorkspaceOutboxEntry) async -> Outcome {
+        let rpc = rpc
+        let clock = clock
+        do {
+            let receipt = try await withThrowingTaskGroup(of: WorkspaceSubmitReceipt?.self) { group in
+                group.addTask { try await rpc.codexChatSubmit(entry) }
+                group.addTask {
+                    try await clock.sleep(for: Self.receiptTimeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            switch receipt {
+            case .accepted?: return .accepted
+            case .rejected(let reason)?: return .rejected(reason: reason)
+            case nil: return .timedOut
+            }
+        } catch {
+            return .failed(String(describing: error))
+        }
+    }
+}

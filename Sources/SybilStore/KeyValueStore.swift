@@ -1,0 +1,77 @@
+import Synchronization
+
+/// Small values by key (preferences, the outbox copy). UserDefaults on Apple; on Linux
+/// ``FileKeyValueStore``. Not for secrets: tokens go to the secret store.
+public protocol KeyValueStore: Sendable {
+    /// The value for `key`, or `nil` when none is stored.
+    func data(forKey key: String) throws -> [UInt8]?
+    /// Stores `data` for `key`; when this returns, a crash keeps either the old or the new
+    /// value.
+    func set(_ data: [UInt8], forKey key: String) throws
+    /// Removes the value for `key`.
+    func removeValue(forKey key: String) throws
+}
+
+/// Keys are code constants; this checks their form (letters, digits, `.`, `_`, `-`; 1…200
+/// characters), so that each maps to one plain file name.
+public enum KeyValueStoreKey {
+    /// Whether `key` is a valid key.
+    public static func isValid(_ key: String) -> Bool {
+        !key.isEmpty && key.utf8.count <= 200 && !key.hasPrefix(".")
+            && key.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2E || byte == 0x5F || byte == 0x2D
+            }
+    }
+}
+
+/// One file per key in a directory (mode 0700), each replaced atomically (``AtomicFile``).
+public struct FileKeyValueStore: KeyValueStore {
+    /// Where the files live.
+    public let directory: String
+
+    /// A store in `directory`, created when missing.
+    public init(directory: String) throws {
+        try AtomicFile.createDirectory(directory)
+        self.directory = directory
+    }
+
+    /// The file that holds `key`.
+    public func path(forKey key: String) -> String {
+        precondition(KeyValueStoreKey.isValid(key), "invalid key-value store key \(key.debugDescription)")
+        return directory + "/" + key
+    }
+
+    public func data(forKey key: String) throws -> [UInt8]? {
+        try AtomicFile.read(path(forKey: key))
+    }
+
+    public func set(_ data: [UInt8], forKey key: String) throws {
+        try AtomicFile.write(data, to: path(forKey: key))
+    }
+
+    public func removeValue(forKey key: String) throws {
+        try AtomicFile.remove(path(forKey: key))
+    }
+}
+
+/// A store in memory, for tests and previews. It outlives the objects that use it, so a test
+/// can drop those objects (a simulated crash) and start new ones on the same data.
+public final class InMemoryKeyValueStore: KeyValueStore {
+    private let values = Mutex<[String: [UInt8]]>([:])
+
+    /// An empty store.
+    public init() {}
+
+    public func data(forKey key: String) throws -> [UInt8]? {
+        values.withLock { $0[key] }
+    }
+
+    public func set(_ data: [UInt8], forKey key: String) throws {
+        values.withLock { $0[key] = data }
+    }
+
+    public func removeValue(forKey key: String) throws {
+        _ = values.withLock { $0.removeValue(forKey: key) }
+    }
+}
