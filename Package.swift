@@ -20,7 +20,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        .systemLibrary(
+            name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .target(name: "SybilCore", exclude: ["README.md"]),
+        .target(
+            name: "SybilImaging",
+            dependencies: [
+                .target(name: "CPNG", condition: .when(platforms: [.linux])),
+                .target(name: "CJPEG", condition: .when(platforms: [.linux])),
+            ],
+            exclude: ["README.md"]),
         .target(name: "SybilWire", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(name: "SybilTimeline", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
         .target(
@@ -36,6 +47,7 @@ let package = Package(
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
         .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting"]),
+        .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire"], exclude: ["Golden"]),
     ],
