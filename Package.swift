@@ -35,7 +35,8 @@ let package = Package(
         .target(name: "SybilWire", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(name: "SybilTimeline", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
         .target(
-            name: "SybilClient", dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore"],
+            name: "SybilClient",
+            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilImaging"],
             exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
@@ -46,7 +47,7 @@ let package = Package(
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
-        .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting"]),
+        .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting", "SybilImaging"]),
         .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire"], exclude: ["Golden"]),

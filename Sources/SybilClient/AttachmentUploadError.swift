@@ -1,0 +1,39 @@
+/// Why an attachment could not be uploaded; each case says what the user can do.
+public enum AttachmentUploadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file is over the 1 GiB limit; nothing was sent.
+    case fileTooLarge(fileName: String, size: Int64, limit: Int64)
+    /// The file could not be read.
+    case unreadable(path: String, reason: String)
+    /// The desktop offered a chunk size that cannot be used.
+    case invalidChunkSize(Int)
+    /// A call to the desktop failed; retrying resumes from the first missing chunk.
+    case desktop(String)
+    /// The upload was cancelled.
+    case cancelled
+
+    /// One sentence for the user.
+    public var description: String {
+        switch self {
+        case .fileTooLarge(let name, let size, let limit):
+            "\(name) is \(Self.format(size)) (\(size) bytes); attachments may be at most \(Self.format(limit)) (\(limit) bytes)."
+        case .unreadable(let path, let reason): "Cannot read \(path): \(reason)."
+        case .invalidChunkSize(let size): "The desktop asked for chunks of \(size) bytes; it must be more than 0."
+        case .desktop(let reason): "The upload stopped (\(reason)); try again to resume it."
+        case .cancelled: "The upload was cancelled."
+        }
+    }
+
+    static func format(_ bytes: Int64) -> String {
+        let gib = Double(bytes) / Double(1 << 30)
+        if bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+        return String(Int((gib * 100).rounded(.down))).withDecimalPoint + " GiB"
+    }
+}
+
+extension String {
+    /// "123" → "1.23" (two decimals).
+    fileprivate var withDecimalPoint: String {
+        let padded = count < 3 ? String(repeating: "0", count: 3 - count) + self : self
+        return String(padded.dropLast(2)) + "." + String(padded.suffix(2))
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import SybilClient
+import Synchronization
+
+/// A desktop that receives chunked uploads: each call key runs at most once, chunks are
+/// decoded and appended, and it can fail a given chunk once (a dropped connection).
+final class FakeUploadDesktop: WorkspaceUploadRPC {
+    private struct State {
+        var calls: [String] = []
+        var requests: [AttachmentUploadRequest] = []
+        var received: [Int: [UInt8]] = [:]
+        var receivedBytes: Int64 = 0
+        var failChunkOnce: Int?
+        var chunkSize: Int
+        var keepBytes: Bool
+    }
+
+    private let state: Mutex<State>
+
+    /// `keepBytes`: false for large uploads, where only the count matters.
+    init(chunkSize: Int = 1 << 20, keepBytes: Bool = true) {
+        state = Mutex(State(chunkSize: chunkSize, keepBytes: keepBytes))
+    }
+
+    var calls: [String] { state.withLock { $0.calls } }
+    var requests: [AttachmentUploadRequest] { state.withLock { $0.requests } }
+    var receivedBytes: Int64 { state.withLock { $0.receivedBytes } }
+    /// The bytes received, chunks in index order.
+    var assembled: [UInt8] { state.withLock { state in state.received.keys.sorted().flatMap { state.received[$0]! } } }
+
+    func failChunk(_ index: Int) { state.withLock { $0.failChunkOnce = index } }
+
+    func beginUpload(callKey: String, _ request: AttachmentUploadRequest) async throws -> AttachmentUploadBegin {
+        state.withLock { state in
+            state.calls.append(callKey)
+            state.requests.append(request)
+            return AttachmentUploadBegin(
+                uploadId: "upl-1", chunkSize: state.chunkSize, receivedChunks: state.received.count)
+        }
+    }
+
+    func uploadChunk(callKey: String, uploadId: String, index: Int, base64: String) async throws {
+        let failed = state.withLock { state -> Bool in
+            state.calls.append(callKey)
+            if state.failChunkOnce == index {
+                state.failChunkOnce = nil
+                return true
+            }
+            return false
+        }
+        if failed { throw FakeDesktopError(description: "connection reset") }
+        guard let data = Data(base64Encoded: base64) else { throw FakeDesktopError(description: "bad base64") }
+        state.withLock { state in
+            if state.received[index] == nil { state.receivedBytes += Int64(data.count) }
+            state.received[index] = state.keepBytes ? [UInt8](data) : []
+        }
+    }
+
+    func finishUpload(callKey: String, uploadId: String, chunkCount: Int) async throws -> AttachmentUploadResult {
+        state.withLock { state in
+            state.calls.append(callKey)
+            return AttachmentUploadResult(uploadId: uploadId, size: state.receivedBytes)
+        }
+    }
+
+    func cancelUpload(callKey: String, uploadId: String) async throws {
+        state.withLock { $0.calls.append(callKey) }
+    }
+}
