@@ -43,7 +43,9 @@ let package = Package(
         .target(name: "SybilCLI", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
         .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
         .executableTarget(
-            name: "sybil-bench", dependencies: ["SybilCore", "SybilWire", "SybilTimeline"], exclude: ["README.md"]),
+            name: "sybil-bench",
+            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient"],
+            exclude: ["README.md"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),

@@ -19,79 +19,112 @@ public struct JSONWriter: Sendable {
 
     /// The JSON text of `value`.
     public func string(from value: JSONValue) -> String {
-        var output = ""
+        String(decoding: bytes(from: value), as: UTF8.self)
+    }
+
+    /// The JSON text of `value` as UTF-8 bytes (what storage and sockets want).
+    public func bytes(from value: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
         write(value, into: &output, indent: 0)
         return output
     }
 
     /// `text` as a JSON string literal, quotes included.
     public static func quoted(_ text: String) -> String {
-        var output = ""
+        var output: [UInt8] = []
         appendQuoted(text, to: &output)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
-    private func write(_ value: JSONValue, into output: inout String, indent: Int) {
+    private func write(_ value: JSONValue, into output: inout [UInt8], indent: Int) {
         switch value {
-        case .null: output += "null"
-        case .bool(let flag): output += flag ? "true" : "false"
-        case .number(let number): output += number.literal
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let number): output.append(contentsOf: number.literal.utf8)
         case .string(let text): Self.appendQuoted(text, to: &output)
         case .array(let elements):
             if elements.isEmpty {
-                output += "[]"
+                output.append(contentsOf: "[]".utf8)
                 return
             }
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
-                if position > 0 { output += "," }
+                if position > 0 { output.append(UInt8(ascii: ",")) }
                 newline(&output, indent: indent + 1)
                 write(element, into: &output, indent: indent + 1)
             }
             newline(&output, indent: indent)
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let object):
             if object.members.isEmpty {
-                output += "{}"
+                output.append(contentsOf: "{}".utf8)
                 return
             }
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (position, member) in object.members.enumerated() {
-                if position > 0 { output += "," }
+                if position > 0 { output.append(UInt8(ascii: ",")) }
                 newline(&output, indent: indent + 1)
                 Self.appendQuoted(member.key, to: &output)
-                output += style == .pretty ? ": " : ":"
+                output.append(UInt8(ascii: ":"))
+                if style == .pretty { output.append(UInt8(ascii: " ")) }
                 write(member.value, into: &output, indent: indent + 1)
             }
             newline(&output, indent: indent)
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
-    private func newline(_ output: inout String, indent: Int) {
+    private func newline(_ output: inout [UInt8], indent: Int) {
         guard style == .pretty else { return }
-        output += "\n"
-        output += String(repeating: "  ", count: indent)
+        output.append(0x0A)
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
     }
 
-    private static func appendQuoted(_ text: String, to output: inout String) {
-        output += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                output.unicodeScalars.append(scalar)
+    /// Appends `text` quoted: runs that need no escape are copied as they are; control
+    /// characters, quote, backslash, DEL, U+2028 and U+2029 are escaped.
+    private static func appendQuoted(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                let escape: [UInt8]?
+                var width = 1
+                switch byte {
+                case UInt8(ascii: "\""): escape = Array("\\\"".utf8)
+                case UInt8(ascii: "\\"): escape = Array("\\\\".utf8)
+                case 0x0A: escape = Array("\\n".utf8)
+                case 0x0D: escape = Array("\\r".utf8)
+                case 0x09: escape = Array("\\t".utf8)
+                case 0x08: escape = Array("\\b".utf8)
+                case 0x0C: escape = Array("\\f".utf8)
+                case 0x00...0x1F, 0x7F: escape = unicodeEscape(UInt32(byte))
+                case 0xE2
+                where index + 2 < bytes.count && bytes[index + 1] == 0x80
+                    && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                    escape = unicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029)
+                    width = 3
+                default: escape = nil
+                }
+                if let escape {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                    output.append(contentsOf: escape)
+                    index += width
+                    runStart = index
+                } else {
+                    index += 1
+                }
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static func unicodeEscape(_ value: UInt32) -> [UInt8] {
+        let hex = String(value, radix: 16)
+        return Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
     }
 }

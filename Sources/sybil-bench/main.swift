@@ -1,7 +1,10 @@
 import Foundation
+import SybilClient
 import SybilCore
+import SybilStore
 import SybilTimeline
 import SybilWire
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -265,6 +268,168 @@ func benchmarkSnapshotApply() {
     print("snapshot apply 100k/10k time ratio: \(format(fastest[1] / fastest[0])) (goal <= 12, linear is 10)")
 }
 
+// MARK: Uploads and the outbox
+
+/// A desktop in the same process that takes chunks and only counts them.
+final class CountingUploadDesktop: WorkspaceUploadRPC {
+    let chunkSize = 1 << 20
+    private let counted = Mutex<Int64>(0)
+    var base64Bytes: Int64 { counted.withLock { $0 } }
+
+    func beginUpload(callKey: String, _ request: AttachmentUploadRequest) async throws -> AttachmentUploadBegin {
+        AttachmentUploadBegin(uploadId: "bench", chunkSize: chunkSize)
+    }
+
+    func uploadChunk(callKey: String, uploadId: String, index: Int, base64: String) async throws {
+        counted.withLock { $0 += Int64(base64.utf8.count) }
+    }
+
+    func finishUpload(callKey: String, uploadId: String, chunkCount: Int) async throws -> AttachmentUploadResult {
+        AttachmentUploadResult(uploadId: uploadId, size: 0)
+    }
+
+    func cancelUpload(callKey: String, uploadId: String) async throws {}
+}
+
+/// Peak resident memory (VmHWM) in bytes; `resetPeakMemory()` starts a new peak.
+func peakResidentBytes() -> Int64 {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kib = Int64(line.split(separator: " ").dropFirst().first ?? "")
+    else { return -1 }
+    return kib * 1024
+}
+
+func resetPeakMemory() {
+    // Writing 5 to clear_refs resets VmHWM to the current resident size (Linux ≥ 4.0).
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+}
+
+/// Writes `size` bytes of varied content to `path`, 1 MiB at a time.
+func writeTestFile(_ path: String, size: Int) throws {
+    FileManager.default.createFile(atPath: path, contents: nil)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    var block = [UInt8](repeating: 0, count: 1 << 20)
+    let random = SeededRandomSource(seed: 11)
+    for index in block.indices { block[index] = UInt8(truncatingIfNeeded: random.nextUInt64()) }
+    for _ in 0..<(size >> 20) { try handle.write(contentsOf: block) }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
+
+func benchmarkUpload() async {
+    let size = 1 << 30
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-bench-upload").path
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = directory + "/one-gib.bin"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    do { try writeTestFile(path, size: size) } catch {
+        print("upload: cannot write the test file: \(error)")
+        return
+    }
+    let chat = WorkspaceChatKey(desktopId: "bench", projectId: "bench", sessionId: "bench")
+    let file = AttachmentUploader.File(path: path, fileName: "one-gib.bin", mimeType: "application/octet-stream")
+    var uploadSeconds = Double.infinity
+    var peak: Int64 = 0
+    for _ in 0..<max(1, min(repetitions, 3)) {
+        let desktop = CountingUploadDesktop()
+        let uploader = AttachmentUploader(rpc: desktop, stagingDirectory: directory)
+        resetPeakMemory()
+        let start = clock.now
+        do { _ = try await uploader.upload(file, to: chat) } catch {
+            print("upload: failed: \(error)")
+            return
+        }
+        uploadSeconds = min(uploadSeconds, seconds(start.duration(to: clock.now)))
+        peak = max(peak, peakResidentBytes())
+        // Each 1 MiB chunk is encoded on its own (with its own padding).
+        precondition(desktop.base64Bytes == Int64(size >> 20) * Int64(((1 << 20) + 2) / 3 * 4), "every byte was sent")
+    }
+    var base64Seconds = Double.infinity
+    for _ in 0..<max(1, min(repetitions, 3)) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/base64")
+        process.arguments = [path]
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        let start = clock.now
+        do {
+            try process.run()
+            process.waitUntilExit()
+        } catch {
+            print("upload: cannot run base64: \(error)")
+            return
+        }
+        base64Seconds = min(base64Seconds, seconds(start.duration(to: clock.now)))
+    }
+    let mib = Double(size) / 1_048_576
+    print(
+        "upload 1 GiB through an in-process desktop: \(format(mib / uploadSeconds, 0)) MiB/s, "
+            + "coreutils base64 \(format(mib / base64Seconds, 0)) MiB/s, "
+            + "ratio \(format(base64Seconds / uploadSeconds * 100, 1)) % (goal >= 50 %); "
+            + "peak resident memory \(format(Double(peak) / 1_048_576, 1)) MiB (goal <= 64)")
+}
+
+func benchmarkOutboxEnqueue() async {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-bench-outbox").path
+    try? FileManager.default.removeItem(atPath: directory)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    do {
+        let store = try FileKeyValueStore(directory: directory + "/kv")
+        let outbox = try WorkspaceOutbox(store: store)
+        let chat = WorkspaceChatKey(desktopId: "bench", projectId: "bench", sessionId: "bench")
+        let count = 50
+        var enqueueTotal = 0.0
+        for index in 0..<count {
+            let entry = WorkspaceOutboxEntry(
+                chat: chat, operationId: "op-\(index)",
+                mutation: .init(mutationId: "m-\(index)", text: "Nachricht \(index)"),
+                mode: .send, createdAt: Int64(index))
+            let start = clock.now
+            try await outbox.enqueue(entry)
+            enqueueTotal += seconds(start.duration(to: clock.now))
+        }
+        // Baseline: write + fsync of a file of the same size as the stored outbox, same disk.
+        let bytes = try store.data(forKey: WorkspaceOutbox.storageKey) ?? []
+        let rawPath = directory + "/raw"
+        var rawTotal = 0.0
+        for _ in 0..<count {
+            let start = clock.now
+            let descriptor = open(rawPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            fsync(descriptor)
+            close(descriptor)
+            rawTotal += seconds(start.duration(to: clock.now))
+        }
+        // The same store write alone, outside the actor, to separate I/O from the rest.
+        var setTotal = 0.0
+        for _ in 0..<count {
+            let start = clock.now
+            try store.set(bytes, forKey: "bench-copy")
+            setTotal += seconds(start.duration(to: clock.now))
+        }
+        let parsed = try JSONReader().parse(bytes)
+        var encodeTotal = 0.0
+        for _ in 0..<count {
+            let start = clock.now
+            blackHole(Array(JSONWriter().string(from: parsed).utf8))
+            encodeTotal += seconds(start.duration(to: clock.now))
+        }
+        print(
+            "  (key-value store set alone: \(format(setTotal / Double(count) * 1e6, 0)) µs mean; "
+                + "encoding the last document: \(format(encodeTotal / Double(count) * 1e6, 0)) µs)")
+        let enqueue = enqueueTotal / Double(count) * 1e6
+        let raw = rawTotal / Double(count) * 1e6
+        print(
+            "outbox enqueue (\(count) entries, last document \(bytes.count) B): \(format(enqueue, 0)) µs mean, "
+                + "raw write+fsync \(format(raw, 0)) µs mean, ratio \(format(enqueue / raw)) x (goal <= 2)")
+    } catch {
+        print("outbox: failed: \(error)")
+    }
+}
+
 // MARK: Run
 
 let selected = Set(CommandLine.arguments.dropFirst())
@@ -286,4 +451,10 @@ if wants("envelope") {
 }
 if wants("snapshot") {
     benchmarkSnapshotApply()
+}
+if wants("outbox") {
+    await benchmarkOutboxEnqueue()
+}
+if wants("upload") {
+    await benchmarkUpload()
 }
