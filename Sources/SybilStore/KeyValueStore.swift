@@ -36,6 +36,11 @@ public struct FileKeyValueStore: KeyValueStore {
         self.directory = directory
     }
 
+    /// The store in Sybil's XDG data directory (`$XDG_DATA_HOME/sybil/preferences`).
+    public static func standard(environment: [String: String]) throws -> FileKeyValueStore {
+        try FileKeyValueStore(directory: XDGDirectories(environment: environment).sybilData + "/preferences")
+    }
+
     /// The file that holds `key`.
     public func path(forKey key: String) -> String {
         precondition(KeyValueStoreKey.isValid(key), "invalid key-value store key \(key.debugDescription)")

@@ -76,6 +76,15 @@ struct AtomicFileTests {
         }
     }
 
+    @Test func theStandardStoreLivesInTheXDGDataHome() throws {
+        try withDirectory { directory in
+            let store = try FileKeyValueStore.standard(environment: ["HOME": "/unused", "XDG_DATA_HOME": directory])
+            #expect(store.directory == directory + "/sybil/preferences")
+            try store.set([1], forKey: "k")
+            #expect(FileManager.default.fileExists(atPath: directory + "/sybil/preferences/k"))
+        }
+    }
+
     @Test func keysAreCheckedForm() {
         #expect(KeyValueStoreKey.isValid("workspace-chat-local-outbox-v2"))
         #expect(KeyValueStoreKey.isValid("a.b_c-1"))
