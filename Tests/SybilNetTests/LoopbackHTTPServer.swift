@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A minimal HTTP server on 127.0.0.1 for transport tests: it accepts connections one at a
+/// time on a background thread, reads the request head (and a Content-Length body), and
+/// hands both to the test's responder, which writes raw bytes.
+final class LoopbackHTTPServer: Sendable {
+    struct Request: Sendable {
+        var head: String
+        var body: [UInt8]
+        var requestLine: String { String(head.split(separator: "\r\n").first ?? "") }
+        func header(_ name: String) -> String? {
+            for line in head.split(separator: "\r\n").dropFirst() {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            return nil
+        }
+    }
+
+    final class Connection: Sendable {
+        let descriptor: Int32
+        init(descriptor: Int32) { self.descriptor = descriptor }
+        func write(_ text: String) { write(Array(text.utf8)) }
+        func write(_ bytes: [UInt8]) {
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes[offset...].withUnsafeBytes {
+                    send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                if sent <= 0 { return }
+                offset += sent
+            }
+        }
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private final class RequestLog: Sendable {
+        let requests = Mutex<[Request]>([])
+    }
+
+    private let log = RequestLog()
+
+    /// Starts serving; `respond` runs for each request on the server thread, and the
+    /// connection closes when it returns.
+    init(respond: @escaping @Sendable (Request, Connection) -> Void) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        listener = descriptor
+        let log = log
+        Thread.detachNewThread {
+            while true {
+                let client = accept(descriptor, nil, nil)
+                if client < 0 { return }
+                if let request = Self.readRequest(client) {
+                    log.requests.withLock { $0.append(request) }
+                    respond(request, Connection(descriptor: client))
+                }
+                close(client)
+            }
+        }
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var received: [Request] { log.requests.withLock { $0 } }
+
+    private static func readRequest(_ descriptor: Int32) -> Request? {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
+                let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                var body = Array(buffer[end.upperBound...])
+                let request = Request(head: head, body: [])
+                let length = Int(request.header("Content-Length") ?? "0") ?? 0
+                while body.count < length {
+                    let count = recv(descriptor, &chunk, chunk.count, 0)
+                    if count <= 0 { break }
+                    body.append(contentsOf: chunk[0..<count])
+                }
+                return Request(head: head, body: body)
+            }
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count <= 0 { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import SybilNet
+import SybilTesting
+import SybilWire
+import Testing
+
+@Suite("SSE chat transport")
+struct SSEChatTransportTests {
+    let request = HTTPRequest(method: "POST", url: URL(string: "https://h/v1/chat/completions")!)
+
+    private func collect(
+        _ transport: SSEChatTransport<ManualClock>
+    ) async -> (text: String, error: (any Error)?) {
+        var text = ""
+        do {
+            for try await chunk in transport.chunks(for: request) { text += chunk.content }
+            return (text, nil)
+        } catch {
+            return (text, error)
+        }
+    }
+
+    @Test func deltasUntilDoneAreTheNormalEnd() async {
+        let http = StubHTTPClient()
+        http.respond(
+            status: 200, headers: sseHeaders,
+            body: ": keep-alive\n\n" + chunkEvent("Hal") + chunkEvent("lo") + "data: [DONE]\n\n")
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        #expect(result.text == "Hallo")
+        #expect(result.error == nil)
+    }
+
+    @Test(
+        "each status maps to its own error with the server's body and Retry-After",
+        arguments: [
+            (400, ChatStreamError.badRequest(APIErrorBody(message: "bad", code: "x"))),
+            (401, .unauthorized(APIErrorBody(message: "bad", code: "x"))),
+            (404, .notFound(APIErrorBody(message: "bad", code: "x"))),
+            (500, .serverError(status: 500, body: APIErrorBody(message: "bad", code: "x"), retryAfter: .seconds(3))),
+            (503, .serverError(status: 503, body: APIErrorBody(message: "bad", code: "x"), retryAfter: .seconds(3))),
+            (
+                429,
+                .unexpectedStatus(status: 429, body: APIErrorBody(message: "bad", code: "x"), retryAfter: .seconds(3))
+            ),
+            (
+                302,
+                .unexpectedStatus(status: 302, body: APIErrorBody(message: "bad", code: "x"), retryAfter: .seconds(3))
+            ),
+        ])
+    func statusMapping(status: Int, expected: ChatStreamError) async {
+        let http = StubHTTPClient()
+        http.respond(
+            status: status, headers: [("Content-Type", "application/json"), ("Retry-After", "3")],
+            body: #"{"error":{"message":"bad","code":"x"}}"#)
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        #expect(result.error as? ChatStreamError == expected)
+    }
+
+    @Test func anUnreadableErrorBodyStillMapsTheStatus() async {
+        let http = StubHTTPClient()
+        http.respond(status: 502, body: "<html>bad gateway</html>")
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        #expect(result.error as? ChatStreamError == .serverError(status: 502, body: nil, retryAfter: nil))
+    }
+
+    @Test func a200ThatIsNotAnEventStreamFails() async {
+        let http = StubHTTPClient()
+        http.respond(status: 200, headers: [("Content-Type", "application/json")], body: "{}")
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        #expect(result.error as? ChatStreamError == .wrongContentType("application/json"))
+    }
+
+    @Test func anErrorFrameInside200IsAFailure() async {
+        let http = StubHTTPClient()
+        http.respond(
+            status: 200, headers: sseHeaders,
+            body: chunkEvent("Ein")
+                + "event: error\ndata: {\"error\":{\"message\":\"upstream timeout\",\"code\":\"upstream_timeout\"}}\n\n"
+        )
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        #expect(result.text == "Ein")
+        #expect(
+            result.error as? ChatStreamError
+                == .errorFrame(APIErrorBody(message: "upstream timeout", code: "upstream_timeout")))
+        let plain = StubHTTPClient()
+        plain.respond(status: 200, headers: sseHeaders, body: "data: {\"error\":{\"message\":\"quota\"}}\n\n")
+        let second = await collect(SSEChatTransport(http: plain, clock: ManualClock()))
+        #expect(second.error as? ChatStreamError == .errorFrame(APIErrorBody(message: "quota")))
+    }
+
+    @Test func aStreamThatEndsWithoutDoneIsInterrupted() async {
+        let http = StubHTTPClient()
+        http.respond(status: 200, headers: sseHeaders, body: chunkEvent("Hal"))
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        #expect(result.text == "Hal")
+        #expect(result.error as? ChatStreamError == .interrupted)
+    }
+
+    @Test func aMalformedChunkFails() async {
+        let http = StubHTTPClient()
+        http.respond(status: 200, headers: sseHeaders, body: "data: {\"id\":1}\n\n")
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        guard case .malformedChunk? = result.error as? ChatStreamError else {
+            Issue.record("expected malformedChunk, got \(String(describing: result.error))")
+            return
+        }
+    }
+
+    @Test func aConnectionLostMidStreamIsATransportError() async {
+        let http = StubHTTPClient()
+        let feed = http.body(http.respond(status: 200, headers: sseHeaders))
+        feed.yield(Array(chunkEvent("Hal").utf8))
+        feed.finish(throwing: URLError(.networkConnectionLost))
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        #expect(result.text == "Hal")
+        guard case .transport? = result.error as? ChatStreamError else {
+            Issue.record("expected transport, got \(String(describing: result.error))")
+            return
+        }
+    }
+
+    @Test func aSilentStreamStallsAfterTheTimeoutMeasuredFromTheLastBytes() async {
+        let http = StubHTTPClient()
+        let clock = ManualClock()
+        let feed = http.body(http.respond(status: 200, headers: sseHeaders))
+        let transport = SSEChatTransport(http: http, clock: clock, stallTimeout: .seconds(30))
+        let consumer = Task { await collect(transport) }
+        #expect(await clock.waitForSleepers(count: 1))
+        clock.advance(by: .seconds(20))
+        feed.yield(Array(": heartbeat\n\n".utf8))  // activity moves the deadline to 50 s
+        for _ in 0..<200 { await Task.yield() }
+        clock.advance(by: .seconds(29))  // 49 s: 29 s after the heartbeat
+        for _ in 0..<200 { await Task.yield() }
+        #expect(http.cancelledRequests.isEmpty, "not stalled 1 s before the deadline")
+        clock.advance(by: .seconds(1))
+        let result = await consumer.value
+        #expect(result.error as? ChatStreamError == .stalled(after: .seconds(30)))
+        #expect(http.cancelledRequests == [0], "the request was cancelled")
+    }
+
+    @Test func cancellingTheConsumerCancelsTheRequest() async {
+        let http = StubHTTPClient()
+        let feed = http.body(http.respond(status: 200, headers: sseHeaders))
+        feed.yield(Array(chunkEvent("a").utf8))
+        let transport = SSEChatTransport(http: http, clock: ManualClock())
+        let consumer = Task {
+            var count = 0
+            for try await _ in transport.chunks(for: request) { count += 1 }
+            return count
+        }
+        for _ in 0..<500 where http.requests.isEmpty { await Task.yield() }
+        consumer.cancel()
+        _ = try? await consumer.value
+        for _ in 0..<500 where http.cancelledRequests.isEmpty { await Task.yield() }
+        #expect(http.cancelledRequests == [0])
+    }
+
+    @Test func retryAfterParsesSecondsOnly() {
+        #expect(ChatStreamError.parseRetryAfter("0") == .zero)
+        #expect(ChatStreamError.parseRetryAfter(" 12 ") == .seconds(12))
+        #expect(ChatStreamError.parseRetryAfter("-1") == nil)
+        #expect(ChatStreamError.parseRetryAfter("Wed, 21 Oct 2026 07:28:00 GMT") == nil)
+        #expect(ChatStreamError.parseRetryAfter(nil) == nil)
+    }
+}
