@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "SybilTimeline", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
         .target(
             name: "SybilClient",
-            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilImaging"],
+            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilImaging", "SybilNet"],
             exclude: ["README.md"]),
         .target(name: "SybilNet", dependencies: ["SybilCore", "SybilWire", "SybilStore"], exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),

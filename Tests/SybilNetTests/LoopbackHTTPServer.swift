@@ -74,7 +74,12 @@ final class LoopbackHTTPServer: Sendable {
         Thread.detachNewThread {
             while true {
                 let client = accept(descriptor, nil, nil)
-                if client < 0 { return }
+                if client < 0 {
+                    // Shut down by deinit: only this thread closes the descriptor, so its number
+                    // cannot be reused by another test's socket while this loop still uses it.
+                    close(descriptor)
+                    return
+                }
                 if let request = Self.readRequest(client) {
                     log.requests.withLock { $0.append(request) }
                     respond(request, Connection(descriptor: client))
@@ -86,7 +91,6 @@ final class LoopbackHTTPServer: Sendable {
 
     deinit {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
