@@ -25,6 +25,8 @@ let package = Package(
             name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
             name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "SybilCore", exclude: ["README.md"]),
         .target(
             name: "SybilImaging",
@@ -39,7 +41,13 @@ let package = Package(
             name: "SybilClient",
             dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilImaging", "SybilNet"],
             exclude: ["README.md"]),
-        .target(name: "SybilNet", dependencies: ["SybilCore", "SybilWire", "SybilStore"], exclude: ["README.md"]),
+        .target(
+            name: "SybilNet",
+            dependencies: [
+                "SybilCore", "SybilWire", "SybilStore",
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+            ],
+            exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(name: "SybilCLI", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),

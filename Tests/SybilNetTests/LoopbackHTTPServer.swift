@@ -28,6 +28,12 @@ final class LoopbackHTTPServer: Sendable {
         let descriptor: Int32
         init(descriptor: Int32) { self.descriptor = descriptor }
         func write(_ text: String) { write(Array(text.utf8)) }
+        /// Up to `maximum` bytes, blocking; empty at the end of the stream.
+        func read(maximum: Int = 65_536) -> [UInt8] {
+            var buffer = [UInt8](repeating: 0, count: maximum)
+            let count = recv(descriptor, &buffer, maximum, 0)
+            return count > 0 ? Array(buffer[0..<count]) : []
+        }
         func write(_ bytes: [UInt8]) {
             var offset = 0
             while offset < bytes.count {

@@ -1,0 +1,279 @@
+#if canImport(Glibc) && canImport(COpenSSL)
+    import COpenSSL
+    import Foundation
+    import Glibc
+    import Synchronization
+
+    /// A TCP connection, optionally TLS (OpenSSL, with certificate and host-name checks), run
+    /// by one I/O thread that polls the socket and a wake pipe: received bytes go to
+    /// ``inbound``; ``write(_:)`` queues bytes and wakes the thread. One thread does all reads
+    /// and writes, so an OpenSSL session is never used from two threads at once.
+    final class SocketConnection: Sendable {
+        /// Received bytes; ends when the peer closes, throws when the connection fails.
+        let inbound: AsyncThrowingStream<[UInt8], any Error>
+
+        private let descriptor: Int32
+        private let wake: (read: Int32, write: Int32)
+        private let tls: TLSSession?
+        private let state = Mutex(State())
+        private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+
+        private struct State {
+            var outbound: [UInt8] = []
+            var closing = false
+            /// The I/O thread ended and closed the descriptors: nothing may touch them again
+            /// (their numbers may already belong to other files).
+            var finished = false
+        }
+
+        private init(descriptor: Int32, tls: TLSSession?) throws(SocketError) {
+            var pipeEnds: [Int32] = [0, 0]
+            guard pipe(&pipeEnds) == 0 else { throw SocketError("cannot create a wake pipe", errno) }
+            self.descriptor = descriptor
+            self.tls = tls
+            wake = (pipeEnds[0], pipeEnds[1])
+            (inbound, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(wake.read, F_SETFL, fcntl(wake.read, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(wake.write, F_SETFL, fcntl(wake.write, F_GETFL) | O_NONBLOCK)
+        }
+
+        /// Connects to `host:port` (TLS when `tls`), on a thread of its own so no task blocks.
+        static func connect(host: String, port: Int, tls: Bool) async throws -> SocketConnection {
+            try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread {
+                    do {
+                        let descriptor = try openTCP(host: host, port: port)
+                        var session: TLSSession?
+                        do {
+                            if tls { session = try TLSSession(descriptor: descriptor, host: host) }
+                        } catch {
+                            close(descriptor)
+                            throw error
+                        }
+                        let connection = try SocketConnection(descriptor: descriptor, tls: session)
+                        connection.start()
+                        continuation.resume(returning: connection)
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+                thread.start()
+            }
+        }
+
+        /// Queues `bytes` for sending.
+        func write(_ bytes: [UInt8]) {
+            state.withLock { $0.outbound.append(contentsOf: bytes) }
+            signal()
+        }
+
+        /// Sends what is queued, then closes.
+        func shutdown() {
+            state.withLock { $0.closing = true }
+            signal()
+        }
+
+        /// Wakes the I/O thread. Under the state lock, so that it never writes to a descriptor
+        /// the thread has closed (a full pipe means a wake-up is already pending).
+        private func signal() {
+            state.withLock { state in
+                guard !state.finished else { return }
+                var byte: UInt8 = 1
+                _ = Glibc.write(wake.write, &byte, 1)
+            }
+        }
+
+        private func start() {
+            let thread = Thread { [self] in run() }
+            thread.start()
+        }
+
+        private func run() {
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            var pending: [UInt8] = []
+            var failure: (any Error)?
+            loop: while true {
+                let (queued, closing) = state.withLock { state -> ([UInt8], Bool) in
+                    defer { state.outbound.removeAll(keepingCapacity: true) }
+                    return (state.outbound, state.closing)
+                }
+                pending.append(contentsOf: queued)
+                if closing && pending.isEmpty { break }
+                var fds = [
+                    pollfd(fd: descriptor, events: Int16(POLLIN) | (pending.isEmpty ? 0 : Int16(POLLOUT)), revents: 0),
+                    pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+                ]
+                let ready = poll(&fds, 2, -1)
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    failure = SocketError("poll failed", errno)
+                    break
+                }
+                if fds[1].revents != 0 {
+                    var drain = [UInt8](repeating: 0, count: 64)
+                    while Glibc.read(wake.read, &drain, drain.count) > 0 {}
+                }
+                if fds[0].revents & Int16(POLLOUT) != 0, !pending.isEmpty {
+                    do {
+                        let sent = try send(pending)
+                        pending.removeFirst(sent)
+                    } catch {
+                        failure = error
+                        break
+                    }
+                }
+                if fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+                    while true {
+                        let result: Int
+                        do {
+                            result = try receive(into: &buffer)
+                        } catch {
+                            failure = error
+                            break loop
+                        }
+                        if result == 0 { break loop }  // peer closed
+                        if result < 0 { break }  // would block
+                        continuation.yield(Array(buffer[0..<result]))
+                    }
+                }
+            }
+            if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
+            state.withLock { state in
+                state.finished = true
+                tls?.close()
+                Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+                Glibc.close(descriptor)
+                Glibc.close(wake.read)
+                Glibc.close(wake.write)
+            }
+        }
+
+        /// Bytes sent (0 when the socket would block).
+        private func send(_ bytes: [UInt8]) throws -> Int {
+            if let tls { return try tls.write(bytes) }
+            let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
+                throw SocketError("send failed", errno)
+            }
+            return sent
+        }
+
+        /// Bytes received, 0 at the end of the stream, -1 when nothing is available now.
+        private func receive(into buffer: inout [UInt8]) throws -> Int {
+            if let tls { return try tls.read(into: &buffer) }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return -1 }
+                throw SocketError("receive failed", errno)
+            }
+            return count
+        }
+
+        private static func openTCP(host: String, port: Int) throws -> Int32 {
+            var hints = addrinfo()
+            hints.ai_family = AF_UNSPEC
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            var list: UnsafeMutablePointer<addrinfo>?
+            let status = getaddrinfo(host, String(port), &hints, &list)
+            guard status == 0, let first = list else {
+                throw SocketError("cannot resolve \(host): \(String(cString: gai_strerror(status)))", 0)
+            }
+            defer { freeaddrinfo(list) }
+            var lastError: Int32 = 0
+            var entry: UnsafeMutablePointer<addrinfo>? = first
+            while let current = entry {
+                let descriptor = socket(
+                    current.pointee.ai_family, current.pointee.ai_socktype, current.pointee.ai_protocol)
+                if descriptor >= 0 {
+                    if Glibc.connect(descriptor, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 {
+                        var yes: Int32 = 1
+                        setsockopt(
+                            descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+                        return descriptor
+                    }
+                    lastError = errno
+                    Glibc.close(descriptor)
+                }
+                entry = current.pointee.ai_next
+            }
+            throw SocketError("cannot connect to \(host):\(port)", lastError)
+        }
+    }
+
+    /// A TLS client session over a connected socket.
+    final class TLSSession: Sendable {
+        // OpenSSL handles are used only by the connection's single I/O thread (and by the
+        // thread that set them up before handing them over), so plain storage is safe.
+        nonisolated(unsafe) private let context: OpaquePointer
+        nonisolated(unsafe) private let ssl: OpaquePointer
+
+        init(descriptor: Int32, host: String) throws {
+            guard let context = SSL_CTX_new(TLS_client_method()) else {
+                throw SocketError.tls("cannot create a TLS context")
+            }
+            _ = sybil_ssl_ctx_set_min_tls12(context)
+            SSL_CTX_set_default_verify_paths(context)
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+            guard let ssl = SSL_new(context) else {
+                SSL_CTX_free(context)
+                throw SocketError.tls("cannot create a TLS session")
+            }
+            self.context = context
+            self.ssl = ssl
+            _ = sybil_ssl_set_host_name(ssl, host)
+            SSL_set1_host(ssl, host)
+            SSL_set_fd(ssl, descriptor)
+            guard SSL_connect(ssl) == 1 else {
+                let reason = SocketError.openSSLReason()
+                let verify = SSL_get_verify_result(ssl)
+                close()
+                let detail = verify == X509_V_OK ? reason : String(cString: X509_verify_cert_error_string(verify))
+                throw SocketError.tls("TLS handshake with \(host) failed: \(detail)")
+            }
+        }
+
+        func write(_ bytes: [UInt8]) throws -> Int {
+            let written = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+            if written > 0 { return Int(written) }
+            switch SSL_get_error(ssl, written) {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return 0
+            default: throw SocketError.tls("TLS write failed: \(SocketError.openSSLReason())")
+            }
+        }
+
+        func read(into buffer: inout [UInt8]) throws -> Int {
+            let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if count > 0 { return Int(count) }
+            switch SSL_get_error(ssl, count) {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return -1
+            case SSL_ERROR_ZERO_RETURN: return 0
+            default: throw SocketError.tls("TLS read failed: \(SocketError.openSSLReason())")
+            }
+        }
+
+        func close() {
+            SSL_shutdown(ssl)
+            SSL_free(ssl)
+            SSL_CTX_free(context)
+        }
+    }
+
+    /// A socket or TLS failure, with the system's reason.
+    struct SocketError: Error, Sendable, CustomStringConvertible {
+        var description: String
+
+        init(_ action: String, _ code: Int32) {
+            description = code == 0 ? action : "\(action): \(String(cString: strerror(code)))"
+        }
+
+        static func tls(_ message: String) -> SocketError { SocketError(message, 0) }
+
+        static func openSSLReason() -> String {
+            var buffer = [CChar](repeating: 0, count: 256)
+            sybil_ssl_error_string(&buffer, buffer.count)
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+    }
+#endif
