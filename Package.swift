@@ -50,7 +50,7 @@ let package = Package(
             exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
-        .target(name: "SybilCLI", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
+        .target(name: "SybilCLI", dependencies: ["SybilCore", "SybilWire", "SybilNet"], exclude: ["README.md"]),
         .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
         .executableTarget(
             name: "sybil-bench",
@@ -63,7 +63,9 @@ let package = Package(
         .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"]),
         .testTarget(name: "SybilNetTests", dependencies: ["SybilNet", "SybilTesting"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
-        .testTarget(name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire"], exclude: ["Golden"]),
+        .testTarget(
+            name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire", "SybilNet", "SybilTesting"],
+            exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

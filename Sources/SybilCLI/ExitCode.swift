@@ -8,4 +8,8 @@ public enum ExitCode: Int32, Sendable {
     case invalidData = 65
     /// An input file could not be read (EX_NOINPUT).
     case noInput = 66
+    /// A service could not be reached (sysexits EX_UNAVAILABLE).
+    case unavailable = 69
+    /// The peer broke the protocol (sysexits EX_PROTOCOL).
+    case protocolError = 76
 }

@@ -9,13 +9,15 @@ enum HelpText {
         COMMANDS:
           debug envelope [FILE]   Check a workspace chat load envelope and print it normalised.
           debug sse [FILE]        Parse a text/event-stream and print each event as JSON.
+          debug ws-echo URL       Echo every WebSocket message a server sends back to it.
 
         OPTIONS:
           -h, --help              Show this help, or a command's help after its name.
           --version               Print the version.
 
         EXIT STATUS:
-          0 success, 64 usage error, 65 invalid input data, 66 input not readable.
+          0 success, 64 usage error, 65 invalid input data, 66 input not readable,
+          69 server unreachable, 76 protocol error.
 
         """
 
@@ -27,8 +29,9 @@ enum HelpText {
         SUBCOMMANDS:
           envelope [FILE]         Check a workspace chat load envelope and print it normalised.
           sse [FILE]              Parse a text/event-stream and print each event as JSON.
+          ws-echo URL             Echo every WebSocket message a server sends back to it.
 
-        Each subcommand reads FILE, or standard input when FILE is missing or '-'.
+        envelope and sse read FILE, or standard input when FILE is missing or '-'.
 
         """
 
@@ -69,6 +72,30 @@ enum HelpText {
           --chunk-bytes N         Feed the parser N bytes at a time (1 to 16777216), to check
                                   that events split across chunks parse the same.
           -h, --help              Show this help.
+
+        """
+
+    static let debugWebSocketEcho = """
+        OVERVIEW: Echo every WebSocket message a server sends back to it.
+
+        USAGE: sybil debug ws-echo [--max-message BYTES] URL
+
+        Connects to URL (ws: or wss:) with Sybil's WebSocket client and sends every text and
+        binary message back unchanged, answering pings, until the server closes the connection.
+        This is how an external conformance suite drives the client. Prints one line per
+        message received on standard error.
+
+        ARGUMENTS:
+          URL                     The ws: or wss: URL to connect to.
+
+        OPTIONS:
+          --max-message BYTES     The largest message accepted (1 to 1073741824; default
+                                  16777216); a bigger one closes the connection with 1009.
+          -h, --help              Show this help.
+
+        EXIT STATUS:
+          0 when the server closed the connection, 64 usage error, 69 the server could not be
+          reached or refused the handshake, 76 the server broke the protocol.
 
         """
 }

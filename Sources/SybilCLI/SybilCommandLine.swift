@@ -8,16 +8,16 @@ public enum SybilCommandLine {
     public static let version = "0.1.0"
 
     /// Runs `sybil` with `arguments` (without the program name).
-    public static func run(_ arguments: [String], io: CommandIO) -> Int32 {
+    public static func run(_ arguments: [String], io: CommandIO) async -> Int32 {
         do {
-            return try dispatch(arguments, io: io).rawValue
+            return try await dispatch(arguments, io: io).rawValue
         } catch {
             io.writeError(error.text)
             return ExitCode.usage.rawValue
         }
     }
 
-    private static func dispatch(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
+    private static func dispatch(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let first = arguments.first else {
             io.writeOutput(HelpText.sybil)
             return .success
@@ -31,13 +31,13 @@ public enum SybilCommandLine {
             io.writeOutput("sybil \(version)\n")
             return .success
         case "debug":
-            return try debug(rest, io: io)
+            return try await debug(rest, io: io)
         default:
             throw UsageError(command: "sybil", message: "unknown command '\(first)'")
         }
     }
 
-    private static func debug(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
+    private static func debug(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let first = arguments.first else {
             io.writeOutput(HelpText.debug)
             return .success
@@ -51,6 +51,8 @@ public enum SybilCommandLine {
             return try DebugEnvelopeCommand.run(rest, io: io)
         case "sse":
             return try DebugSSECommand.run(rest, io: io)
+        case "ws-echo":
+            return try await DebugWebSocketEchoCommand.run(rest, io: io)
         default:
             throw UsageError(command: "sybil debug", message: "unknown subcommand '\(first)'")
         }

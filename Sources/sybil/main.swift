@@ -6,4 +6,4 @@ import SybilCLI
     import Darwin
 #endif
 
-exit(SybilCommandLine.run(Array(CommandLine.arguments.dropFirst()), io: .live))
+exit(await SybilCommandLine.run(Array(CommandLine.arguments.dropFirst()), io: .live))

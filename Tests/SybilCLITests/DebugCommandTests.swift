@@ -10,9 +10,9 @@ struct DebugEnvelopeCommandTests {
          "liveOverlay":{"revision":0,"settlementEpoch":1,"blocks":[]},"activeRun":null,"runtime":null}
         """
 
-    @Test func validEnvelopePrintsNormalisedJSON() throws {
+    @Test func validEnvelopePrintsNormalisedJSON() async throws {
         let test = TestIO(files: ["e.json": Array(Self.valid.utf8)])
-        #expect(test.run("debug", "envelope", "e.json") == 0)
+        #expect(await test.run("debug", "envelope", "e.json") == 0)
         #expect(test.stderr == "")
         #expect(
             test.stdout == """
@@ -52,18 +52,18 @@ struct DebugEnvelopeCommandTests {
         #expect(throws: Never.self) { try JSONReader().parse(test.stdout) }
     }
 
-    @Test func readsStandardInputWithoutFileOrWithDash() {
+    @Test func readsStandardInputWithoutFileOrWithDash() async {
         for arguments in [["debug", "envelope"], ["debug", "envelope", "-"]] {
             let test = TestIO(stdin: Array(Self.valid.utf8), readSize: 7)
-            #expect(test.run(arguments) == 0)
+            #expect(await test.run(arguments) == 0)
             #expect(test.stdout.hasPrefix("{\n  \"boundaryToken\": \"b\""))
         }
     }
 
-    @Test func invalidEnvelopeExits65WithOneLineNamingPathAndRule() {
+    @Test func invalidEnvelopeExits65WithOneLineNamingPathAndRule() async {
         let broken = Self.valid.replacingOccurrences(of: "\"sourceOrder\":[1]", with: "\"sourceOrder\":[1.5]")
         let test = TestIO(stdin: Array(broken.utf8))
-        #expect(test.run("debug", "envelope") == 65)
+        #expect(await test.run("debug", "envelope") == 65)
         #expect(test.stdout == "")
         #expect(
             test.stderr
@@ -71,33 +71,33 @@ struct DebugEnvelopeCommandTests {
         )
     }
 
-    @Test func syntaxErrorNamesTheByteOffset() {
+    @Test func syntaxErrorNamesTheByteOffset() async {
         let test = TestIO(stdin: Array(#"{"boundaryToken":"b",}"#.utf8))
-        #expect(test.run("debug", "envelope") == 65)
+        #expect(await test.run("debug", "envelope") == 65)
         #expect(test.stderr == "sybil: invalid envelope: $: trailing comma before '}' (at byte 21)\n")
     }
 
-    @Test func emptyInputIsInvalid() {
+    @Test func emptyInputIsInvalid() async {
         let test = TestIO()
-        #expect(test.run("debug", "envelope") == 65)
+        #expect(await test.run("debug", "envelope") == 65)
         #expect(test.stderr == "sybil: invalid envelope: $: unexpected end of input; expected a value (at byte 0)\n")
     }
 
-    @Test func missingFileExits66() {
+    @Test func missingFileExits66() async {
         let test = TestIO()
-        #expect(test.run("debug", "envelope", "nope.json") == 66)
+        #expect(await test.run("debug", "envelope", "nope.json") == 66)
         #expect(test.stderr == "sybil: cannot read 'nope.json': no such file\n")
     }
 
-    @Test func usageErrorsExit64() {
+    @Test func usageErrorsExit64() async {
         let test = TestIO()
-        #expect(test.run("debug", "envelope", "a", "b") == 64)
+        #expect(await test.run("debug", "envelope", "a", "b") == 64)
         #expect(
             test.stderr
                 == "sybil debug envelope: takes one FILE, got another: 'b'\nRun 'sybil debug envelope --help' for usage.\n"
         )
         let unknown = TestIO()
-        #expect(unknown.run("debug", "envelope", "--pretty") == 64)
+        #expect(await unknown.run("debug", "envelope", "--pretty") == 64)
         #expect(unknown.stderr.hasPrefix("sybil debug envelope: unknown option '--pretty'\n"))
     }
 }
@@ -107,9 +107,9 @@ struct DebugSSECommandTests {
     static let stream =
         "\u{FEFF}: hello\r\nid: 7\nevent: delta\ndata: {\"t\":\"Grüße\"}\n\nretry: 2500\ndata: a\ndata: b\r\n\r\nid: 99\ndata: unterminated\n"
 
-    @Test func printsOneLinePerEventAndAnEndLine() {
+    @Test func printsOneLinePerEventAndAnEndLine() async {
         let test = TestIO(files: ["s.txt": Array(Self.stream.utf8)])
-        #expect(test.run("debug", "sse", "s.txt") == 0)
+        #expect(await test.run("debug", "sse", "s.txt") == 0)
         #expect(
             test.stdout == """
                 {"type":"delta","data":"{\\"t\\":\\"Grüße\\"}","lastEventId":"7"}
@@ -119,22 +119,22 @@ struct DebugSSECommandTests {
                 """)
     }
 
-    @Test func everyChunkSizeGivesTheSameOutput() {
+    @Test func everyChunkSizeGivesTheSameOutput() async {
         let reference = TestIO(stdin: Array(Self.stream.utf8))
-        #expect(reference.run("debug", "sse") == 0)
+        #expect(await reference.run("debug", "sse") == 0)
         for size in 1...12 {
             let test = TestIO(stdin: Array(Self.stream.utf8))
-            #expect(test.run("debug", "sse", "--chunk-bytes", String(size)) == 0)
+            #expect(await test.run("debug", "sse", "--chunk-bytes", String(size)) == 0)
             #expect(test.stdout == reference.stdout, "--chunk-bytes \(size)")
             let pipe = TestIO(stdin: Array(Self.stream.utf8), readSize: size)
-            #expect(pipe.run("debug", "sse", "--chunk-bytes=\(size)") == 0)
+            #expect(await pipe.run("debug", "sse", "--chunk-bytes=\(size)") == 0)
             #expect(pipe.stdout == reference.stdout, "reads of \(size) bytes")
         }
     }
 
-    @Test func noRetryPrintsNull() {
+    @Test func noRetryPrintsNull() async {
         let test = TestIO(stdin: Array("data: x\n\n".utf8))
-        #expect(test.run("debug", "sse") == 0)
+        #expect(await test.run("debug", "sse") == 0)
         #expect(
             test.stdout == """
                 {"type":"message","data":"x","lastEventId":""}
@@ -146,9 +146,9 @@ struct DebugSSECommandTests {
     @Test(
         "chunk size boundaries",
         arguments: [("0", false), ("1", true), ("16777216", true), ("16777217", false), ("x", false), ("-1", false)])
-    func chunkBytesBoundaries(value: String, accepted: Bool) {
+    func chunkBytesBoundaries(value: String, accepted: Bool) async {
         let test = TestIO(stdin: Array("data: x\n\n".utf8))
-        let status = test.run("debug", "sse", "--chunk-bytes", value)
+        let status = await test.run("debug", "sse", "--chunk-bytes", value)
         #expect(status == (accepted ? 0 : 64))
         if !accepted {
             #expect(
@@ -158,27 +158,27 @@ struct DebugSSECommandTests {
         }
     }
 
-    @Test func chunkBytesNeedsAValue() {
+    @Test func chunkBytesNeedsAValue() async {
         let test = TestIO()
-        #expect(test.run("debug", "sse", "--chunk-bytes") == 64)
+        #expect(await test.run("debug", "sse", "--chunk-bytes") == 64)
         #expect(test.stderr.hasPrefix("sybil debug sse: --chunk-bytes needs a value\n"))
     }
 
-    @Test func missingFileExits66() {
+    @Test func missingFileExits66() async {
         let test = TestIO()
-        #expect(test.run("debug", "sse", "missing.txt") == 66)
+        #expect(await test.run("debug", "sse", "missing.txt") == 66)
         #expect(test.stderr == "sybil: cannot read 'missing.txt': no such file\n")
     }
 }
 
 @Suite("sybil command dispatch")
 struct CommandDispatchTests {
-    @Test func unknownCommandExits64() {
+    @Test func unknownCommandExits64() async {
         let test = TestIO()
-        #expect(test.run("frobnicate") == 64)
+        #expect(await test.run("frobnicate") == 64)
         #expect(test.stderr == "sybil: unknown command 'frobnicate'\nRun 'sybil --help' for usage.\n")
         let sub = TestIO()
-        #expect(sub.run("debug", "json") == 64)
+        #expect(await sub.run("debug", "json") == 64)
         #expect(sub.stderr == "sybil debug: unknown subcommand 'json'\nRun 'sybil debug --help' for usage.\n")
     }
 }

@@ -14,23 +14,23 @@ struct ExamplesTests {
         return TestIO(files: [name: bytes])
     }
 
-    @Test func validEnvelopeDecodes() throws {
+    @Test func validEnvelopeDecodes() async throws {
         let test = try io("envelope.json")
-        #expect(test.run("debug", "envelope", "envelope.json") == 0)
+        #expect(await test.run("debug", "envelope", "envelope.json") == 0)
         #expect(test.stdout.contains(#""operationId": "op-0b6f""#))
     }
 
-    @Test func invalidEnvelopeIsRejectedForItsMissingOperationId() throws {
+    @Test func invalidEnvelopeIsRejectedForItsMissingOperationId() async throws {
         let test = try io("envelope-invalid.json")
-        #expect(test.run("debug", "envelope", "envelope-invalid.json") == 65)
+        #expect(await test.run("debug", "envelope", "envelope-invalid.json") == 65)
         #expect(
             test.stderr
                 == "sybil: invalid envelope: liveOverlay.blocks[0].operationId: a live user row needs an operationId\n")
     }
 
-    @Test func chatStreamParsesToFiveEventsAndKeepsTheLastTerminatedId() throws {
+    @Test func chatStreamParsesToFiveEventsAndKeepsTheLastTerminatedId() async throws {
         let test = try io("chat-stream.sse")
-        #expect(test.run("debug", "sse", "--chunk-bytes", "3", "chat-stream.sse") == 0)
+        #expect(await test.run("debug", "sse", "--chunk-bytes", "3", "chat-stream.sse") == 0)
         let lines = test.stdout.split(separator: "\n")
         #expect(lines.count == 6)
         #expect(lines.first?.hasSuffix(#""lastEventId":"1"}"#) == true)

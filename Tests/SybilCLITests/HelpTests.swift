@@ -16,18 +16,19 @@ struct HelpTests {
             (["debug", "envelope", "-h"], "debug-envelope-help.txt"),
             (["debug", "sse", "--help"], "debug-sse-help.txt"),
             (["debug", "sse", "--chunk-bytes", "4", "-h"], "debug-sse-help.txt"),
+            (["debug", "ws-echo", "--help"], "debug-ws-echo-help.txt"),
         ])
-    func help(arguments: [String], file: String) throws {
+    func help(arguments: [String], file: String) async throws {
         let test = TestIO()
-        let status = test.run(arguments)
+        let status = await test.run(arguments)
         #expect(status == 0)
         #expect(test.stdout == (try golden(file)))
         #expect(test.stderr == "")
     }
 
-    @Test func version() {
+    @Test func version() async {
         let test = TestIO()
-        #expect(test.run("--version") == 0)
+        #expect(await test.run("--version") == 0)
         #expect(test.stdout == "sybil 0.1.0\n")
     }
 }

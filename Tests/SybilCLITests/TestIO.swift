@@ -48,13 +48,13 @@ final class TestIO: Sendable {
     }
 
     /// Runs `sybil` with `arguments` and returns its exit status.
-    func run(_ arguments: String...) -> Int32 {
-        run(arguments)
+    func run(_ arguments: String...) async -> Int32 {
+        await run(arguments)
     }
 
     /// Runs `sybil` with `arguments` and returns its exit status.
-    func run(_ arguments: [String]) -> Int32 {
-        SybilCommandLine.run(arguments, io: io)
+    func run(_ arguments: [String]) async -> Int32 {
+        await SybilCommandLine.run(arguments, io: io)
     }
 }
 

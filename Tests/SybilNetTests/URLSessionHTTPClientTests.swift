@@ -1,5 +1,6 @@
 import Foundation
 import SybilNet
+import SybilTesting
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import SybilNet
+import SybilTesting
 import SybilWire
 
 /// A WebSocket server side for client tests, on top of the loopback HTTP server: it answers

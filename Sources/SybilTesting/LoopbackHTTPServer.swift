@@ -5,15 +5,20 @@ import Synchronization
     import Glibc
 #endif
 
-/// A minimal HTTP server on 127.0.0.1 for transport tests: it accepts connections one at a
+/// A minimal HTTP server on 127.0.0.1 for transport tests (not a product: see `sybil serve`): it accepts connections one at a
 /// time on a background thread, reads the request head (and a Content-Length body), and
 /// hands both to the test's responder, which writes raw bytes.
-final class LoopbackHTTPServer: Sendable {
-    struct Request: Sendable {
-        var head: String
-        var body: [UInt8]
-        var requestLine: String { String(head.split(separator: "\r\n").first ?? "") }
-        func header(_ name: String) -> String? {
+public final class LoopbackHTTPServer: Sendable {
+    /// A received request.
+    public struct Request: Sendable {
+        /// The request line and header fields.
+        public var head: String
+        /// The body (Content-Length bytes).
+        public var body: [UInt8]
+        /// `GET /path HTTP/1.1`.
+        public var requestLine: String { String(head.split(separator: "\r\n").first ?? "") }
+        /// The value of header field `name`.
+        public func header(_ name: String) -> String? {
             for line in head.split(separator: "\r\n").dropFirst() {
                 let parts = line.split(separator: ":", maxSplits: 1)
                 if parts.count == 2, parts[0].lowercased() == name.lowercased() {
@@ -24,17 +29,20 @@ final class LoopbackHTTPServer: Sendable {
         }
     }
 
-    final class Connection: Sendable {
+    /// The accepted connection, for the responder to write to (and read from).
+    public final class Connection: Sendable {
         let descriptor: Int32
         init(descriptor: Int32) { self.descriptor = descriptor }
-        func write(_ text: String) { write(Array(text.utf8)) }
+        /// Writes text.
+        public func write(_ text: String) { write(Array(text.utf8)) }
         /// Up to `maximum` bytes, blocking; empty at the end of the stream.
-        func read(maximum: Int = 65_536) -> [UInt8] {
+        public func read(maximum: Int = 65_536) -> [UInt8] {
             var buffer = [UInt8](repeating: 0, count: maximum)
             let count = recv(descriptor, &buffer, maximum, 0)
             return count > 0 ? Array(buffer[0..<count]) : []
         }
-        func write(_ bytes: [UInt8]) {
+        /// Writes bytes.
+        public func write(_ bytes: [UInt8]) {
             var offset = 0
             while offset < bytes.count {
                 let sent = bytes[offset...].withUnsafeBytes {
@@ -46,7 +54,8 @@ final class LoopbackHTTPServer: Sendable {
         }
     }
 
-    let port: UInt16
+    /// The port it listens on.
+    public let port: UInt16
     private let listener: Int32
     private final class RequestLog: Sendable {
         let requests = Mutex<[Request]>([])
@@ -56,7 +65,7 @@ final class LoopbackHTTPServer: Sendable {
 
     /// Starts serving; `respond` runs for each request on the server thread, and the
     /// connection closes when it returns.
-    init(respond: @escaping @Sendable (Request, Connection) -> Void) throws {
+    public init(respond: @escaping @Sendable (Request, Connection) -> Void) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -99,8 +108,10 @@ final class LoopbackHTTPServer: Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
-    var received: [Request] { log.requests.withLock { $0 } }
+    /// `http://127.0.0.1:<port>`.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// Requests received so far.
+    public var received: [Request] { log.requests.withLock { $0 } }
 
     private static func readRequest(_ descriptor: Int32) -> Request? {
         var buffer: [UInt8] = []

@@ -1,0 +1,72 @@
+import Foundation
+import SybilCore
+import SybilNet
+
+/// `sybil debug ws-echo URL`: a WebSocket echo client for conformance suites.
+enum DebugWebSocketEchoCommand {
+    static let name = "sybil debug ws-echo"
+    static let maximumMessageRange = 1...(1 << 30)
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        var maximumMessage = 16 << 20
+        let request = try ArgumentCursor.fileCommand(arguments, command: name) {
+            (cursor, option, inlineValue) throws(UsageError) -> Bool in
+            guard option == "--max-message" else { return false }
+            let text = try cursor.value(for: option, inlineValue: inlineValue)
+            guard let value = Int(text), maximumMessageRange.contains(value) else {
+                throw UsageError(
+                    command: name,
+                    message:
+                        "--max-message must be a whole number from 1 to \(maximumMessageRange.upperBound), got '\(text)'"
+                )
+            }
+            maximumMessage = value
+            return true
+        }
+        guard case .run(let target) = request else {
+            io.writeOutput(HelpText.debugWebSocketEcho)
+            return .success
+        }
+        guard let target, let url = URL(string: target), ["ws", "wss"].contains(url.scheme?.lowercased() ?? ""),
+            url.host != nil
+        else {
+            throw UsageError(command: name, message: "needs a ws: or wss: URL, got '\(target ?? "")'")
+        }
+        return await echo(url, maximumMessage: maximumMessage, io: io)
+    }
+
+    private static func echo(_ url: URL, maximumMessage: Int, io: CommandIO) async -> ExitCode {
+        #if canImport(Glibc)
+            let socket: SocketWebSocket<ContinuousClock>
+            do {
+                socket = try await SocketWebSocket.connect(
+                    to: url, options: WebSocketOptions(maximumMessage: maximumMessage), random: SystemRandomSource(),
+                    clock: ContinuousClock())
+            } catch {
+                io.writeError("sybil: cannot open \(url.absoluteString): \(error)\n")
+                return .unavailable
+            }
+            do {
+                for try await incoming in socket.incoming {
+                    switch incoming {
+                    case .text(let text):
+                        io.writeError("text \(text.utf8.count) bytes\n")
+                        try socket.send(text: text)
+                    case .binary(let bytes):
+                        io.writeError("binary \(bytes.count) bytes\n")
+                        try socket.send(binary: bytes)
+                    case .closed(let code, let reason):
+                        io.writeError("closed \(code)\(reason.isEmpty ? "" : " \(reason)")\n")
+                    }
+                }
+                return .success
+            } catch {
+                io.writeError("sybil: \(error)\n")
+                return .protocolError
+            }
+        #else
+            io.writeError("sybil: debug ws-echo needs the Linux WebSocket client on this platform\n")
+            return .unavailable
+        #endif
+    }
+}
