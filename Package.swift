@@ -54,7 +54,9 @@ let package = Package(
         .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
         .executableTarget(
             name: "sybil-bench",
-            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient"],
+            dependencies: [
+                "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilNet", "SybilTesting",
+            ],
             exclude: ["README.md"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
