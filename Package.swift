@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
         .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting", "SybilImaging"]),
         .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"]),
-        .testTarget(name: "SybilNetTests", dependencies: ["SybilNet", "SybilTesting"]),
+        .testTarget(name: "SybilNetTests", dependencies: ["SybilNet", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(
             name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire", "SybilNet", "SybilTesting"],

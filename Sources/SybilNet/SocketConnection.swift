@@ -39,14 +39,20 @@
         }
 
         /// Connects to `host:port` (TLS when `tls`), on a thread of its own so no task blocks.
-        static func connect(host: String, port: Int, tls: Bool) async throws -> SocketConnection {
+        static func connect(
+            host: String, port: Int, tls: Bool, trustedCertificatesFile: String? = nil
+        ) async throws -> SocketConnection {
             try await withCheckedThrowingContinuation { continuation in
                 let thread = Thread {
                     do {
                         let descriptor = try openTCP(host: host, port: port)
                         var session: TLSSession?
                         do {
-                            if tls { session = try TLSSession(descriptor: descriptor, host: host) }
+                            if tls {
+                                session = try TLSSession(
+                                    descriptor: descriptor, host: host, trustedCertificatesFile: trustedCertificatesFile
+                                )
+                            }
                         } catch {
                             close(descriptor)
                             throw error
@@ -209,12 +215,16 @@
         nonisolated(unsafe) private let context: OpaquePointer
         nonisolated(unsafe) private let ssl: OpaquePointer
 
-        init(descriptor: Int32, host: String) throws {
+        init(descriptor: Int32, host: String, trustedCertificatesFile: String?) throws {
             guard let context = SSL_CTX_new(TLS_client_method()) else {
                 throw SocketError.tls("cannot create a TLS context")
             }
             _ = sybil_ssl_ctx_set_min_tls12(context)
             SSL_CTX_set_default_verify_paths(context)
+            if let trustedCertificatesFile, SSL_CTX_load_verify_locations(context, trustedCertificatesFile, nil) != 1 {
+                SSL_CTX_free(context)
+                throw SocketError.tls("cannot load trusted certificates from \(trustedCertificatesFile)")
+            }
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
             guard let ssl = SSL_new(context) else {
                 SSL_CTX_free(context)

@@ -30,7 +30,8 @@
                 throw WebSocketError.invalidURL(url.absoluteString)
             }
             let port = url.port ?? (scheme == "wss" ? 443 : 80)
-            let socket = try await SocketConnection.connect(host: host, port: port, tls: scheme == "wss")
+            let socket = try await SocketConnection.connect(
+                host: host, port: port, tls: scheme == "wss", trustedCertificatesFile: options.trustedCertificatesFile)
             let handshake = WebSocketHandshake(random: random)
             socket.write(Array(handshake.requestHead(for: url, headers: options.headers).utf8))
             var iterator = socket.inbound.makeAsyncIterator()

@@ -19,14 +19,19 @@ public struct WebSocketOptions: Sendable {
     public var pingInterval: Duration
     /// Header fields added to the opening handshake (e.g. `Authorization`).
     public var headers: HTTPHeaders
+    /// A PEM file of certificates to trust for `wss:` besides the system's (a self-hosted
+    /// server with its own authority).
+    public var trustedCertificatesFile: String?
 
     /// Options with Sybil's defaults: 16 MiB messages, a ping every 20 s.
     public init(
-        maximumMessage: Int = 16 << 20, pingInterval: Duration = .seconds(20), headers: HTTPHeaders = HTTPHeaders()
+        maximumMessage: Int = 16 << 20, pingInterval: Duration = .seconds(20), headers: HTTPHeaders = HTTPHeaders(),
+        trustedCertificatesFile: String? = nil
     ) {
         self.maximumMessage = maximumMessage
         self.pingInterval = pingInterval
         self.headers = headers
+        self.trustedCertificatesFile = trustedCertificatesFile
     }
 }
 

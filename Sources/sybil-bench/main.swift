@@ -435,7 +435,9 @@ func benchmarkOutboxEnqueue() async {
 // MARK: WebSocket echo and the SSE transport
 
 extension Array where Element == UInt8 {
-    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
 }
 
 /// A loopback server that answers the WebSocket handshake and echoes every message, or (for
@@ -451,10 +453,13 @@ func echoServer(webSocket: Bool) throws -> LoopbackHTTPServer {
             while true {
                 while let frame = try? decoder.nextFrame() {
                     if frame.opcode == .close {
-                        connection.write(WebSocketFrame(opcode: .close, payload: frame.payload).encoded(maskingKey: nil))
+                        connection.write(
+                            WebSocketFrame(opcode: .close, payload: frame.payload).encoded(maskingKey: nil))
                         return
                     }
-                    connection.write(WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload).encoded(maskingKey: nil))
+                    connection.write(
+                        WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload).encoded(
+                            maskingKey: nil))
                 }
                 let bytes = connection.read(maximum: 1 << 20)
                 if bytes.isEmpty { return }
@@ -480,7 +485,9 @@ func rawEchoSeconds(port: UInt16, size: Int, count: Int, request: String) -> Dou
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = port.bigEndian
     _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     var yes: Int32 = 1
     setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -499,7 +506,9 @@ func rawEchoSeconds(port: UInt16, size: Int, count: Int, request: String) -> Dou
         while sent < size { sent += payload[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) } }
         var received = 0
         while received < size {
-            let got = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, min($0.count, size - received), 0) }
+            let got = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, min($0.count, size - received), 0)
+            }
             if got <= 0 { return .infinity }
             received += got
         }
@@ -512,7 +521,8 @@ func benchmarkWebSocket() async {
         do {
             let server = try echoServer(webSocket: true)
             let socket = try await SocketWebSocket.connect(
-                to: URL(string: "ws://127.0.0.1:\(server.port)/echo")!, options: WebSocketOptions(maximumMessage: 1 << 24),
+                to: URL(string: "ws://127.0.0.1:\(server.port)/echo")!,
+                options: WebSocketOptions(maximumMessage: 1 << 24),
                 random: SeededRandomSource(seed: 3), clock: ContinuousClock())
             let payload = [UInt8](repeating: 0x61, count: size)
             var iterator = socket.incoming.makeAsyncIterator()
@@ -544,7 +554,8 @@ func benchmarkSSETransport() async {
     let chunk = 16 << 10
     do {
         let server = try LoopbackHTTPServer { _, connection in
-            connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: \(stream.count + 14)\r\n\r\n")
+            connection.write(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: \(stream.count + 14)\r\n\r\n")
             var start = 0
             while start < stream.count {
                 let end = min(start + chunk, stream.count)

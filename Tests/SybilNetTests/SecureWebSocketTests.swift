@@ -1,0 +1,127 @@
+import Foundation
+import SybilCore
+import SybilNet
+import SybilTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `wss:` against an independent TLS WebSocket peer (Python's standard library) with a
+/// certificate made for the test. Skipped, saying why, when python3 or openssl is missing.
+@Suite(
+    "Secure WebSocket (wss:)",
+    .enabled(
+        if: SecurePeer.toolsAvailable,
+        "python3 and openssl are needed to run a TLS peer; the ws: tests cover the protocol"))
+struct SecureWebSocketTests {
+    @Test func echoesOverTLSWithATrustedCertificate() async throws {
+        let peer = try SecurePeer()
+        defer { peer.stop() }
+        let socket = try await SocketWebSocket.connect(
+            to: URL(string: "wss://localhost:\(peer.port)/echo")!,
+            options: WebSocketOptions(trustedCertificatesFile: peer.certificate), random: SeededRandomSource(seed: 1),
+            clock: ManualClock())
+        try socket.send(text: "über TLS")
+        var received: [WebSocketIncoming] = []
+        for try await item in socket.incoming { received.append(item) }
+        #expect(received == [.text("über TLS"), .closed(code: 1000, reason: "")])
+    }
+
+    @Test func anUntrustedCertificateIsRefused() async throws {
+        let peer = try SecurePeer()
+        defer { peer.stop() }
+        do {
+            _ = try await SocketWebSocket.connect(
+                to: URL(string: "wss://localhost:\(peer.port)/echo")!, random: SeededRandomSource(seed: 1),
+                clock: ManualClock())
+            Issue.record("connected to a server whose certificate nobody vouches for")
+        } catch {
+            #expect(String(describing: error).contains("TLS handshake with localhost failed"), "\(error)")
+        }
+    }
+
+    @Test func theHostNameMustMatchTheCertificate() async throws {
+        let peer = try SecurePeer()
+        defer { peer.stop() }
+        do {
+            // The certificate names localhost only; the same server reached by its address fails.
+            _ = try await SocketWebSocket.connect(
+                to: URL(string: "wss://127.0.0.1:\(peer.port)/echo")!,
+                options: WebSocketOptions(trustedCertificatesFile: peer.certificate),
+                random: SeededRandomSource(seed: 1),
+                clock: ManualClock())
+            Issue.record("accepted a certificate for another host")
+        } catch {
+            #expect(
+                String(describing: error).contains("TLS handshake with 127.0.0.1 failed: IP address mismatch"),
+                "\(error)")
+        }
+    }
+}
+
+/// A certificate for localhost and the Python peer serving with it.
+final class SecurePeer: Sendable {
+    static var toolsAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") && python3 != nil
+    }
+
+    static var python3: String? {
+        ["/usr/bin/python3", "/usr/local/bin/python3", "/root/.pyenv/shims/python3"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    let directory: String
+    let certificate: String
+    let port: Int
+    private let process: Process
+
+    init() throws {
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("sybil-tls-\(UUID().uuidString.prefix(8))")
+            .path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        certificate = directory + "/cert.pem"
+        let key = directory + "/key.pem"
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+        ]
+        openssl.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try openssl.run()
+        openssl.waitUntilExit()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Peers/tls_websocket_echo.py"
+        ).path
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python3!)
+        process.arguments = [script, certificate, key]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            kill(process.processIdentifier, SIGKILL)
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        self.port = port
+    }
+
+    func stop() {
+        // SIGKILL: a child spawned from a concurrency thread may inherit a mask that blocks
+        // SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
