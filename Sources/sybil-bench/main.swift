@@ -67,22 +67,25 @@ func sseStream(eventBytes: Int, total: Int) -> [UInt8] {
     return stream
 }
 
+/// Feeds `stream` to a parser in `chunk`-byte pieces, handing each event to `body`.
+func parseInChunks(_ stream: [UInt8], chunk: Int, _ body: (ServerSentEvent) -> Void) {
+    var parser = EventStreamParser()
+    stream.withUnsafeBufferPointer { buffer in
+        var start = 0
+        while start < buffer.count {
+            let end = min(start + chunk, buffer.count)
+            parser.feed(UnsafeBufferPointer(rebasing: buffer[start..<end]), dispatch: body)
+            start = end
+        }
+    }
+    parser.finish()
+}
+
 func benchmarkSSE(label: String, stream: [UInt8], chunk: Int) {
     var events = 0
     let parseSeconds = best {
-        var parser = EventStreamParser()
         var count = 0
-        stream.withUnsafeBufferPointer { buffer in
-            var start = 0
-            while start < buffer.count {
-                let end = min(start + chunk, buffer.count)
-                parser.feed(UnsafeBufferPointer(rebasing: buffer[start..<end])) { event in
-                    count += event.dataBytes.isEmpty ? 0 : 1
-                }
-                start = end
-            }
-        }
-        parser.finish()
+        parseInChunks(stream, chunk: chunk) { event in count += event.dataBytes.isEmpty ? 0 : 1 }
         events = count
     }
     var newlines = 0
@@ -571,31 +574,15 @@ func benchmarkSSETransport() async {
         let transportSeconds = seconds(start.duration(to: clock.now))
         var parserEvents = 0
         let parserSeconds = best {
-            var parser = EventStreamParser()
             var count = 0
-            stream.withUnsafeBufferPointer { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let end = min(offset + chunk, buffer.count)
-                    parser.feed(UnsafeBufferPointer(rebasing: buffer[offset..<end])) { _ in count += 1 }
-                    offset = end
-                }
-            }
+            parseInChunks(stream, chunk: chunk) { _ in count += 1 }
             parserEvents = count
         }
         var decoded = 0
         let decodeSeconds = best {
-            var parser = EventStreamParser()
             var count = 0
-            stream.withUnsafeBufferPointer { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let end = min(offset + chunk, buffer.count)
-                    parser.feed(UnsafeBufferPointer(rebasing: buffer[offset..<end])) { event in
-                        if case .chunk? = try? OpenAIStreamEvent.decode(event) { count += 1 }
-                    }
-                    offset = end
-                }
+            parseInChunks(stream, chunk: chunk) { event in
+                if case .chunk? = try? OpenAIStreamEvent.decode(event) { count += 1 }
             }
             decoded = count
         }
