@@ -48,6 +48,7 @@ let package = Package(
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
             ],
             exclude: ["README.md"]),
+        .target(name: "SybilServer", dependencies: ["SybilCore", "SybilWire", "SybilNet"], exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(name: "SybilCLI", dependencies: ["SybilCore", "SybilWire", "SybilNet"], exclude: ["README.md"]),
@@ -64,6 +65,7 @@ let package = Package(
         .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting", "SybilImaging"]),
         .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"]),
         .testTarget(name: "SybilNetTests", dependencies: ["SybilNet", "SybilTesting"], exclude: ["Peers"]),
+        .testTarget(name: "SybilServerTests", dependencies: ["SybilServer"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(
             name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire", "SybilNet", "SybilTesting"],

@@ -15,6 +15,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
+    /// Adds a field, keeping earlier ones with the same name.
+    public mutating func append(_ name: String, _ value: String) {
+        fields.append((name, value))
+    }
+
     /// Sets `name` to `value`, replacing earlier values.
     public mutating func set(_ name: String, _ value: String) {
         fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }

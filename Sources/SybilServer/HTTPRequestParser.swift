@@ -1,0 +1,275 @@
+import Foundation
+import SybilNet
+
+/// A request's start line and header fields.
+public struct HTTPRequestHead: Sendable, Hashable {
+    /// `GET`, `POST`, …
+    public var method: String
+    /// The request target, e.g. `/v1/chat/completions?x=1`.
+    public var target: String
+    /// 0 for HTTP/1.0, 1 for HTTP/1.1.
+    public var minorVersion: Int
+    /// Header fields in order.
+    public var headers: HTTPHeaders
+
+    /// Creates a head.
+    public init(method: String, target: String, minorVersion: Int, headers: HTTPHeaders) {
+        self.method = method
+        self.target = target
+        self.minorVersion = minorVersion
+        self.headers = headers
+    }
+
+    /// Whether the connection stays open after this request (HTTP/1.1 unless `Connection:
+    /// close`; HTTP/1.0 only with `Connection: keep-alive`).
+    public var keepAlive: Bool {
+        let tokens =
+            headers["Connection"]?.lowercased().split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            } ?? []
+        return minorVersion == 1 ? !tokens.contains("close") : tokens.contains("keep-alive")
+    }
+
+    /// The path without the query.
+    public var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
+}
+
+/// Why a request could not be read; each maps to the status the server answers with.
+public enum HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// 400: malformed start line, header or chunk framing.
+    case badRequest(String)
+    /// 431: the head is larger than the limit.
+    case headersTooLarge(limit: Int)
+    /// 413: the body is larger than the route's limit.
+    case bodyTooLarge(limit: Int)
+    /// 501: a transfer coding other than chunked.
+    case unsupportedTransferEncoding(String)
+    /// 505: not HTTP/1.0 or HTTP/1.1.
+    case versionNotSupported(String)
+
+    /// The status to answer with.
+    public var status: Int {
+        switch self {
+        case .badRequest: 400
+        case .headersTooLarge: 431
+        case .bodyTooLarge: 413
+        case .unsupportedTransferEncoding: 501
+        case .versionNotSupported: 505
+        }
+    }
+
+    /// One sentence for the error body.
+    public var description: String {
+        switch self {
+        case .badRequest(let reason): "Malformed request: \(reason)."
+        case .headersTooLarge(let limit): "The request head is larger than \(limit) bytes."
+        case .bodyTooLarge(let limit): "The request body is larger than \(limit) bytes."
+        case .unsupportedTransferEncoding(let coding): "Transfer-Encoding \"\(coding)\" is not supported; use chunked."
+        case .versionNotSupported(let version): "\(version) is not supported; use HTTP/1.1."
+        }
+    }
+}
+
+/// An incremental HTTP/1.1 request parser (RFC 9112): bytes in, heads and body pieces out,
+/// one request after another on a kept-alive connection. Limits are checked as bytes arrive:
+/// the head against `maximumHeadBytes` (431), the body against the limit the caller gives for
+/// the head (413). Content-Length and chunked bodies; a request with both, or with differing
+/// lengths, is refused (no request smuggling).
+public struct HTTPRequestParser: Sendable {
+    /// What the parser found.
+    public enum Event: Sendable, Hashable {
+        /// A request began.
+        case head(HTTPRequestHead)
+        /// A piece of its body.
+        case body([UInt8])
+        /// The request is complete.
+        case end
+    }
+
+    private enum State: Sendable {
+        case head
+        case fixedBody(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers
+    }
+
+    /// The largest request head (start line and fields).
+    public let maximumHeadBytes: Int
+    private let bodyLimit: @Sendable (HTTPRequestHead) -> Int
+    private var state = State.head
+    private var buffer: [UInt8] = []
+    private var bodyReceived = 0
+    private var currentLimit = 0
+
+    /// A parser; `bodyLimit` gives the largest body for a request once its head is known.
+    public init(maximumHeadBytes: Int = 16 << 10, bodyLimit: @escaping @Sendable (HTTPRequestHead) -> Int) {
+        self.maximumHeadBytes = maximumHeadBytes
+        self.bodyLimit = bodyLimit
+    }
+
+    /// Whether the parser is between requests (nothing of a next one received yet).
+    public var isIdle: Bool {
+        if case .head = state { return buffer.isEmpty }
+        return false
+    }
+
+    /// Feeds received bytes; returns what they complete.
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws(HTTPParseError) -> [Event] {
+        buffer.append(contentsOf: bytes)
+        var events: [Event] = []
+        while try step(&events) {}
+        return events
+    }
+
+    /// Advances once; returns whether it made progress.
+    private mutating func step(_ events: inout [Event]) throws(HTTPParseError) -> Bool {
+        switch state {
+        case .head:
+            guard let end = buffer.firstRange(of: [0x0D, 0x0A, 0x0D, 0x0A]) else {
+                if buffer.count > maximumHeadBytes { throw .headersTooLarge(limit: maximumHeadBytes) }
+                return false
+            }
+            guard end.upperBound <= maximumHeadBytes else { throw .headersTooLarge(limit: maximumHeadBytes) }
+            let head = try Self.parseHead(Array(buffer[..<end.lowerBound]))
+            buffer.removeSubrange(..<end.upperBound)
+            events.append(.head(head))
+            try startBody(for: head, &events)
+            return true
+        case .fixedBody(let remaining):
+            guard !buffer.isEmpty else { return false }
+            let count = min(remaining, buffer.count)
+            events.append(.body(Array(buffer[..<count])))
+            buffer.removeSubrange(..<count)
+            if count == remaining {
+                finishRequest(&events)
+            } else {
+                state = .fixedBody(remaining: remaining - count)
+            }
+            return true
+        case .chunkSize:
+            guard let line = takeLine() else {
+                if buffer.count > 1_024 { throw .badRequest("a chunk-size line is longer than 1024 bytes") }
+                return false
+            }
+            let sizeText = line.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+            guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(\.isHexDigit),
+                let size = Int(sizeText, radix: 16)
+            else { throw .badRequest("invalid chunk size \(sizeText.debugDescription)") }
+            if size == 0 {
+                state = .trailers
+            } else {
+                bodyReceived += size
+                guard bodyReceived <= currentLimit else { throw .bodyTooLarge(limit: currentLimit) }
+                state = .chunkData(remaining: size)
+            }
+            return true
+        case .chunkData(let remaining):
+            guard !buffer.isEmpty else { return false }
+            let count = min(remaining, buffer.count)
+            events.append(.body(Array(buffer[..<count])))
+            buffer.removeSubrange(..<count)
+            state = count == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - count)
+            return true
+        case .chunkDataEnd:
+            guard buffer.count >= 2 else { return false }
+            guard buffer[0] == 0x0D, buffer[1] == 0x0A else { throw .badRequest("chunk data is not followed by CRLF") }
+            buffer.removeSubrange(..<2)
+            state = .chunkSize
+            return true
+        case .trailers:
+            guard let line = takeLine() else {
+                if buffer.count > maximumHeadBytes { throw .headersTooLarge(limit: maximumHeadBytes) }
+                return false
+            }
+            if line.isEmpty { finishRequest(&events) }
+            return true
+        }
+    }
+
+    private mutating func startBody(for head: HTTPRequestHead, _ events: inout [Event]) throws(HTTPParseError) {
+        currentLimit = bodyLimit(head)
+        bodyReceived = 0
+        let lengths = head.headers.fields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
+        let encodings = head.headers.fields.filter { $0.name.lowercased() == "transfer-encoding" }.map(\.value)
+        if !encodings.isEmpty {
+            guard lengths.isEmpty else { throw .badRequest("both Content-Length and Transfer-Encoding are present") }
+            let coding = encodings.joined(separator: ",").lowercased().trimmingCharacters(in: .whitespaces)
+            guard coding == "chunked" else { throw .unsupportedTransferEncoding(coding) }
+            state = .chunkSize
+            return
+        }
+        guard let first = lengths.first else {
+            finishRequest(&events)
+            return
+        }
+        guard lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.count <= 18, first.allSatisfy(\.isASCIIDigit),
+            let length = Int(first)
+        else { throw .badRequest("invalid Content-Length \(first.debugDescription)") }
+        guard length <= currentLimit else { throw .bodyTooLarge(limit: currentLimit) }
+        if length == 0 {
+            finishRequest(&events)
+        } else {
+            state = .fixedBody(remaining: length)
+        }
+    }
+
+    private mutating func finishRequest(_ events: inout [Event]) {
+        events.append(.end)
+        state = .head
+    }
+
+    /// Removes and returns one CRLF-terminated line, without the CRLF.
+    private mutating func takeLine() -> String? {
+        guard let end = buffer.firstRange(of: [0x0D, 0x0A]) else { return nil }
+        let line = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+        buffer.removeSubrange(..<end.upperBound)
+        return line
+    }
+
+    static func parseHead(_ bytes: [UInt8]) throws(HTTPParseError) -> HTTPRequestHead {
+        guard bytes.allSatisfy({ $0 != 0 }) else { throw .badRequest("a NUL byte in the request head") }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
+        let startLine = lines.first.map(String.init) ?? ""
+        let parts = startLine.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isTokenCharacter),
+            parts[1].hasPrefix("/")
+                || parts[1] == "*"
+        else { throw .badRequest("invalid request line \(startLine.debugDescription)") }
+        let minorVersion: Int
+        switch parts[2] {
+        case "HTTP/1.1": minorVersion = 1
+        case "HTTP/1.0": minorVersion = 0
+        default:
+            if parts[2].hasPrefix("HTTP/") { throw .versionNotSupported(String(parts[2])) }
+            throw .badRequest("invalid request line \(startLine.debugDescription)")
+        }
+        var headers = HTTPHeaders()
+        for line in lines.dropFirst() {
+            guard let first = line.first, first != " ", first != "\t" else {
+                throw .badRequest("a header line starts with white space (folded headers are not allowed)")
+            }
+            guard let colon = line.firstIndex(of: ":") else { throw .badRequest("header line without a colon") }
+            let name = line[..<colon]
+            guard !name.isEmpty, name.allSatisfy(isTokenCharacter) else {
+                throw .badRequest("invalid header name \(String(name).debugDescription)")
+            }
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers.append(String(name), value)
+        }
+        if minorVersion == 1, headers["Host"] == nil { throw .badRequest("HTTP/1.1 requests need a Host header") }
+        return HTTPRequestHead(
+            method: String(parts[0]), target: String(parts[1]), minorVersion: minorVersion, headers: headers)
+    }
+
+    private static func isTokenCharacter(_ character: Character) -> Bool {
+        guard let ascii = character.asciiValue, ascii > 0x20, ascii < 0x7F else { return false }
+        return !"\"(),/:;<=>?@[\\]{}".contains(character)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { asciiValue.map { $0 >= 0x30 && $0 <= 0x39 } ?? false }
+}

@@ -1,0 +1,149 @@
+import SybilNet
+import SybilServer
+import Testing
+
+@Suite("HTTP/1.1 request parser")
+struct HTTPRequestParserTests {
+    private func parser(bodyLimit: Int = 1 << 20, headLimit: Int = 16 << 10) -> HTTPRequestParser {
+        HTTPRequestParser(maximumHeadBytes: headLimit) { _ in bodyLimit }
+    }
+
+    private func parse(_ text: String, bodyLimit: Int = 1 << 20, chunk: Int? = nil) throws(HTTPParseError)
+        -> [HTTPRequestParser.Event]
+    {
+        var parser = parser(bodyLimit: bodyLimit)
+        let bytes = Array(text.utf8)
+        let step = chunk ?? max(bytes.count, 1)
+        var events: [HTTPRequestParser.Event] = []
+        var start = 0
+        while start < bytes.count {
+            let end = min(start + step, bytes.count)
+            events += try parser.feed(bytes[start..<end])
+            start = end
+        }
+        return events
+    }
+
+    /// Heads, joined bodies and ends, independent of how the body was split.
+    private func summary(_ events: [HTTPRequestParser.Event]) -> [String] {
+        var result: [String] = []
+        var body: [UInt8] = []
+        for event in events {
+            switch event {
+            case .head(let head): result.append("\(head.method) \(head.target)")
+            case .body(let bytes): body += bytes
+            case .end:
+                result.append("body:" + String(decoding: body, as: UTF8.self))
+                body = []
+            }
+        }
+        return result
+    }
+
+    @Test func aGetWithoutBody() throws {
+        let events = try parse("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        guard case .head(let head) = events.first else {
+            Issue.record("no head")
+            return
+        }
+        #expect(head.method == "GET" && head.path == "/healthz" && head.minorVersion == 1)
+        #expect(head.headers["host"] == "localhost")
+        #expect(head.keepAlive)
+        #expect(events.last == .end)
+    }
+
+    @Test func contentLengthAndChunkedBodiesSplitAnywhere() throws {
+        let request =
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\nhello world"
+            + "POST /agent/uploads HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n"
+            + "GET /after HTTP/1.1\r\nHost: h\r\n\r\n"
+        let expected = [
+            "POST /v1/chat/completions", "body:hello world", "POST /agent/uploads", "body:hello world", "GET /after",
+            "body:",
+        ]
+        for size in [nil, 1, 2, 3, 7, 64] as [Int?] {
+            #expect(try summary(parse(request, chunk: size)) == expected, "chunks of \(size.map(String.init) ?? "all")")
+        }
+    }
+
+    @Test func headLimitBoundaryIs16KiB() throws {
+        func request(headBytes: Int) -> String {
+            let start = "GET / HTTP/1.1\r\nHost: h\r\nX-Pad: "
+            let padding = headBytes - start.utf8.count - 4
+            return start + String(repeating: "a", count: padding) + "\r\n\r\n"
+        }
+        #expect(request(headBytes: 16_384).utf8.count == 16_384)
+        #expect(throws: Never.self) { try parse(request(headBytes: 16_383)) }
+        #expect(throws: Never.self) { try parse(request(headBytes: 16_384)) }
+        #expect(throws: HTTPParseError.headersTooLarge(limit: 16_384)) { try parse(request(headBytes: 16_385)) }
+        // A head that never ends is refused once it passes the limit, before its end arrives.
+        var endless = parser()
+        #expect(throws: HTTPParseError.headersTooLarge(limit: 16_384)) {
+            _ = try endless.feed(Array(("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 16_400)).utf8))
+        }
+        #expect(HTTPParseError.headersTooLarge(limit: 16_384).status == 431)
+    }
+
+    @Test func bodyLimitBoundary() throws {
+        let at = "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n0123456789"
+        #expect(throws: Never.self) { try parse(at, bodyLimit: 10) }
+        #expect(throws: HTTPParseError.bodyTooLarge(limit: 9)) { try parse(at, bodyLimit: 9) }
+        let chunked =
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n012345\r\n5\r\n6789a\r\n0\r\n\r\n"
+        #expect(throws: Never.self) { try parse(chunked, bodyLimit: 11) }
+        #expect(throws: HTTPParseError.bodyTooLarge(limit: 10)) { try parse(chunked, bodyLimit: 10) }
+        #expect(HTTPParseError.bodyTooLarge(limit: 1).status == 413)
+    }
+
+    @Test(
+        "malformed requests are refused with their status",
+        arguments: [
+            ("GET /\r\nHost: h\r\n\r\n", 400),
+            ("GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505),
+            ("GET / FTP/1.1\r\nHost: h\r\n\r\n", 400),
+            ("G(T / HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h\r\n folded\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h\r\nBad Name: x\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h\r\nNo colon\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXX", 400),
+        ])
+    func malformed(request: String, status: Int) {
+        do {
+            _ = try parse(request)
+            Issue.record("accepted \(request.debugDescription)")
+        } catch {
+            #expect(error.status == status, "\(request.debugDescription): \(error)")
+        }
+    }
+
+    @Test func keepAliveRules() throws {
+        func head(_ text: String) throws -> HTTPRequestHead? {
+            if case .head(let head)? = try parse(text).first { return head }
+            return nil
+        }
+        #expect(try head("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")?.keepAlive == false)
+        #expect(try head("GET / HTTP/1.0\r\n\r\n")?.keepAlive == false, "HTTP/1.0 needs no Host and closes by default")
+        #expect(try head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")?.keepAlive == true)
+    }
+
+    @Test func garbageNeverCrashes() {
+        let random = [UInt8](repeating: 0, count: 0)
+        var seed: UInt64 = 42
+        for _ in 0..<300 {
+            var bytes = random
+            for _ in 0..<Int(seed % 200) {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                bytes.append(UInt8(truncatingIfNeeded: seed >> 56))
+            }
+            var parser = parser()
+            _ = try? parser.feed(bytes)
+            _ = try? parser.feed(Array("\r\n\r\n".utf8))
+        }
+    }
+}
