@@ -97,17 +97,27 @@
 
         private func run() {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            // Bytes to send are `pending[sent...]`; partial sends move the offset instead of
+            // shifting the buffer, so a large message costs one copy, not one per send.
             var pending: [UInt8] = []
+            var sent = 0
             var failure: (any Error)?
             loop: while true {
-                let (queued, closing) = state.withLock { state -> ([UInt8], Bool) in
-                    defer { state.outbound.removeAll(keepingCapacity: true) }
-                    return (state.outbound, state.closing)
+                var queued: [UInt8] = []
+                let closing = state.withLock { state -> Bool in
+                    swap(&queued, &state.outbound)
+                    return state.closing
                 }
-                pending.append(contentsOf: queued)
-                if closing && pending.isEmpty { break }
+                if sent == pending.count {
+                    pending = queued
+                    sent = 0
+                } else if !queued.isEmpty {
+                    pending.append(contentsOf: queued)
+                }
+                let hasPending = sent < pending.count
+                if closing && !hasPending { break }
                 var fds = [
-                    pollfd(fd: descriptor, events: Int16(POLLIN) | (pending.isEmpty ? 0 : Int16(POLLOUT)), revents: 0),
+                    pollfd(fd: descriptor, events: Int16(POLLIN) | (hasPending ? Int16(POLLOUT) : 0), revents: 0),
                     pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
                 ]
                 let ready = poll(&fds, 2, -1)
@@ -120,10 +130,9 @@
                     var drain = [UInt8](repeating: 0, count: 64)
                     while Glibc.read(wake.read, &drain, drain.count) > 0 {}
                 }
-                if fds[0].revents & Int16(POLLOUT) != 0, !pending.isEmpty {
+                if fds[0].revents & Int16(POLLOUT) != 0, hasPending {
                     do {
-                        let sent = try send(pending)
-                        pending.removeFirst(sent)
+                        sent += try send(pending[sent...])
                     } catch {
                         failure = error
                         break
@@ -156,7 +165,7 @@
         }
 
         /// Bytes sent (0 when the socket would block).
-        private func send(_ bytes: [UInt8]) throws -> Int {
+        private func send(_ bytes: ArraySlice<UInt8>) throws -> Int {
             if let tls { return try tls.write(bytes) }
             let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent < 0 {
@@ -244,7 +253,7 @@
             }
         }
 
-        func write(_ bytes: [UInt8]) throws -> Int {
+        func write(_ bytes: ArraySlice<UInt8>) throws -> Int {
             let written = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
             if written > 0 { return Int(written) }
             switch SSL_get_error(ssl, written) {

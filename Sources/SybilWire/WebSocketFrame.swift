@@ -58,8 +58,31 @@ public struct WebSocketFrame: Sendable, Hashable {
         }
         precondition(maskingKey.count == 4, "a masking key is 4 bytes")
         bytes.append(contentsOf: maskingKey)
-        for (index, byte) in payload.enumerated() { bytes.append(byte ^ maskingKey[index & 3]) }
+        let start = bytes.count
+        bytes.append(contentsOf: payload)
+        Self.applyMask(maskingKey, to: &bytes, from: start)
         return bytes
+    }
+
+    /// XORs `bytes[start...]` with the 4-byte `key` (masking and unmasking are the same), eight
+    /// bytes at a time.
+    public static func applyMask(_ key: [UInt8], to bytes: inout [UInt8], from start: Int = 0) {
+        precondition(key.count == 4, "a masking key is 4 bytes")
+        let key32 = UInt64(key[0]) | UInt64(key[1]) << 8 | UInt64(key[2]) << 16 | UInt64(key[3]) << 24
+        let key64 = key32 | key32 << 32
+        bytes.withUnsafeMutableBytes { raw in
+            var index = start
+            while index + 8 <= raw.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                // The key is laid out little-endian from `start`, so byte i gets key[(i - start) & 3].
+                raw.storeBytes(of: word ^ key64.littleEndian, toByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            while index < raw.count {
+                raw[index] ^= key[(index - start) & 3]
+                index += 1
+            }
+        }
     }
 }
 
@@ -158,8 +181,7 @@ public struct WebSocketFrameDecoder: Sendable {
         let payloadStart = start + offset + maskLength
         var payload = Array(buffer[payloadStart..<(payloadStart + length)])
         if masked {
-            let key = Array(buffer[(start + offset)..<(start + offset + 4)])
-            for index in payload.indices { payload[index] ^= key[index & 3] }
+            WebSocketFrame.applyMask(Array(buffer[(start + offset)..<(start + offset + 4)]), to: &payload)
         }
         start = payloadStart + length
         if start > 1 << 16, start * 2 > buffer.count {

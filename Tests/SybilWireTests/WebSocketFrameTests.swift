@@ -71,6 +71,18 @@ struct WebSocketFrameTests {
                 == 126)
     }
 
+    @Test func wordWiseMaskingMatchesTheRFCDefinition() throws {
+        let key: [UInt8] = [0x37, 0xfa, 0x21, 0x3d]
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 125, 126, 1_000] {
+            let payload = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+            let encoded = WebSocketFrame(opcode: .binary, payload: payload).encoded(maskingKey: key)
+            // RFC 6455 §5.3: transformed octet i = original octet i XOR key[i mod 4].
+            let reference = payload.enumerated().map { $0.element ^ key[$0.offset % 4] }
+            #expect(Array(encoded.suffix(length)) == reference, "length \(length)")
+            #expect(try decodeAll(encoded, masked: true).first?.payload == payload, "length \(length)")
+        }
+    }
+
     @Test func bytesMayArriveOneAtATime() throws {
         let bytes = WebSocketFrame(opcode: .text, payload: Array("Grüße".utf8)).encoded(maskingKey: [1, 2, 3, 4])
         var decoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 100)
