@@ -24,16 +24,9 @@ public enum AttachmentUploadError: Error, Sendable, Hashable, CustomStringConver
     }
 
     static func format(_ bytes: Int64) -> String {
-        let gib = Double(bytes) / Double(1 << 30)
         if bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
-        return String(Int((gib * 100).rounded(.down))).withDecimalPoint + " GiB"
-    }
-}
-
-extension String {
-    /// "123" → "1.23" (two decimals).
-    fileprivate var withDecimalPoint: String {
-        let padded = count < 3 ? String(repeating: "0", count: 3 - count) + self : self
-        return String(padded.dropLast(2)) + "." + String(padded.suffix(2))
+        // Two decimals, rounded down, so a file just over a limit never reads as the limit.
+        let hundredths = bytes * 100 / (1 << 30)
+        return "\(hundredths / 100)." + (hundredths % 100 < 10 ? "0" : "") + "\(hundredths % 100) GiB"
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import SybilCore
 
 /// When to reconnect a dropped WebSocket (SPEC §6, issue "network"): exponential backoff with
@@ -60,11 +61,5 @@ public struct ReconnectPolicy: Sendable, Hashable {
 
     private static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
-
-    private func pow(_ base: Double, _ exponent: Double) -> Double {
-        var result = 1.0
-        for _ in 0..<Int(exponent) { result *= base }
-        return result
     }
 }

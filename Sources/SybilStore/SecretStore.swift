@@ -52,12 +52,7 @@ public struct FileSecretStore: SecretStore {
     public func secret(for account: String) throws -> String? {
         let path = try self.path(for: account)
         try Self.requireOwnerOnly(directory)
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if errno == ENOENT { return nil }
-            throw AtomicFile.systemError("stat", path)
-        }
-        try Self.requireOwnerOnly(path)
+        guard try Self.requireOwnerOnly(path, missingIsFine: true) else { return nil }
         return try AtomicFile.read(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
@@ -75,11 +70,18 @@ public struct FileSecretStore: SecretStore {
         return directory + "/" + account
     }
 
-    private static func requireOwnerOnly(_ path: String) throws {
+    /// Checks that group and others have no access to `path`; returns whether it exists (a
+    /// missing path throws unless `missingIsFine`).
+    @discardableResult
+    private static func requireOwnerOnly(_ path: String, missingIsFine: Bool = false) throws -> Bool {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw AtomicFile.systemError("stat", path) }
+        guard stat(path, &info) == 0 else {
+            if missingIsFine && errno == ENOENT { return false }
+            throw AtomicFile.systemError("stat", path)
+        }
         let mode = UInt32(info.st_mode) & 0o777
         guard mode & 0o077 == 0 else { throw SecretStoreError.insecurePermissions(path: path, mode: mode) }
+        return true
     }
 }
 

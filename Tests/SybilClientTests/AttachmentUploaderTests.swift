@@ -153,6 +153,17 @@ struct AttachmentUploaderTests {
         }
     }
 
+    @Test func sizesInMessagesRoundDown() {
+        func message(_ size: Int64) -> String {
+            AttachmentUploadError.fileTooLarge(fileName: "f", size: size, limit: 1 << 30).description
+        }
+        #expect(message(3 << 29).hasPrefix("f is 1.50 GiB (1610612736 bytes)"))
+        #expect(message((1 << 30) + (1 << 30) / 20 + 1).hasPrefix("f is 1.05 GiB"))
+        #expect(message((1 << 30) + (1 << 30) / 20).hasPrefix("f is 1.04 GiB"), "a byte under 1.05 GiB")
+        #expect(message(2 << 30).hasPrefix("f is 2 GiB"))
+        #expect(message((2 << 30) - 1).hasPrefix("f is 1.99 GiB"), "never rounded up to the next figure")
+    }
+
     @Test func cancelUsesTheCancelCallKey() async throws {
         let desktop = FakeUploadDesktop()
         let uploader = AttachmentUploader(rpc: desktop, stagingDirectory: "/tmp")
