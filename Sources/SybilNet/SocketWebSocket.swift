@@ -70,6 +70,7 @@
 
         deinit {
             for task in tasks.withLock({ $0 }) { task.cancel() }
+            socket.shutdown()
         }
 
         public func send(text: String) throws {
@@ -106,30 +107,27 @@
             options: WebSocketOptions,
             clock: C
         ) {
-            let reader = Task { [self] in
+            // The reader holds the connection only while it works on received bytes, never
+            // while it waits: a socket its owner dropped is closed by `deinit`.
+            let reader = Task { [weak self] in
                 var iterator = rest
                 var decoder = WebSocketFrameDecoder(expectMasked: false, maximumPayload: options.maximumMessage)
                 var assembler = WebSocketMessageAssembler(maximumMessage: options.maximumMessage)
                 decoder.append(leftover)
-                do {
-                    while true {
-                        while let frame = try decoder.nextFrame() {
-                            if let event = try assembler.add(frame), handle(event) { return }
-                        }
-                        guard let bytes = try await iterator.next() else {
-                            finish(throwing: WebSocketError.connectionLost("closed without a closing handshake"))
-                            return
-                        }
-                        decoder.append(bytes)
+                while true {
+                    guard let connection = self, !connection.process(&decoder, &assembler) else { return }
+                    let next: [UInt8]?
+                    do {
+                        next = try await iterator.next()
+                    } catch {
+                        self?.finish(throwing: WebSocketError.connectionLost(String(describing: error)))
+                        return
                     }
-                } catch let error as WebSocketProtocolError {
-                    write(
-                        WebSocketFrame(
-                            opcode: .close, payload: WebSocketCloseCode.payload(code: error.closeCode, reason: "")))
-                    state.withLock { $0.closeSent = true }
-                    finish(throwing: WebSocketError.protocolViolation(error))
-                } catch {
-                    finish(throwing: WebSocketError.connectionLost(String(describing: error)))
+                    guard let bytes = next else {
+                        self?.finish(throwing: WebSocketError.connectionLost("closed without a closing handshake"))
+                        return
+                    }
+                    decoder.append(bytes)
                 }
             }
             let keepalive = Task { [weak self] in
@@ -140,6 +138,25 @@
                 }
             }
             tasks.withLock { $0 = [reader, keepalive] }
+        }
+
+        /// Handles the complete frames in `decoder`; returns whether the connection is over.
+        private func process(_ decoder: inout WebSocketFrameDecoder, _ assembler: inout WebSocketMessageAssembler)
+            -> Bool
+        {
+            do {
+                while let frame = try decoder.nextFrame() {
+                    if let event = try assembler.add(frame), handle(event) { return true }
+                }
+                return false
+            } catch {
+                write(
+                    WebSocketFrame(
+                        opcode: .close, payload: WebSocketCloseCode.payload(code: error.closeCode, reason: "")))
+                state.withLock { $0.closeSent = true }
+                finish(throwing: WebSocketError.protocolViolation(error))
+                return true
+            }
         }
 
         /// Handles one event; returns whether the connection is over.

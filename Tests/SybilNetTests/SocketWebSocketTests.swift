@@ -188,3 +188,21 @@ struct SocketWebSocketTests {
         )
     }
 }
+
+@Suite("WebSocket client lifetime")
+struct SocketWebSocketLifetimeTests {
+    @Test func droppingTheClientClosesTheConnection() async throws {
+        let closed = DispatchSemaphore(value: 0)
+        let server = try WebSocketPeer.server { peer, _ in
+            _ = peer.readFrame()  // returns nil once the client's TCP connection is gone
+            closed.signal()
+        }
+        do {
+            _ = try await SocketWebSocket.connect(
+                to: server.webSocketURL, random: SeededRandomSource(seed: 1), clock: ManualClock())
+        }
+        // Event-driven: the server thread signals when it sees the close (the bound only keeps a
+        // regression from hanging the run).
+        #expect(closed.wait(timeout: .now() + 10) == .success, "the server saw the connection close")
+    }
+}
