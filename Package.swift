@@ -27,6 +27,7 @@ let package = Package(
             name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .target(name: "SybilCore", exclude: ["README.md"]),
         .target(
             name: "SybilImaging",
@@ -48,7 +49,14 @@ let package = Package(
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
             ],
             exclude: ["README.md"]),
-        .target(name: "SybilServer", dependencies: ["SybilCore", "SybilWire", "SybilNet"], exclude: ["README.md"]),
+        .target(
+            name: "SybilServer",
+            dependencies: [
+                "SybilCore", "SybilWire", "SybilNet", "SybilStore",
+                .target(name: "CEpoll", condition: .when(platforms: [.linux])),
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+            ],
+            exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(name: "SybilCLI", dependencies: ["SybilCore", "SybilWire", "SybilNet"], exclude: ["README.md"]),
@@ -65,7 +73,7 @@ let package = Package(
         .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting", "SybilImaging"]),
         .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"]),
         .testTarget(name: "SybilNetTests", dependencies: ["SybilNet", "SybilTesting"], exclude: ["Peers"]),
-        .testTarget(name: "SybilServerTests", dependencies: ["SybilServer"]),
+        .testTarget(name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(
             name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire", "SybilNet", "SybilTesting"],

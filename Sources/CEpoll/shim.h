@@ -1,0 +1,46 @@
+// Linux readiness notification for the server's event loop. `struct epoll_event` is packed on
+// x86_64, which Swift cannot import faithfully, so these wrappers take and return plain values.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+static inline int sybil_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+// Adds (op EPOLL_CTL_ADD), changes (EPOLL_CTL_MOD) or removes (EPOLL_CTL_DEL) interest in fd.
+static inline int sybil_epoll_control(int epoll, int op, int fd, int readable, int writable, uint64_t token) {
+    struct epoll_event event;
+    event.events = (readable ? (EPOLLIN | EPOLLRDHUP) : 0) | (writable ? EPOLLOUT : 0);
+    event.data.u64 = token;
+    return epoll_ctl(epoll, op, fd, &event);
+}
+
+static inline int sybil_epoll_add(void) { return EPOLL_CTL_ADD; }
+static inline int sybil_epoll_modify(void) { return EPOLL_CTL_MOD; }
+static inline int sybil_epoll_remove(void) { return EPOLL_CTL_DEL; }
+
+// Waits up to timeout milliseconds; fills tokens[i] and flags[i] (bit 0 readable, bit 1
+// writable, bit 2 hung up or failed) and returns how many, or -1 with errno.
+static inline int sybil_epoll_wait(int epoll, uint64_t *tokens, uint32_t *flags, int capacity, int timeout) {
+    struct epoll_event events[256];
+    if (capacity > 256) capacity = 256;
+    int count = epoll_wait(epoll, events, capacity, timeout);
+    for (int i = 0; i < count; i++) {
+        tokens[i] = events[i].data.u64;
+        uint32_t e = events[i].events;
+        flags[i] = ((e & EPOLLIN) ? 1u : 0u) | ((e & EPOLLOUT) ? 2u : 0u)
+            | ((e & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)) ? 4u : 0u);
+    }
+    return count;
+}
+
+static inline int sybil_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+// Accepts one connection as a non-blocking, close-on-exec descriptor (accept4 needs _GNU_SOURCE).
+static inline int sybil_accept_nonblocking(int listener) {
+    return accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}

@@ -1,0 +1,13 @@
+/// What the server runs for each request. `handle` is called on a task of its own for
+/// every complete request; responses on one connection go out in request order.
+public protocol HTTPHandler: Sendable {
+    /// The largest body accepted for a request with `head` (larger ones are answered 413
+    /// before they are read).
+    func bodyLimit(for head: HTTPRequestHead) -> Int
+
+    /// The response to `request`. Must not throw: failures are responses too.
+    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse
+
+    /// The response to a request that could not be read (400, 408, 413, 431, 501, 503, 505).
+    func refusal(status: Int, message: String) -> HTTPServerResponse
+}

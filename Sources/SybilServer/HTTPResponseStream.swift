@@ -1,0 +1,43 @@
+import Synchronization
+
+/// The writing end of a streamed response body (an event stream). Handlers write as they
+/// go; once the client has left or the server is shutting down, ``isOpen`` is false and
+/// writes are dropped. Safe to use from any task.
+public final class HTTPResponseStream: Sendable {
+    private let deliver: @Sendable ([UInt8]) -> Void
+    private let open = Atomic<Bool>(true)
+
+    /// A stream whose body bytes go to `deliver` (the server frames them as chunks; tests
+    /// collect them).
+    public init(deliver: @escaping @Sendable ([UInt8]) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// Whether the client can still receive.
+    public var isOpen: Bool { open.load(ordering: .acquiring) }
+
+    /// Writes `bytes`; returns `false` (and drops them) once the stream is closed.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        guard isOpen else { return false }
+        if !bytes.isEmpty { deliver(bytes) }
+        return true
+    }
+
+    /// Writes one event-stream event.
+    @discardableResult
+    public func writeEvent(data: String, type: String? = nil, id: String? = nil) -> Bool {
+        write(SSEEventWriter.event(data: data, type: type, id: id))
+    }
+
+    /// Writes a heartbeat comment.
+    @discardableResult
+    public func writeComment(_ text: String = "keep-alive") -> Bool {
+        write(SSEEventWriter.comment(text))
+    }
+
+    /// Marks the stream closed: later writes are dropped (called when the client leaves).
+    public func markClosed() {
+        open.store(false, ordering: .releasing)
+    }
+}

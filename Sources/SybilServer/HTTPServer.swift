@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+
+/// An HTTP/1.1 server on one event-loop thread (epoll on Linux, `poll` elsewhere): keep-alive
+/// and pipelining, Content-Length and chunked request bodies, limits (431, 413, 503 with
+/// Retry-After when full), idle and slow-request timeouts (408), streamed responses, WebSocket
+/// upgrades, and a graceful shutdown that lets in-flight responses finish.
+///
+/// Handlers run on tasks of their own; idle connections cost a descriptor and a small
+/// object, not a thread.
+public final class HTTPServer: Sendable {
+    /// Limits, timeouts and the address.
+    public struct Configuration: Sendable {
+        /// A numeric IPv4 or IPv6 address; loopback by default.
+        public var host: String
+        /// The port; 0 picks a free one.
+        public var port: Int
+        /// Connections served at once; more are answered 503 and closed.
+        public var maximumConnections: Int
+        /// The largest request head (431 beyond).
+        public var maximumHeadBytes: Int
+        /// A kept-alive connection with nothing in progress is closed after this long.
+        public var idleTimeout: Duration
+        /// A request must arrive whole within this time of its first byte (408 otherwise).
+        public var requestTimeout: Duration
+        /// Monotonic time for the timeouts; tests pass a manual clock's reading.
+        public var uptime: @Sendable () -> Duration
+
+        /// The defaults: 127.0.0.1, a free port, 4,096 connections, 16 KiB heads, 60 s idle,
+        /// 10 s per request.
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, maximumConnections: Int = 4096,
+            maximumHeadBytes: Int = 16 << 10, idleTimeout: Duration = .seconds(60),
+            requestTimeout: Duration = .seconds(10), uptime: (@Sendable () -> Duration)? = nil
+        ) {
+            self.host = host
+            self.port = port
+            self.maximumConnections = maximumConnections
+            self.maximumHeadBytes = maximumHeadBytes
+            self.idleTimeout = idleTimeout
+            self.requestTimeout = requestTimeout
+            if let uptime {
+                self.uptime = uptime
+            } else {
+                let start = ContinuousClock.now
+                self.uptime = { ContinuousClock.now - start }
+            }
+        }
+    }
+
+    /// The configuration the server was started with.
+    public let configuration: Configuration
+    /// The port actually bound.
+    public let port: Int
+    private let loop: ServerEventLoop
+    private let stopped = StopSignal()
+
+    /// Binds and starts serving with `handler`; throws when the address cannot be bound.
+    public init(configuration: Configuration, handler: any HTTPHandler) throws(ServerError) {
+        ListeningSocket.raiseDescriptorLimit()
+        let listener = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 1024)
+        self.configuration = configuration
+        port = listener.port
+        loop = try ServerEventLoop(configuration: configuration, handler: handler, listener: listener.descriptor)
+        let thread = Thread { [loop, stopped] in
+            loop.run()
+            stopped.signal()
+        }
+        thread.name = "sybil-server"
+        thread.start()
+    }
+
+    /// The base URL clients use, e.g. `http://127.0.0.1:8799`.
+    public var baseURL: URL {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return URL(string: "http://\(host):\(port)")!
+    }
+
+    /// Stops accepting, lets in-flight responses finish (streams are ended, WebSockets closed
+    /// with 1001) and returns once every connection is closed or `grace` has passed.
+    public func shutdown(grace: Duration = .seconds(5)) async {
+        loop.post(.shutdown(grace: grace))
+        await stopped.wait()
+    }
+}

@@ -1,0 +1,64 @@
+import SybilNet
+
+/// A complete request as a handler sees it: the head, the whole body and the parsed query.
+public struct HTTPServerRequest: Sendable {
+    /// Start line and header fields.
+    public var head: HTTPRequestHead
+    /// The body (empty when there was none).
+    public var body: [UInt8]
+
+    /// Creates a request (tests build them directly).
+    public init(head: HTTPRequestHead, body: [UInt8] = []) {
+        self.head = head
+        self.body = body
+    }
+
+    /// Creates a request from its parts (tests).
+    public init(method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.init(
+            head: HTTPRequestHead(method: method, target: target, minorVersion: 1, headers: HTTPHeaders(headers)),
+            body: body)
+    }
+
+    /// The method, e.g. `GET`.
+    public var method: String { head.method }
+    /// The path without the query, percent-decoding left to the routes.
+    public var path: String { head.path }
+    /// The header fields.
+    public var headers: HTTPHeaders { head.headers }
+
+    /// The query's name–value pairs in order, percent-decoded (`+` is a space).
+    public var query: [(name: String, value: String)] {
+        guard let mark = head.target.firstIndex(of: "?") else { return [] }
+        return head.target[head.target.index(after: mark)...].split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = Self.percentDecoded(parts[0])
+            let value = parts.count > 1 ? Self.percentDecoded(parts[1]) : ""
+            return (name, value)
+        }
+    }
+
+    /// The first query value named `name`.
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+
+    /// Percent-decodes `text` (`+` as a space); an invalid escape is kept as it is.
+    static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "+") {
+                bytes.append(0x20)
+            } else if byte == UInt8(ascii: "%"), utf8.count >= 2,
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

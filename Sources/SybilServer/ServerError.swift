@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Why the server could not start or keep running.
+public enum ServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A system call failed with `errno`.
+    case system(String, Int32)
+    /// The host is not a numeric IPv4 or IPv6 address.
+    case invalidHost(String)
+    /// The server was asked to start twice, or after it stopped.
+    case notStartable
+
+    /// One sentence for logs and the command line.
+    public var description: String {
+        switch self {
+        case .system(let call, let code):
+            let reason = String(cString: strerror(code))
+            return "\(call) failed: \(reason) (errno \(code))"
+        case .invalidHost(let host): return "'\(host)' is not a numeric IPv4 or IPv6 address"
+        case .notStartable: return "the server was already started"
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import SybilCore
+import SybilNet
+import SybilServer
+import SybilTesting
+import SybilWire
+import Testing
+
+@Suite("HTTP server over live sockets")
+struct HTTPServerTests {
+    private func start(
+        _ handler: TransportTestHandler = TransportTestHandler(), clock: ManualClock = ManualClock(),
+        maximumConnections: Int = 64
+    ) throws -> HTTPServer {
+        let configuration = HTTPServer.Configuration(
+            maximumConnections: maximumConnections, idleTimeout: .seconds(60), requestTimeout: .seconds(10),
+            uptime: { clock.now.offset })
+        return try HTTPServer(configuration: configuration, handler: handler)
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrderOnOneConnection() async throws {
+        let server = try start()
+        let client = try RawClient(port: server.port)
+        client.send(
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirstGET /echo HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nthird")
+        let responses = await blocking { (0..<3).compactMap { _ in client.readResponse() } }
+        #expect(responses.map(\.status) == [200, 200, 200])
+        #expect(responses.map { String(decoding: $0.body, as: UTF8.self) } == ["first", "", "third"])
+        #expect(responses.map { $0.headers["x-method"] } == ["POST", "GET", "POST"])
+        await server.shutdown()
+    }
+
+    @Test func chunkedRequestBodyIsReassembled() async throws {
+        let server = try start()
+        let client = try RawClient(port: server.port)
+        client.send(
+            "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5\r\npedia\r\n0\r\n\r\n")
+        let response = await blocking { client.readResponse() }
+        #expect(response?.status == 200)
+        #expect(response.map { String(decoding: $0.body, as: UTF8.self) } == "Wikipedia")
+        await server.shutdown()
+    }
+
+    @Test func headOver16KiBIsRefusedWith431AndTheConnectionCloses() async throws {
+        let server = try start()
+        let client = try RawClient(port: server.port)
+        client.send("GET /echo HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 17_000))\r\n\r\n")
+        let response = await blocking { client.readResponse() }
+        #expect(response?.status == 431)
+        #expect(response?.headers["connection"] == "close")
+        let error = try APIErrorBody.decode(JSONReader().parse(response?.body ?? []), at: .root)
+        #expect(error.code == "headers_too_large")
+        #expect(error.message == "The request head is larger than 16384 bytes.")
+        #expect(await blocking { client.readToEnd() }.isEmpty)
+        await server.shutdown()
+    }
+
+    @Test func bodyOverTheRouteLimitIsRefusedWith413BeforeItIsRead() async throws {
+        let server = try start(TransportTestHandler(bodyLimitBytes: 1024))
+        let atLimit = try RawClient(port: server.port)
+        atLimit.send(
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n" + String(repeating: "b", count: 1024))
+        #expect(await blocking { atLimit.readResponse() }?.status == 200)
+        let over = try RawClient(port: server.port)
+        over.send(
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1025\r\n\r\n" + String(repeating: "b", count: 1025))
+        let response = await blocking { over.readResponse() }
+        #expect(response?.status == 413)
+        #expect(response.map { String(decoding: $0.body, as: UTF8.self).contains("1024 bytes") } == true)
+        await server.shutdown()
+    }
+
+    @Test func aClientTricklingItsRequestIsCutOffWith408() async throws {
+        let clock = ManualClock()
+        let server = try start(clock: clock)
+        let client = try RawClient(port: server.port)
+        client.send("GET /echo HTTP/1.1\r\nHost: x\r\n")
+        // Another, complete request on a second connection still works meanwhile.
+        let other = try RawClient(port: server.port)
+        other.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await blocking { other.readResponse() }?.status == 200)
+        clock.advance(by: .seconds(9))
+        client.send("X-Slow: 1\r\n")
+        clock.advance(by: .milliseconds(1_001))
+        let response = await blocking { client.readResponse() }
+        #expect(response?.status == 408)
+        #expect(await blocking { client.readToEnd() }.isEmpty)
+        await server.shutdown()
+    }
+
+    @Test func idleKeptAliveConnectionsCloseAfterTheIdleTimeout() async throws {
+        let clock = ManualClock()
+        let server = try start(clock: clock)
+        let client = try RawClient(port: server.port)
+        client.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await blocking { client.readResponse() }?.status == 200)
+        clock.advance(by: .seconds(61))
+        #expect(await blocking { client.readToEnd() }.isEmpty)
+        await server.shutdown()
+    }
+
+    @Test func connectionsBeyondTheLimitGet503WithRetryAfter() async throws {
+        let handler = TransportTestHandler()
+        let server = try start(handler, maximumConnections: 2)
+        let first = try RawClient(port: server.port)
+        let second = try RawClient(port: server.port)
+        first.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        second.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await blocking { first.readResponse() }?.status == 200)
+        #expect(await blocking { second.readResponse() }?.status == 200)
+        let third = try RawClient(port: server.port)
+        third.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        let refused = await blocking { third.readResponse() }
+        #expect(refused?.status == 503)
+        #expect(refused?.headers["retry-after"] == "1")
+        await server.shutdown()
+    }
+
+    @Test func streamedResponseIsChunkedAndTheConnectionIsReusedAfterIt() async throws {
+        let server = try start()
+        let client = try RawClient(port: server.port)
+        client.send("GET /stream?count=2 HTTP/1.1\r\nHost: x\r\n\r\nGET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        let stream = await blocking { client.readResponse() }
+        #expect(stream?.headers["content-type"] == "text/event-stream")
+        #expect(
+            stream.map { String(decoding: $0.body, as: UTF8.self) }
+                == ": keep-alive\n\ndata: event 0\n\ndata: event 1\n\n")
+        #expect(await blocking { client.readResponse() }?.status == 200)
+        await server.shutdown()
+    }
+
+    @Test func aClientLeavingAStreamEndsItsProducer() async throws {
+        let handler = TransportTestHandler()
+        let server = try start(handler)
+        let client = try RawClient(port: server.port)
+        client.send("GET /stream?forever=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await blocking { client.read(until: "data: event 3\n\n") } != nil)
+        close(client.descriptor)
+        #expect(await eventually { handler.endedStreams == 1 })
+        await server.shutdown()
+    }
+
+    @Test func webSocketUpgradeEchoesThroughTheSharedCodec() async throws {
+        let server = try start()
+        let url = URL(string: "ws://127.0.0.1:\(server.port)/ws")!
+        let socket = try await SocketWebSocket.connect(
+            to: url, options: WebSocketOptions(), random: SeededRandomSource(seed: 1), clock: ManualClock())
+        try socket.send(text: "Grüße")
+        try socket.send(binary: [0, 255])
+        socket.close(code: 1000, reason: "bye")
+        var received: [WebSocketIncoming] = []
+        for try await message in socket.incoming { received.append(message) }
+        #expect(received == [.text("Grüße"), .binary([0, 255]), .closed(code: 1000, reason: "")])
+        await server.shutdown()
+    }
+
+    @Test func shutdownFinishesTheResponseInFlightAndRefusesNewConnections() async throws {
+        let handler = TransportTestHandler()
+        let server = try start(handler)
+        let client = try RawClient(port: server.port)
+        client.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await eventually { handler.heldCount == 1 })
+        let idle = try RawClient(port: server.port)
+        async let stopped: Void = server.shutdown(grace: .seconds(30))
+        #expect(await blocking { idle.readToEnd() }.isEmpty)
+        handler.release()
+        let response = await blocking { client.readResponse() }
+        #expect(response?.status == 200)
+        #expect(response?.headers["connection"] == "close")
+        await stopped
+        #expect(throws: (any Error).self) { try RawClient(port: server.port) }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import SybilCore
+import SybilNet
+import SybilServer
+import Synchronization
+
+/// Runs blocking socket work on a thread of its own, so a test waiting on a socket never
+/// holds one of the few threads that handler tasks need (nor waits for the dispatch pool to
+/// grow).
+func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
+/// Yields until `condition` holds (at most `maxYields` times, then false); for state that
+/// another thread changes soon, without sleeping on the wall clock.
+func eventually(maxYields: Int = 2_000_000, _ condition: () -> Bool) async -> Bool {
+    for _ in 0..<maxYields {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
+
+/// A handler for transport tests: `/echo` answers the body, `/stream` writes `count` events,
+/// `/hold` waits for `release()`, `/ws` echoes WebSocket messages; other paths get 404.
+final class TransportTestHandler: HTTPHandler {
+    let bodyLimitBytes: Int
+    private let held = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let streamsEnded = Counter()
+
+    init(bodyLimitBytes: Int = 1024) {
+        self.bodyLimitBytes = bodyLimitBytes
+    }
+
+    var heldCount: Int { held.withLock { $0.count } }
+    var endedStreams: Int { streamsEnded.value }
+
+    func release() {
+        for waiter in held.withLock({ list in
+            defer { list.removeAll() }
+            return list
+        }) { waiter.resume() }
+    }
+
+    func bodyLimit(for head: HTTPRequestHead) -> Int { bodyLimitBytes }
+
+    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        switch request.path {
+        case "/echo":
+            var headers = HTTPHeaders()
+            headers.set("X-Method", request.method)
+            return HTTPServerResponse(status: 200, headers: headers, body: .bytes(request.body))
+        case "/stream":
+            let count = Int(request.queryValue("count") ?? "3") ?? 3
+            let forever = request.queryValue("forever") != nil
+            return .eventStream { [streamsEnded] stream in
+                defer { streamsEnded.increment() }
+                stream.writeComment()
+                var index = 0
+                while index < count || forever {
+                    guard stream.writeEvent(data: "event \(index)") else { return }
+                    index += 1
+                    if forever { try? await Task.sleep(for: .milliseconds(5)) }
+                    if Task.isCancelled { return }
+                }
+            }
+        case "/hold":
+            await withCheckedContinuation { continuation in held.withLock { $0.append(continuation) } }
+            return HTTPServerResponse(status: 200, body: .bytes(Array("released".utf8)))
+        case "/ws":
+            let key = request.headers["Sec-WebSocket-Key"] ?? ""
+            return HTTPServerResponse(
+                status: 101,
+                body: .webSocket(accept: WebSocketHandshake.acceptValue(for: key), maximumMessage: 1 << 16) { socket in
+                    for await message in socket.incoming {
+                        switch message {
+                        case .text(let text): socket.send(text: text)
+                        case .binary(let bytes): socket.send(binary: bytes)
+                        case .closed: return
+                        }
+                    }
+                })
+        default:
+            return APIError.notFound("No route \(request.path).").response
+        }
+    }
+
+    func refusal(status: Int, message: String) -> HTTPServerResponse {
+        APIError(status: status, message: message).response
+    }
+}
+
+/// A thread-safe counter.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+
+    var value: Int { count.withLock { $0 } }
+
+    func increment() { count.withLock { $0 += 1 } }
+}
