@@ -59,7 +59,9 @@ let package = Package(
             exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
-        .target(name: "SybilCLI", dependencies: ["SybilCore", "SybilWire", "SybilNet"], exclude: ["README.md"]),
+        .target(
+            name: "SybilCLI", dependencies: ["SybilCore", "SybilWire", "SybilNet", "SybilStore", "SybilServer"],
+            exclude: ["README.md"]),
         .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
         .executableTarget(
             name: "sybil-bench",
@@ -76,7 +78,7 @@ let package = Package(
         .testTarget(name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(
-            name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire", "SybilNet", "SybilTesting"],
+            name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire", "SybilNet", "SybilServer", "SybilTesting"],
             exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]

@@ -47,6 +47,19 @@ struct ArgumentCursor {
         return value
     }
 
+    /// The value of `option` as a whole number within `range`.
+    mutating func integer(for option: String, inlineValue: String?, in range: ClosedRange<Int>) throws(UsageError)
+        -> Int
+    {
+        let text = try value(for: option, inlineValue: inlineValue)
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(
+                command: command,
+                message: "\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+        }
+        return number
+    }
+
     /// The error for an option this command does not have.
     func unknown(_ option: String) -> UsageError {
         UsageError(command: command, message: "unknown option '\(option)'")

@@ -10,16 +10,25 @@ public struct CommandIO: Sendable {
     public var writeOutput: @Sendable (String) -> Void
     /// Writes to standard error.
     public var writeError: @Sendable (String) -> Void
+    /// The environment variables the commands read (`SYBIL_TOKEN`, `SYBIL_API_URL`, …).
+    public var environment: [String: String]
+    /// Returns when the process is asked to stop (SIGINT or SIGTERM); long-running commands
+    /// such as `sybil serve` wait on it.
+    public var waitForTermination: @Sendable () async -> Void
 
     /// Creates an I/O boundary from closures.
     public init(
         readChunks: @escaping @Sendable (_ path: String?, _ body: ([UInt8]) -> Void) throws -> Void,
         writeOutput: @escaping @Sendable (String) -> Void,
-        writeError: @escaping @Sendable (String) -> Void
+        writeError: @escaping @Sendable (String) -> Void,
+        environment: [String: String] = [:],
+        waitForTermination: @escaping @Sendable () async -> Void = {}
     ) {
         self.readChunks = readChunks
         self.writeOutput = writeOutput
         self.writeError = writeError
+        self.environment = environment
+        self.waitForTermination = waitForTermination
     }
 
     /// An input that could not be read.
@@ -72,6 +81,8 @@ public struct CommandIO: Sendable {
             }
         },
         writeOutput: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-        writeError: { text in FileHandle.standardError.write(Data(text.utf8)) }
+        writeError: { text in FileHandle.standardError.write(Data(text.utf8)) },
+        environment: ProcessInfo.processInfo.environment,
+        waitForTermination: { await TerminationSignal.shared.wait() }
     )
 }

@@ -7,6 +7,9 @@ enum HelpText {
         USAGE: sybil <command> [<options>]
 
         COMMANDS:
+          ask QUESTION            Stream an answer from an AI chat server (the embedded
+                                  reference server unless --api-url or SYBIL_API_URL is set).
+          serve                   Run the reference server (chats, Agent room, workspaces).
           debug envelope [FILE]   Check a workspace chat load envelope and print it normalised.
           debug sse [FILE]        Parse a text/event-stream and print each event as JSON.
           debug ws-echo URL       Echo every WebSocket message a server sends back to it.
@@ -96,6 +99,74 @@ enum HelpText {
         EXIT STATUS:
           0 when the server closed the connection, 64 usage error, 69 the server could not be
           reached or refused the handshake, 76 the server broke the protocol.
+
+        """
+
+    static let ask = """
+        OVERVIEW: Stream an answer from an AI chat server.
+
+        USAGE: sybil ask [<options>] QUESTION...
+
+        Sends QUESTION (the arguments joined by spaces) to an OpenAI-compatible
+        POST /v1/chat/completions with stream: true, through the same client stack the apps
+        use: warm-up with GET /healthz, the send gate, the bearer token, the event-stream
+        transport and its single retry for a cold start or an expired token. Prints the reply
+        on standard output as it arrives.
+
+        Without --api-url or SYBIL_API_URL it starts the reference server in-process on a free
+        loopback port and talks to it over HTTP, so it works with no setup at all.
+
+        ARGUMENTS:
+          QUESTION                What to ask.
+
+        OPTIONS:
+          --api-url URL           The server's base URL, e.g. https://api.openai.com
+                                  (default: $SYBIL_API_URL, else the embedded server).
+          --token TOKEN           The bearer token (default: $SYBIL_TOKEN).
+          --model NAME            The model to ask for (default: sybil-scripted).
+          --system TEXT           A system message sent before the question.
+          --seed N                The embedded server's agent seed (default: 1).
+          -h, --help              Show this help.
+
+        EXIT STATUS:
+          0 the whole reply arrived, 64 usage error, 69 the server could not be reached or
+          failed, 76 the reply broke off or the server refused the request.
+
+        """
+
+    static let serve = """
+        OVERVIEW: Run the reference server.
+
+        USAGE: sybil serve [<options>]
+
+        Serves the three Sybil surfaces over HTTP/1.1 (docs/api): the OpenAI-compatible chat
+        endpoint with a scripted agent, the Agent room (WebSocket stream, uploads), and the
+        workspace desktop RPC with live overlay events. Prints the address and the token on
+        one line each, then runs until SIGINT or SIGTERM and stops gracefully.
+
+        OPTIONS:
+          --host ADDRESS          Numeric address to bind (default: 127.0.0.1).
+          --port N                Port, 0 for any free one (default: 8799).
+          --token TOKEN           Bearer token for every route but /healthz (default:
+                                  $SYBIL_TOKEN, else a random one that is printed).
+          --seed N                Seed of the scripted agent (default: 1).
+          --pace MS               Pause between streamed tokens (0 to 60000; default: 40).
+          --cold-start SECONDS    Simulate a scale-to-zero start of this length for the first
+                                  request after --idle-timeout (0 to 600; default: off).
+          --idle-timeout SECONDS  Idle time before the next request is a cold start
+                                  (default: 300).
+          --cold-start-wait       During a cold start, hold requests until it ends instead of
+                                  answering 503 with Retry-After.
+          --upstream URL          Forward chats to this OpenAI-compatible server, with the key
+                                  from $SYBIL_UPSTREAM_KEY or $OPENAI_API_KEY.
+          --data-dir DIR          Keep SQLite data here (default:
+                                  $XDG_DATA_HOME/sybil/server).
+          --in-memory             Keep nothing after the server stops.
+          --max-connections N     Connections served at once; more get 503 (default: 4096).
+          --attachments-unavailable
+                                  Refuse uploads with 503 and close Agent streams with 4503.
+          --debug-endpoints       Add /debug/ws-echo (no auth) for WebSocket conformance suites.
+          -h, --help              Show this help.
 
         """
 }

@@ -30,6 +30,10 @@ public enum SybilCommandLine {
         case "--version":
             io.writeOutput("sybil \(version)\n")
             return .success
+        case "ask":
+            return try await AskCommand.run(rest, io: io)
+        case "serve":
+            return try await ServeCommand.run(rest, io: io)
         case "debug":
             return try await debug(rest, io: io)
         default:

@@ -20,6 +20,7 @@ public enum HTTPResponseWriter {
         case 409: "Conflict"
         case 413: "Content Too Large"
         case 429: "Too Many Requests"
+        case 426: "Upgrade Required"
         case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"
         case 501: "Not Implemented"

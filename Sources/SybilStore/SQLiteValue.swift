@@ -11,3 +11,28 @@ public enum SQLiteValue: Sendable, Hashable {
     /// Raw bytes.
     case blob([UInt8])
 }
+
+extension SQLiteValue {
+    /// The integer, or `nil` for any other kind.
+    public var integerValue: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
+    /// The text, or `nil` for any other kind.
+    public var textValue: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    /// The bytes, or `nil` for any other kind.
+    public var blobValue: [UInt8]? {
+        if case .blob(let value) = self { return value }
+        return nil
+    }
+
+    /// Text, or NULL for `nil`.
+    public static func optionalText(_ text: String?) -> SQLiteValue {
+        text.map { .text($0) } ?? .null
+    }
+}

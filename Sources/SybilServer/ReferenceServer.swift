@@ -1,0 +1,30 @@
+import Foundation
+import SybilNet
+
+/// `sybil serve` as an object: the app on an ``HTTPServer``, started and stopped together.
+/// The command line and `sybil ask` (embedded, on an ephemeral loopback port) use it; tests
+/// start it in-process.
+public final class ReferenceServer: Sendable {
+    /// The running transport.
+    public let http: HTTPServer
+    /// The options it runs with (the token among them).
+    public let options: SybilServerOptions
+
+    /// Starts serving `options` on `configuration`'s address.
+    public init(
+        options: SybilServerOptions, configuration: HTTPServer.Configuration = HTTPServer.Configuration(),
+        time: ServerTime = .live, upstream: (any HTTPClient)? = nil
+    ) throws {
+        self.options = options
+        let app = try SybilServerApp(options: options, time: time, upstream: upstream)
+        http = try HTTPServer(configuration: configuration, handler: app)
+    }
+
+    /// Where clients reach it.
+    public var baseURL: URL { http.baseURL }
+
+    /// Stops it gracefully (see ``HTTPServer/shutdown(grace:)``).
+    public func shutdown(grace: Duration = .seconds(5)) async {
+        await http.shutdown(grace: grace)
+    }
+}

@@ -1,0 +1,98 @@
+import SybilCore
+
+/// The reference server's deterministic agent: the same seed and prompt always give the same
+/// reply, thinking, tool activity and (when the prompt asks for one) subagent thread. Prompts
+/// can ask for failures so clients can rehearse them: `[[error]]` ends a stream with an error
+/// frame, `[[interrupt]]` ends it without `[DONE]`.
+struct ScriptedAgent: Sendable {
+    /// How a scripted reply ends.
+    enum Ending: Sendable, Hashable {
+        case complete
+        /// An error frame after this many tokens.
+        case error(afterTokens: Int)
+        /// The stream stops after this many tokens, with no error and no `[DONE]`.
+        case interrupt(afterTokens: Int)
+    }
+
+    /// One reply.
+    struct Reply: Sendable, Hashable {
+        var thinking: String
+        var activity: String
+        var tokens: [String]
+        var subagent: [String]?
+        var ending: Ending
+
+        var text: String { tokens.joined() }
+    }
+
+    let seed: UInt64
+
+    private static let openings = [
+        "Here is what I found.", "Short answer first.", "I looked into it.", "Good question.",
+        "Let me walk through it.", "This one is quick.",
+    ]
+    private static let middles = [
+        "The first call after a pause wakes the service, so it can take a few seconds.",
+        "Retries reuse the same request id, so nothing is sent twice.",
+        "The timeline keeps the newest window and loads older pages on demand.",
+        "Each message is saved on the device before it is sent.",
+        "A stalled stream is cut off and marked as interrupted, keeping the partial text.",
+        "The overlay shows the running turn until history settles it.",
+    ]
+    private static let closings = [
+        "Tell me if you want the details.", "That should be all you need.", "Happy to dig deeper.",
+        "Let me know how it goes.",
+    ]
+    private static let tools = ["rg", "swift build", "cat", "git log --oneline", "ls"]
+
+    /// The reply to `prompt`.
+    func reply(to prompt: String) -> Reply {
+        let random = SeededRandomSource(seed: seed ^ FNV1a64.hash(utf8: prompt))
+        func pick(_ options: [String]) -> String { options[Int(random.next(below: UInt64(options.count)))] }
+        let topic = Self.topic(of: prompt)
+        var text = pick(Self.openings) + " " + pick(Self.middles)
+        if !topic.isEmpty { text += " You asked about \u{201C}\(topic)\u{201D}." }
+        text += " " + pick(Self.closings)
+        let tokens = Self.tokens(text)
+        let lowered = prompt.lowercased()
+        let ending: Ending =
+            lowered.contains("[[error]]")
+            ? .error(afterTokens: min(3, tokens.count))
+            : lowered.contains("[[interrupt]]") ? .interrupt(afterTokens: min(3, tokens.count)) : .complete
+        let subagent: [String]? =
+            lowered.contains("subagent")
+            ? ["open the files the question names", "compare them with the last working version", "report back"]
+            : nil
+        return Reply(
+            thinking: "Reading the question" + (topic.isEmpty ? "." : ": \(topic)"),
+            activity: "\(pick(Self.tools)) \(topic.split(separator: " ").first.map(String.init) ?? "Sources")",
+            tokens: tokens, subagent: subagent, ending: ending)
+    }
+
+    /// The first words of a prompt, at most 60 characters, on one line.
+    static func topic(of prompt: String) -> String {
+        let words = prompt.split(whereSeparator: { $0.isWhitespace || $0.isNewline })
+            .filter { !$0.hasPrefix("[[") }
+        var topic = ""
+        for word in words {
+            if topic.count + word.count + 1 > 60 { break }
+            topic += topic.isEmpty ? String(word) : " " + word
+        }
+        return topic
+    }
+
+    /// Splits `text` into streaming tokens: each word with the space after it.
+    static func tokens(_ text: String) -> [String] {
+        var tokens: [String] = []
+        var current = ""
+        for character in text {
+            current.append(character)
+            if character == " " {
+                tokens.append(current)
+                current = ""
+            }
+        }
+        if !current.isEmpty { tokens.append(current) }
+        return tokens
+    }
+}

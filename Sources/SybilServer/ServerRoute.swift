@@ -1,0 +1,85 @@
+/// Every route the reference server has: method, path template, and whether it needs the
+/// bearer token. `docs/api/openapi.yaml` must describe each REST route (a test compares).
+public enum ServerRoute: String, Sendable, CaseIterable {
+    case health
+    case chatCompletions
+    case agentDescriptor
+    case agentMessagesList
+    case agentMessagesSubmit
+    case agentReadGet
+    case agentReadPost
+    case agentStream
+    case agentUpload
+    case agentUploadOriginal
+    case workspacesRPC
+    case workspacesEvents
+    case debugWebSocketEcho
+
+    /// The HTTP method.
+    public var method: String {
+        switch self {
+        case .chatCompletions, .agentMessagesSubmit, .agentReadPost, .agentUpload, .workspacesRPC: "POST"
+        default: "GET"
+        }
+    }
+
+    /// The path, with `{name}` for a parameter segment.
+    public var template: String {
+        switch self {
+        case .health: "/healthz"
+        case .chatCompletions: "/v1/chat/completions"
+        case .agentDescriptor: "/agent/descriptor"
+        case .agentMessagesList, .agentMessagesSubmit: "/agent/messages"
+        case .agentReadGet, .agentReadPost: "/agent/read"
+        case .agentStream: "/agent/stream"
+        case .agentUpload: "/agent/uploads"
+        case .agentUploadOriginal: "/agent/uploads/{uploadId}/original"
+        case .workspacesRPC: "/v1/workspaces/rpc"
+        case .workspacesEvents: "/v1/workspaces/events"
+        case .debugWebSocketEcho: "/debug/ws-echo"
+        }
+    }
+
+    /// Whether the route is a WebSocket (not described by OpenAPI as REST).
+    public var isWebSocket: Bool { self == .agentStream || self == .debugWebSocketEcho }
+
+    /// Whether the bearer token is required.
+    public var requiresAuthorization: Bool { self != .health && self != .debugWebSocketEcho }
+
+    /// The route for `method` and `path` with its parameters, `.methodNotAllowed` with the
+    /// allowed methods when only the path matches, or `.notFound`.
+    public static func match(method: String, path: String) -> Match {
+        var allowed: [String] = []
+        for route in allCases {
+            guard let parameters = route.parameters(in: path) else { continue }
+            if route.method == method || (method == "HEAD" && route.method == "GET") {
+                return .route(route, parameters)
+            }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+    }
+
+    /// What ``match(method:path:)`` found.
+    public enum Match: Sendable, Equatable {
+        case route(ServerRoute, [String: String])
+        case methodNotAllowed([String])
+        case notFound
+    }
+
+    private func parameters(in path: String) -> [String: String]? {
+        let templateParts = template.split(separator: "/", omittingEmptySubsequences: false)
+        let pathParts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard templateParts.count == pathParts.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (expected, actual) in zip(templateParts, pathParts) {
+            if expected.hasPrefix("{") && expected.hasSuffix("}") {
+                guard !actual.isEmpty else { return nil }
+                parameters[String(expected.dropFirst().dropLast())] = HTTPServerRequest.percentDecoded(actual)
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return parameters
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import SybilCore
+import SybilNet
+
+/// The reference server's request handler: matches routes, checks the bearer token in
+/// constant time on every route but `/healthz` (and the opt-in debug echo), and turns every
+/// failure into the shared error body. Nothing a client sends makes it throw or crash.
+public final class SybilServerApp: HTTPHandler {
+    private let options: SybilServerOptions
+    private let expectedAuthorization: [UInt8]
+    private let chats: ChatCompletionsService
+    private let agentRoom: AgentRoomService
+    private let desktop: WorkspaceDesktopService
+
+    /// Opens storage and builds the surfaces; `upstream` carries forwarded chats.
+    public init(options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil) throws {
+        self.options = options
+        expectedAuthorization = Array("Bearer \(options.token)".utf8)
+        let location: ServerDatabase.Location
+        switch options.storage {
+        case .inMemory: location = .inMemory
+        case .directory(let path):
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            location = .directory(path)
+        }
+        chats = ChatCompletionsService(options: options, time: time, upstream: upstream)
+        agentRoom = AgentRoomService(store: try AgentRoomStore(location), options: options, time: time)
+        desktop = WorkspaceDesktopService(
+            store: try WorkspaceStore(location, agent: ScriptedAgent(seed: options.seed)), options: options, time: time)
+    }
+
+    /// Body limits: 8 MiB for Agent uploads, 2 MiB for desktop calls (1 MiB chunks in
+    /// base64), 1 MiB elsewhere.
+    public func bodyLimit(for head: HTTPRequestHead) -> Int {
+        switch head.path {
+        case ServerRoute.agentUpload.template: AgentRoomService.Limits.maxFileBytes
+        case ServerRoute.workspacesRPC.template: 2 << 20
+        default: 1 << 20
+        }
+    }
+
+    /// The error body for a request the transport refused.
+    public func refusal(status: Int, message: String) -> HTTPServerResponse {
+        APIError(status: status, message: message).response
+    }
+
+    /// Answers one request.
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        switch ServerRoute.match(method: request.method, path: request.path) {
+        case .notFound:
+            return APIError.notFound("No route \(request.method) \(request.path).").response
+        case .methodNotAllowed(let allowed):
+            var response = APIError(
+                status: 405, message: "\(request.path) takes \(allowed.joined(separator: ", ")), not \(request.method)."
+            ).response
+            response.headers.set("Allow", allowed.joined(separator: ", "))
+            return response
+        case .route(let route, let parameters):
+            if route == .debugWebSocketEcho && !options.debugEndpoints {
+                return APIError.notFound("No route \(request.method) \(request.path).").response
+            }
+            if route.requiresAuthorization && !isAuthorized(request) {
+                return APIError(
+                    status: 401, message: "A valid bearer token is required (Authorization: Bearer <token>).",
+                    code: "unauthorized"
+                ).response
+            }
+            do {
+                return try await dispatch(route, parameters, request)
+            } catch let error as APIError {
+                return error.response
+            } catch let error as JSONError {
+                return APIError.invalid(error.message, param: error.path.description).response
+            } catch {
+                return APIError(status: 500, message: "The server failed: \(error).").response
+            }
+        }
+    }
+
+    // MARK: Private
+
+    private func dispatch(_ route: ServerRoute, _ parameters: [String: String], _ request: HTTPServerRequest)
+        async throws -> HTTPServerResponse
+    {
+        switch route {
+        case .health: return await chats.health()
+        case .chatCompletions: return await chats.complete(request)
+        case .agentDescriptor: return try await agentRoom.descriptor()
+        case .agentMessagesList: return try await agentRoom.messages(request)
+        case .agentMessagesSubmit: return try await agentRoom.submit(request)
+        case .agentReadGet: return try await agentRoom.read()
+        case .agentReadPost: return try await agentRoom.markRead(request)
+        case .agentStream: return try agentRoom.stream(request)
+        case .agentUpload: return try await agentRoom.upload(request)
+        case .agentUploadOriginal: return try await agentRoom.original(uploadId: parameters["uploadId"] ?? "")
+        case .workspacesRPC: return try await desktop.call(request)
+        case .workspacesEvents: return try await desktop.eventStream(request)
+        case .debugWebSocketEcho: return try Self.echo(request)
+        }
+    }
+
+    /// Compares the Authorization header with the expected one in time that depends only on
+    /// the lengths, never on where they first differ.
+    private func isAuthorized(_ request: HTTPServerRequest) -> Bool {
+        let given = Array((request.headers["Authorization"] ?? "").utf8)
+        var difference = UInt8(given.count == expectedAuthorization.count ? 0 : 1)
+        for index in 0..<expectedAuthorization.count {
+            difference |= expectedAuthorization[index] ^ (index < given.count ? given[index] : 0)
+        }
+        return difference == 0
+    }
+
+    private static func echo(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
+        let accept = try WebSocketUpgrade.accept(request)
+        return HTTPServerResponse(
+            status: 101,
+            body: .webSocket(accept: accept, maximumMessage: 16 << 20) { socket in
+                for await message in socket.incoming {
+                    switch message {
+                    case .text(let text): socket.send(text: text)
+                    case .binary(let bytes): socket.send(binary: bytes)
+                    case .closed: return
+                    }
+                }
+            })
+    }
+}

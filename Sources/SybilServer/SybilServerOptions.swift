@@ -1,0 +1,54 @@
+import Foundation
+
+/// Everything `sybil serve` can be told, with the defaults a local run wants.
+public struct SybilServerOptions: Sendable {
+    /// Where history, rooms and uploads are kept.
+    public enum Storage: Sendable, Hashable {
+        /// Private in-memory databases, gone when the server stops (tests).
+        case inMemory
+        /// SQLite files in this directory (created when missing).
+        case directory(String)
+    }
+
+    /// The model name the scripted agent answers to.
+    public static let scriptedModel = "sybil-scripted"
+
+    /// The bearer token every route but `/healthz` requires.
+    public var token: String
+    /// Seeds the scripted agent's choices.
+    public var seed: UInt64 = 1
+    /// The pause between streamed tokens and between agent steps.
+    public var pace: Duration = .milliseconds(40)
+    /// With a value, the first request after `idleTimeout` starts a cold start this long.
+    public var coldStart: Duration?
+    /// How long without requests before the service is cold again.
+    public var idleTimeout: Duration = .seconds(300)
+    /// During a cold start: wait until it ends (true) or answer 503 with Retry-After (false).
+    public var coldStartWaits = false
+    /// Chats go to this OpenAI-compatible base URL (`/v1/chat/completions` is appended, e.g.
+    /// `https://api.openai.com`).
+    public var upstream: URL?
+    /// The upstream's API key (from the environment, never the command line).
+    public var upstreamKey: String?
+    /// Whether `/debug/ws-echo` exists (no auth on it).
+    public var debugEndpoints = false
+    /// Storage.
+    public var storage: Storage = .inMemory
+    /// When false, attachments are refused with 503 and Agent streams close with 4503.
+    public var openProxyAvailable = true
+    /// The attachment storage quota.
+    public var quotaBytes: Int64 = 1 << 30
+    /// Uploads accepted per minute before 429.
+    public var uploadsPerMinute = 30
+    /// Messages accepted per minute before 429.
+    public var messagesPerMinute = 60
+    /// Event-stream heartbeat interval.
+    public var heartbeatInterval: Duration = .seconds(15)
+    /// WebSocket ping interval.
+    public var pingInterval: Duration = .seconds(20)
+
+    /// Options with `token` and the defaults.
+    public init(token: String) {
+        self.token = token
+    }
+}

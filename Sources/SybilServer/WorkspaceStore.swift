@@ -1,0 +1,391 @@
+import SybilCore
+import SybilStore
+
+/// The desktop's storage: sessions and their history rows (main timeline and subagent
+/// threads) in SQLite, call keys already answered, chunked uploads, and — in memory — each
+/// chat's live overlay. Loads and settlements happen in one actor turn each, so a load never
+/// sees a row both in history and in the overlay.
+actor WorkspaceStore {
+    /// A chat's identity.
+    struct ChatKey: Sendable, Hashable {
+        var desktopId: String
+        var projectId: String
+        var sessionId: String
+    }
+
+    /// A history row.
+    struct Row: Sendable, Hashable {
+        var sequence: Int64
+        var threadId: String
+        var type: String
+        var text: String
+        var timestamp: Int64
+        var subagentThreadId: String?
+
+        var json: JSONValue {
+            var members: [JSONMember] = [
+                JSONMember("type", .string(type)),
+                JSONMember("id", .string((threadId.isEmpty ? "e-" : "t-") + String(sequence))),
+                JSONMember("origin", "canonical"), JSONMember("sourceOrder", [.number(JSONNumber(sequence))]),
+                JSONMember("timestamp", .number(JSONNumber(timestamp))), JSONMember("text", .string(text)),
+            ]
+            if let subagentThreadId { members.append(JSONMember("subagentThreadId", .string(subagentThreadId))) }
+            return .object(JSONObject(members))
+        }
+    }
+
+    /// A row to append.
+    struct NewRow: Sendable, Hashable {
+        var threadId: String = ""
+        var type: String
+        var text: String
+        var timestamp: Int64
+        var subagentThreadId: String?
+    }
+
+    /// A session as listed.
+    struct Session: Sendable, Hashable {
+        var sessionId: String
+        var title: String
+        var updatedAt: Int64
+    }
+
+    /// A chat's live state: the overlay and the run, if one is active.
+    struct Live: Sendable, Hashable {
+        var epoch: Int64 = 1
+        var revision: Int64 = 0
+        var blocks: [JSONValue] = []
+        var runId: String?
+        var runStartedAt: Int64?
+
+        var overlay: JSONValue {
+            [
+                "settlementEpoch": .number(JSONNumber(epoch)), "revision": .number(JSONNumber(revision)),
+                "blocks": .array(blocks),
+            ]
+        }
+    }
+
+    private let database: SQLiteDatabase
+    private var live: [ChatKey: Live] = [:]
+
+    static let migrations: [ServerDatabase.Migration] = [
+        .init(
+            name: "workspace-1",
+            sql: """
+                CREATE TABLE ws_sessions (
+                    desktop_id TEXT NOT NULL, project_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                    title TEXT NOT NULL, updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (desktop_id, project_id, session_id)
+                );
+                CREATE TABLE ws_rows (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    desktop_id TEXT NOT NULL, project_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                    thread_id TEXT NOT NULL DEFAULT '',
+                    type TEXT NOT NULL, text TEXT NOT NULL, timestamp INTEGER NOT NULL,
+                    subagent_thread_id TEXT
+                );
+                CREATE INDEX ws_rows_by_chat ON ws_rows (desktop_id, project_id, session_id, thread_id, sequence);
+                CREATE TABLE ws_calls (call_key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, result TEXT NOT NULL);
+                CREATE TABLE ws_uploads (
+                    upload_id TEXT PRIMARY KEY, upload_key TEXT NOT NULL UNIQUE,
+                    desktop_id TEXT NOT NULL, project_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                    file_name TEXT NOT NULL, mime_type TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+                    chunk_size INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'open', sha256 TEXT
+                );
+                CREATE TABLE ws_upload_chunks (
+                    upload_id TEXT NOT NULL, chunk_index INTEGER NOT NULL, bytes BLOB NOT NULL,
+                    PRIMARY KEY (upload_id, chunk_index)
+                );
+                """)
+    ]
+
+    init(_ location: ServerDatabase.Location, agent: ScriptedAgent) throws {
+        let database = try ServerDatabase.open(location, file: "workspaces.sqlite", migrations: Self.migrations)
+        if try database.query("SELECT 1 FROM ws_sessions LIMIT 1").isEmpty {
+            try database.transaction { try Self.seed(database, agent: agent) }
+        }
+        self.database = database
+    }
+
+    // MARK: Sessions and history
+
+    /// Sessions of a project, newest first.
+    func sessions(desktopId: String, projectId: String) throws -> [Session] {
+        try database.query(
+            "SELECT session_id, title, updated_at FROM ws_sessions WHERE desktop_id = ? AND project_id = ? ORDER BY updated_at DESC, session_id",
+            [.text(desktopId), .text(projectId)]
+        ).map { Session(sessionId: $0[0].textValue ?? "", title: $0[1].textValue ?? "", updatedAt: $0[2].integerValue ?? 0) }
+    }
+
+    /// Whether the chat exists.
+    func exists(_ chat: ChatKey) throws -> Bool {
+        !(try database.query(
+            "SELECT 1 FROM ws_sessions WHERE desktop_id = ? AND project_id = ? AND session_id = ?", Self.bind(chat))
+        ).isEmpty
+    }
+
+    /// Whether the chat has a thread with `threadId`.
+    func threadExists(_ chat: ChatKey, threadId: String) throws -> Bool {
+        !(try database.query(
+            "SELECT 1 FROM ws_rows WHERE desktop_id = ? AND project_id = ? AND session_id = ? AND thread_id = ? LIMIT 1",
+            Self.bind(chat) + [.text(threadId)])
+        ).isEmpty
+    }
+
+    /// The newest `limit` rows before `before` (all when `nil`) of the main timeline (`threadId`
+    /// empty) or a thread, oldest first, and whether older rows exist; with the live state
+    /// read in the same turn.
+    func page(_ chat: ChatKey, threadId: String, before: Int64?, limit: Int) throws -> (
+        rows: [Row], hasOlder: Bool, live: Live
+    ) {
+        let rows = try database.query(
+            """
+            SELECT sequence, thread_id, type, text, timestamp, subagent_thread_id FROM ws_rows
+            WHERE desktop_id = ? AND project_id = ? AND session_id = ? AND thread_id = ? AND sequence < ?
+            ORDER BY sequence DESC LIMIT ?
+            """,
+            Self.bind(chat) + [.text(threadId), .integer(before ?? Int64.max), .integer(Int64(limit))]
+        ).reversed().map {
+            Row(
+                sequence: $0[0].integerValue ?? 0, threadId: $0[1].textValue ?? "", type: $0[2].textValue ?? "",
+                text: $0[3].textValue ?? "", timestamp: $0[4].integerValue ?? 0, subagentThreadId: $0[5].textValue)
+        }
+        let oldest = rows.first?.sequence ?? (before ?? Int64.max)
+        let older = try database.query(
+            """
+            SELECT 1 FROM ws_rows WHERE desktop_id = ? AND project_id = ? AND session_id = ? AND thread_id = ?
+            AND sequence < ? LIMIT 1
+            """, Self.bind(chat) + [.text(threadId), .integer(oldest)])
+        return (rows, !older.isEmpty, live[chat] ?? Live())
+    }
+
+    // MARK: Live state
+
+    /// The chat's live state.
+    func liveState(_ chat: ChatKey) -> Live {
+        live[chat] ?? Live()
+    }
+
+    /// Changes the chat's live state with `change`, bumping the revision; returns the result.
+    func updateLive(_ chat: ChatKey, _ change: (inout Live) -> Void) -> Live {
+        var state = live[chat] ?? Live()
+        change(&state)
+        state.revision += 1
+        live[chat] = state
+        return state
+    }
+
+    /// Writes `rows` to history and, in the same turn, starts a new overlay epoch with no
+    /// blocks and no run; moves the session's `updatedAt`. Returns the new live state.
+    func settle(_ chat: ChatKey, rows: [NewRow], updatedAt: Int64) throws -> Live {
+        try database.transaction {
+            for row in rows { try Self.insert(row, into: chat, database) }
+            try Self.touch(chat, updatedAt: updatedAt, database)
+        }
+        var state = live[chat] ?? Live()
+        state = Live(epoch: state.epoch + 1, revision: 0, blocks: [], runId: nil, runStartedAt: nil)
+        live[chat] = state
+        return state
+    }
+
+    /// Moves the session's `updatedAt` forward (never backwards).
+    func touch(_ chat: ChatKey, updatedAt: Int64) throws {
+        try Self.touch(chat, updatedAt: updatedAt, database)
+    }
+
+    private static func touch(_ chat: ChatKey, updatedAt: Int64, _ database: SQLiteDatabase) throws {
+        try database.query(
+            "UPDATE ws_sessions SET updated_at = MAX(updated_at, ?) WHERE desktop_id = ? AND project_id = ? AND session_id = ?",
+            [.integer(updatedAt)] + Self.bind(chat))
+    }
+
+    /// The next row sequence history will use (for live rows' source order).
+    func nextSequence() throws -> Int64 {
+        (try database.query("SELECT COALESCE(MAX(sequence), 0) + 1 FROM ws_rows")[0][0].integerValue) ?? 1
+    }
+
+    // MARK: Calls
+
+    /// The stored result of `callKey`, and whether `fingerprint` matches the first call's.
+    func call(_ callKey: String) throws -> (fingerprint: String, result: String)? {
+        try database.query("SELECT fingerprint, result FROM ws_calls WHERE call_key = ?", [.text(callKey)]).first.map {
+            ($0[0].textValue ?? "", $0[1].textValue ?? "")
+        }
+    }
+
+    /// Remembers the result of `callKey`.
+    func recordCall(_ callKey: String, fingerprint: String, result: String) throws {
+        try database.query(
+            "INSERT OR IGNORE INTO ws_calls (call_key, fingerprint, result) VALUES (?, ?, ?)",
+            [.text(callKey), .text(fingerprint), .text(result)])
+    }
+
+    // MARK: Uploads
+
+    /// A chunked upload's record.
+    struct Upload: Sendable, Hashable {
+        var uploadId: String
+        var uploadKey: String
+        var chat: ChatKey
+        var fileName: String
+        var mimeType: String
+        var path: String
+        var size: Int64
+        var chunkSize: Int64
+        var state: String
+        var sha256: String?
+
+        var chunkCount: Int64 { size == 0 ? 0 : (size + chunkSize - 1) / chunkSize }
+    }
+
+    /// The upload with `uploadKey` (not cancelled), or `nil`.
+    func upload(key uploadKey: String) throws -> Upload? {
+        try uploads(where: "upload_key = ? AND state != 'cancelled'", [.text(uploadKey)]).first
+    }
+
+    /// The upload with `uploadId`, or `nil`.
+    func upload(id uploadId: String) throws -> Upload? {
+        try uploads(where: "upload_id = ?", [.text(uploadId)]).first
+    }
+
+    /// Creates an upload.
+    func createUpload(_ upload: Upload) throws {
+        try database.transaction {
+            // A cancelled upload's key may be used again by a new one.
+            try database.query(
+                "UPDATE ws_uploads SET upload_key = upload_key || ':cancelled:' || upload_id WHERE upload_key = ? AND state = 'cancelled'",
+                [.text(upload.uploadKey)])
+            try database.query(
+                """
+                INSERT INTO ws_uploads (upload_id, upload_key, desktop_id, project_id, session_id, file_name, mime_type,
+                path, size, chunk_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(upload.uploadId), .text(upload.uploadKey)] + Self.bind(upload.chat) + [
+                    .text(upload.fileName), .text(upload.mimeType), .text(upload.path), .integer(upload.size),
+                    .integer(upload.chunkSize),
+                ])
+        }
+    }
+
+    /// The stored bytes of chunk `index`, if any.
+    func chunk(_ uploadId: String, index: Int64) throws -> [UInt8]? {
+        try database.query(
+            "SELECT bytes FROM ws_upload_chunks WHERE upload_id = ? AND chunk_index = ?",
+            [.text(uploadId), .integer(index)]
+        ).first?[0].blobValue
+    }
+
+    /// Stores chunk `index`.
+    func storeChunk(_ uploadId: String, index: Int64, bytes: [UInt8]) throws {
+        try database.query(
+            "INSERT OR IGNORE INTO ws_upload_chunks (upload_id, chunk_index, bytes) VALUES (?, ?, ?)",
+            [.text(uploadId), .integer(index), .blob(bytes)])
+    }
+
+    /// Indices of stored chunks, ascending, and their total size.
+    func receivedChunks(_ uploadId: String) throws -> (indices: [Int64], bytes: Int64) {
+        let rows = try database.query(
+            "SELECT chunk_index, length(bytes) FROM ws_upload_chunks WHERE upload_id = ? ORDER BY chunk_index",
+            [.text(uploadId)])
+        return (rows.compactMap { $0[0].integerValue }, rows.reduce(0) { $0 + ($1[1].integerValue ?? 0) })
+    }
+
+    /// All chunk bytes in order.
+    func assembledBytes(_ uploadId: String) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for row in try database.query(
+            "SELECT bytes FROM ws_upload_chunks WHERE upload_id = ? ORDER BY chunk_index", [.text(uploadId)])
+        {
+            bytes.append(contentsOf: row[0].blobValue ?? [])
+        }
+        return bytes
+    }
+
+    /// Marks an upload finished (with its digest) or cancelled (dropping its chunks).
+    func setUploadState(_ uploadId: String, state: String, sha256: String? = nil) throws {
+        try database.transaction {
+            try database.query(
+                "UPDATE ws_uploads SET state = ?, sha256 = COALESCE(?, sha256) WHERE upload_id = ?",
+                [.text(state), .optionalText(sha256), .text(uploadId)])
+            if state == "cancelled" {
+                try database.query("DELETE FROM ws_upload_chunks WHERE upload_id = ?", [.text(uploadId)])
+            }
+        }
+    }
+
+    // MARK: Private
+
+    private func uploads(where condition: String, _ parameters: [SQLiteValue]) throws -> [Upload] {
+        try database.query(
+            """
+            SELECT upload_id, upload_key, desktop_id, project_id, session_id, file_name, mime_type, path, size,
+            chunk_size, state, sha256 FROM ws_uploads WHERE \(condition)
+            """, parameters
+        ).map {
+            Upload(
+                uploadId: $0[0].textValue ?? "", uploadKey: $0[1].textValue ?? "",
+                chat: ChatKey(
+                    desktopId: $0[2].textValue ?? "", projectId: $0[3].textValue ?? "", sessionId: $0[4].textValue ?? ""),
+                fileName: $0[5].textValue ?? "", mimeType: $0[6].textValue ?? "", path: $0[7].textValue ?? "",
+                size: $0[8].integerValue ?? 0, chunkSize: $0[9].integerValue ?? 1, state: $0[10].textValue ?? "",
+                sha256: $0[11].textValue)
+        }
+    }
+
+    private static func insert(_ row: NewRow, into chat: ChatKey, _ database: SQLiteDatabase) throws {
+        try database.query(
+            """
+            INSERT INTO ws_rows (desktop_id, project_id, session_id, thread_id, type, text, timestamp, subagent_thread_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            Self.bind(chat) + [
+                .text(row.threadId), .text(row.type), .text(row.text), .integer(row.timestamp),
+                .optionalText(row.subagentThreadId),
+            ])
+    }
+
+    private static func bind(_ chat: ChatKey) -> [SQLiteValue] {
+        [.text(chat.desktopId), .text(chat.projectId), .text(chat.sessionId)]
+    }
+
+    /// Seeds the sessions' history: per turn a user question, thinking, tool activity and
+    /// the agent's reply; sess-42's first reply carries a subagent thread.
+    private static func seed(_ database: SQLiteDatabase, agent: ScriptedAgent) throws {
+        var timestamp = WorkspaceWorld.seedEpoch
+        for session in WorkspaceWorld.sessions {
+            let chat = ChatKey(desktopId: session.desktopId, projectId: session.projectId, sessionId: session.sessionId)
+            timestamp += 3_600_000
+            try database.query(
+                "INSERT INTO ws_sessions (desktop_id, project_id, session_id, title, updated_at) VALUES (?, ?, ?, ?, ?)",
+                bind(chat) + [.text(session.title), .integer(timestamp)])
+            var rows: [NewRow] = []
+            for turn in 0..<session.turns {
+                let question = "\(session.title): question \(turn + 1)"
+                let reply = agent.reply(to: question)
+                let thread = session.sessionId == "sess-42" && turn == 0 ? WorkspaceWorld.seededThreadId : nil
+                for (type, text) in [
+                    ("user", question), ("thinking", reply.thinking), ("activity", reply.activity),
+                    ("agent-reply", reply.text),
+                ] {
+                    timestamp += 1_000
+                    rows.append(
+                        NewRow(
+                            type: type, text: text, timestamp: timestamp,
+                            subagentThreadId: type == "agent-reply" ? thread : nil))
+                }
+                if let thread {
+                    for step in 0..<60 {
+                        timestamp += 100
+                        rows.append(
+                            NewRow(
+                                threadId: thread, type: step % 2 == 0 ? "activity" : "agent-reply",
+                                text: "Subagent step \(step + 1)", timestamp: timestamp))
+                    }
+                }
+            }
+            for row in rows { try insert(row, into: chat, database) }
+            try touch(chat, updatedAt: timestamp, database)
+        }
+    }
+}
