@@ -55,7 +55,8 @@ struct ArgumentCursor {
         guard let number = Int(text), range.contains(number) else {
             throw UsageError(
                 command: command,
-                message: "\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+                message:
+                    "\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
         }
         return number
     }

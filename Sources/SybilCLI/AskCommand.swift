@@ -53,7 +53,9 @@ enum AskCommand {
     private static func ask(_ request: Request, baseURL: URL, token: String?, io: CommandIO) async -> ExitCode {
         let http = URLSessionHTTPClient()
         let clock = ContinuousClock()
-        let gate = await MainActor.run { WarmUpSendGate(manager: WarmUpManager(http: http, baseURL: baseURL, clock: clock)) }
+        let gate = await MainActor.run {
+            WarmUpSendGate(manager: WarmUpManager(http: http, baseURL: baseURL, clock: clock))
+        }
         let account = "sybil-ask"
         let tokens = TokenProvider(
             current: TokenLocation(store: InMemorySecretStore(token.map { [account: $0] } ?? [:]), account: account))

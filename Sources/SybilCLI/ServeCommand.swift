@@ -64,9 +64,12 @@ enum ServeCommand {
                 token = try cursor.value(for: option, inlineValue: inline)
                 tokenSource = "--token"
             case "--seed": options.seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
-            case "--pace": options.pace = .milliseconds(try cursor.integer(for: option, inlineValue: inline, in: 0...60_000))
-            case "--cold-start": options.coldStart = .seconds(try cursor.integer(for: option, inlineValue: inline, in: 0...600))
-            case "--idle-timeout": options.idleTimeout = .seconds(try cursor.integer(for: option, inlineValue: inline, in: 0...86_400))
+            case "--pace":
+                options.pace = .milliseconds(try cursor.integer(for: option, inlineValue: inline, in: 0...60_000))
+            case "--cold-start":
+                options.coldStart = .seconds(try cursor.integer(for: option, inlineValue: inline, in: 0...600))
+            case "--idle-timeout":
+                options.idleTimeout = .seconds(try cursor.integer(for: option, inlineValue: inline, in: 0...86_400))
             case "--cold-start-wait": options.coldStartWaits = true
             case "--upstream":
                 let text = try cursor.value(for: option, inlineValue: inline)

@@ -72,7 +72,9 @@ final class AgentRoomService: Sendable {
             "capabilities": [
                 "attachments": [
                     "version": 1, "limits": limits,
-                    "quota": ["usedBytes": .number(JSONNumber(used)), "limitBytes": .number(JSONNumber(options.quotaBytes))],
+                    "quota": [
+                        "usedBytes": .number(JSONNumber(used)), "limitBytes": .number(JSONNumber(options.quotaBytes)),
+                    ],
                 ]
             ],
         ])
@@ -157,7 +159,8 @@ final class AgentRoomService: Sendable {
         try body.rejectUnknownKeys(["cursor"])
         let cursor = try body.string("cursor")
         guard let sequence = AgentMessage.sequence(ofCursor: cursor), try await store.markRead(sequence) else {
-            throw APIError.invalid("'cursor' must be the cursor of a message in this room, got '\(cursor)'.", param: "cursor")
+            throw APIError.invalid(
+                "'cursor' must be the cursor of a message in this room, got '\(cursor)'.", param: "cursor")
         }
         let state = try await store.readState()
         events.publish(.read(sequence: state.sequence, unread: state.unread))
@@ -169,7 +172,8 @@ final class AgentRoomService: Sendable {
         let accept = try WebSocketUpgrade.accept(request)
         let after = try Self.cursorParameter(request, "after") ?? 0
         return HTTPServerResponse(
-            status: 101, body: .webSocket(accept: accept, maximumMessage: 64 << 10) { [self] socket in
+            status: 101,
+            body: .webSocket(accept: accept, maximumMessage: 64 << 10) { [self] socket in
                 await runStream(socket, after: after)
             })
     }
@@ -204,9 +208,12 @@ final class AgentRoomService: Sendable {
         if size > limit {
             throw APIError(
                 status: 413,
-                message: "\(fileName) is \(Self.mebibytes(size)); \(isImage ? "images" : "files") may be at most \(limit >> 20) MiB.",
+                message:
+                    "\(fileName) is \(Self.mebibytes(size)); \(isImage ? "images" : "files") may be at most \(limit >> 20) MiB.",
                 code: "too_large", param: "body",
-                details: ["limitBytes": .number(JSONNumber(Int64(limit))), "sizeBytes": .number(JSONNumber(Int64(size)))])
+                details: [
+                    "limitBytes": .number(JSONNumber(Int64(limit))), "sizeBytes": .number(JSONNumber(Int64(size))),
+                ])
         }
         let sha256 = SHA256Digest.hex(request.body)
         let existing = try await store.upload(uploadId)
@@ -218,7 +225,8 @@ final class AgentRoomService: Sendable {
                     status: 507, message: "Your attachment storage is full.", code: "quota_exceeded",
                     details: [
                         "quota": [
-                            "usedBytes": .number(JSONNumber(used)), "limitBytes": .number(JSONNumber(options.quotaBytes)),
+                            "usedBytes": .number(JSONNumber(used)),
+                            "limitBytes": .number(JSONNumber(options.quotaBytes)),
                         ]
                     ])
             }
@@ -330,12 +338,15 @@ final class AgentRoomService: Sendable {
     private static func cursorParameter(_ request: HTTPServerRequest, _ name: String) throws -> Int64? {
         guard let text = request.queryValue(name) else { return nil }
         guard let sequence = AgentMessage.sequence(ofCursor: text) else {
-            throw APIError.invalid("'\(name)' must be a message cursor such as c-000000042, got '\(text)'.", param: name)
+            throw APIError.invalid(
+                "'\(name)' must be a message cursor such as c-000000042, got '\(text)'.", param: name)
         }
         return sequence
     }
 
-    static func limitParameter(_ request: HTTPServerRequest, range: ClosedRange<Int> = 1...200, default fallback: Int = 50)
+    static func limitParameter(
+        _ request: HTTPServerRequest, range: ClosedRange<Int> = 1...200, default fallback: Int = 50
+    )
         throws -> Int
     {
         guard let text = request.queryValue("limit") else { return fallback }

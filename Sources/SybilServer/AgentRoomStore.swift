@@ -173,7 +173,8 @@ actor AgentRoomStore {
 
     /// Stores an upload once; the same id with the same bytes returns the first descriptor
     /// (`created` false), with other bytes it is a 409.
-    func storeUpload(_ descriptor: AgentUpload, bytes: [UInt8], createdAt: Int64) throws -> (AgentUpload, created: Bool) {
+    func storeUpload(_ descriptor: AgentUpload, bytes: [UInt8], createdAt: Int64) throws -> (AgentUpload, created: Bool)
+    {
         if let existing = try upload(descriptor.uploadId) {
             guard existing.descriptor.sha256 == descriptor.sha256, existing.descriptor.size == descriptor.size else {
                 throw APIError(

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import SybilCore
 import SybilNet
+import Synchronization
 
 /// The AI service surface (docs/api/chats.md): the health check and OpenAI-compatible chat
 /// completions, whole or streamed, from the scripted agent or forwarded to an upstream

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SybilCore
+import Synchronization
 
 /// The workspace desktop surface (docs/api/workspaces.md): `POST /v1/workspaces/rpc` with
 /// browsing, chat loads, older and thread pages, submission with receipts, chunked uploads by
@@ -23,7 +23,13 @@ final class WorkspaceDesktopService: Sendable {
     private let time: ServerTime
     private let agent: ScriptedAgent
     private let events = Broadcast<Event>()
-    private let counters = Mutex<(event: Int64, run: Int64, upload: Int64)>((0, 0, 0))
+    private struct Counters {
+        var event: Int64 = 0
+        var run: Int64 = 0
+        var upload: Int64 = 0
+    }
+
+    private let counters = Mutex(Counters())
 
     init(store: WorkspaceStore, options: SybilServerOptions, time: ServerTime) {
         self.store = store
@@ -74,7 +80,8 @@ final class WorkspaceDesktopService: Sendable {
             else { throw APIError.notFound("No project \(projectId) on \(desktopId).") }
             var sessions: [JSONValue] = []
             for session in try await store.sessions(desktopId: desktopId, projectId: projectId) {
-                let chat = WorkspaceStore.ChatKey(desktopId: desktopId, projectId: projectId, sessionId: session.sessionId)
+                let chat = WorkspaceStore.ChatKey(
+                    desktopId: desktopId, projectId: projectId, sessionId: session.sessionId)
                 let running = await store.liveState(chat).runId != nil
                 sessions.append([
                     "sessionId": .string(session.sessionId), "title": .string(session.title),
@@ -273,7 +280,7 @@ final class WorkspaceDesktopService: Sendable {
             guard current.runId == nil else {
                 return rejected("A run is still working in this chat; steer into it or wait until it finishes.")
             }
-            runId = "run-\(counters.withLock { $0.run += 1; return $0.run })"
+            runId = "run-\(nextNumber(\.run))"
         }
         let now = time.epochMilliseconds()
         let sequence = (try? await store.nextSequence()) ?? 1
@@ -308,9 +315,17 @@ final class WorkspaceDesktopService: Sendable {
         var failed = false
         do {
             try await time.sleep(options.pace)
-            try await addBlock(chat, Self.liveRow(type: "thinking", id: "l-\(runId)-t", order: [base, 1], timestamp: time.epochMilliseconds(), text: reply.thinking, runId: runId))
+            try await addBlock(
+                chat,
+                Self.liveRow(
+                    type: "thinking", id: "l-\(runId)-t", order: [base, 1], timestamp: time.epochMilliseconds(),
+                    text: reply.thinking, runId: runId))
             try await time.sleep(options.pace)
-            try await addBlock(chat, Self.liveRow(type: "activity", id: "l-\(runId)-a", order: [base, 2], timestamp: time.epochMilliseconds(), text: reply.activity, runId: runId))
+            try await addBlock(
+                chat,
+                Self.liveRow(
+                    type: "activity", id: "l-\(runId)-a", order: [base, 2], timestamp: time.epochMilliseconds(),
+                    text: reply.activity, runId: runId))
             var text = ""
             for (index, token) in reply.tokens.enumerated() {
                 if case .error(let after) = reply.ending, index == after {
@@ -421,7 +436,7 @@ final class WorkspaceDesktopService: Sendable {
             }
             return try await beginAnswer(existing)
         }
-        let uploadId = "upl-\(counters.withLock { $0.upload += 1; return $0.upload })-\(uploadKey.suffix(16))"
+        let uploadId = "upl-\(nextNumber(\.upload))-\(uploadKey.suffix(16))"
         let upload = WorkspaceStore.Upload(
             uploadId: uploadId, uploadKey: uploadKey, chat: chat, fileName: fileName, mimeType: mimeType, path: path,
             size: size, chunkSize: Self.chunkSize, state: "open", sha256: nil)
@@ -444,14 +459,16 @@ final class WorkspaceDesktopService: Sendable {
         let upload = try await existingUpload(params, uploadKey: uploadKey)
         let paramIndex = try params.integer("index", in: 0...Int64.max)
         guard paramIndex == index else {
-            throw APIError.invalid("params.index must equal the chunk number in 'callKey' (\(index)).", param: "params.index")
+            throw APIError.invalid(
+                "params.index must equal the chunk number in 'callKey' (\(index)).", param: "params.index")
         }
         guard upload.state == "open" else {
             throw APIError(status: 409, message: "Upload \(upload.uploadId) is \(upload.state).", code: "upload_closed")
         }
         guard index < upload.chunkCount else {
             throw APIError.invalid(
-                "params.index must be below \(upload.chunkCount) for a \(upload.size)-byte file.", param: "params.index")
+                "params.index must be below \(upload.chunkCount) for a \(upload.size)-byte file.", param: "params.index"
+            )
         }
         guard let bytes = Data(base64Encoded: try params.string("data")).map(Array.init) else {
             throw APIError.invalid("params.data must be base64.", param: "params.data")
@@ -483,12 +500,14 @@ final class WorkspaceDesktopService: Sendable {
         let chunkCount = try params.integer("chunkCount", in: 0...Int64.max)
         guard chunkCount == upload.chunkCount else {
             throw APIError.invalid(
-                "params.chunkCount must be \(upload.chunkCount) for a \(upload.size)-byte file.", param: "params.chunkCount")
+                "params.chunkCount must be \(upload.chunkCount) for a \(upload.size)-byte file.",
+                param: "params.chunkCount")
         }
         var sha256 = upload.sha256
         if upload.state != "finished" {
             guard upload.state == "open" else {
-                throw APIError(status: 409, message: "Upload \(upload.uploadId) is \(upload.state).", code: "upload_closed")
+                throw APIError(
+                    status: 409, message: "Upload \(upload.uploadId) is \(upload.state).", code: "upload_closed")
             }
             let received = try await store.receivedChunks(upload.uploadId)
             guard Int64(received.indices.count) == chunkCount, received.bytes == upload.size else {
@@ -548,7 +567,8 @@ final class WorkspaceDesktopService: Sendable {
 
     private static func sequence(ofCursor cursor: String, prefix: String) throws -> Int64 {
         guard cursor.hasPrefix(prefix), let value = Int64(cursor.dropFirst(prefix.count)), value > 0 else {
-            throw APIError.invalid("'cursor' must be an oldestCursor from an earlier page, got '\(cursor)'.", param: "params.cursor")
+            throw APIError.invalid(
+                "'cursor' must be an oldestCursor from an earlier page, got '\(cursor)'.", param: "params.cursor")
         }
         return value
     }
@@ -573,8 +593,15 @@ final class WorkspaceDesktopService: Sendable {
         return id
     }
 
+    private func nextNumber(_ counter: WritableKeyPath<Counters, Int64> & Sendable) -> Int64 {
+        counters.withLock {
+            $0[keyPath: counter] += 1
+            return $0[keyPath: counter]
+        }
+    }
+
     private func nextEventID() -> Int64 {
-        counters.withLock { $0.event += 1; return $0.event }
+        nextNumber(\.event)
     }
 
     private func publish(_ chat: WorkspaceStore.ChatKey, _ type: String, _ data: JSONValue) {

@@ -115,22 +115,23 @@ actor WorkspaceStore {
         try database.query(
             "SELECT session_id, title, updated_at FROM ws_sessions WHERE desktop_id = ? AND project_id = ? ORDER BY updated_at DESC, session_id",
             [.text(desktopId), .text(projectId)]
-        ).map { Session(sessionId: $0[0].textValue ?? "", title: $0[1].textValue ?? "", updatedAt: $0[2].integerValue ?? 0) }
+        ).map {
+            Session(sessionId: $0[0].textValue ?? "", title: $0[1].textValue ?? "", updatedAt: $0[2].integerValue ?? 0)
+        }
     }
 
     /// Whether the chat exists.
     func exists(_ chat: ChatKey) throws -> Bool {
         !(try database.query(
-            "SELECT 1 FROM ws_sessions WHERE desktop_id = ? AND project_id = ? AND session_id = ?", Self.bind(chat))
-        ).isEmpty
+            "SELECT 1 FROM ws_sessions WHERE desktop_id = ? AND project_id = ? AND session_id = ?", Self.bind(chat)))
+            .isEmpty
     }
 
     /// Whether the chat has a thread with `threadId`.
     func threadExists(_ chat: ChatKey, threadId: String) throws -> Bool {
         !(try database.query(
             "SELECT 1 FROM ws_rows WHERE desktop_id = ? AND project_id = ? AND session_id = ? AND thread_id = ? LIMIT 1",
-            Self.bind(chat) + [.text(threadId)])
-        ).isEmpty
+            Self.bind(chat) + [.text(threadId)])).isEmpty
     }
 
     /// The newest `limit` rows before `before` (all when `nil`) of the main timeline (`threadId`
@@ -326,7 +327,8 @@ actor WorkspaceStore {
             Upload(
                 uploadId: $0[0].textValue ?? "", uploadKey: $0[1].textValue ?? "",
                 chat: ChatKey(
-                    desktopId: $0[2].textValue ?? "", projectId: $0[3].textValue ?? "", sessionId: $0[4].textValue ?? ""),
+                    desktopId: $0[2].textValue ?? "", projectId: $0[3].textValue ?? "", sessionId: $0[4].textValue ?? ""
+                ),
                 fileName: $0[5].textValue ?? "", mimeType: $0[6].textValue ?? "", path: $0[7].textValue ?? "",
                 size: $0[8].integerValue ?? 0, chunkSize: $0[9].integerValue ?? 1, state: $0[10].textValue ?? "",
                 sha256: $0[11].textValue)

@@ -17,6 +17,10 @@ struct HelpTests {
             (["debug", "sse", "--help"], "debug-sse-help.txt"),
             (["debug", "sse", "--chunk-bytes", "4", "-h"], "debug-sse-help.txt"),
             (["debug", "ws-echo", "--help"], "debug-ws-echo-help.txt"),
+            (["ask", "--help"], "ask-help.txt"),
+            (["ask", "--model", "m", "-h"], "ask-help.txt"),
+            (["serve", "--help"], "serve-help.txt"),
+            (["serve", "--port", "0", "-h"], "serve-help.txt"),
         ])
     func help(arguments: [String], file: String) async throws {
         let test = TestIO()
