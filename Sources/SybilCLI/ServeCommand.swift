@@ -24,9 +24,7 @@ enum ServeCommand {
         }
         let server: ReferenceServer
         do {
-            server = try ReferenceServer(
-                options: request.options, configuration: request.configuration,
-                upstream: request.options.upstream == nil ? nil : URLSessionHTTPClient())
+            server = try ReferenceServer(options: request.options, configuration: request.configuration)
         } catch {
             io.writeError("sybil serve: cannot start: \(error)\n")
             return .unavailable

@@ -75,7 +75,7 @@ struct ScriptedAgent: Sendable {
             .filter { !$0.hasPrefix("[[") }
         var topic = ""
         for word in words {
-            if topic.count + word.count + 1 > 60 { break }
+            if topic.count + (topic.isEmpty ? 0 : 1) + word.count > 60 { break }
             topic += topic.isEmpty ? String(word) : " " + word
         }
         return topic

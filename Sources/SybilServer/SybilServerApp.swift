@@ -12,7 +12,8 @@ public final class SybilServerApp: HTTPHandler {
     private let agentRoom: AgentRoomService
     private let desktop: WorkspaceDesktopService
 
-    /// Opens storage and builds the surfaces; `upstream` carries forwarded chats.
+    /// Opens storage and builds the surfaces; `upstream` carries forwarded chats (URLSession
+    /// when `options.upstream` is set and none is given).
     public init(options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil) throws {
         self.options = options
         expectedAuthorization = Array("Bearer \(options.token)".utf8)
@@ -24,7 +25,8 @@ public final class SybilServerApp: HTTPHandler {
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             location = .directory(path)
         }
-        chats = ChatCompletionsService(options: options, time: time, upstream: upstream)
+        let forwarding = options.upstream == nil ? nil : (upstream ?? URLSessionHTTPClient())
+        chats = ChatCompletionsService(options: options, time: time, upstream: forwarding)
         agentRoom = AgentRoomService(store: try AgentRoomStore(location), options: options, time: time)
         desktop = WorkspaceDesktopService(
             store: try WorkspaceStore(location, agent: ScriptedAgent(seed: options.seed)), options: options, time: time)

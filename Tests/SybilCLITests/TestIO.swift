@@ -15,10 +15,36 @@ final class TestIO: Sendable {
     /// Size of the chunks handed to the command, like a pipe delivering partial reads.
     let readSize: Int
 
-    init(files: [String: [UInt8]] = [:], stdin: [UInt8] = [], readSize: Int = 65_536) {
+    let environment: [String: String]
+    private let termination = Mutex<(requested: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    init(
+        files: [String: [UInt8]] = [:], stdin: [UInt8] = [], readSize: Int = 65_536, environment: [String: String] = [:]
+    ) {
         self.files = files
         self.stdin = stdin
         self.readSize = readSize
+        self.environment = environment
+    }
+
+    /// Asks a long-running command (`sybil serve`) to stop, like SIGTERM.
+    func terminate() {
+        let waiter = termination.withLock { state in
+            state.requested = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    private func waitForTermination() async {
+        await withCheckedContinuation { continuation in
+            let requested = termination.withLock { state in
+                if !state.requested { state.waiter = continuation }
+                return state.requested
+            }
+            if requested { continuation.resume() }
+        }
     }
 
     var stdout: String { state.withLock { $0.stdout } }
@@ -44,7 +70,9 @@ final class TestIO: Sendable {
                 }
             },
             writeOutput: { [self] text in state.withLock { $0.stdout += text } },
-            writeError: { [self] text in state.withLock { $0.stderr += text } })
+            writeError: { [self] text in state.withLock { $0.stderr += text } },
+            environment: environment,
+            waitForTermination: { [self] in await waitForTermination() })
     }
 
     /// Runs `sybil` with `arguments` and returns its exit status.

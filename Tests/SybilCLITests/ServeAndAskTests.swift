@@ -1,0 +1,93 @@
+import Foundation
+import SybilCore
+import SybilNet
+import Testing
+
+@testable import SybilCLI
+@testable import SybilServer
+
+@Suite("sybil ask and sybil serve")
+struct ServeAndAskTests {
+    @Test func askWithoutConfigurationStreamsFromTheEmbeddedServer() async throws {
+        let test = TestIO()
+        let status = await test.run("ask", "Was", "ist", "ein", "Kaltstart?")
+        #expect(status == 0)
+        #expect(test.stdout == ScriptedAgent(seed: 1).reply(to: "Was ist ein Kaltstart?").text + "\n")
+        #expect(test.stderr.hasPrefix("sybil ask: using the embedded server at http://127.0.0.1:"))
+    }
+
+    @Test func askTalksToAGivenServerWithTheTokenFromTheEnvironment() async throws {
+        var options = SybilServerOptions(token: "env-token")
+        options.pace = .zero
+        options.seed = 9
+        let server = try ReferenceServer(options: options)
+        let test = TestIO(environment: ["SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": "env-token"])
+        #expect(await test.run("ask", "--system", "Answer briefly.", "Hallo") == 0)
+        #expect(test.stdout == ScriptedAgent(seed: 9).reply(to: "Hallo").text + "\n")
+        #expect(test.stderr == "")
+        let refused = TestIO(environment: ["SYBIL_TOKEN": "wrong"])
+        #expect(await refused.run("ask", "--api-url", server.baseURL.absoluteString, "Hallo") == 76)
+        #expect(refused.stderr.contains("sign in again"))
+        let failing = TestIO(environment: ["SYBIL_TOKEN": "env-token"])
+        #expect(await failing.run("ask", "--api-url", server.baseURL.absoluteString, "break [[error]]") == 76)
+        #expect(failing.stderr.contains("The reply stopped with an error"))
+        await server.shutdown()
+    }
+
+    @Test func askReportsAnUnreachableServerWith69() async throws {
+        let closed = try ReferenceServer(options: SybilServerOptions(token: "t"))
+        let url = closed.baseURL.absoluteString
+        await closed.shutdown()
+        let test = TestIO(environment: ["SYBIL_TOKEN": "t"])
+        #expect(await test.run("ask", "--api-url", url, "Hallo") == 69)
+        #expect(test.stdout == "")
+    }
+
+    @Test(
+        "usage errors name the problem",
+        arguments: [
+            (["ask"], "sybil ask: needs a question"),
+            (["ask", "--api-url", "ftp://x", "q"], "sybil ask: --api-url needs an http: or https: URL, got 'ftp://x'"),
+            (["serve", "--port", "65536"], "sybil serve: --port must be a whole number from 0 to 65535, got '65536'"),
+            (
+                ["serve", "--in-memory", "--data-dir", "/tmp/x"],
+                "sybil serve: --in-memory and --data-dir exclude each other"
+            ),
+            (["serve", "extra"], "sybil serve: takes options only, no arguments"),
+            (["serve", "--token", "has space"], "sybil serve: the token must be visible ASCII without spaces"),
+        ])
+    func usageErrors(arguments: [String], message: String) async {
+        let test = TestIO()
+        #expect(await test.run(arguments) == 64)
+        #expect(test.stderr.hasPrefix(message))
+    }
+
+    @Test func serveListensPrintsItsAddressAndStopsWhenAsked() async throws {
+        let test = TestIO(environment: ["SYBIL_TOKEN": "from-env"])
+        let running = Task { await test.run("serve", "--port", "0", "--in-memory", "--pace", "0") }
+        var address: URL?
+        for _ in 0..<1_000_000 {
+            if let line = test.stdout.split(separator: "\n").first, line.hasPrefix("sybil serve: listening on ") {
+                address = URL(string: String(line.dropFirst("sybil serve: listening on ".count)))
+                break
+            }
+            await Task.yield()
+        }
+        let base = try #require(address)
+        #expect(test.stdout.contains("sybil serve: token from SYBIL_TOKEN\n"))
+        #expect(!test.stdout.contains("from-env"))
+        let health = try await URLSessionHTTPClient().send(
+            HTTPRequest(method: "GET", url: APIEndpoint.url(base: base, path: "healthz"), timeout: .seconds(5)))
+        #expect(health.head.status == 200)
+        test.terminate()
+        #expect(await running.value == 0)
+        #expect(test.stderr.contains("stopping"))
+    }
+
+    @Test func aGeneratedTokenIsPrintedSoTheUserCanUseIt() throws {
+        let request = try #require(try ServeCommand.parse(["--in-memory"], environment: [:]))
+        #expect(request.options.token.count == 32)
+        #expect(request.options.token.allSatisfy { $0.isHexDigit })
+        #expect(request.tokenSource == nil)
+    }
+}
