@@ -1,0 +1,44 @@
+import Foundation
+import SybilServer
+import Testing
+
+/// `docs/api/openapi.yaml` must describe exactly the server's REST routes, so standard API
+/// tooling can drive the server.
+@Suite("OpenAPI document")
+struct OpenAPIDocumentTests {
+    private static let document = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/api/openapi.yaml")
+
+    /// The `METHOD path` pairs under `paths:` (paths at two spaces, methods at four).
+    private func documentedOperations() throws -> Set<String> {
+        let text = try String(contentsOf: Self.document, encoding: .utf8)
+        var operations: Set<String> = []
+        var inPaths = false
+        var path: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !line.hasPrefix(" ") {
+                inPaths = line == "paths:"
+                continue
+            }
+            guard inPaths else { continue }
+            if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                let method = line.trimmingCharacters(in: .whitespaces).dropLast()
+                if ["get", "post", "put", "patch", "delete"].contains(String(method)) {
+                    operations.insert("\(method.uppercased()) \(path)")
+                }
+            }
+        }
+        return operations
+    }
+
+    @Test func everyRESTRouteIsDescribedAndNothingElse() throws {
+        let served = Set(ServerRoute.allCases.filter { !$0.isWebSocket }.map { "\($0.method) \($0.template)" })
+        let documented = try documentedOperations()
+        #expect(served.subtracting(documented).isEmpty, "routes missing from openapi.yaml")
+        #expect(documented.subtracting(served).isEmpty, "openapi.yaml describes routes the server lacks")
+        #expect(documented.count == 11)
+    }
+}
