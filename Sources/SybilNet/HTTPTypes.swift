@@ -12,7 +12,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     /// The first value of `name`.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Adds a field, keeping earlier ones with the same name.
@@ -22,8 +22,23 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     /// Sets `name` to `value`, replacing earlier values.
     public mutating func set(_ name: String, _ value: String) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { Self.sameName($0.name, name) }
         fields.append((name, value))
+    }
+
+    /// Whether two field names are equal ignoring ASCII case (names are ASCII tokens).
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let a?, let b?):
+                if a == b { continue }
+                guard a | 0x20 == b | 0x20, (a | 0x20) >= 0x61, (a | 0x20) <= 0x7A else { return false }
+            default: return false
+            }
+        }
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

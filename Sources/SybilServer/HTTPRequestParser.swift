@@ -102,6 +102,8 @@ public struct HTTPRequestParser: Sendable {
     private var buffer: [UInt8] = []
     private var bodyReceived = 0
     private var currentLimit = 0
+    /// How far the current head has been searched for its end already.
+    private var headScanned = 0
 
     /// A parser; `bodyLimit` gives the largest body for a request once its head is known.
     public init(maximumHeadBytes: Int = 16 << 10, bodyLimit: @escaping @Sendable (HTTPRequestHead) -> Int) {
@@ -127,13 +129,17 @@ public struct HTTPRequestParser: Sendable {
     private mutating func step(_ events: inout [Event]) throws(HTTPParseError) -> Bool {
         switch state {
         case .head:
-            guard let end = buffer.firstRange(of: [0x0D, 0x0A, 0x0D, 0x0A]) else {
+            guard let end = Self.headEnd(in: buffer, from: headScanned) else {
+                headScanned = max(0, buffer.count - 3)
                 if buffer.count > maximumHeadBytes { throw .headersTooLarge(limit: maximumHeadBytes) }
                 return false
             }
-            guard end.upperBound <= maximumHeadBytes else { throw .headersTooLarge(limit: maximumHeadBytes) }
-            let head = try Self.parseHead(Array(buffer[..<end.lowerBound]))
-            buffer.removeSubrange(..<end.upperBound)
+            headScanned = 0
+            guard end + 4 <= maximumHeadBytes else { throw .headersTooLarge(limit: maximumHeadBytes) }
+            let head = try buffer.withUnsafeBufferPointer { bytes throws(HTTPParseError) in
+                try Self.parseHead(UnsafeBufferPointer(rebasing: bytes[..<end]))
+            }
+            buffer.removeSubrange(..<(end + 4))
             events.append(.head(head))
             try startBody(for: head, &events)
             return true
@@ -228,45 +234,98 @@ public struct HTTPRequestParser: Sendable {
         return line
     }
 
-    static func parseHead(_ bytes: [UInt8]) throws(HTTPParseError) -> HTTPRequestHead {
-        guard bytes.allSatisfy({ $0 != 0 }) else { throw .badRequest("a NUL byte in the request head") }
-        let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
-        let startLine = lines.first.map(String.init) ?? ""
-        let parts = startLine.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isTokenCharacter),
-            parts[1].hasPrefix("/")
-                || parts[1] == "*"
-        else { throw .badRequest("invalid request line \(startLine.debugDescription)") }
+    /// Where the first CRLF CRLF starts, searching from `start`.
+    static func headEnd(in buffer: [UInt8], from start: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { bytes in
+            var index = start
+            while index + 3 < bytes.count {
+                if bytes[index + 3] != 0x0A {
+                    index += bytes[index + 3] == 0x0D ? 1 : 4
+                    continue
+                }
+                if bytes[index] == 0x0D, bytes[index + 1] == 0x0A, bytes[index + 2] == 0x0D { return index }
+                index += 1
+            }
+            return nil
+        }
+    }
+
+    /// Parses a request head (without its final CRLF CRLF) byte by byte: the request line, then
+    /// fields. A bare CR or LF, a NUL, folded lines and invalid names are refused.
+    static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPRequestHead {
+        var lines: [Range<Int>] = []
+        var lineStart = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0 { throw .badRequest("a NUL byte in the request head") }
+            if byte == 0x0A { throw .badRequest("a bare LF in the request head") }
+            if byte == 0x0D {
+                guard index + 1 < bytes.count, bytes[index + 1] == 0x0A else {
+                    throw .badRequest("a bare CR in the request head")
+                }
+                lines.append(lineStart..<index)
+                index += 2
+                lineStart = index
+                continue
+            }
+            index += 1
+        }
+        lines.append(lineStart..<bytes.count)
+        let startLine = lines[0]
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        let spaces = startLine.filter { bytes[$0] == 0x20 }
+        guard spaces.count == 2 else { throw .badRequest("invalid request line \(text(startLine).debugDescription)") }
+        let methodRange = startLine.lowerBound..<spaces[0]
+        let targetRange = (spaces[0] + 1)..<spaces[1]
+        let versionRange = (spaces[1] + 1)..<startLine.upperBound
+        guard !methodRange.isEmpty, methodRange.allSatisfy({ isTokenByte(bytes[$0]) }), !targetRange.isEmpty,
+            bytes[targetRange.lowerBound] == UInt8(ascii: "/")
+                || (targetRange.count == 1 && bytes[targetRange.lowerBound] == UInt8(ascii: "*")),
+            targetRange.allSatisfy({ bytes[$0] > 0x20 && bytes[$0] != 0x7F })
+        else { throw .badRequest("invalid request line \(text(startLine).debugDescription)") }
+        let version = text(versionRange)
         let minorVersion: Int
-        switch parts[2] {
+        switch version {
         case "HTTP/1.1": minorVersion = 1
         case "HTTP/1.0": minorVersion = 0
         default:
-            if parts[2].hasPrefix("HTTP/") { throw .versionNotSupported(String(parts[2])) }
-            throw .badRequest("invalid request line \(startLine.debugDescription)")
+            if version.hasPrefix("HTTP/") { throw .versionNotSupported(version) }
+            throw .badRequest("invalid request line \(text(startLine).debugDescription)")
         }
         var headers = HTTPHeaders()
         for line in lines.dropFirst() {
-            guard let first = line.first, first != " ", first != "\t" else {
+            guard !line.isEmpty, bytes[line.lowerBound] != 0x20, bytes[line.lowerBound] != 0x09 else {
                 throw .badRequest("a header line starts with white space (folded headers are not allowed)")
             }
-            guard let colon = line.firstIndex(of: ":") else { throw .badRequest("header line without a colon") }
-            let name = line[..<colon]
-            guard !name.isEmpty, name.allSatisfy(isTokenCharacter) else {
-                throw .badRequest("invalid header name \(String(name).debugDescription)")
+            guard let colon = line.first(where: { bytes[$0] == UInt8(ascii: ":") }) else {
+                throw .badRequest("header line without a colon")
             }
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers.append(String(name), value)
+            let name = line.lowerBound..<colon
+            guard !name.isEmpty, name.allSatisfy({ isTokenByte(bytes[$0]) }) else {
+                throw .badRequest("invalid header name \(text(name).debugDescription)")
+            }
+            var valueStart = colon + 1
+            var valueEnd = line.upperBound
+            while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+            while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+            headers.append(text(name), text(valueStart..<valueEnd))
         }
         if minorVersion == 1, headers["Host"] == nil { throw .badRequest("HTTP/1.1 requests need a Host header") }
         return HTTPRequestHead(
-            method: String(parts[0]), target: String(parts[1]), minorVersion: minorVersion, headers: headers)
+            method: text(methodRange), target: text(targetRange), minorVersion: minorVersion, headers: headers)
     }
 
-    private static func isTokenCharacter(_ character: Character) -> Bool {
-        guard let ascii = character.asciiValue, ascii > 0x20, ascii < 0x7F else { return false }
-        return !"\"(),/:;<=>?@[\\]{}".contains(character)
+    /// RFC 9110 token characters: visible ASCII except delimiters.
+    private static let tokenBytes: [Bool] = (0..<128).map { byte in
+        guard byte > 0x20, byte < 0x7F else { return false }
+        return !Array("\"(),/:;<=>?@[\\]{}".utf8).contains(UInt8(byte))
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        byte < 128 && tokenBytes[Int(byte)]
     }
 }
 

@@ -32,17 +32,28 @@ public enum HTTPResponseWriter {
     }
 
     /// The head of a response; `Content-Length` or `Transfer-Encoding` must be among `headers`
-    /// unless the status has no body.
+    /// unless the status has no body. A field whose name is not a token is left out, and a CR,
+    /// LF or NUL in a value becomes a space: a response can never be split.
     public static func head(status: Int, headers: HTTPHeaders) -> [UInt8] {
-        var text = "HTTP/1.1 \(status) \(reason(for: status))\r\n"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128 + headers.fields.count * 32)
+        bytes.append(contentsOf: "HTTP/1.1 \(status) \(reason(for: status))\r\n".utf8)
         for field in headers {
-            precondition(
-                !field.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" })
-                    && !field.value.contains(where: { $0 == "\r" || $0 == "\n" }),
-                "header fields must not contain line breaks")
-            text += "\(field.name): \(field.value)\r\n"
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x3A }) else {
+                continue
+            }
+            bytes.append(contentsOf: field.name.utf8)
+            bytes.append(0x3A)
+            bytes.append(0x20)
+            for byte in field.value.utf8 {
+                bytes.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
+            }
+            bytes.append(0x0D)
+            bytes.append(0x0A)
         }
-        return Array((text + "\r\n").utf8)
+        bytes.append(0x0D)
+        bytes.append(0x0A)
+        return bytes
     }
 
     /// A complete response with `body` and its Content-Length.

@@ -50,7 +50,12 @@ public enum ServerRoute: String, Sendable, CaseIterable {
     /// allowed methods when only the path matches, or `.notFound`.
     public static func match(method: String, path: String) -> Match {
         var allowed: [String] = []
-        for route in allCases {
+        for route in staticRoutes[path] ?? [] {
+            if route.method == method || (method == "HEAD" && route.method == "GET") { return .route(route, [:]) }
+            allowed.append(route.method)
+        }
+        if !allowed.isEmpty { return .methodNotAllowed(allowed) }
+        for route in parameterRoutes {
             guard let parameters = route.parameters(in: path) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") {
                 return .route(route, parameters)
@@ -66,6 +71,11 @@ public enum ServerRoute: String, Sendable, CaseIterable {
         case methodNotAllowed([String])
         case notFound
     }
+
+    /// Routes without parameters by exact path: most requests match with one lookup.
+    private static let staticRoutes: [String: [ServerRoute]] = Dictionary(
+        grouping: allCases.filter { !$0.template.contains("{") }, by: \.template)
+    private static let parameterRoutes = allCases.filter { $0.template.contains("{") }
 
     private func parameters(in path: String) -> [String: String]? {
         let templateParts = template.split(separator: "/", omittingEmptySubsequences: false)

@@ -312,7 +312,7 @@ func resetPeakMemory() {
 
 /// Writes `size` bytes of varied content to `path`, 1 MiB at a time.
 func writeTestFile(_ path: String, size: Int) throws {
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     defer { try? handle.close() }
     var block = [UInt8](repeating: 0, count: 1 << 20)

@@ -112,6 +112,11 @@ struct HTTPRequestParserTests {
             ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
             ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
             ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXX", 400),
+            ("GET / HTTP/1.1\r\nHost: h\r\nX-A: a\rb\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h\r\nX-A: a\nb\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h\u{0}\r\n\r\n", 400),
+            ("GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+            ("GET /a\u{7F} HTTP/1.1\r\nHost: h\r\n\r\n", 400),
         ])
     func malformed(request: String, status: Int) {
         do {

@@ -15,6 +15,24 @@ struct HTTPResponseWriterTests {
         )
     }
 
+    @Test func headerNamesCompareIgnoringASCIICaseOnly() {
+        let headers = HTTPHeaders([("content-TYPE", "a"), ("X-[", "b")])
+        #expect(headers["Content-Type"] == "a")
+        #expect(headers["CONTENT-TYPE"] == "a")
+        #expect(headers["Content-Typ"] == nil)
+        #expect(headers["X-{"] == nil)  // '[' and '{' differ by 0x20 but are not letters
+        #expect(headers["x-["] == "b")
+    }
+
+    @Test func fieldsThatCouldSplitAResponseAreNeutralised() {
+        var headers = HTTPHeaders()
+        headers.set("Content-Type", "text/plain\r\nSet-Cookie: evil=1")
+        headers.set("Bad:Name", "x")
+        headers.set("Content-Length", "0")
+        let text = String(decoding: HTTPResponseWriter.head(status: 200, headers: headers), as: UTF8.self)
+        #expect(text == "HTTP/1.1 200 OK\r\nContent-Type: text/plain  Set-Cookie: evil=1\r\nContent-Length: 0\r\n\r\n")
+    }
+
     @Test func chunkedBodiesParseBackThroughTheRequestParser() throws {
         // The same framing the server writes is what its parser reads (used for upload tests).
         let body =
