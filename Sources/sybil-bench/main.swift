@@ -598,6 +598,21 @@ func benchmarkSSETransport() async {
     }
 }
 
+/// `server`: runs scripts/bench-server (sybil serve against aiohttp under wrk, and held SSE
+/// streams); it needs a checkout, Python and apt-get, so it runs only when asked for by name.
+func benchmarkServer() {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/bench-server")
+    let process = Process()
+    process.executableURL = script
+    do {
+        try process.run()
+        process.waitUntilExit()
+    } catch {
+        print("server: cannot run \(script.path): \(error)")
+    }
+}
+
 // MARK: Run
 
 let selected = Set(CommandLine.arguments.dropFirst())
@@ -631,4 +646,7 @@ if wants("websocket") {
 }
 if wants("sse-transport") {
     await benchmarkSSETransport()
+}
+if selected.contains("server") {
+    benchmarkServer()
 }
