@@ -65,17 +65,18 @@ final class EventPoller: @unchecked Sendable {
 
     /// Starts watching `descriptor`.
     func add(_ descriptor: Int32, token: UInt64, readable: Bool, writable: Bool) {
-        #if canImport(CEpoll)
-            _ = sybil_epoll_control(epoll, sybil_epoll_add(), descriptor, readable ? 1 : 0, writable ? 1 : 0, token)
-        #else
-            interests[descriptor] = (token, readable, writable)
-        #endif
+        watch(descriptor, token: token, readable: readable, writable: writable, adding: true)
     }
 
     /// Changes what `descriptor` is watched for.
     func modify(_ descriptor: Int32, token: UInt64, readable: Bool, writable: Bool) {
+        watch(descriptor, token: token, readable: readable, writable: writable, adding: false)
+    }
+
+    private func watch(_ descriptor: Int32, token: UInt64, readable: Bool, writable: Bool, adding: Bool) {
         #if canImport(CEpoll)
-            _ = sybil_epoll_control(epoll, sybil_epoll_modify(), descriptor, readable ? 1 : 0, writable ? 1 : 0, token)
+            let operation = adding ? sybil_epoll_add() : sybil_epoll_modify()
+            _ = sybil_epoll_control(epoll, operation, descriptor, readable ? 1 : 0, writable ? 1 : 0, token)
         #else
             interests[descriptor] = (token, readable, writable)
         #endif

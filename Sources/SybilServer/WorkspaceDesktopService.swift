@@ -314,18 +314,14 @@ final class WorkspaceDesktopService: Sendable {
         let threadId = reply.subagent == nil ? nil : "thr-\(runId)"
         var failed = false
         do {
-            try await time.sleep(options.pace)
-            try await addBlock(
-                chat,
-                Self.liveRow(
-                    type: "thinking", id: "l-\(runId)-t", order: [base, 1], timestamp: time.epochMilliseconds(),
-                    text: reply.thinking, runId: runId))
-            try await time.sleep(options.pace)
-            try await addBlock(
-                chat,
-                Self.liveRow(
-                    type: "activity", id: "l-\(runId)-a", order: [base, 2], timestamp: time.epochMilliseconds(),
-                    text: reply.activity, runId: runId))
+            for (step, (type, text)) in [("thinking", reply.thinking), ("activity", reply.activity)].enumerated() {
+                try await time.sleep(options.pace)
+                try await addBlock(
+                    chat,
+                    Self.liveRow(
+                        type: type, id: "l-\(runId)-\(type)", order: [base, Int64(step + 1)],
+                        timestamp: time.epochMilliseconds(), text: text, runId: runId))
+            }
             var text = ""
             for (index, token) in reply.tokens.enumerated() {
                 if case .error(let after) = reply.ending, index == after {

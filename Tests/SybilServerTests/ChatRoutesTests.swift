@@ -9,6 +9,15 @@ struct ChatRoutesTests {
     private let chatBody =
         #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": "Was ist ein Kaltstart?"}]"#
 
+    /// The decoded events of a streamed completion for `prompt`.
+    private func streamedEvents(for prompt: String) async throws -> [OpenAIStreamEvent] {
+        let harness = try AppHarness()
+        let body =
+            #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": \#(JSONWriter.quoted(prompt))}], "stream": true}"#
+        return try events(await collect(await harness.send("POST", "/v1/chat/completions", json: body)))
+            .map(OpenAIStreamEvent.decode)
+    }
+
     @Test func healthNeedsNoToken() async throws {
         let harness = try AppHarness()
         let response = await harness.send("GET", "/healthz", authorization: nil)
@@ -134,11 +143,7 @@ struct ChatRoutesTests {
     }
 
     @Test func askingForAnErrorEndsTheStreamWithAnErrorFrameAndNoDone() async throws {
-        let harness = try AppHarness()
-        let body =
-            #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": "fail [[error]]"}], "stream": true}"#
-        let decoded = try events(await collect(await harness.send("POST", "/v1/chat/completions", json: body)))
-            .map(OpenAIStreamEvent.decode)
+        let decoded = try await streamedEvents(for: "fail [[error]]")
         guard case .error(let error)? = decoded.last else {
             Issue.record("expected an error frame last, got \(String(describing: decoded.last))")
             return
@@ -148,11 +153,7 @@ struct ChatRoutesTests {
     }
 
     @Test func askingForAnInterruptionEndsWithoutDoneOrError() async throws {
-        let harness = try AppHarness()
-        let body =
-            #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": "stop [[interrupt]]"}], "stream": true}"#
-        let decoded = try events(await collect(await harness.send("POST", "/v1/chat/completions", json: body)))
-            .map(OpenAIStreamEvent.decode)
+        let decoded = try await streamedEvents(for: "stop [[interrupt]]")
         #expect(!decoded.contains(.done))
         #expect(!decoded.contains { if case .error = $0 { true } else { false } })
         #expect(decoded.count == 4)  // the role chunk and three tokens
