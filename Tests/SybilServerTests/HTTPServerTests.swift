@@ -171,4 +171,67 @@ struct HTTPServerTests {
         await stopped
         #expect(throws: (any Error).self) { try RawClient(port: server.port) }
     }
+
+    @Test func expectContinueIsAnsweredBeforeTheBodyIsSent() async throws {
+        let server = try start()
+        let client = try RawClient(port: server.port)
+        client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+        let interim = await blocking { client.readResponse() }
+        #expect(interim?.status == 100)
+        client.send("body")
+        let response = await blocking { client.readResponse() }
+        #expect(response.map { String(decoding: $0.body, as: UTF8.self) } == "body")
+        await server.shutdown()
+    }
+
+    @Test func headAnswersTheHeadWithoutTheBody() async throws {
+        let server = try start()
+        let client = try RawClient(port: server.port)
+        client.send("HEAD /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = await blocking { client.read(until: "\r\n\r\n") }
+        #expect(head?.contains("Content-Length: 3") == true)
+        // The next bytes are the second response, not a body for the HEAD.
+        let next = await blocking { client.readResponse() }
+        #expect(next?.status == 200)
+        #expect(next?.headers["x-method"] == "GET")
+        await server.shutdown()
+    }
+
+    @Test func shutdownEndsOpenStreamsWithTheirLastChunk() async throws {
+        let handler = TransportTestHandler()
+        let server = try start(handler)
+        let client = try RawClient(port: server.port)
+        client.send("GET /stream?forever=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await blocking { client.read(until: "data: event 1\n\n") } != nil)
+        await server.shutdown(grace: .seconds(30))
+        let rest = String(decoding: await blocking { client.readToEnd() }, as: UTF8.self)
+        #expect(rest.hasSuffix("0\r\n\r\n"))
+        #expect(handler.endedStreams == 1)
+    }
+
+    @Test func randomBytesFromManyClientsNeverStopTheServer() async throws {
+        var options = SybilServerOptions(token: "t")
+        options.pace = .zero
+        let server = try ReferenceServer(options: options)
+        let random = SeededRandomSource(seed: 2024)
+        let prefixes = [
+            "", "GET / HTTP/1.1\r\n", "POST /v1/workspaces/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n",
+            "POST /agent/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nContent-Length: 40\r\n\r\n",
+            "GET /agent/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nUpgrade: websocket\r\n"
+                + "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        ]
+        var clients: [RawClient] = []
+        for index in 0..<100 {
+            let client = try RawClient(port: server.http.port, receiveTimeout: 2)
+            let noise = (0..<Int(random.next(below: 600))).map { _ in UInt8(truncatingIfNeeded: random.nextUInt64()) }
+            client.send(Array(prefixes[index % prefixes.count].utf8) + noise)
+            if index % 3 == 0 { client.shutdownWrite() }
+            clients.append(client)
+        }
+        let probe = try RawClient(port: server.http.port)
+        probe.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await blocking { probe.readResponse() }?.status == 200)
+        clients.removeAll()
+        await server.shutdown()
+    }
 }
