@@ -36,3 +36,19 @@ install_system_packages() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
+
+# Python packages the test peers use (an independent WebSocket client). Without pip or a
+# network the tests that need them skip and say why.
+python_packages=(websockets)
+
+install_python_packages() {
+    command -v python3 >/dev/null 2>&1 || return 0
+    local package
+    for package in "${python_packages[@]}"; do
+        if ! python3 -c "import $package" >/dev/null 2>&1; then
+            echo "sybil: installing the Python package $package for the test peers (pip)" >&2
+            python3 -m pip install --quiet "$package" >/dev/null 2>&1 \
+                || echo "sybil: could not install $package; the tests that need it will be skipped" >&2
+        fi
+    done
+}
