@@ -187,7 +187,9 @@ struct HTTPServerTests {
     @Test func headAnswersTheHeadWithoutTheBody() async throws {
         let server = try start()
         let client = try RawClient(port: server.port)
-        client.send("HEAD /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send(
+            "HEAD /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+                + "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
         let head = await blocking { client.read(until: "\r\n\r\n") }
         #expect(head?.contains("Content-Length: 3") == true)
         // The next bytes are the second response, not a body for the HEAD.
