@@ -1,13 +1,8 @@
 // Linux readiness notification for the server's event loop. `struct epoll_event` is packed on
 // x86_64, which Swift cannot import faithfully, so these wrappers take and return plain values.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <stdint.h>
-#include <sys/socket.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <unistd.h>
 
 static inline int sybil_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -40,7 +35,3 @@ static inline int sybil_epoll_wait(int epoll, uint64_t *tokens, uint32_t *flags,
 
 static inline int sybil_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
-// Accepts one connection as a non-blocking, close-on-exec descriptor (accept4 needs _GNU_SOURCE).
-static inline int sybil_accept_nonblocking(int listener) {
-    return accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-}

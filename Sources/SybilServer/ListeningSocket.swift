@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-    import CEpoll
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
@@ -66,15 +65,16 @@ enum ListeningSocket {
     /// Accepts one pending connection, non-blocking, or `nil` when none is waiting.
     static func accept(_ listener: Int32) -> Int32? {
         #if canImport(Glibc)
-            let descriptor = sybil_accept_nonblocking(listener)
+            let descriptor = Glibc.accept(listener, nil, nil)
             guard descriptor >= 0 else { return nil }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         #else
             let descriptor = Darwin.accept(listener, nil, nil)
             guard descriptor >= 0 else { return nil }
-            setNonBlocking(descriptor)
             var one: Int32 = 1
             setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
+        setNonBlocking(descriptor)
         var one: Int32 = 1
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         return descriptor
