@@ -30,6 +30,9 @@ final class WorkspaceDesktopService: Sendable {
     }
 
     private let counters = Mutex(Counters())
+    /// Calls with effects run one at a time, so a retry racing its first attempt finds the
+    /// first one's answer instead of running it twice.
+    private let effects = SerialAsyncChain()
 
     init(store: WorkspaceStore, options: SybilServerOptions, time: ServerTime) {
         self.store = store
@@ -117,9 +120,9 @@ final class WorkspaceDesktopService: Sendable {
             }
             result = object
         case "run.codexChatSubmit":
-            result = try await submit(params, callKey: callKey)
+            result = try await effects.run { try await self.submit(params, callKey: callKey) }
         case "files.chatAttachmentUpload":
-            result = try await upload(params, callKey: callKey)
+            result = try await effects.run { try await self.upload(params, callKey: callKey) }
         default:
             throw APIError(status: 404, message: "Unknown method '\(method)'.", code: "unknown_method", param: "method")
         }

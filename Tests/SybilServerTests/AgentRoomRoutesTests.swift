@@ -63,6 +63,16 @@ struct AgentRoomRoutesTests {
         #expect(users.first?["requestId"].string == "req-1")
     }
 
+    @Test func aRetryRacingItsFirstAttemptCreatesOneMessage() async throws {
+        let harness = try AppHarness()
+        async let first = submit(harness, id: "req-1")
+        async let second = submit(harness, id: "req-1")
+        let statuses = await [first.status, second.status].sorted()
+        #expect(statuses == [200, 202])
+        let users = try await awaitReply(harness)["messages"].array?.filter { $0["role"].string == "user" }
+        #expect(users?.count == 1)
+    }
+
     @Test func theAgentRepliesWithAHiddenToolCallAndAPublicAnswer() async throws {
         let harness = try AppHarness()
         _ = await submit(harness, id: "req-1")

@@ -174,6 +174,18 @@ struct WorkspaceRoutesTests {
         #expect(texts == ["Fix it please.", "Also the tests."])
     }
 
+    @Test func aRetryRacingItsFirstAttemptRunsTheTurnOnce() async throws {
+        let harness = try AppHarness()
+        let before = try await load(harness, limit: 200).timeline.count
+        async let first = submit(harness, operation: "op-1")
+        async let second = submit(harness, operation: "op-1")
+        let receipts = try await [json(first), json(second)].map { $0["result"]["receipt"] }
+        #expect(receipts[0] == receipts[1])
+        #expect(receipts[0]["status"].string == "accepted")
+        try await finishRun(harness, pace: .zero)
+        #expect(try await load(harness, limit: 200).timeline.count == before + 4)
+    }
+
     @Test func callKeyMustMatchTheOperation() async throws {
         let harness = try AppHarness()
         let response = await harness.rpc(
