@@ -75,7 +75,8 @@ let package = Package(
         .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting", "SybilImaging"]),
         .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"]),
         .testTarget(name: "SybilNetTests", dependencies: ["SybilNet", "SybilTesting"], exclude: ["Peers"]),
-        .testTarget(name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"]),
+        .testTarget(
+            name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(
             name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire", "SybilNet", "SybilServer", "SybilTesting"],

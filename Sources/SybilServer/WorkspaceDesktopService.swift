@@ -18,12 +18,12 @@ final class WorkspaceDesktopService: Sendable {
     static let chunkSize: Int64 = 1 << 20
     static let maximumUploadBytes: Int64 = 1 << 30
 
-    private let store: WorkspaceStore
-    private let options: SybilServerOptions
-    private let time: ServerTime
-    private let agent: ScriptedAgent
+    let store: WorkspaceStore
+    let options: SybilServerOptions
+    let time: ServerTime
+    let agent: ScriptedAgent
     private let events = Broadcast<Event>()
-    private struct Counters {
+    struct Counters {
         var event: Int64 = 0
         var run: Int64 = 0
         var upload: Int64 = 0
@@ -201,338 +201,6 @@ final class WorkspaceDesktopService: Sendable {
         ]
     }
 
-    // MARK: Submitting and running
-
-    private func submit(_ params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
-        try params.rejectUnknownKeys([
-            "desktopId", "projectId", "sessionId", "operationId", "mutationId", "mode", "activeRunId", "text",
-            "attachments",
-        ])
-        let chat = try await chat(params)
-        let operationId = try params.nonEmptyString("operationId")
-        let mutationId = try params.nonEmptyString("mutationId")
-        let expectedKey = "run.codexChatSubmit:\(operationId):\(mutationId)"
-        guard callKey == expectedKey else {
-            throw APIError.invalid("'callKey' must be \(expectedKey) for this submission.", param: "callKey")
-        }
-        let mode = try params.string("mode")
-        guard mode == "send" || mode == "steer" else {
-            throw APIError.invalid("'mode' must be send or steer, got '\(mode)'.", param: "params.mode")
-        }
-        let activeRunId = try params.optionalNonEmptyString("activeRunId")
-        if mode == "steer" && activeRunId == nil {
-            throw APIError.invalid("A steer needs 'activeRunId'.", param: "params.activeRunId")
-        }
-        let text = try params.string("text")
-        var attachments: [String] = []
-        if let value = params.optionalValue("attachments") {
-            guard case .array(let items) = value else {
-                throw APIError.invalid("'attachments' must be an array of upload ids.", param: "params.attachments")
-            }
-            for (index, item) in items.enumerated() {
-                guard case .string(let id) = item, let upload = try await store.upload(id: id), upload.chat == chat,
-                    upload.state == "finished"
-                else {
-                    throw APIError.invalid(
-                        "attachments[\(index)] must be a finished upload of this session.",
-                        param: "params.attachments[\(index)]")
-                }
-                attachments.append(id)
-            }
-        }
-        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && attachments.isEmpty {
-            throw APIError.invalid("'text' must not be blank when there are no attachments.", param: "params.text")
-        }
-        let fingerprint = JSONWriter().string(from: .object(params.object))
-        if let previous = try await store.call(expectedKey) {
-            guard previous.fingerprint == fingerprint else {
-                throw APIError(
-                    status: 409, message: "Call key \(expectedKey) was already used with different params.",
-                    code: "call_key_conflict", param: "callKey")
-            }
-            return try JSONReader().parse(previous.result)
-        }
-        let receipt = await accept(
-            chat: chat, operationId: operationId, mutationId: mutationId, mode: mode, activeRunId: activeRunId,
-            text: text)
-        try await store.recordCall(expectedKey, fingerprint: fingerprint, result: JSONWriter().string(from: receipt))
-        return receipt
-    }
-
-    /// Decides the receipt and starts or steers the run.
-    private func accept(
-        chat: WorkspaceStore.ChatKey, operationId: String, mutationId: String, mode: String, activeRunId: String?,
-        text: String
-    ) async -> JSONValue {
-        func rejected(_ reason: String) -> JSONValue {
-            [
-                "receipt": [
-                    "operationId": .string(operationId), "mutationId": .string(mutationId), "status": "rejected",
-                    "reason": .string(reason),
-                ]
-            ]
-        }
-        let current = await store.liveState(chat)
-        let runId: String
-        if mode == "steer" {
-            guard let running = current.runId, running == activeRunId else {
-                return rejected("The run finished before the steer arrived; send it as a new message.")
-            }
-            runId = running
-        } else {
-            guard current.runId == nil else {
-                return rejected("A run is still working in this chat; steer into it or wait until it finishes.")
-            }
-            runId = "run-\(nextNumber(\.run))"
-        }
-        let now = time.epochMilliseconds()
-        let sequence = (try? await store.nextSequence()) ?? 1
-        let userRow = Self.liveRow(
-            type: "user", id: "l-\(operationId)", order: [sequence, 0], timestamp: now, text: text, runId: runId,
-            operationId: operationId)
-        let state = await store.updateLive(chat) { live in
-            if mode == "send" {
-                live.runId = runId
-                live.runStartedAt = now
-            }
-            live.blocks.append(userRow)
-        }
-        publish(chat, "overlay", state.overlay)
-        if mode == "send" {
-            publish(chat, "run", ["runId": .string(runId), "state": "started"])
-            Task { [self] in await run(runId, in: chat, prompt: text, base: sequence) }
-        }
-        return [
-            "receipt": [
-                "operationId": .string(operationId), "mutationId": .string(mutationId), "status": "accepted",
-                "runId": .string(runId),
-            ]
-        ]
-    }
-
-    /// The scripted turn: thinking, activity, the reply token by token, then settlement into
-    /// history with a new overlay epoch.
-    private func run(_ runId: String, in chat: WorkspaceStore.ChatKey, prompt: String, base: Int64) async {
-        let reply = agent.reply(to: prompt)
-        let threadId = reply.subagent == nil ? nil : "thr-\(runId)"
-        var failed = false
-        do {
-            for (step, (type, text)) in [("thinking", reply.thinking), ("activity", reply.activity)].enumerated() {
-                try await time.sleep(options.pace)
-                try await addBlock(
-                    chat,
-                    Self.liveRow(
-                        type: type, id: "l-\(runId)-\(type)", order: [base, Int64(step + 1)],
-                        timestamp: time.epochMilliseconds(), text: text, runId: runId))
-            }
-            var text = ""
-            for (index, token) in reply.tokens.enumerated() {
-                if case .error(let after) = reply.ending, index == after {
-                    failed = true
-                    break
-                }
-                try await time.sleep(options.pace)
-                text += token
-                let row = Self.liveRow(
-                    type: "agent-reply", id: "l-\(runId)-r", order: [base, 3], timestamp: time.epochMilliseconds(),
-                    text: text, runId: runId, subagentThreadId: threadId)
-                let state = await store.updateLive(chat) { live in
-                    live.blocks.removeAll { Self.blockID($0) == "l-\(runId)-r" }
-                    live.blocks.append(row)
-                }
-                publish(chat, "overlay", state.overlay)
-            }
-        } catch {
-            failed = true
-        }
-        await settle(runId, in: chat, threadId: threadId, subagent: reply.subagent ?? [], failed: failed)
-    }
-
-    private func addBlock(_ chat: WorkspaceStore.ChatKey, _ block: JSONValue) async throws {
-        let state = await store.updateLive(chat) { $0.blocks.append(block) }
-        publish(chat, "overlay", state.overlay)
-    }
-
-    private func settle(
-        _ runId: String, in chat: WorkspaceStore.ChatKey, threadId: String?, subagent: [String], failed: Bool
-    ) async {
-        let live = await store.liveState(chat)
-        var rows: [WorkspaceStore.NewRow] = live.blocks.compactMap { block in
-            guard case .object(let object) = block, case .string(let type)? = object["type"],
-                case .string(let text)? = object["text"], case .number(let stamp)? = object["timestamp"]
-            else { return nil }
-            var subagentThreadId: String?
-            if case .string(let thread)? = object["subagentThreadId"] { subagentThreadId = thread }
-            return WorkspaceStore.NewRow(
-                type: type, text: text, timestamp: stamp.int64Value ?? 0, subagentThreadId: subagentThreadId)
-        }
-        if let threadId {
-            rows += subagent.enumerated().map { index, step in
-                WorkspaceStore.NewRow(
-                    threadId: threadId, type: index % 2 == 0 ? "activity" : "agent-reply", text: step,
-                    timestamp: time.epochMilliseconds())
-            }
-        }
-        let now = time.epochMilliseconds()
-        guard let state = try? await store.settle(chat, rows: rows, updatedAt: now) else { return }
-        publish(chat, "overlay", state.overlay)
-        publish(chat, "run", ["runId": .string(runId), "state": failed ? "failed" : "finished"])
-        publish(chat, "session", ["sessionId": .string(chat.sessionId), "updatedAt": .number(JSONNumber(now))])
-    }
-
-    // MARK: Uploads
-
-    private func upload(_ params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
-        guard let callKey else {
-            throw APIError.invalid("Uploads need a callKey.", param: "callKey")
-        }
-        let parts = callKey.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count >= 4, parts[0] == "files.chatAttachmentUpload", parts[2].count == 16,
-            parts[2].allSatisfy({ $0.isHexDigit && !$0.isUppercase })
-        else {
-            throw APIError.invalid(
-                "'callKey' must be files.chatAttachmentUpload:<sessionId>:<16 hex digits>:<step>.", param: "callKey")
-        }
-        let uploadKey = parts[0...2].joined(separator: ":")
-        let step = Array(parts[3...])
-        switch step.first {
-        case "begin" where step.count == 1:
-            return try await beginUpload(params, uploadKey: uploadKey, sessionInKey: parts[1])
-        case "chunk" where step.count == 2:
-            guard let index = Int64(step[1]), index >= 0 else {
-                throw APIError.invalid("The chunk number in 'callKey' must be a whole number.", param: "callKey")
-            }
-            return try await uploadChunk(params, uploadKey: uploadKey, index: index)
-        case "finish" where step.count == 1:
-            return try await finishUpload(params, uploadKey: uploadKey)
-        case "cancel" where step.count == 1:
-            try params.rejectUnknownKeys(["uploadId"])
-            let upload = try await existingUpload(params, uploadKey: uploadKey)
-            if upload.state != "finished" { try await store.setUploadState(upload.uploadId, state: "cancelled") }
-            return ["uploadId": .string(upload.uploadId), "cancelled": .bool(upload.state != "finished")]
-        default:
-            throw APIError.invalid("'callKey' must end in :begin, :chunk:<n>, :finish or :cancel.", param: "callKey")
-        }
-    }
-
-    private func beginUpload(_ params: JSONObjectReader, uploadKey: String, sessionInKey: String) async throws
-        -> JSONValue
-    {
-        try params.rejectUnknownKeys(["desktopId", "projectId", "sessionId", "fileName", "mimeType", "path", "size"])
-        let chat = try await chat(params)
-        guard chat.sessionId == sessionInKey else {
-            throw APIError.invalid("The session in 'callKey' is not params.sessionId.", param: "callKey")
-        }
-        let fileName = try params.nonBlankString("fileName")
-        let mimeType = try params.nonBlankString("mimeType")
-        let path = try params.string("path")
-        let size = try params.integer("size", in: 1...Self.maximumUploadBytes)
-        if let existing = try await store.upload(key: uploadKey) {
-            guard existing.size == size, existing.fileName == fileName, existing.chat == chat else {
-                throw APIError(
-                    status: 409, message: "Upload key \(uploadKey) belongs to a different file.",
-                    code: "call_key_conflict", param: "callKey")
-            }
-            return try await beginAnswer(existing)
-        }
-        let uploadId = "upl-\(nextNumber(\.upload))-\(uploadKey.suffix(16))"
-        let upload = WorkspaceStore.Upload(
-            uploadId: uploadId, uploadKey: uploadKey, chat: chat, fileName: fileName, mimeType: mimeType, path: path,
-            size: size, chunkSize: Self.chunkSize, state: "open", sha256: nil)
-        try await store.createUpload(upload)
-        return try await beginAnswer(upload)
-    }
-
-    private func beginAnswer(_ upload: WorkspaceStore.Upload) async throws -> JSONValue {
-        let received = try await store.receivedChunks(upload.uploadId).indices
-        var contiguous: Int64 = 0
-        for index in received where index == contiguous { contiguous += 1 }
-        return [
-            "uploadId": .string(upload.uploadId), "chunkSize": .number(JSONNumber(upload.chunkSize)),
-            "receivedChunks": .number(JSONNumber(contiguous)),
-        ]
-    }
-
-    private func uploadChunk(_ params: JSONObjectReader, uploadKey: String, index: Int64) async throws -> JSONValue {
-        try params.rejectUnknownKeys(["uploadId", "index", "data"])
-        let upload = try await existingUpload(params, uploadKey: uploadKey)
-        let paramIndex = try params.integer("index", in: 0...Int64.max)
-        guard paramIndex == index else {
-            throw APIError.invalid(
-                "params.index must equal the chunk number in 'callKey' (\(index)).", param: "params.index")
-        }
-        guard upload.state == "open" else {
-            throw APIError(status: 409, message: "Upload \(upload.uploadId) is \(upload.state).", code: "upload_closed")
-        }
-        guard index < upload.chunkCount else {
-            throw APIError.invalid(
-                "params.index must be below \(upload.chunkCount) for a \(upload.size)-byte file.", param: "params.index"
-            )
-        }
-        guard let bytes = Data(base64Encoded: try params.string("data")).map(Array.init) else {
-            throw APIError.invalid("params.data must be base64.", param: "params.data")
-        }
-        let expected = index == upload.chunkCount - 1 ? upload.size - index * upload.chunkSize : upload.chunkSize
-        guard Int64(bytes.count) == expected else {
-            throw APIError.invalid(
-                "Chunk \(index) must hold \(expected) bytes, got \(bytes.count).", param: "params.data")
-        }
-        if let stored = try await store.chunk(upload.uploadId, index: index) {
-            guard stored == bytes else {
-                throw APIError(
-                    status: 409, message: "Chunk \(index) of \(upload.uploadId) was already received with other bytes.",
-                    code: "upload_conflict", param: "params.data")
-            }
-        } else {
-            try await store.storeChunk(upload.uploadId, index: index, bytes: bytes)
-        }
-        let received = try await store.receivedChunks(upload.uploadId)
-        return [
-            "uploadId": .string(upload.uploadId), "index": .number(JSONNumber(index)),
-            "receivedBytes": .number(JSONNumber(received.bytes)),
-        ]
-    }
-
-    private func finishUpload(_ params: JSONObjectReader, uploadKey: String) async throws -> JSONValue {
-        try params.rejectUnknownKeys(["uploadId", "chunkCount"])
-        let upload = try await existingUpload(params, uploadKey: uploadKey)
-        let chunkCount = try params.integer("chunkCount", in: 0...Int64.max)
-        guard chunkCount == upload.chunkCount else {
-            throw APIError.invalid(
-                "params.chunkCount must be \(upload.chunkCount) for a \(upload.size)-byte file.",
-                param: "params.chunkCount")
-        }
-        var sha256 = upload.sha256
-        if upload.state != "finished" {
-            guard upload.state == "open" else {
-                throw APIError(
-                    status: 409, message: "Upload \(upload.uploadId) is \(upload.state).", code: "upload_closed")
-            }
-            let received = try await store.receivedChunks(upload.uploadId)
-            guard Int64(received.indices.count) == chunkCount, received.bytes == upload.size else {
-                throw APIError(
-                    status: 409,
-                    message: "Upload \(upload.uploadId) has \(received.indices.count) of \(chunkCount) chunks.",
-                    code: "upload_incomplete")
-            }
-            let digest = SHA256Digest.hex(try await store.assembledBytes(upload.uploadId))
-            try await store.setUploadState(upload.uploadId, state: "finished", sha256: digest)
-            sha256 = digest
-        }
-        return [
-            "uploadId": .string(upload.uploadId), "size": .number(JSONNumber(upload.size)),
-            "sha256": .string(sha256 ?? ""),
-        ]
-    }
-
-    private func existingUpload(_ params: JSONObjectReader, uploadKey: String) async throws -> WorkspaceStore.Upload {
-        let uploadId = try params.nonEmptyString("uploadId")
-        guard let upload = try await store.upload(id: uploadId), upload.uploadKey.hasPrefix(uploadKey) else {
-            throw APIError.notFound("No upload \(uploadId) under \(uploadKey).")
-        }
-        return upload
-    }
-
     // MARK: Helpers
 
     private func onlineDesktop(_ params: JSONObjectReader) throws -> String {
@@ -548,7 +216,7 @@ final class WorkspaceDesktopService: Sendable {
         return desktopId
     }
 
-    private func chat(_ params: JSONObjectReader) async throws -> WorkspaceStore.ChatKey {
+    func chat(_ params: JSONObjectReader) async throws -> WorkspaceStore.ChatKey {
         let desktopId = try onlineDesktop(params)
         let chat = WorkspaceStore.ChatKey(
             desktopId: desktopId, projectId: try params.nonEmptyString("projectId"),
@@ -572,7 +240,7 @@ final class WorkspaceDesktopService: Sendable {
         return value
     }
 
-    private static func liveRow(
+    static func liveRow(
         type: String, id: String, order: [Int64], timestamp: Int64, text: String, runId: String,
         operationId: String? = nil, subagentThreadId: String? = nil
     ) -> JSONValue {
@@ -587,12 +255,12 @@ final class WorkspaceDesktopService: Sendable {
         return .object(JSONObject(members))
     }
 
-    private static func blockID(_ block: JSONValue) -> String? {
+    static func blockID(_ block: JSONValue) -> String? {
         guard case .object(let object) = block, case .string(let id)? = object["id"] else { return nil }
         return id
     }
 
-    private func nextNumber(_ counter: WritableKeyPath<Counters, Int64> & Sendable) -> Int64 {
+    func nextNumber(_ counter: WritableKeyPath<Counters, Int64> & Sendable) -> Int64 {
         counters.withLock {
             $0[keyPath: counter] += 1
             return $0[keyPath: counter]
@@ -603,7 +271,7 @@ final class WorkspaceDesktopService: Sendable {
         nextNumber(\.event)
     }
 
-    private func publish(_ chat: WorkspaceStore.ChatKey, _ type: String, _ data: JSONValue) {
+    func publish(_ chat: WorkspaceStore.ChatKey, _ type: String, _ data: JSONValue) {
         events.publish(Event(chat: chat, id: nextEventID(), type: type, data: data))
     }
 }

@@ -8,7 +8,8 @@ import Foundation
 
 /// A blocking TCP client for live-socket tests: writes exact bytes, reads what the server
 /// sends. Every read has a receive timeout so a broken server fails the test instead of
-/// hanging it.
+/// hanging it. `@unchecked Sendable`: a test hands the client to one blocking helper thread
+/// at a time and waits for it, so the buffer is never used from two threads at once.
 final class RawClient: @unchecked Sendable {
     let descriptor: Int32
     private var buffer: [UInt8] = []
