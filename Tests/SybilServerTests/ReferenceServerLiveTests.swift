@@ -144,6 +144,14 @@ struct ReferenceServerLiveTests {
             #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": "Hallo"}]}"#)
         #expect(status == 200)
         #expect(body["choices"][0]["message"]["content"].string == ScriptedAgent(seed: 42).reply(to: "Hallo").text)
+        // Streamed: the proxy passes the origin's event stream through as it arrives.
+        let tokens = TokenProvider(current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t"))
+        let service = ChatStreamingService(
+            baseURL: proxy.baseURL, http: URLSessionHTTPClient(), clock: ContinuousClock(), tokens: tokens, gate: nil,
+            model: SybilServerOptions.scriptedModel)
+        var text = ""
+        for try await delta in service.reply(to: [ChatMessage(role: "user", content: "Hallo")]) { text += delta }
+        #expect(text == ScriptedAgent(seed: 42).reply(to: "Hallo").text)
         await proxy.shutdown()
         await origin.shutdown()
     }

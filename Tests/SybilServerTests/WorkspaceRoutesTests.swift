@@ -1,9 +1,10 @@
 import Foundation
 import SybilCore
 import SybilNet
-import SybilServer
 import SybilWire
 import Testing
+
+@testable import SybilServer
 
 @Suite("Reference server: workspace desktop")
 struct WorkspaceRoutesTests {
@@ -172,6 +173,21 @@ struct WorkspaceRoutesTests {
         #expect(late["result"]["receipt"]["reason"].string?.contains("send it as a new message") == true)
         let texts = try await load(harness).timeline.filter { $0.type == .user }.suffix(2).map(\.text)
         #expect(texts == ["Fix it please.", "Also the tests."])
+    }
+
+    @Test func askingForASubagentSettlesAReplyWithItsThread() async throws {
+        let harness = try AppHarness()
+        _ = await submit(harness, operation: "op-1", text: "Use a subagent to check the keychain.")
+        try await finishRun(harness, pace: .zero)
+        let reply = try #require(try await load(harness).timeline.last)
+        #expect(reply.type == .agentReply)
+        let threadId = try #require(reply.subagentThreadId)
+        let response = await harness.rpc("run.codexChatLoadThread", #"{\#(chat), "threadId": "\#(threadId)"}"#)
+        let page = try WorkspaceChatPage.decode(
+            json: JSONWriter().bytes(from: json(response)["result"] ?? .null), kind: .threadPage)
+        #expect(
+            page.timeline.map(\.text)
+                == ScriptedAgent(seed: 1).reply(to: "Use a subagent to check the keychain.").subagent)
     }
 
     @Test func aRetryRacingItsFirstAttemptRunsTheTurnOnce() async throws {
