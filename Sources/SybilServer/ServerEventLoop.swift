@@ -369,12 +369,14 @@ final class ServerEventLoop: @unchecked Sendable {
     private func write(_ connection: ServerConnection, _ bytes: [UInt8]) {
         guard !bytes.isEmpty, connections[connection.id] != nil else { return }
         if case .lingering = connection.phase { return }
+        // A client that lets more than the limit pile up and still is sent more does not read:
+        // cut it off. One large write on its own (a big download or message) is allowed.
+        if connection.pendingOutput > Self.maximumPendingOutput {
+            close(connection)
+            return
+        }
         connection.enqueue(bytes)
         flush(connection)
-        guard connections[connection.id] != nil else { return }
-        if connection.pendingOutput > Self.maximumPendingOutput {
-            close(connection)  // a client that does not read
-        }
     }
 
     private func flush(_ connection: ServerConnection) {

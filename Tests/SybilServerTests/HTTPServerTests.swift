@@ -141,6 +141,18 @@ struct HTTPServerTests {
         await server.shutdown()
     }
 
+    @Test func aClientThatStopsReadingIsCutOffOnceItsBacklogPasses16MiB() async throws {
+        let handler = TransportTestHandler()
+        let server = try start(handler)
+        let client = try RawClient(port: server.port)
+        client.send("GET /flood HTTP/1.1\r\nHost: x\r\n\r\n")
+        // The client reads nothing; the server must drop it rather than buffer without end.
+        #expect(await eventually { handler.endedStreams == 1 })
+        let received = await blocking { client.readToEnd() }
+        #expect(received.count < 64 << 20)
+        await server.shutdown()
+    }
+
     @Test func webSocketUpgradeEchoesThroughTheSharedCodec() async throws {
         let server = try start()
         let url = URL(string: "ws://127.0.0.1:\(server.port)/ws")!

@@ -24,7 +24,8 @@ func eventually(maxYields: Int = 2_000_000, _ condition: () -> Bool) async -> Bo
 }
 
 /// A handler for transport tests: `/echo` answers the body, `/stream` writes `count` events,
-/// `/hold` waits for `release()`, `/ws` echoes WebSocket messages; other paths get 404.
+/// `/flood` writes 1 MiB blocks until the stream closes, `/hold` waits for `release()`, `/ws`
+/// echoes WebSocket messages; other paths get 404.
 final class TransportTestHandler: HTTPHandler {
     let bodyLimitBytes: Int
     private let held = Mutex<[CheckedContinuation<Void, Never>]>([])
@@ -65,6 +66,12 @@ final class TransportTestHandler: HTTPHandler {
                     if forever { try? await Task.sleep(for: .milliseconds(5)) }
                     if Task.isCancelled { return }
                 }
+            }
+        case "/flood":
+            return .eventStream { [streamsEnded] stream in
+                defer { streamsEnded.increment() }
+                let block = [UInt8](repeating: 0x61, count: 1 << 20)
+                while stream.write(block) { await Task.yield() }
             }
         case "/hold":
             await withCheckedContinuation { continuation in held.withLock { $0.append(continuation) } }
