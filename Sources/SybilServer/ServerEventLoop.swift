@@ -32,6 +32,7 @@ final class ServerEventLoop: @unchecked Sendable {
     private var nextID: UInt64 = 1
     private var drainDeadline: Duration?
     private var lastSweep = Duration.zero
+    private var listenerPausedAt: Duration?
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     private static let listenerToken: UInt64 = 0
     private static let lingerTime = Duration.seconds(2)
@@ -87,6 +88,14 @@ final class ServerEventLoop: @unchecked Sendable {
     // MARK: Accepting
 
     private func acceptPending() {
+        defer {
+            // Out of descriptors: the listener stays readable, so stop watching it for a moment
+            // instead of spinning; the sweep watches it again.
+            if errno == EMFILE || errno == ENFILE, listenerPausedAt == nil {
+                listenerPausedAt = configuration.uptime()
+                poller.modify(listener, token: Self.listenerToken, readable: false, writable: false)
+            }
+        }
         while let descriptor = ListeningSocket.accept(listener) {
             if connections.count >= configuration.maximumConnections + 64 {
                 closeDescriptor(descriptor)
@@ -448,6 +457,10 @@ final class ServerEventLoop: @unchecked Sendable {
     // MARK: Timeouts and shutdown
 
     private func sweep(_ now: Duration) {
+        if let paused = listenerPausedAt, now - paused >= .milliseconds(100), drainDeadline == nil {
+            listenerPausedAt = nil
+            poller.modify(listener, token: Self.listenerToken, readable: true, writable: false)
+        }
         for connection in Array(connections.values) {
             switch connection.phase {
             case .lingering(let deadline):
