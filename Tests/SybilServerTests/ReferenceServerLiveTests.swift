@@ -110,6 +110,34 @@ struct ReferenceServerLiveTests {
         await server.shutdown()
     }
 
+    @Test func aColdStartHeldByTheServerIsCoveredByTheClientsWarmUp() async throws {
+        let (server, clock) = try start {
+            $0.coldStart = .seconds(5)
+            $0.coldStartWaits = true
+        }
+        let http = URLSessionHTTPClient()
+        let manager = await MainActor.run {
+            WarmUpManager(http: http, baseURL: server.baseURL, clock: ContinuousClock())
+        }
+        let tokens = TokenProvider(current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t"))
+        let service = ChatStreamingService(
+            baseURL: server.baseURL, http: http, clock: ContinuousClock(), tokens: tokens,
+            gate: WarmUpSendGate(manager: manager), model: SybilServerOptions.scriptedModel)
+        let reply = Task {
+            var text = ""
+            for try await delta in service.reply(to: [ChatMessage(role: "user", content: "Bist du wach?")]) {
+                text += delta
+            }
+            return text
+        }
+        // The health check of the warm-up is the first request: the server holds it.
+        #expect(await clock.waitForSleepers(count: 1, maxYields: 10_000_000))
+        clock.advance(by: .seconds(5))
+        #expect(try await reply.value == ScriptedAgent(seed: 1).reply(to: "Bist du wach?").text)
+        #expect(await MainActor.run { manager.healthChecks } == 1)
+        await server.shutdown()
+    }
+
     @Test func anExpiredTokenIsRefusedThenRefreshedAndTheSendRetriedOnce() async throws {
         let (server, _) = try start()
         struct Refresher: TokenRefresher {
