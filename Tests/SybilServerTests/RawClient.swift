@@ -14,7 +14,7 @@ final class RawClient: @unchecked Sendable {
     let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, receiveTimeout: Int = 10) throws {
+    init(port: Int, receiveTimeout: Int = 30) throws {
         #if canImport(Glibc)
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

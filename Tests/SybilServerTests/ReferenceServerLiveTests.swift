@@ -28,7 +28,7 @@ struct ReferenceServerLiveTests {
         let request = HTTPRequest(
             method: "POST", url: APIEndpoint.url(base: server.baseURL, path: path),
             headers: HTTPHeaders([("Authorization", "Bearer \(Self.token)"), ("Content-Type", "application/json")]),
-            body: Array(body.utf8), timeout: .seconds(10))
+            body: Array(body.utf8), timeout: .seconds(30))
         let response = try await URLSessionHTTPClient().send(request)
         return (response.head.status, try JSONReader().parse(await response.collect()))
     }
