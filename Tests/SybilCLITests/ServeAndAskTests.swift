@@ -84,10 +84,30 @@ struct ServeAndAskTests {
         #expect(test.stderr.contains("stopping"))
     }
 
-    @Test func aGeneratedTokenIsPrintedSoTheUserCanUseIt() throws {
-        let request = try #require(try ServeCommand.parse(["--in-memory"], environment: [:]))
-        #expect(request.options.token.count == 32)
-        #expect(request.options.token.allSatisfy { $0.isHexDigit })
-        #expect(request.tokenSource == nil)
+    @Test func withoutATokenServeGeneratesOnePrintsItAndRequiresIt() async throws {
+        let test = TestIO()
+        let running = Task { await test.run("serve", "--port", "0", "--in-memory") }
+        var lines: [Substring] = []
+        for _ in 0..<1_000_000 {
+            lines = test.stdout.split(separator: "\n")
+            if lines.count >= 2 { break }
+            await Task.yield()
+        }
+        let base = try #require(
+            lines.first.flatMap { URL(string: String($0.dropFirst("sybil serve: listening on ".count))) })
+        let tokenLine = try #require(lines.dropFirst().first)
+        #expect(tokenLine.hasPrefix("sybil serve: token "))
+        let token = String(tokenLine.dropFirst("sybil serve: token ".count))
+        #expect(token.count == 32 && token.allSatisfy { $0.isHexDigit })
+        func status(_ authorization: String) async throws -> Int {
+            let request = HTTPRequest(
+                url: APIEndpoint.url(base: base, path: "agent/read"),
+                headers: HTTPHeaders([("Authorization", authorization)]), timeout: .seconds(30))
+            return try await URLSessionHTTPClient().send(request).head.status
+        }
+        #expect(try await status("Bearer \(token)") == 200)
+        #expect(try await status("Bearer \(ServeCommand.randomToken())") == 401)
+        test.terminate()
+        #expect(await running.value == 0)
     }
 }
