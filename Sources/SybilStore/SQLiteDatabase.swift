@@ -6,6 +6,9 @@ import CSQLite
 /// Not thread-safe by itself: confine a connection to one actor or serial executor.
 public final class SQLiteDatabase {
     private let handle: OpaquePointer
+    /// Prepared statements by SQL text, reused by ``query(_:_:)`` (reset after every use).
+    private var statements: [String: OpaquePointer] = [:]
+    private static let statementCacheLimit = 64
 
     /// Where the database lives.
     public enum Location: Sendable, Hashable {
@@ -40,6 +43,7 @@ public final class SQLiteDatabase {
     }
 
     deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
     }
 
@@ -54,12 +58,15 @@ public final class SQLiteDatabase {
         }
     }
 
-    /// Runs one statement with positional `?` parameters and returns all rows.
+    /// Runs one statement with positional `?` parameters and returns all rows. The prepared
+    /// statement is kept for the next call with the same SQL.
     @discardableResult
     public func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
-        var statement: OpaquePointer?
-        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), sql: sql)
-        defer { sqlite3_finalize(statement) }
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
         let expected = Int(sqlite3_bind_parameter_count(statement))
         guard expected == parameters.count else {
             throw SQLiteError(
@@ -77,6 +84,19 @@ public final class SQLiteDatabase {
             let columns = sqlite3_column_count(statement)
             rows.append((0..<columns).map { column(at: $0, in: statement) })
         }
+    }
+
+    /// The cached statement for `sql`, prepared on first use.
+    private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer? {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), sql: sql)
+        if statements.count >= Self.statementCacheLimit {
+            for cached in statements.values { sqlite3_finalize(cached) }
+            statements.removeAll()
+        }
+        statements[sql] = statement
+        return statement
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.

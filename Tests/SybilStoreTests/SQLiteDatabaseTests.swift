@@ -54,8 +54,29 @@ struct SQLiteDatabaseTests {
             }
         }
         #expect(try database.query("SELECT count(*) FROM t") == [[.integer(0)]])
-        try database.transaction { try database.query("INSERT INTO t VALUES (2)") }
+        _ = try database.transaction { try database.query("INSERT INTO t VALUES (2)") }
         #expect(try database.query("SELECT v FROM t") == [[.integer(2)]])
+    }
+
+    @Test func reusedStatementsStartFreshEvenAfterAFailure() throws {
+        let database = try SQLiteDatabase(.inMemory)
+        try database.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)")
+        let insert = "INSERT INTO t (k, v) VALUES (?, ?)"
+        try database.query(insert, [.integer(1), .text("a")])
+        #expect(throws: SQLiteError.self) { try database.query(insert, [.integer(1), .text("again")]) }
+        try database.query(insert, [.integer(2), .text("b")])  // the same statement, reset after the failure
+        let select = "SELECT v FROM t WHERE k = ?"
+        #expect(try database.query(select, [.integer(1)]) == [[.text("a")]])
+        #expect(try database.query(select, [.integer(2)]) == [[.text("b")]])
+        #expect(try database.query(select, [.integer(3)]) == [])
+        // More distinct statements than the cache keeps: each still runs correctly.
+        for index in 0..<100 {
+            #expect(
+                try database.query("SELECT \(index) + k FROM t WHERE k = ?", [.integer(1)]) == [
+                    [.integer(Int64(index + 1))]
+                ])
+        }
+        #expect(try database.query(select, [.integer(2)]) == [[.text("b")]])
     }
 
     @Test func foreignKeysAreEnforced() throws {
