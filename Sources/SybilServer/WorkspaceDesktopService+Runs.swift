@@ -88,15 +88,17 @@ extension WorkspaceDesktopService {
         }
         let now = time.epochMilliseconds()
         let sequence = (try? await store.nextSequence()) ?? 1
-        let userRow = Self.liveRow(
-            type: "user", id: "l-\(operationId)", order: [sequence, 0], timestamp: now, text: text, runId: runId,
-            operationId: operationId)
         let state = await store.updateLive(chat) { live in
             if mode == "send" {
                 live.runId = runId
                 live.runStartedAt = now
             }
-            live.blocks.append(userRow)
+            // A steer follows everything the turn has shown so far.
+            let position = mode == "send" ? 0 : 100 + Int64(live.blocks.count)
+            live.blocks.append(
+                WorkspaceLiveBlock(
+                    type: "user", id: "l-\(operationId)", sourceOrder: [sequence, position], timestamp: now, text: text,
+                    runId: runId, operationId: operationId))
         }
         publish(chat, "overlay", state.overlay)
         if mode == "send" {
@@ -122,8 +124,8 @@ extension WorkspaceDesktopService {
                 try await time.sleep(options.pace)
                 try await addBlock(
                     chat,
-                    Self.liveRow(
-                        type: type, id: "l-\(runId)-\(type)", order: [base, Int64(step + 1)],
+                    WorkspaceLiveBlock(
+                        type: type, id: "l-\(runId)-\(type)", sourceOrder: [base, Int64(step + 1)],
                         timestamp: time.epochMilliseconds(), text: text, runId: runId))
             }
             var text = ""
@@ -134,11 +136,11 @@ extension WorkspaceDesktopService {
                 }
                 try await time.sleep(options.pace)
                 text += token
-                let row = Self.liveRow(
-                    type: "agent-reply", id: "l-\(runId)-r", order: [base, 3], timestamp: time.epochMilliseconds(),
-                    text: text, runId: runId, subagentThreadId: threadId)
+                let row = WorkspaceLiveBlock(
+                    type: "agent-reply", id: "l-\(runId)-r", sourceOrder: [base, 3],
+                    timestamp: time.epochMilliseconds(), text: text, runId: runId, subagentThreadId: threadId)
                 let state = await store.updateLive(chat) { live in
-                    live.blocks.removeAll { Self.blockID($0) == "l-\(runId)-r" }
+                    live.blocks.removeAll { $0.id == row.id }
                     live.blocks.append(row)
                 }
                 publish(chat, "overlay", state.overlay)
@@ -149,7 +151,7 @@ extension WorkspaceDesktopService {
         await settle(runId, in: chat, threadId: threadId, subagent: reply.subagent ?? [], failed: failed)
     }
 
-    private func addBlock(_ chat: WorkspaceStore.ChatKey, _ block: JSONValue) async throws {
+    private func addBlock(_ chat: WorkspaceStore.ChatKey, _ block: WorkspaceLiveBlock) async throws {
         let state = await store.updateLive(chat) { $0.blocks.append(block) }
         publish(chat, "overlay", state.overlay)
     }
@@ -158,15 +160,8 @@ extension WorkspaceDesktopService {
         _ runId: String, in chat: WorkspaceStore.ChatKey, threadId: String?, subagent: [String], failed: Bool
     ) async {
         let live = await store.liveState(chat)
-        var rows: [WorkspaceStore.NewRow] = live.blocks.compactMap { block in
-            guard case .object(let object) = block, case .string(let type)? = object["type"],
-                case .string(let text)? = object["text"], case .number(let stamp)? = object["timestamp"]
-            else { return nil }
-            var subagentThreadId: String?
-            if case .string(let thread)? = object["subagentThreadId"] { subagentThreadId = thread }
-            return WorkspaceStore.NewRow(
-                type: type, text: text, timestamp: stamp.int64Value ?? 0, subagentThreadId: subagentThreadId)
-        }
+        // History keeps the turn in the order the overlay showed it.
+        var rows = live.blocks.sorted { $0.sourceOrder.lexicographicallyPrecedes($1.sourceOrder) }.map(\.settledRow)
         if let threadId {
             rows += subagent.enumerated().map { index, step in
                 WorkspaceStore.NewRow(
@@ -175,9 +170,12 @@ extension WorkspaceDesktopService {
             }
         }
         let now = time.epochMilliseconds()
-        guard let state = try? await store.settle(chat, rows: rows, updatedAt: now) else { return }
+        let settled = try? await store.settle(chat, rows: rows, updatedAt: now)
+        // History that cannot be written still ends the run, as failed, so the chat is not stuck.
+        let state: WorkspaceStore.Live
+        if let settled { state = settled } else { state = await store.startNextEpoch(chat) }
         publish(chat, "overlay", state.overlay)
-        publish(chat, "run", ["runId": .string(runId), "state": failed ? "failed" : "finished"])
+        publish(chat, "run", ["runId": .string(runId), "state": failed || settled == nil ? "failed" : "finished"])
         publish(chat, "session", ["sessionId": .string(chat.sessionId), "updatedAt": .number(JSONNumber(now))])
     }
 

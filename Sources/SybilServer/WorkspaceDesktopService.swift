@@ -240,26 +240,6 @@ final class WorkspaceDesktopService: Sendable {
         return value
     }
 
-    static func liveRow(
-        type: String, id: String, order: [Int64], timestamp: Int64, text: String, runId: String,
-        operationId: String? = nil, subagentThreadId: String? = nil
-    ) -> JSONValue {
-        var members = [
-            JSONMember("type", .string(type)), JSONMember("id", .string(id)), JSONMember("origin", "live"),
-            JSONMember("sourceOrder", .array(order.map { .number(JSONNumber($0)) })),
-            JSONMember("timestamp", .number(JSONNumber(timestamp))), JSONMember("text", .string(text)),
-            JSONMember("runId", .string(runId)),
-        ]
-        if let operationId { members.append(JSONMember("operationId", .string(operationId))) }
-        if let subagentThreadId { members.append(JSONMember("subagentThreadId", .string(subagentThreadId))) }
-        return .object(JSONObject(members))
-    }
-
-    static func blockID(_ block: JSONValue) -> String? {
-        guard case .object(let object) = block, case .string(let id)? = object["id"] else { return nil }
-        return id
-    }
-
     func nextNumber(_ counter: WritableKeyPath<Counters, Int64> & Sendable) -> Int64 {
         counters.withLock {
             $0[keyPath: counter] += 1

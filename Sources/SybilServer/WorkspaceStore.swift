@@ -54,14 +54,14 @@ actor WorkspaceStore {
     struct Live: Sendable, Hashable {
         var epoch: Int64 = 1
         var revision: Int64 = 0
-        var blocks: [JSONValue] = []
+        var blocks: [WorkspaceLiveBlock] = []
         var runId: String?
         var runStartedAt: Int64?
 
         var overlay: JSONValue {
             [
                 "settlementEpoch": .number(JSONNumber(epoch)), "revision": .number(JSONNumber(revision)),
-                "blocks": .array(blocks),
+                "blocks": .array(blocks.map(\.json)),
             ]
         }
     }
@@ -184,8 +184,14 @@ actor WorkspaceStore {
             for row in rows { try Self.insert(row, into: chat, database) }
             try Self.touch(chat, updatedAt: updatedAt, database)
         }
-        var state = live[chat] ?? Live()
-        state = Live(epoch: state.epoch + 1, revision: 0, blocks: [], runId: nil, runStartedAt: nil)
+        return startNextEpoch(chat)
+    }
+
+    /// Starts the chat's next overlay epoch: no blocks, no run. Settlement does this after
+    /// writing history; a run whose history could not be written ends this way too, so the
+    /// overlay never shows a run that will not settle.
+    func startNextEpoch(_ chat: ChatKey) -> Live {
+        let state = Live(epoch: (live[chat]?.epoch ?? 1) + 1, revision: 0, blocks: [], runId: nil, runStartedAt: nil)
         live[chat] = state
         return state
     }

@@ -171,8 +171,10 @@ struct WorkspaceRoutesTests {
         let late = try json(await submit(harness, operation: "op-4", mode: "steer", activeRunId: runId))
         #expect(late["result"]["receipt"]["status"].string == "rejected")
         #expect(late["result"]["receipt"]["reason"].string?.contains("send it as a new message") == true)
-        let texts = try await load(harness).timeline.filter { $0.type == .user }.suffix(2).map(\.text)
-        #expect(texts == ["Fix it please.", "Also the tests."])
+        let settled = try await load(harness).timeline.suffix(5)
+        // History keeps the order the overlay showed: the steer after the turn's rows so far.
+        #expect(settled.map(\.type.rawValue) == ["user", "thinking", "activity", "agent-reply", "user"])
+        #expect(settled.filter { $0.type == .user }.map(\.text) == ["Fix it please.", "Also the tests."])
     }
 
     @Test func askingForASubagentSettlesAReplyWithItsThread() async throws {
