@@ -99,7 +99,7 @@ final class AgentRoomService: Sendable {
 
     /// `POST agent/messages`.
     func submit(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        let body = try Self.object(request.body)
+        let body = try RequestBody.object(request.body)
         try body.rejectUnknownKeys(["requestId", "text", "createdAt", "attachments"])
         let requestId = try body.nonEmptyString("requestId")
         let text = try body.string("text")
@@ -155,7 +155,7 @@ final class AgentRoomService: Sendable {
 
     /// `POST agent/read`.
     func markRead(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        let body = try Self.object(request.body)
+        let body = try RequestBody.object(request.body)
         try body.rejectUnknownKeys(["cursor"])
         let cursor = try body.string("cursor")
         guard let sequence = AgentMessage.sequence(ofCursor: cursor), try await store.markRead(sequence) else {
@@ -320,20 +320,6 @@ final class AgentRoomService: Sendable {
     }
 
     // MARK: Helpers
-
-    private static func object(_ body: [UInt8]) throws -> JSONObjectReader {
-        let value: JSONValue
-        do {
-            value = try JSONReader().parse(body)
-        } catch {
-            throw APIError.invalid("The body is not valid JSON: \(error).", param: "body", code: "invalid_json")
-        }
-        do {
-            return try JSONObjectReader(value, at: .root)
-        } catch {
-            throw APIError.invalid("The body must be a JSON object.", param: "body")
-        }
-    }
 
     private static func cursorParameter(_ request: HTTPServerRequest, _ name: String) throws -> Int64? {
         guard let text = request.queryValue(name) else { return nil }

@@ -34,15 +34,10 @@ final class ChatCompletionsService: Sendable {
     /// `POST /v1/chat/completions`.
     func complete(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let parsed: (messages: [(role: String, content: String)], stream: Bool)
-        let value: JSONValue
         do {
-            value = try JSONReader().parse(request.body)
-            parsed = try Self.validate(value, forwarding: upstream != nil)
-        } catch let error as APIError {
-            return error.response
+            parsed = try Self.validate(RequestBody.json(request.body), forwarding: upstream != nil)
         } catch {
-            return APIError.invalid("The body is not valid JSON: \(error).", param: "body", code: "invalid_json")
-                .response
+            return error.response
         }
         if let refusal = await passColdStart() { return refusal }
         if let upstream, let base = options.upstream {

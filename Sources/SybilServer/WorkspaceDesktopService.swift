@@ -45,13 +45,7 @@ final class WorkspaceDesktopService: Sendable {
 
     /// `POST /v1/workspaces/rpc`.
     func call(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        let value: JSONValue
-        do {
-            value = try JSONReader().parse(request.body)
-        } catch {
-            throw APIError.invalid("The body is not valid JSON: \(error).", param: "body", code: "invalid_json")
-        }
-        let envelope = try JSONObjectReader(value, at: .root)
+        let envelope = try RequestBody.object(request.body)
         try envelope.rejectUnknownKeys(["method", "callKey", "params"])
         let method = try envelope.nonEmptyString("method")
         let callKey = try envelope.nullableString("callKey")
