@@ -184,6 +184,18 @@ struct ReferenceServerLiveTests {
         await origin.shutdown()
     }
 
+    @Test func anUnreachableUpstreamIs503NamingIt() async throws {
+        let (gone, _) = try start()
+        let address = gone.baseURL
+        await gone.shutdown()
+        let (proxy, _) = try start { $0.upstream = address }
+        let (status, body) = try await post(
+            proxy, "v1/chat/completions", #"{"model": "any", "messages": [{"role": "user", "content": "Hallo"}]}"#)
+        #expect(status == 503)
+        #expect(body["error"]["code"].string == "upstream_unavailable")
+        await proxy.shutdown()
+    }
+
     @Test func historyAndUploadsSurviveARestartOnTheSameDataDirectory() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sybil-serve-\(UUID().uuidString)")
