@@ -30,6 +30,12 @@ enum ServeCommand {
             return .unavailable
         }
         io.writeOutput("sybil serve: listening on \(server.baseURL.absoluteString)\n")
+        let host = request.configuration.host
+        if !(host.hasPrefix("127.") || host == "::1") {
+            io.writeError(
+                "sybil serve: warning: \(host) is not loopback; anyone who can reach it needs only the token, and traffic is not encrypted\n"
+            )
+        }
         if let source = request.tokenSource {
             io.writeOutput("sybil serve: token from \(source)\n")
         } else {

@@ -75,6 +75,7 @@ struct ServeAndAskTests {
         }
         let base = try #require(address)
         #expect(test.stdout.contains("sybil serve: token from SYBIL_TOKEN\n"))
+        #expect(!test.stderr.contains("warning"))  // loopback by default
         #expect(!test.stdout.contains("from-env"))
         let health = try await URLSessionHTTPClient().send(
             HTTPRequest(method: "GET", url: APIEndpoint.url(base: base, path: "healthz"), timeout: .seconds(5)))
@@ -82,6 +83,13 @@ struct ServeAndAskTests {
         test.terminate()
         #expect(await running.value == 0)
         #expect(test.stderr.contains("stopping"))
+    }
+
+    @Test func bindingBeyondLoopbackWarns() async throws {
+        let test = TestIO(environment: ["SYBIL_TOKEN": "t"])
+        test.terminate()  // stop as soon as it has started
+        #expect(await test.run("serve", "--host", "0.0.0.0", "--port", "0", "--in-memory") == 0)
+        #expect(test.stderr.hasPrefix("sybil serve: warning: 0.0.0.0 is not loopback;"))
     }
 
     @Test func withoutATokenServeGeneratesOnePrintsItAndRequiresIt() async throws {
