@@ -136,7 +136,7 @@ struct HTTPServerTests {
         let client = try RawClient(port: server.port)
         client.send("GET /stream?forever=1 HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await blocking { client.read(until: "data: event 3\n\n") } != nil)
-        close(client.descriptor)
+        client.disconnect()
         #expect(await eventually { handler.endedStreams == 1 })
         await server.shutdown()
     }

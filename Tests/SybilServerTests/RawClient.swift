@@ -52,6 +52,10 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// Ends the connection both ways, as a client that goes away would; the descriptor itself
+    /// is closed once, by `deinit`.
+    func disconnect() { shutdown(descriptor, Int32(SHUT_RDWR)) }
+
     /// Closes the sending half (the server sees end of input).
     func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
 
