@@ -7,7 +7,8 @@ import Synchronization
 /// upgrades, and a graceful shutdown that lets in-flight responses finish.
 ///
 /// Handlers run on tasks of their own; idle connections cost a descriptor and a small
-/// object, not a thread.
+/// object, not a thread. The server runs from `init` until ``shutdown(grace:)``; dropping the
+/// last reference does not stop it, so always shut it down.
 public final class HTTPServer: Sendable {
     /// Limits, timeouts and the address.
     public struct Configuration: Sendable {
