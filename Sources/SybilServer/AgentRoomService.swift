@@ -216,7 +216,7 @@ final class AgentRoomService: Sendable {
                 ])
         }
         let sha256 = SHA256Digest.hex(request.body)
-        let existing = try await store.upload(uploadId)
+        let existing = try await store.descriptor(uploadId)
         if existing == nil {
             if let wait = uploadLimiter.admit(now: time.uptime()) { throw Self.rateLimited("uploads", wait: wait) }
             let used = try await store.usedBytes()

@@ -91,12 +91,12 @@ actor AgentRoomStore {
         }
         var attachments: [AgentUpload] = []
         for (index, uploadId) in attachmentIds.enumerated() {
-            guard let upload = try upload(uploadId) else {
+            guard let upload = try descriptor(uploadId) else {
                 throw APIError.invalid(
                     "Attachment \(uploadId) was never uploaded; upload it with POST agent/uploads first.",
                     param: "attachments[\(index)]", code: "unknown_upload")
             }
-            attachments.append(upload.descriptor)
+            attachments.append(upload)
         }
         let message = try insert(
             role: "user", visibility: "public", text: text, createdAt: createdAt, requestId: requestId,
@@ -151,19 +151,23 @@ actor AgentRoomStore {
         var bytes: [UInt8]
     }
 
-    /// The upload with `uploadId`, if any.
+    /// The descriptor of the upload with `uploadId`, if any (without reading its bytes).
+    func descriptor(_ uploadId: String) throws -> AgentUpload? {
+        try database.query(
+            "SELECT upload_id, file_name, mime_type, size, sha256 FROM agent_uploads WHERE upload_id = ?",
+            [.text(uploadId)]
+        ).first.map {
+            AgentUpload(
+                uploadId: $0[0].textValue ?? "", fileName: $0[1].textValue ?? "", mimeType: $0[2].textValue ?? "",
+                size: $0[3].integerValue ?? 0, sha256: $0[4].textValue ?? "")
+        }
+    }
+
+    /// The upload with `uploadId` and its original bytes, if any (downloads only).
     func upload(_ uploadId: String) throws -> StoredUpload? {
-        guard
-            let row = try database.query(
-                "SELECT upload_id, file_name, mime_type, size, sha256, bytes FROM agent_uploads WHERE upload_id = ?",
-                [.text(uploadId)]
-            ).first
-        else { return nil }
-        return StoredUpload(
-            descriptor: AgentUpload(
-                uploadId: row[0].textValue ?? "", fileName: row[1].textValue ?? "", mimeType: row[2].textValue ?? "",
-                size: row[3].integerValue ?? 0, sha256: row[4].textValue ?? ""),
-            bytes: row[5].blobValue ?? [])
+        guard let descriptor = try descriptor(uploadId) else { return nil }
+        let bytes = try database.query("SELECT bytes FROM agent_uploads WHERE upload_id = ?", [.text(uploadId)])
+        return StoredUpload(descriptor: descriptor, bytes: bytes.first?[0].blobValue ?? [])
     }
 
     /// Bytes stored for all uploads (the quota's use).
@@ -175,13 +179,13 @@ actor AgentRoomStore {
     /// (`created` false), with other bytes it is a 409.
     func storeUpload(_ descriptor: AgentUpload, bytes: [UInt8], createdAt: Int64) throws -> (AgentUpload, created: Bool)
     {
-        if let existing = try upload(descriptor.uploadId) {
-            guard existing.descriptor.sha256 == descriptor.sha256, existing.descriptor.size == descriptor.size else {
+        if let existing = try self.descriptor(descriptor.uploadId) {
+            guard existing.sha256 == descriptor.sha256, existing.size == descriptor.size else {
                 throw APIError(
                     status: 409, message: "Upload \(descriptor.uploadId) already exists with different bytes.",
                     code: "upload_conflict")
             }
-            return (existing.descriptor, false)
+            return (existing, false)
         }
         try database.query(
             "INSERT INTO agent_uploads (upload_id, file_name, mime_type, size, sha256, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -220,6 +224,6 @@ actor AgentRoomStore {
         return AgentMessage(
             sequence: row[0].integerValue ?? 0, requestId: row[1].textValue, role: row[2].textValue ?? "",
             visibility: row[3].textValue ?? "", text: row[4].textValue ?? "", createdAt: row[5].integerValue ?? 0,
-            attachments: try ids.compactMap { try upload($0)?.descriptor })
+            attachments: try ids.compactMap { try descriptor($0) })
     }
 }
