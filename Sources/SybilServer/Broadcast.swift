@@ -28,7 +28,4 @@ final class Broadcast<Value: Sendable>: Sendable {
     func publish(_ value: Value) {
         for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(value) }
     }
-
-    /// How many are listening.
-    var subscriberCount: Int { subscribers.withLock { $0.count } }
 }

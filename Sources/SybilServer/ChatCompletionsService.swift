@@ -136,7 +136,8 @@ final class ChatCompletionsService: Sendable {
         }
         var forwarded = HTTPHeaders()
         for name in ["Content-Type", "Retry-After"] {
-            if let value = response.head.headers[name], Self.isSafeHeaderValue(value) { forwarded.set(name, value) }
+            // Values are written through HTTPResponseWriter, which neutralises line breaks.
+            if let value = response.head.headers[name] { forwarded.set(name, value) }
         }
         let upstreamBody = response.body
         return HTTPServerResponse(
@@ -152,10 +153,6 @@ final class ChatCompletionsService: Sendable {
                     stream.writeEvent(data: JSONWriter().string(from: failure.body), type: "error")
                 }
             })
-    }
-
-    private static func isSafeHeaderValue(_ value: String) -> Bool {
-        !value.contains(where: { $0 == "\r" || $0 == "\n" })
     }
 
     /// Checks a request body against docs/api/chats.md; the error names the member.

@@ -10,8 +10,6 @@ public enum ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     case system(String, Int32)
     /// The host is not a numeric IPv4 or IPv6 address.
     case invalidHost(String)
-    /// The server was asked to start twice, or after it stopped.
-    case notStartable
 
     /// One sentence for logs and the command line.
     public var description: String {
@@ -20,7 +18,6 @@ public enum ServerError: Error, Sendable, Hashable, CustomStringConvertible {
             let reason = String(cString: strerror(code))
             return "\(call) failed: \(reason) (errno \(code))"
         case .invalidHost(let host): return "'\(host)' is not a numeric IPv4 or IPv6 address"
-        case .notStartable: return "the server was already started"
         }
     }
 }

@@ -45,9 +45,6 @@ final class ServerEventLoop: @unchecked Sendable {
         poller = try EventPoller()
     }
 
-    /// Number of open connections (loop thread only).
-    var connectionCount: Int { connections.count }
-
     /// Queues `command` for the loop and wakes it; any thread.
     func post(_ command: LoopCommand) {
         let wasEmpty = commands.withLock { queue in

@@ -197,10 +197,6 @@ actor WorkspaceStore {
     }
 
     /// Moves the session's `updatedAt` forward (never backwards).
-    func touch(_ chat: ChatKey, updatedAt: Int64) throws {
-        try Self.touch(chat, updatedAt: updatedAt, database)
-    }
-
     private static func touch(_ chat: ChatKey, updatedAt: Int64, _ database: SQLiteDatabase) throws {
         try database.query(
             "UPDATE ws_sessions SET updated_at = MAX(updated_at, ?) WHERE desktop_id = ? AND project_id = ? AND session_id = ?",
