@@ -114,9 +114,6 @@ enum ServeCommand {
     /// 32 random hex digits.
     static func randomToken() -> String {
         let random = SystemRandomSource()
-        return (0..<2).map { _ in
-            let text = String(random.nextUInt64(), radix: 16)
-            return String(repeating: "0", count: 16 - text.count) + text
-        }.joined()
+        return Hex.padded(random.nextUInt64()) + Hex.padded(random.nextUInt64())
     }
 }

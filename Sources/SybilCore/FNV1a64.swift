@@ -43,7 +43,6 @@ public struct FNV1a64: Sendable, Hashable {
 
     /// The hash as 16 lowercase hexadecimal digits, zero-padded.
     public var hexDigest: String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        Hex.padded(value)
     }
 }

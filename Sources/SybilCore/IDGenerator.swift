@@ -24,15 +24,10 @@ public struct RandomUUIDGenerator<Source: RandomSource>: IDGenerator {
         var low = source.nextUInt64()
         high = (high & ~0xf000) | 0x4000  // version 4
         low = (low & ~(0xc000 << 48)) | (0x8000 << 48)  // variant 10xx
-        let hex = Self.hex(high, digits: 16) + Self.hex(low, digits: 16)
+        let hex = Hex.padded(high) + Hex.padded(low)
         let chars = Array(hex)
         return String(chars[0..<8]) + "-" + String(chars[8..<12]) + "-" + String(chars[12..<16]) + "-"
             + String(chars[16..<20]) + "-" + String(chars[20..<32])
-    }
-
-    private static func hex(_ value: UInt64, digits: Int) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: digits - text.count) + text
     }
 }
 

@@ -1,3 +1,5 @@
+import SybilCore
+
 #if canImport(COpenSSL)
     import COpenSSL
 #elseif canImport(CryptoKit)
@@ -13,13 +15,6 @@ enum SHA256Digest {
         #else
             let digest = Array(SHA256.hash(data: bytes))
         #endif
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return Hex.string(digest)
     }
 }
