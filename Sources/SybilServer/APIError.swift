@@ -33,6 +33,12 @@ public struct APIError: Error, Sendable, Hashable {
         self.retryAfterSeconds = retryAfterSeconds ?? ((status == 503 || status == 429) ? 1 : nil)
     }
 
+    /// Whole seconds for `Retry-After` after waiting `wait`, rounded up (at least 1).
+    public static func retryAfterSeconds(for wait: Duration) -> Int {
+        let (seconds, attoseconds) = wait.components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
+    }
+
     /// 400 naming the member at fault.
     public static func invalid(_ message: String, param: String?, code: String = "invalid_parameter") -> APIError {
         APIError(status: 400, message: message, code: code, param: param)

@@ -345,7 +345,7 @@ final class AgentRoomService: Sendable {
     }
 
     private static func rateLimited(_ what: String, wait: Duration) -> APIError {
-        let seconds = ColdStartGate.retryAfterSeconds(wait)
+        let seconds = APIError.retryAfterSeconds(for: wait)
         return APIError(
             status: 429, message: "Too many \(what); retry in \(seconds) seconds.", code: "rate_limited",
             details: ["retryAfterSeconds": .number(JSONNumber(Int64(seconds)))], retryAfterSeconds: seconds)

@@ -40,8 +40,8 @@ actor AgentRoomStore {
                 """)
     ]
 
-    init(_ location: ServerDatabase.Location) throws {
-        database = try ServerDatabase.open(location, file: "agent-room.sqlite", migrations: Self.migrations)
+    init(_ storage: SybilServerOptions.Storage) throws {
+        database = try ServerDatabase.open(storage, file: "agent-room.sqlite", migrations: Self.migrations)
     }
 
     // MARK: Messages

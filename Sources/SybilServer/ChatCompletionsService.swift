@@ -77,7 +77,7 @@ final class ChatCompletionsService: Sendable {
             try? await time.sleep(remaining)
             return nil
         }
-        let seconds = ColdStartGate.retryAfterSeconds(remaining)
+        let seconds = APIError.retryAfterSeconds(for: remaining)
         return APIError(
             status: 503, message: "The service is starting; retry in \(seconds) seconds.", code: "cold_start",
             retryAfterSeconds: seconds

@@ -31,10 +31,4 @@ final class ColdStartGate: Sendable {
             return .starting(remaining: duration)
         }
     }
-
-    /// Whole seconds for `Retry-After`, rounded up (at least 1).
-    static func retryAfterSeconds(_ remaining: Duration) -> Int {
-        let (seconds, attoseconds) = remaining.components
-        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
-    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import SybilStore
 
 /// Opens the server's SQLite database and brings its schema up to date. Migrations are named
@@ -10,19 +11,18 @@ enum ServerDatabase {
         var sql: String
     }
 
-    /// Where the data lives.
-    enum Location: Sendable, Hashable {
-        case inMemory
-        case directory(String)
-    }
-
-    /// Opens `file` under `location` (a private database for `.inMemory`) and applies
-    /// `migrations` that are not yet applied.
-    static func open(_ location: Location, file: String, migrations: [Migration]) throws -> SQLiteDatabase {
+    /// Opens `file` under `storage` (a private database for `.inMemory`; the directory is
+    /// created, owner-only, when missing) and applies `migrations` that are not yet applied.
+    static func open(_ storage: SybilServerOptions.Storage, file: String, migrations: [Migration]) throws
+        -> SQLiteDatabase
+    {
         let database: SQLiteDatabase
-        switch location {
+        switch storage {
         case .inMemory: database = try SQLiteDatabase(.inMemory)
-        case .directory(let path): database = try SQLiteDatabase(.file(path: path + "/" + file))
+        case .directory(let path):
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            database = try SQLiteDatabase(.file(path: path + "/" + file))
         }
         try database.execute("PRAGMA busy_timeout = 5000")
         try database.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER)")

@@ -17,19 +17,12 @@ public final class SybilServerApp: HTTPHandler {
     public init(options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil) throws {
         self.options = options
         expectedAuthorization = Array("Bearer \(options.token)".utf8)
-        let location: ServerDatabase.Location
-        switch options.storage {
-        case .inMemory: location = .inMemory
-        case .directory(let path):
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            location = .directory(path)
-        }
         let forwarding = options.upstream == nil ? nil : (upstream ?? URLSessionHTTPClient())
         chats = ChatCompletionsService(options: options, time: time, upstream: forwarding)
-        agentRoom = AgentRoomService(store: try AgentRoomStore(location), options: options, time: time)
+        agentRoom = AgentRoomService(store: try AgentRoomStore(options.storage), options: options, time: time)
         desktop = WorkspaceDesktopService(
-            store: try WorkspaceStore(location, agent: ScriptedAgent(seed: options.seed)), options: options, time: time)
+            store: try WorkspaceStore(options.storage, agent: ScriptedAgent(seed: options.seed)), options: options,
+            time: time)
     }
 
     /// Body limits: 8 MiB for Agent uploads, 2 MiB for desktop calls (1 MiB chunks in

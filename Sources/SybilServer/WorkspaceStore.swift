@@ -100,8 +100,8 @@ actor WorkspaceStore {
                 """)
     ]
 
-    init(_ location: ServerDatabase.Location, agent: ScriptedAgent) throws {
-        let database = try ServerDatabase.open(location, file: "workspaces.sqlite", migrations: Self.migrations)
+    init(_ storage: SybilServerOptions.Storage, agent: ScriptedAgent) throws {
+        let database = try ServerDatabase.open(storage, file: "workspaces.sqlite", migrations: Self.migrations)
         if try database.query("SELECT 1 FROM ws_sessions LIMIT 1").isEmpty {
             try database.transaction { try Self.seed(database, agent: agent) }
         }
