@@ -64,13 +64,7 @@ struct SecureWebSocketTests {
 /// A certificate for localhost and the Python peer serving with it.
 final class SecurePeer: Sendable {
     static var toolsAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") && python3 != nil
-    }
-
-    static var python3: String? {
-        ["/usr/bin/python3", "/usr/local/bin/python3", "/root/.pyenv/shims/python3"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") && PythonPeer.python3 != nil
     }
 
     let directory: String
@@ -98,7 +92,7 @@ final class SecurePeer: Sendable {
             "Peers/tls_websocket_echo.py"
         ).path
         process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python3!)
+        process.executableURL = URL(fileURLWithPath: PythonPeer.python3!)
         process.arguments = [script, certificate, key]
         let output = Pipe()
         process.standardOutput = output

@@ -1,5 +1,6 @@
 import Foundation
 import SybilServer
+import SybilTesting
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Testing
 @Suite(
     "Reference server against an independent WebSocket client",
     .enabled(
-        if: PythonPeer.python3 != nil,
+        if: websocketsPython != nil,
         "python3 with the websockets package is needed (scripts/test installs it with pip)"))
 struct IndependentWebSocketClientTests {
     @Test func echoLimitsUTF8AndTheAgentStreamHoldForAnIndependentClient() async throws {
@@ -24,7 +25,7 @@ struct IndependentWebSocketClientTests {
         #expect(submitted == 202)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Peers/websockets_client.py").path
-        let python = try #require(PythonPeer.python3)
+        let python = try #require(websocketsPython)
         let (status, output) = await blocking { () -> (Int32, String) in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: python)
@@ -43,22 +44,8 @@ struct IndependentWebSocketClientTests {
     }
 }
 
-/// Finds a python3 that can import the `websockets` package.
-enum PythonPeer {
-    static let python3: String? = {
-        let candidates = ["/root/.pyenv/shims/python3", "/usr/local/bin/python3", "/usr/bin/python3"]
-        return candidates.first { path in
-            guard FileManager.default.isExecutableFile(atPath: path) else { return false }
-            let probe = Process()
-            probe.executableURL = URL(fileURLWithPath: path)
-            probe.arguments = ["-c", "import websockets.asyncio.client"]
-            probe.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            guard (try? probe.run()) != nil else { return false }
-            probe.waitUntilExit()
-            return probe.terminationStatus == 0
-        }
-    }()
-}
+/// A python3 with the `websockets` package, looked up once.
+let websocketsPython = PythonPeer.python3(importing: "websockets.asyncio.client")
 
 /// Posts an Agent room message over HTTP (before a peer connects); returns the status.
 func submitOverHTTP(_ server: ReferenceServer, requestId: String) async -> Int {
