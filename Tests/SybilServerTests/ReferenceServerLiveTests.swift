@@ -45,6 +45,23 @@ struct ReferenceServerLiveTests {
             clock: ManualClock())
     }
 
+    /// The reply to `prompt` through the network layer's chat service (token chain, SSE
+    /// transport), with `token` stored and an optional refresher and send gate.
+    private func ask(
+        _ server: ReferenceServer, _ prompt: String, token: String = Self.token,
+        refresher: (any TokenRefresher)? = nil, gate: (any SendGate)? = nil,
+        http: any HTTPClient = URLSessionHTTPClient()
+    ) async throws -> String {
+        let tokens = TokenProvider(
+            current: TokenLocation(store: InMemorySecretStore(["t": token]), account: "t"), refresher: refresher)
+        let service = ChatStreamingService(
+            baseURL: server.baseURL, http: http, clock: ContinuousClock(), tokens: tokens, gate: gate,
+            model: SybilServerOptions.scriptedModel)
+        var text = ""
+        for try await delta in service.reply(to: [ChatMessage(role: "user", content: prompt)]) { text += delta }
+        return text
+    }
+
     @Test func agentStreamReplaysFromACursorThenEchoesNewSubmissionsWithTheirRequestId() async throws {
         let (server, _) = try start()
         let first = try await post(
@@ -96,15 +113,7 @@ struct ReferenceServerLiveTests {
 
     @Test func chatServiceStreamsTheScriptedReplyOverHTTP() async throws {
         let (server, _) = try start()
-        let tokens = TokenProvider(
-            current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t"))
-        let service = ChatStreamingService(
-            baseURL: server.baseURL, http: URLSessionHTTPClient(), clock: ContinuousClock(), tokens: tokens, gate: nil,
-            model: SybilServerOptions.scriptedModel)
-        var text = ""
-        for try await delta in service.reply(to: [ChatMessage(role: "user", content: "Wie warm ist es?")]) {
-            text += delta
-        }
+        let text = try await ask(server, "Wie warm ist es?")
         #expect(text.contains("Wie warm ist es?"))
         #expect(text == ScriptedAgent(seed: 1).reply(to: "Wie warm ist es?").text)
         await server.shutdown()
@@ -119,17 +128,8 @@ struct ReferenceServerLiveTests {
         let manager = await MainActor.run {
             WarmUpManager(http: http, baseURL: server.baseURL, clock: ContinuousClock())
         }
-        let tokens = TokenProvider(current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t"))
-        let service = ChatStreamingService(
-            baseURL: server.baseURL, http: http, clock: ContinuousClock(), tokens: tokens,
-            gate: WarmUpSendGate(manager: manager), model: SybilServerOptions.scriptedModel)
-        let reply = Task {
-            var text = ""
-            for try await delta in service.reply(to: [ChatMessage(role: "user", content: "Bist du wach?")]) {
-                text += delta
-            }
-            return text
-        }
+        let gate = WarmUpSendGate(manager: manager)
+        let reply = Task { try await ask(server, "Bist du wach?", gate: gate, http: http) }
         // The health check of the warm-up is the first request: the server holds it.
         #expect(await clock.waitForSleepers(count: 1, maxYields: 10_000_000))
         clock.advance(by: .seconds(5))
@@ -143,20 +143,8 @@ struct ReferenceServerLiveTests {
         struct Refresher: TokenRefresher {
             func refreshToken(expired: String?) async throws -> String { ReferenceServerLiveTests.token }
         }
-        let without = TokenProvider(current: TokenLocation(store: InMemorySecretStore(["t": "old"]), account: "t"))
-        let refused = ChatStreamingService(
-            baseURL: server.baseURL, http: URLSessionHTTPClient(), clock: ContinuousClock(), tokens: without, gate: nil,
-            model: SybilServerOptions.scriptedModel)
-        await #expect(throws: TokenError.cannotRefresh) {
-            for try await _ in refused.reply(to: [ChatMessage(role: "user", content: "hi")]) {}
-        }
-        let with = TokenProvider(
-            current: TokenLocation(store: InMemorySecretStore(["t": "old"]), account: "t"), refresher: Refresher())
-        let renewed = ChatStreamingService(
-            baseURL: server.baseURL, http: URLSessionHTTPClient(), clock: ContinuousClock(), tokens: with, gate: nil,
-            model: SybilServerOptions.scriptedModel)
-        var text = ""
-        for try await delta in renewed.reply(to: [ChatMessage(role: "user", content: "hi")]) { text += delta }
+        await #expect(throws: TokenError.cannotRefresh) { try await ask(server, "hi", token: "old") }
+        let text = try await ask(server, "hi", token: "old", refresher: Refresher())
         #expect(text == ScriptedAgent(seed: 1).reply(to: "hi").text)
         await server.shutdown()
     }
@@ -173,13 +161,7 @@ struct ReferenceServerLiveTests {
         #expect(status == 200)
         #expect(body["choices"][0]["message"]["content"].string == ScriptedAgent(seed: 42).reply(to: "Hallo").text)
         // Streamed: the proxy passes the origin's event stream through as it arrives.
-        let tokens = TokenProvider(current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t"))
-        let service = ChatStreamingService(
-            baseURL: proxy.baseURL, http: URLSessionHTTPClient(), clock: ContinuousClock(), tokens: tokens, gate: nil,
-            model: SybilServerOptions.scriptedModel)
-        var text = ""
-        for try await delta in service.reply(to: [ChatMessage(role: "user", content: "Hallo")]) { text += delta }
-        #expect(text == ScriptedAgent(seed: 42).reply(to: "Hallo").text)
+        #expect(try await ask(proxy, "Hallo") == ScriptedAgent(seed: 42).reply(to: "Hallo").text)
         await proxy.shutdown()
         await origin.shutdown()
     }
