@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilWire
 
 /// Submissions with receipts, and the scripted turn they start: live overlays while it runs,
 /// then settlement into history with a new epoch.
@@ -87,20 +88,20 @@ extension WorkspaceDesktopService {
             runId = "run-\(nextNumber(\.run))"
         }
         let now = time.epochMilliseconds()
-        let sequence = (try? await store.nextSequence()) ?? 1
+        let sequence = UInt64((try? await store.nextSequence()) ?? 1)
         let state = await store.updateLive(chat) { live in
             if mode == "send" {
                 live.runId = runId
                 live.runStartedAt = now
             }
             // A steer follows everything the turn has shown so far.
-            let position = mode == "send" ? 0 : 100 + Int64(live.blocks.count)
+            let position = mode == "send" ? 0 : 100 + UInt64(live.blocks.count)
             live.blocks.append(
-                WorkspaceLiveBlock(
-                    type: "user", id: "l-\(operationId)", sourceOrder: [sequence, position], timestamp: now, text: text,
-                    runId: runId, operationId: operationId))
+                TimelineBlock(
+                    type: .user, id: "l-\(operationId)", origin: .live, sourceOrder: [sequence, position],
+                    timestamp: now, text: text, runId: runId, operationId: operationId))
         }
-        publish(chat, "overlay", state.overlay)
+        publish(chat, "overlay", state.overlay.jsonValue)
         if mode == "send" {
             publish(chat, "run", ["runId": .string(runId), "state": "started"])
             Task { [self] in await run(runId, in: chat, prompt: text, base: sequence) }
@@ -115,17 +116,19 @@ extension WorkspaceDesktopService {
 
     /// The scripted turn: thinking, activity, the reply token by token, then settlement into
     /// history with a new overlay epoch.
-    private func run(_ runId: String, in chat: WorkspaceStore.ChatKey, prompt: String, base: Int64) async {
+    private func run(_ runId: String, in chat: WorkspaceStore.ChatKey, prompt: String, base: UInt64) async {
         let reply = agent.reply(to: prompt)
         let threadId = reply.subagent == nil ? nil : "thr-\(runId)"
         var failed = false
         do {
-            for (step, (type, text)) in [("thinking", reply.thinking), ("activity", reply.activity)].enumerated() {
+            let steps: [(TimelineRowType, String)] = [(.thinking, reply.thinking), (.activity, reply.activity)]
+            for (step, (type, text)) in steps.enumerated() {
                 try await time.sleep(options.pace)
                 try await addBlock(
                     chat,
-                    WorkspaceLiveBlock(
-                        type: type, id: "l-\(runId)-\(type)", sourceOrder: [base, Int64(step + 1)],
+                    TimelineBlock(
+                        type: type, id: "l-\(runId)-\(type.rawValue)", origin: .live,
+                        sourceOrder: [base, UInt64(step + 1)],
                         timestamp: time.epochMilliseconds(), text: text, runId: runId))
             }
             var text = ""
@@ -136,14 +139,14 @@ extension WorkspaceDesktopService {
                 }
                 try await time.sleep(options.pace)
                 text += token
-                let row = WorkspaceLiveBlock(
-                    type: "agent-reply", id: "l-\(runId)-r", sourceOrder: [base, 3],
+                let row = TimelineBlock(
+                    type: .agentReply, id: "l-\(runId)-r", origin: .live, sourceOrder: [base, 3],
                     timestamp: time.epochMilliseconds(), text: text, runId: runId, subagentThreadId: threadId)
                 let state = await store.updateLive(chat) { live in
                     live.blocks.removeAll { $0.id == row.id }
                     live.blocks.append(row)
                 }
-                publish(chat, "overlay", state.overlay)
+                publish(chat, "overlay", state.overlay.jsonValue)
             }
         } catch {
             failed = true
@@ -151,9 +154,9 @@ extension WorkspaceDesktopService {
         await settle(runId, in: chat, threadId: threadId, subagent: reply.subagent ?? [], failed: failed)
     }
 
-    private func addBlock(_ chat: WorkspaceStore.ChatKey, _ block: WorkspaceLiveBlock) async throws {
+    private func addBlock(_ chat: WorkspaceStore.ChatKey, _ block: TimelineBlock) async throws {
         let state = await store.updateLive(chat) { $0.blocks.append(block) }
-        publish(chat, "overlay", state.overlay)
+        publish(chat, "overlay", state.overlay.jsonValue)
     }
 
     private func settle(
@@ -161,11 +164,12 @@ extension WorkspaceDesktopService {
     ) async {
         let live = await store.liveState(chat)
         // History keeps the turn in the order the overlay showed it.
-        var rows = live.blocks.sorted { $0.sourceOrder.lexicographicallyPrecedes($1.sourceOrder) }.map(\.settledRow)
+        var rows = live.blocks.sorted { $0.sourceOrder.lexicographicallyPrecedes($1.sourceOrder) }.map(
+            WorkspaceStore.NewRow.init(settling:))
         if let threadId {
             rows += subagent.enumerated().map { index, step in
                 WorkspaceStore.NewRow(
-                    threadId: threadId, type: index % 2 == 0 ? "activity" : "agent-reply", text: step,
+                    threadId: threadId, type: index % 2 == 0 ? .activity : .agentReply, text: step,
                     timestamp: time.epochMilliseconds())
             }
         }
@@ -174,7 +178,7 @@ extension WorkspaceDesktopService {
         // History that cannot be written still ends the run, as failed, so the chat is not stuck.
         let state: WorkspaceStore.Live
         if let settled { state = settled } else { state = await store.startNextEpoch(chat) }
-        publish(chat, "overlay", state.overlay)
+        publish(chat, "overlay", state.overlay.jsonValue)
         publish(chat, "run", ["runId": .string(runId), "state": failed || settled == nil ? "failed" : "finished"])
         publish(chat, "session", ["sessionId": .string(chat.sessionId), "updatedAt": .number(JSONNumber(now))])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilWire
 import Synchronization
 
 /// The workspace desktop surface (docs/api/workspaces.md): `POST /v1/workspaces/rpc` with
@@ -107,12 +108,7 @@ final class WorkspaceDesktopService: Sendable {
             let before =
                 paging ? try Self.sequence(ofCursor: params.nonEmptyString("cursor"), prefix: "\(threadId):cur-") : nil
             let page = try await store.page(chat, threadId: threadId, before: before, limit: limit(params))
-            var object = Self.page(page.rows, hasOlder: page.hasOlder, prefix: "\(threadId):cur-")
-            if case .object(var members) = object {
-                members.members.insert(JSONMember("threadId", .string(threadId)), at: 0)
-                object = .object(members)
-            }
-            result = object
+            result = Self.page(page.rows, hasOlder: page.hasOlder, prefix: "\(threadId):cur-", threadId: threadId)
         case "run.codexChatSubmit":
             result = try await effects.run { try await self.submit(params, callKey: callKey) }
         case "files.chatAttachmentUpload":
@@ -143,7 +139,8 @@ final class WorkspaceDesktopService: Sendable {
         let time = time
         return .eventStream { stream in
             stream.writeComment("heartbeat")
-            stream.writeEvent(data: JSONWriter().string(from: current.overlay), type: "overlay", id: String(eventID))
+            stream.writeEvent(
+                data: JSONWriter().string(from: current.overlay.jsonValue), type: "overlay", id: String(eventID))
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await event in live where event.chat == chat {
@@ -167,32 +164,34 @@ final class WorkspaceDesktopService: Sendable {
 
     // MARK: Loading
 
+    /// The newest window as the contract's envelope, encoded by SybilWire's own type.
     private func load(_ chat: WorkspaceStore.ChatKey, limit: Int) async throws -> JSONValue {
         let page = try await store.page(chat, threadId: "", before: nil, limit: limit)
-        var activeRun: JSONValue = .null
-        if let runId = page.live.runId {
-            activeRun = ["runId": .string(runId), "startedAt": .number(JSONNumber(page.live.runStartedAt ?? 0))]
+        let activeRun = page.live.runId.map { runId in
+            WorkspaceActiveRun(
+                runId: runId,
+                otherMembers: [JSONMember("startedAt", .number(JSONNumber(page.live.runStartedAt ?? 0)))])
         }
-        return [
-            "boundaryToken": "bt-000001",
-            "codexSessionId": .string("codex-\(chat.sessionId)"),
-            "loadState": ["state": "ready"],
-            "storageFormat": "indexed",
-            "loadedEntries": .number(JSONNumber(Int64(page.rows.count))),
-            "hasOlderEntries": .bool(page.hasOlder),
-            "oldestCursor": page.hasOlder ? .string("cur-\(page.rows.first?.sequence ?? 0)") : .null,
-            "timeline": .array(page.rows.map(\.json)),
-            "liveOverlay": page.live.overlay,
-            "runtime": ["model": .string(ChatCompletionsService.model), "sandbox": "workspace-write"],
-            "activeRun": activeRun,
-        ]
+        return WorkspaceChatLoadEnvelope(
+            boundaryToken: "bt-000001", codexSessionId: "codex-\(chat.sessionId)", loadState: .ready,
+            loadedEntries: Int64(page.rows.count), hasOlderEntries: page.hasOlder,
+            oldestCursor: page.hasOlder ? "cur-\(page.rows.first?.sequence ?? 0)" : nil,
+            timeline: page.rows.map(\.block), liveOverlay: page.live.overlay,
+            runtime: JSONObject([
+                JSONMember("model", .string(ChatCompletionsService.model)), JSONMember("sandbox", "workspace-write"),
+            ]),
+            activeRun: activeRun
+        ).jsonValue
     }
 
-    private static func page(_ rows: [WorkspaceStore.Row], hasOlder: Bool, prefix: String) -> JSONValue {
-        [
-            "timeline": .array(rows.map(\.json)), "hasOlderEntries": .bool(hasOlder),
-            "oldestCursor": hasOlder ? .string(prefix + String(rows.first?.sequence ?? 0)) : .null,
-        ]
+    /// An older or thread page, encoded by SybilWire's own type.
+    private static func page(_ rows: [WorkspaceStore.Row], hasOlder: Bool, prefix: String, threadId: String? = nil)
+        -> JSONValue
+    {
+        WorkspaceChatPage(
+            threadId: threadId, timeline: rows.map(\.block), hasOlderEntries: hasOlder,
+            oldestCursor: hasOlder ? prefix + String(rows.first?.sequence ?? 0) : nil
+        ).jsonValue
     }
 
     // MARK: Helpers

@@ -1,5 +1,6 @@
 import SybilCore
 import SybilStore
+import SybilWire
 
 /// The desktop's storage: sessions and their history rows (main timeline and subagent
 /// threads) in SQLite, call keys already answered, chunked uploads, and — in memory — each
@@ -13,34 +14,37 @@ actor WorkspaceStore {
         var sessionId: String
     }
 
-    /// A history row.
+    /// A history row: its sequence (order, id and cursor) and the contract block.
     struct Row: Sendable, Hashable {
         var sequence: Int64
-        var threadId: String
-        var type: String
-        var text: String
-        var timestamp: Int64
-        var subagentThreadId: String?
-
-        var json: JSONValue {
-            var members: [JSONMember] = [
-                JSONMember("type", .string(type)),
-                JSONMember("id", .string((threadId.isEmpty ? "e-" : "t-") + String(sequence))),
-                JSONMember("origin", "canonical"), JSONMember("sourceOrder", [.number(JSONNumber(sequence))]),
-                JSONMember("timestamp", .number(JSONNumber(timestamp))), JSONMember("text", .string(text)),
-            ]
-            if let subagentThreadId { members.append(JSONMember("subagentThreadId", .string(subagentThreadId))) }
-            return .object(JSONObject(members))
-        }
+        var block: TimelineBlock
     }
 
     /// A row to append.
     struct NewRow: Sendable, Hashable {
         var threadId: String = ""
-        var type: String
+        var type: TimelineRowType
         var text: String
         var timestamp: Int64
         var subagentThreadId: String?
+
+        init(
+            threadId: String = "", type: TimelineRowType, text: String, timestamp: Int64,
+            subagentThreadId: String? = nil
+        ) {
+            self.threadId = threadId
+            self.type = type
+            self.text = text
+            self.timestamp = timestamp
+            self.subagentThreadId = subagentThreadId
+        }
+
+        /// The history row a live block settles into.
+        init(settling block: TimelineBlock) {
+            self.init(
+                type: block.type, text: block.text, timestamp: block.timestamp,
+                subagentThreadId: block.subagentThreadId)
+        }
     }
 
     /// A session as listed.
@@ -54,15 +58,12 @@ actor WorkspaceStore {
     struct Live: Sendable, Hashable {
         var epoch: Int64 = 1
         var revision: Int64 = 0
-        var blocks: [WorkspaceLiveBlock] = []
+        var blocks: [TimelineBlock] = []
         var runId: String?
         var runStartedAt: Int64?
 
-        var overlay: JSONValue {
-            [
-                "settlementEpoch": .number(JSONNumber(epoch)), "revision": .number(JSONNumber(revision)),
-                "blocks": .array(blocks.map(\.json)),
-            ]
+        var overlay: LiveOverlay {
+            LiveOverlay(settlementEpoch: epoch, revision: revision, blocks: blocks)
         }
     }
 
@@ -147,10 +148,16 @@ actor WorkspaceStore {
             ORDER BY sequence DESC LIMIT ?
             """,
             Self.bind(chat) + [.text(threadId), .integer(before ?? Int64.max), .integer(Int64(limit))]
-        ).reversed().map {
-            Row(
-                sequence: $0[0].integerValue ?? 0, threadId: $0[1].textValue ?? "", type: $0[2].textValue ?? "",
-                text: $0[3].textValue ?? "", timestamp: $0[4].integerValue ?? 0, subagentThreadId: $0[5].textValue)
+        ).reversed().map { columns in
+            let sequence = columns[0].integerValue ?? 0
+            let thread = columns[1].textValue ?? ""
+            return Row(
+                sequence: sequence,
+                block: TimelineBlock(
+                    type: TimelineRowType(rawValue: columns[2].textValue ?? "") ?? .system,
+                    id: (thread.isEmpty ? "e-" : "t-") + String(sequence), origin: .canonical,
+                    sourceOrder: [UInt64(sequence)], timestamp: columns[4].integerValue ?? 0,
+                    text: columns[3].textValue ?? "", subagentThreadId: columns[5].textValue))
         }
         let oldest = rows.first?.sequence ?? (before ?? Int64.max)
         let older = try database.query(
@@ -344,7 +351,7 @@ actor WorkspaceStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
             Self.bind(chat) + [
-                .text(row.threadId), .text(row.type), .text(row.text), .integer(row.timestamp),
+                .text(row.threadId), .text(row.type.rawValue), .text(row.text), .integer(row.timestamp),
                 .optionalText(row.subagentThreadId),
             ])
     }
@@ -369,21 +376,21 @@ actor WorkspaceStore {
                 let reply = agent.reply(to: question)
                 let thread = session.sessionId == "sess-42" && turn == 0 ? WorkspaceWorld.seededThreadId : nil
                 for (type, text) in [
-                    ("user", question), ("thinking", reply.thinking), ("activity", reply.activity),
-                    ("agent-reply", reply.text),
+                    (TimelineRowType.user, question), (.thinking, reply.thinking), (.activity, reply.activity),
+                    (.agentReply, reply.text),
                 ] {
                     timestamp += 1_000
                     rows.append(
                         NewRow(
                             type: type, text: text, timestamp: timestamp,
-                            subagentThreadId: type == "agent-reply" ? thread : nil))
+                            subagentThreadId: type == .agentReply ? thread : nil))
                 }
                 if let thread {
                     for step in 0..<60 {
                         timestamp += 100
                         rows.append(
                             NewRow(
-                                threadId: thread, type: step % 2 == 0 ? "activity" : "agent-reply",
+                                threadId: thread, type: step % 2 == 0 ? .activity : .agentReply,
                                 text: "Subagent step \(step + 1)", timestamp: timestamp))
                     }
                 }

@@ -12,8 +12,13 @@ public struct WorkspaceActiveRun: Sendable, Hashable {
 
     /// A run with only an id.
     public init(runId: String) {
+        self.init(runId: runId, otherMembers: [])
+    }
+
+    /// A run with its id and, after it, `otherMembers` (e.g. `startedAt`).
+    public init(runId: String, otherMembers: [JSONMember]) {
         self.runId = runId
-        self.members = JSONObject([JSONMember("runId", .string(runId))])
+        self.members = JSONObject([JSONMember("runId", .string(runId))] + otherMembers)
     }
 
     /// Decodes an active run object.

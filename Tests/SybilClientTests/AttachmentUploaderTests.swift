@@ -108,7 +108,7 @@ struct AttachmentUploaderTests {
             let uploader = AttachmentUploader(rpc: desktop, stagingDirectory: directory)
             for (size, refused) in [(Int64(1 << 30) + 1, true), (Int64(1 << 30), false)] {
                 let path = directory + "/big-\(size).bin"
-                FileManager.default.createFile(atPath: path, contents: nil)
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
                 let handle = try #require(FileHandle(forWritingAtPath: path))
                 try handle.truncate(atOffset: UInt64(size))  // sparse: no disk used
                 try handle.close()
