@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilNet
+import SybilWire
 import Synchronization
 
 /// The AI service surface (docs/api/chats.md): the health check and OpenAI-compatible chat
@@ -88,15 +89,12 @@ final class ChatCompletionsService: Sendable {
         _ reply: ScriptedAgent.Reply, id: String, created: Int64, to stream: HTTPResponseStream, time: ServerTime,
         pace: Duration
     ) async {
-        func chunk(_ delta: JSONValue, finish: JSONValue = .null) -> String {
+        func chunk(_ choice: ChatCompletionChunk.Choice) -> String {
             JSONWriter().string(
-                from: [
-                    "id": .string(id), "object": "chat.completion.chunk", "created": .number(JSONNumber(created)),
-                    "model": .string(model), "choices": [["index": 0, "delta": delta, "finish_reason": finish]],
-                ])
+                from: ChatCompletionChunk(id: id, model: model, created: created, choices: [choice]).jsonValue)
         }
         stream.writeComment()
-        stream.writeEvent(data: chunk(["role": "assistant", "content": ""]))
+        stream.writeEvent(data: chunk(.init(index: 0, role: "assistant", content: "")))
         for (index, token) in reply.tokens.enumerated() {
             switch reply.ending {
             case .error(let after) where index == after:
@@ -113,9 +111,9 @@ final class ChatCompletionsService: Sendable {
             if pace > .zero {
                 do { try await time.sleep(pace) } catch { return }
             }
-            guard stream.writeEvent(data: chunk(["content": .string(token)])) else { return }
+            guard stream.writeEvent(data: chunk(.init(index: 0, content: token))) else { return }
         }
-        stream.writeEvent(data: chunk(.object(JSONObject()), finish: "stop"))
+        stream.writeEvent(data: chunk(.init(index: 0, finishReason: .stop)))
         stream.writeEvent(data: "[DONE]")
     }
 

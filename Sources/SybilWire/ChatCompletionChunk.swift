@@ -65,13 +65,16 @@ public struct ChatCompletionChunk: Sendable, Hashable {
     public var id: String
     /// The model that produced it.
     public var model: String?
+    /// When the completion was created, in seconds since 1970 (OpenAI sends it; optional here).
+    public var created: Int64?
     /// The increments, one per choice.
     public var choices: [Choice]
 
     /// Creates a chunk.
-    public init(id: String, model: String? = nil, choices: [Choice]) {
+    public init(id: String, model: String? = nil, created: Int64? = nil, choices: [Choice]) {
         self.id = id
         self.model = model
+        self.created = created
         self.choices = choices
     }
 
@@ -85,11 +88,14 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         let reader = try JSONObjectReader(value, at: path)
         let id = try reader.string("id")
         let model = try reader.optionalString("model")
+        let created = try reader.optionalValue("created").map { value throws(JSONError) in
+            try JSONValueReader.integer(value, at: path.appending(key: "created"))
+        }
         var choices: [Choice] = []
         for (position, element) in try reader.array("choices").enumerated() {
             choices.append(try decodeChoice(element, at: path.appending(key: "choices").appending(index: position)))
         }
-        return ChatCompletionChunk(id: id, model: model, choices: choices)
+        return ChatCompletionChunk(id: id, model: model, created: created, choices: choices)
     }
 
     private static func decodeChoice(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> Choice {
@@ -109,6 +115,7 @@ public struct ChatCompletionChunk: Sendable, Hashable {
             JSONMember("id", .string(id)),
             JSONMember("object", "chat.completion.chunk"),
         ]
+        if let created { members.append(JSONMember("created", .number(JSONNumber(created)))) }
         if let model { members.append(JSONMember("model", .string(model))) }
         let choiceValues: [JSONValue] = choices.map { choice in
             var delta: [JSONMember] = []

@@ -18,6 +18,7 @@ struct OpenAIStreamEventTests {
         }
         #expect(chunk.id == "c1")
         #expect(chunk.model == "m")
+        #expect(chunk.created == 1)
         #expect(chunk.content == "Hal")
         #expect(chunk.choices == [.init(index: 0, role: "assistant", content: "Hal", finishReason: nil)])
     }
