@@ -1,6 +1,7 @@
 import Foundation
 import SybilImaging
 import SybilTimeline
+import SybilWire
 
 /// Uploads attachments to the desktop before the message (SPEC §4.6): `begin` (the desktop
 /// returns an upload id and a chunk size, and how many chunks it already has), chunks of at

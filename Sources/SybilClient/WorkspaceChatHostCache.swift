@@ -1,5 +1,6 @@
 import Observation
 import SybilTimeline
+import SybilWire
 
 /// The recently visited workspace chats (SPEC §4.1): at most six hosts, least recently used
 /// evicted; only the selected host is mounted and active.

@@ -1,6 +1,7 @@
 import SybilCore
 import SybilStore
 import SybilTimeline
+import SybilWire
 
 /// The phone's copy of the workspace outbox (SPEC §4.5): the desktop owns delivery, the phone
 /// keeps a retry set so that nothing the user wrote is lost. Every change is saved before it

@@ -1,5 +1,6 @@
 import SybilCore
 import SybilTimeline
+import SybilWire
 
 /// The stored form of the outbox copy, version 2: per session scope its operation order and,
 /// per operation, either the pending entry or the fact that it completed.

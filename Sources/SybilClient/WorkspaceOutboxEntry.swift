@@ -1,5 +1,6 @@
 import SybilCore
 import SybilTimeline
+import SybilWire
 
 /// How a message goes to the desktop.
 public enum WorkspaceSendMode: Sendable, Hashable {

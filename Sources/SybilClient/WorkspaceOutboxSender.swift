@@ -1,5 +1,6 @@
 import SybilCore
 import SybilTimeline
+import SybilWire
 
 /// Sends outbox entries to the desktop (SPEC §4.5): each message is saved before it is sent,
 /// changes for one chat run as a serial chain (no interleaving, even across `await`), a

@@ -1,4 +1,5 @@
 import SybilTimeline
+import SybilWire
 
 /// What `<upload key>:begin` tells the desktop.
 public struct AttachmentUploadRequest: Sendable, Hashable {

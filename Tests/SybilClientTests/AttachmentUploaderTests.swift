@@ -2,6 +2,7 @@ import Foundation
 import SybilClient
 import SybilImaging
 import SybilTimeline
+import SybilWire
 import Testing
 
 @Suite("Attachment uploads")

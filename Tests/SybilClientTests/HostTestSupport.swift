@@ -2,6 +2,7 @@ import SybilClient
 import SybilCore
 import SybilTesting
 import SybilTimeline
+import SybilWire
 
 /// A random source that always returns the same bits: 0 for no jitter, `.max` for the most.
 struct FixedRandomSource: RandomSource {

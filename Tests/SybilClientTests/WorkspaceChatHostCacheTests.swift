@@ -2,6 +2,7 @@ import Observation
 import SybilClient
 import SybilTesting
 import SybilTimeline
+import SybilWire
 import Synchronization
 import Testing
 

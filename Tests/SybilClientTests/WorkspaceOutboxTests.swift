@@ -3,6 +3,7 @@ import SybilClient
 import SybilCore
 import SybilStore
 import SybilTimeline
+import SybilWire
 import Testing
 
 @Suite("Workspace outbox copy")

@@ -1,4 +1,5 @@
 import SybilTimeline
+import SybilWire
 import Testing
 
 @Suite("Latest-window scheduler")
