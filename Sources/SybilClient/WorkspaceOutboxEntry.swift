@@ -2,14 +2,6 @@ import SybilCore
 import SybilTimeline
 import SybilWire
 
-/// How a message goes to the desktop.
-public enum WorkspaceSendMode: Sendable, Hashable {
-    /// A new turn.
-    case send
-    /// Into the running turn, which the entry records.
-    case steer(activeRunId: String)
-}
-
 /// One message in the phone's outbox copy (SPEC §4.5): everything needed to send it again
 /// with the same ids after a timeout or a crash.
 public struct WorkspaceOutboxEntry: Sendable, Hashable {
@@ -70,7 +62,14 @@ public struct WorkspaceOutboxEntry: Sendable, Hashable {
     }
 
     /// The call key that makes the desktop run this submission at most once.
-    public var callKey: String { "run.codexChatSubmit:\(operationId):\(mutation.mutationId)" }
+    public var callKey: String { submission.callKey }
+
+    /// What goes to the desktop: the same ids on every attempt.
+    public var submission: WorkspaceSubmission {
+        WorkspaceSubmission(
+            chat: chat, operationId: operationId, mutationId: mutation.mutationId, mode: mode, text: mutation.text,
+            attachments: mutation.attachments)
+    }
 
     /// The local echo the chat shows until history carries the message.
     public var pendingMessage: PendingMessage {

@@ -43,8 +43,9 @@ public actor WorkspaceOutboxSender {
         self.now = now
     }
 
-    /// Saves a new message and sends it. The entry is in the outbox before anything leaves; a
-    /// storage failure throws and sends nothing.
+    /// Saves a new message and sends it. The entry is in the outbox before anything leaves (and
+    /// before it waits behind earlier messages of the chat); a storage failure throws and sends
+    /// nothing.
     public func submit(
         text: String, attachments: [String] = [], mode: WorkspaceSendMode, to chat: WorkspaceChatKey
     ) async throws -> (entry: WorkspaceOutboxEntry, outcome: Outcome) {
@@ -52,12 +53,17 @@ public actor WorkspaceOutboxSender {
             chat: chat, operationId: ids.makeID(),
             mutation: .init(mutationId: ids.makeID(), text: text, attachments: attachments), mode: mode,
             createdAt: now())
-        let outbox = outbox
-        let outcome = try await chain(for: chat).run { [self] in
-            try await outbox.enqueue(entry)
-            return await self.attempt(entry)
+        return (entry, try await submit(entry))
+    }
+
+    /// Saves `entry` (a new message built by the caller, e.g. a composer that shows it at once)
+    /// and sends it after the chat's earlier messages.
+    public func submit(_ entry: WorkspaceOutboxEntry) async throws -> Outcome {
+        // Saved first: a message waiting behind one that waits for its receipt is on disk.
+        try await outbox.enqueue(entry)
+        return try await chain(for: entry.chat).run { [self] in
+            await self.attempt(entry)
         }
-        return (entry, outcome)
     }
 
     /// Sends every pending entry of `chat` the desktop has not accepted, in order, with their
@@ -124,8 +130,9 @@ public actor WorkspaceOutboxSender {
         let rpc = rpc
         let clock = clock
         do {
+            let submission = entry.submission
             let receipt = try await withThrowingTaskGroup(of: WorkspaceSubmitReceipt?.self) { group in
-                group.addTask { try await rpc.codexChatSubmit(entry) }
+                group.addTask { try await rpc.codexChatSubmit(submission) }
                 group.addTask {
                     try await clock.sleep(for: Self.receiptTimeout)
                     return nil
@@ -133,10 +140,15 @@ public actor WorkspaceOutboxSender {
                 defer { group.cancelAll() }
                 return try await group.next() ?? nil
             }
-            switch receipt {
-            case .accepted?: return .accepted
-            case .rejected(let reason)?: return .rejected(reason: reason)
-            case nil: return .timedOut
+            guard let receipt else { return .timedOut }
+            guard receipt.operationId == entry.operationId, receipt.mutationId == entry.mutation.mutationId else {
+                return .failed(
+                    "The desktop answered for \(receipt.operationId)/\(receipt.mutationId), not for \(entry.operationId)/\(entry.mutation.mutationId)."
+                )
+            }
+            switch receipt.outcome {
+            case .accepted: return .accepted
+            case .rejected(let reason): return .rejected(reason: reason)
             }
         } catch {
             return .failed(String(describing: error))

@@ -84,3 +84,10 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Ex
         self = .object(JSONObject(elements.map { JSONMember($0.0, $0.1) }))
     }
 }
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    /// An object with members in the literal's order.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(elements.map { JSONMember($0.0, $0.1) })
+    }
+}

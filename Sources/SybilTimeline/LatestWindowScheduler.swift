@@ -1,4 +1,5 @@
 import SybilWire
+
 /// The latest-window scheduler of one host (SPEC §4.2), as a pure state machine: one active
 /// operation, at most one pending request for the current target, coalescing, and fences
 /// that decide whether a finished load may still be applied.

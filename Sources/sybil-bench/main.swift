@@ -290,7 +290,7 @@ final class CountingUploadDesktop: WorkspaceUploadRPC {
     }
 
     func finishUpload(callKey: String, uploadId: String, chunkCount: Int) async throws -> AttachmentUploadResult {
-        AttachmentUploadResult(uploadId: uploadId, size: 0)
+        AttachmentUploadResult(uploadId: uploadId, size: 0, sha256: String(repeating: "0", count: 64))
     }
 
     func cancelUpload(callKey: String, uploadId: String) async throws {}

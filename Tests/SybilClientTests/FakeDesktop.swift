@@ -1,5 +1,6 @@
 import SybilClient
 import SybilStore
+import SybilWire
 import Synchronization
 import Testing
 
@@ -23,7 +24,7 @@ final class FakeDesktop: WorkspaceSubmitRPC {
     private struct State {
         var behaviour: Behaviour = .accept
         var receipts: [String: WorkspaceSubmitReceipt] = [:]
-        var delivered: [WorkspaceOutboxEntry] = []
+        var delivered: [WorkspaceSubmission] = []
         var calls = 0
     }
 
@@ -35,11 +36,11 @@ final class FakeDesktop: WorkspaceSubmitRPC {
     }
 
     /// Entries delivered, once each, in order.
-    var delivered: [WorkspaceOutboxEntry] { state.withLock { $0.delivered } }
+    var delivered: [WorkspaceSubmission] { state.withLock { $0.delivered } }
     /// Submissions received, repeats included.
     var calls: Int { state.withLock { $0.calls } }
 
-    func codexChatSubmit(_ entry: WorkspaceOutboxEntry) async throws -> WorkspaceSubmitReceipt {
+    func codexChatSubmit(_ entry: WorkspaceSubmission) async throws -> WorkspaceSubmitReceipt {
         let (behaviour, earlier) = state.withLock { state -> (Behaviour, WorkspaceSubmitReceipt?) in
             state.calls += 1
             return (state.behaviour, state.receipts[entry.callKey])
@@ -47,13 +48,13 @@ final class FakeDesktop: WorkspaceSubmitRPC {
         if let earlier { return earlier }
         switch behaviour {
         case .accept:
-            return record(entry, .accepted(runId: "run-1"))
+            return record(entry, receipt(entry, .accepted(runId: "run-1")))
         case .reject(let reason):
-            return record(entry, .rejected(reason: reason), delivered: false)
+            return record(entry, receipt(entry, .rejected(reason: reason)), delivered: false)
         case .fail(let reason):
             throw FakeDesktopError(description: reason)
         case .crashPhoneAfterDelivery(let phoneStore):
-            _ = record(entry, .accepted(runId: "run-1"))
+            _ = record(entry, receipt(entry, .accepted(runId: "run-1")))
             phoneStore.failWrites(true)
             throw SimulatedCrash()
         case .hang:
@@ -65,8 +66,14 @@ final class FakeDesktop: WorkspaceSubmitRPC {
         }
     }
 
+    private func receipt(_ entry: WorkspaceSubmission, _ outcome: WorkspaceSubmitReceipt.Outcome)
+        -> WorkspaceSubmitReceipt
+    {
+        WorkspaceSubmitReceipt(operationId: entry.operationId, mutationId: entry.mutationId, outcome: outcome)
+    }
+
     private func record(
-        _ entry: WorkspaceOutboxEntry, _ receipt: WorkspaceSubmitReceipt, delivered: Bool = true
+        _ entry: WorkspaceSubmission, _ receipt: WorkspaceSubmitReceipt, delivered: Bool = true
     ) -> WorkspaceSubmitReceipt {
         state.withLock { state in
             state.receipts[entry.callKey] = receipt

@@ -1,5 +1,6 @@
 import Foundation
 import SybilClient
+import SybilWire
 import Synchronization
 
 /// A desktop that receives chunked uploads: each call key runs at most once, chunks are
@@ -59,7 +60,8 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
     func finishUpload(callKey: String, uploadId: String, chunkCount: Int) async throws -> AttachmentUploadResult {
         state.withLock { state in
             state.calls.append(callKey)
-            return AttachmentUploadResult(uploadId: uploadId, size: state.receivedBytes)
+            return AttachmentUploadResult(
+                uploadId: uploadId, size: state.receivedBytes, sha256: String(repeating: "0", count: 64))
         }
     }
 

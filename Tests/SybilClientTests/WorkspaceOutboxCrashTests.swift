@@ -69,7 +69,7 @@ struct WorkspaceOutboxCrashTests {
         _ = try await phone2.sender.retryPending(in: chatA)
         let drei = try await phone2.sender.submit(text: "drei", mode: .send, to: chatA).entry
 
-        #expect(desktop.delivered.map(\.mutation.text) == ["eins", "zwei", "drei"], "each once, in order")
+        #expect(desktop.delivered.map(\.text) == ["eins", "zwei", "drei"], "each once, in order")
         #expect(desktop.delivered.map(\.callKey) == [eins.callKey, zwei.callKey, drei.callKey], "original ids")
         try await phone2.sender.confirm([zwei.operationId, drei.operationId], in: chatA)
         #expect(await phone2.outbox.pendingEntries(in: chatA).isEmpty)

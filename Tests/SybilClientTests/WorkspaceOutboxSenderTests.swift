@@ -3,6 +3,7 @@ import SybilCore
 import SybilStore
 import SybilTesting
 import SybilTimeline
+import Synchronization
 import Testing
 
 @Suite("Workspace outbox sender")
@@ -30,7 +31,7 @@ struct WorkspaceOutboxSenderTests {
         let phone = try Self.launch(store: store, desktop: desktop)
         let (entry, outcome) = try await phone.sender.submit(text: "Hallo", mode: .send, to: chatA)
         #expect(outcome == .accepted)
-        #expect(desktop.delivered == [entry])
+        #expect(desktop.delivered == [entry.submission])
         let pending = await phone.outbox.pendingEntries(in: chatA)
         #expect(pending.map(\.status) == [.accepted])
         #expect(pending.map(\.acceptedByDesktop) == [true])
@@ -87,17 +88,57 @@ struct WorkspaceOutboxSenderTests {
         let desktop = FakeDesktop()
         desktop.behaviour = .hang
         let clock = ManualClock()
-        let phone = try Self.launch(store: InMemoryKeyValueStore(), desktop: desktop, clock: clock)
+        let store = WriteSignallingKeyValueStore()
+        let phone = try Self.launch(store: store, desktop: desktop, clock: clock)
         let first = Task { try await phone.sender.submit(text: "eins", mode: .send, to: chatA) }
         #expect(await clock.waitForSleepers(count: 1))
+        let writesBefore = store.writes
         let second = Task { try await phone.sender.submit(text: "zwei", mode: .send, to: chatA) }
-        for _ in 0..<200 { await Task.yield() }
+        await store.waitForWrites(writesBefore + 1)
         #expect(desktop.calls == 1, "the second waits for the first, even while it is suspended")
-        #expect(await phone.outbox.pendingEntries(in: chatA).count == 1, "not even saved before its turn")
+        #expect(
+            await phone.outbox.pendingEntries(in: chatA).map(\.mutation.text) == ["eins", "zwei"],
+            "saved before its turn: a crash while it waits loses nothing")
         desktop.behaviour = .accept
         clock.advance(by: .seconds(20))
         #expect(try await first.value.outcome == .timedOut)
         #expect(try await second.value.outcome == .accepted)
         #expect(await phone.outbox.pendingEntries(in: chatA).map(\.mutation.text) == ["eins", "zwei"])
+    }
+}
+
+/// An in-memory store that counts writes and lets a test wait for the n-th one.
+final class WriteSignallingKeyValueStore: KeyValueStore {
+    private let inner = InMemoryKeyValueStore()
+    private let state = Mutex<(writes: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
+
+    var writes: Int { state.withLock { $0.writes } }
+
+    func data(forKey key: String) throws -> [UInt8]? { try inner.data(forKey: key) }
+
+    func set(_ data: [UInt8], forKey key: String) throws {
+        try inner.set(data, forKey: key)
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.writes += 1
+            let count = state.writes
+            let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
+            state.waiters.removeAll { $0.0 <= count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    func removeValue(forKey key: String) throws { try inner.removeValue(forKey: key) }
+
+    /// Returns once `count` writes have happened.
+    func waitForWrites(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.writes >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 }

@@ -1,0 +1,137 @@
+import Foundation
+import SybilCore
+import SybilNet
+import SybilWire
+
+/// Follows `GET /v1/workspaces/events` for one chat (docs/api/workspaces.md): decodes every
+/// event strictly, remembers the last event id, and after a drop reconnects with backoff
+/// (``ReconnectPolicy``, jitter from the injected random source, waits on the injected clock)
+/// sending `Last-Event-ID`, so the desktop replays what was missed (or says `reset`).
+public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Duration {
+    /// What the follower reports, in order.
+    public enum Update: Sendable, Hashable {
+        /// A connection opened (the first event after it is the chat's current overlay or a replay).
+        case connected
+        /// An event, with its id.
+        case event(WorkspaceEvent, id: String)
+        /// An event broke the contract (the text names the JSON path); it was skipped, and the
+        /// chat should reload rather than trust what it missed.
+        case malformed(String)
+        /// The connection dropped or could not open; the next attempt starts after `retryIn`.
+        case disconnected(reason: String, retryIn: Duration)
+    }
+
+    /// The largest event the follower takes (an overlay of a long turn fits easily).
+    public static var maximumEventBytes: Int { 4 << 20 }
+
+    private let chat: WorkspaceChatKey
+    private let baseURL: URL
+    private let http: any HTTPClient
+    private let tokens: TokenProvider
+    private let clock: C
+    private let random: any RandomSource
+    private let policy: ReconnectPolicy
+
+    /// A follower of `chat`'s events on the server at `baseURL`.
+    public init(
+        chat: WorkspaceChatKey, baseURL: URL, http: any HTTPClient, tokens: TokenProvider, clock: C,
+        random: any RandomSource, policy: ReconnectPolicy = ReconnectPolicy()
+    ) {
+        self.chat = chat
+        self.baseURL = baseURL
+        self.http = http
+        self.tokens = tokens
+        self.clock = clock
+        self.random = random
+        self.policy = policy
+    }
+
+    /// Follows the chat until the consumer stops iterating (which cancels the request), starting
+    /// after `lastEventId` when given.
+    public func updates(after lastEventId: String? = nil) -> AsyncStream<Update> {
+        let (stream, continuation) = AsyncStream<Update>.makeStream(bufferingPolicy: .unbounded)
+        let task = Task { await follow(after: lastEventId, into: continuation) }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func follow(after start: String?, into continuation: AsyncStream<Update>.Continuation) async {
+        var lastEventId = start
+        var policy = policy
+        var renewedToken = false
+        while !Task.isCancelled {
+            let openedAt = clock.now
+            var opened = false
+            let reason: String
+            do {
+                reason = try await connect(lastEventId: &lastEventId, opened: &opened, into: continuation)
+            } catch let error as WorkspaceDesktopError {
+                if case .unauthorized = error, !renewedToken, (try? await tokens.refresh()) != nil {
+                    renewedToken = true
+                    continue
+                }
+                reason = error.description
+            } catch {
+                if Task.isCancelled { break }
+                reason = String(describing: error)
+            }
+            if opened { renewedToken = false }
+            let uptime: Duration? = opened ? openedAt.duration(to: clock.now) : nil
+            let decision = policy.connectionDropped(uptime: uptime, random: ErasedRandomSource(base: random))
+            continuation.yield(.disconnected(reason: reason, retryIn: decision.delay))
+            do { try await clock.sleep(for: decision.delay) } catch { break }
+        }
+        continuation.finish()
+    }
+
+    /// One connection; returns why it ended.
+    private func connect(
+        lastEventId: inout String?, opened: inout Bool, into continuation: AsyncStream<Update>.Continuation
+    ) async throws -> String {
+        var headers = HTTPHeaders([("Accept", "text/event-stream")])
+        if let token = try? await tokens.token() { headers.set("Authorization", "Bearer \(token)") }
+        if let lastEventId { headers.set("Last-Event-ID", lastEventId) }
+        let url = APIEndpoint.url(
+            base: baseURL, path: "v1/workspaces/events",
+            query: [("desktopId", chat.desktopId), ("projectId", chat.projectId), ("sessionId", chat.sessionId)])
+        let response = try await http.send(HTTPRequest(method: "GET", url: url, headers: headers))
+        guard response.head.status == 200 else {
+            let body = (try? await response.collect(limit: 64 << 10)) ?? []
+            throw WorkspaceDesktopError.from(
+                status: response.head.status, body: body, retryAfter: response.head.headers["Retry-After"])
+        }
+        guard let type = response.head.headers["Content-Type"], type.lowercased().hasPrefix("text/event-stream") else {
+            throw WorkspaceDesktopError.malformedAnswer(
+                "the events stream is \(response.head.headers["Content-Type"] ?? "untyped"), not text/event-stream")
+        }
+        opened = true
+        continuation.yield(.connected)
+        var parser = EventStreamParser()
+        var pendingBytes = 0
+        for try await chunk in response.body {
+            pendingBytes += chunk.count
+            for event in parser.feed(chunk) {
+                pendingBytes = 0
+                if !event.lastEventId.isEmpty { lastEventId = event.lastEventId }
+                do {
+                    continuation.yield(
+                        .event(
+                            try WorkspaceEvent.decode(name: event.type, data: event.dataBytes), id: event.lastEventId))
+                } catch {
+                    continuation.yield(.malformed("\(event.type) event \(event.lastEventId): \(error)"))
+                }
+            }
+            if pendingBytes > Self.maximumEventBytes {
+                return "an event was larger than \(Self.maximumEventBytes) bytes"
+            }
+        }
+        return "the desktop ended the stream"
+    }
+}
+
+/// An existential random source handed to an API that takes `some RandomSource`.
+private struct ErasedRandomSource: RandomSource {
+    let base: any RandomSource
+
+    func nextUInt64() -> UInt64 { base.nextUInt64() }
+}
