@@ -24,6 +24,10 @@ public final class WorkspaceChatHost {
     /// Loads applied so far (each one a snapshot that passed the fences).
     public private(set) var appliedLoads = 0
 
+    /// Called with the operation ids of pending messages that history or the overlay now
+    /// carries (the composer completes their outbox entries).
+    @ObservationIgnored public var onConfirmedOperations: (@MainActor ([String]) -> Void)?
+
     @ObservationIgnored private var scheduler = LatestWindowScheduler()
     @ObservationIgnored private let rpc: any WorkspaceChatRPC
     @ObservationIgnored private let clock: any Clock<Duration>
@@ -86,13 +90,13 @@ public final class WorkspaceChatHost {
 
     /// A live overlay update arrived (from the desktop's event stream).
     public func applyLiveOverlay(_ overlay: LiveOverlay) {
-        timeline.applyOverlay(overlay)
+        report(timeline.applyOverlay(overlay))
         reschedulePollingIfBusinessChanged()
     }
 
     /// Shows a message being sent from this phone until a row carries its operation id.
     public func addPendingMessage(_ message: PendingMessage) {
-        timeline.addPending(message)
+        report(timeline.addPending(message))
         reschedulePollingIfBusinessChanged()
     }
 
@@ -140,7 +144,7 @@ public final class WorkspaceChatHost {
     private func loadFinished(_ operation: LatestWindowScheduler.Operation, with envelope: WorkspaceChatLoadEnvelope) {
         let (verdict, next) = scheduler.finish(operation, current: fence)
         if verdict == .apply {
-            timeline.apply(TimelineSnapshot(envelope: envelope))
+            report(timeline.apply(TimelineSnapshot(envelope: envelope)))
             refreshState.loaded()
             lastLoadError = nil
             appliedLoads += 1
@@ -154,6 +158,11 @@ public final class WorkspaceChatHost {
         lastLoadError = Self.describe(error)
         perform(scheduler.fail(operation, current: fence))
         reschedulePollingIfBusinessChanged()
+    }
+
+    private func report(_ outcome: SnapshotOutcome) {
+        guard !outcome.confirmedOperations.isEmpty else { return }
+        onConfirmedOperations?(outcome.confirmedOperations)
     }
 
     // MARK: Polling

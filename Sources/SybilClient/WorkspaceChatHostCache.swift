@@ -94,4 +94,10 @@ public final class WorkspaceChatHostCache {
     public func handleForSelected(_ trigger: StalenessTrigger) {
         selectedHost?.handle(trigger)
     }
+
+    /// The desktop's events were lost (a `reset`): every cached host is stale. The selected one
+    /// loads now; parked ones load when they are selected again, never in the background.
+    public func markEveryHostStale() {
+        for host in hosts { host.handle(.desktopRestored) }
+    }
 }

@@ -61,7 +61,12 @@ public actor WorkspaceOutboxSender {
     public func submit(_ entry: WorkspaceOutboxEntry) async throws -> Outcome {
         // Saved first: a message waiting behind one that waits for its receipt is on disk.
         try await outbox.enqueue(entry)
-        return try await chain(for: entry.chat).run { [self] in
+        return try await send(queued: entry)
+    }
+
+    /// Sends an entry already saved in the outbox, after the chat's earlier messages.
+    public func send(queued entry: WorkspaceOutboxEntry) async throws -> Outcome {
+        try await chain(for: entry.chat).run { [self] in
             await self.attempt(entry)
         }
     }

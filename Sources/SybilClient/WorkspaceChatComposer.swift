@@ -1,0 +1,244 @@
+import Observation
+import SybilCore
+import SybilTimeline
+import SybilWire
+
+/// The composer of one workspace chat joined to the outbox (SPEC §2, §4.5): what the user
+/// writes is saved in the outbox copy before anything is sent or shown as sent, then goes
+/// through ``WorkspaceOutboxSender`` (one chat's messages one after another, 20 s receipt
+/// wait) to the desktop. The host's confirmations complete outbox entries; a final
+/// rejection gives the text back through ``ComposerRestore``. On launch, entries left in the
+/// outbox reappear as pending rows and are sent again, in order, with their original ids.
+@MainActor
+@Observable
+public final class WorkspaceChatComposer {
+    /// One message on its way, as its bubble shows it.
+    public struct Delivery: Sendable, Hashable, Identifiable {
+        /// Where the message is.
+        public enum State: Sendable, Hashable {
+            /// Saved; waiting for its turn or for the desktop's receipt.
+            case pending
+            /// The desktop accepted it and owns delivery; history will carry it.
+            case accepted
+            /// The last attempt failed in transit or timed out; Retry sends it again, same ids.
+            case failed(reason: String)
+        }
+
+        /// The outbox entry's operation id.
+        public var id: String
+        /// What the user wrote.
+        public var text: String
+        /// New turn or steer.
+        public var mode: WorkspaceSendMode
+        /// Where it is.
+        public var state: State
+    }
+
+    /// The chat.
+    public let chat: WorkspaceChatKey
+    /// What the user is writing.
+    public var draft = ""
+    /// Messages sent from here that history does not carry yet, oldest first.
+    public private(set) var deliveries: [Delivery] = []
+    /// Attachments of the next message, in order.
+    public private(set) var attachments: [WorkspaceAttachmentDraft] = []
+    /// The last thing to tell the user (a rejection, a storage problem), `nil` when all is well.
+    public private(set) var notice: String?
+    /// Whether ``restore()`` finished (pending entries are shown and being resent).
+    public private(set) var isRestored = false
+
+    @ObservationIgnored private let host: WorkspaceChatHost
+    @ObservationIgnored private let outbox: WorkspaceOutbox
+    @ObservationIgnored private let sender: WorkspaceOutboxSender
+    @ObservationIgnored private let uploader: AttachmentUploader?
+    @ObservationIgnored private let ids: any IDGenerator
+    @ObservationIgnored private let now: @Sendable () -> Int64
+    @ObservationIgnored private var uploads: [String: Task<Void, Never>] = [:]
+
+    /// A composer for `host`'s chat. `now` gives milliseconds since the epoch.
+    public init(
+        host: WorkspaceChatHost, outbox: WorkspaceOutbox, sender: WorkspaceOutboxSender,
+        uploader: AttachmentUploader? = nil, ids: any IDGenerator, now: @escaping @Sendable () -> Int64
+    ) {
+        self.chat = host.key
+        self.host = host
+        self.outbox = outbox
+        self.sender = sender
+        self.uploader = uploader
+        self.ids = ids
+        self.now = now
+        host.onConfirmedOperations = { [weak self] operationIds in
+            guard let self else { return }
+            Task { await self.confirm(operationIds) }
+        }
+    }
+
+    // MARK: Launch
+
+    /// Shows the entries a previous run left in the outbox as pending rows, then sends those
+    /// the desktop has not accepted, in order, with their original ids.
+    public func restore() async {
+        let entries = await outbox.pendingEntries(in: chat)
+        for entry in entries where !deliveries.contains(where: { $0.id == entry.operationId }) {
+            deliveries.append(
+                Delivery(
+                    id: entry.operationId, text: entry.mutation.text, mode: entry.mode,
+                    state: entry.acceptedByDesktop ? .accepted : .pending))
+            host.addPendingMessage(entry.pendingMessage)
+        }
+        isRestored = true
+        await retryUnaccepted()
+    }
+
+    // MARK: Sending
+
+    /// Sends the draft (with the finished attachments) as a new turn, or steers the running
+    /// turn when `steer` is true. Returns the outcome, or `nil` when nothing was sent (the
+    /// notice says why). The draft is cleared only once the message is saved.
+    @discardableResult
+    public func send(steer: Bool = false) async -> WorkspaceOutboxSender.Outcome? {
+        let text = draft
+        guard attachments.allSatisfy({ $0.uploadId != nil }) else {
+            notice = "Wait until the attachments have uploaded (or remove the ones that failed), then send."
+            return nil
+        }
+        let uploadIds = attachments.compactMap(\.uploadId)
+        guard !text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) || !uploadIds.isEmpty else {
+            notice = "Write a message or attach a file first."
+            return nil
+        }
+        let mode: WorkspaceSendMode
+        if steer {
+            guard let runId = host.timeline.activeRunId else {
+                notice = "Nothing is running in this chat to steer; send it as a new message."
+                return nil
+            }
+            mode = .steer(activeRunId: runId)
+        } else {
+            mode = .send
+        }
+        let entry = WorkspaceOutboxEntry(
+            chat: chat, operationId: ids.makeID(),
+            mutation: .init(mutationId: ids.makeID(), text: text, attachments: uploadIds), mode: mode,
+            createdAt: now())
+        do {
+            try await outbox.enqueue(entry)
+        } catch {
+            notice = "Your message could not be saved, so it was not sent: \(error). It is still in the composer."
+            return nil
+        }
+        draft = ""
+        attachments = []
+        notice = nil
+        deliveries.append(Delivery(id: entry.operationId, text: text, mode: mode, state: .pending))
+        host.addPendingMessage(entry.pendingMessage)
+        do {
+            let outcome = try await sender.send(queued: entry)
+            apply(outcome, to: entry)
+            return outcome
+        } catch {
+            update(entry.operationId, .failed(reason: String(describing: error)))
+            return .failed(String(describing: error))
+        }
+    }
+
+    /// Sends every message the desktop has not accepted again, in order, with the same ids.
+    public func retryUnaccepted() async {
+        let entries = await outbox.pendingEntries(in: chat)
+        do {
+            for (operationId, outcome) in try await sender.retryPending(in: chat) {
+                guard let entry = entries.first(where: { $0.operationId == operationId }) else { continue }
+                apply(outcome, to: entry)
+            }
+        } catch {
+            notice = "Sending again failed: \(error)"
+        }
+    }
+
+    /// History or the overlay carries these operations: their entries complete.
+    public func confirm(_ operationIds: [String]) async {
+        do {
+            try await sender.confirm(operationIds, in: chat)
+        } catch {
+            notice = "The outbox could not record a delivered message: \(error)"
+            return
+        }
+        deliveries.removeAll { operationIds.contains($0.id) }
+    }
+
+    private func apply(_ outcome: WorkspaceOutboxSender.Outcome, to entry: WorkspaceOutboxEntry) {
+        switch outcome {
+        case .accepted:
+            update(entry.operationId, .accepted)
+        case .timedOut:
+            update(entry.operationId, .failed(reason: "The desktop did not answer within 20 seconds."))
+        case .failed(let reason):
+            update(entry.operationId, .failed(reason: reason))
+        case .rejected(let reason):
+            deliveries.removeAll { $0.id == entry.operationId }
+            host.removePendingMessage(operationId: entry.operationId)
+            switch ComposerRestore.decide(rejectedText: entry.mutation.text, reason: reason, currentDraft: draft) {
+            case .restore(let text, let message):
+                draft = text
+                notice = message
+            case .keepDraft(let message):
+                notice = message
+            }
+        case .alreadyCompleted:
+            deliveries.removeAll { $0.id == entry.operationId }
+        }
+    }
+
+    private func update(_ operationId: String, _ state: Delivery.State) {
+        guard let index = deliveries.firstIndex(where: { $0.id == operationId }) else { return }
+        deliveries[index].state = state
+    }
+
+    // MARK: Attachments
+
+    /// Uploads `file` for the next message, with progress; the returned draft's `uploadId`
+    /// is set once the desktop has the whole file. An upload interrupted by a restart resumes
+    /// from the first chunk the desktop lacks when the same file is attached again.
+    @discardableResult
+    public func attach(_ file: AttachmentUploader.File) -> WorkspaceAttachmentDraft? {
+        guard let uploader else {
+            notice = "Attachments are not available here."
+            return nil
+        }
+        let draft = WorkspaceAttachmentDraft(id: ids.makeID(), file: file)
+        attachments.append(draft)
+        let chat = chat
+        uploads[draft.id] = Task { [weak self] in
+            let outcome: Result<AttachmentUploadResult, any Error>
+            do {
+                outcome = .success(try await uploader.upload(file, to: chat, progress: draft.progress))
+            } catch {
+                outcome = .failure(error)
+            }
+            self?.uploadEnded(draft.id, outcome)
+        }
+        return draft
+    }
+
+    /// Waits until every attachment upload has ended (finished or failed).
+    public func waitForUploads() async {
+        while let (_, task) = uploads.first {
+            await task.value
+        }
+    }
+
+    /// Removes an attachment; an upload in progress stops.
+    public func removeAttachment(id: String) {
+        uploads.removeValue(forKey: id)?.cancel()
+        attachments.removeAll { $0.id == id }
+    }
+
+    private func uploadEnded(_ id: String, _ outcome: Result<AttachmentUploadResult, any Error>) {
+        uploads.removeValue(forKey: id)
+        guard let draft = attachments.first(where: { $0.id == id }) else { return }
+        switch outcome {
+        case .success(let result): draft.finished(uploadId: result.uploadId)
+        case .failure(let error): draft.failed(String(describing: error))
+        }
+    }
+}
