@@ -166,6 +166,7 @@ enum HelpText {
           --attachments-unavailable
                                   Refuse uploads with 503 and close Agent streams with 4503.
           --debug-endpoints       Add /debug/ws-echo (no auth) for WebSocket conformance suites.
+          --debug-desktops        Add the desktop.setOnline RPC to take desktops offline and back.
           -h, --help              Show this help.
 
         """

@@ -84,6 +84,7 @@ enum ServeCommand {
                 }
                 options.upstream = url
             case "--debug-endpoints": options.debugEndpoints = true
+            case "--debug-desktops": options.debugDesktops = true
             case "--data-dir": dataDirectory = try cursor.value(for: option, inlineValue: inline)
             case "--in-memory": inMemory = true
             case "--max-connections":

@@ -21,8 +21,9 @@ public final class SybilServerApp: HTTPHandler {
         chats = ChatCompletionsService(options: options, time: time, upstream: forwarding)
         agentRoom = AgentRoomService(store: try AgentRoomStore(options.storage), options: options, time: time)
         desktop = WorkspaceDesktopService(
-            store: try WorkspaceStore(options.storage, agent: ScriptedAgent(seed: options.seed)), options: options,
-            time: time)
+            store: try WorkspaceStore(
+                options.storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds()),
+            options: options, time: time)
     }
 
     /// Body limits: 8 MiB for Agent uploads, 2 MiB for desktop calls (1 MiB chunks in

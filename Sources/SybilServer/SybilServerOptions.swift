@@ -32,6 +32,8 @@ public struct SybilServerOptions: Sendable {
     public var upstreamKey: String?
     /// Whether `/debug/ws-echo` exists (no auth on it).
     public var debugEndpoints = false
+    /// Whether the debug RPC `desktop.setOnline` exists (takes desktops offline and back).
+    public var debugDesktops = false
     /// Storage.
     public var storage: Storage = .inMemory
     /// When false, attachments are refused with 503 and Agent streams close with 4503.

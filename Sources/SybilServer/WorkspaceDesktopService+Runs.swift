@@ -54,64 +54,113 @@ extension WorkspaceDesktopService {
             }
             return try JSONReader().parse(previous.result)
         }
-        let receipt = await accept(
-            chat: chat, operationId: operationId, mutationId: mutationId, mode: mode, activeRunId: activeRunId,
-            text: text)
-        try await store.recordCall(expectedKey, fingerprint: fingerprint, result: JSONWriter().string(from: receipt))
-        return receipt
-    }
-
-    /// Decides the receipt and starts or steers the run.
-    private func accept(
-        chat: WorkspaceStore.ChatKey, operationId: String, mutationId: String, mode: String, activeRunId: String?,
-        text: String
-    ) async -> JSONValue {
-        func rejected(_ reason: String) -> JSONValue {
+        @Sendable func receipt(_ runId: String) -> JSONValue {
             [
+                "receipt": [
+                    "operationId": .string(operationId), "mutationId": .string(mutationId), "status": "accepted",
+                    "runId": .string(runId),
+                ]
+            ]
+        }
+        // The receipt is stored with the run and the user's text, in one transaction, before
+        // it is answered: an accepted message is never lost.
+        let call = WorkspaceStore.CallRecord(key: expectedKey, fingerprint: fingerprint) { runId in
+            JSONWriter().string(from: receipt(runId))
+        }
+        let now = time.epochMilliseconds()
+        if mode == "steer", let activeRunId {
+            guard
+                let state = try await store.acceptSteer(
+                    chat, runId: activeRunId, operationId: operationId, text: text, now: now, call: call)
+            else {
+                // Clients restore the composer on this rejection.
+                return try await reject(
+                    "The run finished before the steer arrived; send it as a new message.", call: call)
+            }
+            publish(chat, "overlay", state.overlay.jsonValue)
+            return receipt(activeRunId)
+        }
+        let accepted = try await store.acceptSend(chat, operationId: operationId, text: text, now: now, call: call)
+        if let started = accepted.started {
+            launch(started, in: chat)
+        } else {
+            publish(chat, "overlay", accepted.live.overlay.jsonValue)
+            publish(chat, "run", ["runId": .string(accepted.runId), "state": "queued"])
+        }
+        return receipt(accepted.runId)
+
+        func reject(_ reason: String, call: WorkspaceStore.CallRecord) async throws -> JSONValue {
+            let result: JSONValue = [
                 "receipt": [
                     "operationId": .string(operationId), "mutationId": .string(mutationId), "status": "rejected",
                     "reason": .string(reason),
                 ]
             ]
+            try await store.recordCall(
+                call.key, fingerprint: call.fingerprint, result: JSONWriter().string(from: result))
+            return result
         }
-        let current = await store.liveState(chat)
-        let runId: String
-        if mode == "steer" {
-            guard let running = current.runId, running == activeRunId else {
-                return rejected("The run finished before the steer arrived; send it as a new message.")
+    }
+
+    /// `run.codexChatStop`: stops the running run (`stopped`; what it showed settles) or
+    /// cancels a queued one (`cancelled`; its user's row settles); answers the run's ending.
+    func stop(_ params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
+        try params.rejectUnknownKeys(["desktopId", "projectId", "sessionId", "runId"])
+        let chat = try await chat(params)
+        let runId = try params.nonEmptyString("runId")
+        let expectedKey = "run.codexChatStop:\(runId)"
+        guard callKey == expectedKey else {
+            throw APIError.invalid("'callKey' must be \(expectedKey) for this stop.", param: "callKey")
+        }
+        let fingerprint = JSONWriter().string(from: .object(params.object))
+        if let previous = try await store.call(expectedKey) {
+            guard previous.fingerprint == fingerprint else {
+                throw APIError(
+                    status: 409, message: "Call key \(expectedKey) was already used with different params.",
+                    code: "call_key_conflict", param: "callKey")
             }
-            runId = running
-        } else {
-            guard current.runId == nil else {
-                return rejected("A run is still working in this chat; steer into it or wait until it finishes.")
+            return try JSONReader().parse(previous.result)
+        }
+        guard let record = try await store.run(runId), record.chat == chat else {
+            throw APIError.notFound("No run \(runId) in \(chat.sessionId).")
+        }
+        var ending = record.state
+        if ending == .queued {
+            let now = time.epochMilliseconds()
+            if let state = try await store.cancelQueuedRun(chat, runId: runId, now: now) {
+                publish(chat, "overlay", state.overlay.jsonValue)
+                publish(chat, "run", ["runId": .string(runId), "state": "cancelled"])
+                publish(chat, "session", ["sessionId": .string(chat.sessionId), "updatedAt": .number(JSONNumber(now))])
             }
-            runId = "run-\(nextNumber(\.run))"
+            // Otherwise it started meanwhile and is stopped below.
+            ending = try await store.run(runId)?.state ?? .failed
         }
-        let now = time.epochMilliseconds()
-        let sequence = UInt64((try? await store.nextSequence()) ?? 1)
-        let state = await store.updateLive(chat) { live in
-            if mode == "send" {
-                live.runId = runId
-                live.runStartedAt = now
+        if ending == .running, let task = runTasks.withLock({ $0[runId] }) {
+            _ = stopping.withLock { $0.insert(runId) }
+            task.cancel()
+            await task.value
+            ending = try await store.run(runId)?.state ?? .failed
+        }
+        let result: JSONValue = ["runId": .string(runId), "state": .string(ending.rawValue)]
+        try await store.recordCall(expectedKey, fingerprint: fingerprint, result: JSONWriter().string(from: result))
+        return result
+    }
+
+    /// Starts the scripted turn of `started` on a task the service holds until it ends.
+    func launch(_ started: WorkspaceStore.StartedRun, in chat: WorkspaceStore.ChatKey) {
+        publish(chat, "overlay", started.live.overlay.jsonValue)
+        publish(chat, "run", ["runId": .string(started.runId), "state": "started"])
+        runTasks.withLock { tasks in
+            tasks[started.runId] = Task { [self] in
+                await run(started.runId, in: chat, prompt: started.prompt, base: started.base)
+                runTasks.withLock { _ = $0.removeValue(forKey: started.runId) }
+                _ = stopping.withLock { $0.remove(started.runId) }
+                // The next queued turn starts when this one has ended.
+                if let next = try? await store.startNextRun(chat, now: time.epochMilliseconds()) {
+                    launch(next, in: chat)
+                }
             }
-            // A steer follows everything the turn has shown so far.
-            let position = mode == "send" ? 0 : 100 + UInt64(live.blocks.count)
-            live.blocks.append(
-                TimelineBlock(
-                    type: .user, id: "l-\(operationId)", origin: .live, sourceOrder: [sequence, position],
-                    timestamp: now, text: text, runId: runId, operationId: operationId))
         }
-        publish(chat, "overlay", state.overlay.jsonValue)
-        if mode == "send" {
-            publish(chat, "run", ["runId": .string(runId), "state": "started"])
-            Task { [self] in await run(runId, in: chat, prompt: text, base: sequence) }
-        }
-        return [
-            "receipt": [
-                "operationId": .string(operationId), "mutationId": .string(mutationId), "status": "accepted",
-                "runId": .string(runId),
-            ]
-        ]
     }
 
     /// The scripted turn: thinking, activity, the reply token by token, then settlement into
@@ -151,7 +200,11 @@ extension WorkspaceDesktopService {
         } catch {
             failed = true
         }
-        await settle(runId, in: chat, threadId: threadId, subagent: reply.subagent ?? [], failed: failed)
+        let stopped = stopping.withLock { $0.contains(runId) }
+        let ending: WorkspaceStore.RunState = stopped ? .stopped : failed ? .failed : .finished
+        // A stopped turn settles what it showed; its subagent never reported.
+        let subagent = stopped ? [] : reply.subagent ?? []
+        await settle(runId, in: chat, threadId: threadId, subagent: subagent, ending: ending)
     }
 
     private func addBlock(_ chat: WorkspaceStore.ChatKey, _ block: TimelineBlock) async throws {
@@ -160,27 +213,24 @@ extension WorkspaceDesktopService {
     }
 
     private func settle(
-        _ runId: String, in chat: WorkspaceStore.ChatKey, threadId: String?, subagent: [String], failed: Bool
+        _ runId: String, in chat: WorkspaceStore.ChatKey, threadId: String?, subagent: [String],
+        ending: WorkspaceStore.RunState
     ) async {
-        let live = await store.liveState(chat)
-        // History keeps the turn in the order the overlay showed it.
-        var rows = live.blocks.sorted { $0.sourceOrder.lexicographicallyPrecedes($1.sourceOrder) }.map(
-            WorkspaceStore.NewRow.init(settling:))
+        var rows: [WorkspaceStore.NewRow] = []
         if let threadId {
-            rows += subagent.enumerated().map { index, step in
+            rows = subagent.enumerated().map { index, step in
                 WorkspaceStore.NewRow(
                     threadId: threadId, type: index % 2 == 0 ? .activity : .agentReply, text: step,
                     timestamp: time.epochMilliseconds())
             }
         }
         let now = time.epochMilliseconds()
-        let settled = try? await store.settle(chat, rows: rows, updatedAt: now)
+        let settled = try? await store.settleRun(chat, runId: runId, ending: ending, extraRows: rows, now: now)
         // History that cannot be written still ends the run, as failed, so the chat is not stuck.
         let state: WorkspaceStore.Live
-        if let settled { state = settled } else { state = await store.startNextEpoch(chat) }
+        if let settled { state = settled } else { state = await store.dropRun(chat, runId: runId) }
         publish(chat, "overlay", state.overlay.jsonValue)
-        publish(chat, "run", ["runId": .string(runId), "state": failed || settled == nil ? "failed" : "finished"])
+        publish(chat, "run", ["runId": .string(runId), "state": .string(settled == nil ? "failed" : ending.rawValue)])
         publish(chat, "session", ["sessionId": .string(chat.sessionId), "updatedAt": .number(JSONNumber(now))])
     }
-
 }

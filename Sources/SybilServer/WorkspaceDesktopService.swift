@@ -8,12 +8,28 @@ import Synchronization
 /// call key, and `GET /v1/workspaces/events` streaming live overlay, run and session events
 /// while the scripted agent runs a turn.
 final class WorkspaceDesktopService: Sendable {
-    /// One live event of a chat.
+    /// One live event of a chat; `id` is the `n` of its event id `<boot>.<n>`.
     struct Event: Sendable {
         var chat: WorkspaceStore.ChatKey
         var id: Int64
         var type: String
         var data: JSONValue
+    }
+
+    /// Events kept per chat for `Last-Event-ID` replay.
+    static let eventRingCapacity = 256
+    /// The longest `Last-Event-ID` read; a longer one is treated as unknown.
+    static let maximumLastEventIDBytes = 128
+
+    /// The events published so far: the newest `n`, and per chat its ring of recent events
+    /// and the newest `n` it has dropped (ids above it are all still in the ring).
+    struct EventLog {
+        struct Ring {
+            var events: [Event] = []
+            var dropped: Int64 = 0
+        }
+        var newest: Int64 = 0
+        var rings: [WorkspaceStore.ChatKey: Ring] = [:]
     }
 
     static let chunkSize: Int64 = 1 << 20
@@ -25,12 +41,17 @@ final class WorkspaceDesktopService: Sendable {
     let agent: ScriptedAgent
     private let events = Broadcast<Event>()
     struct Counters {
-        var event: Int64 = 0
-        var run: Int64 = 0
         var upload: Int64 = 0
     }
 
     private let counters = Mutex(Counters())
+    private let log = Mutex(EventLog())
+    /// Desktops' online state, from the world at start; `desktop.setOnline` changes it.
+    private let online: Mutex<[String: Bool]>
+    /// The running runs' tasks, held until they end.
+    let runTasks = Mutex<[String: Task<Void, Never>]>([:])
+    /// Runs asked to stop: their cancellation ends them as `stopped`, not `failed`.
+    let stopping = Mutex<Set<String>>([])
     /// Calls with effects run one at a time, so a retry racing its first attempt finds the
     /// first one's answer instead of running it twice.
     private let effects = SerialAsyncChain()
@@ -40,6 +61,7 @@ final class WorkspaceDesktopService: Sendable {
         self.options = options
         self.time = time
         agent = ScriptedAgent(seed: options.seed)
+        online = Mutex(Dictionary(uniqueKeysWithValues: WorkspaceWorld.desktops.map { ($0.desktopId, $0.online) }))
     }
 
     // MARK: RPC
@@ -58,7 +80,10 @@ final class WorkspaceDesktopService: Sendable {
             result = [
                 "desktops": .array(
                     WorkspaceWorld.desktops.map {
-                        ["desktopId": .string($0.desktopId), "name": .string($0.name), "online": .bool($0.online)]
+                        [
+                            "desktopId": .string($0.desktopId), "name": .string($0.name),
+                            "online": .bool(isOnline($0.desktopId)),
+                        ]
                     })
             ]
         case "projects.list":
@@ -111,8 +136,12 @@ final class WorkspaceDesktopService: Sendable {
             result = Self.page(page.rows, hasOlder: page.hasOlder, prefix: "\(threadId):cur-", threadId: threadId)
         case "run.codexChatSubmit":
             result = try await effects.run { try await self.submit(params, callKey: callKey) }
+        case "run.codexChatStop":
+            result = try await effects.run { try await self.stop(params, callKey: callKey) }
         case "files.chatAttachmentUpload":
             result = try await effects.run { try await self.upload(params, callKey: callKey) }
+        case "desktop.setOnline" where options.debugDesktops:
+            result = try await setOnline(params, callKey: callKey)
         default:
             throw APIError(status: 404, message: "Unknown method '\(method)'.", code: "unknown_method", param: "method")
         }
@@ -132,21 +161,48 @@ final class WorkspaceDesktopService: Sendable {
         }
         let chat = WorkspaceStore.ChatKey(desktopId: ids[0], projectId: ids[1], sessionId: ids[2])
         guard try await store.exists(chat) else { throw APIError.notFound("No session \(chat.sessionId).") }
-        let live = events.subscribe()
-        let current = await store.liveState(chat)
-        let eventID = nextEventID()
+        let lastEventID = request.headers["Last-Event-ID"]
+        // Subscribing and reading the ring under the log's lock: every event is either in
+        // the replay or arrives live, never both, never neither.
+        let (live, start) = log.withLock { log in
+            (events.subscribe(), Self.replay(after: lastEventID, of: chat, in: log, boot: store.boot))
+        }
+        var reset: String?
+        var replayed: [Event] = []
+        var overlay: (LiveOverlay, Int64)?
+        switch start {
+        case .replay(let events): replayed = events
+        case .reset(let reason, let newest):
+            reset = reason
+            overlay = (await store.liveState(chat).overlay, newest)
+        case .fresh(let newest): overlay = (await store.liveState(chat).overlay, newest)
+        }
+        let boot = store.boot
         let heartbeat = options.heartbeatInterval
         let time = time
-        return .eventStream { stream in
+        return .eventStream { [reset, replayed, overlay] stream in
             stream.writeComment("heartbeat")
-            stream.writeEvent(
-                data: JSONWriter().string(from: current.overlay.jsonValue), type: "overlay", id: String(eventID))
+            var last = Int64.min
+            if let reset {
+                stream.writeEvent(data: JSONWriter().string(from: ["reason": .string(reset)]), type: "reset")
+            }
+            if let (overlay, newest) = overlay {
+                // Its id is the newest event's so far: a reconnect with it replays what follows.
+                stream.writeEvent(
+                    data: JSONWriter().string(from: overlay.jsonValue), type: "overlay", id: "\(boot).\(newest)")
+            }
+            for event in replayed {
+                stream.writeEvent(
+                    data: JSONWriter().string(from: event.data), type: event.type, id: "\(boot).\(event.id)")
+                last = event.id
+            }
             await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await event in live where event.chat == chat {
+                group.addTask { [last] in
+                    for await event in live where event.chat == chat && event.id > last {
                         guard
                             stream.writeEvent(
-                                data: JSONWriter().string(from: event.data), type: event.type, id: String(event.id))
+                                data: JSONWriter().string(from: event.data), type: event.type,
+                                id: "\(boot).\(event.id)")
                         else { return }
                     }
                 }
@@ -160,6 +216,71 @@ final class WorkspaceDesktopService: Sendable {
                 group.cancelAll()
             }
         }
+    }
+
+    /// How a stream starts.
+    enum StreamStart {
+        /// `Last-Event-ID` is in the chat's ring: these later events, then live ones.
+        case replay([Event])
+        /// It is not: a `reset` with this reason, then the overlay with id `newest`.
+        case reset(String, newest: Int64)
+        /// No `Last-Event-ID`: the overlay with id `newest`.
+        case fresh(newest: Int64)
+    }
+
+    static func replay(after lastEventID: String?, of chat: WorkspaceStore.ChatKey, in log: EventLog, boot: Int64)
+        -> StreamStart
+    {
+        guard let lastEventID else { return .fresh(newest: log.newest) }
+        let parts = lastEventID.utf8.count <= maximumLastEventIDBytes ? lastEventID.split(separator: ".") : []
+        guard parts.count == 2, parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let idBoot = Int64(parts[0]), let n = Int64(parts[1])
+        else {
+            return .reset("The Last-Event-ID is not an event id of this server; reload the chat.", newest: log.newest)
+        }
+        guard idBoot == boot, n <= log.newest else {
+            return .reset("The server restarted since that event; reload the chat.", newest: log.newest)
+        }
+        let ring = log.rings[chat] ?? EventLog.Ring()
+        guard n >= ring.dropped else {
+            return .reset("Events after that one are no longer kept; reload the chat.", newest: log.newest)
+        }
+        return .replay(ring.events.filter { $0.id > n })
+    }
+
+    // MARK: Desktops
+
+    func isOnline(_ desktopId: String) -> Bool {
+        online.withLock { $0[desktopId] ?? false }
+    }
+
+    /// `desktop.setOnline` (only with `debugDesktops`): takes a desktop offline or back and
+    /// tells its chats' event streams.
+    private func setOnline(_ params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
+        try params.rejectUnknownKeys(["desktopId", "online"])
+        guard callKey == nil else {
+            throw APIError.invalid("desktop.setOnline takes no callKey; send null.", param: "callKey")
+        }
+        let desktopId = try params.nonEmptyString("desktopId")
+        let value = try params.bool("online")
+        guard WorkspaceWorld.desktops.contains(where: { $0.desktopId == desktopId }) else {
+            throw APIError.notFound("No desktop \(desktopId).")
+        }
+        let changed = online.withLock { states in
+            defer { states[desktopId] = value }
+            return states[desktopId] != value
+        }
+        if changed {
+            for project in WorkspaceWorld.projects where project.desktopId == desktopId {
+                for session in try await store.sessions(desktopId: desktopId, projectId: project.projectId) {
+                    publish(
+                        WorkspaceStore.ChatKey(
+                            desktopId: desktopId, projectId: project.projectId, sessionId: session.sessionId),
+                        "desktop", ["desktopId": .string(desktopId), "online": .bool(value)])
+                }
+            }
+        }
+        return ["desktopId": .string(desktopId), "online": .bool(value)]
     }
 
     // MARK: Loading
@@ -201,7 +322,7 @@ final class WorkspaceDesktopService: Sendable {
         guard let desktop = WorkspaceWorld.desktops.first(where: { $0.desktopId == desktopId }) else {
             throw APIError.notFound("No desktop \(desktopId).")
         }
-        guard desktop.online else {
+        guard isOnline(desktopId) else {
             throw APIError(
                 status: 503, message: "\(desktop.name) is offline; try again when it is back.", code: "desktop_offline",
                 retryAfterSeconds: 30)
@@ -240,11 +361,17 @@ final class WorkspaceDesktopService: Sendable {
         }
     }
 
-    private func nextEventID() -> Int64 {
-        nextNumber(\.event)
-    }
-
+    /// Numbers the event, keeps it in its chat's ring and sends it to the live streams, all
+    /// under the log's lock so ring order, id order and delivery order agree.
     func publish(_ chat: WorkspaceStore.ChatKey, _ type: String, _ data: JSONValue) {
-        events.publish(Event(chat: chat, id: nextEventID(), type: type, data: data))
+        log.withLock { log in
+            log.newest += 1
+            let event = Event(chat: chat, id: log.newest, type: type, data: data)
+            var ring = log.rings[chat] ?? EventLog.Ring()
+            ring.events.append(event)
+            if ring.events.count > Self.eventRingCapacity { ring.dropped = ring.events.removeFirst().id }
+            log.rings[chat] = ring
+            events.publish(event)
+        }
     }
 }

@@ -3,8 +3,8 @@ import SybilStore
 import SybilWire
 
 /// The desktop's storage: sessions and their history rows (main timeline and subagent
-/// threads) in SQLite, call keys already answered, chunked uploads, and — in memory — each
-/// chat's live overlay. Loads and settlements happen in one actor turn each, so a load never
+/// threads) in SQLite, call keys already answered, runs with their users' messages, chunked
+/// uploads, and — in memory — each chat's live overlay and run queue. Loads and settlements happen in one actor turn each, so a load never
 /// sees a row both in history and in the overlay.
 actor WorkspaceStore {
     /// A chat's identity.
@@ -61,14 +61,28 @@ actor WorkspaceStore {
         var blocks: [TimelineBlock] = []
         var runId: String?
         var runStartedAt: Int64?
+        /// Runs accepted while another was running, oldest first; each starts when the one
+        /// before it ends.
+        var queue: [QueuedRun] = []
 
         var overlay: LiveOverlay {
             LiveOverlay(settlementEpoch: epoch, revision: revision, blocks: blocks)
         }
     }
 
-    private let database: SQLiteDatabase
-    private var live: [ChatKey: Live] = [:]
+    /// A run waiting for the chat's running run to end.
+    struct QueuedRun: Sendable, Hashable {
+        var runId: String
+        var prompt: String
+    }
+
+    let database: SQLiteDatabase
+    var live: [ChatKey: Live] = [:]
+    /// The number of the newest run id handed out (`run-<n>`), across restarts.
+    var runNumber: Int64
+    /// Fixed for this server start and larger than every earlier one's: event ids are
+    /// `<boot>.<n>`, so an id from another start is never mistaken for one of this start.
+    nonisolated let boot: Int64
 
     static let migrations: [ServerDatabase.Migration] = [
         .init(
@@ -98,14 +112,37 @@ actor WorkspaceStore {
                     upload_id TEXT NOT NULL, chunk_index INTEGER NOT NULL, bytes BLOB NOT NULL,
                     PRIMARY KEY (upload_id, chunk_index)
                 );
-                """)
+                """),
+        .init(
+            name: "workspace-2-runs",
+            sql: """
+                CREATE TABLE ws_runs (
+                    run_id TEXT PRIMARY KEY, number INTEGER NOT NULL UNIQUE,
+                    desktop_id TEXT NOT NULL, project_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                    state TEXT NOT NULL, created_at INTEGER NOT NULL
+                );
+                CREATE INDEX ws_runs_by_state ON ws_runs (state, number);
+                CREATE TABLE ws_run_inputs (
+                    run_id TEXT NOT NULL, position INTEGER NOT NULL,
+                    operation_id TEXT NOT NULL, text TEXT NOT NULL, timestamp INTEGER NOT NULL,
+                    PRIMARY KEY (run_id, position)
+                );
+                CREATE TABLE ws_boots (boot INTEGER PRIMARY KEY);
+                """),
     ]
 
-    init(_ storage: SybilServerOptions.Storage, agent: ScriptedAgent) throws {
+    /// Opens storage, seeds a new one, and ends runs an earlier start left queued or running
+    /// (killed mid-run) as failed, settling their users' messages into history at `now`.
+    init(_ storage: SybilServerOptions.Storage, agent: ScriptedAgent, now: Int64 = 0) throws {
         let database = try ServerDatabase.open(storage, file: "workspaces.sqlite", migrations: Self.migrations)
         if try database.query("SELECT 1 FROM ws_sessions LIMIT 1").isEmpty {
             try database.transaction { try Self.seed(database, agent: agent) }
         }
+        let previousBoot = try database.query("SELECT COALESCE(MAX(boot), 0) FROM ws_boots")[0][0].integerValue ?? 0
+        boot = max(now, previousBoot + 1)
+        try database.query("INSERT INTO ws_boots (boot) VALUES (?)", [.integer(boot)])
+        try database.transaction { try Self.recoverInterruptedRuns(database, now: now) }
+        runNumber = try database.query("SELECT COALESCE(MAX(number), 0) FROM ws_runs")[0][0].integerValue ?? 0
         self.database = database
     }
 
@@ -184,27 +221,8 @@ actor WorkspaceStore {
         return state
     }
 
-    /// Writes `rows` to history and, in the same turn, starts a new overlay epoch with no
-    /// blocks and no run; moves the session's `updatedAt`. Returns the new live state.
-    func settle(_ chat: ChatKey, rows: [NewRow], updatedAt: Int64) throws -> Live {
-        try database.transaction {
-            for row in rows { try Self.insert(row, into: chat, database) }
-            try Self.touch(chat, updatedAt: updatedAt, database)
-        }
-        return startNextEpoch(chat)
-    }
-
-    /// Starts the chat's next overlay epoch: no blocks, no run. Settlement does this after
-    /// writing history; a run whose history could not be written ends this way too, so the
-    /// overlay never shows a run that will not settle.
-    func startNextEpoch(_ chat: ChatKey) -> Live {
-        let state = Live(epoch: (live[chat]?.epoch ?? 1) + 1, revision: 0, blocks: [], runId: nil, runStartedAt: nil)
-        live[chat] = state
-        return state
-    }
-
     /// Moves the session's `updatedAt` forward (never backwards).
-    private static func touch(_ chat: ChatKey, updatedAt: Int64, _ database: SQLiteDatabase) throws {
+    static func touch(_ chat: ChatKey, updatedAt: Int64, _ database: SQLiteDatabase) throws {
         try database.query(
             "UPDATE ws_sessions SET updated_at = MAX(updated_at, ?) WHERE desktop_id = ? AND project_id = ? AND session_id = ?",
             [.integer(updatedAt)] + Self.bind(chat))
@@ -344,7 +362,7 @@ actor WorkspaceStore {
         }
     }
 
-    private static func insert(_ row: NewRow, into chat: ChatKey, _ database: SQLiteDatabase) throws {
+    static func insert(_ row: NewRow, into chat: ChatKey, _ database: SQLiteDatabase) throws {
         try database.query(
             """
             INSERT INTO ws_rows (desktop_id, project_id, session_id, thread_id, type, text, timestamp, subagent_thread_id)
@@ -356,7 +374,7 @@ actor WorkspaceStore {
             ])
     }
 
-    private static func bind(_ chat: ChatKey) -> [SQLiteValue] {
+    static func bind(_ chat: ChatKey) -> [SQLiteValue] {
         [.text(chat.desktopId), .text(chat.projectId), .text(chat.sessionId)]
     }
 
