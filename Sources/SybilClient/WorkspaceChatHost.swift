@@ -29,7 +29,8 @@ public final class WorkspaceChatHost {
     @ObservationIgnored public var onConfirmedOperations: (@MainActor ([String]) -> Void)?
 
     @ObservationIgnored private var scheduler = LatestWindowScheduler()
-    @ObservationIgnored private let rpc: any WorkspaceChatRPC
+    /// The desktop's load calls; the screen model opens thread viewers on the same seam.
+    @ObservationIgnored let rpc: any WorkspaceChatRPC
     @ObservationIgnored private let clock: any Clock<Duration>
     @ObservationIgnored private let random: any RandomSource
     @ObservationIgnored private let policy: RefreshPolicy
@@ -110,11 +111,20 @@ public final class WorkspaceChatHost {
 
     /// Loads the page before the window and prepends it; a page that no longer continues the
     /// window (a refresh replaced it meanwhile) is dropped. Returns whether rows were added.
+    ///
+    /// Only a ``WorkspaceChatScreenModel`` issues the `permit`, when its older-page trigger
+    /// (1,800 pt, 0.25 s, 8 s) or its first-display cover allows a load, so scrolling cannot
+    /// load pages around those rules. A permit issued for another cursor loads nothing.
+    /// `willPrepend` runs after the page arrived and just before it is prepended (the screen
+    /// model remembers the reader's row there).
     @discardableResult
-    public func loadOlderPage() async -> Bool {
-        guard timeline.hasOlderEntries, let cursor = timeline.oldestCursor else { return false }
+    public func loadOlderPage(_ permit: OlderPagePermit, willPrepend: () -> Void = {}) async -> Bool {
+        guard timeline.hasOlderEntries, let cursor = timeline.oldestCursor, cursor == permit.cursor else {
+            return false
+        }
         do {
             let page = try await rpc.codexChatLoadPageBefore(key, cursor: cursor)
+            willPrepend()
             return timeline.prependOlderPage(page, requestedWith: cursor).changed
         } catch {
             lastLoadError = Self.describe(error)

@@ -1,4 +1,5 @@
 import SybilClient
+import SybilTesting
 import SybilTimeline
 import Testing
 
@@ -9,17 +10,23 @@ import Testing
 struct WorkspaceChatTimelinePaginationReloadTests {
     @Test func aRecoveryReloadKeepsTheRowsUntilItsSnapshotIsApplied() async {
         let rpc = ScriptedWorkspaceChatRPC()
-        let host = makeHost(rpc: rpc)
+        let clock = ManualClock()
+        let host = makeHost(rpc: rpc, clock: clock)
         await rpc.serveLoad(
             of: chatA, with: Envelopes.envelope(["a", "b"], hasOlder: true, cursor: "cur-a"), to: host
         ) { host.activate() }
-        // Older page, then the desktop restarts: a recovery reload.
+        // Older page (older pages load only through a screen model), then the desktop
+        // restarts: a recovery reload.
+        let screen = WorkspaceChatScreenModel(host: host, clock: clock)
+        await revealScreen(screen, clock: clock)
         rpc.expect(.pageBefore(chatA, cursor: "cur-a"))
-        async let older = host.loadOlderPage()
+        screen.updateViewport(tallViewport(offset: 0))
         await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-a"))
         rpc.answer(
             .pageBefore(chatA, cursor: "cur-a"), with: .page(Envelopes.page(["z"], hasOlder: true, cursor: "cur-z")))
-        #expect(await older)
+        await eventually("the older page is loaded") { screen.olderPageLoadsFinished == 1 }
+        #expect(screen.olderPagesAdded == 1)
+        screen.close()
         #expect(host.timeline.rows.map(\.id) == ["row:z", "row:a", "row:b"])
         rpc.expect(.load(chatA))
         host.handle(.desktopRestored)
