@@ -5,122 +5,84 @@ import SybilWire
 /// Submissions with receipts, and the scripted turn they start: live overlays while it runs,
 /// then settlement into history with a new epoch.
 extension WorkspaceDesktopService {
-    func submit(_ params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
-        try params.rejectUnknownKeys([
-            "desktopId", "projectId", "sessionId", "operationId", "mutationId", "mode", "activeRunId", "text",
-            "attachments",
-        ])
+    /// `run.codexChatSubmit`: a send starts a run or queues behind the running one; a steer
+    /// joins the running run or is rejected for good (clients restore the composer then).
+    func submit(_ submission: WorkspaceSubmission, params: JSONObjectReader, callKey: String?) async throws
+        -> JSONValue
+    {
         let chat = try await chat(params)
-        let operationId = try params.nonEmptyString("operationId")
-        let mutationId = try params.nonEmptyString("mutationId")
-        let expectedKey = "run.codexChatSubmit:\(operationId):\(mutationId)"
-        guard callKey == expectedKey else {
-            throw APIError.invalid("'callKey' must be \(expectedKey) for this submission.", param: "callKey")
+        guard callKey == submission.callKey else {
+            throw APIError.invalid("'callKey' must be \(submission.callKey) for this submission.", param: "callKey")
         }
-        let mode = try params.string("mode")
-        guard mode == "send" || mode == "steer" else {
-            throw APIError.invalid("'mode' must be send or steer, got '\(mode)'.", param: "params.mode")
-        }
-        let activeRunId = try params.optionalNonEmptyString("activeRunId")
-        if mode == "steer" && activeRunId == nil {
-            throw APIError.invalid("A steer needs 'activeRunId'.", param: "params.activeRunId")
-        }
-        let text = try params.string("text")
-        var attachments: [String] = []
-        if let value = params.optionalValue("attachments") {
-            guard case .array(let items) = value else {
-                throw APIError.invalid("'attachments' must be an array of upload ids.", param: "params.attachments")
+        for (index, id) in submission.attachments.enumerated() {
+            guard let upload = try await store.upload(id: id), upload.chat == chat, upload.state == .finished else {
+                throw APIError.invalid(
+                    "attachments[\(index)] must be a finished upload of this session.",
+                    param: "params.attachments[\(index)]")
             }
-            for (index, item) in items.enumerated() {
-                guard case .string(let id) = item, let upload = try await store.upload(id: id), upload.chat == chat,
-                    upload.state == "finished"
-                else {
-                    throw APIError.invalid(
-                        "attachments[\(index)] must be a finished upload of this session.",
-                        param: "params.attachments[\(index)]")
-                }
-                attachments.append(id)
-            }
-        }
-        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && attachments.isEmpty {
-            throw APIError.invalid("'text' must not be blank when there are no attachments.", param: "params.text")
         }
         let fingerprint = JSONWriter().string(from: .object(params.object))
-        if let previous = try await store.call(expectedKey) {
-            guard previous.fingerprint == fingerprint else {
-                throw APIError(
-                    status: 409, message: "Call key \(expectedKey) was already used with different params.",
-                    code: "call_key_conflict", param: "callKey")
-            }
-            return try JSONReader().parse(previous.result)
-        }
-        @Sendable func receipt(_ runId: String) -> JSONValue {
-            [
-                "receipt": [
-                    "operationId": .string(operationId), "mutationId": .string(mutationId), "status": "accepted",
-                    "runId": .string(runId),
-                ]
-            ]
+        if let previous = try await previousAnswer(submission.callKey, fingerprint: fingerprint) { return previous }
+        @Sendable func receipt(_ outcome: WorkspaceSubmitReceipt.Outcome) -> JSONValue {
+            WorkspaceSubmitReceipt(
+                operationId: submission.operationId, mutationId: submission.mutationId, outcome: outcome
+            ).jsonValue
         }
         // The receipt is stored with the run and the user's text, in one transaction, before
         // it is answered: an accepted message is never lost.
-        let call = WorkspaceStore.CallRecord(key: expectedKey, fingerprint: fingerprint) { runId in
-            JSONWriter().string(from: receipt(runId))
+        let call = WorkspaceStore.CallRecord(key: submission.callKey, fingerprint: fingerprint) { runId in
+            JSONWriter().string(from: receipt(.accepted(runId: runId)))
         }
         let now = time.epochMilliseconds()
-        if mode == "steer", let activeRunId {
+        if case .steer(let activeRunId) = submission.mode {
             guard
                 let state = try await store.acceptSteer(
-                    chat, runId: activeRunId, operationId: operationId, text: text, now: now, call: call)
+                    chat, runId: activeRunId, operationId: submission.operationId, text: submission.text, now: now,
+                    call: call)
             else {
                 // Clients restore the composer on this rejection.
-                return try await reject(
-                    "The run finished before the steer arrived; send it as a new message.", call: call)
+                let rejected = receipt(
+                    .rejected(reason: "The run finished before the steer arrived; send it as a new message."))
+                try await store.recordCall(
+                    call.key, fingerprint: call.fingerprint, result: JSONWriter().string(from: rejected))
+                return rejected
             }
-            publish(chat, "overlay", state.overlay.jsonValue)
-            return receipt(activeRunId)
+            publish(chat, .overlay(state.overlay))
+            return receipt(.accepted(runId: activeRunId))
         }
-        let accepted = try await store.acceptSend(chat, operationId: operationId, text: text, now: now, call: call)
+        let accepted = try await store.acceptSend(
+            chat, operationId: submission.operationId, text: submission.text, now: now, call: call)
         if let started = accepted.started {
             launch(started, in: chat)
         } else {
-            publish(chat, "overlay", accepted.live.overlay.jsonValue)
-            publish(chat, "run", ["runId": .string(accepted.runId), "state": "queued"])
+            publish(chat, .overlay(accepted.live.overlay))
+            publish(chat, .run(runId: accepted.runId, state: .queued))
         }
-        return receipt(accepted.runId)
+        return receipt(.accepted(runId: accepted.runId))
+    }
 
-        func reject(_ reason: String, call: WorkspaceStore.CallRecord) async throws -> JSONValue {
-            let result: JSONValue = [
-                "receipt": [
-                    "operationId": .string(operationId), "mutationId": .string(mutationId), "status": "rejected",
-                    "reason": .string(reason),
-                ]
-            ]
-            try await store.recordCall(
-                call.key, fingerprint: call.fingerprint, result: JSONWriter().string(from: result))
-            return result
+    /// The stored answer of `callKey`, or `nil` for a new call; a key reused with other params
+    /// is a 409.
+    private func previousAnswer(_ callKey: String, fingerprint: String) async throws -> JSONValue? {
+        guard let previous = try await store.call(callKey) else { return nil }
+        guard previous.fingerprint == fingerprint else {
+            throw APIError(
+                status: 409, message: "Call key \(callKey) was already used with different params.",
+                code: "call_key_conflict", param: "callKey")
         }
+        return try JSONReader().parse(previous.result)
     }
 
     /// `run.codexChatStop`: stops the running run (`stopped`; what it showed settles) or
     /// cancels a queued one (`cancelled`; its user's row settles); answers the run's ending.
-    func stop(_ params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
-        try params.rejectUnknownKeys(["desktopId", "projectId", "sessionId", "runId"])
+    func stop(_ stop: WorkspaceRunStop, params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
         let chat = try await chat(params)
-        let runId = try params.nonEmptyString("runId")
-        let expectedKey = "run.codexChatStop:\(runId)"
-        guard callKey == expectedKey else {
-            throw APIError.invalid("'callKey' must be \(expectedKey) for this stop.", param: "callKey")
+        let runId = stop.runId
+        guard callKey == stop.callKey else {
+            throw APIError.invalid("'callKey' must be \(stop.callKey) for this stop.", param: "callKey")
         }
         let fingerprint = JSONWriter().string(from: .object(params.object))
-        if let previous = try await store.call(expectedKey) {
-            guard previous.fingerprint == fingerprint else {
-                throw APIError(
-                    status: 409, message: "Call key \(expectedKey) was already used with different params.",
-                    code: "call_key_conflict", param: "callKey")
-            }
-            return try JSONReader().parse(previous.result)
-        }
+        if let previous = try await previousAnswer(stop.callKey, fingerprint: fingerprint) { return previous }
         guard let record = try await store.run(runId), record.chat == chat else {
             throw APIError.notFound("No run \(runId) in \(chat.sessionId).")
         }
@@ -128,9 +90,9 @@ extension WorkspaceDesktopService {
         if ending == .queued {
             let now = time.epochMilliseconds()
             if let state = try await store.cancelQueuedRun(chat, runId: runId, now: now) {
-                publish(chat, "overlay", state.overlay.jsonValue)
-                publish(chat, "run", ["runId": .string(runId), "state": "cancelled"])
-                publish(chat, "session", ["sessionId": .string(chat.sessionId), "updatedAt": .number(JSONNumber(now))])
+                publish(chat, .overlay(state.overlay))
+                publish(chat, .run(runId: runId, state: .cancelled))
+                publish(chat, .session(sessionId: chat.sessionId, updatedAt: now))
             }
             // Otherwise it started meanwhile and is stopped below.
             ending = try await store.run(runId)?.state ?? .failed
@@ -141,15 +103,15 @@ extension WorkspaceDesktopService {
             await task.value
             ending = try await store.run(runId)?.state ?? .failed
         }
-        let result: JSONValue = ["runId": .string(runId), "state": .string(ending.rawValue)]
-        try await store.recordCall(expectedKey, fingerprint: fingerprint, result: JSONWriter().string(from: result))
+        let result = WorkspaceRunStop.Result(runId: runId, state: ending.wire).jsonValue
+        try await store.recordCall(stop.callKey, fingerprint: fingerprint, result: JSONWriter().string(from: result))
         return result
     }
 
     /// Starts the scripted turn of `started` on a task the service holds until it ends.
-    func launch(_ started: WorkspaceStore.StartedRun, in chat: WorkspaceStore.ChatKey) {
-        publish(chat, "overlay", started.live.overlay.jsonValue)
-        publish(chat, "run", ["runId": .string(started.runId), "state": "started"])
+    func launch(_ started: WorkspaceStore.StartedRun, in chat: WorkspaceChatKey) {
+        publish(chat, .overlay(started.live.overlay))
+        publish(chat, .run(runId: started.runId, state: .started))
         runTasks.withLock { tasks in
             tasks[started.runId] = Task { [self] in
                 await run(started.runId, in: chat, prompt: started.prompt, base: started.base)
@@ -165,7 +127,7 @@ extension WorkspaceDesktopService {
 
     /// The scripted turn: thinking, activity, the reply token by token, then settlement into
     /// history with a new overlay epoch.
-    private func run(_ runId: String, in chat: WorkspaceStore.ChatKey, prompt: String, base: UInt64) async {
+    private func run(_ runId: String, in chat: WorkspaceChatKey, prompt: String, base: UInt64) async {
         let reply = agent.reply(to: prompt)
         let threadId = reply.subagent == nil ? nil : "thr-\(runId)"
         var failed = false
@@ -195,7 +157,7 @@ extension WorkspaceDesktopService {
                     live.blocks.removeAll { $0.id == row.id }
                     live.blocks.append(row)
                 }
-                publish(chat, "overlay", state.overlay.jsonValue)
+                publish(chat, .overlay(state.overlay))
             }
         } catch {
             failed = true
@@ -207,13 +169,13 @@ extension WorkspaceDesktopService {
         await settle(runId, in: chat, threadId: threadId, subagent: subagent, ending: ending)
     }
 
-    private func addBlock(_ chat: WorkspaceStore.ChatKey, _ block: TimelineBlock) async throws {
+    private func addBlock(_ chat: WorkspaceChatKey, _ block: TimelineBlock) async throws {
         let state = await store.updateLive(chat) { $0.blocks.append(block) }
-        publish(chat, "overlay", state.overlay.jsonValue)
+        publish(chat, .overlay(state.overlay))
     }
 
     private func settle(
-        _ runId: String, in chat: WorkspaceStore.ChatKey, threadId: String?, subagent: [String],
+        _ runId: String, in chat: WorkspaceChatKey, threadId: String?, subagent: [String],
         ending: WorkspaceStore.RunState
     ) async {
         var rows: [WorkspaceStore.NewRow] = []
@@ -229,8 +191,8 @@ extension WorkspaceDesktopService {
         // History that cannot be written still ends the run, as failed, so the chat is not stuck.
         let state: WorkspaceStore.Live
         if let settled { state = settled } else { state = await store.dropRun(chat, runId: runId) }
-        publish(chat, "overlay", state.overlay.jsonValue)
-        publish(chat, "run", ["runId": .string(runId), "state": .string(settled == nil ? "failed" : ending.rawValue)])
-        publish(chat, "session", ["sessionId": .string(chat.sessionId), "updatedAt": .number(JSONNumber(now))])
+        publish(chat, .overlay(state.overlay))
+        publish(chat, .run(runId: runId, state: settled == nil ? .failed : ending.wire))
+        publish(chat, .session(sessionId: chat.sessionId, updatedAt: now))
     }
 }

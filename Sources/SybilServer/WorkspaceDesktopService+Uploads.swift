@@ -1,8 +1,9 @@
 import Foundation
 import SybilCore
+import SybilWire
 
 /// Chunked uploads by call key: begin (resumable), chunks (idempotent per index), finish
-/// (with the digest), cancel.
+/// (with the digest), cancel. Params and answers are SybilWire's upload types.
 extension WorkspaceDesktopService {
     func upload(_ params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
         guard let callKey else {
@@ -17,40 +18,44 @@ extension WorkspaceDesktopService {
         }
         let uploadKey = parts[0...2].joined(separator: ":")
         let step = Array(parts[3...])
+        let kind: AttachmentUploadStep.Kind
         switch step.first {
         case "begin" where step.count == 1:
-            return try await beginUpload(params, uploadKey: uploadKey, sessionInKey: parts[1])
+            return try await beginUpload(
+                AttachmentUploadRequest.decode(params: params), uploadKey: uploadKey, sessionInKey: parts[1])
         case "chunk" where step.count == 2:
-            guard let index = Int64(step[1]), index >= 0 else {
+            guard let index = Int(step[1]), index >= 0, index <= Int(Int32.max) else {
                 throw APIError.invalid("The chunk number in 'callKey' must be a whole number.", param: "callKey")
             }
-            return try await uploadChunk(params, uploadKey: uploadKey, index: index)
+            kind = .chunk(index)
         case "finish" where step.count == 1:
-            return try await finishUpload(params, uploadKey: uploadKey)
+            kind = .finish
         case "cancel" where step.count == 1:
-            try params.rejectUnknownKeys(["uploadId"])
-            let upload = try await existingUpload(params, uploadKey: uploadKey)
-            if upload.state != "finished" { try await store.setUploadState(upload.uploadId, state: "cancelled") }
-            return ["uploadId": .string(upload.uploadId), "cancelled": .bool(upload.state != "finished")]
+            kind = .cancel
         default:
             throw APIError.invalid("'callKey' must end in :begin, :chunk:<n>, :finish or :cancel.", param: "callKey")
         }
+        switch try AttachmentUploadStep.decode(params: params, step: kind) {
+        case .chunk(let uploadId, let index, let base64):
+            return try await uploadChunk(uploadId, index: Int64(index), base64: base64, uploadKey: uploadKey)
+        case .finish(let uploadId, let chunkCount):
+            return try await finishUpload(uploadId, chunkCount: Int64(chunkCount), uploadKey: uploadKey)
+        case .cancel(let uploadId):
+            let upload = try await existingUpload(uploadId, uploadKey: uploadKey)
+            if upload.state != .finished { try await store.setUploadState(upload.uploadId, state: .cancelled) }
+            return AttachmentUploadStep.cancelAnswer(uploadId: upload.uploadId, cancelled: upload.state != .finished)
+        }
     }
 
-    private func beginUpload(_ params: JSONObjectReader, uploadKey: String, sessionInKey: String) async throws
+    private func beginUpload(_ request: AttachmentUploadRequest, uploadKey: String, sessionInKey: String) async throws
         -> JSONValue
     {
-        try params.rejectUnknownKeys(["desktopId", "projectId", "sessionId", "fileName", "mimeType", "path", "size"])
-        let chat = try await chat(params)
+        let chat = try await self.chat(request.chat)
         guard chat.sessionId == sessionInKey else {
             throw APIError.invalid("The session in 'callKey' is not params.sessionId.", param: "callKey")
         }
-        let fileName = try params.nonBlankString("fileName")
-        let mimeType = try params.nonBlankString("mimeType")
-        let path = try params.string("path")
-        let size = try params.integer("size", in: 1...Self.maximumUploadBytes)
         if let existing = try await store.upload(key: uploadKey) {
-            guard existing.size == size, existing.fileName == fileName, existing.chat == chat else {
+            guard existing.size == request.size, existing.fileName == request.fileName, existing.chat == chat else {
                 throw APIError(
                     status: 409, message: "Upload key \(uploadKey) belongs to a different file.",
                     code: "call_key_conflict", param: "callKey")
@@ -59,39 +64,36 @@ extension WorkspaceDesktopService {
         }
         let uploadId = "upl-\(nextNumber(\.upload))-\(uploadKey.suffix(16))"
         let upload = WorkspaceStore.Upload(
-            uploadId: uploadId, uploadKey: uploadKey, chat: chat, fileName: fileName, mimeType: mimeType, path: path,
-            size: size, chunkSize: Self.chunkSize, state: "open", sha256: nil)
+            uploadId: uploadId, uploadKey: uploadKey, chat: chat, fileName: request.fileName,
+            mimeType: request.mimeType, path: request.path, size: request.size, chunkSize: Self.chunkSize,
+            state: .open, sha256: nil)
         try await store.createUpload(upload)
         return try await beginAnswer(upload)
     }
 
     private func beginAnswer(_ upload: WorkspaceStore.Upload) async throws -> JSONValue {
         let received = try await store.receivedChunks(upload.uploadId).indices
-        var contiguous: Int64 = 0
+        var contiguous = 0
         for index in received where index == contiguous { contiguous += 1 }
-        return [
-            "uploadId": .string(upload.uploadId), "chunkSize": .number(JSONNumber(upload.chunkSize)),
-            "receivedChunks": .number(JSONNumber(contiguous)),
-        ]
+        return AttachmentUploadBegin(
+            uploadId: upload.uploadId, chunkSize: Int(upload.chunkSize), receivedChunks: contiguous
+        ).jsonValue
     }
 
-    private func uploadChunk(_ params: JSONObjectReader, uploadKey: String, index: Int64) async throws -> JSONValue {
-        try params.rejectUnknownKeys(["uploadId", "index", "data"])
-        let upload = try await existingUpload(params, uploadKey: uploadKey)
-        let paramIndex = try params.integer("index", in: 0...Int64.max)
-        guard paramIndex == index else {
-            throw APIError.invalid(
-                "params.index must equal the chunk number in 'callKey' (\(index)).", param: "params.index")
-        }
-        guard upload.state == "open" else {
-            throw APIError(status: 409, message: "Upload \(upload.uploadId) is \(upload.state).", code: "upload_closed")
+    private func uploadChunk(_ uploadId: String, index: Int64, base64: String, uploadKey: String) async throws
+        -> JSONValue
+    {
+        let upload = try await existingUpload(uploadId, uploadKey: uploadKey)
+        guard upload.state == .open else {
+            throw APIError(
+                status: 409, message: "Upload \(upload.uploadId) is \(upload.state.rawValue).", code: "upload_closed")
         }
         guard index < upload.chunkCount else {
             throw APIError.invalid(
                 "params.index must be below \(upload.chunkCount) for a \(upload.size)-byte file.", param: "params.index"
             )
         }
-        guard let bytes = Data(base64Encoded: try params.string("data")).map(Array.init) else {
+        guard let bytes = Data(base64Encoded: base64).map(Array.init) else {
             throw APIError.invalid("params.data must be base64.", param: "params.data")
         }
         let expected = index == upload.chunkCount - 1 ? upload.size - index * upload.chunkSize : upload.chunkSize
@@ -109,26 +111,23 @@ extension WorkspaceDesktopService {
             try await store.storeChunk(upload.uploadId, index: index, bytes: bytes)
         }
         let received = try await store.receivedChunks(upload.uploadId)
-        return [
-            "uploadId": .string(upload.uploadId), "index": .number(JSONNumber(index)),
-            "receivedBytes": .number(JSONNumber(received.bytes)),
-        ]
+        return AttachmentUploadStep.chunkAnswer(
+            uploadId: upload.uploadId, index: Int(index), receivedBytes: received.bytes)
     }
 
-    private func finishUpload(_ params: JSONObjectReader, uploadKey: String) async throws -> JSONValue {
-        try params.rejectUnknownKeys(["uploadId", "chunkCount"])
-        let upload = try await existingUpload(params, uploadKey: uploadKey)
-        let chunkCount = try params.integer("chunkCount", in: 0...Int64.max)
+    private func finishUpload(_ uploadId: String, chunkCount: Int64, uploadKey: String) async throws -> JSONValue {
+        let upload = try await existingUpload(uploadId, uploadKey: uploadKey)
         guard chunkCount == upload.chunkCount else {
             throw APIError.invalid(
                 "params.chunkCount must be \(upload.chunkCount) for a \(upload.size)-byte file.",
                 param: "params.chunkCount")
         }
         var sha256 = upload.sha256
-        if upload.state != "finished" {
-            guard upload.state == "open" else {
+        if upload.state != .finished {
+            guard upload.state == .open else {
                 throw APIError(
-                    status: 409, message: "Upload \(upload.uploadId) is \(upload.state).", code: "upload_closed")
+                    status: 409, message: "Upload \(upload.uploadId) is \(upload.state.rawValue).",
+                    code: "upload_closed")
             }
             let received = try await store.receivedChunks(upload.uploadId)
             guard Int64(received.indices.count) == chunkCount, received.bytes == upload.size else {
@@ -138,21 +137,16 @@ extension WorkspaceDesktopService {
                     code: "upload_incomplete")
             }
             let digest = SHA256Digest.hex(try await store.assembledBytes(upload.uploadId))
-            try await store.setUploadState(upload.uploadId, state: "finished", sha256: digest)
+            try await store.setUploadState(upload.uploadId, state: .finished, sha256: digest)
             sha256 = digest
         }
-        return [
-            "uploadId": .string(upload.uploadId), "size": .number(JSONNumber(upload.size)),
-            "sha256": .string(sha256 ?? ""),
-        ]
+        return AttachmentUploadResult(uploadId: upload.uploadId, size: upload.size, sha256: sha256 ?? "").jsonValue
     }
 
-    private func existingUpload(_ params: JSONObjectReader, uploadKey: String) async throws -> WorkspaceStore.Upload {
-        let uploadId = try params.nonEmptyString("uploadId")
+    private func existingUpload(_ uploadId: String, uploadKey: String) async throws -> WorkspaceStore.Upload {
         guard let upload = try await store.upload(id: uploadId), upload.uploadKey.hasPrefix(uploadKey) else {
             throw APIError.notFound("No upload \(uploadId) under \(uploadKey).")
         }
         return upload
     }
-
 }

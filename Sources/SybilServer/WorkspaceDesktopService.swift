@@ -10,10 +10,9 @@ import Synchronization
 final class WorkspaceDesktopService: Sendable {
     /// One live event of a chat; `id` is the `n` of its event id `<boot>.<n>`.
     struct Event: Sendable {
-        var chat: WorkspaceStore.ChatKey
+        var chat: WorkspaceChatKey
         var id: Int64
-        var type: String
-        var data: JSONValue
+        var event: WorkspaceEvent
     }
 
     /// Events kept per chat for `Last-Event-ID` replay.
@@ -29,7 +28,7 @@ final class WorkspaceDesktopService: Sendable {
             var dropped: Int64 = 0
         }
         var newest: Int64 = 0
-        var rings: [WorkspaceStore.ChatKey: Ring] = [:]
+        var rings: [WorkspaceChatKey: Ring] = [:]
     }
 
     static let chunkSize: Int64 = 1 << 20
@@ -66,52 +65,41 @@ final class WorkspaceDesktopService: Sendable {
 
     // MARK: RPC
 
-    /// `POST /v1/workspaces/rpc`.
+    /// `POST /v1/workspaces/rpc`: the request and every answer go through SybilWire's types.
     func call(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        let envelope = try RequestBody.object(request.body)
-        try envelope.rejectUnknownKeys(["method", "callKey", "params"])
-        let method = try envelope.nonEmptyString("method")
-        let callKey = try envelope.nullableString("callKey")
-        let params = try JSONObjectReader(envelope.value("params"), at: JSONPath.root.appending(key: "params"))
+        let rpc = try WorkspaceRPCRequest.decode(json: request.body)
+        let params = rpc.paramsReader
+        let callKey = rpc.callKey
         let result: JSONValue
-        switch method {
+        switch rpc.method {
         case "desktops.list":
             try params.rejectUnknownKeys([])
-            result = [
-                "desktops": .array(
-                    WorkspaceWorld.desktops.map {
-                        [
-                            "desktopId": .string($0.desktopId), "name": .string($0.name),
-                            "online": .bool(isOnline($0.desktopId)),
-                        ]
-                    })
-            ]
+            result = WorkspaceDesktop.listJSON(
+                WorkspaceWorld.desktops.map {
+                    WorkspaceDesktop(desktopId: $0.desktopId, name: $0.name, online: isOnline($0.desktopId))
+                })
         case "projects.list":
             try params.rejectUnknownKeys(["desktopId"])
             let desktopId = try onlineDesktop(params)
-            result = [
-                "projects": .array(
-                    WorkspaceWorld.projects.filter { $0.desktopId == desktopId }.map {
-                        ["projectId": .string($0.projectId), "name": .string($0.name), "folder": .string($0.folder)]
-                    })
-            ]
+            result = WorkspaceProject.listJSON(
+                WorkspaceWorld.projects.filter { $0.desktopId == desktopId }.map {
+                    WorkspaceProject(projectId: $0.projectId, name: $0.name, folder: $0.folder)
+                })
         case "sessions.list":
             try params.rejectUnknownKeys(["desktopId", "projectId"])
             let desktopId = try onlineDesktop(params)
             let projectId = try params.nonEmptyString("projectId")
             guard WorkspaceWorld.projects.contains(where: { $0.desktopId == desktopId && $0.projectId == projectId })
             else { throw APIError.notFound("No project \(projectId) on \(desktopId).") }
-            var sessions: [JSONValue] = []
+            var sessions: [WorkspaceSessionSummary] = []
             for session in try await store.sessions(desktopId: desktopId, projectId: projectId) {
-                let chat = WorkspaceStore.ChatKey(
-                    desktopId: desktopId, projectId: projectId, sessionId: session.sessionId)
-                let running = await store.liveState(chat).runId != nil
-                sessions.append([
-                    "sessionId": .string(session.sessionId), "title": .string(session.title),
-                    "updatedAt": .number(JSONNumber(session.updatedAt)), "running": .bool(running),
-                ])
+                let chat = WorkspaceChatKey(desktopId: desktopId, projectId: projectId, sessionId: session.sessionId)
+                sessions.append(
+                    WorkspaceSessionSummary(
+                        sessionId: session.sessionId, title: session.title, updatedAt: session.updatedAt,
+                        running: await store.liveState(chat).runId != nil))
             }
-            result = ["sessions": .array(sessions)]
+            result = WorkspaceSessionSummary.listJSON(sessions)
         case "run.codexChatLoad":
             try params.rejectUnknownKeys(["desktopId", "projectId", "sessionId", "limit"])
             result = try await load(chat(params), limit: limit(params))
@@ -122,7 +110,7 @@ final class WorkspaceDesktopService: Sendable {
             let page = try await store.page(chat, threadId: "", before: before, limit: limit(params))
             result = Self.page(page.rows, hasOlder: page.hasOlder, prefix: "cur-")
         case "run.codexChatLoadThread", "run.codexChatLoadThreadPageBefore":
-            let paging = method.hasSuffix("PageBefore")
+            let paging = rpc.method.hasSuffix("PageBefore")
             try params.rejectUnknownKeys(
                 ["desktopId", "projectId", "sessionId", "threadId", "limit"] + (paging ? ["cursor"] : []))
             let chat = try await chat(params)
@@ -134,18 +122,21 @@ final class WorkspaceDesktopService: Sendable {
                 paging ? try Self.sequence(ofCursor: params.nonEmptyString("cursor"), prefix: "\(threadId):cur-") : nil
             let page = try await store.page(chat, threadId: threadId, before: before, limit: limit(params))
             result = Self.page(page.rows, hasOlder: page.hasOlder, prefix: "\(threadId):cur-", threadId: threadId)
-        case "run.codexChatSubmit":
-            result = try await effects.run { try await self.submit(params, callKey: callKey) }
-        case "run.codexChatStop":
-            result = try await effects.run { try await self.stop(params, callKey: callKey) }
+        case WorkspaceSubmission.method:
+            let submission = try WorkspaceSubmission.decode(params: params)
+            result = try await effects.run { try await self.submit(submission, params: params, callKey: callKey) }
+        case WorkspaceRunStop.method:
+            let stop = try WorkspaceRunStop.decode(params: params)
+            result = try await effects.run { try await self.stop(stop, params: params, callKey: callKey) }
         case "files.chatAttachmentUpload":
             result = try await effects.run { try await self.upload(params, callKey: callKey) }
         case "desktop.setOnline" where options.debugDesktops:
             result = try await setOnline(params, callKey: callKey)
         default:
-            throw APIError(status: 404, message: "Unknown method '\(method)'.", code: "unknown_method", param: "method")
+            throw APIError(
+                status: 404, message: "Unknown method '\(rpc.method)'.", code: "unknown_method", param: "method")
         }
-        return .json(["result": result])
+        return .json(WorkspaceRPCResult.jsonValue(result))
     }
 
     // MARK: Events
@@ -159,7 +150,7 @@ final class WorkspaceDesktopService: Sendable {
             }
             ids.append(value)
         }
-        let chat = WorkspaceStore.ChatKey(desktopId: ids[0], projectId: ids[1], sessionId: ids[2])
+        let chat = WorkspaceChatKey(desktopId: ids[0], projectId: ids[1], sessionId: ids[2])
         guard try await store.exists(chat) else { throw APIError.notFound("No session \(chat.sessionId).") }
         let lastEventID = request.headers["Last-Event-ID"]
         // Subscribing and reading the ring under the log's lock: every event is either in
@@ -184,16 +175,16 @@ final class WorkspaceDesktopService: Sendable {
             stream.writeComment("heartbeat")
             var last = Int64.min
             if let reset {
-                stream.writeEvent(data: JSONWriter().string(from: ["reason": .string(reset)]), type: "reset")
+                let event = WorkspaceEvent.reset(reason: reset)
+                stream.writeEvent(data: event.dataText, type: event.name)
             }
             if let (overlay, newest) = overlay {
                 // Its id is the newest event's so far: a reconnect with it replays what follows.
-                stream.writeEvent(
-                    data: JSONWriter().string(from: overlay.jsonValue), type: "overlay", id: "\(boot).\(newest)")
+                let event = WorkspaceEvent.overlay(overlay)
+                stream.writeEvent(data: event.dataText, type: event.name, id: "\(boot).\(newest)")
             }
             for event in replayed {
-                stream.writeEvent(
-                    data: JSONWriter().string(from: event.data), type: event.type, id: "\(boot).\(event.id)")
+                stream.writeEvent(data: event.event.dataText, type: event.event.name, id: "\(boot).\(event.id)")
                 last = event.id
             }
             await withTaskGroup(of: Void.self) { group in
@@ -201,8 +192,7 @@ final class WorkspaceDesktopService: Sendable {
                     for await event in live where event.chat == chat && event.id > last {
                         guard
                             stream.writeEvent(
-                                data: JSONWriter().string(from: event.data), type: event.type,
-                                id: "\(boot).\(event.id)")
+                                data: event.event.dataText, type: event.event.name, id: "\(boot).\(event.id)")
                         else { return }
                     }
                 }
@@ -228,7 +218,7 @@ final class WorkspaceDesktopService: Sendable {
         case fresh(newest: Int64)
     }
 
-    static func replay(after lastEventID: String?, of chat: WorkspaceStore.ChatKey, in log: EventLog, boot: Int64)
+    static func replay(after lastEventID: String?, of chat: WorkspaceChatKey, in log: EventLog, boot: Int64)
         -> StreamStart
     {
         guard let lastEventID else { return .fresh(newest: log.newest) }
@@ -274,19 +264,19 @@ final class WorkspaceDesktopService: Sendable {
             for project in WorkspaceWorld.projects where project.desktopId == desktopId {
                 for session in try await store.sessions(desktopId: desktopId, projectId: project.projectId) {
                     publish(
-                        WorkspaceStore.ChatKey(
+                        WorkspaceChatKey(
                             desktopId: desktopId, projectId: project.projectId, sessionId: session.sessionId),
-                        "desktop", ["desktopId": .string(desktopId), "online": .bool(value)])
+                        .desktop(desktopId: desktopId, online: value))
                 }
             }
         }
-        return ["desktopId": .string(desktopId), "online": .bool(value)]
+        return WorkspaceEvent.desktop(desktopId: desktopId, online: value).dataJSON
     }
 
     // MARK: Loading
 
     /// The newest window as the contract's envelope, encoded by SybilWire's own type.
-    private func load(_ chat: WorkspaceStore.ChatKey, limit: Int) async throws -> JSONValue {
+    private func load(_ chat: WorkspaceChatKey, limit: Int) async throws -> JSONValue {
         let page = try await store.page(chat, threadId: "", before: nil, limit: limit)
         let activeRun = page.live.runId.map { runId in
             WorkspaceActiveRun(
@@ -318,7 +308,11 @@ final class WorkspaceDesktopService: Sendable {
     // MARK: Helpers
 
     private func onlineDesktop(_ params: JSONObjectReader) throws -> String {
-        let desktopId = try params.nonEmptyString("desktopId")
+        try onlineDesktop(try params.nonEmptyString("desktopId"))
+    }
+
+    @discardableResult
+    private func onlineDesktop(_ desktopId: String) throws -> String {
         guard let desktop = WorkspaceWorld.desktops.first(where: { $0.desktopId == desktopId }) else {
             throw APIError.notFound("No desktop \(desktopId).")
         }
@@ -330,13 +324,15 @@ final class WorkspaceDesktopService: Sendable {
         return desktopId
     }
 
-    func chat(_ params: JSONObjectReader) async throws -> WorkspaceStore.ChatKey {
-        let desktopId = try onlineDesktop(params)
-        let chat = WorkspaceStore.ChatKey(
-            desktopId: desktopId, projectId: try params.nonEmptyString("projectId"),
-            sessionId: try params.nonEmptyString("sessionId"))
+    func chat(_ params: JSONObjectReader) async throws -> WorkspaceChatKey {
+        try await chat(WorkspaceChatKey.decode(params: params))
+    }
+
+    /// `chat` when its desktop is online and the session exists.
+    func chat(_ chat: WorkspaceChatKey) async throws -> WorkspaceChatKey {
+        try onlineDesktop(chat.desktopId)
         guard try await store.exists(chat) else {
-            throw APIError.notFound("No session \(chat.sessionId) in \(chat.projectId) on \(desktopId).")
+            throw APIError.notFound("No session \(chat.sessionId) in \(chat.projectId) on \(chat.desktopId).")
         }
         return chat
     }
@@ -363,10 +359,10 @@ final class WorkspaceDesktopService: Sendable {
 
     /// Numbers the event, keeps it in its chat's ring and sends it to the live streams, all
     /// under the log's lock so ring order, id order and delivery order agree.
-    func publish(_ chat: WorkspaceStore.ChatKey, _ type: String, _ data: JSONValue) {
+    func publish(_ chat: WorkspaceChatKey, _ workspaceEvent: WorkspaceEvent) {
         log.withLock { log in
             log.newest += 1
-            let event = Event(chat: chat, id: log.newest, type: type, data: data)
+            let event = Event(chat: chat, id: log.newest, event: workspaceEvent)
             var ring = log.rings[chat] ?? EventLog.Ring()
             ring.events.append(event)
             if ring.events.count > Self.eventRingCapacity { ring.dropped = ring.events.removeFirst().id }

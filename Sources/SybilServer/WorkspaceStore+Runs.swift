@@ -10,12 +10,24 @@ extension WorkspaceStore {
     /// How a run ended (or `queued` / `running` while it has not).
     enum RunState: String, Sendable {
         case queued, running, finished, failed, stopped, cancelled
+
+        /// The state as the contract names it.
+        var wire: WorkspaceRunState {
+            switch self {
+            case .queued: .queued
+            case .running: .started
+            case .finished: .finished
+            case .failed: .failed
+            case .stopped: .stopped
+            case .cancelled: .cancelled
+            }
+        }
     }
 
     /// A stored run.
     struct RunRecord: Sendable, Hashable {
         var runId: String
-        var chat: ChatKey
+        var chat: WorkspaceChatKey
         var state: RunState
     }
 
@@ -36,7 +48,7 @@ extension WorkspaceStore {
 
     /// Accepts a new turn: stores the run (running when the chat is idle, else queued), the
     /// user's text and the receipt in one transaction, then shows the live user row.
-    func acceptSend(_ chat: ChatKey, operationId: String, text: String, now: Int64, call: CallRecord) throws
+    func acceptSend(_ chat: WorkspaceChatKey, operationId: String, text: String, now: Int64, call: CallRecord) throws
         -> (runId: String, started: StartedRun?, live: Live)
     {
         let runId = "run-\(runNumber + 1)"
@@ -76,7 +88,9 @@ extension WorkspaceStore {
 
     /// Accepts a steer into the running run `runId` (stored with its receipt in one
     /// transaction); `nil` when `runId` is not the chat's running run.
-    func acceptSteer(_ chat: ChatKey, runId: String, operationId: String, text: String, now: Int64, call: CallRecord)
+    func acceptSteer(
+        _ chat: WorkspaceChatKey, runId: String, operationId: String, text: String, now: Int64, call: CallRecord
+    )
         throws -> Live?
     {
         guard var state = live[chat], state.runId == runId else { return nil }
@@ -102,7 +116,7 @@ extension WorkspaceStore {
     }
 
     /// Starts the chat's oldest queued run when none is running.
-    func startNextRun(_ chat: ChatKey, now: Int64) throws -> StartedRun? {
+    func startNextRun(_ chat: WorkspaceChatKey, now: Int64) throws -> StartedRun? {
         guard var state = live[chat], state.runId == nil, let next = state.queue.first else { return nil }
         try database.query(
             "UPDATE ws_runs SET state = ? WHERE run_id = ?", [.text(RunState.running.rawValue), .text(next.runId)])
@@ -121,7 +135,8 @@ extension WorkspaceStore {
     /// Ends run `runId` as `ending`: writes its live blocks (in the order they were shown) and
     /// `extraRows` to history, records the ending and moves `updatedAt`, all in one
     /// transaction; in the same turn the overlay starts a new epoch with the other runs' rows.
-    func settleRun(_ chat: ChatKey, runId: String, ending: RunState, extraRows: [NewRow] = [], now: Int64) throws
+    func settleRun(_ chat: WorkspaceChatKey, runId: String, ending: RunState, extraRows: [NewRow] = [], now: Int64)
+        throws
         -> Live
     {
         let state = live[chat] ?? Live()
@@ -140,7 +155,7 @@ extension WorkspaceStore {
 
     /// Ends a queued run as cancelled (its user's row settles into history); `nil` when the
     /// run is no longer queued.
-    func cancelQueuedRun(_ chat: ChatKey, runId: String, now: Int64) throws -> Live? {
+    func cancelQueuedRun(_ chat: WorkspaceChatKey, runId: String, now: Int64) throws -> Live? {
         guard live[chat]?.queue.contains(where: { $0.runId == runId }) == true else { return nil }
         return try settleRun(chat, runId: runId, ending: .cancelled, now: now)
     }
@@ -148,7 +163,7 @@ extension WorkspaceStore {
     /// Removes run `runId` from the overlay without writing history and starts the next
     /// epoch: a run whose history could not be written ends this way, so the overlay never
     /// shows a run that will not settle (its stored messages settle at the next start).
-    func dropRun(_ chat: ChatKey, runId: String) -> Live {
+    func dropRun(_ chat: WorkspaceChatKey, runId: String) -> Live {
         let old = live[chat] ?? Live()
         let rest = old.blocks.filter { $0.runId != runId }
         let running = old.runId == runId ? nil : old.runId
@@ -166,7 +181,7 @@ extension WorkspaceStore {
         ).first.map {
             RunRecord(
                 runId: runId,
-                chat: ChatKey(
+                chat: WorkspaceChatKey(
                     desktopId: $0[0].textValue ?? "", projectId: $0[1].textValue ?? "", sessionId: $0[2].textValue ?? ""
                 ),
                 state: RunState(rawValue: $0[3].textValue ?? "") ?? .failed)
@@ -185,14 +200,17 @@ extension WorkspaceStore {
             """)
         for columns in open {
             let runId = columns[0].textValue ?? ""
-            let chat = ChatKey(
+            let chat = WorkspaceChatKey(
                 desktopId: columns[1].textValue ?? "", projectId: columns[2].textValue ?? "",
                 sessionId: columns[3].textValue ?? "")
             let inputs = try database.query(
-                "SELECT text, timestamp FROM ws_run_inputs WHERE run_id = ? ORDER BY position", [.text(runId)])
+                "SELECT text, timestamp, operation_id FROM ws_run_inputs WHERE run_id = ? ORDER BY position",
+                [.text(runId)])
             for input in inputs {
                 try insert(
-                    NewRow(type: .user, text: input[0].textValue ?? "", timestamp: input[1].integerValue ?? now),
+                    NewRow(
+                        type: .user, text: input[0].textValue ?? "", timestamp: input[1].integerValue ?? now,
+                        operationId: input[2].textValue),
                     into: chat, database)
             }
             try database.query(

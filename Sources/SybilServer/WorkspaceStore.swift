@@ -7,13 +7,6 @@ import SybilWire
 /// uploads, and — in memory — each chat's live overlay and run queue. Loads and settlements happen in one actor turn each, so a load never
 /// sees a row both in history and in the overlay.
 actor WorkspaceStore {
-    /// A chat's identity.
-    struct ChatKey: Sendable, Hashable {
-        var desktopId: String
-        var projectId: String
-        var sessionId: String
-    }
-
     /// A history row: its sequence (order, id and cursor) and the contract block.
     struct Row: Sendable, Hashable {
         var sequence: Int64
@@ -27,23 +20,26 @@ actor WorkspaceStore {
         var text: String
         var timestamp: Int64
         var subagentThreadId: String?
+        /// A user row's submission: history carries it so clients confirm their outbox entry.
+        var operationId: String?
 
         init(
             threadId: String = "", type: TimelineRowType, text: String, timestamp: Int64,
-            subagentThreadId: String? = nil
+            subagentThreadId: String? = nil, operationId: String? = nil
         ) {
             self.threadId = threadId
             self.type = type
             self.text = text
             self.timestamp = timestamp
             self.subagentThreadId = subagentThreadId
+            self.operationId = operationId
         }
 
-        /// The history row a live block settles into.
+        /// The history row a live block settles into (a user row keeps its operation id).
         init(settling block: TimelineBlock) {
             self.init(
                 type: block.type, text: block.text, timestamp: block.timestamp,
-                subagentThreadId: block.subagentThreadId)
+                subagentThreadId: block.subagentThreadId, operationId: block.type == .user ? block.operationId : nil)
         }
     }
 
@@ -77,7 +73,7 @@ actor WorkspaceStore {
     }
 
     let database: SQLiteDatabase
-    var live: [ChatKey: Live] = [:]
+    var live: [WorkspaceChatKey: Live] = [:]
     /// The number of the newest run id handed out (`run-<n>`), across restarts.
     var runNumber: Int64
     /// Fixed for this server start and larger than every earlier one's: event ids are
@@ -129,6 +125,7 @@ actor WorkspaceStore {
                 );
                 CREATE TABLE ws_boots (boot INTEGER PRIMARY KEY);
                 """),
+        .init(name: "workspace-3-row-operations", sql: "ALTER TABLE ws_rows ADD COLUMN operation_id TEXT;"),
     ]
 
     /// Opens storage, seeds a new one, and ends runs an earlier start left queued or running
@@ -159,14 +156,14 @@ actor WorkspaceStore {
     }
 
     /// Whether the chat exists.
-    func exists(_ chat: ChatKey) throws -> Bool {
+    func exists(_ chat: WorkspaceChatKey) throws -> Bool {
         !(try database.query(
             "SELECT 1 FROM ws_sessions WHERE desktop_id = ? AND project_id = ? AND session_id = ?", Self.bind(chat)))
             .isEmpty
     }
 
     /// Whether the chat has a thread with `threadId`.
-    func threadExists(_ chat: ChatKey, threadId: String) throws -> Bool {
+    func threadExists(_ chat: WorkspaceChatKey, threadId: String) throws -> Bool {
         !(try database.query(
             "SELECT 1 FROM ws_rows WHERE desktop_id = ? AND project_id = ? AND session_id = ? AND thread_id = ? LIMIT 1",
             Self.bind(chat) + [.text(threadId)])).isEmpty
@@ -175,12 +172,12 @@ actor WorkspaceStore {
     /// The newest `limit` rows before `before` (all when `nil`) of the main timeline (`threadId`
     /// empty) or a thread, oldest first, and whether older rows exist; with the live state
     /// read in the same turn.
-    func page(_ chat: ChatKey, threadId: String, before: Int64?, limit: Int) throws -> (
+    func page(_ chat: WorkspaceChatKey, threadId: String, before: Int64?, limit: Int) throws -> (
         rows: [Row], hasOlder: Bool, live: Live
     ) {
         let rows = try database.query(
             """
-            SELECT sequence, thread_id, type, text, timestamp, subagent_thread_id FROM ws_rows
+            SELECT sequence, thread_id, type, text, timestamp, subagent_thread_id, operation_id FROM ws_rows
             WHERE desktop_id = ? AND project_id = ? AND session_id = ? AND thread_id = ? AND sequence < ?
             ORDER BY sequence DESC LIMIT ?
             """,
@@ -194,7 +191,8 @@ actor WorkspaceStore {
                     type: TimelineRowType(rawValue: columns[2].textValue ?? "") ?? .system,
                     id: (thread.isEmpty ? "e-" : "t-") + String(sequence), origin: .canonical,
                     sourceOrder: [UInt64(sequence)], timestamp: columns[4].integerValue ?? 0,
-                    text: columns[3].textValue ?? "", subagentThreadId: columns[5].textValue))
+                    text: columns[3].textValue ?? "", operationId: columns[6].textValue,
+                    subagentThreadId: columns[5].textValue))
         }
         let oldest = rows.first?.sequence ?? (before ?? Int64.max)
         let older = try database.query(
@@ -208,12 +206,12 @@ actor WorkspaceStore {
     // MARK: Live state
 
     /// The chat's live state.
-    func liveState(_ chat: ChatKey) -> Live {
+    func liveState(_ chat: WorkspaceChatKey) -> Live {
         live[chat] ?? Live()
     }
 
     /// Changes the chat's live state with `change`, bumping the revision; returns the result.
-    func updateLive(_ chat: ChatKey, _ change: (inout Live) -> Void) -> Live {
+    func updateLive(_ chat: WorkspaceChatKey, _ change: (inout Live) -> Void) -> Live {
         var state = live[chat] ?? Live()
         change(&state)
         state.revision += 1
@@ -222,7 +220,7 @@ actor WorkspaceStore {
     }
 
     /// Moves the session's `updatedAt` forward (never backwards).
-    static func touch(_ chat: ChatKey, updatedAt: Int64, _ database: SQLiteDatabase) throws {
+    static func touch(_ chat: WorkspaceChatKey, updatedAt: Int64, _ database: SQLiteDatabase) throws {
         try database.query(
             "UPDATE ws_sessions SET updated_at = MAX(updated_at, ?) WHERE desktop_id = ? AND project_id = ? AND session_id = ?",
             [.integer(updatedAt)] + Self.bind(chat))
@@ -251,17 +249,27 @@ actor WorkspaceStore {
 
     // MARK: Uploads
 
+    /// Where a chunked upload is.
+    enum UploadState: String, Sendable, Hashable {
+        /// Chunks may arrive.
+        case open
+        /// Every chunk arrived; its digest is known. Messages may list it.
+        case finished
+        /// Cancelled; its chunks are gone and its key may be used again.
+        case cancelled
+    }
+
     /// A chunked upload's record.
     struct Upload: Sendable, Hashable {
         var uploadId: String
         var uploadKey: String
-        var chat: ChatKey
+        var chat: WorkspaceChatKey
         var fileName: String
         var mimeType: String
         var path: String
         var size: Int64
         var chunkSize: Int64
-        var state: String
+        var state: UploadState
         var sha256: String?
 
         var chunkCount: Int64 { size == 0 ? 0 : (size + chunkSize - 1) / chunkSize }
@@ -331,12 +339,12 @@ actor WorkspaceStore {
     }
 
     /// Marks an upload finished (with its digest) or cancelled (dropping its chunks).
-    func setUploadState(_ uploadId: String, state: String, sha256: String? = nil) throws {
+    func setUploadState(_ uploadId: String, state: UploadState, sha256: String? = nil) throws {
         try database.transaction {
             try database.query(
                 "UPDATE ws_uploads SET state = ?, sha256 = COALESCE(?, sha256) WHERE upload_id = ?",
-                [.text(state), .optionalText(sha256), .text(uploadId)])
-            if state == "cancelled" {
+                [.text(state.rawValue), .optionalText(sha256), .text(uploadId)])
+            if state == .cancelled {
                 try database.query("DELETE FROM ws_upload_chunks WHERE upload_id = ?", [.text(uploadId)])
             }
         }
@@ -351,30 +359,33 @@ actor WorkspaceStore {
             chunk_size, state, sha256 FROM ws_uploads WHERE \(condition)
             """, parameters
         ).map {
-            Upload(
+            guard let state = UploadState(rawValue: $0[10].textValue ?? "") else {
+                throw SQLiteError(code: 0, message: "ws_uploads.state is \($0[10]) for \($0[0]), not a known state")
+            }
+            return Upload(
                 uploadId: $0[0].textValue ?? "", uploadKey: $0[1].textValue ?? "",
-                chat: ChatKey(
+                chat: WorkspaceChatKey(
                     desktopId: $0[2].textValue ?? "", projectId: $0[3].textValue ?? "", sessionId: $0[4].textValue ?? ""
                 ),
                 fileName: $0[5].textValue ?? "", mimeType: $0[6].textValue ?? "", path: $0[7].textValue ?? "",
-                size: $0[8].integerValue ?? 0, chunkSize: $0[9].integerValue ?? 1, state: $0[10].textValue ?? "",
+                size: $0[8].integerValue ?? 0, chunkSize: $0[9].integerValue ?? 1, state: state,
                 sha256: $0[11].textValue)
         }
     }
 
-    static func insert(_ row: NewRow, into chat: ChatKey, _ database: SQLiteDatabase) throws {
+    static func insert(_ row: NewRow, into chat: WorkspaceChatKey, _ database: SQLiteDatabase) throws {
         try database.query(
             """
-            INSERT INTO ws_rows (desktop_id, project_id, session_id, thread_id, type, text, timestamp, subagent_thread_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO ws_rows (desktop_id, project_id, session_id, thread_id, type, text, timestamp,
+            subagent_thread_id, operation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             Self.bind(chat) + [
                 .text(row.threadId), .text(row.type.rawValue), .text(row.text), .integer(row.timestamp),
-                .optionalText(row.subagentThreadId),
+                .optionalText(row.subagentThreadId), .optionalText(row.operationId),
             ])
     }
 
-    static func bind(_ chat: ChatKey) -> [SQLiteValue] {
+    static func bind(_ chat: WorkspaceChatKey) -> [SQLiteValue] {
         [.text(chat.desktopId), .text(chat.projectId), .text(chat.sessionId)]
     }
 
@@ -383,7 +394,8 @@ actor WorkspaceStore {
     private static func seed(_ database: SQLiteDatabase, agent: ScriptedAgent) throws {
         var timestamp = WorkspaceWorld.seedEpoch
         for session in WorkspaceWorld.sessions {
-            let chat = ChatKey(desktopId: session.desktopId, projectId: session.projectId, sessionId: session.sessionId)
+            let chat = WorkspaceChatKey(
+                desktopId: session.desktopId, projectId: session.projectId, sessionId: session.sessionId)
             timestamp += 3_600_000
             try database.query(
                 "INSERT INTO ws_sessions (desktop_id, project_id, session_id, title, updated_at) VALUES (?, ?, ?, ?, ?)",
