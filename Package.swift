@@ -60,7 +60,10 @@ let package = Package(
         .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(
-            name: "SybilCLI", dependencies: ["SybilCore", "SybilWire", "SybilNet", "SybilStore", "SybilServer"],
+            name: "SybilCLI",
+            dependencies: [
+                "SybilCore", "SybilWire", "SybilTimeline", "SybilNet", "SybilStore", "SybilServer", "SybilClient",
+            ],
             exclude: ["README.md"]),
         .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
         .executableTarget(
@@ -79,7 +82,10 @@ let package = Package(
             name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(
-            name: "SybilCLITests", dependencies: ["SybilCLI", "SybilWire", "SybilNet", "SybilServer", "SybilTesting"],
+            name: "SybilCLITests",
+            dependencies: [
+                "SybilCLI", "SybilWire", "SybilNet", "SybilServer", "SybilTesting", "SybilClient", "SybilStore",
+            ],
             exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]

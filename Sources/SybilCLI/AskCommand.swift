@@ -12,8 +12,7 @@ enum AskCommand {
 
     struct Request {
         var question: String
-        var apiURL: URL?
-        var token: String?
+        var target: ServerTarget
         var model: String
         var system: String?
         var seed: UInt64
@@ -24,41 +23,22 @@ enum AskCommand {
             io.writeOutput(HelpText.ask)
             return .success
         }
-        var embedded: ReferenceServer?
-        let baseURL: URL
-        let token: String?
-        if let apiURL = request.apiURL {
-            baseURL = apiURL
-            token = request.token
-        } else {
-            var options = SybilServerOptions(token: ServeCommand.randomToken())
+        let connection = request.target.connect(command: name, io: io) { options in
             options.seed = request.seed
             options.pace = .milliseconds(15)
-            do {
-                let server = try ReferenceServer(options: options)
-                embedded = server
-                baseURL = server.baseURL
-                token = options.token
-                io.writeError("sybil ask: using the embedded server at \(server.baseURL.absoluteString)\n")
-            } catch {
-                io.writeError("sybil ask: cannot start the embedded server: \(error)\n")
-                return .unavailable
-            }
         }
-        let status = await ask(request, baseURL: baseURL, token: token, io: io)
-        await embedded?.shutdown()
+        guard let connection else { return .unavailable }
+        let status = await ask(request, baseURL: connection.baseURL, tokens: connection.tokens, io: io)
+        await connection.close()
         return status
     }
 
-    private static func ask(_ request: Request, baseURL: URL, token: String?, io: CommandIO) async -> ExitCode {
+    private static func ask(_ request: Request, baseURL: URL, tokens: TokenProvider, io: CommandIO) async -> ExitCode {
         let http = URLSessionHTTPClient()
         let clock = ContinuousClock()
         let gate = await MainActor.run {
             WarmUpSendGate(manager: WarmUpManager(http: http, baseURL: baseURL, clock: clock))
         }
-        let account = "sybil-ask"
-        let tokens = TokenProvider(
-            current: TokenLocation(store: InMemorySecretStore(token.map { [account: $0] } ?? [:]), account: account))
         let service = ChatStreamingService(
             baseURL: baseURL, http: http, clock: clock, tokens: tokens, gate: gate, model: request.model)
         var messages: [ChatMessage] = []
@@ -86,8 +66,7 @@ enum AskCommand {
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
         var cursor = ArgumentCursor(arguments, command: name)
         var words: [String] = []
-        var apiURL = environment["SYBIL_API_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        var token = environment["SYBIL_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        var target = ServerTarget(environment: environment)
         var model = SybilServerOptions.scriptedModel
         var system: String?
         var seed: UInt64 = 1
@@ -97,8 +76,7 @@ enum AskCommand {
             case .option(let option, let inline):
                 switch option {
                 case "-h", "--help": return nil
-                case "--api-url": apiURL = try cursor.value(for: option, inlineValue: inline)
-                case "--token": token = try cursor.value(for: option, inlineValue: inline)
+                case _ where try target.parse(option, inlineValue: inline, cursor: &cursor): continue
                 case "--model": model = try cursor.value(for: option, inlineValue: inline)
                 case "--system": system = try cursor.value(for: option, inlineValue: inline)
                 case "--seed": seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
@@ -110,15 +88,7 @@ enum AskCommand {
         guard !question.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw UsageError(command: name, message: "needs a question, e.g. sybil ask \"What is a cold start?\"")
         }
-        var url: URL?
-        if let apiURL {
-            guard let parsed = URL(string: apiURL), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
-                parsed.host != nil
-            else {
-                throw UsageError(command: name, message: "--api-url needs an http: or https: URL, got '\(apiURL)'")
-            }
-            url = parsed
-        }
-        return Request(question: question, apiURL: url, token: token, model: model, system: system, seed: seed)
+        try target.validate(command: name)
+        return Request(question: question, target: target, model: model, system: system, seed: seed)
     }
 }

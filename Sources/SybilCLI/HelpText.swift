@@ -10,6 +10,10 @@ enum HelpText {
           ask QUESTION            Stream an answer from an AI chat server (the embedded
                                   reference server unless --api-url or SYBIL_API_URL is set).
           serve                   Run the reference server (chats, Agent room, workspaces).
+          workspaces list         List desktops, projects and sessions with their state.
+          workspaces open SESSION Print a workspace chat, then follow it live.
+          workspaces send SESSION TEXT
+                                  Send (or --steer) a message into a workspace chat.
           debug envelope [FILE]   Check a workspace chat load envelope and print it normalised.
           debug sse [FILE]        Parse a text/event-stream and print each event as JSON.
           debug ws-echo URL       Echo every WebSocket message a server sends back to it.
@@ -21,6 +25,100 @@ enum HelpText {
         EXIT STATUS:
           0 success, 64 usage error, 65 invalid input data, 66 input not readable,
           69 server unreachable, 76 protocol error.
+
+        """
+
+    static let workspaces = """
+        OVERVIEW: Workspace chats: coding-agent sessions that run on a desktop.
+
+        USAGE: sybil workspaces <subcommand> [<options>]
+
+        SUBCOMMANDS:
+          list                    List desktops, projects and sessions with their state.
+          open SESSION            Print a chat's rows, then follow it live until Ctrl+C.
+          send SESSION TEXT       Send a message (or --steer the running turn); exits once
+                                  the desktop accepted it.
+
+        Without --api-url or SYBIL_API_URL the reference server plays the desktop in this
+        process, keeping its data in $XDG_DATA_HOME/sybil/embedded (--in-memory for none).
+        `sybil workspaces <subcommand> --help` says more.
+
+        """
+
+    static let workspacesCommonOptions = """
+          --api-url URL           The server's base URL (default: $SYBIL_API_URL, else the
+                                  embedded server).
+          --token TOKEN           The bearer token (default: $SYBIL_TOKEN).
+          --in-memory             Give the embedded server no data on disk.
+          -h, --help              Show this help.
+        """
+
+    static let workspacesList = """
+        OVERVIEW: List desktops, projects and sessions with their state.
+
+        USAGE: sybil workspaces list [<options>]
+
+        Prints each desktop (online or offline), the projects of each online desktop with
+        their folder, and each project's sessions, newest first, with when their history last
+        changed and whether a run is active.
+
+        OPTIONS:
+        \(workspacesCommonOptions)
+
+        EXIT STATUS:
+          0 success, 64 usage error, 65 the desktop refused the request, 69 the server could
+          not be reached or a desktop is offline, 76 the server broke the contract.
+
+        """
+
+    static let workspacesOpen = """
+        OVERVIEW: Print a workspace chat, then follow it live.
+
+        USAGE: sybil workspaces open [<options>] SESSION
+
+        Loads the chat's newest window and prints its rows as the chat screen shows them
+        (thinking out, the running turn's thinking as a status line, subagent work hidden).
+        Then follows the desktop's events: live rows, run endings and newer history reload
+        and print what changed, until SIGINT or SIGTERM.
+
+        ARGUMENTS:
+          SESSION                 A session id (e.g. sess-42) or DESKTOP/PROJECT/SESSION.
+
+        OPTIONS:
+          --thread ID             Print the subagent thread ID of the chat instead, and exit.
+          --no-follow             Print the current window and exit.
+        \(workspacesCommonOptions)
+
+        EXIT STATUS:
+          0 success, 64 usage error, 65 unknown session or thread, 69 the server could not be
+          reached or the desktop is offline, 76 the server broke the contract.
+
+        """
+
+    static let workspacesSend = """
+        OVERVIEW: Send a message into a workspace chat.
+
+        USAGE: sybil workspaces send [<options>] SESSION TEXT...
+
+        Saves the message in the outbox ($XDG_DATA_HOME/sybil/client) before anything is sent,
+        uploads the attachments first (progress on standard error), then submits it and exits
+        once the desktop accepted it. Messages an earlier run left in the outbox for this chat
+        are sent first, in order, with their original ids. With the embedded server it also
+        waits for the turn to end, so the reply is in history for the next command.
+
+        ARGUMENTS:
+          SESSION                 A session id (e.g. sess-42) or DESKTOP/PROJECT/SESSION.
+          TEXT                    The message (the arguments joined by spaces).
+
+        OPTIONS:
+          --steer                 Steer the running turn instead of starting a new one.
+          --attach FILE           Attach FILE (repeatable; at most 1 GiB each).
+        \(workspacesCommonOptions)
+
+        EXIT STATUS:
+          0 the desktop accepted it, 64 usage error, 65 the desktop rejected it (the reason
+          is printed), 66 the outbox cannot be opened, 69 no receipt yet (it stays in the
+          outbox and is sent again by the next send to this chat).
 
         """
 

@@ -10,9 +10,9 @@ import SybilWire
 /// over 1 GiB are refused before any call.
 public struct AttachmentUploader: Sendable {
     /// The largest chunk sent, before base64.
-    public static let maximumChunkBytes = 1 << 20
+    public static let maximumChunkBytes = AttachmentUploadBegin.maximumChunkSize
     /// The largest file accepted.
-    public static let maximumFileBytes: Int64 = 1 << 30
+    public static let maximumFileBytes = AttachmentUploadRequest.maximumSize
 
     /// A file chosen by the user.
     public struct File: Sendable, Hashable {

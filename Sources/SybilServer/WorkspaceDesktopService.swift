@@ -31,8 +31,7 @@ final class WorkspaceDesktopService: Sendable {
         var rings: [WorkspaceChatKey: Ring] = [:]
     }
 
-    static let chunkSize: Int64 = 1 << 20
-    static let maximumUploadBytes: Int64 = 1 << 30
+    static let chunkSize = Int64(AttachmentUploadBegin.maximumChunkSize)
 
     let store: WorkspaceStore
     let options: SybilServerOptions

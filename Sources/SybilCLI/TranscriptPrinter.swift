@@ -1,0 +1,47 @@
+import SybilTimeline
+import SybilWire
+
+/// Turns a chat's display rows into lines for a terminal log: a row is printed when it
+/// appears and again when its text changes (a streaming reply), the pinned status when it
+/// changes. Pure, so what `sybil workspaces open` prints is tested without a server.
+struct TranscriptPrinter {
+    private var printed: [String: String] = [:]
+    private var pinned: String?
+
+    /// The lines for what changed since the last call.
+    mutating func lines(for display: DisplayRows) -> [String] {
+        var lines: [String] = []
+        for row in display.rows where printed[row.id] != row.text {
+            printed[row.id] = row.text
+            lines.append(Self.line(for: row))
+        }
+        let status = display.pinnedStatus.map { "  … \($0.text)" }
+        if status != pinned {
+            pinned = status
+            if let status { lines.append(status) }
+        }
+        return lines
+    }
+
+    /// `[agent] text`, `[user · sending] text`, continuation lines indented; a reply that
+    /// opens a subagent thread names it.
+    static func line(for row: TimelineRow) -> String {
+        let kind =
+            switch row.type {
+            case .user: "user"
+            case .agentReply: "agent"
+            case .activity: "activity"
+            case .system: "system"
+            case .thinking: "thinking"
+            }
+        let state =
+            switch row.state {
+            case .confirmed: ""
+            case .live: " · live"
+            case .sending: " · sending"
+            }
+        var text = row.text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
+        if let thread = row.subagentThreadId { text += "  [thread \(thread)]" }
+        return "[\(kind)\(state)] \(text)"
+    }
+}

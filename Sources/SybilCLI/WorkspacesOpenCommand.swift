@@ -1,0 +1,149 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilServer
+import SybilTimeline
+import SybilWire
+
+/// `sybil workspaces open SESSION [--thread ID] [--no-follow]`: the chat's display rows as
+/// text through the host and its screen model, then live updates from the desktop's events
+/// until SIGINT or SIGTERM.
+enum WorkspacesOpenCommand {
+    static let name = "sybil workspaces open"
+
+    struct Request {
+        var common: WorkspacesCommand.Common
+        var session: String
+        var threadId: String?
+        var follow = true
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let request = try parse(arguments, environment: io.environment) else {
+            io.writeOutput(HelpText.workspacesOpen)
+            return .success
+        }
+        guard let connection = await WorkspacesCommand.connect(request.common, command: name, io: io) else {
+            return .unavailable
+        }
+        let status = await open(request, connection: connection, io: io)
+        await connection.close()
+        return status
+    }
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
+        var cursor = ArgumentCursor(arguments, command: name)
+        var common = WorkspacesCommand.Common(environment: environment)
+        var words: [String] = []
+        var threadId: String?
+        var follow = true
+        while let next = cursor.next() {
+            switch next {
+            case .positional(let word): words.append(word)
+            case .option(let option, let inline):
+                switch option {
+                case "-h", "--help": return nil
+                case "--thread": threadId = try cursor.value(for: option, inlineValue: inline)
+                case "--no-follow": follow = false
+                default:
+                    guard try common.parse(option, inlineValue: inline, cursor: &cursor) else {
+                        throw cursor.unknown(option)
+                    }
+                }
+            }
+        }
+        try common.validate(command: name)
+        guard words.count == 1, let session = words.first, !session.isEmpty else {
+            throw UsageError(command: name, message: "needs one SESSION, e.g. sybil workspaces open sess-42")
+        }
+        return Request(common: common, session: session, threadId: threadId, follow: follow)
+    }
+
+    @MainActor
+    private static func open(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
+        -> ExitCode
+    {
+        let desktop = WorkspacesCommand.desktop(connection)
+        let chat: WorkspaceChatKey
+        do {
+            guard let found = try await WorkspacesCommand.resolve(request.session, desktop: desktop) else {
+                io.writeError(
+                    "\(name): no session '\(request.session)' on an online desktop; see sybil workspaces list\n")
+                return .invalidData
+            }
+            chat = found
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            return WorkspacesCommand.exitCode(for: error)
+        }
+        if let threadId = request.threadId {
+            return await openThread(threadId, of: chat, desktop: desktop, io: io)
+        }
+        let host = WorkspaceChatHost(key: chat, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
+        let screen = WorkspaceChatScreenModel(host: host, clock: ContinuousClock())
+        defer {
+            screen.close()
+            host.park()
+        }
+        host.activate()
+        await ObservationWait.until { host.appliedLoads > 0 || host.lastLoadError != nil }
+        if let error = host.lastLoadError, host.appliedLoads == 0 {
+            io.writeError("\(name): \(error)\n")
+            return .unavailable
+        }
+        var printer = TranscriptPrinter()
+        screen.frame()
+        for line in printer.lines(for: screen.displayRows) { io.writeOutput(line + "\n") }
+        guard request.follow else { return .success }
+        io.writeError("\(name): following \(chat); Ctrl+C stops\n")
+        let feed = WorkspaceLiveFeed()
+        let events = WorkspaceEventsClient(
+            chat: chat, baseURL: connection.baseURL, http: URLSessionHTTPClient(), tokens: connection.tokens,
+            clock: ContinuousClock(), random: SystemRandomSource())
+        feed.follow(events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) })
+        let stop = StopFlag()
+        let waiter = Task { @MainActor in
+            await io.waitForTermination()
+            stop.isSet = true
+        }
+        var connection = feed.connection
+        // The frame clock of a terminal log: ten frames a second.
+        while !stop.isSet {
+            try? await ContinuousClock().sleep(for: .milliseconds(100))
+            screen.frame()
+            for line in printer.lines(for: screen.displayRows) { io.writeOutput(line + "\n") }
+            if feed.connection != connection {
+                connection = feed.connection
+                if case .reconnecting(let reason, let retryIn) = connection {
+                    io.writeError("\(name): events stream dropped (\(reason)); retrying in \(retryIn)\n")
+                }
+            }
+        }
+        waiter.cancel()
+        await feed.stop()
+        return .success
+    }
+
+    @MainActor
+    private static func openThread(
+        _ threadId: String, of chat: WorkspaceChatKey, desktop: WorkspaceDesktopClient, io: CommandIO
+    ) async -> ExitCode {
+        let viewer = SubagentThreadViewModel(chat: chat, threadId: threadId, rpc: desktop)
+        await viewer.load()
+        if let error = viewer.lastLoadError {
+            io.writeError("\(name): \(error)\n")
+            return .invalidData
+        }
+        var printer = TranscriptPrinter()
+        let rows = DisplayRows(timeline: viewer.timeline.rows, activeRunId: nil)
+        for line in printer.lines(for: rows) { io.writeOutput(line + "\n") }
+        return .success
+    }
+}
+
+/// Set once when the process is asked to stop.
+@MainActor
+final class StopFlag {
+    var isSet = false
+}

@@ -1,0 +1,217 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilServer
+import SybilStore
+import SybilWire
+
+/// `sybil workspaces send SESSION TEXT [--steer] [--attach FILE]…`: uploads the attachments
+/// (progress on standard error), saves the message in the outbox copy, sends it through the
+/// outbox sender and exits 0 once the desktop accepted it. Messages an earlier run left in
+/// the outbox for the chat are sent first, in order, with their original ids.
+enum WorkspacesSendCommand {
+    static let name = "sybil workspaces send"
+
+    struct Request {
+        var common: WorkspacesCommand.Common
+        var session: String
+        var text: String
+        var steer = false
+        var attachments: [String] = []
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let request = try parse(arguments, environment: io.environment) else {
+            io.writeOutput(HelpText.workspacesSend)
+            return .success
+        }
+        guard let connection = await WorkspacesCommand.connect(request.common, command: name, io: io) else {
+            return .unavailable
+        }
+        let status = await send(request, connection: connection, io: io)
+        await connection.close()
+        return status
+    }
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
+        var cursor = ArgumentCursor(arguments, command: name)
+        var common = WorkspacesCommand.Common(environment: environment)
+        var words: [String] = []
+        var steer = false
+        var attachments: [String] = []
+        while let next = cursor.next() {
+            switch next {
+            case .positional(let word): words.append(word)
+            case .option(let option, let inline):
+                switch option {
+                case "-h", "--help": return nil
+                case "--steer": steer = true
+                case "--attach": attachments.append(try cursor.value(for: option, inlineValue: inline))
+                default:
+                    guard try common.parse(option, inlineValue: inline, cursor: &cursor) else {
+                        throw cursor.unknown(option)
+                    }
+                }
+            }
+        }
+        try common.validate(command: name)
+        guard let session = words.first, !session.isEmpty else {
+            throw UsageError(
+                command: name, message: "needs SESSION and TEXT, e.g. sybil workspaces send sess-42 \"Hi\"")
+        }
+        let text = words.dropFirst().joined(separator: " ")
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && attachments.isEmpty {
+            throw UsageError(
+                command: name, message: "needs TEXT (or --attach FILE), e.g. sybil workspaces send sess-42 \"Hi\"")
+        }
+        return Request(common: common, session: session, text: text, steer: steer, attachments: attachments)
+    }
+
+    @MainActor
+    private static func send(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
+        -> ExitCode
+    {
+        let desktop = WorkspacesCommand.desktop(connection)
+        let chat: WorkspaceChatKey
+        do {
+            guard let found = try await WorkspacesCommand.resolve(request.session, desktop: desktop) else {
+                io.writeError(
+                    "\(name): no session '\(request.session)' on an online desktop; see sybil workspaces list\n")
+                return .invalidData
+            }
+            chat = found
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            return WorkspacesCommand.exitCode(for: error)
+        }
+        let directories = XDGDirectories(environment: io.environment)
+        let outbox: WorkspaceOutbox
+        do {
+            let store: any KeyValueStore =
+                request.common.inMemory
+                ? InMemoryKeyValueStore() : try FileKeyValueStore(directory: directories.sybilData + "/client")
+            outbox = try WorkspaceOutbox(store: store)
+        } catch {
+            io.writeError("\(name): the outbox cannot be opened, so nothing was sent: \(error)\n")
+            return .noInput
+        }
+        for problem in await outbox.loadProblems { io.writeError("\(name): \(problem)\n") }
+        let clock = ContinuousClock()
+        let ids = RandomUUIDGenerator(source: SystemRandomSource())
+        let now = ServerTime.live.epochMilliseconds
+        let host = WorkspaceChatHost(key: chat, rpc: desktop, clock: clock, random: SystemRandomSource())
+        defer { host.park() }
+        host.activate()
+        await ObservationWait.until { host.appliedLoads > 0 || host.lastLoadError != nil }
+        let sender = WorkspaceOutboxSender(outbox: outbox, rpc: desktop, clock: clock, ids: ids, now: now)
+        let composer = WorkspaceChatComposer(
+            host: host, outbox: outbox, sender: sender,
+            uploader: AttachmentUploader(rpc: desktop, stagingDirectory: directories.sybilData + "/staging"), ids: ids,
+            now: now)
+        let earlier = await outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }.count
+        if earlier > 0 { io.writeError("\(name): sending \(earlier) earlier message(s) left in the outbox first\n") }
+        await composer.restore()
+        guard await upload(request.attachments, composer: composer, io: io) else { return .unavailable }
+        composer.draft = request.text
+        let outcome = await composer.send(steer: request.steer)
+        switch outcome {
+        case nil:
+            io.writeError("\(name): \(composer.notice ?? "nothing was sent")\n")
+            return .invalidData
+        case .accepted?, .alreadyCompleted?:
+            io.writeOutput("accepted by \(chat.desktopId): \(chat)\n")
+            if connection.embedded != nil { await waitForTurn(chat, connection: connection, io: io) }
+            return .success
+        case .rejected?:
+            io.writeError("\(name): \(composer.notice ?? "the desktop rejected the message")\n")
+            return .invalidData
+        case .timedOut?, .failed?:
+            let reason = composer.deliveries.last.flatMap { delivery -> String? in
+                if case .failed(let reason) = delivery.state { return reason }
+                return nil
+            }
+            io.writeError(
+                "\(name): not accepted yet (\(reason ?? "no receipt")); it stays in the outbox and is sent again, with the same ids, by the next 'sybil workspaces send' to this chat\n"
+            )
+            return .unavailable
+        }
+    }
+
+    /// Uploads every file with progress on standard error; returns whether all arrived.
+    @MainActor
+    private static func upload(_ paths: [String], composer: WorkspaceChatComposer, io: CommandIO) async -> Bool {
+        guard !paths.isEmpty else { return true }
+        let drafts = paths.compactMap { path in
+            composer.attach(
+                AttachmentUploader.File(
+                    path: path, fileName: (path as NSString).lastPathComponent, mimeType: mimeType(of: path)))
+        }
+        var reported: [String: Int] = [:]
+        func report() {
+            for draft in drafts {
+                let percent = Int(draft.progress.fraction * 100)
+                guard reported[draft.id] != percent else { continue }
+                reported[draft.id] = percent
+                io.writeError("\(name): \(draft.file.fileName) \(percent)%\n")
+            }
+        }
+        let uploads = Task { @MainActor in await composer.waitForUploads() }
+        let done = StopFlag()
+        Task { @MainActor in
+            await uploads.value
+            done.isSet = true
+        }
+        while !done.isSet {
+            report()
+            try? await ContinuousClock().sleep(for: .milliseconds(200))
+        }
+        report()
+        var ok = true
+        for draft in drafts where draft.uploadId == nil {
+            io.writeError("\(name): \(draft.file.fileName) was not uploaded: \(draft.failure ?? "unknown reason")\n")
+            ok = false
+        }
+        return ok
+    }
+
+    /// The embedded desktop lives in this process: wait until the turn it started ends, so
+    /// the reply is in its history for the next command.
+    private static func waitForTurn(_ chat: WorkspaceChatKey, connection: ServerTarget.Connection, io: CommandIO)
+        async
+    {
+        io.writeError("\(name): the embedded desktop is running the turn\n")
+        let events = WorkspaceEventsClient(
+            chat: chat, baseURL: connection.baseURL, http: URLSessionHTTPClient(), tokens: connection.tokens,
+            clock: ContinuousClock(), random: SystemRandomSource())
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await update in events.updates() {
+                    if case .event(.run(_, let state), _) = update, state.isEnding {
+                        io.writeError("\(name): the turn \(state.rawValue)\n")
+                        return
+                    }
+                }
+            }
+            group.addTask { try? await ContinuousClock().sleep(for: .seconds(60)) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// A MIME type from the file name's extension.
+    static func mimeType(of path: String) -> String {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "png": "image/png"
+        case "jpg", "jpeg": "image/jpeg"
+        case "gif": "image/gif"
+        case "heic": "image/heic"
+        case "pdf": "application/pdf"
+        case "txt", "log": "text/plain"
+        case "md": "text/markdown"
+        case "json": "application/json"
+        case "swift": "text/x-swift"
+        default: "application/octet-stream"
+        }
+    }
+}
