@@ -82,6 +82,12 @@ let package = Package(
             name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
         .testTarget(
+            name: "SybilEndToEndTests",
+            dependencies: [
+                "SybilClient", "SybilServer", "SybilNet", "SybilWire", "SybilStore", "SybilTimeline", "SybilCore",
+                "SybilTesting",
+            ]),
+        .testTarget(
             name: "SybilCLITests",
             dependencies: [
                 "SybilCLI", "SybilWire", "SybilNet", "SybilServer", "SybilTesting", "SybilClient", "SybilStore",
