@@ -1,0 +1,120 @@
+import SybilTimeline
+import SybilWire
+import Testing
+
+@testable import SybilCLI
+
+/// What `sybil workspaces open` prints as a chat's display rows change.
+@Suite("Transcript printer")
+struct TranscriptPrinterTests {
+    private func row(
+        _ id: String, _ type: TimelineRowType, _ text: String, state: TimelineRow.State = .confirmed,
+        runId: String? = nil, thread: String? = nil
+    ) -> TimelineRow {
+        TimelineRow(
+            identity: .row(id), type: type, text: text, timestamp: 1_764_400_000_000, state: state, runId: runId,
+            subagentThreadId: thread)
+    }
+
+    /// An agent reply.
+    private func row(
+        _ id: String, _ text: String, state: TimelineRow.State = .confirmed, thread: String? = nil
+    ) -> TimelineRow {
+        row(id, .agentReply, text, state: state, thread: thread)
+    }
+
+    private func display(_ rows: [TimelineRow], activeRunId: String? = nil) -> DisplayRows {
+        DisplayRows(timeline: rows, activeRunId: activeRunId)
+    }
+
+    private func thinking(_ text: String) -> TimelineRow {
+        row("t-1", .thinking, text, state: .live, runId: "run-1")
+    }
+
+    @Test func newRowsArePrintedOnceInOrder() {
+        var printer = TranscriptPrinter()
+        let first = display([row("r-1", .user, "Fix login"), row("r-2", "On it.")])
+        #expect(printer.lines(for: first) == ["[user] Fix login", "[agent] On it."])
+        #expect(printer.lines(for: first).isEmpty)
+        let more = display([row("r-1", .user, "Fix login"), row("r-2", "On it."), row("r-3", .system, "Done")])
+        #expect(printer.lines(for: more) == ["[system] Done"])
+        #expect(printer.lines(for: more).isEmpty)
+    }
+
+    @Test func aRowIsPrintedAgainWhenItsTextChanges() {
+        var printer = TranscriptPrinter()
+        _ = printer.lines(for: display([row("r-1", .user, "Fix login"), row("r-2", "Look", state: .live)]))
+        let grown = display([row("r-1", .user, "Fix login"), row("r-2", "Looking", state: .live)])
+        #expect(printer.lines(for: grown) == ["[agent · live] Looking"])
+        #expect(printer.lines(for: grown).isEmpty)
+        let settled = display([row("r-1", .user, "Fix login"), row("r-2", "Looking")])
+        #expect(printer.lines(for: settled).isEmpty, "only a text change prints the row again")
+    }
+
+    @Test func aRowThatLeavesAndComesBackUnchangedIsNotPrintedAgain() {
+        var printer = TranscriptPrinter()
+        _ = printer.lines(for: display([row("r-1", "A")]))
+        #expect(printer.lines(for: display([])).isEmpty)
+        #expect(printer.lines(for: display([row("r-1", "A")])).isEmpty)
+        #expect(printer.lines(for: display([row("r-1", "B")])) == ["[agent] B"])
+    }
+
+    @Test func thePinnedStatusIsPrintedWhenItChanges() {
+        var printer = TranscriptPrinter()
+        let reply = row("r-1", "Starting")
+        #expect(
+            printer.lines(for: display([reply, thinking("Reading files")], activeRunId: "run-1")) == [
+                "[agent] Starting", "  … Reading files",
+            ])
+        #expect(printer.lines(for: display([reply, thinking("Reading files")], activeRunId: "run-1")).isEmpty)
+        #expect(
+            printer.lines(for: display([reply, thinking("Running tests")], activeRunId: "run-1")) == [
+                "  … Running tests"
+            ])
+        #expect(printer.lines(for: display([reply], activeRunId: nil)).isEmpty, "no status, nothing to print")
+        #expect(
+            printer.lines(for: display([reply, thinking("Running tests")], activeRunId: "run-1")) == [
+                "  … Running tests"
+            ], "a status that returns is printed again")
+    }
+
+    @Test func thinkingOfAnotherRunIsNotPinned() {
+        var printer = TranscriptPrinter()
+        #expect(printer.lines(for: display([thinking("Reading files")], activeRunId: "run-2")).isEmpty)
+    }
+
+    @Test func stateMarkers() {
+        #expect(TranscriptPrinter.line(for: row("r-1", "Hi")) == "[agent] Hi")
+        #expect(TranscriptPrinter.line(for: row("r-1", "Hi", state: .live)) == "[agent · live] Hi")
+        let pending = TimelineRow(pending: PendingMessage(operationId: "op-1", text: "Fix it", createdAt: 1))
+        #expect(TranscriptPrinter.line(for: pending) == "[user · sending] Fix it")
+    }
+
+    @Test(
+        "each row type has its label",
+        arguments: [
+            (TimelineRowType.user, "user"), (.agentReply, "agent"), (.activity, "activity"), (.system, "system"),
+            (.thinking, "thinking"),
+        ])
+    func typeLabels(type: TimelineRowType, label: String) {
+        #expect(TranscriptPrinter.line(for: row("r-1", type, "x")) == "[\(label)] x")
+    }
+
+    @Test func continuationLinesAreIndented() {
+        #expect(TranscriptPrinter.line(for: row("r-1", "one\ntwo\n\nfour")) == "[agent] one\n  two\n  \n  four")
+        #expect(TranscriptPrinter.line(for: row("r-1", "end\n")) == "[agent] end\n  ")
+    }
+
+    @Test func aReplyThatOpensAThreadNamesIt() {
+        let opener = row("r-1", "Spawned a helper", thread: "th-9")
+        #expect(TranscriptPrinter.line(for: opener) == "[agent] Spawned a helper  [thread th-9]")
+        #expect(
+            TranscriptPrinter.line(for: row("r-1", "a\nb", thread: "th-9")) == "[agent] a\n  b  [thread th-9]",
+            "the marker follows the last line")
+        var printer = TranscriptPrinter()
+        let panel = row("r-2", .activity, "ran tests", thread: "th-9")
+        #expect(
+            printer.lines(for: display([opener, panel])) == ["[agent] Spawned a helper  [thread th-9]"],
+            "rows of the thread's own panel stay out of the transcript")
+    }
+}
