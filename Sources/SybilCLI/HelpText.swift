@@ -117,8 +117,10 @@ enum HelpText {
 
         EXIT STATUS:
           0 the desktop accepted it, 64 usage error, 65 the desktop rejected it (the reason
-          is printed), 66 the outbox cannot be opened, 69 no receipt yet (it stays in the
-          outbox and is sent again by the next send to this chat).
+          is printed) or the session is unknown, 66 the outbox cannot be opened, 69 the
+          server could not be reached or gave no receipt yet (a saved message stays in the
+          outbox and is sent again by the next send to this chat), 76 the server broke the
+          contract.
 
         """
 

@@ -21,6 +21,11 @@ struct HelpTests {
             (["ask", "--model", "m", "-h"], "ask-help.txt"),
             (["serve", "--help"], "serve-help.txt"),
             (["serve", "--port", "0", "-h"], "serve-help.txt"),
+            (["workspaces"], "workspaces-help.txt"),
+            (["workspaces", "--help"], "workspaces-help.txt"),
+            (["workspaces", "list", "--help"], "workspaces-list-help.txt"),
+            (["workspaces", "open", "--no-follow", "-h"], "workspaces-open-help.txt"),
+            (["workspaces", "send", "--help"], "workspaces-send-help.txt"),
         ])
     func help(arguments: [String], file: String) async throws {
         let test = TestIO()

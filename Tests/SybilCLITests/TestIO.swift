@@ -7,6 +7,8 @@ final class TestIO: Sendable {
     private struct State {
         var stdout = ""
         var stderr = ""
+        var outputWaiters: [(text: String, continuation: CheckedContinuation<Void, Never>)] = []
+        var errorWaiters: [(text: String, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -48,6 +50,30 @@ final class TestIO: Sendable {
     }
 
     var stdout: String { state.withLock { $0.stdout } }
+
+    /// Returns once standard error contains `text`.
+    func waitForStderr(containing text: String) async {
+        await withCheckedContinuation { continuation in
+            let present = state.withLock { state in
+                if state.stderr.contains(text) { return true }
+                state.errorWaiters.append((text, continuation))
+                return false
+            }
+            if present { continuation.resume() }
+        }
+    }
+
+    /// Returns once standard output contains `text` (the command's own signal that it got there).
+    func waitForOutput(containing text: String) async {
+        await withCheckedContinuation { continuation in
+            let present = state.withLock { state in
+                if state.stdout.contains(text) { return true }
+                state.outputWaiters.append((text, continuation))
+                return false
+            }
+            if present { continuation.resume() }
+        }
+    }
     var stderr: String { state.withLock { $0.stderr } }
 
     var io: CommandIO {
@@ -69,8 +95,26 @@ final class TestIO: Sendable {
                     start = end
                 }
             },
-            writeOutput: { [self] text in state.withLock { $0.stdout += text } },
-            writeError: { [self] text in state.withLock { $0.stderr += text } },
+            writeOutput: { [self] text in
+                let ready = state.withLock { state in
+                    state.stdout += text
+                    let stdout = state.stdout
+                    let ready = state.outputWaiters.filter { stdout.contains($0.text) }
+                    state.outputWaiters.removeAll { stdout.contains($0.text) }
+                    return ready
+                }
+                for waiter in ready { waiter.continuation.resume() }
+            },
+            writeError: { [self] text in
+                let ready = state.withLock { state in
+                    state.stderr += text
+                    let stderr = state.stderr
+                    let ready = state.errorWaiters.filter { stderr.contains($0.text) }
+                    state.errorWaiters.removeAll { stderr.contains($0.text) }
+                    return ready
+                }
+                for waiter in ready { waiter.continuation.resume() }
+            },
             environment: environment,
             waitForTermination: { [self] in await waitForTermination() })
     }
