@@ -73,6 +73,45 @@ enum WorkspacesCommand {
         }
     }
 
+    /// Runs a subcommand: parses (`nil` prints `help`), connects, runs `body`, disconnects.
+    static func run<Request>(
+        _ arguments: [String], io: CommandIO, command: String, help: String, common: (Request) -> Common,
+        parse: ([String], [String: String]) throws(UsageError) -> Request?,
+        _ body: @MainActor (Request, ServerTarget.Connection) async -> ExitCode
+    ) async throws(UsageError) -> ExitCode {
+        guard let request = try parse(arguments, io.environment) else {
+            io.writeOutput(help)
+            return .success
+        }
+        guard let connection = await connect(common(request), command: command, io: io) else { return .unavailable }
+        let status = await body(request, connection)
+        await connection.close()
+        return status
+    }
+
+    /// The chat `session` names, or the exit status after saying on standard error why there
+    /// is none.
+    static func chat(_ session: String, desktop: WorkspaceDesktopClient, command: String, io: CommandIO) async
+        -> ChatLookup
+    {
+        do {
+            guard let found = try await resolve(session, desktop: desktop) else {
+                io.writeError("\(command): no session '\(session)' on an online desktop; see sybil workspaces list\n")
+                return .failed(.invalidData)
+            }
+            return .found(found)
+        } catch {
+            io.writeError("\(command): \(error)\n")
+            return .failed(exitCode(for: error))
+        }
+    }
+
+    /// A looked-up chat, or the status to exit with.
+    enum ChatLookup {
+        case found(WorkspaceChatKey)
+        case failed(ExitCode)
+    }
+
     /// The client over `connection`.
     static func desktop(_ connection: ServerTarget.Connection) -> WorkspaceDesktopClient {
         WorkspaceDesktopClient(baseURL: connection.baseURL, http: URLSessionHTTPClient(), tokens: connection.tokens)

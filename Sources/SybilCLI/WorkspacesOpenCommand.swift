@@ -20,16 +20,11 @@ enum WorkspacesOpenCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let request = try parse(arguments, environment: io.environment) else {
-            io.writeOutput(HelpText.workspacesOpen)
-            return .success
+        try await WorkspacesCommand.run(
+            arguments, io: io, command: name, help: HelpText.workspacesOpen, common: \.common, parse: parse
+        ) { request, connection in
+            await open(request, connection: connection, io: io)
         }
-        guard let connection = await WorkspacesCommand.connect(request.common, command: name, io: io) else {
-            return .unavailable
-        }
-        let status = await open(request, connection: connection, io: io)
-        await connection.close()
-        return status
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
@@ -66,27 +61,24 @@ enum WorkspacesOpenCommand {
     {
         let desktop = WorkspacesCommand.desktop(connection)
         let chat: WorkspaceChatKey
-        do {
-            guard let found = try await WorkspacesCommand.resolve(request.session, desktop: desktop) else {
-                io.writeError(
-                    "\(name): no session '\(request.session)' on an online desktop; see sybil workspaces list\n")
-                return .invalidData
-            }
-            chat = found
-        } catch {
-            io.writeError("\(name): \(error)\n")
-            return WorkspacesCommand.exitCode(for: error)
+        switch await WorkspacesCommand.chat(request.session, desktop: desktop, command: name, io: io) {
+        case .found(let found): chat = found
+        case .failed(let status): return status
         }
         if let threadId = request.threadId {
             return await openThread(threadId, of: chat, desktop: desktop, io: io)
         }
-        let host = WorkspaceChatHost(key: chat, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
+        // The app's host cache: the chat is selected (mounted and activated) like a tapped row.
+        let cache = WorkspaceChatHostCache { key in
+            WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
+        }
+        cache.select(chat)
+        guard let host = cache.selectedHost else { return .success }
         let screen = WorkspaceChatScreenModel(host: host, clock: ContinuousClock())
         defer {
             screen.close()
-            host.park()
+            cache.select(nil)
         }
-        host.activate()
         await ObservationWait.until { host.appliedLoads > 0 || host.lastLoadError != nil }
         if let error = host.lastLoadError, host.appliedLoads == 0 {
             io.writeError("\(name): \(error)\n")
@@ -101,7 +93,9 @@ enum WorkspacesOpenCommand {
         let events = WorkspaceEventsClient(
             chat: chat, baseURL: connection.baseURL, http: URLSessionHTTPClient(), tokens: connection.tokens,
             clock: ContinuousClock(), random: SystemRandomSource())
-        feed.follow(events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) })
+        feed.follow(
+            events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) },
+            everyHostStale: { cache.markEveryHostStale() })
         let stop = StopFlag()
         let waiter = Task { @MainActor in
             await io.waitForTermination()

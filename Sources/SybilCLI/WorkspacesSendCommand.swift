@@ -22,16 +22,11 @@ enum WorkspacesSendCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let request = try parse(arguments, environment: io.environment) else {
-            io.writeOutput(HelpText.workspacesSend)
-            return .success
+        try await WorkspacesCommand.run(
+            arguments, io: io, command: name, help: HelpText.workspacesSend, common: \.common, parse: parse
+        ) { request, connection in
+            await send(request, connection: connection, io: io)
         }
-        guard let connection = await WorkspacesCommand.connect(request.common, command: name, io: io) else {
-            return .unavailable
-        }
-        let status = await send(request, connection: connection, io: io)
-        await connection.close()
-        return status
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
@@ -74,16 +69,9 @@ enum WorkspacesSendCommand {
     {
         let desktop = WorkspacesCommand.desktop(connection)
         let chat: WorkspaceChatKey
-        do {
-            guard let found = try await WorkspacesCommand.resolve(request.session, desktop: desktop) else {
-                io.writeError(
-                    "\(name): no session '\(request.session)' on an online desktop; see sybil workspaces list\n")
-                return .invalidData
-            }
-            chat = found
-        } catch {
-            io.writeError("\(name): \(error)\n")
-            return WorkspacesCommand.exitCode(for: error)
+        switch await WorkspacesCommand.chat(request.session, desktop: desktop, command: name, io: io) {
+        case .found(let found): chat = found
+        case .failed(let status): return status
         }
         let directories = XDGDirectories(environment: io.environment)
         let outbox: WorkspaceOutbox

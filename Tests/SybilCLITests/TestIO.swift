@@ -7,8 +7,19 @@ final class TestIO: Sendable {
     private struct State {
         var stdout = ""
         var stderr = ""
-        var outputWaiters: [(text: String, continuation: CheckedContinuation<Void, Never>)] = []
-        var errorWaiters: [(text: String, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Tests waiting for text on standard output (`false`) or standard error (`true`).
+        var waiters: [(onError: Bool, text: String, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Appends `text` to one stream; returns the waiters it satisfies.
+        mutating func append(_ text: String, onError: Bool) -> [CheckedContinuation<Void, Never>] {
+            if onError { stderr += text } else { stdout += text }
+            let isMet = { (waiter: (onError: Bool, text: String, continuation: CheckedContinuation<Void, Never>)) in
+                waiter.onError == onError && (onError ? self.stderr : self.stdout).contains(waiter.text)
+            }
+            let ready = waiters.filter(isMet).map(\.continuation)
+            waiters.removeAll(where: isMet)
+            return ready
+        }
     }
 
     private let state = Mutex(State())
@@ -50,31 +61,28 @@ final class TestIO: Sendable {
     }
 
     var stdout: String { state.withLock { $0.stdout } }
+    var stderr: String { state.withLock { $0.stderr } }
 
     /// Returns once standard error contains `text`.
     func waitForStderr(containing text: String) async {
-        await withCheckedContinuation { continuation in
-            let present = state.withLock { state in
-                if state.stderr.contains(text) { return true }
-                state.errorWaiters.append((text, continuation))
-                return false
-            }
-            if present { continuation.resume() }
-        }
+        await wait(for: text, onError: true)
     }
 
     /// Returns once standard output contains `text` (the command's own signal that it got there).
     func waitForOutput(containing text: String) async {
+        await wait(for: text, onError: false)
+    }
+
+    private func wait(for text: String, onError: Bool) async {
         await withCheckedContinuation { continuation in
             let present = state.withLock { state in
-                if state.stdout.contains(text) { return true }
-                state.outputWaiters.append((text, continuation))
+                if (onError ? state.stderr : state.stdout).contains(text) { return true }
+                state.waiters.append((onError, text, continuation))
                 return false
             }
             if present { continuation.resume() }
         }
     }
-    var stderr: String { state.withLock { $0.stderr } }
 
     var io: CommandIO {
         CommandIO(
@@ -96,24 +104,10 @@ final class TestIO: Sendable {
                 }
             },
             writeOutput: { [self] text in
-                let ready = state.withLock { state in
-                    state.stdout += text
-                    let stdout = state.stdout
-                    let ready = state.outputWaiters.filter { stdout.contains($0.text) }
-                    state.outputWaiters.removeAll { stdout.contains($0.text) }
-                    return ready
-                }
-                for waiter in ready { waiter.continuation.resume() }
+                for waiter in state.withLock({ $0.append(text, onError: false) }) { waiter.resume() }
             },
             writeError: { [self] text in
-                let ready = state.withLock { state in
-                    state.stderr += text
-                    let stderr = state.stderr
-                    let ready = state.errorWaiters.filter { stderr.contains($0.text) }
-                    state.errorWaiters.removeAll { stderr.contains($0.text) }
-                    return ready
-                }
-                for waiter in ready { waiter.continuation.resume() }
+                for waiter in state.withLock({ $0.append(text, onError: true) }) { waiter.resume() }
             },
             environment: environment,
             waitForTermination: { [self] in await waitForTermination() })
