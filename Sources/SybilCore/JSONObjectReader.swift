@@ -15,7 +15,14 @@ public struct JSONObjectReader: Sendable {
             throw .contract(path, "expected an object, got \(value.kindDescription)")
         }
         let members = object.members
-        if members.count > 1 {
+        if members.count > 16 {
+            // A hostile object may have hundreds of thousands of members: linear, not quadratic.
+            var seen = Set<String>(minimumCapacity: members.count)
+            for member in members where !seen.insert(member.key).inserted {
+                throw .contract(
+                    path.appending(key: member.key), "member \(JSONWriter.quoted(member.key)) appears more than once")
+            }
+        } else if members.count > 1 {
             for position in 1..<members.count {
                 let key = members[position].key
                 for earlier in 0..<position where members[earlier].key == key {

@@ -28,10 +28,15 @@ public struct WorkspaceRPCRequest: Sendable, Hashable {
             params: params.object)
     }
 
-    /// A reader over ``params`` whose errors name `params.<member>`.
+    /// A reader over ``params`` whose errors name `params.<member>`. A decoded request's params
+    /// were checked by ``decode(json:)``; params built in code with a repeated member name are
+    /// a programming error.
     public var paramsReader: JSONObjectReader {
-        // An object value always makes a reader.
-        try! JSONObjectReader(.object(params), at: JSONPath.root.appending(key: "params"))
+        do {
+            return try JSONObjectReader(.object(params), at: JSONPath.root.appending(key: "params"))
+        } catch {
+            preconditionFailure("params built in code repeat a member: \(error)")
+        }
     }
 
     /// The request as contract JSON.

@@ -12,6 +12,19 @@ struct JSONObjectReaderTests {
         #expect(error.description == #"a: member "a" appears more than once"#)
     }
 
+    @Test(
+        "a duplicate is found in small and large objects alike (16 and 17 members switch the method)",
+        arguments: [2, 16, 17, 100_000])
+    func duplicateKeysInObjectsOfEverySize(count: Int) throws {
+        let members = (0..<count).map { JSONMember("k\($0)", 1) }
+        #expect(throws: Never.self) { try JSONObjectReader(.object(JSONObject(members)), at: .root) }
+        let duplicated = members + [JSONMember("k\(count / 2)", 2)]
+        let error = try #require(throws: JSONError.self) {
+            try JSONObjectReader(.object(JSONObject(duplicated)), at: .root)
+        }
+        #expect(error.description == "k\(count / 2): member \"k\(count / 2)\" appears more than once")
+    }
+
     @Test func exactKeysNameTheMissingAndTheExtraMember() throws {
         let object = try reader(#"{"a":1,"c":2}"#)
         let missing = try #require(throws: JSONError.self) { try object.requireExactKeys(["a", "b"]) }
