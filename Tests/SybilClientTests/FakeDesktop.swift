@@ -26,6 +26,7 @@ final class FakeDesktop: WorkspaceSubmitRPC {
         var receipts: [String: WorkspaceSubmitReceipt] = [:]
         var delivered: [WorkspaceSubmission] = []
         var calls = 0
+        var callWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -40,11 +41,28 @@ final class FakeDesktop: WorkspaceSubmitRPC {
     /// Submissions received, repeats included.
     var calls: Int { state.withLock { $0.calls } }
 
-    func codexChatSubmit(_ entry: WorkspaceSubmission) async throws -> WorkspaceSubmitReceipt {
-        let (behaviour, earlier) = state.withLock { state -> (Behaviour, WorkspaceSubmitReceipt?) in
-            state.calls += 1
-            return (state.behaviour, state.receipts[entry.callKey])
+    /// Returns once `count` submissions have been received (the phone's call reached the desktop).
+    func waitForCalls(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let reached = state.withLock { state in
+                if state.calls >= count { return true }
+                state.callWaiters.append((count, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
         }
+    }
+
+    func codexChatSubmit(_ entry: WorkspaceSubmission) async throws -> WorkspaceSubmitReceipt {
+        let (behaviour, earlier, ready) = state.withLock {
+            state -> (Behaviour, WorkspaceSubmitReceipt?, [CheckedContinuation<Void, Never>]) in
+            state.calls += 1
+            let calls = state.calls
+            let ready = state.callWaiters.filter { $0.count <= calls }.map(\.continuation)
+            state.callWaiters.removeAll { $0.count <= calls }
+            return (state.behaviour, state.receipts[entry.callKey], ready)
+        }
+        for waiter in ready { waiter.resume() }
         if let earlier { return earlier }
         switch behaviour {
         case .accept:
