@@ -100,16 +100,39 @@ enum WorkspacesSendCommand {
         let earlier = await outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }.count
         if earlier > 0 { io.writeError("\(name): sending \(earlier) earlier message(s) left in the outbox first\n") }
         await composer.restore()
+        if let notice = composer.notice {
+            // An earlier message was refused for good: say so before the draft is replaced.
+            io.writeError("\(name): an earlier message: \(notice)\n")
+        }
+        let status = await send(request, through: composer, chat: chat, connection: connection, io: io)
+        await composer.close()
+        return status
+    }
+
+    /// Uploads the attachments, sends the message and reports the outcome.
+    @MainActor
+    private static func send(
+        _ request: Request, through composer: WorkspaceChatComposer, chat: WorkspaceChatKey,
+        connection: ServerTarget.Connection, io: CommandIO
+    ) async -> ExitCode {
         guard await upload(request.attachments, composer: composer, io: io) else { return .unavailable }
+        // The embedded desktop runs the turn in this process: follow it from before the send,
+        // so its end cannot slip by.
+        let turn = connection.embedded == nil ? nil : TurnWatch(chat: chat, connection: connection)
         composer.draft = request.text
         let outcome = await composer.send(steer: request.steer)
+        let operationId = composer.deliveries.last?.id
         switch outcome {
         case nil:
             io.writeError("\(name): \(composer.notice ?? "nothing was sent")\n")
             return .invalidData
         case .accepted?, .alreadyCompleted?:
             io.writeOutput("accepted by \(chat.desktopId): \(chat)\n")
-            if connection.embedded != nil { await waitForTurn(chat, connection: connection, io: io) }
+            if let turn, let operationId {
+                io.writeError("\(name): the embedded desktop is running the turn\n")
+                let ending = await turn.ending(of: operationId, limit: .seconds(60))
+                io.writeError("\(name): the turn \(ending.map(\.rawValue) ?? "did not end within 60 s")\n")
+            }
             return .success
         case .rejected?:
             io.writeError("\(name): \(composer.notice ?? "the desktop rejected the message")\n")
@@ -161,30 +184,6 @@ enum WorkspacesSendCommand {
             ok = false
         }
         return ok
-    }
-
-    /// The embedded desktop lives in this process: wait until the turn it started ends, so
-    /// the reply is in its history for the next command.
-    private static func waitForTurn(_ chat: WorkspaceChatKey, connection: ServerTarget.Connection, io: CommandIO)
-        async
-    {
-        io.writeError("\(name): the embedded desktop is running the turn\n")
-        let events = WorkspaceEventsClient(
-            chat: chat, baseURL: connection.baseURL, http: URLSessionHTTPClient(), tokens: connection.tokens,
-            clock: ContinuousClock(), random: SystemRandomSource())
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await update in events.updates() {
-                    if case .event(.run(_, let state), _) = update, state.isEnding {
-                        io.writeError("\(name): the turn \(state.rawValue)\n")
-                        return
-                    }
-                }
-            }
-            group.addTask { try? await ContinuousClock().sleep(for: .seconds(60)) }
-            await group.next()
-            group.cancelAll()
-        }
     }
 
     /// A MIME type from the file name's extension.

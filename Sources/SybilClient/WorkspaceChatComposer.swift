@@ -54,6 +54,9 @@ public final class WorkspaceChatComposer {
     @ObservationIgnored private let ids: any IDGenerator
     @ObservationIgnored private let now: @Sendable () -> Int64
     @ObservationIgnored private var uploads: [String: Task<Void, Never>] = [:]
+    /// Confirmations being recorded (the host reports them synchronously; saving is async).
+    @ObservationIgnored private var confirmations: [UInt64: Task<Void, Never>] = [:]
+    @ObservationIgnored private var nextConfirmation: UInt64 = 0
 
     /// A composer for `host`'s chat. `now` gives milliseconds since the epoch.
     public init(
@@ -68,8 +71,25 @@ public final class WorkspaceChatComposer {
         self.ids = ids
         self.now = now
         host.onConfirmedOperations = { [weak self] operationIds in
-            guard let self else { return }
-            Task { await self.confirm(operationIds) }
+            self?.recordConfirmation(operationIds)
+        }
+    }
+
+    /// Stops the composer's work: uploads in progress are cancelled, confirmations being
+    /// saved finish. Call before the composer goes away (a screen closes, a command ends).
+    public func close() async {
+        host.onConfirmedOperations = nil
+        for task in uploads.values { task.cancel() }
+        let pending = Array(uploads.values) + Array(confirmations.values)
+        for task in pending { await task.value }
+    }
+
+    private func recordConfirmation(_ operationIds: [String]) {
+        nextConfirmation += 1
+        let id = nextConfirmation
+        confirmations[id] = Task { [weak self] in
+            await self?.confirm(operationIds)
+            self?.confirmations[id] = nil
         }
     }
 
@@ -98,11 +118,12 @@ public final class WorkspaceChatComposer {
     @discardableResult
     public func send(steer: Bool = false) async -> WorkspaceOutboxSender.Outcome? {
         let text = draft
-        guard attachments.allSatisfy({ $0.uploadId != nil }) else {
+        let sentAttachments = attachments
+        guard sentAttachments.allSatisfy({ $0.uploadId != nil }) else {
             notice = "Wait until the attachments have uploaded (or remove the ones that failed), then send."
             return nil
         }
-        let uploadIds = attachments.compactMap(\.uploadId)
+        let uploadIds = sentAttachments.compactMap(\.uploadId)
         guard !text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) || !uploadIds.isEmpty else {
             notice = "Write a message or attach a file first."
             return nil
@@ -121,20 +142,32 @@ public final class WorkspaceChatComposer {
             chat: chat, operationId: ids.makeID(),
             mutation: .init(mutationId: ids.makeID(), text: text, attachments: uploadIds), mode: mode,
             createdAt: now())
+        // Taken out of the composer before the save suspends: a second tap finds it empty, and
+        // what the user types or attaches meanwhile is theirs.
+        draft = ""
+        attachments = []
         do {
             try await outbox.enqueue(entry)
         } catch {
-            notice = "Your message could not be saved, so it was not sent: \(error). It is still in the composer."
+            if draft.isEmpty { draft = text } else { draft = text + "\n" + draft }
+            attachments = sentAttachments + attachments
+            notice = "Your message could not be saved, so it was not sent: \(error). It is back in the composer."
             return nil
         }
-        draft = ""
-        attachments = []
         notice = nil
         deliveries.append(Delivery(id: entry.operationId, text: text, mode: mode, state: .pending))
         host.addPendingMessage(entry.pendingMessage)
         do {
-            let outcome = try await sender.send(queued: entry)
-            apply(outcome, to: entry)
+            var outcome = WorkspaceOutboxSender.Outcome.alreadyCompleted
+            let entries = await outbox.pendingEntries(in: chat)
+            for (operationId, result) in try await sender.deliver(entry) {
+                if operationId == entry.operationId {
+                    outcome = result
+                    apply(result, to: entry)
+                } else if let earlier = entries.first(where: { $0.operationId == operationId }) {
+                    apply(result, to: earlier)
+                }
+            }
             return outcome
         } catch {
             update(entry.operationId, .failed(reason: String(describing: error)))

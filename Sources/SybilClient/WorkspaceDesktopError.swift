@@ -23,11 +23,12 @@ public enum WorkspaceDesktopError: Error, Sendable, Hashable, CustomStringConver
     /// The answer broke the contract; the text names the JSON path.
     case malformedAnswer(String)
 
-    /// Whether sending the same call again later can succeed (the outbox keeps the entry).
-    public var isTransient: Bool {
+    /// Whether the desktop refused the call for good: sending it again, with the same ids,
+    /// can never succeed (the outbox treats it as a final rejection).
+    public var isFinalRefusal: Bool {
         switch self {
-        case .desktopOffline, .server, .transport: true
-        case .conflict, .tooLarge, .notFound, .unauthorized, .invalidRequest, .malformedAnswer: false
+        case .conflict, .tooLarge, .notFound, .invalidRequest: true
+        case .desktopOffline, .unauthorized, .server, .transport, .malformedAnswer: false
         }
     }
 

@@ -64,24 +64,58 @@ public actor WorkspaceOutboxSender {
         return try await send(queued: entry)
     }
 
-    /// Sends an entry already saved in the outbox, after the chat's earlier messages.
+    /// Sends an entry already saved in the outbox, after the chat's earlier messages; returns
+    /// its outcome (see ``deliver(_:)`` for the earlier ones sent first).
     public func send(queued entry: WorkspaceOutboxEntry) async throws -> Outcome {
-        try await chain(for: entry.chat).run { [self] in
-            await self.attempt(entry)
+        try await deliver(entry).first { $0.operationId == entry.operationId }?.outcome ?? .alreadyCompleted
+    }
+
+    /// Sends an entry already saved in the outbox. Earlier messages of its chat that the desktop
+    /// has not accepted go first, in order; the first that fails stops the rest, so a message
+    /// never overtakes an earlier one. Returns the outcome of each entry attempted, and of
+    /// `entry` always (waiting behind a failed one is a failure too).
+    public func deliver(_ entry: WorkspaceOutboxEntry) async throws -> [(operationId: String, outcome: Outcome)] {
+        let outbox = outbox
+        return try await chain(for: entry.chat).run { [self] in
+            var results = await self.deliverInOrder(entry.chat, through: entry.operationId)
+            if !results.contains(where: { $0.operationId == entry.operationId }) {
+                let stored = await outbox.pendingEntries(in: entry.chat).first { $0.operationId == entry.operationId }
+                let outcome: Outcome =
+                    switch stored {
+                    case nil: .alreadyCompleted
+                    case let stored? where stored.acceptedByDesktop: .accepted
+                    case _?: .failed("An earlier message of this chat is not delivered yet; this one is sent after it.")
+                    }
+                results.append((entry.operationId, outcome))
+            }
+            return results
         }
     }
 
     /// Sends every pending entry of `chat` the desktop has not accepted, in order, with their
-    /// original ids (after a timeout, a failure or a relaunch).
+    /// original ids (after a timeout, a failure or a relaunch); stops at the first that fails.
     public func retryPending(in chat: WorkspaceChatKey) async throws -> [(operationId: String, outcome: Outcome)] {
-        let outbox = outbox
-        return try await chain(for: chat).run { [self] in
-            var results: [(String, Outcome)] = []
-            for entry in await outbox.pendingEntries(in: chat) where !entry.acceptedByDesktop {
-                results.append((entry.operationId, await self.attempt(entry)))
-            }
-            return results
+        try await chain(for: chat).run { [self] in
+            await self.deliverInOrder(chat, through: nil)
         }
+    }
+
+    /// Inside the chat's chain: attempts its unaccepted entries as stored now, in order, up to
+    /// `last` (all when `nil`), stopping after the first that neither was accepted nor decided.
+    private func deliverInOrder(_ chat: WorkspaceChatKey, through last: String?) async -> [(
+        operationId: String, outcome: Outcome
+    )] {
+        var results: [(operationId: String, outcome: Outcome)] = []
+        for entry in await outbox.pendingEntries(in: chat) where !entry.acceptedByDesktop {
+            let outcome = await attempt(entry)
+            results.append((entry.operationId, outcome))
+            if entry.operationId == last { break }
+            switch outcome {
+            case .accepted, .rejected, .alreadyCompleted: continue
+            case .timedOut, .failed: return results
+            }
+        }
+        return results
     }
 
     /// History (or the overlay) now carries these operations: they complete.
@@ -155,6 +189,10 @@ public actor WorkspaceOutboxSender {
             case .accepted: return .accepted
             case .rejected(let reason): return .rejected(reason: reason)
             }
+        } catch let error as WorkspaceDesktopError where error.isFinalRefusal {
+            // The same call can never succeed (a reused key, an unknown session, a refused
+            // request): the desktop's answer is final, like a rejection.
+            return .rejected(reason: error.description)
         } catch {
             return .failed(String(describing: error))
         }

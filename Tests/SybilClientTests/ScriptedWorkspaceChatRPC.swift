@@ -1,4 +1,5 @@
 import SybilClient
+import SybilTesting
 import SybilTimeline
 import SybilWire
 import Synchronization
@@ -46,6 +47,8 @@ final class ScriptedWorkspaceChatRPC: WorkspaceChatRPC {
         var expected: [Call] = []
         var received: [Call] = []
         var waiting: [Waiting] = []
+        var callWaiters: [(id: Int, call: Call, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextWaiter = 0
     }
 
     private let state = Mutex(State())
@@ -60,13 +63,35 @@ final class ScriptedWorkspaceChatRPC: WorkspaceChatRPC {
         state.withLock { $0.expected.append(call) }
     }
 
-    /// Waits (yielding, never sleeping) until `call` is waiting for its answer.
+    /// Returns once `call` is waiting for its answer (signalled by the call itself); records a
+    /// failure if it does not arrive within 30 s.
     func waitForCall(_ call: Call, sourceLocation: SourceLocation = #_sourceLocation) async {
-        for _ in 0..<10_000 {
-            if waitingCalls.contains(call) { return }
-            await Task.yield()
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
         }
-        Issue.record("\(call) never arrived; received \(received)", sourceLocation: sourceLocation)
+        let deadline = Task {
+            try? await ContinuousClock().sleep(for: .seconds(30))
+            self.resumeCallWaiter(id, arrived: false)
+        }
+        let arrived = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let present = state.withLock { state in
+                if state.waiting.contains(where: { $0.call == call }) { return true }
+                state.callWaiters.append((id, call, continuation))
+                return false
+            }
+            if present { continuation.resume(returning: true) }
+        }
+        deadline.cancel()
+        if !arrived { Issue.record("\(call) never arrived; received \(received)", sourceLocation: sourceLocation) }
+    }
+
+    private func resumeCallWaiter(_ id: Int, arrived: Bool) {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard let index = state.callWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.callWaiters.remove(at: index).continuation
+        }
+        waiter?.resume(returning: arrived)
     }
 
     /// Answers the oldest waiting `call`.
@@ -101,7 +126,13 @@ final class ScriptedWorkspaceChatRPC: WorkspaceChatRPC {
             throw UnexpectedCall()
         }
         let answer = await withCheckedContinuation { continuation in
-            state.withLock { $0.waiting.append(Waiting(call: call, continuation: continuation)) }
+            let arrived = state.withLock { state in
+                state.waiting.append(Waiting(call: call, continuation: continuation))
+                let arrived = state.callWaiters.filter { $0.call == call }.map(\.continuation)
+                state.callWaiters.removeAll { $0.call == call }
+                return arrived
+            }
+            for waiter in arrived { waiter.resume(returning: true) }
         }
         if case .failure(let error) = answer { throw error }
         return answer
@@ -131,16 +162,15 @@ final class ScriptedWorkspaceChatRPC: WorkspaceChatRPC {
     }
 }
 
-/// Yields until `condition` holds (no wall clock); records a failure if it never does.
+/// Returns once `condition` holds, re-checked when the observable state it reads changes;
+/// records a failure if it never does.
 @MainActor
 func eventually(
-    _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: @MainActor () -> Bool
+    _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: @escaping @MainActor () -> Bool
 ) async {
-    for _ in 0..<10_000 {
-        if condition() { return }
-        await Task.yield()
+    if !(await ConditionWait.until(condition)) {
+        Issue.record("never happened: \(what)", sourceLocation: sourceLocation)
     }
-    Issue.record("never happened: \(what)", sourceLocation: sourceLocation)
 }
 
 @MainActor
@@ -149,7 +179,8 @@ extension ScriptedWorkspaceChatRPC {
     /// `envelope`, and waits until `host` has applied it.
     func serveLoad(
         of chat: WorkspaceChatKey, with envelope: WorkspaceChatLoadEnvelope,
-        to host: @autoclosure @MainActor () -> WorkspaceChatHost?, sourceLocation: SourceLocation = #_sourceLocation,
+        to host: @autoclosure @escaping @MainActor () -> WorkspaceChatHost?,
+        sourceLocation: SourceLocation = #_sourceLocation,
         after action: @MainActor () -> Void
     ) async {
         expect(.load(chat))

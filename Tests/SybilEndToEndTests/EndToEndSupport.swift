@@ -48,47 +48,15 @@ func temporaryDirectory() -> URL {
     return url
 }
 
-/// Returns once `condition` holds over observable state (re-checked only when what it read
-/// changes); records an issue and returns after `limit` if it never does, so a broken test
-/// fails instead of hanging.
+/// Returns once `condition` holds over observable state; records an issue if it never does
+/// within `limit`, so a broken test fails instead of hanging.
 @MainActor
 func waitUntil(
     _ what: String, limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: @escaping @MainActor () -> Bool
 ) async {
-    let gaveUp = Mutex(false)
-    let deadline = Task {
-        try? await ContinuousClock().sleep(for: limit)
-        gaveUp.withLock { $0 = true }
-    }
-    defer { deadline.cancel() }
-    while !condition() {
-        if gaveUp.withLock({ $0 }) {
-            Issue.record("gave up waiting for \(what)", sourceLocation: sourceLocation)
-            return
-        }
-        // Wakes on a change of what the condition read, or at the latest every 50 ms to see
-        // whether the limit passed.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumed = Mutex(false)
-            let resume: @Sendable () -> Void = {
-                if resumed.withLock({ flag in
-                    defer { flag = true }
-                    return !flag
-                }) {
-                    continuation.resume()
-                }
-            }
-            withObservationTracking {
-                _ = condition()
-            } onChange: {
-                resume()
-            }
-            Task {
-                try? await ContinuousClock().sleep(for: .milliseconds(50))
-                resume()
-            }
-        }
+    if !(await ConditionWait.until(limit: limit, condition)) {
+        Issue.record("gave up waiting for \(what)", sourceLocation: sourceLocation)
     }
 }
 
