@@ -69,7 +69,8 @@ let package = Package(
         .executableTarget(
             name: "sybil-bench",
             dependencies: [
-                "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilNet", "SybilTesting",
+                "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilNet", "SybilServer",
+                "SybilTesting",
             ],
             exclude: ["README.md"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),

@@ -650,3 +650,6 @@ if wants("sse-transport") {
 if selected.contains("server") {
     benchmarkServer()
 }
+if selected.contains("workspace") {
+    await benchmarkWorkspace(repetitions: repetitions)
+}
