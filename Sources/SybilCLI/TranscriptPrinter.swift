@@ -2,17 +2,21 @@ import SybilTimeline
 import SybilWire
 
 /// Turns a chat's display rows into lines for a terminal log: a row is printed when it
-/// appears and again when its text changes (a streaming reply), the pinned status when it
-/// changes. Pure, so what `sybil workspaces open` prints is tested without a server.
+/// appears, again when its text changes (a streaming reply) and once more when history
+/// confirms it (a message goes from sending or live to confirmed under the same id); the
+/// pinned status when it changes. Pure, so what `sybil workspaces open` prints is tested
+/// without a server.
 struct TranscriptPrinter {
-    private var printed: [String: String] = [:]
+    private var printed: [String: (text: String, confirmed: Bool)] = [:]
     private var pinned: String?
 
     /// The lines for what changed since the last call.
     mutating func lines(for display: DisplayRows) -> [String] {
         var lines: [String] = []
-        for row in display.rows where printed[row.id] != row.text {
-            printed[row.id] = row.text
+        for row in display.rows {
+            let now = (text: row.text, confirmed: row.state == .confirmed)
+            if let before = printed[row.id], before.text == now.text, before.confirmed || !now.confirmed { continue }
+            printed[row.id] = now
             lines.append(Self.line(for: row))
         }
         let status = display.pinnedStatus.map { "  … \($0.text)" }

@@ -104,7 +104,7 @@ enum WorkspacesOpenCommand {
         var connection = feed.connection
         // The frame clock of a terminal log: ten frames a second.
         while !stop.isSet {
-            try? await ContinuousClock().sleep(for: .milliseconds(100))
+            do { try await ContinuousClock().sleep(for: .milliseconds(100)) } catch { break }
             screen.frame()
             for line in printer.lines(for: screen.displayRows) { io.writeOutput(line + "\n") }
             if feed.connection != connection {

@@ -175,7 +175,7 @@ enum WorkspacesSendCommand {
         }
         while !done.isSet {
             report()
-            try? await ContinuousClock().sleep(for: .milliseconds(200))
+            do { try await ContinuousClock().sleep(for: .milliseconds(200)) } catch { break }
         }
         report()
         var ok = true

@@ -64,6 +64,10 @@ public final class WorkspaceLiveFeed {
         task?.cancel()
         await task?.value
         connection = .idle
+        // Nothing more will be handled: whoever waits for events stops waiting.
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting { waiter.continuation.resume() }
     }
 
     /// Returns once `count` events have been handled in total.
@@ -89,7 +93,12 @@ public final class WorkspaceLiveFeed {
             for action in triggers.handle(event) {
                 switch action {
                 case .applyOverlay(let overlay):
+                    // A newer epoch means history settled what the window shows as live (and
+                    // events before this stream began may be gone): the window reloads too.
+                    let settled =
+                        host.timeline.isConfirmed && overlay.settlementEpoch > host.timeline.overlay.settlementEpoch
                     if let showOverlay { showOverlay(overlay) } else { host.applyLiveOverlay(overlay) }
+                    if settled { host.handle(.runEnded(.finished)) }
                 case .trigger(let trigger):
                     host.handle(trigger)
                 case .markEveryHostStale:

@@ -103,6 +103,13 @@ extension WorkspaceDesktopService {
             await task.value
             ending = try await store.run(runId)?.state ?? .failed
         }
+        guard ending.wire.isEnding else {
+            // A queued run is between being marked running and its task starting: nothing is
+            // recorded, so the same call key may simply be sent again.
+            throw APIError(
+                status: 409, message: "Run \(runId) is starting; send the stop again.", code: "run_starting",
+                retryAfterSeconds: 1)
+        }
         let result = WorkspaceRunStop.Result(runId: runId, state: ending.wire).jsonValue
         try await store.recordCall(stop.callKey, fingerprint: fingerprint, result: JSONWriter().string(from: result))
         return result

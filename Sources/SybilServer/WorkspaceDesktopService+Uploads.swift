@@ -62,7 +62,8 @@ extension WorkspaceDesktopService {
             }
             return try await beginAnswer(existing)
         }
-        let uploadId = "upl-\(nextNumber(\.upload))-\(uploadKey.suffix(16))"
+        // The boot keeps ids unique across restarts (a cancelled upload keeps its row).
+        let uploadId = "upl-\(store.boot)-\(nextNumber(\.upload))-\(uploadKey.suffix(16))"
         let upload = WorkspaceStore.Upload(
             uploadId: uploadId, uploadKey: uploadKey, chat: chat, fileName: request.fileName,
             mimeType: request.mimeType, path: request.path, size: request.size, chunkSize: Self.chunkSize,

@@ -52,7 +52,7 @@ extension WorkspaceStore {
         -> (runId: String, started: StartedRun?, live: Live)
     {
         let runId = "run-\(runNumber + 1)"
-        var state = live[chat] ?? Live()
+        var state = live[chat] ?? fresh(chat)
         let startsNow = state.runId == nil
         let base = UInt64(try nextSequence())
         try database.transaction {
@@ -139,7 +139,7 @@ extension WorkspaceStore {
         throws
         -> Live
     {
-        let state = live[chat] ?? Live()
+        let state = live[chat] ?? fresh(chat)
         let rows =
             state.blocks.filter { $0.runId == runId }
             .sorted { $0.sourceOrder.lexicographicallyPrecedes($1.sourceOrder) }.map(NewRow.init(settling:))
@@ -149,6 +149,8 @@ extension WorkspaceStore {
             try database.query(
                 "UPDATE ws_runs SET state = ? WHERE run_id = ?", [.text(ending.rawValue), .text(runId)])
             try Self.touch(chat, updatedAt: now, database)
+            // The overlay moves to the next epoch below; it is never reused after a restart.
+            try recordSettledEpoch(state.epoch + 1, of: chat)
         }
         return dropRun(chat, runId: runId)
     }
@@ -164,7 +166,7 @@ extension WorkspaceStore {
     /// epoch: a run whose history could not be written ends this way, so the overlay never
     /// shows a run that will not settle (its stored messages settle at the next start).
     func dropRun(_ chat: WorkspaceChatKey, runId: String) -> Live {
-        let old = live[chat] ?? Live()
+        let old = live[chat] ?? fresh(chat)
         let rest = old.blocks.filter { $0.runId != runId }
         let running = old.runId == runId ? nil : old.runId
         let state = Live(

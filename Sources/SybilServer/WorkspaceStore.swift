@@ -52,6 +52,7 @@ actor WorkspaceStore {
 
     /// A chat's live state: the overlay and the run, if one is active.
     struct Live: Sendable, Hashable {
+        /// The overlay's settlement epoch (see ``WorkspaceStore/fresh(_:)`` for a start's first).
         var epoch: Int64 = 1
         var revision: Int64 = 0
         var blocks: [TimelineBlock] = []
@@ -126,6 +127,14 @@ actor WorkspaceStore {
                 CREATE TABLE ws_boots (boot INTEGER PRIMARY KEY);
                 """),
         .init(name: "workspace-3-row-operations", sql: "ALTER TABLE ws_rows ADD COLUMN operation_id TEXT;"),
+        .init(
+            name: "workspace-4-epochs",
+            sql: """
+                CREATE TABLE ws_epochs (
+                    desktop_id TEXT NOT NULL, project_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                    epoch INTEGER NOT NULL, PRIMARY KEY (desktop_id, project_id, session_id)
+                );
+                """),
     ]
 
     /// Opens storage, seeds a new one, and ends runs an earlier start left queued or running
@@ -140,6 +149,14 @@ actor WorkspaceStore {
         try database.query("INSERT INTO ws_boots (boot) VALUES (?)", [.integer(boot)])
         try database.transaction { try Self.recoverInterruptedRuns(database, now: now) }
         runNumber = try database.query("SELECT COALESCE(MAX(number), 0) FROM ws_runs")[0][0].integerValue ?? 0
+        var settledEpochs: [WorkspaceChatKey: Int64] = [:]
+        for row in try database.query("SELECT desktop_id, project_id, session_id, epoch FROM ws_epochs") {
+            guard let desktopId = row[0].textValue, let projectId = row[1].textValue,
+                let sessionId = row[2].textValue, let epoch = row[3].integerValue
+            else { throw SQLiteError(code: 0, message: "ws_epochs holds a row that is not a chat's epoch") }
+            settledEpochs[WorkspaceChatKey(desktopId: desktopId, projectId: projectId, sessionId: sessionId)] = epoch
+        }
+        self.settledEpochs = settledEpochs
         self.database = database
     }
 
@@ -200,19 +217,40 @@ actor WorkspaceStore {
             SELECT 1 FROM ws_rows WHERE desktop_id = ? AND project_id = ? AND session_id = ? AND thread_id = ?
             AND sequence < ? LIMIT 1
             """, Self.bind(chat) + [.text(threadId), .integer(oldest)])
-        return (rows, !older.isEmpty, live[chat] ?? Live())
+        return (rows, !older.isEmpty, live[chat] ?? fresh(chat))
     }
 
     // MARK: Live state
 
+    /// The newest epoch each chat's history settled under, across starts.
+    private var settledEpochs: [WorkspaceChatKey: Int64]
+
+    /// A chat's live state before anything happened in it since this start: the epoch after
+    /// the last one its history settled under, so clients (which keep the newest epoch they
+    /// saw) take this start's overlays.
+    func fresh(_ chat: WorkspaceChatKey) -> Live {
+        Live(epoch: (settledEpochs[chat] ?? 0) + 1)
+    }
+
+    /// Records in `database` (inside the caller's transaction) that `chat` settled under
+    /// `epoch`.
+    func recordSettledEpoch(_ epoch: Int64, of chat: WorkspaceChatKey) throws {
+        try database.query(
+            """
+            INSERT INTO ws_epochs (desktop_id, project_id, session_id, epoch) VALUES (?, ?, ?, ?)
+            ON CONFLICT (desktop_id, project_id, session_id) DO UPDATE SET epoch = MAX(epoch, excluded.epoch)
+            """, Self.bind(chat) + [.integer(epoch)])
+        settledEpochs[chat] = max(settledEpochs[chat] ?? 0, epoch)
+    }
+
     /// The chat's live state.
     func liveState(_ chat: WorkspaceChatKey) -> Live {
-        live[chat] ?? Live()
+        live[chat] ?? fresh(chat)
     }
 
     /// Changes the chat's live state with `change`, bumping the revision; returns the result.
     func updateLive(_ chat: WorkspaceChatKey, _ change: (inout Live) -> Void) -> Live {
-        var state = live[chat] ?? Live()
+        var state = live[chat] ?? fresh(chat)
         change(&state)
         state.revision += 1
         live[chat] = state

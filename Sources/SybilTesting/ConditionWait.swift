@@ -3,8 +3,8 @@ import Synchronization
 
 /// Waits for a condition over `@Observable` state: re-checked whenever what it read changes
 /// (the code's own signal), and at least every `recheck` for state that is not observable.
-/// Gives up after `limit` of real time, so a broken test fails instead of hanging; the limit
-/// bounds the wait and never decides a rule.
+/// Gives up after `limit` of real time, or when the waiting task is cancelled, so a broken test
+/// fails instead of hanging; the limit bounds the wait and never decides a rule.
 @MainActor
 public enum ConditionWait {
     /// Returns whether `condition` held before `limit` passed.
@@ -19,7 +19,7 @@ public enum ConditionWait {
         }
         defer { deadline.cancel() }
         while !condition() {
-            if gaveUp.withLock({ $0 }) { return false }
+            if gaveUp.withLock({ $0 }) || Task.isCancelled { return false }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumed = Mutex(false)
                 let resume: @Sendable () -> Void = {

@@ -41,8 +41,9 @@ public struct WorkspaceRunStop: Sendable, Hashable {
         /// Its ending.
         public var state: WorkspaceRunState
 
-        /// Creates a result.
+        /// Creates a result; `state` must be an ending.
         public init(runId: String, state: WorkspaceRunState) {
+            precondition(state.isEnding, "a stopped run's state is an ending, not \(state)")
             self.runId = runId
             self.state = state
         }

@@ -1,6 +1,7 @@
 import Foundation
 import SybilCLI
 import Synchronization
+import Testing
 
 /// An in-memory `CommandIO`: files and standard input are byte arrays, output is captured.
 final class TestIO: Sendable {
@@ -8,12 +9,14 @@ final class TestIO: Sendable {
         var stdout = ""
         var stderr = ""
         /// Tests waiting for text on standard output (`false`) or standard error (`true`).
-        var waiters: [(onError: Bool, text: String, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(id: Int, onError: Bool, text: String, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextWaiter = 0
 
         /// Appends `text` to one stream; returns the waiters it satisfies.
-        mutating func append(_ text: String, onError: Bool) -> [CheckedContinuation<Void, Never>] {
+        mutating func append(_ text: String, onError: Bool) -> [CheckedContinuation<Bool, Never>] {
             if onError { stderr += text } else { stdout += text }
-            let isMet = { (waiter: (onError: Bool, text: String, continuation: CheckedContinuation<Void, Never>)) in
+            let isMet = {
+                (waiter: (id: Int, onError: Bool, text: String, continuation: CheckedContinuation<Bool, Never>)) in
                 waiter.onError == onError && (onError ? self.stderr : self.stdout).contains(waiter.text)
             }
             let ready = waiters.filter(isMet).map(\.continuation)
@@ -63,24 +66,41 @@ final class TestIO: Sendable {
     var stdout: String { state.withLock { $0.stdout } }
     var stderr: String { state.withLock { $0.stderr } }
 
-    /// Returns once standard error contains `text`.
-    func waitForStderr(containing text: String) async {
-        await wait(for: text, onError: true)
+    /// Returns once standard error contains `text`; records an issue after 30 s without it.
+    func waitForStderr(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await wait(for: text, onError: true, sourceLocation: sourceLocation)
     }
 
-    /// Returns once standard output contains `text` (the command's own signal that it got there).
-    func waitForOutput(containing text: String) async {
-        await wait(for: text, onError: false)
+    /// Returns once standard output contains `text` (the command's own signal that it got
+    /// there); records an issue after 30 s without it.
+    func waitForOutput(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await wait(for: text, onError: false, sourceLocation: sourceLocation)
     }
 
-    private func wait(for text: String, onError: Bool) async {
-        await withCheckedContinuation { continuation in
+    private func wait(for text: String, onError: Bool, sourceLocation: SourceLocation) async {
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        let deadline = Task { [self] in
+            try? await ContinuousClock().sleep(for: .seconds(30))
+            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(returning: false)
+        }
+        let appeared = await withCheckedContinuation { continuation in
             let present = state.withLock { state in
                 if (onError ? state.stderr : state.stdout).contains(text) { return true }
-                state.waiters.append((onError, text, continuation))
+                state.waiters.append((id, onError, text, continuation))
                 return false
             }
-            if present { continuation.resume() }
+            if present { continuation.resume(returning: true) }
+        }
+        deadline.cancel()
+        if !appeared {
+            Issue.record("\(text) never appeared; stdout: \(stdout) stderr: \(stderr)", sourceLocation: sourceLocation)
         }
     }
 
@@ -104,10 +124,10 @@ final class TestIO: Sendable {
                 }
             },
             writeOutput: { [self] text in
-                for waiter in state.withLock({ $0.append(text, onError: false) }) { waiter.resume() }
+                for waiter in state.withLock({ $0.append(text, onError: false) }) { waiter.resume(returning: true) }
             },
             writeError: { [self] text in
-                for waiter in state.withLock({ $0.append(text, onError: true) }) { waiter.resume() }
+                for waiter in state.withLock({ $0.append(text, onError: true) }) { waiter.resume(returning: true) }
             },
             environment: environment,
             waitForTermination: { [self] in await waitForTermination() })

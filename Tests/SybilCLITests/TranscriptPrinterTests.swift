@@ -48,7 +48,10 @@ struct TranscriptPrinterTests {
         #expect(printer.lines(for: grown) == ["[agent · live] Looking"])
         #expect(printer.lines(for: grown).isEmpty)
         let settled = display([row("r-1", .user, "Fix login"), row("r-2", "Looking")])
-        #expect(printer.lines(for: settled).isEmpty, "only a text change prints the row again")
+        #expect(printer.lines(for: settled) == ["[agent] Looking"], "confirmation prints it once more")
+        #expect(printer.lines(for: settled).isEmpty)
+        let backToLive = display([row("r-1", .user, "Fix login"), row("r-2", "Looking", state: .live)])
+        #expect(printer.lines(for: backToLive).isEmpty, "a confirmed row is not printed as live again")
     }
 
     @Test func aRowThatLeavesAndComesBackUnchangedIsNotPrintedAgain() {
