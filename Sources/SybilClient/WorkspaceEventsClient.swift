@@ -2,6 +2,7 @@ import Foundation
 import SybilCore
 import SybilNet
 import SybilWire
+import Synchronization
 
 /// Follows `GET /v1/workspaces/events` for one chat (docs/api/workspaces.md): decodes every
 /// event strictly, remembers the last event id, and after a drop reconnects with backoff
@@ -23,6 +24,8 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
 
     /// The largest event the follower takes (an overlay of a long turn fits easily).
     public static var maximumEventBytes: Int { 4 << 20 }
+    /// Silence after which a connection counts as dead: three missed 15 s heartbeats.
+    public static var stallTimeout: Duration { .seconds(45) }
 
     private let chat: WorkspaceChatKey
     private let baseURL: URL
@@ -106,13 +109,35 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
         }
         opened = true
         continuation.yield(.connected)
+        let watch = StreamStallWatch(clock: clock, timeout: Self.stallTimeout)
+        let seen = LastEventID(lastEventId)
+        defer { lastEventId = seen.value }
+        return try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask {
+                try await Self.read(response.body, watch: watch, lastEventId: seen, into: continuation)
+            }
+            group.addTask {
+                try await watch.waitForStall()
+                return "no data for \(Self.stallTimeout) (not even a heartbeat)"
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? "the desktop ended the stream"
+        }
+    }
+
+    /// Reads one connection's events until it ends; returns why.
+    private static func read(
+        _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>, lastEventId: LastEventID,
+        into continuation: AsyncStream<Update>.Continuation
+    ) async throws -> String {
         var parser = EventStreamParser()
         var pendingBytes = 0
-        for try await chunk in response.body {
+        for try await chunk in body {
+            watch.touch()
             pendingBytes += chunk.count
             for event in parser.feed(chunk) {
                 pendingBytes = 0
-                if !event.lastEventId.isEmpty { lastEventId = event.lastEventId }
+                if !event.lastEventId.isEmpty { lastEventId.value = event.lastEventId }
                 do {
                     continuation.yield(
                         .event(
@@ -121,11 +146,23 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
                     continuation.yield(.malformed("\(event.type) event \(event.lastEventId): \(error)"))
                 }
             }
-            if pendingBytes > Self.maximumEventBytes {
-                return "an event was larger than \(Self.maximumEventBytes) bytes"
+            if pendingBytes > maximumEventBytes {
+                return "an event was larger than \(maximumEventBytes) bytes"
             }
         }
         return "the desktop ended the stream"
+    }
+}
+
+/// The last event id seen on a connection, shared by its reader and whoever reconnects.
+private final class LastEventID: Sendable {
+    private let id: Mutex<String?>
+
+    init(_ id: String?) { self.id = Mutex(id) }
+
+    var value: String? {
+        get { id.withLock { $0 } }
+        set { id.withLock { $0 = newValue } }
     }
 }
 

@@ -56,19 +56,14 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         guard let contentType, contentType.lowercased().hasPrefix("text/event-stream") else {
             throw ChatStreamError.wrongContentType(contentType)
         }
-        let activity = Activity(now: clock.now)
-        let clock = clock
-        let stallTimeout = stallTimeout
+        let watch = StreamStallWatch(clock: clock, timeout: stallTimeout)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await Self.consume(response.body, activity: activity, clock: clock, into: continuation)
+                try await Self.consume(response.body, watch: watch, into: continuation)
             }
             group.addTask {
-                while true {
-                    let last = activity.last
-                    try await clock.sleep(until: last.advanced(by: stallTimeout), tolerance: nil)
-                    if activity.last == last { throw ChatStreamError.stalled(after: stallTimeout) }
-                }
+                try await watch.waitForStall()
+                throw ChatStreamError.stalled(after: watch.timeout)
             }
             defer { group.cancelAll() }
             try await group.next()
@@ -76,13 +71,13 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
     }
 
     private static func consume(
-        _ body: AsyncThrowingStream<[UInt8], any Error>, activity: Activity, clock: C,
+        _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>,
         into continuation: AsyncThrowingStream<ChatCompletionChunk, any Error>.Continuation
     ) async throws {
         var parser = EventStreamParser()
         do {
             for try await bytes in body {
-                activity.touch(clock.now)
+                watch.touch()
                 for event in parser.feed(bytes) {
                     let decoded: OpenAIStreamEvent
                     do {
@@ -106,13 +101,5 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
             throw ChatStreamError.transport(String(describing: error))
         }
         throw ChatStreamError.interrupted
-    }
-
-    /// When bytes last arrived.
-    private final class Activity: Sendable {
-        private let instant: Mutex<C.Instant>
-        init(now: C.Instant) { instant = Mutex(now) }
-        var last: C.Instant { instant.withLock { $0 } }
-        func touch(_ now: C.Instant) { instant.withLock { $0 = now } }
     }
 }
