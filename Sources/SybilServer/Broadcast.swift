@@ -2,7 +2,8 @@ import Synchronization
 
 /// Fans values out to every current subscriber (live streams of one room or chat). A
 /// subscriber that stops listening is dropped; a slow one buffers up to `bufferLimit` values,
-/// then loses the oldest (it replays from its cursor when it reconnects).
+/// and past that its stream ends after the values it has, with no gap: its client reconnects
+/// and replays from the last one it got (its cursor or `Last-Event-ID`).
 final class Broadcast<Value: Sendable>: Sendable {
     private let subscribers = Mutex<[UInt64: AsyncStream<Value>.Continuation]>([:])
     private let nextID = Atomic<UInt64>(0)
@@ -16,7 +17,7 @@ final class Broadcast<Value: Sendable>: Sendable {
     func subscribe() -> AsyncStream<Value> {
         let id = nextID.add(1, ordering: .relaxed).newValue
         let (stream, continuation) = AsyncStream.makeStream(
-            of: Value.self, bufferingPolicy: .bufferingNewest(bufferLimit))
+            of: Value.self, bufferingPolicy: .bufferingOldest(bufferLimit))
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
         }
@@ -24,8 +25,10 @@ final class Broadcast<Value: Sendable>: Sendable {
         return stream
     }
 
-    /// Delivers `value` to every subscriber.
+    /// Delivers `value` to every subscriber; one whose buffer is full is ended instead.
     func publish(_ value: Value) {
-        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(value) }
+        for continuation in subscribers.withLock({ Array($0.values) }) {
+            if case .dropped = continuation.yield(value) { continuation.finish() }
+        }
     }
 }
