@@ -31,7 +31,8 @@ public struct WorkspaceRunStop: Sendable, Hashable {
     public static func decode(params reader: JSONObjectReader) throws(JSONError) -> WorkspaceRunStop {
         try reader.requireExactKeys(["desktopId", "projectId", "sessionId", "runId"])
         return WorkspaceRunStop(
-            chat: try WorkspaceChatKey.decode(params: reader), runId: try reader.nonEmptyString("runId"))
+            chat: try WorkspaceChatKey.decode(params: reader),
+            runId: try WorkspaceSubmission.callKeyPart(reader, "runId"))
     }
 
     /// The answer: the run and how it ended (its earlier ending when it had already ended).

@@ -53,6 +53,15 @@ public struct WorkspaceSubmission: Sendable, Hashable {
         return JSONObject(members)
     }
 
+    /// A non-empty id that goes into a call key, so without `:` (which separates its parts).
+    static func callKeyPart(_ reader: JSONObjectReader, _ key: String) throws(JSONError) -> String {
+        let value = try reader.nonEmptyString(key)
+        guard !value.contains(":") else {
+            throw .contract(reader.path.appending(key: key), "must not contain ':' (it separates call key parts)")
+        }
+        return value
+    }
+
     /// Decodes params: no unknown members, `mode` is `send` or `steer` (a steer needs
     /// `activeRunId`, a send has none), `text` is not blank unless there are attachments.
     public static func decode(params reader: JSONObjectReader) throws(JSONError) -> WorkspaceSubmission {
@@ -95,7 +104,7 @@ public struct WorkspaceSubmission: Sendable, Hashable {
             throw .contract(reader.path.appending(key: "text"), "must not be blank when there are no attachments")
         }
         return WorkspaceSubmission(
-            chat: chat, operationId: try reader.nonEmptyString("operationId"),
-            mutationId: try reader.nonEmptyString("mutationId"), mode: mode, text: text, attachments: attachments)
+            chat: chat, operationId: try callKeyPart(reader, "operationId"),
+            mutationId: try callKeyPart(reader, "mutationId"), mode: mode, text: text, attachments: attachments)
     }
 }

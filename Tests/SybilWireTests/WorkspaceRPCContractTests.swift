@@ -397,6 +397,13 @@ struct WorkspaceRPCContractTests {
         expectRejection(at: "params.\(key)", "non-empty") { try submission(edited(Self.sendParams, key, "")) }
     }
 
+    @Test("ids that go into the call key cannot carry its separator", arguments: ["operationId", "mutationId"])
+    func submissionIdsWithoutColons(key: String) {
+        expectRejection(at: "params.\(key)", "must not contain ':'") {
+            try submission(edited(Self.sendParams, key, "op:1"))
+        }
+    }
+
     // MARK: WorkspaceSubmitReceipt
 
     static let accepted: JSONValue = [
