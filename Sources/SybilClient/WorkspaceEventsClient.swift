@@ -24,6 +24,9 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
 
     /// The largest event the follower takes (an overlay of a long turn fits easily).
     public static var maximumEventBytes: Int { 4 << 20 }
+    /// Updates held for a consumer that has fallen behind; past that the connection is dropped
+    /// and resumed from the last update it got (the desktop replays the rest).
+    public static var bufferLimit: Int { 4_096 }
     /// Silence after which a connection counts as dead: three missed 15 s heartbeats.
     public static var stallTimeout: Duration { .seconds(45) }
 
@@ -52,7 +55,7 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
     /// Follows the chat until the consumer stops iterating (which cancels the request), starting
     /// after `lastEventId` when given.
     public func updates(after lastEventId: String? = nil) -> AsyncStream<Update> {
-        let (stream, continuation) = AsyncStream<Update>.makeStream(bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream<Update>.makeStream(bufferingPolicy: .bufferingOldest(Self.bufferLimit))
         let task = Task { await follow(after: lastEventId, into: continuation) }
         continuation.onTermination = { _ in task.cancel() }
         return stream
@@ -137,14 +140,18 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
             pendingBytes += chunk.count
             for event in parser.feed(chunk) {
                 pendingBytes = 0
-                if !event.lastEventId.isEmpty { lastEventId.value = event.lastEventId }
+                let update: Update
                 do {
-                    continuation.yield(
-                        .event(
-                            try WorkspaceEvent.decode(name: event.type, data: event.dataBytes), id: event.lastEventId))
+                    update = .event(
+                        try WorkspaceEvent.decode(name: event.type, data: event.dataBytes), id: event.lastEventId)
                 } catch {
-                    continuation.yield(.malformed("\(event.type) event \(event.lastEventId): \(error)"))
+                    update = .malformed("\(event.type) event \(event.lastEventId): \(error)")
                 }
+                // Only an event the consumer will get moves the resume point.
+                if case .dropped = continuation.yield(update) {
+                    return "the app fell \(bufferLimit) updates behind; resuming from the last one it got"
+                }
+                if !event.lastEventId.isEmpty { lastEventId.value = event.lastEventId }
             }
             if pendingBytes > maximumEventBytes {
                 return "an event was larger than \(maximumEventBytes) bytes"

@@ -13,6 +13,8 @@ final class WorkspaceDesktopService: Sendable {
         var chat: WorkspaceChatKey
         var id: Int64
         var event: WorkspaceEvent
+        /// The event's data as sent, encoded once for every stream.
+        var dataText: String
     }
 
     /// Events kept per chat for `Last-Event-ID` replay.
@@ -183,7 +185,7 @@ final class WorkspaceDesktopService: Sendable {
                 stream.writeEvent(data: event.dataText, type: event.name, id: "\(boot).\(newest)")
             }
             for event in replayed {
-                stream.writeEvent(data: event.event.dataText, type: event.event.name, id: "\(boot).\(event.id)")
+                stream.writeEvent(data: event.dataText, type: event.event.name, id: "\(boot).\(event.id)")
                 last = event.id
             }
             await withTaskGroup(of: Void.self) { group in
@@ -191,7 +193,7 @@ final class WorkspaceDesktopService: Sendable {
                     for await event in live where event.chat == chat && event.id > last {
                         guard
                             stream.writeEvent(
-                                data: event.event.dataText, type: event.event.name, id: "\(boot).\(event.id)")
+                                data: event.dataText, type: event.event.name, id: "\(boot).\(event.id)")
                         else { return }
                     }
                 }
@@ -361,7 +363,7 @@ final class WorkspaceDesktopService: Sendable {
     func publish(_ chat: WorkspaceChatKey, _ workspaceEvent: WorkspaceEvent) {
         log.withLock { log in
             log.newest += 1
-            let event = Event(chat: chat, id: log.newest, event: workspaceEvent)
+            let event = Event(chat: chat, id: log.newest, event: workspaceEvent, dataText: workspaceEvent.dataText)
             var ring = log.rings[chat] ?? EventLog.Ring()
             ring.events.append(event)
             if ring.events.count > Self.eventRingCapacity { ring.dropped = ring.events.removeFirst().id }
