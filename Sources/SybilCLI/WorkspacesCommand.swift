@@ -73,6 +73,31 @@ enum WorkspacesCommand {
         }
     }
 
+    /// Walks a subcommand's arguments: positional words, `-h`/`--help` (then `nil`), the
+    /// common options, and the subcommand's own through `own` (which returns whether it took
+    /// the option); validates the common options at the end.
+    static func parse(
+        _ arguments: [String], environment: [String: String], command: String,
+        own: (String, String?, inout ArgumentCursor) throws(UsageError) -> Bool = { _, _, _ in false }
+    ) throws(UsageError) -> (common: Common, words: [String])? {
+        var cursor = ArgumentCursor(arguments, command: command)
+        var common = Common(environment: environment)
+        var words: [String] = []
+        while let next = cursor.next() {
+            switch next {
+            case .positional(let word): words.append(word)
+            case .option(let option, let inline):
+                if option == "-h" || option == "--help" { return nil }
+                if try own(option, inline, &cursor) { continue }
+                guard try common.parse(option, inlineValue: inline, cursor: &cursor) else {
+                    throw cursor.unknown(option)
+                }
+            }
+        }
+        try common.validate(command: command)
+        return (common, words)
+    }
+
     /// Runs a subcommand: parses (`nil` prints `help`), connects, runs `body`, disconnects.
     static func run<Request>(
         _ arguments: [String], io: CommandIO, command: String, help: String, common: (Request) -> Common,

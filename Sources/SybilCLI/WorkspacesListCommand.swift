@@ -7,25 +7,24 @@ enum WorkspacesListCommand {
     static let name = "sybil workspaces list"
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var common = WorkspacesCommand.Common(environment: io.environment)
-        while let next = cursor.next() {
-            guard case .option(let option, let inline) = next else {
-                throw UsageError(command: name, message: "takes options only, no arguments")
-            }
-            if option == "-h" || option == "--help" {
-                io.writeOutput(HelpText.workspacesList)
-                return .success
-            }
-            guard try common.parse(option, inlineValue: inline, cursor: &cursor) else { throw cursor.unknown(option) }
+        try await WorkspacesCommand.run(
+            arguments, io: io, command: name, help: HelpText.workspacesList, common: \.common, parse: parse
+        ) { _, connection in
+            await list(WorkspacesCommand.desktop(connection), io: io)
         }
-        try common.validate(command: name)
-        guard let connection = await WorkspacesCommand.connect(common, command: name, io: io) else {
-            return .unavailable
+    }
+
+    /// The options, or `nil` when help was asked for; no arguments are taken.
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
+        -> (common: WorkspacesCommand.Common, words: [String])?
+    {
+        guard let parsed = try WorkspacesCommand.parse(arguments, environment: environment, command: name) else {
+            return nil
         }
-        let status = await list(WorkspacesCommand.desktop(connection), io: io)
-        await connection.close()
-        return status
+        guard parsed.words.isEmpty else {
+            throw UsageError(command: name, message: "takes options only, no arguments")
+        }
+        return parsed
     }
 
     private static func list(_ desktop: WorkspaceDesktopClient, io: CommandIO) async -> ExitCode {

@@ -28,27 +28,18 @@ enum WorkspacesOpenCommand {
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var common = WorkspacesCommand.Common(environment: environment)
-        var words: [String] = []
         var threadId: String?
         var follow = true
-        while let next = cursor.next() {
-            switch next {
-            case .positional(let word): words.append(word)
-            case .option(let option, let inline):
-                switch option {
-                case "-h", "--help": return nil
-                case "--thread": threadId = try cursor.value(for: option, inlineValue: inline)
-                case "--no-follow": follow = false
-                default:
-                    guard try common.parse(option, inlineValue: inline, cursor: &cursor) else {
-                        throw cursor.unknown(option)
-                    }
-                }
+        let parsed = try WorkspacesCommand.parse(arguments, environment: environment, command: name) {
+            option, inline, cursor throws(UsageError) in
+            switch option {
+            case "--thread": threadId = try cursor.value(for: option, inlineValue: inline)
+            case "--no-follow": follow = false
+            default: return false
             }
+            return true
         }
-        try common.validate(command: name)
+        guard let (common, words) = parsed else { return nil }
         guard words.count == 1, let session = words.first, !session.isEmpty else {
             throw UsageError(command: name, message: "needs one SESSION, e.g. sybil workspaces open sess-42")
         }

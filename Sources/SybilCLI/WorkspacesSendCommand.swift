@@ -30,27 +30,18 @@ enum WorkspacesSendCommand {
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var common = WorkspacesCommand.Common(environment: environment)
-        var words: [String] = []
         var steer = false
         var attachments: [String] = []
-        while let next = cursor.next() {
-            switch next {
-            case .positional(let word): words.append(word)
-            case .option(let option, let inline):
-                switch option {
-                case "-h", "--help": return nil
-                case "--steer": steer = true
-                case "--attach": attachments.append(try cursor.value(for: option, inlineValue: inline))
-                default:
-                    guard try common.parse(option, inlineValue: inline, cursor: &cursor) else {
-                        throw cursor.unknown(option)
-                    }
-                }
+        let parsed = try WorkspacesCommand.parse(arguments, environment: environment, command: name) {
+            option, inline, cursor throws(UsageError) in
+            switch option {
+            case "--steer": steer = true
+            case "--attach": attachments.append(try cursor.value(for: option, inlineValue: inline))
+            default: return false
             }
+            return true
         }
-        try common.validate(command: name)
+        guard let (common, words) = parsed else { return nil }
         guard let session = words.first, !session.isEmpty else {
             throw UsageError(
                 command: name, message: "needs SESSION and TEXT, e.g. sybil workspaces send sess-42 \"Hi\"")

@@ -5,6 +5,7 @@ import SybilCore
 import SybilNet
 import SybilServer
 import SybilStore
+import SybilTesting
 import SybilTimeline
 import SybilWire
 import Synchronization
@@ -52,21 +53,6 @@ private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
 
 private func milliseconds(_ value: Double) -> String { format(value * 1000, 2) }
 
-private final class BenchIDs: IDGenerator {
-    private let prefix: String
-    private let counter = Mutex(0)
-
-    init(prefix: String) { self.prefix = prefix }
-
-    func makeID() -> String {
-        let n = counter.withLock {
-            $0 += 1
-            return $0
-        }
-        return "\(prefix)-\(n)"
-    }
-}
-
 private struct BenchmarkFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
@@ -112,7 +98,7 @@ private final class Watched<State: Sendable>: Sendable {
             }
             guard let id else { return continuation.resume(returning: true) }
             deadline = Task {
-                try? await Task.sleep(for: limit)
+                try? await Task.sleep(for: limit)  // real clock: a benchmark measures wall time
                 self.giveUp(id)
             }
         }
@@ -128,32 +114,10 @@ private final class Watched<State: Sendable>: Sendable {
     }
 }
 
-/// Returns true once `condition` over observable main-actor state holds (re-checked when what
-/// it read changes), false after `limit`.
+/// Returns true once `condition` over observable main-actor state holds, false after `limit`.
 @MainActor
 private func waitUntil(limit: Duration = .seconds(30), _ condition: @escaping @MainActor () -> Bool) async -> Bool {
-    let deadline = workspaceClock.now.advanced(by: limit)
-    while !condition() {
-        if workspaceClock.now >= deadline { return false }
-        let pending = Mutex<CheckedContinuation<Void, Never>?>(nil)
-        let resume: @Sendable () -> Void = { pending.withLock { $0.take() }?.resume() }
-        var timer: Task<Void, Never>?
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            pending.withLock { $0 = continuation }
-            withObservationTracking {
-                _ = condition()
-            } onChange: {
-                resume()
-            }
-            // A change the tracking missed cannot stall the wait for long.
-            timer = Task {
-                try? await Task.sleep(for: .milliseconds(250))
-                resume()
-            }
-        }
-        timer?.cancel()
-    }
-    return true
+    await ConditionWait.until(limit: limit, recheck: .milliseconds(250), condition)
 }
 
 // MARK: A raw events stream
@@ -273,7 +237,7 @@ private final class BenchPhone {
     ) async throws {
         self.chat = chat
         let desktop = WorkspaceDesktopClient(baseURL: server.baseURL, http: rpcHTTP, tokens: benchTokens())
-        let ids = BenchIDs(prefix: idPrefix)  // call keys are unique per server
+        let ids = SequentialIDGenerator(prefix: idPrefix)  // call keys are unique per server
         let outbox = try WorkspaceOutbox(store: store)
         host = WorkspaceChatHost(key: chat, rpc: desktop, clock: ContinuousClock(), random: SeededRandomSource(seed: 7))
         let sender = WorkspaceOutboxSender(

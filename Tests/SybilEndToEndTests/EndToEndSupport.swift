@@ -72,7 +72,7 @@ struct Phone {
     /// first load.
     static func launch(
         chat: WorkspaceChatKey, store: any KeyValueStore, desktop: WorkspaceDesktopClient,
-        submit: (any WorkspaceSubmitRPC)? = nil, ids: any IDGenerator = CountingIDs(prefix: "op")
+        submit: (any WorkspaceSubmitRPC)? = nil, ids: any IDGenerator = SequentialIDGenerator(prefix: "op")
     ) async throws -> Phone {
         let outbox = try WorkspaceOutbox(store: store)
         let host = WorkspaceChatHost(
@@ -91,22 +91,6 @@ struct Phone {
     /// Texts of the canonical user rows in the host's window.
     var historyUserTexts: [String] {
         host.timeline.window.filter { $0.origin == .canonical && $0.type == .user }.map(\.text)
-    }
-}
-
-/// IDs `prefix-1`, `prefix-2`, … (unique per generator).
-final class CountingIDs: IDGenerator {
-    private let prefix: String
-    private let counter = Mutex(0)
-
-    init(prefix: String) { self.prefix = prefix }
-
-    func makeID() -> String {
-        let n = counter.withLock {
-            $0 += 1
-            return $0
-        }
-        return "\(prefix)-\(n)"
     }
 }
 

@@ -164,7 +164,8 @@ struct WorkspaceEndToEndTests {
         let desktop = desktopClient(server)
         let store = InMemoryKeyValueStore()
         let offline = try await Phone.launch(
-            chat: emptyChat, store: store, desktop: desktop, submit: UnreachableSubmit(), ids: CountingIDs(prefix: "a"))
+            chat: emptyChat, store: store, desktop: desktop, submit: UnreachableSubmit(),
+            ids: SequentialIDGenerator(prefix: "a"))
         for text in ["Eins.", "Zwei."] {
             offline.composer.draft = text
             guard case .failed? = await offline.composer.send() else {
@@ -176,7 +177,7 @@ struct WorkspaceEndToEndTests {
 
         // The app is relaunched with the network back: the outbox copy is all that is left.
         let relaunched = try await Phone.launch(
-            chat: emptyChat, store: store, desktop: desktop, ids: CountingIDs(prefix: "b"))
+            chat: emptyChat, store: store, desktop: desktop, ids: SequentialIDGenerator(prefix: "b"))
         let feed = follow(emptyChat, on: server, host: relaunched.host)
         await waitUntil("the first event") { feed.eventsHandled > 0 }
         await relaunched.composer.restore()
@@ -188,7 +189,7 @@ struct WorkspaceEndToEndTests {
 
         // Another relaunch sends nothing again.
         let third = try await Phone.launch(
-            chat: emptyChat, store: store, desktop: desktop, ids: CountingIDs(prefix: "c"))
+            chat: emptyChat, store: store, desktop: desktop, ids: SequentialIDGenerator(prefix: "c"))
         await third.composer.restore()
         #expect(third.composer.deliveries.isEmpty)
         #expect(third.historyUserTexts == ["Eins.", "Zwei."], "each message once")
