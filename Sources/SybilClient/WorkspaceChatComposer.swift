@@ -114,7 +114,8 @@ public final class WorkspaceChatComposer {
 
     /// Sends the draft (with the finished attachments) as a new turn, or steers the running
     /// turn when `steer` is true. Returns the outcome, or `nil` when nothing was sent (the
-    /// notice says why). The draft is cleared only once the message is saved.
+    /// notice says why). The draft leaves the composer when sending starts and comes back if
+    /// the message cannot be saved; earlier messages the desktop has not accepted go first.
     @discardableResult
     public func send(steer: Bool = false) async -> WorkspaceOutboxSender.Outcome? {
         let text = draft
