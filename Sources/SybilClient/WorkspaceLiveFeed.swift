@@ -94,11 +94,16 @@ public final class WorkspaceLiveFeed {
                 switch action {
                 case .applyOverlay(let overlay):
                     // A newer epoch means history settled what the window shows as live (and
-                    // events before this stream began may be gone): the window reloads too.
-                    let settled =
-                        host.timeline.isConfirmed && overlay.settlementEpoch > host.timeline.overlay.settlementEpoch
-                    if let showOverlay { showOverlay(overlay) } else { host.applyLiveOverlay(overlay) }
-                    if settled { host.handle(.runEnded(.finished)) }
+                    // events before this stream began may be gone). Shown alone it would take
+                    // those rows away until the next load, so the window reloads instead: the
+                    // snapshot brings history and the new epoch's overlay together (SPEC §4.3).
+                    if host.timeline.isConfirmed && overlay.settlementEpoch > host.timeline.overlay.settlementEpoch {
+                        host.handle(.runEnded(.finished))
+                    } else if let showOverlay {
+                        showOverlay(overlay)
+                    } else {
+                        host.applyLiveOverlay(overlay)
+                    }
                 case .trigger(let trigger):
                     host.handle(trigger)
                 case .markEveryHostStale:

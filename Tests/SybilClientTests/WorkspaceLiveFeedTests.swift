@@ -1,0 +1,58 @@
+import SybilClient
+import SybilTesting
+import SybilTimeline
+import SybilWire
+import Testing
+
+/// The live feed between the desktop's events and the selected host.
+@MainActor
+@Suite("Workspace live feed")
+struct WorkspaceLiveFeedTests {
+    typealias Update = WorkspaceEventsClient<ManualClock>.Update
+
+    private func block(_ id: String, epoch: Int64) -> TimelineBlock {
+        TimelineBlock(
+            type: .agentReply, id: id, origin: .live, sourceOrder: [9], timestamp: 0, text: "live \(id)",
+            runId: "run-\(epoch)")
+    }
+
+    @Test func sameEpochOverlaysAreShownANewerEpochReloadsInsteadOfEmptyingTheWindow() async throws {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let host = makeHost(rpc: rpc)
+        let live = LiveOverlay(settlementEpoch: 4, revision: 1, blocks: [block("l1", epoch: 4)])
+        await rpc.serveLoad(
+            of: chatA, with: Envelopes.envelope(["a1"], overlay: live, activeRun: "run-4"), to: host
+        ) { host.activate() }
+        let (updates, continuation) = AsyncStream<Update>.makeStream()
+        let feed = WorkspaceLiveFeed()
+        feed.follow(updates, host: host)
+
+        let grown = LiveOverlay(
+            settlementEpoch: 4, revision: 2, blocks: [block("l1", epoch: 4), block("l2", epoch: 4)])
+        continuation.yield(.event(.overlay(grown), id: "1.1"))
+        await feed.waitForEvents(1)
+        #expect(host.timeline.overlay == grown, "an overlay of the same epoch is shown as it comes")
+
+        // The run settled: the desktop's next epoch starts empty. Applied alone it would take
+        // the live rows away before history has them; the window reloads instead.
+        rpc.expect(.load(chatA))
+        continuation.yield(.event(.overlay(LiveOverlay(settlementEpoch: 5, revision: 0, blocks: [])), id: "1.2"))
+        await feed.waitForEvents(2)
+        #expect(host.timeline.overlay == grown, "the live rows stay until the snapshot")
+        await rpc.waitForCall(.load(chatA))
+        rpc.answer(
+            .load(chatA),
+            with: .envelope(
+                Envelopes.envelope(
+                    ["a1", "a2", "a3"], overlay: LiveOverlay(settlementEpoch: 5, revision: 0, blocks: []))
+            ))
+        await eventually("the snapshot applies") { host.appliedLoads == 2 }
+        #expect(host.timeline.rows.map(\.id) == ["row:a1", "row:a2", "row:a3"])
+        #expect(host.timeline.overlay.settlementEpoch == 5)
+
+        continuation.finish()
+        await feed.stop()
+        host.park()
+        rpc.verifyDone()
+    }
+}
