@@ -96,10 +96,17 @@ public struct AttachmentUploader: Sendable {
             index += 1
             await progress?.update(sent: min(Int64(index) * Int64(chunkSize), prepared.size), of: prepared.size)
         }
-        return try await call {
+        let result = try await call {
             try await rpc.finishUpload(
                 callKey: AttachmentUploadKey.callKey(key, .finish), uploadId: begin.uploadId, chunkCount: chunkCount)
         }
+        // The message will list this id: it must be the whole file the phone sent.
+        guard result.uploadId == begin.uploadId, result.size == prepared.size else {
+            throw .desktop(
+                "the desktop finished \(result.uploadId) with \(result.size) bytes, not \(begin.uploadId) with \(prepared.size)"
+            )
+        }
+        return result
     }
 
     /// Cancels an upload whose attachment was removed (`<upload key>:cancel`).

@@ -80,6 +80,18 @@ struct AttachmentUploaderTests {
         }
     }
 
+    @Test func aFinishThatDoesNotAccountForTheWholeFileIsAnError() async throws {
+        try await withDirectory { directory in
+            let path = try file(directory, "a.txt", bytes: Array(repeating: 65, count: 10))
+            let desktop = FakeUploadDesktop(chunkSize: 4)
+            desktop.claimFinishedSize(9)
+            let uploader = AttachmentUploader(rpc: desktop, stagingDirectory: directory)
+            await #expect(throws: AttachmentUploadError.self) {
+                _ = try await uploader.upload(.init(path: path, fileName: "a.txt", mimeType: "text/plain"), to: chat)
+            }
+        }
+    }
+
     @Test func aRetryResumesFromTheFirstMissingChunkWithTheSameKeys() async throws {
         try await withDirectory { directory in
             let bytes = [UInt8](repeating: 7, count: 10)

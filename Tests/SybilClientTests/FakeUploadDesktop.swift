@@ -14,6 +14,8 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
         var failChunkOnce: Int?
         var chunkSize: Int
         var keepBytes: Bool
+        /// Bytes the finish answer claims, when the test makes it lie.
+        var finishedSize: Int64?
     }
 
     private let state: Mutex<State>
@@ -30,6 +32,9 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
     var assembled: [UInt8] { state.withLock { state in state.received.keys.sorted().flatMap { state.received[$0]! } } }
 
     func failChunk(_ index: Int) { state.withLock { $0.failChunkOnce = index } }
+
+    /// Makes the finish answer claim `size` bytes, whatever arrived.
+    func claimFinishedSize(_ size: Int64) { state.withLock { $0.finishedSize = size } }
 
     func beginUpload(callKey: String, _ request: AttachmentUploadRequest) async throws -> AttachmentUploadBegin {
         state.withLock { state in
@@ -61,7 +66,8 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
         state.withLock { state in
             state.calls.append(callKey)
             return AttachmentUploadResult(
-                uploadId: uploadId, size: state.receivedBytes, sha256: String(repeating: "0", count: 64))
+                uploadId: uploadId, size: state.finishedSize ?? state.receivedBytes,
+                sha256: String(repeating: "0", count: 64))
         }
     }
 
