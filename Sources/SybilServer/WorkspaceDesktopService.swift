@@ -39,7 +39,9 @@ final class WorkspaceDesktopService: Sendable {
     let options: SybilServerOptions
     let time: ServerTime
     let agent: ScriptedAgent
-    private let events = Broadcast<Event>()
+    /// Live subscribers by chat (chats are checked to exist before a stream subscribes), so a
+    /// stream receives only its own chat's events.
+    private let events = Mutex<[WorkspaceChatKey: Broadcast<Event>]>([:])
     struct Counters {
         var upload: Int64 = 0
     }
@@ -157,7 +159,7 @@ final class WorkspaceDesktopService: Sendable {
         // Subscribing and reading the ring under the log's lock: every event is either in
         // the replay or arrives live, never both, never neither.
         let (live, start) = log.withLock { log in
-            (events.subscribe(), Self.replay(after: lastEventID, of: chat, in: log, boot: store.boot))
+            (broadcast(of: chat).subscribe(), Self.replay(after: lastEventID, of: chat, in: log, boot: store.boot))
         }
         var reset: String?
         var replayed: [Event] = []
@@ -190,7 +192,7 @@ final class WorkspaceDesktopService: Sendable {
             }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { [last] in
-                    for await event in live where event.chat == chat && event.id > last {
+                    for await event in live where event.id > last {
                         guard
                             stream.writeEvent(
                                 data: event.dataText, type: event.event.name, id: "\(boot).\(event.id)")
@@ -358,6 +360,16 @@ final class WorkspaceDesktopService: Sendable {
         }
     }
 
+    /// The live fan-out of `chat`'s events.
+    private func broadcast(of chat: WorkspaceChatKey) -> Broadcast<Event> {
+        events.withLock { broadcasts in
+            if let existing = broadcasts[chat] { return existing }
+            let created = Broadcast<Event>()
+            broadcasts[chat] = created
+            return created
+        }
+    }
+
     /// Numbers the event, keeps it in its chat's ring and sends it to the live streams, all
     /// under the log's lock so ring order, id order and delivery order agree.
     func publish(_ chat: WorkspaceChatKey, _ workspaceEvent: WorkspaceEvent) {
@@ -368,7 +380,7 @@ final class WorkspaceDesktopService: Sendable {
             ring.events.append(event)
             if ring.events.count > Self.eventRingCapacity { ring.dropped = ring.events.removeFirst().id }
             log.rings[chat] = ring
-            events.publish(event)
+            broadcast(of: chat).publish(event)
         }
     }
 }
