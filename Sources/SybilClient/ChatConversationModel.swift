@@ -2,7 +2,9 @@ import Observation
 import SybilNet
 
 /// A chat page's view model (seed 004): the transcript, the reply being streamed, and the
-/// "typing" state, which every ending — success, each error, cancellation — turns off.
+/// "typing" state, which every ending — success, each error, cancellation — turns off. Its
+/// user is a chat screen (a SwiftUI view or a terminal front end); no `sybil` command drives
+/// it yet (`sybil ask` streams through `ChatStreamingService` directly).
 @MainActor
 @Observable
 public final class ChatConversationModel {

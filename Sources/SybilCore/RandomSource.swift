@@ -21,7 +21,9 @@ extension RandomSource {
     }
 }
 
-/// Adapts a ``RandomSource`` to the standard library's `RandomNumberGenerator`.
+/// Adapts a ``RandomSource`` to the standard library's `RandomNumberGenerator`, for callers
+/// that use the standard library's random APIs (`shuffled(using:)`, `Int.random(in:using:)`)
+/// with an injected, seedable source; the engine's own code takes a ``RandomSource`` directly.
 public struct RandomSourceGenerator<Source: RandomSource>: RandomNumberGenerator {
     /// The wrapped source.
     public let source: Source

@@ -37,7 +37,8 @@ public enum AttachmentImageConversion {
     }
 }
 
-/// Reads a PNG's dimensions from its first 24 bytes.
+/// Reads a PNG's dimensions from its first 24 bytes. The conversion rule above uses it to decide
+/// before decoding; it is public for apps that show an image's size before attaching it.
 public enum PNGHeader {
     /// Bytes needed: the 8-byte signature, the IHDR length and type, width and height.
     public static let length = 24

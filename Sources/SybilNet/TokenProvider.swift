@@ -1,6 +1,8 @@
 import SybilStore
 
-/// Gets a new token when the server answered 401.
+/// Gets a new token when the server answered 401. Implemented by the app that signs its user
+/// in (it owns the sign-in flow); `TokenProvider` calls it, single-flight. The command line
+/// runs with a fixed token and has none.
 public protocol TokenRefresher: Sendable {
     /// A fresh token; `expired` is the one the server refused.
     func refreshToken(expired: String?) async throws -> String
