@@ -23,4 +23,9 @@ public enum Hex {
         }
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// Whether `byte` is one of `0-9a-f`.
+    public static func isLowercaseDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+    }
 }

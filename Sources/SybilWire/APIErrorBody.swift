@@ -14,13 +14,18 @@ public struct APIErrorBody: Sendable, Hashable {
     public var code: String?
     /// The request parameter the error refers to.
     public var param: String?
+    /// What a client shows or waits for (`limitBytes`, `retryAfterSeconds`, `quota`, …).
+    public var details: JSONObject?
 
     /// Creates an error body.
-    public init(message: String, type: String? = nil, code: String? = nil, param: String? = nil) {
+    public init(
+        message: String, type: String? = nil, code: String? = nil, param: String? = nil, details: JSONObject? = nil
+    ) {
         self.message = message
         self.type = type
         self.code = code
         self.param = param
+        self.details = details
     }
 
     /// Decodes `{"error": {...}}`.
@@ -42,7 +47,15 @@ public struct APIErrorBody: Sendable, Hashable {
                     "expected a string or an integer, got \(codeValue.kindDescription)")
             }
         }
-        return APIErrorBody(message: message, type: type, code: code, param: param)
+        var details: JSONObject?
+        if let detailsValue = inner.optionalValue("details") {
+            guard case .object(let object) = detailsValue else {
+                throw .contract(
+                    errorPath.appending(key: "details"), "expected an object, got \(detailsValue.kindDescription)")
+            }
+            details = object
+        }
+        return APIErrorBody(message: message, type: type, code: code, param: param, details: details)
     }
 
     /// The body as JSON, absent members omitted.
@@ -51,6 +64,7 @@ public struct APIErrorBody: Sendable, Hashable {
         if let type { members.append(JSONMember("type", .string(type))) }
         if let code { members.append(JSONMember("code", .string(code))) }
         if let param { members.append(JSONMember("param", .string(param))) }
+        if let details { members.append(JSONMember("details", .object(details))) }
         return ["error": .object(JSONObject(members))]
     }
 }
