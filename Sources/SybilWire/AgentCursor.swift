@@ -29,7 +29,8 @@ public struct AgentCursor: Sendable, Hashable, Comparable, CustomStringConvertib
     public static func decode(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> AgentCursor {
         let text = try JSONValueReader.string(value, at: path)
         guard let cursor = AgentCursor(text) else {
-            throw .contract(path, "must be a cursor of 1 to 128 visible ASCII characters, got \(JSONWriter.quoted(text))")
+            throw .contract(
+                path, "must be a cursor of 1 to 128 visible ASCII characters, got \(JSONWriter.quoted(text))")
         }
         return cursor
     }

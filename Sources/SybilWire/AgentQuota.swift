@@ -20,7 +20,8 @@ public struct AgentQuota: Sendable, Hashable {
         try reader.requireExactKeys(["usedBytes", "limitBytes"])
         let range: ClosedRange<Int64> = 0...JSONValueReader.maxSafeInteger
         return AgentQuota(
-            usedBytes: try reader.integer("usedBytes", in: range), limitBytes: try reader.integer("limitBytes", in: range))
+            usedBytes: try reader.integer("usedBytes", in: range),
+            limitBytes: try reader.integer("limitBytes", in: range))
     }
 
     /// The snapshot as contract JSON.

@@ -41,7 +41,8 @@ public struct AgentRoomDescriptor: Sendable, Hashable {
         let room = try JSONObjectReader(try reader.value("room"), at: path.appending(key: "room"))
         return AgentRoomDescriptor(
             roomId: try room.nonEmptyString("roomId"), title: try room.nonBlankString("title"),
-            attachments: attachmentCapability(reader.optionalValue("capabilities"), at: path.appending(key: "capabilities")))
+            attachments: attachmentCapability(
+                reader.optionalValue("capabilities"), at: path.appending(key: "capabilities")))
     }
 
     /// The attachment capability in `capabilities`, or `nil` when it is missing, malformed or
