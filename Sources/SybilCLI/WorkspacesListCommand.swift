@@ -7,7 +7,7 @@ enum WorkspacesListCommand {
     static let name = "sybil workspaces list"
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        try await WorkspacesCommand.run(
+        try await ClientCommand.run(
             arguments, io: io, command: name, help: HelpText.workspacesList, common: \.common, parse: parse
         ) { _, connection in
             await list(WorkspacesCommand.desktop(connection), io: io)
@@ -16,9 +16,9 @@ enum WorkspacesListCommand {
 
     /// The options, or `nil` when help was asked for; no arguments are taken.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
-        -> (common: WorkspacesCommand.Common, words: [String])?
+        -> (common: ClientCommand.Common, words: [String])?
     {
-        guard let parsed = try WorkspacesCommand.parse(arguments, environment: environment, command: name) else {
+        guard let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) else {
             return nil
         }
         guard parsed.words.isEmpty else {

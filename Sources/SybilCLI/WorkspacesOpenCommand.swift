@@ -13,14 +13,14 @@ enum WorkspacesOpenCommand {
     static let name = "sybil workspaces open"
 
     struct Request {
-        var common: WorkspacesCommand.Common
+        var common: ClientCommand.Common
         var session: String
         var threadId: String?
         var follow = true
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        try await WorkspacesCommand.run(
+        try await ClientCommand.run(
             arguments, io: io, command: name, help: HelpText.workspacesOpen, common: \.common, parse: parse
         ) { request, connection in
             await open(request, connection: connection, io: io)
@@ -30,7 +30,7 @@ enum WorkspacesOpenCommand {
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
         var threadId: String?
         var follow = true
-        let parsed = try WorkspacesCommand.parse(arguments, environment: environment, command: name) {
+        let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) {
             option, inline, cursor throws(UsageError) in
             switch option {
             case "--thread": threadId = try cursor.value(for: option, inlineValue: inline)

@@ -14,7 +14,7 @@ enum WorkspacesSendCommand {
     static let name = "sybil workspaces send"
 
     struct Request {
-        var common: WorkspacesCommand.Common
+        var common: ClientCommand.Common
         var session: String
         var text: String
         var steer = false
@@ -22,7 +22,7 @@ enum WorkspacesSendCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        try await WorkspacesCommand.run(
+        try await ClientCommand.run(
             arguments, io: io, command: name, help: HelpText.workspacesSend, common: \.common, parse: parse
         ) { request, connection in
             await send(request, connection: connection, io: io)
@@ -32,7 +32,7 @@ enum WorkspacesSendCommand {
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
         var steer = false
         var attachments: [String] = []
-        let parsed = try WorkspacesCommand.parse(arguments, environment: environment, command: name) {
+        let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) {
             option, inline, cursor throws(UsageError) in
             switch option {
             case "--steer": steer = true
