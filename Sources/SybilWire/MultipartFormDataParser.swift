@@ -97,18 +97,18 @@ public struct MultipartFormDataParser: Sendable {
         public var kind: Kind
         /// The part at fault, when there is one.
         public var partIndex: Int?
-        /// That part's field name, when its headers were read.
-        public var partName: String?
+        /// That part's head, when its headers were read.
+        public var part: PartHead?
         /// The limit that was exceeded, for the `…TooLarge` kinds.
         public var limit: Int?
         /// What is wrong, e.g. `part 1 ("file") is larger than 8388608 bytes`.
         public var message: String
 
         /// Creates a failure.
-        public init(kind: Kind, partIndex: Int? = nil, partName: String? = nil, limit: Int? = nil, message: String) {
+        public init(kind: Kind, partIndex: Int? = nil, part: PartHead? = nil, limit: Int? = nil, message: String) {
             self.kind = kind
-            self.partIndex = partIndex
-            self.partName = partName
+            self.partIndex = partIndex ?? part?.index
+            self.part = part
             self.limit = limit
             self.message = message
         }
@@ -220,7 +220,7 @@ public struct MultipartFormDataParser: Sendable {
                 message: "the body ended inside the headers of part \(partCount - 1)")
         case .content:
             error = Failure(
-                kind: .incomplete, partIndex: current?.index, partName: current?.name,
+                kind: .incomplete, part: current,
                 message: "the body ended inside \(Self.describe(current)) without the final boundary")
         default:
             error = Failure(kind: .incomplete, message: "the body ended without the final boundary")
@@ -384,7 +384,7 @@ public struct MultipartFormDataParser: Sendable {
         guard count > 0 else { return }
         guard currentSize + count <= currentLimit else {
             throw Failure(
-                kind: .partTooLarge, partIndex: current?.index, partName: current?.name, limit: currentLimit,
+                kind: .partTooLarge, part: current, limit: currentLimit,
                 message: "\(Self.describe(current)) is larger than \(currentLimit) bytes")
         }
         currentSize += count

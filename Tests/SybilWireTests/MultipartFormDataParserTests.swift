@@ -396,7 +396,7 @@ struct MultipartFormDataParserTests {
         let failure = failureOf(splitIndependent(form(2, size: 41), limits: limits))
         #expect(failure?.kind == .partTooLarge)
         #expect(failure?.partIndex == 0)
-        #expect(failure?.partName == "p0")
+        #expect(failure?.part == Parser.PartHead(index: 0, name: "p0"))
         #expect(failure?.limit == 40)
         #expect(failure?.message == "part 0 (\"p0\") is larger than 40 bytes")
     }
@@ -414,7 +414,7 @@ struct MultipartFormDataParserTests {
         }
         let failure = failureOf(splitIndependent(body, partLimit: limit))
         #expect(failure?.kind == .partTooLarge)
-        #expect(failure?.partName == "file")
+        #expect(failure?.part == Parser.PartHead(index: 1, name: "file", fileName: "a.png", contentType: "image/png"))
         #expect(failure?.limit == 8)
         let loose: @Sendable (Parser.PartHead) -> Int = { head in head.name == "id" ? 4 : 9 }
         #expect(parts(splitIndependent(body, partLimit: loose))?.count == 2)
