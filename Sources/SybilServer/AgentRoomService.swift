@@ -377,10 +377,11 @@ final class AgentRoomService: Sendable {
             details: ["retryAfterSeconds": .number(JSONNumber(Int64(seconds)))], retryAfterSeconds: seconds)
     }
 
-    /// `8 MiB`, `9.1 MiB`: whole mebibytes without a fraction, others to a tenth (rounded down).
+    /// `8 MiB`, `9.1 MiB`: whole mebibytes without a fraction, others to a tenth rounded up,
+    /// so a size one byte over a limit never reads as the limit.
     static func mebibytes(_ bytes: Int64) -> String {
         if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
-        let tenths = bytes * 10 / (1 << 20)
+        let tenths = (bytes * 10 + (1 << 20) - 1) / (1 << 20)
         return "\(tenths / 10).\(tenths % 10) MiB"
     }
 }
