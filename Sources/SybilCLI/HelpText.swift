@@ -241,14 +241,18 @@ enum HelpText {
 
         Serves the three Sybil surfaces over HTTP/1.1 (docs/api): the OpenAI-compatible chat
         endpoint with a scripted agent, the Agent room (WebSocket stream, uploads), and the
-        workspace desktop RPC with live overlay events. Prints the address and the token on
-        one line each, then runs until SIGINT or SIGTERM and stops gracefully.
+        workspace desktop RPC with live overlay events, each at the root and under /api.
+        Prints the address and the token on one line each, then runs until SIGINT or SIGTERM
+        and stops gracefully.
 
         OPTIONS:
           --host ADDRESS          Numeric address to bind (default: 127.0.0.1).
           --port N                Port, 0 for any free one (default: 8799).
           --token TOKEN           Bearer token for every route but /healthz (default:
                                   $SYBIL_TOKEN, else a random one that is printed).
+          --fixture               Play the UI-test fixture: 127.0.0.1:8799 with the token
+                                  fixture-token. An explicit --host, --port or --token
+                                  still wins; $SYBIL_TOKEN does not.
           --seed N                Seed of the scripted agent (default: 1).
           --pace MS               Pause between streamed tokens (0 to 60000; default: 40).
           --cold-start SECONDS    Simulate a scale-to-zero start of this length for the first

@@ -8,6 +8,10 @@ import SybilStore
 enum ServeCommand {
     static let name = "sybil serve"
     static let defaultPort = 8799
+    /// The seed's UI-test fixture: this address, port and token.
+    static let fixtureHost = "127.0.0.1"
+    static let fixturePort = 8799
+    static let fixtureToken = "fixture-token"
 
     /// What the command line asked for.
     struct Request {
@@ -56,14 +60,22 @@ enum ServeCommand {
         var options = SybilServerOptions(token: "")
         var dataDirectory: String?
         var inMemory = false
+        var fixture = false
+        var hostGiven = false
+        var portGiven = false
         while let next = cursor.next() {
             guard case .option(let option, let inline) = next else {
                 throw UsageError(command: name, message: "takes options only, no arguments")
             }
             switch option {
             case "-h", "--help": return nil
-            case "--host": configuration.host = try cursor.value(for: option, inlineValue: inline)
-            case "--port": configuration.port = try cursor.integer(for: option, inlineValue: inline, in: 0...65_535)
+            case "--host":
+                configuration.host = try cursor.value(for: option, inlineValue: inline)
+                hostGiven = true
+            case "--port":
+                configuration.port = try cursor.integer(for: option, inlineValue: inline, in: 0...65_535)
+                portGiven = true
+            case "--fixture": fixture = true
             case "--token":
                 token = try cursor.value(for: option, inlineValue: inline)
                 tokenSource = "--token"
@@ -96,6 +108,16 @@ enum ServeCommand {
         if inMemory && dataDirectory != nil {
             throw UsageError(command: name, message: "--in-memory and --data-dir exclude each other")
         }
+        if fixture {
+            // The fixture's address and token, unless the command line gave its own; the
+            // fixture token wins over $SYBIL_TOKEN (the command line comes first).
+            if !hostGiven { configuration.host = fixtureHost }
+            if !portGiven { configuration.port = fixturePort }
+            if token == nil {
+                token = fixtureToken
+                tokenSource = nil
+            }
+        }
         if token == nil, let fromEnvironment = environment["SYBIL_TOKEN"], !fromEnvironment.isEmpty {
             token = fromEnvironment
             tokenSource = "SYBIL_TOKEN"
@@ -109,7 +131,7 @@ enum ServeCommand {
             inMemory
             ? .inMemory
             : .directory(dataDirectory ?? XDGDirectories(environment: environment).sybilData + "/server")
-        return Request(options: options, configuration: configuration, tokenSource: token == nil ? nil : tokenSource)
+        return Request(options: options, configuration: configuration, tokenSource: tokenSource)
     }
 
     /// 32 random hex digits.

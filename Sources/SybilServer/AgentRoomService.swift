@@ -5,79 +5,56 @@ import SybilWire
 
 /// The Agent room surface (docs/api/agent-room.md): descriptor, history with cursors,
 /// idempotent submission, the WebSocket stream with replay and canonical echoes, the shared
-/// read position, and v1 uploads with authenticated original downloads.
+/// read position, and v1 uploads (multipart or raw) with authenticated original downloads.
+///
+/// Every body it reads or writes is SybilWire's type (``AgentRoomSubmission``,
+/// ``AgentRoomPage``, ``AgentRoomReceipt``, ``AgentReadState``, ``AgentStreamEvent``,
+/// ``AgentRoomDescriptor``, ``AgentAttachment``), and the ceilings are
+/// ``AgentAttachmentLimits/v1``.
 final class AgentRoomService: Sendable {
-    /// A live stream frame.
-    enum Event: Sendable {
-        case message(AgentMessage)
-        case activity(state: String, detail: String)
-        case read(sequence: Int64, unread: Int)
-
-        var json: JSONValue {
-            switch self {
-            case .message(let message): ["type": "message", "message": message.json]
-            case .activity(let state, let detail):
-                ["type": "activity", "state": .string(state), "detail": .string(detail)]
-            case .read(let sequence, let unread):
-                [
-                    "type": "read", "readCursor": sequence == 0 ? .null : .string(AgentMessage.cursor(sequence)),
-                    "unread": .number(JSONNumber(Int64(unread))),
-                ]
-            }
-        }
-    }
-
-    /// The v1 ceilings (docs/api/agent-room.md).
-    enum Limits {
-        static let maxFiles = 8
-        static let maxTotalBytes = 32 << 20
-        static let maxImageBytes = 6 << 20
-        static let maxFileBytes = 8 << 20
-        static let maxPixels = 50_000_000
-        static let maxAxisPixels = 16_384
-    }
+    /// The limits the room advertises and enforces.
+    static let limits = AgentAttachmentLimits.v1
+    /// The raster formats whose dimensions are checked, by MIME type.
+    static let rasterTypes: Set<String> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
 
     private let store: AgentRoomStore
     private let options: SybilServerOptions
     private let time: ServerTime
-    private let agent: ScriptedAgent
-    private let events = Broadcast<Event>()
+    private let events = Broadcast<AgentStreamEvent>()
+    private let turns: AgentTurnRunner
     private let uploadLimiter: RateLimiter
     private let messageLimiter: RateLimiter
 
+    /// Starts the service; its agent first finishes the turns a previous run left pending.
     init(store: AgentRoomStore, options: SybilServerOptions, time: ServerTime) {
         self.store = store
         self.options = options
         self.time = time
-        agent = ScriptedAgent(seed: options.seed)
+        turns = AgentTurnRunner(
+            store: store, events: events, agent: ScriptedAgent(seed: options.seed), time: time, pace: options.pace)
         uploadLimiter = RateLimiter(limit: options.uploadsPerMinute)
         messageLimiter = RateLimiter(limit: options.messagesPerMinute)
+    }
+
+    /// Stops the agent (a turn in progress stays pending for the next start).
+    func shutdown() async {
+        await turns.shutdown()
+    }
+
+    /// Returns once the agent has answered every stored turn (tests wait on it).
+    func waitUntilAgentIdle() async {
+        await turns.waitUntilIdle()
     }
 
     // MARK: Routes
 
     /// `GET agent/descriptor`.
     func descriptor() async throws -> HTTPServerResponse {
-        let used = try await store.usedBytes()
-        let limits: JSONValue = [
-            "maxFiles": .number(JSONNumber(Int64(Limits.maxFiles))),
-            "maxTotalBytes": .number(JSONNumber(Int64(Limits.maxTotalBytes))),
-            "maxImageBytes": .number(JSONNumber(Int64(Limits.maxImageBytes))),
-            "maxFileBytes": .number(JSONNumber(Int64(Limits.maxFileBytes))),
-            "maxPixels": .number(JSONNumber(Int64(Limits.maxPixels))),
-            "maxAxisPixels": .number(JSONNumber(Int64(Limits.maxAxisPixels))),
-        ]
-        return .json([
-            "room": ["roomId": "room-main", "title": "Sybil Agent"],
-            "capabilities": [
-                "attachments": [
-                    "version": 1, "limits": limits,
-                    "quota": [
-                        "usedBytes": .number(JSONNumber(used)), "limitBytes": .number(JSONNumber(options.quotaBytes)),
-                    ],
-                ]
-            ],
-        ])
+        let quota = AgentQuota(usedBytes: try await store.usedBytes(), limitBytes: options.quotaBytes)
+        let descriptor = AgentRoomDescriptor(
+            roomId: "room-main", title: "Sybil Agent",
+            attachments: AgentRoomDescriptor.Attachments(limits: Self.limits, quota: quota))
+        return .json(descriptor.jsonValue)
     }
 
     /// `GET agent/messages?after=|before=&limit=`.
@@ -88,89 +65,62 @@ final class AgentRoomService: Sendable {
             throw APIError.invalid("Give 'after' or 'before', not both.", param: "before")
         }
         let limit = try Self.limitParameter(request)
-        let page = try await store.messages(after: after, before: before, limit: limit)
-        let next: JSONValue =
-            page.messages.last.map { .string($0.cursor) } ?? request.queryValue("after").map { .string($0) } ?? .null
-        return .json([
-            "messages": .array(page.messages.map(\.json)), "nextCursor": next,
-            "hasMoreBefore": .bool(page.hasMoreBefore),
-        ])
+        let found = try await store.messages(after: after?.sequence, before: before?.sequence, limit: limit)
+        let page = AgentRoomPage(
+            messages: found.rows.map(\.message), nextCursor: found.rows.last?.message.cursor ?? after?.cursor,
+            hasMoreBefore: found.hasMoreBefore)
+        return .json(page.jsonValue)
     }
 
     /// `POST agent/messages`.
     func submit(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        let body = try RequestBody.object(request.body)
-        try body.rejectUnknownKeys(["requestId", "text", "createdAt", "attachments"])
-        let requestId = try body.nonEmptyString("requestId")
-        let text = try body.string("text")
-        let createdAt = try body.integer("createdAt", in: 0...JSONValueReader.maxSafeInteger)
-        var attachmentIds: [String] = []
-        if let value = body.optionalValue("attachments") {
-            guard case .array(let items) = value else {
-                throw APIError.invalid("'attachments' must be an array of upload ids.", param: "attachments")
-            }
-            for (index, item) in items.enumerated() {
-                guard case .string(let id) = item, !id.isEmpty else {
-                    throw APIError.invalid(
-                        "attachments[\(index)] must be a non-empty upload id.", param: "attachments[\(index)]")
-                }
-                attachmentIds.append(id)
-            }
-        }
-        if attachmentIds.count > Limits.maxFiles {
-            throw APIError.invalid("At most \(Limits.maxFiles) attachments per message.", param: "attachments")
-        }
-        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && attachmentIds.isEmpty {
-            throw APIError.invalid("'text' must not be blank when there are no attachments.", param: "text")
-        }
+        let submission = try Self.decodeBody(request.body, AgentRoomSubmission.decode)
         let fingerprint = JSONWriter().string(
             from: [
-                "text": .string(text), "createdAt": .number(JSONNumber(createdAt)),
-                "attachments": .array(attachmentIds.map { .string($0) }),
+                "text": .string(submission.text), "createdAt": .number(JSONNumber(submission.createdAt)),
+                "attachments": .array(submission.attachments.map { .string($0) }),
             ])
-        if try await !store.hasSubmission(requestId), let wait = messageLimiter.admit(now: time.uptime()) {
+        if try await !store.hasSubmission(submission.requestId), let wait = messageLimiter.admit(now: time.uptime()) {
             throw Self.rateLimited("messages", wait: wait)
         }
-        let submission = try await store.submit(
-            requestId: requestId, text: text, createdAt: createdAt, attachmentIds: attachmentIds,
-            fingerprint: fingerprint)
-        if submission.created {
-            events.publish(.message(submission.message))
-            Task { [self] in await respond(to: submission.message) }
+        let stored = try await store.submit(
+            submission, fingerprint: fingerprint, maxTotalBytes: Self.limits.maxTotalBytes)
+        if stored.created {
+            events.publish(.message(stored.row.message))
+            turns.wake()
         }
-        let receipt: JSONValue = [
-            "receipt": [
-                "requestId": .string(requestId), "messageId": .string(submission.message.messageId),
-                "cursor": .string(submission.message.cursor),
-                "attachments": .array(submission.message.attachments.map { .string($0.uploadId) }),
-            ]
-        ]
-        return .json(receipt, status: submission.created ? 202 : 200)
+        let receipt = AgentRoomReceipt(
+            requestId: submission.requestId, messageId: stored.row.message.messageId,
+            cursor: stored.row.message.cursor, attachments: stored.row.message.attachments.map(\.uploadId))
+        return .json(receipt.jsonValue, status: stored.created ? 202 : 200)
     }
 
     /// `GET agent/read`.
     func read() async throws -> HTTPServerResponse {
-        .json(Event.readBody(try await store.readState()))
+        .json(try await store.readState().jsonValue)
     }
 
-    /// `POST agent/read`.
+    /// `POST agent/read` with `{"cursor": …}`.
     func markRead(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        let body = try RequestBody.object(request.body)
-        try body.rejectUnknownKeys(["cursor"])
-        let cursor = try body.string("cursor")
-        guard let sequence = AgentMessage.sequence(ofCursor: cursor), try await store.markRead(sequence) else {
+        let text = try Self.decodeBody(request.body) { value, path throws(JSONError) in
+            let reader = try JSONObjectReader(value, at: path)
+            try reader.requireExactKeys(["cursor"])
+            return try reader.string("cursor")
+        }
+        guard let sequence = AgentRoomCursor.sequence(of: text), try await store.markRead(sequence) else {
             throw APIError.invalid(
-                "'cursor' must be the cursor of a message in this room, got '\(cursor)'.", param: "cursor")
+                "'cursor' must be the cursor of a message in this room, got \(JSONWriter.quoted(String(text.prefix(80)))).",
+                param: "cursor")
         }
         let state = try await store.readState()
-        events.publish(.read(sequence: state.sequence, unread: state.unread))
-        return .json(Event.readBody(state))
+        events.publish(.read(state))
+        return .json(state.jsonValue)
     }
 
     /// `GET agent/stream?after=` (WebSocket).
     func stream(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let accept = try WebSocketUpgrade.accept(request)
-        let after = try Self.cursorParameter(request, "after") ?? 0
+        let after = try Self.cursorParameter(request, "after")
         return HTTPServerResponse(
             status: 101,
             body: .webSocket(accept: accept, maximumMessage: 64 << 10) { [self] socket in
@@ -178,63 +128,34 @@ final class AgentRoomService: Sendable {
             })
     }
 
-    /// `POST agent/uploads`.
+    /// `POST agent/uploads`: multipart (`uploadId`, then `file`), streamed into
+    /// ``AgentUploadForm`` by the transport or read from a whole body; or the raw bytes with
+    /// `X-Upload-Id` and `X-File-Name`.
     func upload(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
         guard options.openProxyAvailable else {
             throw APIError(
                 status: 503, message: "Attachments are unavailable right now; text messages still work.",
                 code: "open_proxy_unavailable", retryAfterSeconds: 30)
         }
-        guard let uploadId = request.headers["X-Upload-Id"], !uploadId.isEmpty, uploadId.count <= 128,
-            uploadId.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "/" })
-        else {
-            throw APIError.invalid(
-                "X-Upload-Id must be an id of 1 to 128 visible ASCII characters without '/'.", param: "X-Upload-Id")
+        let received: AgentUploadForm.Upload
+        if let form = request.consumedBody as? AgentUploadForm {
+            received = try form.upload()
+        } else if AgentUploadForm.isMultipart(request.headers["Content-Type"]) {
+            received = try AgentUploadForm.read(
+                request.body, contentType: request.headers["Content-Type"] ?? "", limits: Self.limits)
+        } else {
+            received = try Self.rawUpload(request)
         }
-        guard let encodedName = request.headers["X-File-Name"],
-            case let fileName = HTTPServerRequest.percentDecoded(Substring(encodedName)),
-            !fileName.trimmingCharacters(in: .whitespaces).isEmpty, !fileName.contains("/")
-        else {
-            throw APIError.invalid("X-File-Name must be a percent-encoded file name without '/'.", param: "X-File-Name")
+        let multipart = request.consumedBody != nil || AgentUploadForm.isMultipart(request.headers["Content-Type"])
+        let descriptor = try Self.check(received, multipart: multipart)
+        let limiter = uploadLimiter
+        let now = time.uptime()
+        let (stored, created) = try await store.storeUpload(
+            descriptor, bytes: received.bytes, createdAt: time.epochMilliseconds(), quotaBytes: options.quotaBytes
+        ) {
+            if let wait = limiter.admit(now: now) { throw Self.rateLimited("uploads", wait: wait) }
         }
-        guard let mimeType = request.headers["Content-Type"]?.split(separator: ";").first.map(String.init),
-            mimeType.split(separator: "/").count == 2
-        else {
-            throw APIError.invalid("Content-Type must be the file's MIME type, e.g. text/plain.", param: "Content-Type")
-        }
-        let size = request.body.count
-        let isImage = mimeType.lowercased().hasPrefix("image/")
-        let limit = isImage ? Limits.maxImageBytes : Limits.maxFileBytes
-        if size > limit {
-            throw APIError(
-                status: 413,
-                message:
-                    "\(fileName) is \(Self.mebibytes(size)); \(isImage ? "images" : "files") may be at most \(limit >> 20) MiB.",
-                code: "too_large", param: "body",
-                details: [
-                    "limitBytes": .number(JSONNumber(Int64(limit))), "sizeBytes": .number(JSONNumber(Int64(size))),
-                ])
-        }
-        let sha256 = SHA256Digest.hex(request.body)
-        let existing = try await store.descriptor(uploadId)
-        if existing == nil {
-            if let wait = uploadLimiter.admit(now: time.uptime()) { throw Self.rateLimited("uploads", wait: wait) }
-            let used = try await store.usedBytes()
-            if used + Int64(size) > options.quotaBytes {
-                throw APIError(
-                    status: 507, message: "Your attachment storage is full.", code: "quota_exceeded",
-                    details: [
-                        "quota": [
-                            "usedBytes": .number(JSONNumber(used)),
-                            "limitBytes": .number(JSONNumber(options.quotaBytes)),
-                        ]
-                    ])
-            }
-        }
-        let (descriptor, created) = try await store.storeUpload(
-            AgentUpload(uploadId: uploadId, fileName: fileName, mimeType: mimeType, size: Int64(size), sha256: sha256),
-            bytes: request.body, createdAt: time.epochMilliseconds())
-        return .json(["upload": descriptor.json], status: created ? 201 : 200)
+        return .json(["upload": stored.jsonValue], status: created ? 201 : 200)
     }
 
     /// `GET agent/uploads/{uploadId}/original`.
@@ -248,38 +169,119 @@ final class AgentRoomService: Sendable {
         return HTTPServerResponse(status: 200, headers: headers, body: .bytes(upload.bytes))
     }
 
-    // MARK: The agent at work
+    // MARK: Uploads
 
-    private func respond(to message: AgentMessage) async {
-        let reply = agent.reply(to: message.text)
-        do {
-            events.publish(.activity(state: "working", detail: reply.thinking))
-            try await time.sleep(options.pace)
-            let tool = try await store.append(
-                role: "tool", visibility: "internal", text: "$ \(reply.activity)", createdAt: time.epochMilliseconds())
-            events.publish(.message(tool))
-            events.publish(.activity(state: "working", detail: reply.activity))
-            try await time.sleep(options.pace)
-            let answer = try await store.append(
-                role: "assistant", visibility: "public", text: reply.text, createdAt: time.epochMilliseconds())
-            events.publish(.message(answer))
-        } catch {
-            // A failed reply leaves the user's message in place; the activity ends below.
+    /// The raw form: the body is the file, with `X-Upload-Id`, `X-File-Name` (percent-encoded)
+    /// and `Content-Type`.
+    private static func rawUpload(_ request: HTTPServerRequest) throws -> AgentUploadForm.Upload {
+        guard let uploadId = request.headers["X-Upload-Id"] else {
+            throw APIError.invalid(
+                "X-Upload-Id must be an id of 1 to 128 visible ASCII characters without '/'.", param: "X-Upload-Id")
         }
-        events.publish(.activity(state: "idle", detail: ""))
+        guard let encodedName = request.headers["X-File-Name"] else {
+            throw APIError.invalid("X-File-Name must be a percent-encoded file name without '/'.", param: "X-File-Name")
+        }
+        guard let mimeType = request.headers["Content-Type"]?.split(separator: ";").first.map(String.init) else {
+            throw APIError.invalid("Content-Type must be the file's MIME type, e.g. text/plain.", param: "Content-Type")
+        }
+        return AgentUploadForm.Upload(
+            uploadId: uploadId, fileName: HTTPServerRequest.percentDecoded(Substring(encodedName)),
+            mimeType: mimeType.trimmingCharacters(in: .whitespaces).lowercased(), bytes: request.body)
     }
 
-    private func runStream(_ socket: ServerWebSocket, after: Int64) async {
+    /// Checks an upload against the v1 rules and describes it: the id, the name and the
+    /// type; the size for its type (413); and for PNG, JPEG, GIF and WebP a readable raster
+    /// header of that format (400 `invalid_image`) within the pixel limits (413).
+    static func check(_ upload: AgentUploadForm.Upload, multipart: Bool) throws -> AgentAttachment {
+        let idParam = multipart ? "uploadId" : "X-Upload-Id"
+        let nameParam = multipart ? "file" : "X-File-Name"
+        let typeParam = multipart ? "file" : "Content-Type"
+        guard (1...AgentUploadForm.maxUploadIdBytes).contains(upload.uploadId.utf8.count),
+            upload.uploadId.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") })
+        else {
+            throw APIError.invalid(
+                "\(idParam) must be an id of 1 to 128 visible ASCII characters without '/'.", param: idParam)
+        }
+        let fileName = upload.fileName
+        guard !fileName.trimmingCharacters(in: .whitespaces).isEmpty, !fileName.contains("/"),
+            fileName.utf8.count <= 1024,
+            !fileName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw APIError.invalid(
+                "The file name must be 1 to 1024 bytes without '/' or control characters\(multipart ? "" : ", percent-encoded").",
+                param: nameParam)
+        }
+        let typeParts = upload.mimeType.split(separator: "/", omittingEmptySubsequences: false)
+        guard typeParts.count == 2, typeParts.allSatisfy({ !$0.isEmpty && !$0.contains(where: \.isWhitespace) }) else {
+            throw APIError.invalid("Content-Type must be the file's MIME type, e.g. text/plain.", param: typeParam)
+        }
+        let size = Int64(upload.bytes.count)
+        let isImage = upload.mimeType.hasPrefix("image/")
+        let limit = limits.maxBytes(forMimeType: upload.mimeType)
+        if size > limit {
+            throw APIError(
+                status: 413,
+                message:
+                    "\(fileName) is \(mebibytes(size)); \(isImage ? "images" : "files") may be at most \(mebibytes(limit)).",
+                code: "too_large", param: multipart ? "file" : "body",
+                details: ["limitBytes": .number(JSONNumber(limit)), "sizeBytes": .number(JSONNumber(size))])
+        }
+        if rasterTypes.contains(upload.mimeType) {
+            try checkRaster(upload.bytes, fileName: fileName, mimeType: upload.mimeType, param: typeParam)
+        }
+        return AgentAttachment(
+            uploadId: upload.uploadId, fileName: fileName, mimeType: upload.mimeType, size: size,
+            sha256: SHA256Digest.hex(upload.bytes))
+    }
+
+    private static func checkRaster(_ bytes: [UInt8], fileName: String, mimeType: String, param: String) throws {
+        guard let header = RasterImageHeader.read(bytes), header.format.mimeType == mimeType else {
+            let found = RasterImageHeader.format(of: bytes).map { " (its bytes are \($0.mimeType))" } ?? ""
+            throw APIError.invalid(
+                "\(fileName) is not a readable \(mimeType) image\(found); send the original image or upload it as a file.",
+                param: param, code: "invalid_image")
+        }
+        let axis = limits.maxAxisPixels
+        if Int64(header.width) > axis || Int64(header.height) > axis {
+            throw APIError(
+                status: 413,
+                message:
+                    "\(fileName) is \(header.width) × \(header.height) px; images may be at most \(axis) px on a side.",
+                code: "too_large", param: param,
+                details: [
+                    "limitAxisPixels": .number(JSONNumber(axis)), "width": .number(JSONNumber(Int64(header.width))),
+                    "height": .number(JSONNumber(Int64(header.height))),
+                ])
+        }
+        if header.pixels > limits.maxPixels {
+            throw APIError(
+                status: 413,
+                message:
+                    "\(fileName) has \(header.pixels) pixels (\(header.width) × \(header.height)); images may have at most \(limits.maxPixels).",
+                code: "too_large", param: param,
+                details: [
+                    "limitPixels": .number(JSONNumber(limits.maxPixels)), "pixels": .number(JSONNumber(header.pixels)),
+                    "width": .number(JSONNumber(Int64(header.width))),
+                    "height": .number(JSONNumber(Int64(header.height))),
+                ])
+        }
+    }
+
+    // MARK: The stream
+
+    private func runStream(_ socket: ServerWebSocket, after: (sequence: Int64, cursor: AgentCursor)?) async {
         let live = events.subscribe()
-        var sent = after
+        var sent = after?.sequence ?? 0
+        var newest = after?.cursor
         do {
             while true {
                 let page = try await store.messages(after: sent, before: nil, limit: 200)
-                for message in page.messages {
-                    socket.send(text: JSONWriter().string(from: Event.message(message).json))
-                    sent = message.sequence
+                for row in page.rows {
+                    socket.send(text: Self.frame(.message(row.message)))
+                    sent = row.sequence
+                    newest = row.message.cursor
                 }
-                if page.messages.count < 200 { break }
+                if page.rows.count < 200 { break }
             }
         } catch {
             socket.close(code: 1011, reason: "history unavailable")
@@ -291,7 +293,7 @@ final class AgentRoomService: Sendable {
         }
         let pingInterval = options.pingInterval
         let time = time
-        let replayed = sent
+        let replayed = newest
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await message in socket.incoming {
@@ -307,11 +309,12 @@ final class AgentRoomService: Sendable {
             group.addTask {
                 var newest = replayed
                 for await event in live {
+                    // A message the replay already sent (or one older than the cursor) is skipped.
                     if case .message(let message) = event {
-                        if message.sequence <= newest { continue }
-                        newest = message.sequence
+                        if let newest, message.cursor <= newest { continue }
+                        newest = message.cursor
                     }
-                    guard socket.send(text: JSONWriter().string(from: event.json)) else { return }
+                    guard socket.send(text: Self.frame(event)) else { return }
                 }
             }
             await group.next()
@@ -319,15 +322,38 @@ final class AgentRoomService: Sendable {
         }
     }
 
+    private static func frame(_ event: AgentStreamEvent) -> String {
+        JSONWriter().string(from: event.jsonValue)
+    }
+
     // MARK: Helpers
 
-    private static func cursorParameter(_ request: HTTPServerRequest, _ name: String) throws -> Int64? {
-        guard let text = request.queryValue(name) else { return nil }
-        guard let sequence = AgentMessage.sequence(ofCursor: text) else {
+    /// Decodes a JSON body with a Wire decoder; a contract error is a 400 naming its member.
+    private static func decodeBody<T>(_ body: [UInt8], _ decode: (JSONValue, JSONPath) throws(JSONError) -> T) throws
+        -> T
+    {
+        let value = try RequestBody.json(body)
+        do {
+            return try decode(value, .root)
+        } catch {
             throw APIError.invalid(
-                "'\(name)' must be a message cursor such as c-000000042, got '\(text)'.", param: name)
+                error.path.isRoot ? "The body \(error.message)." : "\(error.path): \(error.message).",
+                param: error.path.isRoot ? "body" : error.path.description)
         }
-        return sequence
+    }
+
+    /// A cursor query parameter: its sequence and cursor, `nil` when absent, 400 when not a
+    /// cursor this server issues.
+    private static func cursorParameter(_ request: HTTPServerRequest, _ name: String) throws -> (
+        sequence: Int64, cursor: AgentCursor
+    )? {
+        guard let text = request.queryValue(name) else { return nil }
+        guard let sequence = AgentRoomCursor.sequence(of: text) else {
+            throw APIError.invalid(
+                "'\(name)' must be a message cursor such as \(AgentRoomCursor.example), got \(JSONWriter.quoted(String(text.prefix(80)))).",
+                param: name)
+        }
+        return (sequence, AgentRoomCursor.cursor(sequence))
     }
 
     static func limitParameter(
@@ -351,18 +377,11 @@ final class AgentRoomService: Sendable {
             details: ["retryAfterSeconds": .number(JSONNumber(Int64(seconds)))], retryAfterSeconds: seconds)
     }
 
-    private static func mebibytes(_ bytes: Int) -> String {
-        let tenths = bytes * 10 / (1 << 20)
+    /// `8 MiB`, `9.1 MiB`: whole mebibytes without a fraction, others to a tenth rounded up,
+    /// so a size one byte over a limit never reads as the limit.
+    static func mebibytes(_ bytes: Int64) -> String {
+        if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        let tenths = (bytes * 10 + (1 << 20) - 1) / (1 << 20)
         return "\(tenths / 10).\(tenths % 10) MiB"
-    }
-}
-
-extension AgentRoomService.Event {
-    /// `{"readCursor": …, "unread": …}`.
-    static func readBody(_ state: (sequence: Int64, unread: Int)) -> JSONValue {
-        [
-            "readCursor": state.sequence == 0 ? .null : .string(AgentMessage.cursor(state.sequence)),
-            "unread": .number(JSONNumber(Int64(state.unread))),
-        ]
     }
 }

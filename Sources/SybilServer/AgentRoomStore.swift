@@ -1,14 +1,31 @@
 import SybilCore
 import SybilStore
+import SybilWire
 
 /// The Agent room's storage: messages in server order, idempotent submissions by request id,
-/// the shared read position, and uploaded originals. One SQLite connection, confined to this
-/// actor.
+/// the turns the agent owes, the shared read position, and uploaded originals. One SQLite
+/// connection, confined to this actor.
+///
+/// A submission stores the user's message and its pending turn in one transaction; each step
+/// of the turn is stored with the turn's progress in one transaction too, so a crash at any
+/// point leaves either the whole step or none of it, and the next start finishes the turn.
 actor AgentRoomStore {
+    /// A stored message: its sequence orders it and makes its id and cursor.
+    struct Row: Sendable, Hashable {
+        var sequence: Int64
+        var message: AgentRoomMessage
+    }
+
     /// The receipt of a submission, and whether it created the message.
     struct Submission: Sendable {
-        var message: AgentMessage
+        var row: Row
         var created: Bool
+    }
+
+    /// A turn the agent still owes: the user's message, and whether its tool step is stored.
+    struct PendingTurn: Sendable, Hashable {
+        var user: Row
+        var toolStored: Bool
     }
 
     private let database: SQLiteDatabase
@@ -37,7 +54,16 @@ actor AgentRoomStore {
                     bytes BLOB NOT NULL,
                     created_at INTEGER NOT NULL
                 );
-                """)
+                """),
+        .init(
+            name: "agent-2-turns",
+            sql: """
+                CREATE TABLE agent_turns (
+                    user_sequence INTEGER PRIMARY KEY,
+                    tool_sequence INTEGER,
+                    reply_sequence INTEGER
+                );
+                """),
     ]
 
     init(_ storage: SybilServerOptions.Storage) throws {
@@ -47,61 +73,78 @@ actor AgentRoomStore {
     // MARK: Messages
 
     /// Messages after or before a sequence (or the newest), oldest first, and whether older
-    /// ones exist.
-    func messages(after: Int64?, before: Int64?, limit: Int) throws -> (messages: [AgentMessage], hasMoreBefore: Bool) {
-        let rows: [[SQLiteValue]]
+    /// ones exist. Any sequence is fine, also one beyond the newest message.
+    func messages(after: Int64?, before: Int64?, limit: Int) throws -> (rows: [Row], hasMoreBefore: Bool) {
+        let found: [[SQLiteValue]]
         if let after {
-            rows = try database.query(
+            found = try database.query(
                 "SELECT \(Self.columns) FROM agent_messages WHERE sequence > ? ORDER BY sequence ASC LIMIT ?",
                 [.integer(after), .integer(Int64(limit))])
         } else {
-            let bound = before ?? Int64.max
-            rows = Array(
+            found = Array(
                 try database.query(
                     "SELECT \(Self.columns) FROM agent_messages WHERE sequence < ? ORDER BY sequence DESC LIMIT ?",
-                    [.integer(bound), .integer(Int64(limit))]
+                    [.integer(before ?? Int64.max), .integer(Int64(limit))]
                 ).reversed())
         }
-        let messages = try rows.map(message(from:))
-        let oldest = messages.first?.sequence ?? (after.map { $0 + 1 } ?? before ?? Int64.max)
-        let older = try database.query("SELECT 1 FROM agent_messages WHERE sequence < ? LIMIT 1", [.integer(oldest)])
-        return (messages, !older.isEmpty)
+        let rows = try found.map(row(from:))
+        // Older than the first message shown; with none shown, older than or at `after`.
+        let older: [[SQLiteValue]]
+        if let first = rows.first {
+            older = try database.query(
+                "SELECT 1 FROM agent_messages WHERE sequence < ? LIMIT 1", [.integer(first.sequence)])
+        } else if let after {
+            older = try database.query("SELECT 1 FROM agent_messages WHERE sequence <= ? LIMIT 1", [.integer(after)])
+        } else {
+            older = []
+        }
+        return (rows, !older.isEmpty)
     }
 
-    /// The newest message's sequence (0 when the room is empty).
-    func newestSequence() throws -> Int64 {
-        try database.query("SELECT COALESCE(MAX(sequence), 0) FROM agent_messages")[0][0].integerValue ?? 0
-    }
-
-    /// Stores a client submission once per request id. The same id with the same fingerprint
-    /// returns the first message; with another fingerprint it is a 409.
-    func submit(requestId: String, text: String, createdAt: Int64, attachmentIds: [String], fingerprint: String)
-        throws -> Submission
-    {
-        if let existing = try database.query(
-            "SELECT \(Self.columns), fingerprint FROM agent_messages WHERE request_id = ?", [.text(requestId)]
-        ).first {
-            guard existing.last?.textValue == fingerprint else {
+    /// Stores a client submission once per request id, with the turn it starts, in one
+    /// transaction. The same id with the same fingerprint returns the first message; with
+    /// another fingerprint it is a 409. Every attachment must have been uploaded, and all of
+    /// them together must fit `maxTotalBytes` (413).
+    func submit(_ submission: AgentRoomSubmission, fingerprint: String, maxTotalBytes: Int64) throws -> Submission {
+        try database.transaction {
+            if let existing = try database.query(
+                "SELECT \(Self.columns), fingerprint FROM agent_messages WHERE request_id = ?",
+                [.text(submission.requestId)]
+            ).first {
+                guard existing.last?.textValue == fingerprint else {
+                    throw APIError(
+                        status: 409,
+                        message: "Request \(submission.requestId) was already used for a different message.",
+                        code: "request_conflict", param: "requestId")
+                }
+                return Submission(row: try row(from: Array(existing.dropLast())), created: false)
+            }
+            var attachments: [AgentAttachment] = []
+            for (index, uploadId) in submission.attachments.enumerated() {
+                guard let upload = try descriptor(uploadId) else {
+                    throw APIError.invalid(
+                        "Attachment \(uploadId) was never uploaded; upload it with POST agent/uploads first.",
+                        param: "attachments[\(index)]", code: "unknown_upload")
+                }
+                attachments.append(upload)
+            }
+            let total = attachments.reduce(Int64(0)) { $0 + $1.size }
+            if total > maxTotalBytes {
                 throw APIError(
-                    status: 409,
-                    message: "Request \(requestId) was already used for a different message.",
-                    code: "request_conflict", param: "requestId")
+                    status: 413,
+                    message:
+                        "The attachments add up to \(AgentRoomService.mebibytes(total)); a message may carry at most \(maxTotalBytes >> 20) MiB.",
+                    code: "too_large", param: "attachments",
+                    details: [
+                        "limitBytes": .number(JSONNumber(maxTotalBytes)), "sizeBytes": .number(JSONNumber(total)),
+                    ])
             }
-            return Submission(message: try message(from: Array(existing.dropLast())), created: false)
+            let row = try insert(
+                role: .user, text: submission.text, createdAt: submission.createdAt,
+                requestId: submission.requestId, fingerprint: fingerprint, attachments: attachments)
+            try database.query("INSERT INTO agent_turns (user_sequence) VALUES (?)", [.integer(row.sequence)])
+            return Submission(row: row, created: true)
         }
-        var attachments: [AgentUpload] = []
-        for (index, uploadId) in attachmentIds.enumerated() {
-            guard let upload = try descriptor(uploadId) else {
-                throw APIError.invalid(
-                    "Attachment \(uploadId) was never uploaded; upload it with POST agent/uploads first.",
-                    param: "attachments[\(index)]", code: "unknown_upload")
-            }
-            attachments.append(upload)
-        }
-        let message = try insert(
-            role: "user", visibility: "public", text: text, createdAt: createdAt, requestId: requestId,
-            fingerprint: fingerprint, attachments: attachments)
-        return Submission(message: message, created: true)
     }
 
     /// Whether a message was already submitted with `requestId`.
@@ -109,24 +152,71 @@ actor AgentRoomStore {
         !(try database.query("SELECT 1 FROM agent_messages WHERE request_id = ?", [.text(requestId)])).isEmpty
     }
 
-    /// Appends a message the server itself writes (agent replies, tool calls).
-    func append(role: String, visibility: String, text: String, createdAt: Int64) throws -> AgentMessage {
-        try insert(
-            role: role, visibility: visibility, text: text, createdAt: createdAt, requestId: nil, fingerprint: nil,
-            attachments: [])
+    // MARK: Turns
+
+    /// The oldest turn without a reply, if any.
+    func nextPendingTurn() throws -> PendingTurn? {
+        guard
+            let turn = try database.query(
+                """
+                SELECT user_sequence, tool_sequence FROM agent_turns
+                WHERE reply_sequence IS NULL ORDER BY user_sequence ASC LIMIT 1
+                """
+            ).first, let sequence = turn[0].integerValue
+        else { return nil }
+        guard
+            let user = try database.query(
+                "SELECT \(Self.columns) FROM agent_messages WHERE sequence = ?", [.integer(sequence)]
+            ).first
+        else {
+            throw APIError(status: 500, message: "Turn \(sequence) has no user message.")
+        }
+        return PendingTurn(user: try row(from: user), toolStored: turn[1].integerValue != nil)
+    }
+
+    /// How many turns still wait for their reply.
+    func pendingTurnCount() throws -> Int {
+        Int(
+            try database.query("SELECT COUNT(*) FROM agent_turns WHERE reply_sequence IS NULL")[0][0].integerValue ?? 0)
+    }
+
+    /// Stores the turn's tool call (internal) and records it, in one transaction.
+    func storeToolStep(of turn: PendingTurn, text: String, createdAt: Int64) throws -> Row {
+        try database.transaction {
+            let row = try insert(
+                role: .tool, visibility: .internal, text: text, createdAt: createdAt, requestId: nil,
+                fingerprint: nil, attachments: [])
+            try database.query(
+                "UPDATE agent_turns SET tool_sequence = ? WHERE user_sequence = ?",
+                [.integer(row.sequence), .integer(turn.user.sequence)])
+            return row
+        }
+    }
+
+    /// Stores the turn's public reply and marks the turn done, in one transaction.
+    func storeReply(of turn: PendingTurn, text: String, createdAt: Int64) throws -> Row {
+        try database.transaction {
+            let row = try insert(
+                role: .assistant, text: text, createdAt: createdAt, requestId: nil, fingerprint: nil, attachments: [])
+            try database.query(
+                "UPDATE agent_turns SET reply_sequence = ? WHERE user_sequence = ?",
+                [.integer(row.sequence), .integer(turn.user.sequence)])
+            return row
+        }
     }
 
     // MARK: Read position
 
     /// The shared read position and the public assistant replies after it.
-    func readState() throws -> (sequence: Int64, unread: Int) {
+    func readState() throws -> AgentReadState {
         let sequence =
             try database.query("SELECT sequence FROM agent_read WHERE id = 1").first?[0].integerValue ?? 0
         let unread =
             try database.query(
                 "SELECT COUNT(*) FROM agent_messages WHERE sequence > ? AND role = 'assistant' AND visibility = 'public'",
                 [.integer(sequence)])[0][0].integerValue ?? 0
-        return (sequence, Int(unread))
+        return AgentReadState(
+            readCursor: sequence == 0 ? nil : AgentRoomCursor.cursor(sequence), unread: Int(clamping: unread))
     }
 
     /// Moves the read position forward to `sequence` (never backwards); false when no
@@ -147,17 +237,17 @@ actor AgentRoomStore {
 
     /// A stored upload: descriptor and bytes.
     struct StoredUpload: Sendable {
-        var descriptor: AgentUpload
+        var descriptor: AgentAttachment
         var bytes: [UInt8]
     }
 
     /// The descriptor of the upload with `uploadId`, if any (without reading its bytes).
-    func descriptor(_ uploadId: String) throws -> AgentUpload? {
+    func descriptor(_ uploadId: String) throws -> AgentAttachment? {
         try database.query(
             "SELECT upload_id, file_name, mime_type, size, sha256 FROM agent_uploads WHERE upload_id = ?",
             [.text(uploadId)]
         ).first.map {
-            AgentUpload(
+            AgentAttachment(
                 uploadId: $0[0].textValue ?? "", fileName: $0[1].textValue ?? "", mimeType: $0[2].textValue ?? "",
                 size: $0[3].integerValue ?? 0, sha256: $0[4].textValue ?? "")
         }
@@ -176,16 +266,27 @@ actor AgentRoomStore {
     }
 
     /// Stores an upload once; the same id with the same bytes returns the first descriptor
-    /// (`created` false), with other bytes it is a 409.
-    func storeUpload(_ descriptor: AgentUpload, bytes: [UInt8], createdAt: Int64) throws -> (AgentUpload, created: Bool)
-    {
+    /// (`created` false), with other bytes it is a 409. A new upload that would take the
+    /// stored total beyond `quotaBytes` is a 507 with the quota; `admit` runs only for a new
+    /// upload, before anything is stored (the rate limit), and may throw.
+    func storeUpload(
+        _ descriptor: AgentAttachment, bytes: [UInt8], createdAt: Int64, quotaBytes: Int64,
+        admit: @Sendable () throws -> Void
+    ) throws -> (AgentAttachment, created: Bool) {
         if let existing = try self.descriptor(descriptor.uploadId) {
             guard existing.sha256 == descriptor.sha256, existing.size == descriptor.size else {
                 throw APIError(
                     status: 409, message: "Upload \(descriptor.uploadId) already exists with different bytes.",
-                    code: "upload_conflict")
+                    code: "upload_conflict", param: "uploadId")
             }
             return (existing, false)
+        }
+        try admit()
+        let used = try usedBytes()
+        if used + descriptor.size > quotaBytes {
+            throw APIError(
+                status: 507, message: "Your attachment storage is full.", code: "quota_exceeded",
+                details: ["quota": AgentQuota(usedBytes: used, limitBytes: quotaBytes).jsonValue])
         }
         try database.query(
             "INSERT INTO agent_uploads (upload_id, file_name, mime_type, size, sha256, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -201,29 +302,44 @@ actor AgentRoomStore {
     private static let columns = "sequence, request_id, role, visibility, text, created_at, attachments"
 
     private func insert(
-        role: String, visibility: String, text: String, createdAt: Int64, requestId: String?, fingerprint: String?,
-        attachments: [AgentUpload]
-    ) throws -> AgentMessage {
+        role: AgentRoomMessage.Role, visibility: AgentRoomMessage.Visibility = .public, text: String,
+        createdAt: Int64, requestId: String?, fingerprint: String?, attachments: [AgentAttachment]
+    ) throws -> Row {
         let ids = attachments.map(\.uploadId).joined(separator: "\n")
-        let row = try database.query(
+        let inserted = try database.query(
             """
             INSERT INTO agent_messages (request_id, fingerprint, role, visibility, text, created_at, attachments)
             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING sequence
             """,
             [
-                .optionalText(requestId), .optionalText(fingerprint), .text(role), .text(visibility), .text(text),
-                .integer(createdAt), .text(ids),
+                .optionalText(requestId), .optionalText(fingerprint), .text(role.rawValue), .text(visibility.rawValue),
+                .text(text), .integer(createdAt), .text(ids),
             ])
-        return AgentMessage(
-            sequence: row[0][0].integerValue ?? 0, requestId: requestId, role: role, visibility: visibility, text: text,
-            createdAt: createdAt, attachments: attachments)
+        let sequence = inserted[0][0].integerValue ?? 0
+        return Row(
+            sequence: sequence,
+            message: AgentRoomMessage(
+                messageId: Self.messageId(sequence), cursor: AgentRoomCursor.cursor(sequence), requestId: requestId,
+                role: role, visibility: visibility, text: text, createdAt: createdAt, attachments: attachments))
     }
 
-    private func message(from row: [SQLiteValue]) throws -> AgentMessage {
-        let ids = (row[6].textValue ?? "").split(separator: "\n").map(String.init)
-        return AgentMessage(
-            sequence: row[0].integerValue ?? 0, requestId: row[1].textValue, role: row[2].textValue ?? "",
-            visibility: row[3].textValue ?? "", text: row[4].textValue ?? "", createdAt: row[5].integerValue ?? 0,
-            attachments: try ids.compactMap { try descriptor($0) })
+    private func row(from columns: [SQLiteValue]) throws -> Row {
+        let sequence = columns[0].integerValue ?? 0
+        let roleText = columns[2].textValue ?? ""
+        let visibilityText = columns[3].textValue ?? ""
+        guard let role = AgentRoomMessage.Role(rawValue: roleText),
+            let visibility = AgentRoomMessage.Visibility(rawValue: visibilityText)
+        else {
+            throw APIError(status: 500, message: "Stored message \(sequence) has role \(roleText) / \(visibilityText).")
+        }
+        let ids = (columns[6].textValue ?? "").split(separator: "\n").map(String.init)
+        return Row(
+            sequence: sequence,
+            message: AgentRoomMessage(
+                messageId: Self.messageId(sequence), cursor: AgentRoomCursor.cursor(sequence),
+                requestId: columns[1].textValue, role: role, visibility: visibility, text: columns[4].textValue ?? "",
+                createdAt: columns[5].integerValue ?? 0, attachments: try ids.compactMap { try descriptor($0) }))
     }
+
+    private static func messageId(_ sequence: Int64) -> String { "msg-\(sequence)" }
 }

@@ -5,9 +5,19 @@ public protocol HTTPHandler: Sendable {
     /// before they are read).
     func bodyLimit(for head: HTTPRequestHead) -> Int
 
+    /// A consumer that takes the body of a request with `head` as it arrives, or `nil` to
+    /// have it collected whole into ``HTTPServerRequest/body``. Called on the event-loop
+    /// thread once the head is read.
+    func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)?
+
     /// The response to `request`. Must not throw: failures are responses too.
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse
 
     /// The response to a request that could not be read (400, 408, 413, 431, 501, 503, 505).
     func refusal(status: Int, message: String) -> HTTPServerResponse
+}
+
+extension HTTPHandler {
+    /// Bodies are collected whole unless a handler says otherwise.
+    public func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? { nil }
 }

@@ -1,16 +1,20 @@
 import SybilNet
 
-/// A complete request as a handler sees it: the head, the whole body and the parsed query.
+/// A complete request as a handler sees it: the head, the whole body (or the consumer that
+/// took it as it arrived) and the parsed query.
 public struct HTTPServerRequest: Sendable {
     /// Start line and header fields.
     public var head: HTTPRequestHead
-    /// The body (empty when there was none).
+    /// The body (empty when there was none, or when ``consumedBody`` took it).
     public var body: [UInt8]
+    /// The handler's body consumer, finished, when the body was streamed into one.
+    public var consumedBody: (any HTTPRequestBodyConsumer)?
 
     /// Creates a request (tests build them directly).
-    public init(head: HTTPRequestHead, body: [UInt8] = []) {
+    public init(head: HTTPRequestHead, body: [UInt8] = [], consumedBody: (any HTTPRequestBodyConsumer)? = nil) {
         self.head = head
         self.body = body
+        self.consumedBody = consumedBody
     }
 
     /// Creates a request from its parts (tests).

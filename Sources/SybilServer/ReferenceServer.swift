@@ -9,6 +9,8 @@ public final class ReferenceServer: Sendable {
     public let http: HTTPServer
     /// The options it runs with (the token among them).
     public let options: SybilServerOptions
+    /// The app the transport runs.
+    let app: SybilServerApp
 
     /// Starts serving `options` on `configuration`'s address.
     public init(
@@ -17,14 +19,23 @@ public final class ReferenceServer: Sendable {
     ) throws {
         self.options = options
         let app = try SybilServerApp(options: options, time: time, upstream: upstream)
-        http = try HTTPServer(configuration: configuration, handler: app)
+        self.app = app
+        do {
+            http = try HTTPServer(configuration: configuration, handler: app)
+        } catch {
+            // Nothing was served: stop the app's work before giving up.
+            Task { await app.shutdown() }
+            throw error
+        }
     }
 
     /// Where clients reach it.
     public var baseURL: URL { http.baseURL }
 
-    /// Stops it gracefully (see ``HTTPServer/shutdown(grace:)``).
+    /// Stops it gracefully (see ``HTTPServer/shutdown(grace:)``), then the work the app owns:
+    /// an Agent turn still in progress is cancelled and finished by the next start.
     public func shutdown(grace: Duration = .seconds(5)) async {
         await http.shutdown(grace: grace)
+        await app.shutdown()
     }
 }

@@ -24,13 +24,22 @@ final class ServerConnection {
     enum Queued {
         case request(HTTPServerRequest)
         case refusal(status: Int, message: String)
+        /// A body consumer refused the request with this answer.
+        case refused(HTTPServerResponse)
+    }
+
+    /// The request being read: its head, and its body so far or the consumer taking it.
+    struct Partial {
+        var head: HTTPRequestHead
+        var body: [UInt8] = []
+        var consumer: (any HTTPRequestBodyConsumer)?
     }
 
     let id: UInt64
     let descriptor: Int32
     var parser: HTTPRequestParser
     var phase = Phase.reading
-    var partial: (head: HTTPRequestHead, body: [UInt8])?
+    var partial: Partial?
     var queue: [Queued] = []
     var output: [UInt8] = []
     var outputOffset = 0

@@ -162,30 +162,58 @@ final class ServerEventLoop: @unchecked Sendable {
             if connection.requestStarted == nil { connection.requestStarted = configuration.uptime() }
             do {
                 for event in try connection.parser.feed(readBuffer[..<count]) {
-                    switch event {
-                    case .head(let head):
-                        connection.partial = (head, [])
-                        if head.headers["Expect"]?.lowercased() == "100-continue", case .reading = connection.phase,
-                            connection.queue.isEmpty
-                        {
-                            write(connection, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-                        }
-                    case .body(let bytes):
-                        connection.partial?.body.append(contentsOf: bytes)
-                    case .end:
-                        if let partial = connection.partial {
-                            connection.queue.append(.request(HTTPServerRequest(head: partial.head, body: partial.body)))
-                        }
-                        connection.partial = nil
-                    }
+                    try take(event, connection)
                 }
                 if connection.parser.isIdle { connection.requestStarted = nil }
-            } catch {
+            } catch let error as HTTPParseError {
                 connection.partial = nil
                 connection.queue.append(.refusal(status: error.status, message: error.description))
                 connection.discardInput = true
+            } catch {
+                // A body consumer refused the request: answer, and read no more of it.
+                connection.partial = nil
+                connection.queue.append(
+                    .refused((error as? HTTPBodyRefusal)?.response ?? handler.refusal(status: 400, message: "\(error)"))
+                )
+                connection.discardInput = true
             }
             advance(connection)
+        }
+    }
+
+    /// Applies one parser event to the request being read: a body piece goes to the handler's
+    /// consumer when it offered one (moved out while it works, so its buffers are never
+    /// copied), else into the collected body.
+    private func take(_ event: HTTPRequestParser.Event, _ connection: ServerConnection) throws(HTTPBodyRefusal) {
+        switch event {
+        case .head(let head):
+            connection.partial = ServerConnection.Partial(head: head, consumer: handler.bodyConsumer(for: head))
+            if head.headers["Expect"]?.lowercased() == "100-continue", case .reading = connection.phase,
+                connection.queue.isEmpty
+            {
+                write(connection, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+            }
+        case .body(let bytes):
+            guard var partial = connection.partial else { return }
+            connection.partial = nil
+            if var consumer = partial.consumer {
+                partial.consumer = nil
+                try consumer.consume(bytes)
+                partial.consumer = consumer
+            } else {
+                partial.body.append(contentsOf: bytes)
+            }
+            connection.partial = partial
+        case .end:
+            guard var partial = connection.partial else { return }
+            connection.partial = nil
+            if var consumer = partial.consumer {
+                partial.consumer = nil
+                try consumer.finish()
+                partial.consumer = consumer
+            }
+            connection.queue.append(
+                .request(HTTPServerRequest(head: partial.head, body: partial.body, consumedBody: partial.consumer)))
         }
     }
 
@@ -218,6 +246,11 @@ final class ServerEventLoop: @unchecked Sendable {
             connection.isHeadRequest = false
             connection.phase = .handling
             respond(connection, handler.refusal(status: status, message: message))
+        case .refused(let response):
+            connection.keepAliveCurrent = false
+            connection.isHeadRequest = false
+            connection.phase = .handling
+            respond(connection, response)
         case .request(let request):
             connection.phase = .handling
             connection.keepAliveCurrent =

@@ -1,5 +1,9 @@
 /// Every route the reference server has: method, path template, and whether it needs the
 /// bearer token. `docs/api/openapi.yaml` must describe each REST route (a test compares).
+///
+/// Every Sybil API route is served at the root (OpenAI SDKs and existing clients) and under
+/// ``basePath`` (`/api/agent/messages`, `/api/v1/chat/completions`, `/api/healthz`), as the
+/// seed's clients configure their API base URL; the debug echo only at the root.
 public enum ServerRoute: String, Sendable, CaseIterable {
     case health
     case chatCompletions
@@ -46,16 +50,31 @@ public enum ServerRoute: String, Sendable, CaseIterable {
     /// Whether the bearer token is required.
     public var requiresAuthorization: Bool { self != .health && self != .debugWebSocketEcho }
 
-    /// The route for `method` and `path` with its parameters, `.methodNotAllowed` with the
-    /// allowed methods when only the path matches, or `.notFound`.
+    /// The path prefix under which every Sybil API route is served too.
+    public static let basePath = "/api"
+
+    /// Whether the route is also served under ``basePath``.
+    public var isUnderBasePath: Bool { self != .debugWebSocketEcho }
+
+    /// The route for `method` and `path` (at the root or under ``basePath``) with its
+    /// parameters, `.methodNotAllowed` with the allowed methods when only the path matches,
+    /// or `.notFound`. `/api` alone and paths that merely start with the letters (`/apix/…`)
+    /// are not found.
     public static func match(method: String, path: String) -> Match {
+        if path.hasPrefix(basePath + "/") {
+            return match(method: method, path: String(path.dropFirst(basePath.count)), underBasePath: true)
+        }
+        return match(method: method, path: path, underBasePath: false)
+    }
+
+    private static func match(method: String, path: String, underBasePath: Bool) -> Match {
         var allowed: [String] = []
-        for route in staticRoutes[path] ?? [] {
+        for route in staticRoutes[path] ?? [] where !underBasePath || route.isUnderBasePath {
             if route.method == method || (method == "HEAD" && route.method == "GET") { return .route(route, [:]) }
             allowed.append(route.method)
         }
         if !allowed.isEmpty { return .methodNotAllowed(allowed) }
-        for route in parameterRoutes {
+        for route in parameterRoutes where !underBasePath || route.isUnderBasePath {
             guard let parameters = route.parameters(in: path) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") {
                 return .route(route, parameters)

@@ -9,7 +9,7 @@ public final class SybilServerApp: HTTPHandler {
     private let options: SybilServerOptions
     private let expectedAuthorization: [UInt8]
     private let chats: ChatCompletionsService
-    private let agentRoom: AgentRoomService
+    let agentRoom: AgentRoomService
     private let desktop: WorkspaceDesktopService
 
     /// Opens storage and builds the surfaces; `upstream` carries forwarded chats (URLSession
@@ -26,14 +26,37 @@ public final class SybilServerApp: HTTPHandler {
             options: options, time: time)
     }
 
-    /// Body limits: 8 MiB for Agent uploads, 2 MiB for desktop calls (1 MiB chunks in
-    /// base64), 1 MiB elsewhere.
+    /// Body limits: for Agent uploads the largest file (8 MiB), plus 64 KiB for a multipart
+    /// body's boundaries and part headers; 2 MiB for desktop calls (1 MiB chunks in base64);
+    /// 1 MiB elsewhere. The same under `/api`.
     public func bodyLimit(for head: HTTPRequestHead) -> Int {
-        switch head.path {
-        case ServerRoute.agentUpload.template: AgentRoomService.Limits.maxFileBytes
-        case ServerRoute.workspacesRPC.template: 2 << 20
-        default: 1 << 20
+        guard case .route(let route, _) = ServerRoute.match(method: head.method, path: head.path) else {
+            return 1 << 20
         }
+        switch route {
+        case .agentUpload:
+            return AgentUploadForm.isMultipart(head.headers["Content-Type"])
+                ? AgentUploadForm.bodyLimit(AgentRoomService.limits) : Int(AgentRoomService.limits.maxFileBytes)
+        case .workspacesRPC: return 2 << 20
+        default: return 1 << 20
+        }
+    }
+
+    /// A multipart Agent upload from an authorized client is parsed as it arrives, so its
+    /// limits stop it at once and its bytes are held once; every other body is collected.
+    public func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? {
+        guard case .route(.agentUpload, _) = ServerRoute.match(method: head.method, path: head.path),
+            options.openProxyAvailable, isAuthorized(head.headers),
+            let contentType = head.headers["Content-Type"], AgentUploadForm.isMultipart(contentType)
+        else { return nil }
+        // A Content-Type without a usable boundary is answered by the handler, after the body.
+        return try? AgentUploadForm(contentType: contentType, limits: AgentRoomService.limits)
+    }
+
+    /// Stops the work the surfaces own (the Agent room's turns); call after the transport
+    /// stopped.
+    public func shutdown() async {
+        await agentRoom.shutdown()
     }
 
     /// The error body for a request the transport refused.
@@ -56,7 +79,7 @@ public final class SybilServerApp: HTTPHandler {
             if route == .debugWebSocketEcho && !options.debugEndpoints {
                 return APIError.notFound("No route \(request.method) \(request.path).").response
             }
-            if route.requiresAuthorization && !isAuthorized(request) {
+            if route.requiresAuthorization && !isAuthorized(request.headers) {
                 return APIError(
                     status: 401, message: "A valid bearer token is required (Authorization: Bearer <token>).",
                     code: "unauthorized"
@@ -98,8 +121,8 @@ public final class SybilServerApp: HTTPHandler {
 
     /// Compares the Authorization header with the expected one in time that depends only on
     /// the lengths, never on where they first differ.
-    private func isAuthorized(_ request: HTTPServerRequest) -> Bool {
-        let given = Array((request.headers["Authorization"] ?? "").utf8)
+    private func isAuthorized(_ headers: HTTPHeaders) -> Bool {
+        let given = Array((headers["Authorization"] ?? "").utf8)
         var difference = UInt8(given.count == expectedAuthorization.count ? 0 : 1)
         for index in 0..<expectedAuthorization.count {
             difference |= expectedAuthorization[index] ^ (index < given.count ? given[index] : 0)

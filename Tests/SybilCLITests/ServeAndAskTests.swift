@@ -85,6 +85,53 @@ struct ServeAndAskTests {
         #expect(test.stderr.contains("stopping"))
     }
 
+    @Test func theFixturePlays127PortAnd8799WithFixtureTokenOverTheEnvironment() throws {
+        let request = try #require(try ServeCommand.parse(["--fixture"], environment: ["SYBIL_TOKEN": "from-env"]))
+        #expect(request.configuration.host == "127.0.0.1")
+        #expect(request.configuration.port == 8799)
+        #expect(request.options.token == "fixture-token")
+        #expect(request.tokenSource == nil, "the fixture token is printed, it is no secret")
+    }
+
+    @Test(
+        "an explicit host, port or token wins over the fixture, before or after it",
+        arguments: [
+            (["--fixture", "--port", "0"], "127.0.0.1", 0, "fixture-token"),
+            (["--port", "9000", "--fixture"], "127.0.0.1", 9000, "fixture-token"),
+            (["--fixture", "--host", "::1"], "::1", 8799, "fixture-token"),
+            (["--token", "mine", "--fixture"], "127.0.0.1", 8799, "mine"),
+            (["--host", "0.0.0.0", "--port", "1", "--token", "t", "--fixture"], "0.0.0.0", 1, "t"),
+        ])
+    func explicitOptionsWinOverTheFixture(arguments: [String], host: String, port: Int, token: String) throws {
+        let request = try #require(try ServeCommand.parse(arguments, environment: ["SYBIL_TOKEN": "from-env"]))
+        #expect(request.configuration.host == host)
+        #expect(request.configuration.port == port)
+        #expect(request.options.token == token)
+    }
+
+    @Test func theFixtureServesTheAPIUnderApiWithItsToken() async throws {
+        let test = TestIO()
+        let running = Task { await test.run("serve", "--fixture", "--port", "0", "--in-memory") }
+        var lines: [Substring] = []
+        for _ in 0..<1_000_000 {
+            lines = test.stdout.split(separator: "\n")
+            if lines.count >= 2 { break }
+            await Task.yield()
+        }
+        let base = try #require(
+            lines.first.flatMap { URL(string: String($0.dropFirst("sybil serve: listening on ".count))) })
+        #expect(base.absoluteString.hasPrefix("http://127.0.0.1:"))
+        #expect(lines.dropFirst().first == "sybil serve: token fixture-token")
+        for apiBase in [base.appendingPathComponent("api"), base] {
+            let request = HTTPRequest(
+                url: APIEndpoint.url(base: apiBase, path: "agent/read"),
+                headers: HTTPHeaders([("Authorization", "Bearer fixture-token")]), timeout: .seconds(30))
+            #expect(try await URLSessionHTTPClient().send(request).head.status == 200, "\(apiBase)")
+        }
+        test.terminate()
+        #expect(await running.value == 0)
+    }
+
     @Test func bindingBeyondLoopbackWarns() async throws {
         let test = TestIO(environment: ["SYBIL_TOKEN": "t"])
         test.terminate()  // stop as soon as it has started

@@ -1,9 +1,10 @@
 import Foundation
 import SybilCore
 import SybilNet
-import SybilServer
 import SybilWire
 import Testing
+
+@testable import SybilServer
 
 @Suite("Reference server: Agent room")
 struct AgentRoomRoutesTests {
@@ -12,31 +13,19 @@ struct AgentRoomRoutesTests {
     )
         async -> HTTPServerResponse
     {
-        let list = attachments.map { "\"\($0)\"" }.joined(separator: ", ")
-        return await harness.send(
-            "POST", "/agent/messages",
-            json: #"{"requestId": "\#(id)", "text": "\#(text)", "createdAt": 1764400200000, "attachments": [\#(list)]}"#
-        )
+        await harness.submit(id, text: text, attachments: attachments)
     }
 
     private func upload(
         _ harness: AppHarness, id: String, bytes: [UInt8], name: String = "build%20log.txt", type: String = "text/plain"
     ) async -> HTTPServerResponse {
-        await harness.send(
-            "POST", "/agent/uploads", body: bytes,
-            headers: [("X-Upload-Id", id), ("X-File-Name", name), ("Content-Type", type)])
+        await harness.uploadRaw(id: id, bytes: bytes, name: name, type: type)
     }
 
-    /// Waits until the agent's reply (a public assistant message) is stored.
-    private func awaitReply(_ harness: AppHarness, count: Int = 1) async throws -> JSONValue {
-        var body: JSONValue = .null
-        for _ in 0..<10_000 {
-            body = try json(await harness.send("GET", "/agent/messages?limit=200"))
-            let replies = body["messages"].array?.filter { $0["role"].string == "assistant" } ?? []
-            if replies.count >= count { return body }
-            await Task.yield()
-        }
-        return body
+    /// The history once the agent has answered every message (its own signal, no polling).
+    private func awaitReply(_ harness: AppHarness) async throws -> JSONValue {
+        await harness.waitUntilAgentIdle()
+        return try json(await harness.send("GET", "/agent/messages?limit=200"))
     }
 
     @Test func descriptorAdvertisesAttachmentsVersion1WithTheV1Limits() async throws {
@@ -85,7 +74,7 @@ struct AgentRoomRoutesTests {
     @Test func historyPagesByCursorAndLimitBoundaries() async throws {
         let harness = try AppHarness()
         for index in 1...3 { _ = await submit(harness, id: "req-\(index)", text: "message \(index)") }
-        _ = try await awaitReply(harness, count: 3)
+        _ = try await awaitReply(harness)
         let newest = try json(await harness.send("GET", "/agent/messages?limit=2"))
         #expect(newest["messages"].array?.count == 2)
         #expect(newest["hasMoreBefore"] == .bool(true))
@@ -153,8 +142,12 @@ struct AgentRoomRoutesTests {
         arguments: [("text/plain", 8 << 20), ("image/png", 6 << 20)])
     func sizeLimits(type: String, limit: Int) async throws {
         let harness = try AppHarness()
-        #expect(await upload(harness, id: "at", bytes: [UInt8](repeating: 1, count: limit), type: type).status == 201)
-        let over = await upload(harness, id: "over", bytes: [UInt8](repeating: 1, count: limit + 1), type: type)
+        func bytes(_ count: Int) -> [UInt8] {
+            type == "image/png"
+                ? ImageFixture.png(width: 64, height: 64, size: count) : [UInt8](repeating: 1, count: count)
+        }
+        #expect(await upload(harness, id: "at", bytes: bytes(limit), type: type).status == 201)
+        let over = await upload(harness, id: "over", bytes: bytes(limit + 1), type: type)
         #expect(over.status == 413)
         let body = try json(over)
         #expect(body["error"]["code"].string == "too_large")

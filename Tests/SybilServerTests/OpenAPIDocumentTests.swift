@@ -41,4 +41,12 @@ struct OpenAPIDocumentTests {
         #expect(documented.subtracting(served).isEmpty, "openapi.yaml describes routes the server lacks")
         #expect(documented.count == 11)
     }
+
+    /// The base path is documented as a second server: tools reach every route under both.
+    @Test func theAPIBasePathIsDocumentedAsASecondServer() throws {
+        let text = try String(contentsOf: Self.document, encoding: .utf8)
+        let servers = text.split(separator: "\n").filter { $0.hasPrefix("  - url: ") }.map { $0.dropFirst(9) }
+        #expect(servers == ["http://127.0.0.1:8799\(ServerRoute.basePath)", "http://127.0.0.1:8799"])
+        #expect(ServerRoute.allCases.filter(\.isUnderBasePath).count == ServerRoute.allCases.count - 1)
+    }
 }

@@ -1,0 +1,140 @@
+import SybilWire
+import Synchronization
+
+/// The scripted agent at work in the Agent room: one task that answers the turns the store
+/// says are pending, oldest first, one at a time. A submission stores its turn and then
+/// ``wake()``s the runner; at start the runner first finishes every turn a previous run left
+/// pending (a stop or a crash before the reply), so each user message gets exactly one reply.
+///
+/// The runner owns its task: ``shutdown()`` cancels and awaits it. A turn cut short stays
+/// pending in the store; its finished steps are not repeated.
+final class AgentTurnRunner: Sendable {
+    private struct State {
+        /// Wake-ups asked for; the task has looked for work after `checked` of them.
+        var requested: UInt64 = 1
+        var checked: UInt64 = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var stopped = false
+    }
+
+    /// The state the runner and its task share.
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let wakeups: AsyncStream<Void>.Continuation
+    private let shared: Shared
+    private let task: Task<Void, Never>
+
+    /// Starts the runner: it looks for pending turns at once.
+    init(
+        store: AgentRoomStore, events: Broadcast<AgentStreamEvent>, agent: ScriptedAgent, time: ServerTime,
+        pace: Duration
+    ) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        wakeups = continuation
+        let shared = Shared()
+        self.shared = shared
+        let work = Work(store: store, events: events, agent: agent, time: time, pace: pace, shared: shared)
+        task = Task { await work.run(stream) }
+    }
+
+    deinit {
+        wakeups.finish()
+    }
+
+    /// Tells the runner that a turn was stored.
+    func wake() {
+        shared.state.withLock { $0.requested += 1 }
+        wakeups.yield()
+    }
+
+    /// Returns once the runner has found no pending turn after the last ``wake()`` (or it
+    /// stopped): the signal tests wait on instead of polling.
+    func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            let idle = shared.state.withLock { state in
+                if state.stopped || state.checked == state.requested { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    /// Cancels the task and waits for it; a turn in progress stays pending for the next start.
+    func shutdown() async {
+        wakeups.finish()
+        task.cancel()
+        await task.value
+    }
+
+    /// What the task works with (everything but the runner itself, so dropping the runner
+    /// ends the task's wait for wake-ups).
+    private struct Work: Sendable {
+        let store: AgentRoomStore
+        let events: Broadcast<AgentStreamEvent>
+        let agent: ScriptedAgent
+        let time: ServerTime
+        let pace: Duration
+        let shared: Shared
+
+        func run(_ wakeups: AsyncStream<Void>) async {
+            defer { stop() }
+            var iterator = wakeups.makeAsyncIterator()
+            while !Task.isCancelled {
+                let asked = shared.state.withLock { $0.requested }
+                if let turn = try? await store.nextPendingTurn() {
+                    // A failed step (storage, or a stop) leaves the turn pending; it is tried
+                    // again on the next wake-up or start, never in a tight loop.
+                    if await answer(turn) { continue }
+                } else {
+                    settle(asked)
+                }
+                guard !Task.isCancelled, await iterator.next() != nil else { return }
+            }
+        }
+
+        /// Answers one turn: the tool call (unless stored already), then the reply.
+        private func answer(_ turn: AgentRoomStore.PendingTurn) async -> Bool {
+            let reply = agent.reply(to: turn.user.message.text)
+            events.publish(.activity(.working, detail: reply.thinking))
+            defer { events.publish(.activity(.idle, detail: "")) }
+            do {
+                if !turn.toolStored {
+                    try await time.sleep(pace)
+                    let tool = try await store.storeToolStep(
+                        of: turn, text: "$ \(reply.activity)", createdAt: time.epochMilliseconds())
+                    events.publish(.message(tool.message))
+                    events.publish(.activity(.working, detail: reply.activity))
+                }
+                try await time.sleep(pace)
+                let answer = try await store.storeReply(of: turn, text: reply.text, createdAt: time.epochMilliseconds())
+                events.publish(.message(answer.message))
+                return true
+            } catch {
+                return false
+            }
+        }
+
+        /// No pending turn was found after wake-up `asked`.
+        private func settle(_ asked: UInt64) {
+            let waiters = shared.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.checked = max(state.checked, asked)
+                guard state.checked == state.requested else { return [] }
+                defer { state.idleWaiters.removeAll() }
+                return state.idleWaiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+
+        private func stop() {
+            let waiters = shared.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.stopped = true
+                defer { state.idleWaiters.removeAll() }
+                return state.idleWaiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+}
