@@ -30,6 +30,8 @@ public final class AgentOutbox {
     public private(set) var revision = 0
     /// The last save that failed, until one succeeds.
     public private(set) var storageFailure: AgentOutboxError?
+    /// Changes asked for and not saved yet (the one being written included).
+    public private(set) var pendingChanges = 0
 
     @ObservationIgnored private let ids: any IDGenerator
     @ObservationIgnored private let now: @Sendable () -> Int64
@@ -249,6 +251,7 @@ public final class AgentOutbox {
                     ticket.continuation?.resume()
                     ticket.continuation = nil
                 }))
+        pendingChanges += 1
         if writing {
             if !ticket.saved {
                 await withCheckedContinuation { ticket.continuation = $0 }
@@ -286,6 +289,7 @@ public final class AgentOutbox {
                 storageFailure = error
             }
         }
+        pendingChanges -= batch.count
         for change in batch { change.finish(failure) }
         if failure == nil && changed { changeSignal.fire() }
     }
