@@ -37,6 +37,8 @@ public final class AgentOutbox {
     @ObservationIgnored private let now: @Sendable () -> Int64
     @ObservationIgnored private var staged: [StagedChange] = []
     @ObservationIgnored private var writing = false
+    /// Each entry's bytes as last written.
+    @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
     @ObservationIgnored let changeSignal = AgentOutboxSignal()
 
     private init(
@@ -158,7 +160,8 @@ public final class AgentOutbox {
     /// original ids. Returns their request ids.
     @discardableResult
     public func resendAll() async throws(AgentOutboxError) -> [String] {
-        try await change { queue in queue.resendAll() }
+        guard queue.entries.contains(where: \.canRetry) else { return [] }
+        return try await change { queue in queue.resendAll() }
     }
 
     /// Discard: removes a queued or failed entry (a final refusal, typically) and returns it so
@@ -199,12 +202,24 @@ public final class AgentOutbox {
         try await change { (queue) throws(AgentOutboxError) in try queue.beginSending(requestId) }
     }
 
-    /// Records and saves how a submission ended (used by ``AgentOutboxSender``).
+    /// Records and saves how a submission ended (used by ``AgentOutboxSender``). With
+    /// `beginningNext`, the next entry to send is marked `sending` in the same save and
+    /// returned: one write between two submissions instead of two.
     @discardableResult
     public func finishSending(
-        _ requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>
-    ) async throws(AgentOutboxError) -> AgentOutboxQueue.Outcome {
-        try await change { queue in queue.finishSending(requestId, result: result) }
+        _ requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>, beginningNext: Bool = false
+    ) async throws(AgentOutboxError) -> (outcome: AgentOutboxQueue.Outcome, next: AgentRoomSubmission?) {
+        try await change { queue in
+            let outcome = queue.finishSending(requestId, result: result)
+            guard beginningNext, case .send(let next) = queue.nextAction else { return (outcome, nil) }
+            return (outcome, try? queue.beginSending(next.requestId))
+        }
+    }
+
+    /// Puts an entry saved as `sending` back to `queued` when its submission never left (used
+    /// by ``AgentOutboxSender`` when it stops).
+    public func cancelSending(_ requestId: String) async throws(AgentOutboxError) {
+        try await change { (queue) throws(AgentOutboxError) in try queue.cancelSending(requestId) }
     }
 
     // MARK: Saving
@@ -275,12 +290,9 @@ public final class AgentOutbox {
             changed = true
         }
         var failure: AgentOutboxError?
-        if changed && next != queue {
+        if changed {
             do {
-                try await file.write(
-                    AgentOutboxDocument(
-                        baseURL: scope.baseURL, entries: next.entries, retiredDraftIds: next.retiredDraftIds
-                    ).encoded())
+                try await file.write(encode(next))
                 queue = next
                 revision += 1
                 storageFailure = nil
@@ -292,6 +304,26 @@ public final class AgentOutbox {
         pendingChanges -= batch.count
         for change in batch { change.finish(failure) }
         if failure == nil && changed { changeSignal.fire() }
+    }
+
+    /// The document of `queue`, re-encoding only the entries that changed since the last
+    /// write (a save costs a copy of the unchanged bytes, not a new encoding of every entry).
+    private func encode(_ queue: AgentOutboxQueue) -> [UInt8] {
+        var cache: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
+        cache.reserveCapacity(queue.entries.count)
+        let entries = queue.entries.map { entry -> [UInt8] in
+            let bytes: [UInt8]
+            if let cached = encodedEntries[entry.requestId], cached.entry == entry {
+                bytes = cached.bytes
+            } else {
+                bytes = AgentOutboxDocument.encoded(entry: entry)
+            }
+            cache[entry.requestId] = (entry, bytes)
+            return bytes
+        }
+        encodedEntries = cache
+        return AgentOutboxDocument.encoded(
+            baseURL: scope.baseURL, entries: entries, retiredDraftIds: queue.retiredDraftIds)
     }
 
     /// Wakes whoever waits in ``waitForChange(after:)`` without a change (e.g. to try a save

@@ -36,14 +36,31 @@ public struct AgentOutboxDocument: Sendable, Hashable {
 
     /// The document as JSON bytes.
     public func encoded() -> [UInt8] {
-        JSONWriter().bytes(
-            from: .object(
-                JSONObject([
-                    JSONMember("version", .number(JSONNumber(Self.version))),
-                    JSONMember("baseURL", .string(baseURL)),
-                    JSONMember("entries", .array(entries.map(\.jsonValue))),
-                    JSONMember("retiredDraftIds", .array(retiredDraftIds.map { .string($0) })),
-                ])))
+        Self.encoded(
+            baseURL: baseURL, entries: entries.map(Self.encoded(entry:)), retiredDraftIds: retiredDraftIds)
+    }
+
+    /// One entry's JSON bytes, as ``encoded()`` writes it.
+    static func encoded(entry: AgentOutboxEntry) -> [UInt8] {
+        JSONWriter().bytes(from: entry.jsonValue)
+    }
+
+    /// The document from entries already encoded (by ``encoded(entry:)``), so that a writer
+    /// re-encodes only the entries that changed.
+    static func encoded(baseURL: String, entries: [[UInt8]], retiredDraftIds: [String]) -> [UInt8] {
+        let writer = JSONWriter()
+        var bytes = Array(#"{"version":\#(version),"baseURL":"#.utf8)
+        bytes += writer.bytes(from: .string(baseURL))
+        bytes += Array(#","entries":["#.utf8)
+        bytes.reserveCapacity(bytes.count + entries.reduce(0) { $0 + $1.count + 1 } + 64)
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += entry
+        }
+        bytes += Array(#"],"retiredDraftIds":"#.utf8)
+        bytes += writer.bytes(from: .array(retiredDraftIds.map { .string($0) }))
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 
     /// Decodes stored bytes: the document and the entries that had to be left out, each with

@@ -129,6 +129,17 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         return entries[index].submission
     }
 
+    /// The submission of `requestId` never left (the sender stopped right after saving it as
+    /// `sending`): it goes back to `queued`, the attempt uncounted.
+    public mutating func cancelSending(_ requestId: String) throws(AgentOutboxError) {
+        let index = try index(of: requestId)
+        guard entries[index].state == .sending else {
+            throw .wrongState(requestId: requestId, state: entries[index].state, change: "put back")
+        }
+        entries[index].state = .queued
+        entries[index].attempts -= 1
+    }
+
     /// Records how the submission of `requestId` ended: a receipt that acknowledges exactly
     /// the submission → awaiting echo; anything else → failed with its reason. An entry that
     /// is no longer `sending` (confirmed by its echo meanwhile) keeps its state.

@@ -94,34 +94,44 @@ public final class AgentOutboxSender {
     // MARK: The loop
 
     private func run() async {
+        // Saved as `sending` by the previous step, to be submitted next.
+        var next: AgentRoomSubmission?
         while !Task.isCancelled {
             let generation = outbox.changeSignal.generation
-            if await sendNext() { continue }
-            await outbox.changeSignal.wait(after: generation)
+            if next == nil { next = await begin() }
+            guard let submission = next else {
+                await outbox.changeSignal.wait(after: generation)
+                continue
+            }
+            next = await send(submission)
+        }
+        if let next {
+            // Saved as sending but never left: back to queued.
+            _ = try? await outbox.cancelSending(next.requestId)
         }
     }
 
-    /// Does one step; returns whether it made progress (so the loop looks again at once)
-    /// or must wait for a change.
-    private func sendNext() async -> Bool {
+    /// Saves an outcome that could not be saved before, then marks the next entry `sending`;
+    /// `nil` when there is nothing to send (or it could not be saved).
+    private func begin() async -> AgentRoomSubmission? {
         if let unsaved = unsavedOutcome {
             do {
                 try await outbox.finishSending(unsaved.requestId, result: unsaved.result)
                 unsavedOutcome = nil
-                return true
             } catch {
-                return false
+                return nil
             }
         }
-        guard case .send(let entry) = outbox.nextAction else { return false }
-        let submission: AgentRoomSubmission
-        do {
-            submission = try await outbox.beginSending(entry.requestId)
-        } catch {
-            // Not saved as sending (storage failure), or no longer next: nothing was sent.
-            return false
-        }
-        inFlight = entry.requestId
+        guard case .send(let entry) = outbox.nextAction else { return nil }
+        // Not saved (storage failure) or no longer next: nothing is sent.
+        return try? await outbox.beginSending(entry.requestId)
+    }
+
+    /// Submits `submission` (already saved as `sending`), saves the outcome and, in the same
+    /// write, marks the next entry `sending`; returns that one.
+    private func send(_ submission: AgentRoomSubmission) async -> AgentRoomSubmission? {
+        if Task.isCancelled { return submission }
+        inFlight = submission.requestId
         let result: Result<AgentRoomReceipt, AgentRoomError>
         do {
             result = .success(try await api.submit(submission))
@@ -130,16 +140,19 @@ public final class AgentOutboxSender {
         }
         inFlight = nil
         finishedAttempts += 1
+        let next: AgentRoomSubmission?
         do {
-            try await outbox.finishSending(entry.requestId, result: result)
+            next = try await outbox.finishSending(
+                submission.requestId, result: result, beginningNext: !Task.isCancelled
+            ).next
         } catch {
-            unsavedOutcome = (entry.requestId, result)
-            return false
+            unsavedOutcome = (submission.requestId, result)
+            return nil
         }
-        if case .success = result, let mergedThrough {
+        if case .success = result, let mergedThrough, outbox.queue.hasAcknowledged(through: mergedThrough) {
             // The echo may have been merged already (in an earlier launch, before a Retry).
             _ = try? await outbox.confirmAcknowledged(through: mergedThrough)
         }
-        return true
+        return next
     }
 }

@@ -142,6 +142,19 @@ struct AgentOutboxQueueTests {
         #expect(queue.nextAction == .send(queue.entry("b")!))
     }
 
+    @Test func aSubmissionThatNeverLeftGoesBackToQueued() throws {
+        var queue = try Self.queue("a", "b")
+        #expect(throws: AgentOutboxError.wrongState(requestId: "a", state: .queued, change: "put back")) {
+            try queue.cancelSending("a")
+        }
+        let before = try #require(queue.entry("a"))
+        _ = try queue.beginSending("a")
+        try queue.cancelSending("a")
+        #expect(queue.entry("a") == before)
+        #expect(queue.nextAction == .send(before))
+        #expect(throws: AgentOutboxError.unknownEntry("z")) { try queue.cancelSending("z") }
+    }
+
     @Test func aReceiptMustAcknowledgeExactlyTheSubmittedIdsInOrder() throws {
         var queue = AgentOutboxQueue()
         let entry = try queue.enqueue(Self.entry("a", attachments: ["u1", "u2"]))

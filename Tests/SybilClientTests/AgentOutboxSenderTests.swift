@@ -367,6 +367,54 @@ struct AgentOutboxSenderTests {
         #expect(try storedDocument(phone.outbox.file).entries.map(\.state) == [.failed])
     }
 
+    @Test func anOutcomeAndTheNextSendingAreSavedInOneWrite() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let gate = WriteGate(blocking: 0)
+        let room = AgentOutboxFakeRoom()
+        let outbox = try await AgentOutbox.open(
+            directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
+            checkpoint: gate.checkpoint)
+        let sender = AgentOutboxSender(outbox: outbox, api: room)
+        for text in ["one", "two", "three"] { try await outbox.enqueue(text: text) }
+        sender.start()
+        await waitFor("all acknowledged") {
+            outbox.pendingChanges == 0 && outbox.entries.allSatisfy { $0.state == .awaitingEcho }
+        }
+        // 3 enqueues, "one" sending, then one write per outcome that also starts the next.
+        #expect(gate.completedWrites == 3 + 1 + 3)
+        await sender.stop()
+    }
+
+    @Test func stoppingWhileTheNextIsSavedAsSendingPutsItBackUnsent() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        // Writes: enqueue one, enqueue two, one sending, one's receipt + two sending (held).
+        let gate = WriteGate(blocking: 4)
+        let room = AgentOutboxFakeRoom()
+        let outbox = try await AgentOutbox.open(
+            directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
+            checkpoint: gate.checkpoint)
+        let sender = AgentOutboxSender(outbox: outbox, api: room)
+        try await outbox.enqueue(text: "one")
+        try await outbox.enqueue(text: "two")
+        sender.start()
+        await waitFor("the fourth write") { gate.blockedWrites == 1 }
+        let stopping = Task { await sender.stop() }
+        await waitFor("the stop to begin") { !sender.isRunning }
+        gate.open()
+        await stopping.value
+        #expect(room.calls.map(\.text) == ["one"], "two never left")
+        #expect(outbox.entries.map(\.state) == [.awaitingEcho, .queued])
+        #expect(outbox.entries.map(\.attempts) == [1, 0])
+        #expect(try storedDocument(outbox.file).entries.map(\.state) == [.awaitingEcho, .queued])
+        // Started again, it sends "two" as usual.
+        sender.start()
+        await waitFor("two acknowledged") { outbox.entry("req-2")?.state == .awaitingEcho }
+        #expect(room.calls.map(\.text) == ["one", "two"])
+        await sender.stop()
+    }
+
     @Test func anOutcomeThatCannotBeSavedStopsSendingUntilItIs() async throws {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }

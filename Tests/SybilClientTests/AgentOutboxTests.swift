@@ -362,10 +362,14 @@ struct AgentOutboxTests {
     }
 }
 
-/// Holds writes at their first step until opened.
+/// Holds write number `blocking` (counting from 1) at its first step until opened; the other
+/// writes pass.
 final class WriteGate: Sendable {
-    private let state = Mutex((open: false, blocked: 0, completed: 0))
+    private let blocking: Int
+    private let state = Mutex((open: false, started: 0, blocked: 0, completed: 0))
     private let condition = NSCondition()
+
+    init(blocking: Int = 1) { self.blocking = blocking }
 
     var blockedWrites: Int { state.withLock { $0.blocked } }
     var completedWrites: Int { state.withLock { $0.completed } }
@@ -381,8 +385,14 @@ final class WriteGate: Sendable {
         { [self] step in
             switch step {
             case .createdTemporary:
+                let hold = state.withLock { state -> Bool in
+                    state.started += 1
+                    guard state.started == blocking else { return false }
+                    state.blocked += 1
+                    return true
+                }
+                guard hold else { return }
                 condition.lock()
-                state.withLock { $0.blocked += 1 }
                 while !state.withLock({ $0.open }) { condition.wait() }
                 condition.unlock()
             case .syncedDirectory:
