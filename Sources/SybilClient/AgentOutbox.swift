@@ -60,7 +60,8 @@ public final class AgentOutbox {
     /// never silently replaced. Throws when the file cannot be read or written at all.
     ///
     /// - Parameters:
-    ///   - ids: makes request ids (UUIDs in the app).
+    ///   - ids: makes request ids, unique across launches (UUIDs in the app; a repeated id is a
+    ///     programming error).
     ///   - now: milliseconds since 1970 for `createdAt`.
     ///   - checkpoint: runs after each step of every write; tests throw from it to simulate a
     ///     crash there.
