@@ -1,0 +1,333 @@
+import Foundation
+import Observation
+import SybilCore
+import SybilStore
+import SybilWire
+
+/// The Agent room outbox (SPEC §6, §6.1): messages queued while the agent works, saved
+/// atomically in a file scoped to the API base URL before anything is sent, each with a
+/// stable request id and `createdAt` that survive relaunch.
+///
+/// Every change is applied to a copy of ``AgentOutboxQueue`` (the rules), written to the
+/// file, and only then adopted and published; a change that cannot be saved is not made and
+/// its caller gets the error (a composer keeps its draft). Changes made while a write is in
+/// flight are saved together by the next write, in the order they were asked for, so a burst
+/// of changes (an echo arriving while the next message starts) costs one write, not one each.
+///
+/// Main-actor isolated and observable for the UI; the file work runs on the file's own queue.
+@MainActor
+@Observable
+public final class AgentOutbox {
+    /// Where the outbox is kept.
+    public let scope: AgentOutboxScope
+    /// The outbox file.
+    public let file: AgentOutboxFile
+    /// What could not be read at launch (the bytes were kept aside); empty when all was well.
+    public let loadProblems: [AgentOutboxError]
+    /// The rules' state as saved.
+    public private(set) var queue: AgentOutboxQueue
+    /// Counts saved changes (a signal for whoever follows the outbox).
+    public private(set) var revision = 0
+    /// The last save that failed, until one succeeds.
+    public private(set) var storageFailure: AgentOutboxError?
+    /// Changes asked for and not saved yet (the one being written included).
+    public private(set) var pendingChanges = 0
+
+    @ObservationIgnored private let ids: any IDGenerator
+    @ObservationIgnored private let now: @Sendable () -> Int64
+    @ObservationIgnored private var staged: [StagedChange] = []
+    @ObservationIgnored private var writing = false
+    /// Each entry's bytes as last written.
+    @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
+    @ObservationIgnored let changeSignal = AgentOutboxSignal()
+
+    private init(
+        scope: AgentOutboxScope, file: AgentOutboxFile, queue: AgentOutboxQueue, loadProblems: [AgentOutboxError],
+        ids: any IDGenerator, now: @escaping @Sendable () -> Int64
+    ) {
+        self.scope = scope
+        self.file = file
+        self.queue = queue
+        self.loadProblems = loadProblems
+        self.ids = ids
+        self.now = now
+    }
+
+    /// Opens (a launch) the outbox of `baseURL` in `directory` (created when missing):
+    /// entries that were `sending` fail with Retry, and that is saved before this returns.
+    /// A file that cannot be read is moved aside (or, when only some entries are unreadable,
+    /// copied aside while the readable ones are kept) and reported in ``loadProblems``; it is
+    /// never silently replaced. Throws when the file cannot be read or written at all.
+    ///
+    /// - Parameters:
+    ///   - ids: makes request ids, unique across launches (UUIDs in the app; a repeated id is a
+    ///     programming error).
+    ///   - now: milliseconds since 1970 for `createdAt`.
+    ///   - checkpoint: runs after each step of every write; tests throw from it to simulate a
+    ///     crash there.
+    public static func open(
+        directory: String, baseURL: URL, ids: any IDGenerator, now: @escaping @Sendable () -> Int64,
+        checkpoint: @escaping @Sendable (AtomicFile.Step) throws -> Void = { _ in }
+    ) async throws(AgentOutboxError) -> AgentOutbox {
+        let scope = try AgentOutboxScope(baseURL: baseURL)
+        let file = AgentOutboxFile(directory: directory, scope: scope, checkpoint: checkpoint)
+        var queue = AgentOutboxQueue()
+        var problems: [AgentOutboxError] = []
+        var mustWrite = false
+        if let bytes = try await file.open() {
+            switch Self.decode(bytes, scope: scope) {
+            case .success(let (document, entryProblems)):
+                queue = AgentOutboxQueue(entries: document.entries, retiredDraftIds: document.retiredDraftIds)
+                if !entryProblems.isEmpty {
+                    let aside = try await file.copyAside(bytes)
+                    problems = entryProblems.map {
+                        .unreadable(path: file.path, keptAt: aside, reason: "an entry was left out: \($0)")
+                    }
+                    mustWrite = true
+                }
+            case .failure(let error):
+                let aside = try await file.moveAside()
+                problems = [.unreadable(path: file.path, keptAt: aside, reason: error.description)]
+            }
+        }
+        if !queue.relaunch().isEmpty { mustWrite = true }
+        if mustWrite {
+            try await file.write(
+                AgentOutboxDocument(
+                    baseURL: scope.baseURL, entries: queue.entries, retiredDraftIds: queue.retiredDraftIds
+                ).encoded())
+        }
+        return AgentOutbox(scope: scope, file: file, queue: queue, loadProblems: problems, ids: ids, now: now)
+    }
+
+    /// The stored document, refused as a whole when it belongs to another base URL.
+    private static func decode(
+        _ bytes: [UInt8], scope: AgentOutboxScope
+    ) -> Result<(AgentOutboxDocument, [JSONError]), JSONError> {
+        do throws(JSONError) {
+            let (document, problems) = try AgentOutboxDocument.decode(bytes)
+            guard document.baseURL == scope.baseURL else {
+                throw .contract(
+                    .root.appending(key: "baseURL"),
+                    "belongs to \(JSONWriter.quoted(document.baseURL)), not \(JSONWriter.quoted(scope.baseURL))")
+            }
+            return .success((document, problems))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The entries in order, for the UI (bubbles with their state, failure, Retry/Discard).
+    public var entries: [AgentOutboxEntry] { queue.entries }
+
+    /// The entry with `requestId`.
+    public func entry(_ requestId: String) -> AgentOutboxEntry? { queue.entry(requestId) }
+
+    /// Whether the attachment draft `draftId` was already handed over (its entry is here or
+    /// has left after delivery): a draft that finds itself here after a crash during the
+    /// handoff is not sent again.
+    public func contains(draftId: String) -> Bool { queue.contains(draftId: draftId) }
+
+    /// What the sender should do next.
+    public var nextAction: AgentOutboxQueue.Action { queue.nextAction }
+
+    /// Why queued messages wait (“Waiting: “…” failed — Retry or Resend all.”), or `nil`.
+    public var holdReason: String? { queue.holdReason }
+
+    // MARK: Changes (each saved before it returns)
+
+    /// Queues a message: a new request id from the injected generator and `createdAt` from the
+    /// injected clock. It is saved before this returns; when saving fails this throws and
+    /// nothing is queued (the caller keeps its draft). For a draft that is already queued,
+    /// its entry is returned and nothing new is queued.
+    @discardableResult
+    public func enqueue(
+        text: String, attachments: [AgentAttachment] = [], draftId: String? = nil
+    ) async throws(AgentOutboxError) -> AgentOutboxEntry {
+        let entry = AgentOutboxEntry(
+            requestId: ids.makeID(), text: text, createdAt: now(), attachments: attachments, draftId: draftId)
+        return try await change { (queue) throws(AgentOutboxError) in try queue.enqueue(entry) }
+    }
+
+    /// Retry: a failed entry goes back to `queued` with its original request id and
+    /// `createdAt`; it is sent in its turn.
+    public func retry(_ requestId: String) async throws(AgentOutboxError) {
+        try await change { (queue) throws(AgentOutboxError) in try queue.retry(requestId) }
+    }
+
+    /// Resend all: every failed entry Retry can help goes back to `queued`, in order, with its
+    /// original ids. Returns their request ids.
+    @discardableResult
+    public func resendAll() async throws(AgentOutboxError) -> [String] {
+        guard queue.entries.contains(where: \.canRetry) else { return [] }
+        return try await change { queue in queue.resendAll() }
+    }
+
+    /// Discard: removes a queued or failed entry (a final refusal, typically) and returns it so
+    /// its text can go back to the composer.
+    @discardableResult
+    public func discard(_ requestId: String) async throws(AgentOutboxError) -> AgentOutboxEntry {
+        try await change { (queue) throws(AgentOutboxError) in try queue.discard(requestId) }
+    }
+
+    /// A message the room merged: confirms the entry whose request id it carries, in any
+    /// state. Returns whether it confirmed one.
+    @discardableResult
+    public func confirm(echo message: AgentRoomMessage) async throws(AgentOutboxError) -> Bool {
+        guard let requestId = message.requestId, let entry = queue.entry(requestId), entry.state != .confirmed else {
+            return false
+        }
+        return try await change { queue in queue.confirm(echo: message) }
+    }
+
+    /// The room merged history through `cursor`: acknowledged entries at or before it are
+    /// confirmed. Returns their request ids.
+    @discardableResult
+    public func confirmAcknowledged(through cursor: AgentCursor) async throws(AgentOutboxError) -> [String] {
+        guard queue.hasAcknowledged(through: cursor) else { return [] }
+        return try await change { queue in queue.confirmAcknowledged(through: cursor) }
+    }
+
+    /// Removes confirmed entries once history holds them; returns them.
+    @discardableResult
+    public func removeConfirmed() async throws(AgentOutboxError) -> [AgentOutboxEntry] {
+        guard queue.entries.contains(where: { $0.state == .confirmed }) else { return [] }
+        return try await change { queue in queue.removeConfirmed() }
+    }
+
+    /// Marks the next entry `sending` and saves that before returning what to submit (used by
+    /// ``AgentOutboxSender``).
+    public func beginSending(_ requestId: String) async throws(AgentOutboxError) -> AgentRoomSubmission {
+        try await change { (queue) throws(AgentOutboxError) in try queue.beginSending(requestId) }
+    }
+
+    /// Records and saves how a submission ended (used by ``AgentOutboxSender``). With
+    /// `beginningNext`, the next entry to send is marked `sending` in the same save and
+    /// returned: one write between two submissions instead of two.
+    @discardableResult
+    public func finishSending(
+        _ requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>, beginningNext: Bool = false
+    ) async throws(AgentOutboxError) -> (outcome: AgentOutboxQueue.Outcome, next: AgentRoomSubmission?) {
+        try await change { queue in
+            let outcome = queue.finishSending(requestId, result: result)
+            guard beginningNext, case .send(let next) = queue.nextAction else { return (outcome, nil) }
+            return (outcome, try? queue.beginSending(next.requestId))
+        }
+    }
+
+    /// Puts an entry saved as `sending` back to `queued` when its submission never left (used
+    /// by ``AgentOutboxSender`` when it stops).
+    public func cancelSending(_ requestId: String) async throws(AgentOutboxError) {
+        try await change { (queue) throws(AgentOutboxError) in try queue.cancelSending(requestId) }
+    }
+
+    // MARK: Saving
+
+    /// A change waiting to be saved: applies itself to the next queue and is told how the
+    /// write went.
+    private struct StagedChange {
+        /// Applies the edit; false when the rules refused it (the queue is unchanged then).
+        let apply: (inout AgentOutboxQueue) -> Bool
+        /// Called once with the write's error (`nil` when saved).
+        let finish: (AgentOutboxError?) -> Void
+    }
+
+    /// One result, filled in by the write that carries the change.
+    private final class Ticket<T> {
+        var value: Result<T, AgentOutboxError>?
+        var saved = false
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+
+    /// Applies `edit` to the queue as it will be after the changes asked for before it, saves
+    /// the result, and only then adopts it. The first caller while no write runs does the
+    /// writing (for the changes that arrive meanwhile too); the others wait for theirs.
+    private func change<T>(
+        _ edit: @escaping (inout AgentOutboxQueue) throws(AgentOutboxError) -> T
+    ) async throws(AgentOutboxError) -> T {
+        let ticket = Ticket<T>()
+        staged.append(
+            StagedChange(
+                apply: { queue in
+                    do throws(AgentOutboxError) {
+                        var trial = queue
+                        ticket.value = .success(try edit(&trial))
+                        queue = trial
+                        return true
+                    } catch {
+                        ticket.value = .failure(error)
+                        return false
+                    }
+                },
+                finish: { error in
+                    if let error, case .success? = ticket.value { ticket.value = .failure(error) }
+                    ticket.saved = true
+                    ticket.continuation?.resume()
+                    ticket.continuation = nil
+                }))
+        pendingChanges += 1
+        if writing {
+            if !ticket.saved {
+                await withCheckedContinuation { ticket.continuation = $0 }
+            }
+        } else {
+            writing = true
+            while !staged.isEmpty { await writeStaged() }
+            writing = false
+        }
+        guard let value = ticket.value else { preconditionFailure("a staged change finished without a result") }
+        return try value.get()
+    }
+
+    /// Saves every staged change with one write.
+    private func writeStaged() async {
+        let batch = staged
+        staged.removeAll()
+        var next = queue
+        var changed = false
+        for change in batch where change.apply(&next) {
+            changed = true
+        }
+        var failure: AgentOutboxError?
+        if changed {
+            do {
+                try await file.write(encode(next))
+                queue = next
+                revision += 1
+                storageFailure = nil
+            } catch {
+                failure = error
+                storageFailure = error
+            }
+        }
+        pendingChanges -= batch.count
+        for change in batch { change.finish(failure) }
+        if failure == nil && changed { changeSignal.fire() }
+    }
+
+    /// The document of `queue`, re-encoding only the entries that changed since the last
+    /// write (a save costs a copy of the unchanged bytes, not a new encoding of every entry).
+    private func encode(_ queue: AgentOutboxQueue) -> [UInt8] {
+        var cache: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
+        cache.reserveCapacity(queue.entries.count)
+        let entries = queue.entries.map { entry -> [UInt8] in
+            let bytes: [UInt8]
+            if let cached = encodedEntries[entry.requestId], cached.entry == entry {
+                bytes = cached.bytes
+            } else {
+                bytes = AgentOutboxDocument.encoded(entry: entry)
+            }
+            cache[entry.requestId] = (entry, bytes)
+            return bytes
+        }
+        encodedEntries = cache
+        return AgentOutboxDocument.encoded(
+            baseURL: scope.baseURL, entries: entries, retiredDraftIds: queue.retiredDraftIds)
+    }
+
+    /// Wakes whoever waits in ``waitForChange(after:)`` without a change (e.g. to try a save
+    /// again).
+    func wakeWaiters() { changeSignal.fire() }
+}

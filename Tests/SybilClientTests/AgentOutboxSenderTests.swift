@@ -1,0 +1,462 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilStore
+import SybilTesting
+import SybilWire
+import Synchronization
+import Testing
+
+/// The sender over a fake room that answers only submissions.
+@Suite("Agent outbox sender")
+@MainActor
+struct AgentOutboxSenderTests {
+    /// An outbox and its sender in `directory`, sending to `room`.
+    @MainActor
+    struct Phone {
+        let outbox: AgentOutbox
+        let sender: AgentOutboxSender
+
+        static func launch(
+            _ directory: OutboxDirectory, room: AgentOutboxFakeRoom, disk: DiskSwitch = DiskSwitch(),
+            ids: any IDGenerator = SequentialIDGenerator(prefix: "req"), start: Bool = true
+        ) async throws -> Phone {
+            let outbox = try await openOutbox(directory, ids: ids, disk: disk)
+            let sender = AgentOutboxSender(outbox: outbox, api: room)
+            if start { sender.start() }
+            return Phone(outbox: outbox, sender: sender)
+        }
+
+        func states() -> [AgentOutboxEntry.State] { outbox.entries.map(\.state) }
+
+        /// Waits until every entry is in one of `states`.
+        func settle(
+            _ states: Set<AgentOutboxEntry.State> = [.awaitingEcho, .confirmed, .failed],
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) async {
+            await waitFor("the outbox to settle", sourceLocation: sourceLocation) {
+                outbox.pendingChanges == 0 && outbox.entries.allSatisfy { states.contains($0.state) }
+            }
+        }
+
+        /// Merges the room's canonical messages, as the room model does.
+        func merge(_ messages: [AgentRoomMessage], sourceLocation: SourceLocation = #_sourceLocation) async {
+            for message in messages { sender.messageMerged(message) }
+            await waitFor("the confirmations to be saved", sourceLocation: sourceLocation) {
+                sender.pendingConfirmations == 0
+            }
+        }
+    }
+
+    @Test func queuedMessagesGoOutInOrderOneAtATimeEachSavedFirst() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        // What was on disk when each submission left.
+        let seen = Mutex<[[AgentOutboxEntry.State]]>([])
+        let scope = try AgentOutboxScope(baseURL: outboxBase)
+        let path = directory.path + "/" + scope.fileName
+        let room = AgentOutboxFakeRoom { _ in
+            let document = (try? AtomicFile.read(path)).flatMap { $0 }.flatMap { try? AgentOutboxDocument.decode($0) }
+            seen.withLock { $0.append(document?.document.entries.map(\.state) ?? []) }
+        }
+        room.script(.hang, .hang, .hang)
+        let phone = try await Phone.launch(directory, room: room, start: false)
+        for text in ["one", "two", "three"] { try await phone.outbox.enqueue(text: text) }
+        phone.sender.start()
+        for index in 1...3 {
+            await waitFor("submission \(index)") { room.hangingCount == 1 && room.calls.count == index }
+            #expect(phone.sender.inFlight == "req-\(index)")
+            #expect(phone.outbox.nextAction == .inFlight(requestId: "req-\(index)"))
+            room.release()
+        }
+        await phone.settle()
+        #expect(room.calls.map(\.requestId) == ["req-1", "req-2", "req-3"])
+        #expect(room.messages.map(\.text) == ["one", "two", "three"])
+        #expect(
+            seen.withLock { $0 } == [
+                [.sending, .queued, .queued], [.awaitingEcho, .sending, .queued],
+                [.awaitingEcho, .awaitingEcho, .sending],
+            ], "each saved as sending before it left, after the previous outcome was saved")
+        #expect(phone.states() == [.awaitingEcho, .awaitingEcho, .awaitingEcho])
+        #expect(phone.outbox.entries.map(\.attempts) == [1, 1, 1])
+        await phone.merge(room.messages)
+        #expect(phone.states() == [.confirmed, .confirmed, .confirmed])
+        #expect(try await phone.outbox.removeConfirmed().count == 3)
+        #expect(phone.outbox.entries.isEmpty)
+        #expect(try storedDocument(phone.outbox.file).entries.isEmpty)
+        await phone.sender.stop()
+    }
+
+    @Test func aMessageQueuedLaterIsSentWhenItsTurnComes() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        let phone = try await Phone.launch(directory, room: room)
+        try await phone.outbox.enqueue(text: "one")
+        await phone.settle()
+        try await phone.outbox.enqueue(text: "two", attachments: [agentAttachment("u1"), agentAttachment("u2")])
+        await phone.settle()
+        #expect(room.calls.map(\.text) == ["one", "two"])
+        #expect(room.calls[1].attachments == ["u1", "u2"])
+        #expect(phone.states() == [.awaitingEcho, .awaitingEcho])
+        await phone.sender.stop()
+        #expect(!phone.sender.isRunning)
+    }
+
+    @Test(
+        "an ambiguous failure stays failed with Retry and holds the queue",
+        arguments: [
+            AgentRoomError.transport("the connection was reset"), roomRejection(500, "internal", "The server failed."),
+            roomRejection(502, "bad_gateway", "Bad gateway."),
+            .malformedAnswer("$.receipt: required member is missing"),
+        ])
+    func anAmbiguousFailureIsNotRetriedAutomatically(_ error: AgentRoomError) async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(.fail(error))
+        let phone = try await Phone.launch(directory, room: room, start: false)
+        let first = try await phone.outbox.enqueue(text: "First question")
+        try await phone.outbox.enqueue(text: "second")
+        phone.sender.start()
+        await waitFor("the attempt to end") { phone.sender.finishedAttempts == 1 && phone.outbox.pendingChanges == 0 }
+        #expect(phone.states() == [.failed, .queued])
+        let failed = try #require(phone.outbox.entry(first.requestId))
+        #expect(failed.failure == .from(error) && failed.canRetry)
+        #expect(phone.outbox.holdReason == "Waiting: “First question” failed — Retry or Resend all.")
+        #expect(try storedDocument(phone.outbox.file).entries.map(\.state) == [.failed, .queued])
+        // Nothing more happens by itself: the sender waits for a change.
+        #expect(phone.sender.inFlight == nil && room.calls.count == 1)
+
+        try await phone.outbox.retry(first.requestId)
+        await phone.settle()
+        #expect(room.calls.map(\.requestId) == [first.requestId, first.requestId, "req-2"])
+        #expect(room.calls[0] == room.calls[1], "the same request id, text and createdAt")
+        #expect(phone.states() == [.awaitingEcho, .awaitingEcho])
+        #expect(phone.outbox.entry(first.requestId)?.attempts == 2)
+        #expect(phone.outbox.holdReason == nil)
+        await phone.sender.stop()
+    }
+
+    @Test(
+        "a final refusal keeps the server's message and code and needs Discard",
+        arguments: [
+            roomRejection(
+                400, "unknown_upload", "Attachment u1 was never uploaded; upload it with POST agent/uploads first."),
+            roomRejection(409, "request_conflict", "Request req-1 was already used for a different message."),
+            roomRejection(413, "too_large", "The message is too large."),
+        ])
+    func aFinalRefusalNeedsDiscard(_ error: AgentRoomError) async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(.fail(error))
+        let phone = try await Phone.launch(directory, room: room, start: false)
+        try await phone.outbox.enqueue(text: "refused", attachments: [agentAttachment("u1")])
+        try await phone.outbox.enqueue(text: "after it")
+        phone.sender.start()
+        await waitFor("the attempt to end") { phone.sender.finishedAttempts == 1 && phone.outbox.pendingChanges == 0 }
+        let failure = try #require(phone.outbox.entry("req-1")?.failure)
+        #expect(failure.kind == .refused && failure.status == error.status && failure.code == error.code)
+        guard case .rejected(_, let body, _) = error else { return }
+        #expect(failure.message == body.message)
+        #expect(failure.description.hasSuffix("Sending it again cannot succeed; Discard it and write a new message."))
+        #expect(phone.outbox.holdReason == "Waiting: “refused” was not accepted — Discard it to send the rest.")
+        await #expect(throws: AgentOutboxError.notRetryable(requestId: "req-1")) {
+            try await phone.outbox.retry("req-1")
+        }
+        #expect(try await phone.outbox.resendAll().isEmpty)
+        let discarded = try await phone.outbox.discard("req-1")
+        #expect(discarded.text == "refused" && discarded.attachments == [agentAttachment("u1")])
+        await phone.settle()
+        #expect(room.calls.map(\.text) == ["refused", "after it"])
+        #expect(phone.outbox.entries.map(\.text) == ["after it"])
+        await phone.sender.stop()
+    }
+
+    @Test func rateLimitingShowsTheWaitAndIsNotRetriedAutomatically() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(
+            .fail(
+                roomRejection(
+                    429, "rate_limited", "Too many messages; retry in 30 seconds.", retryAfter: 30,
+                    details: ["retryAfterSeconds": 30])))
+        let phone = try await Phone.launch(directory, room: room)
+        try await phone.outbox.enqueue(text: "hello")
+        await phone.settle()
+        let failure = try #require(phone.outbox.entry("req-1")?.failure)
+        #expect(failure.kind == .rateLimited && failure.retryAfterSeconds == 30)
+        #expect(
+            failure.description == "Too many messages; retry in 30 seconds (HTTP 429, rate_limited). Retry after 30 s.")
+        #expect(room.calls.count == 1)
+        // The reason survives a relaunch.
+        await phone.sender.stop()
+        let again = try await openOutbox(directory)
+        #expect(again.entry("req-1")?.failure == failure)
+    }
+
+    @Test func unavailableAndQuotaFailuresKeepTheirMessageAndQuota() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        let quota: JSONObject = ["quota": ["usedBytes": 1_073_741_824, "limitBytes": 1_073_741_824]]
+        room.script(
+            .fail(
+                roomRejection(
+                    503, "open_proxy_unavailable", "Attachments are unavailable right now; text messages still work.",
+                    retryAfter: 30)),
+            .fail(roomRejection(507, "quota_exceeded", "Your attachment storage is full.", details: quota)))
+        let phone = try await Phone.launch(directory, room: room)
+        try await phone.outbox.enqueue(text: "with a file", attachments: [agentAttachment("u1")])
+        await phone.settle()
+        let unavailable = try #require(phone.outbox.entry("req-1")?.failure)
+        #expect(unavailable.kind == .unavailable && unavailable.code == "open_proxy_unavailable")
+        #expect(unavailable.retryAfterSeconds == 30)
+        #expect(
+            unavailable.description
+                == "Attachments are unavailable right now; text messages still work (HTTP 503, open_proxy_unavailable). Retry after 30 s."
+        )
+        try await phone.outbox.retry("req-1")
+        await waitFor("the second attempt") { phone.sender.finishedAttempts == 2 && phone.outbox.pendingChanges == 0 }
+        let full = try #require(phone.outbox.entry("req-1")?.failure)
+        #expect(full.kind == .unavailable && full.status == 507)
+        #expect(full.quota == AgentQuota(usedBytes: 1_073_741_824, limitBytes: 1_073_741_824))
+        #expect(phone.outbox.entry("req-1")?.attempts == 2)
+        await phone.sender.stop()
+    }
+
+    @Test func aReceiptForOtherAttachmentsFailsAndALaterEchoStillConfirms() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(
+            .storeAndAnswer { receipt in
+                var swapped = receipt
+                swapped.attachments.reverse()
+                return swapped
+            })
+        let phone = try await Phone.launch(directory, room: room)
+        try await phone.outbox.enqueue(text: "two files", attachments: [agentAttachment("u1"), agentAttachment("u2")])
+        try await phone.outbox.enqueue(text: "next")
+        await phone.settle([.failed, .queued])
+        await waitFor("the attempt to end") { phone.sender.finishedAttempts == 1 && phone.outbox.pendingChanges == 0 }
+        let failure = try #require(phone.outbox.entry("req-1")?.failure)
+        #expect(failure.kind == .unacknowledged)
+        #expect(
+            failure.description
+                == "The server acknowledged attachments [\"u2\", \"u1\"] but the message has [\"u1\", \"u2\"]. It may be incomplete; Discard it, or wait for the room to show it."
+        )
+        #expect(phone.outbox.holdReason == "Waiting: “two files” was not accepted — Discard it to send the rest.")
+        // The room shows the canonical message: it confirms the entry and the queue moves on.
+        await phone.merge([try #require(room.echo(of: "req-1"))])
+        #expect(phone.outbox.entry("req-1")?.state == .confirmed)
+        await phone.settle()
+        #expect(room.calls.map(\.text) == ["two files", "next"])
+        await phone.sender.stop()
+    }
+
+    @Test func aLostAcknowledgementIsRetriedWithTheSameIdAndTheRoomHoldsOneMessage() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(.storeThenLoseAnswer)
+        let phone = try await Phone.launch(directory, room: room)
+        let entry = try await phone.outbox.enqueue(text: "hello")
+        await phone.settle()
+        #expect(phone.outbox.entry(entry.requestId)?.failure?.kind == .interrupted)
+        #expect(room.messages.count == 1, "the server stored it; only the answer was lost")
+        try await phone.outbox.retry(entry.requestId)
+        await waitFor("the retry to end") { phone.sender.finishedAttempts == 2 && phone.outbox.pendingChanges == 0 }
+        #expect(phone.outbox.entry(entry.requestId)?.state == .awaitingEcho)
+        #expect(room.calls.map(\.requestId) == [entry.requestId, entry.requestId])
+        #expect(room.messages.count == 1, "no second message")
+        #expect(
+            phone.outbox.entry(entry.requestId)?.acknowledgement
+                == .init(messageId: "msg-1", cursor: room.messages[0].cursor))
+        await phone.sender.stop()
+    }
+
+    @Test func theEchoConfirmsAnEntryWhoseAcknowledgementWasLost() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(.storeThenLoseAnswer)
+        let phone = try await Phone.launch(directory, room: room)
+        try await phone.outbox.enqueue(text: "lost answer")
+        try await phone.outbox.enqueue(text: "behind it")
+        await waitFor("the attempt to end") { phone.sender.finishedAttempts == 1 && phone.outbox.pendingChanges == 0 }
+        #expect(phone.states() == [.failed, .queued])
+        await phone.merge(room.messages)
+        #expect(phone.outbox.entry("req-1")?.state == .confirmed)
+        await phone.settle()
+        #expect(room.calls.map(\.text) == ["lost answer", "behind it"], "never sent again")
+        #expect(phone.states() == [.confirmed, .awaitingEcho])
+        await phone.sender.stop()
+    }
+
+    @Test func anEchoMergedWhileTheRequestIsStillOutConfirmsIt() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(.storeThenHang)
+        let phone = try await Phone.launch(directory, room: room)
+        try await phone.outbox.enqueue(text: "fast echo")
+        await waitFor("the submission") { room.hangingCount == 1 }
+        await phone.merge(room.messages)
+        #expect(phone.states() == [.confirmed])
+        room.release()
+        await waitFor("the attempt to end") { phone.sender.finishedAttempts == 1 && phone.outbox.pendingChanges == 0 }
+        #expect(phone.states() == [.confirmed], "the late receipt changes nothing")
+        await phone.sender.stop()
+    }
+
+    @Test func historyPastAnAcknowledgedMessageConfirmsItWithoutItsEcho() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        let phone = try await Phone.launch(directory, room: room)
+        try await phone.outbox.enqueue(text: "hello")
+        await phone.settle()
+        let ack = try #require(phone.outbox.entry("req-1")?.acknowledgement)
+        // The echo was merged in an earlier launch; now an older message arrives: nothing.
+        let older = AgentRoomMessage(
+            messageId: "msg-0", cursor: AgentCursor("c-000000")!, role: .assistant, visibility: .public, text: "hi",
+            createdAt: 1)
+        await phone.merge([older])
+        #expect(phone.states() == [.awaitingEcho])
+        let reply = AgentRoomMessage(
+            messageId: "msg-2", cursor: AgentCursor("c-000002")!, role: .assistant, visibility: .public,
+            text: "Two failures.", createdAt: 2)
+        #expect(reply.cursor > ack.cursor)
+        await phone.merge([reply])
+        #expect(phone.states() == [.confirmed])
+        #expect(phone.sender.mergedThrough == reply.cursor)
+        await phone.sender.stop()
+    }
+
+    @Test func resendAllSendsTheFailedEntryAndEverythingBehindItInOrder() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(.fail(.transport("offline")))
+        let phone = try await Phone.launch(directory, room: room, start: false)
+        for text in ["one", "two", "three"] { try await phone.outbox.enqueue(text: text) }
+        phone.sender.start()
+        await waitFor("the attempt to end") { phone.sender.finishedAttempts == 1 && phone.outbox.pendingChanges == 0 }
+        #expect(phone.states() == [.failed, .queued, .queued])
+        #expect(try await phone.outbox.resendAll() == ["req-1"])
+        await phone.settle()
+        #expect(room.calls.map(\.requestId) == ["req-1", "req-1", "req-2", "req-3"])
+        #expect(room.messages.map(\.text) == ["one", "two", "three"])
+        await phone.sender.stop()
+    }
+
+    @Test func stoppingMidSendLeavesTheEntryFailedWithRetry() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(.hang)
+        let phone = try await Phone.launch(directory, room: room)
+        try await phone.outbox.enqueue(text: "cut off")
+        await waitFor("the submission") { room.hangingCount == 1 }
+        await phone.sender.stop()
+        #expect(phone.states() == [.failed])
+        #expect(phone.outbox.entry("req-1")?.failure?.kind == .interrupted)
+        #expect(try storedDocument(phone.outbox.file).entries.map(\.state) == [.failed])
+    }
+
+    @Test func anOutcomeAndTheNextSendingAreSavedInOneWrite() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let gate = WriteGate(blocking: 0)
+        let room = AgentOutboxFakeRoom()
+        let outbox = try await AgentOutbox.open(
+            directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
+            checkpoint: gate.checkpoint)
+        let sender = AgentOutboxSender(outbox: outbox, api: room)
+        for text in ["one", "two", "three"] { try await outbox.enqueue(text: text) }
+        sender.start()
+        await waitFor("all acknowledged") {
+            outbox.pendingChanges == 0 && outbox.entries.allSatisfy { $0.state == .awaitingEcho }
+        }
+        // 3 enqueues, "one" sending, then one write per outcome that also starts the next.
+        #expect(gate.completedWrites == 3 + 1 + 3)
+        await sender.stop()
+    }
+
+    @Test func stoppingWhileTheNextIsSavedAsSendingPutsItBackUnsent() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        // Writes: enqueue one, enqueue two, one sending, one's receipt + two sending (held).
+        let gate = WriteGate(blocking: 4)
+        let room = AgentOutboxFakeRoom()
+        let outbox = try await AgentOutbox.open(
+            directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
+            checkpoint: gate.checkpoint)
+        let sender = AgentOutboxSender(outbox: outbox, api: room)
+        try await outbox.enqueue(text: "one")
+        try await outbox.enqueue(text: "two")
+        sender.start()
+        await waitFor("the fourth write") { gate.blockedWrites == 1 }
+        let stopping = Task { await sender.stop() }
+        await waitFor("the stop to begin") { !sender.isRunning }
+        gate.open()
+        await stopping.value
+        #expect(room.calls.map(\.text) == ["one"], "two never left")
+        #expect(outbox.entries.map(\.state) == [.awaitingEcho, .queued])
+        #expect(outbox.entries.map(\.attempts) == [1, 0])
+        #expect(try storedDocument(outbox.file).entries.map(\.state) == [.awaitingEcho, .queued])
+        // Started again, it sends "two" as usual.
+        sender.start()
+        await waitFor("two acknowledged") { outbox.entry("req-2")?.state == .awaitingEcho }
+        #expect(room.calls.map(\.text) == ["one", "two"])
+        await sender.stop()
+    }
+
+    @Test func anOutcomeThatCannotBeSavedStopsSendingUntilItIs() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let disk = DiskSwitch()
+        let room = AgentOutboxFakeRoom { _ in }
+        room.script(.storeThen { disk.die() })
+        let phone = try await Phone.launch(directory, room: room, disk: disk, start: false)
+        try await phone.outbox.enqueue(text: "one")
+        try await phone.outbox.enqueue(text: "two")
+        phone.sender.start()
+        await waitFor("the attempt to end") { phone.sender.finishedAttempts == 1 && phone.outbox.storageFailure != nil }
+        #expect(phone.states() == [.sending, .queued], "the unsaved outcome is not adopted")
+        #expect(try storedDocument(phone.outbox.file).entries.map(\.state) == [.sending, .queued])
+        #expect(room.calls.count == 1, "nothing more is sent")
+        disk.revive()
+        phone.sender.wake()
+        await phone.settle([.failed, .queued])
+        #expect(phone.states() == [.failed, .queued])
+        #expect(phone.outbox.storageFailure == nil)
+        await phone.merge(room.messages)
+        await phone.settle()
+        #expect(room.calls.map(\.text) == ["one", "two"])
+        #expect(room.messages.map(\.text) == ["one", "two"])
+        await phone.sender.stop()
+    }
+
+    @Test func aMessageThatCannotBeSavedAsSendingIsNotSent() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let disk = DiskSwitch()
+        let room = AgentOutboxFakeRoom()
+        let phone = try await Phone.launch(directory, room: room, disk: disk, start: false)
+        try await phone.outbox.enqueue(text: "one")
+        disk.die()
+        phone.sender.start()
+        await waitFor("the failed save") { phone.outbox.storageFailure != nil && phone.outbox.pendingChanges == 0 }
+        #expect(room.calls.isEmpty)
+        #expect(phone.states() == [.queued])
+        disk.revive()
+        phone.sender.wake()
+        await phone.settle()
+        #expect(room.calls.map(\.text) == ["one"])
+        await phone.sender.stop()
+    }
+}
