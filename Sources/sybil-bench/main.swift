@@ -650,6 +650,9 @@ if wants("sse-transport") {
 if selected.contains("server") {
     benchmarkServer()
 }
+if selected.contains("agent-outbox") {
+    await benchmarkAgentOutbox(repetitions: repetitions)
+}
 if selected.contains("workspace") {
     await benchmarkWorkspace(repetitions: repetitions)
 }
