@@ -49,14 +49,15 @@ extension AgentAttachmentDraft {
     private func prepare(_ id: String) async {
         guard let source = sources[id], let limits = lastLimits else { return }
         let otherBytes = bytesOfOtherItems(than: id)
-        let result: Result<AgentAttachmentPreparer.Prepared, AgentAttachmentRejection> = await Self.detached {
-            do throws(AgentAttachmentRejection) {
-                return .success(
-                    try await AgentAttachmentPreparer.prepare(source, limits: limits, otherBytes: otherBytes))
-            } catch {
-                return .failure(error)
+        let result: Result<AgentAttachmentPreparer.Prepared, AgentAttachmentRejection> =
+            await AgentAttachmentIOQueue.detached {
+                do throws(AgentAttachmentRejection) {
+                    return .success(
+                        try await AgentAttachmentPreparer.prepare(source, limits: limits, otherBytes: otherBytes))
+                } catch {
+                    return .failure(error)
+                }
             }
-        }
         guard !Task.isCancelled, let index = index(of: id) else { return }
         let prepared: AgentAttachmentPreparer.Prepared
         switch result {
@@ -104,7 +105,7 @@ extension AgentAttachmentDraft {
         guard let index = index(of: id), !Task.isCancelled else { return }
         items[index].state = .uploading(progress: nil)
         let (api, storage, sent) = (api, storage, item)
-        let outcome: Result<AgentAttachment, AgentAttachmentFailure> = await Self.detached {
+        let outcome: Result<AgentAttachment, AgentAttachmentFailure> = await AgentAttachmentIOQueue.detached {
             await Self.send(sent, api: api, storage: storage)
         }
         guard let index = self.index(of: id) else { return }  // removed: the reference is dropped
@@ -153,15 +154,5 @@ extension AgentAttachmentDraft {
                     )))
         }
         return .success(attachment)
-    }
-
-    /// Runs `work` off the main actor; cancelling the caller cancels it.
-    nonisolated static func detached<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T {
-        let task = Task.detached(operation: work)
-        return await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            task.cancel()
-        }
     }
 }

@@ -138,7 +138,7 @@ public actor AgentDownloads {
         let generation = self.generation
         let bytes = try await original(of: attachment)
         let (mimeType, fileName) = (attachment.mimeType, attachment.fileName)
-        let preview = await AgentAttachmentDraft.detached {
+        let preview = await AgentAttachmentIOQueue.detached {
             AgentDownloadPreview.make(bytes: bytes, mimeType: mimeType, fileName: fileName)
         }
         guard generation == self.generation else { throw .configurationChanged }

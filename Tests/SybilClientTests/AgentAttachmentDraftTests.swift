@@ -70,6 +70,25 @@ struct AgentAttachmentDraftTests {
         }
     }
 
+    @Test func onlyAVersion1DescriptorOffersAttachmentsWithLimitsClampedToV1() async throws {
+        func capability(_ attachments: String) throws -> AgentRoomDescriptor.Attachments? {
+            let json = #"{"room":{"roomId":"r","title":"Sybil Agent"},"capabilities":{"attachments":\#(attachments)}}"#
+            return try AgentRoomDescriptor.decode(JSONReader().parse(Array(json.utf8)), at: .root).attachments
+        }
+        let generous =
+            #"{"maxFiles":20,"maxTotalBytes":1073741824,"maxImageBytes":1073741824,"maxFileBytes":1073741824,"maxPixels":100000000,"maxAxisPixels":65536}"#
+        try await AttachmentFixtures.withDirectory { directory in
+            let draft = await makeDraft(directory, api: FakeAgentRoomAPI())
+            draft.setCapability(try capability(#"{"version":2,"limits":\#(generous)}"#))
+            #expect(!draft.canSelect && draft.limits == nil, "another version keeps the room text-only")
+            draft.setCapability(try capability(#"{"version":1}"#))
+            #expect(!draft.canSelect, "malformed: text-only")
+            draft.setCapability(try capability(#"{"version":1,"limits":\#(generous)}"#))
+            #expect(draft.canSelect)
+            #expect(draft.limits == .v1, "advertised limits above the ceilings are clamped")
+        }
+    }
+
     @Test func anUploadRefusedForTheOpenProxyDisablesSelectionAndKeepsTheServersWords() async throws {
         try await AttachmentFixtures.withDirectory { directory in
             let api = FakeAgentRoomAPI()
