@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(
             name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(
+            name: "CHEIF", path: "Sources/CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .target(name: "SybilCore", exclude: ["README.md"]),
@@ -34,6 +36,7 @@ let package = Package(
             dependencies: [
                 .target(name: "CPNG", condition: .when(platforms: [.linux])),
                 .target(name: "CJPEG", condition: .when(platforms: [.linux])),
+                .target(name: "CHEIF", condition: .when(platforms: [.linux])),
             ],
             exclude: ["README.md"]),
         .target(name: "SybilWire", dependencies: ["SybilCore"], exclude: ["README.md"]),
@@ -77,7 +80,7 @@ let package = Package(
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
         .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting", "SybilImaging"]),
-        .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"]),
+        .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SybilNetTests", dependencies: ["SybilNet", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(
             name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"], exclude: ["Peers"]),

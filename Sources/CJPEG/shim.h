@@ -1,6 +1,6 @@
 // libjpeg(-turbo) for Swift. libjpeg reports errors by calling error_exit, which must not
-// return; Swift cannot catch a longjmp, so the whole compression runs inside this C function,
-// which sets the jump point and turns an error into a return code and a message.
+// return; Swift cannot catch a longjmp, so each whole compression or decompression runs inside
+// one C function, which sets the jump point and turns an error into a return code and a message.
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,5 +56,60 @@ static inline int sybil_jpeg_encode_rgb(
     }
     jpeg_finish_compress(&info);
     jpeg_destroy_compress(&info);
+    return 0;
+}
+
+static void sybil_jpeg_quiet(j_common_ptr info) { (void)info; }
+
+// Decompresses a JPEG to RGB (3 bytes per pixel, rows packed) into a malloc'd buffer (*out;
+// free it with free()), refusing before any pixel is decoded an image of more than
+// `max_pixels` pixels. Returns 0; 1 with a message in `message`; 2 when the image is too large
+// (*width and *height are set). Warnings about corrupt data are not printed.
+static inline int sybil_jpeg_decode_rgb(
+    const unsigned char *data, unsigned long size, unsigned long long max_pixels,
+    unsigned char **out, unsigned int *width, unsigned int *height, char *message, size_t message_size) {
+    struct jpeg_decompress_struct info;
+    struct sybil_jpeg_error_manager errors;
+    unsigned char *volatile pixels = NULL;
+    *out = NULL;
+    *width = 0;
+    *height = 0;
+    info.err = jpeg_std_error(&errors.base);
+    errors.base.error_exit = sybil_jpeg_error_exit;
+    errors.base.output_message = sybil_jpeg_quiet;
+    errors.message[0] = 0;
+    if (setjmp(errors.jump)) {
+        jpeg_destroy_decompress(&info);
+        free(pixels);
+        snprintf(message, message_size, "%s", errors.message);
+        return 1;
+    }
+    jpeg_create_decompress(&info);
+    jpeg_mem_src(&info, data, size);
+    jpeg_read_header(&info, TRUE);
+    *width = info.image_width;
+    *height = info.image_height;
+    if ((unsigned long long)info.image_width * info.image_height > max_pixels) {
+        jpeg_destroy_decompress(&info);
+        return 2;
+    }
+    info.out_color_space = JCS_RGB;
+    jpeg_start_decompress(&info);
+    size_t stride = (size_t)info.output_width * 3;
+    pixels = (unsigned char *)malloc(stride * info.output_height);
+    if (pixels == NULL) {
+        jpeg_destroy_decompress(&info);
+        snprintf(message, message_size, "out of memory");
+        return 1;
+    }
+    while (info.output_scanline < info.output_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)info.output_scanline * stride);
+        jpeg_read_scanlines(&info, &row, 1);
+    }
+    *width = info.output_width;
+    *height = info.output_height;
+    jpeg_finish_decompress(&info);
+    jpeg_destroy_decompress(&info);
+    *out = pixels;
     return 0;
 }

@@ -55,6 +55,24 @@
             return try ImageIOSupport.write(
                 cgImage, type: "public.jpeg", properties: [kCGImageDestinationLossyCompressionQuality: quality])
         }
+
+        /// Decodes a JPEG to RGB. Refuses, before any pixel is decoded, an image of more than
+        /// `maxPixels` pixels.
+        public static func decode(_ jpeg: [UInt8], maxPixels: Int64) throws(ImageConversionError) -> RGBImage {
+            guard let source = CGImageSourceCreateWithData(Data(jpeg) as CFData, nil),
+                let properties = CGImageSourceCopyPropertiesAtIndex(source, 0, nil) as? [CFString: Any],
+                let width = properties[kCGImagePropertyPixelWidth] as? Int,
+                let height = properties[kCGImagePropertyPixelHeight] as? Int
+            else { throw ImageConversionError("cannot decode the JPEG: ImageIO could not read it") }
+            guard Int64(width) * Int64(height) <= maxPixels else {
+                throw ImageConversionError(
+                    "the JPEG has \(width) × \(height) pixels, more than the \(maxPixels) allowed")
+            }
+            guard let image = CGImageSourceCreateImageAtIndex(source, 0, nil) else {
+                throw ImageConversionError("cannot decode the JPEG: ImageIO could not read it")
+            }
+            return try ImageIOSupport.rgbOnWhite(image)
+        }
     }
 
     enum ImageIOSupport {
