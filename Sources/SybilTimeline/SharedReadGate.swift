@@ -21,7 +21,8 @@ public struct SharedReadGate: Sendable, Hashable {
         case newestVisible(AgentCursor?)
         /// The shared read position is `cursor` (from the server, another device or an ack).
         case sharedRead(AgentCursor?)
-        /// Posting `cursor` failed; it may be posted again.
+        /// Posting `cursor` failed; the next event that allows it posts it again (never at
+        /// once, so a failing server is not asked in a loop).
         case markReadFailed(AgentCursor)
     }
 
@@ -71,6 +72,7 @@ public struct SharedReadGate: Sendable, Hashable {
             if let cursor, Self.isNewer(cursor, than: readCursor) { readCursor = cursor }
         case .markReadFailed(let cursor):
             if posted == cursor { posted = readCursor }
+            return nil
         }
         return decide()
     }

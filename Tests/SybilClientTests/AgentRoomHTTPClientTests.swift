@@ -19,7 +19,7 @@ struct AgentRoomHTTPClientTests {
             http: URLSessionHTTPClient(followRedirects: false), tokens: tokens, random: SeededRandomSource(seed: seed))
     }
 
-    private func client(_ http: ScriptedHTTPClient, tokens: TokenProvider = F.tokens()) throws -> AgentRoomHTTPClient {
+    private func client(_ http: RoomScriptedHTTP, tokens: TokenProvider = F.tokens()) throws -> AgentRoomHTTPClient {
         AgentRoomHTTPClient(
             base: try AgentAPIBase(string: "https://h/api"), http: http, tokens: tokens,
             random: SeededRandomSource(seed: 1))
@@ -69,7 +69,7 @@ struct AgentRoomHTTPClientTests {
                     ? Self.json(401, #"{"error":{"message":"expired","code":"unauthorized"}}"#)
                     : Self.json(200, #"{"readCursor":null,"unread":3}"#))
         }
-        let refresher = CountingRefresher()
+        let refresher = RoomTokenRefresher()
         let state = try await client(server, tokens: F.tokens(refresher: refresher)).readState()
         #expect(state == AgentReadState(readCursor: nil, unread: 3))
         #expect(refresher.count == 1)
@@ -81,7 +81,7 @@ struct AgentRoomHTTPClientTests {
             connection.write(
                 Self.json(401, #"{"error":{"message":"A valid bearer token is required.","code":"unauthorized"}}"#))
         }
-        let refresher = CountingRefresher()
+        let refresher = RoomTokenRefresher()
         let error = await #expect(throws: AgentRoomError.self) {
             _ = try await client(server, tokens: F.tokens(refresher: refresher)).readState()
         }
@@ -95,7 +95,7 @@ struct AgentRoomHTTPClientTests {
         let server = try LoopbackHTTPServer { _, connection in
             connection.write(Self.json(401, #"{"error":{"message":"expired","code":"unauthorized"}}"#))
         }
-        let refresher = CountingRefresher(fails: true)
+        let refresher = RoomTokenRefresher(fails: true)
         await #expect(
             throws: AgentRoomError.rejected(
                 status: 401, error: APIErrorBody(message: "expired", code: "unauthorized"), retryAfterSeconds: nil)
@@ -130,15 +130,15 @@ struct AgentRoomHTTPClientTests {
     // MARK: Errors keep what a person needs
 
     @Test func errorsKeepCodeDetailsAndRetryAfter() async throws {
-        let http = ScriptedHTTPClient([
-            ScriptedHTTPClient.answer(
+        let http = RoomScriptedHTTP([
+            RoomScriptedHTTP.answer(
                 413,
                 #"{"error":{"message":"build.log is 9.1 MiB; files may be at most 8 MiB.","code":"too_large","details":{"limitBytes":8388608}}}"#
             ),
-            ScriptedHTTPClient.answer(
+            RoomScriptedHTTP.answer(
                 429, #"{"error":{"message":"Too many uploads; retry in 30 seconds.","code":"rate_limited"}}"#,
                 headers: [("Retry-After", "30")]),
-            ScriptedHTTPClient.answer(
+            RoomScriptedHTTP.answer(
                 503,
                 #"{"error":{"message":"Attachments are unavailable right now; text messages still work.","code":"open_proxy_unavailable"}}"#
             ),
@@ -163,9 +163,9 @@ struct AgentRoomHTTPClientTests {
     // MARK: Strict, bounded answers
 
     @Test func answersAreDecodedStrictlyNamingTheField() async throws {
-        let http = ScriptedHTTPClient([
-            ScriptedHTTPClient.answer(200, #"{"readCursor":"c-000000001","unread":0,"extra":1}"#),
-            ScriptedHTTPClient.answer(200, #"{"readCursor":"c-000000001","unread":-1}"#),
+        let http = RoomScriptedHTTP([
+            RoomScriptedHTTP.answer(200, #"{"readCursor":"c-000000001","unread":0,"extra":1}"#),
+            RoomScriptedHTTP.answer(200, #"{"readCursor":"c-000000001","unread":-1}"#),
         ])
         let api = try client(http)
         for _ in 0..<2 {
@@ -186,8 +186,8 @@ struct AgentRoomHTTPClientTests {
     @Test func anAnswerOfExactlyTheLimitIsReadAndOneByteMoreIsRefused() async throws {
         let core = #"{"readCursor":null,"unread":0}"#
         let exact = core + String(repeating: " ", count: AgentRoomHTTPClient.maximumAnswerBytes - core.utf8.count)
-        let http = ScriptedHTTPClient([
-            ScriptedHTTPClient.answer(200, exact), ScriptedHTTPClient.answer(200, exact + " "),
+        let http = RoomScriptedHTTP([
+            RoomScriptedHTTP.answer(200, exact), RoomScriptedHTTP.answer(200, exact + " "),
         ])
         let api = try client(http)
         #expect(try await api.readState() == AgentReadState(readCursor: nil, unread: 0))
@@ -205,11 +205,11 @@ struct AgentRoomHTTPClientTests {
                     hasMoreBefore: false
                 ).jsonValue)
         }
-        let http = ScriptedHTTPClient([
-            ScriptedHTTPClient.answer(200, page([10, 11])),  // limit 2: fits
-            ScriptedHTTPClient.answer(200, page([10, 11, 12])),  // limit 2: one too many
-            ScriptedHTTPClient.answer(200, page([10, 11])),  // after c-10: not newer
-            ScriptedHTTPClient.answer(200, page([10, 11])),  // before c-11: not older
+        let http = RoomScriptedHTTP([
+            RoomScriptedHTTP.answer(200, page([10, 11])),  // limit 2: fits
+            RoomScriptedHTTP.answer(200, page([10, 11, 12])),  // limit 2: one too many
+            RoomScriptedHTTP.answer(200, page([10, 11])),  // after c-10: not newer
+            RoomScriptedHTTP.answer(200, page([10, 11])),  // before c-11: not older
         ])
         let api = try client(http)
         #expect(try await api.messages(after: F.cursor(9), before: nil, limit: 2).messages.count == 2)
@@ -241,10 +241,10 @@ struct AgentRoomHTTPClientTests {
                 )
                 .jsonValue)
         }
-        let http = ScriptedHTTPClient([
-            ScriptedHTTPClient.answer(202, receipt("r-1", ["u-1", "u-2"])),
-            ScriptedHTTPClient.answer(200, receipt("r-1", ["u-2", "u-1"])),
-            ScriptedHTTPClient.answer(200, receipt("r-2", ["u-1", "u-2"])),
+        let http = RoomScriptedHTTP([
+            RoomScriptedHTTP.answer(202, receipt("r-1", ["u-1", "u-2"])),
+            RoomScriptedHTTP.answer(200, receipt("r-1", ["u-2", "u-1"])),
+            RoomScriptedHTTP.answer(200, receipt("r-2", ["u-1", "u-2"])),
         ])
         let api = try client(http)
         #expect(try await api.submit(submission).messageId == "msg-9")
@@ -276,7 +276,7 @@ struct AgentRoomHTTPClientTests {
 
         let request = try #require(server.received.first)
         #expect(request.requestLine == "POST /api/agent/uploads HTTP/1.1")
-        let boundary = try #require(expectedBoundaries(seed: 99, count: 1).first)
+        let boundary = try #require(roomBoundaries(seed: 99, count: 1).first)
         #expect(request.header("Content-Type") == "multipart/form-data; boundary=\(boundary)")
         let expected =
             Array(
@@ -288,13 +288,13 @@ struct AgentRoomHTTPClientTests {
     }
 
     @Test func theBoundaryIsNeverFoundInTheFile() async throws {
-        let candidates = expectedBoundaries(seed: 7, count: 2)
+        let candidates = roomBoundaries(seed: 7, count: 2)
         let bytes = Array("prefix \(candidates[0]) suffix".utf8)
         let stored = AgentAttachment(
             uploadId: "u-1", fileName: "a.txt", mimeType: "text/plain", size: Int64(bytes.count),
             sha256: SHA256Digest.hex(bytes))
-        let http = ScriptedHTTPClient([
-            ScriptedHTTPClient.answer(201, JSONWriter().string(from: ["upload": stored.jsonValue]))
+        let http = RoomScriptedHTTP([
+            RoomScriptedHTTP.answer(201, JSONWriter().string(from: ["upload": stored.jsonValue]))
         ])
         let api = AgentRoomHTTPClient(
             base: try AgentAPIBase(string: "https://h/api"), http: http, tokens: F.tokens(),
@@ -309,10 +309,10 @@ struct AgentRoomHTTPClientTests {
         func answer(id: String, size: Int64, sha: String) -> @Sendable (HTTPRequest) -> HTTPStreamingResponse {
             let stored = AgentAttachment(
                 uploadId: id, fileName: "a.bin", mimeType: "application/octet-stream", size: size, sha256: sha)
-            return ScriptedHTTPClient.answer(200, JSONWriter().string(from: ["upload": stored.jsonValue]))
+            return RoomScriptedHTTP.answer(200, JSONWriter().string(from: ["upload": stored.jsonValue]))
         }
         let right = SHA256Digest.hex(bytes)
-        let http = ScriptedHTTPClient([
+        let http = RoomScriptedHTTP([
             answer(id: "u-2", size: 3, sha: right), answer(id: "u-1", size: 4, sha: right),
             answer(id: "u-1", size: 3, sha: SHA256Digest.hex([1, 2, 4])),
         ])
@@ -355,16 +355,16 @@ struct AgentRoomHTTPClientTests {
     @Test func anOriginalOfAnotherSizeOrDigestIsAnIntegrityError() async throws {
         let bytes = Array("exact original bytes".utf8)
         let tampered = Array("exact original bytez".utf8)
-        let http = ScriptedHTTPClient([
-            ScriptedHTTPClient.answer(200, String(decoding: bytes.dropLast(), as: UTF8.self)),  // one short
-            ScriptedHTTPClient.answer(200, String(decoding: bytes + [0x21], as: UTF8.self)),  // one more
-            ScriptedHTTPClient.answer(200, String(decoding: tampered, as: UTF8.self)),  // same size, other bytes
-            ScriptedHTTPClient.answer(
+        let http = RoomScriptedHTTP([
+            RoomScriptedHTTP.answer(200, String(decoding: bytes.dropLast(), as: UTF8.self)),  // one short
+            RoomScriptedHTTP.answer(200, String(decoding: bytes + [0x21], as: UTF8.self)),  // one more
+            RoomScriptedHTTP.answer(200, String(decoding: tampered, as: UTF8.self)),  // same size, other bytes
+            RoomScriptedHTTP.answer(
                 200, String(decoding: bytes, as: UTF8.self), headers: [("Content-Length", String(bytes.count + 1))]),
-            ScriptedHTTPClient.answer(
+            RoomScriptedHTTP.answer(
                 200, String(decoding: bytes, as: UTF8.self), headers: [("X-Content-SHA256", SHA256Digest.hex(tampered))]
             ),
-            ScriptedHTTPClient.answer(206, String(decoding: bytes, as: UTF8.self)),
+            RoomScriptedHTTP.answer(206, String(decoding: bytes, as: UTF8.self)),
         ])
         let api = try client(http)
         let expected = [
@@ -390,7 +390,7 @@ struct AgentRoomHTTPClientTests {
             })
             return HTTPStreamingResponse(head: HTTPResponseHead(status: 200), body: body)
         }
-        let http = ScriptedHTTPClient([endless])
+        let http = RoomScriptedHTTP([endless])
         let bytes = [UInt8](repeating: 0x61, count: 10)
         await #expect(throws: AgentRoomError.integrity("the server sent more than build.log's 10 bytes")) {
             _ = try await client(http).original(of: Self.attachment(bytes))
@@ -399,7 +399,7 @@ struct AgentRoomHTTPClientTests {
     }
 
     @Test func aDescriptorClaimingMoreThanAnyV1FileIsRefusedWithoutARequest() async throws {
-        let http = ScriptedHTTPClient([])
+        let http = RoomScriptedHTTP([])
         var attachment = Self.attachment([1])
         attachment.size = AgentAttachmentLimits.v1.maxFileBytes + 1
         let error = await #expect(throws: AgentRoomError.self) { _ = try await client(http).original(of: attachment) }

@@ -123,7 +123,7 @@ final class ScriptedAgentSockets: AgentRoomStreamConnector {
 }
 
 /// A cursor shared between a test and the stream's replay closure.
-final class CursorBox: Sendable {
+final class RoomCursorBox: Sendable {
     private let cursor = Mutex<AgentCursor?>(nil)
 
     var value: AgentCursor? {

@@ -13,7 +13,7 @@ struct AgentRoomStreamTests {
 
     let clock = ManualClock()
     let sockets = ScriptedAgentSockets()
-    let replayPoint = CursorBox()
+    let replayPoint = RoomCursorBox()
 
     private func stream(tokens: TokenProvider = F.tokens(), bufferLimit: Int = 4_096) throws -> AgentRoomStream<
         ManualClock
@@ -114,7 +114,7 @@ struct AgentRoomStreamTests {
     }
 
     @Test func close1008RenewsTheTokenOnceAndReconnectsAtOnce() async throws {
-        let refresher = CountingRefresher()
+        let refresher = RoomTokenRefresher()
         var updates = updates(try stream(tokens: F.tokens(refresher: refresher)))
         _ = await updates.next()
         await sockets.connection(1).close(with: 1008, reason: "token expired")
@@ -131,7 +131,7 @@ struct AgentRoomStreamTests {
     }
 
     @Test func aRefusedUpgradeRenewsTheTokenOnce() async throws {
-        let refresher = CountingRefresher()
+        let refresher = RoomTokenRefresher()
         sockets.failNext(.unauthorized("HTTP/1.1 401 Unauthorized"), .unauthorized("HTTP/1.1 401 Unauthorized"))
         var updates = updates(try stream(tokens: F.tokens(refresher: refresher)))
         #expect(
