@@ -1,0 +1,420 @@
+import Foundation
+import Observation
+import SybilCore
+import SybilNet
+import SybilTimeline
+import SybilWire
+
+/// The Agent room (SPEC §6) as a front end draws it: the transcript's rows, the unread count,
+/// the agent's activity, a room error a person can act on, whether attachments are offered
+/// and with which limits.
+///
+/// ``start()`` loads the descriptor, the newest page and the shared read position, then
+/// subscribes to the stream from the last merged cursor. The subscription stays while other
+/// chats are selected: ``isSelected`` changes only the unread badge and whether the shared
+/// read is acknowledged. ``foreground()`` and ``networkRecovered()`` reconnect and replay from
+/// the last merged cursor. Every task it starts is held, and ``stop()`` cancels and awaits
+/// them all. Every merged message goes to ``onMessageMerged`` (the outbox confirms its sends
+/// by their canonical echo).
+@MainActor
+@Observable
+public final class AgentRoomModel {
+    /// The stream's state, as a status line shows it.
+    public enum Connection: Sendable, Hashable {
+        /// Not started, or stopped.
+        case idle
+        /// Loading and connecting.
+        case connecting
+        /// Connected: updates arrive live.
+        case connected
+        /// Dropped; the next attempt starts after `retryIn`.
+        case reconnecting(reason: String, retryIn: Duration)
+    }
+
+    /// What the agent is doing.
+    public enum Activity: Sendable, Hashable {
+        /// Nothing (or nothing known since the last connection).
+        case idle
+        /// Working, with a short detail ("Reading build.log").
+        case working(detail: String)
+    }
+
+    // MARK: Published state
+
+    /// The transcript's rows: visible messages and day separators, oldest first.
+    public private(set) var rows: [AgentTranscriptRow] = []
+    /// Public assistant replies after the shared read position.
+    public private(set) var unreadCount = 0
+    /// The agent's activity.
+    public private(set) var activity = Activity.idle
+    /// What went wrong, in a sentence that says what happens next or what to do; `nil` when
+    /// nothing is wrong.
+    public private(set) var roomError: String?
+    /// The stream's state.
+    public private(set) var connection = Connection.idle
+    /// The room's descriptor, once loaded.
+    public private(set) var descriptor: AgentRoomDescriptor?
+    /// Whether files and photos are offered: the descriptor advertises attachments v1 and no
+    /// 503 / 4503 said the open proxy is down since (a reconnect checks again).
+    public private(set) var attachmentsAvailable = false
+    /// The shared read position, as the server last said (never moved backwards).
+    public private(set) var readState: AgentReadState?
+    /// Whether older messages exist on the server beyond the merged history.
+    public private(set) var hasMoreBefore = false
+    /// Whether an older page is being loaded.
+    public private(set) var isLoadingOlder = false
+    /// Connections the stream opened (a status line or a test can wait on it).
+    public private(set) var connectionsOpened = 0
+    /// Stream updates handled so far.
+    public private(set) var updatesHandled = 0
+    /// The merged history: every message with its cursor, hidden ones included.
+    public private(set) var history = AgentRoomHistory()
+
+    /// Whether the room is the selected chat. Only the badge and the shared read depend on it;
+    /// the room stays subscribed either way.
+    public var isSelected = false {
+        didSet {
+            guard isSelected != oldValue else { return }
+            feedGate(.selected(isSelected))
+        }
+    }
+
+    /// Called with every message merged for the first time or changed by the server, from
+    /// pages and the stream alike (the outbox confirms sends by their canonical echo).
+    @ObservationIgnored public var onMessageMerged: (@MainActor (AgentRoomMessage) -> Void)?
+
+    /// The unread count a sidebar badge shows: none while the room is selected.
+    public var badgeCount: Int { isSelected ? 0 : unreadCount }
+
+    /// The descriptor's attachment limits (clamped to v1), when it advertises attachments.
+    public var attachmentLimits: AgentAttachmentLimits? { descriptor?.attachments?.limits }
+
+    /// The room's REST surface (the outbox and the attachments use the same one).
+    public let api: any AgentRoomAPI
+
+    // MARK: Private state
+
+    private enum ErrorOrigin {
+        case descriptor, page, stream, older
+    }
+
+    @ObservationIgnored private let stream: any AgentRoomStreamSource
+    @ObservationIgnored private let pageSize: Int
+    @ObservationIgnored private var transcript: AgentTranscript
+    @ObservationIgnored private var gate = SharedReadGate()
+    @ObservationIgnored private var errorOrigin: ErrorOrigin?
+    @ObservationIgnored private var attachmentsSuspended = false
+    @ObservationIgnored private var isStarted = false
+    @ObservationIgnored private var streamTask: Task<Void, Never>?
+    @ObservationIgnored private var work: [Int: Task<Void, Never>] = [:]
+    @ObservationIgnored private var nextWorkId = 0
+
+    /// A room over `api` and `stream`; days follow `timeZone`, pages and window steps hold
+    /// `pageSize` messages (1…200).
+    public init(api: any AgentRoomAPI, stream: any AgentRoomStreamSource, timeZone: TimeZone, pageSize: Int = 50) {
+        precondition((1...200).contains(pageSize), "a page holds 1…200 messages")
+        self.api = api
+        self.stream = stream
+        self.pageSize = pageSize
+        transcript = AgentTranscript(timeZone: timeZone, pageSize: pageSize)
+    }
+
+    /// The room at `base` with the token from `tokens`: REST through `http` (give one that
+    /// does not follow redirects), the stream through `connector` (sockets by default), waits
+    /// on `clock`, jitter and boundaries from `random`.
+    public convenience init<C: Clock>(
+        base: AgentAPIBase, tokens: TokenProvider, http: any HTTPClient,
+        connector: (any AgentRoomStreamConnector)? = nil,
+        clock: C, random: any RandomSource, timeZone: TimeZone, pageSize: Int = 50,
+        policy: ReconnectPolicy = ReconnectPolicy()
+    ) where C.Duration == Duration {
+        self.init(
+            api: AgentRoomHTTPClient(base: base, http: http, tokens: tokens, random: random),
+            stream: AgentRoomStream(
+                base: base, tokens: tokens,
+                connector: connector ?? AgentRoomStreamSocketConnector(clock: clock, random: random),
+                clock: clock, random: random, policy: policy),
+            timeZone: timeZone, pageSize: pageSize)
+    }
+
+    // MARK: Lifecycle
+
+    /// Loads the descriptor, the newest page and the shared read position, then subscribes to
+    /// the stream from the last merged cursor. Returns once subscribed (a failed load leaves a
+    /// room error and subscribes all the same: the replay fills the history). Does nothing when
+    /// already started.
+    public func start() async {
+        guard !isStarted else { return }
+        isStarted = true
+        connection = .connecting
+        let loading = own { [weak self] in
+            guard let self else { return }
+            await loadDescriptor()
+            await loadNewestPage()
+            await loadReadState()
+            guard isStarted, !Task.isCancelled else { return }
+            subscribe()
+        }
+        await loading.value
+    }
+
+    /// Ends the subscription and every load and post, and waits until all of them ended.
+    public func stop() async {
+        isStarted = false
+        streamTask = nil
+        while !work.isEmpty {
+            let tasks = Array(work.values)
+            work.removeAll()
+            for task in tasks { task.cancel() }
+            for task in tasks { await task.value }
+        }
+        connection = .idle
+        activity = .idle
+    }
+
+    /// The app returned to the foreground: reconnect at once and replay from the last merged
+    /// cursor; read the shared read position again (other devices may have moved it).
+    public func foreground() {
+        recover()
+    }
+
+    /// The network came back: reconnect at once and replay from the last merged cursor.
+    public func networkRecovered() {
+        recover()
+    }
+
+    /// An upload or a call answered 503 `open_proxy_unavailable`: attachments are not offered
+    /// until a reconnect finds the descriptor supports them again. Drafts and outbox entries
+    /// keep their attachments.
+    public func attachmentsBecameUnavailable() {
+        attachmentsSuspended = true
+        attachmentsAvailable = false
+    }
+
+    // MARK: Reading
+
+    /// The reader reached the top of the transcript: shows more of the merged history, loading
+    /// older pages until a page brings visible messages or the room has no more.
+    public func loadOlder() async {
+        guard isStarted, !isLoadingOlder else { return }
+        if showOlder() { return }
+        guard history.hasMoreBefore else { return }
+        isLoadingOlder = true
+        let loading = own { [weak self] in
+            guard let self else { return }
+            while !Task.isCancelled, history.hasMoreBefore, let oldest = history.oldestCursor {
+                let page: AgentRoomPage
+                do {
+                    page = try await api.messages(after: nil, before: oldest, limit: pageSize)
+                } catch {
+                    if !Task.isCancelled {
+                        setError(
+                            "\(Self.sentence(String(describing: error))) Scroll to the top again to retry.",
+                            from: .older)
+                    }
+                    break
+                }
+                clearError(from: .older)
+                guard let change = history.applyOlderPage(page, before: oldest) else { break }
+                historyChanged(change)
+                if showOlder() { break }
+            }
+        }
+        await loading.value
+        isLoadingOlder = false
+    }
+
+    /// The visible transcript reached its bottom (a step towards the shared read).
+    public func viewportReachedBottom() { feedGate(.reachedBottom) }
+
+    /// The reader scrolled away from the bottom.
+    public func viewportLeftBottom() { feedGate(.leftBottom) }
+
+    /// The entrance animation of the newest rows finished (a step towards the shared read).
+    public func entranceAnimationFinished() { feedGate(.entranceAnimationFinished) }
+
+    // MARK: Loading
+
+    private func loadDescriptor() async {
+        do {
+            let loaded = try await api.descriptor()
+            descriptor = loaded
+            attachmentsSuspended = false
+            attachmentsAvailable = loaded.attachments != nil
+            clearError(from: .descriptor)
+        } catch {
+            guard !Task.isCancelled else { return }
+            if error.isAttachmentsUnavailable { attachmentsBecameUnavailable() }
+            setError(
+                "\(Self.sentence(error.description)) Attachments stay off until the room reconnects.", from: .descriptor
+            )
+        }
+    }
+
+    private func loadNewestPage() async {
+        do {
+            let page = try await api.messages(after: nil, before: nil, limit: pageSize)
+            historyChanged(history.applyNewestPage(page))
+            clearError(from: .page)
+        } catch {
+            guard !Task.isCancelled else { return }
+            setError("\(Self.sentence(error.description)) The room fills in when it reconnects.", from: .page)
+        }
+    }
+
+    private func loadReadState() async {
+        guard let state = try? await api.readState() else { return }
+        applyReadState(state)
+    }
+
+    private func recover() {
+        guard isStarted else { return }
+        own { [weak self] in
+            guard let self else { return }
+            await loadReadState()
+        }
+        subscribe()
+    }
+
+    // MARK: The stream
+
+    /// Subscribes afresh (ending the previous subscription first), replaying from the last
+    /// merged cursor as each connection opens.
+    private func subscribe() {
+        guard isStarted else { return }
+        let previous = streamTask
+        previous?.cancel()
+        activity = .idle
+        connection = .connecting
+        let updates = stream.updates(replayFrom: { @MainActor [weak self] in self?.history.lastMergedCursor })
+        streamTask = own { [weak self] in
+            await previous?.value
+            for await update in updates {
+                guard let self, !Task.isCancelled else { return }
+                handle(update)
+            }
+        }
+    }
+
+    private func handle(_ update: AgentRoomStreamUpdate) {
+        switch update {
+        case .connected:
+            connection = .connected
+            connectionsOpened += 1
+            if attachmentsSuspended || descriptor == nil {
+                own { [weak self] in await self?.loadDescriptor() }
+            }
+        case .event(let event):
+            clearError(from: .stream)
+            clearError(from: .page)
+            switch event {
+            case .message(let message):
+                historyChanged(history.applyLive(message))
+            case .activity(let state, let detail):
+                activity = state == .working ? .working(detail: detail) : .idle
+            case .read(let state):
+                applyReadState(state)
+            }
+        case .disconnected(let end, let retryIn):
+            connection = .reconnecting(reason: end.description, retryIn: retryIn)
+            // Activity is not replayed: what was shown may have ended while disconnected.
+            activity = .idle
+            switch end {
+            case .attachmentsUnavailable:
+                attachmentsBecameUnavailable()
+            case .authenticationFailed where retryIn > .zero:
+                setError(end.description, from: .stream)
+            case .malformedFrame:
+                setError(
+                    "\(Self.sentence(end.description)) The room keeps what it has and tries again in \(Self.seconds(retryIn)).",
+                    from: .stream)
+            case .authenticationFailed, .closed, .fellBehind, .transport:
+                break
+            }
+        }
+        updatesHandled += 1
+    }
+
+    // MARK: History, transcript, unread and shared read
+
+    private func historyChanged(_ change: AgentRoomHistory.Change) {
+        hasMoreBefore = history.hasMoreBefore
+        guard change.changedMessages else { return }
+        transcript.update(from: history)
+        rows = transcript.rows
+        updateUnread()
+        feedGate(.newestVisible(history.newestVisible?.cursor))
+        if let onMessageMerged {
+            for message in change.inserted { onMessageMerged(message) }
+            for message in change.updated { onMessageMerged(message) }
+        }
+    }
+
+    private func showOlder() -> Bool {
+        guard transcript.showOlder(in: history) > 0 else { return false }
+        rows = transcript.rows
+        return true
+    }
+
+    private func applyReadState(_ state: AgentReadState) {
+        if let current = readState?.readCursor, let incoming = state.readCursor, incoming < current { return }
+        if state.readCursor == nil, readState?.readCursor != nil { return }
+        readState = state
+        feedGate(.sharedRead(state.readCursor))
+        updateUnread()
+    }
+
+    private func updateUnread() {
+        unreadCount = AgentTranscript.unreadCount(in: history, readState: readState)
+    }
+
+    private func feedGate(_ event: SharedReadGate.Event) {
+        guard case .markRead(let cursor)? = gate.handle(event) else { return }
+        let api = api
+        own { [weak self] in
+            do {
+                let state = try await api.markRead(cursor)
+                self?.applyReadState(state)
+            } catch {
+                self?.feedGate(.markReadFailed(cursor))
+            }
+        }
+    }
+
+    // MARK: Errors and tasks
+
+    private func setError(_ text: String, from origin: ErrorOrigin) {
+        roomError = text
+        errorOrigin = origin
+    }
+
+    private func clearError(from origin: ErrorOrigin) {
+        guard errorOrigin == origin else { return }
+        roomError = nil
+        errorOrigin = nil
+    }
+
+    /// Starts `body` as a task held until it ends (``stop()`` cancels and awaits it).
+    @discardableResult
+    private func own(_ body: @escaping @MainActor () async -> Void) -> Task<Void, Never> {
+        nextWorkId += 1
+        let id = nextWorkId
+        let task = Task { @MainActor [weak self] in
+            await body()
+            self?.work[id] = nil
+        }
+        work[id] = task
+        return task
+    }
+
+    /// `text` ending in a full stop.
+    private static func sentence(_ text: String) -> String {
+        guard let last = text.last, !".!?".contains(last) else { return text }
+        return text + "."
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        return seconds < 1 ? "under a second" : "\(Int(seconds.rounded())) s"
+    }
+}

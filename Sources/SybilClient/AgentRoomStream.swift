@@ -1,0 +1,158 @@
+import Foundation
+import SybilCore
+import SybilNet
+import SybilWire
+
+/// Follows the Agent room's WebSocket `agent/stream?after=<cursor>` (docs/api/agent-room.md):
+/// the URL comes from the API base (`ws:` for `http:`, `wss:` for `https:`), the token goes in
+/// the `Authorization` header, and every text frame is decoded whole with
+/// `AgentStreamEvent.decode(frame:)` before it is handed on. A frame that breaks the contract
+/// ends that connection (close 1007) with an error naming the frame and JSON path; nothing of
+/// it is used. Close 4503 reports attachments unavailable; close 1008 or a `401` upgrade
+/// renews the token once and reconnects at once.
+///
+/// After every drop it waits as ``ReconnectPolicy`` says (jitter from the injected random
+/// source, the wait on the injected clock) and connects again, replaying from the cursor the
+/// caller gives at that moment: the last merged cursor, so nothing between two connections is
+/// missed.
+public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration == Duration {
+    private let base: AgentAPIBase
+    private let tokens: TokenProvider
+    private let connector: any AgentRoomStreamConnector
+    private let clock: C
+    private let random: any RandomSource
+    private let policy: ReconnectPolicy
+    private let bufferLimit: Int
+
+    /// A stream of the room at `base`. `bufferLimit` updates are held for a consumer that
+    /// falls behind; past that the connection is dropped and replayed.
+    public init(
+        base: AgentAPIBase, tokens: TokenProvider, connector: any AgentRoomStreamConnector, clock: C,
+        random: any RandomSource, policy: ReconnectPolicy = ReconnectPolicy(), bufferLimit: Int = 4_096
+    ) {
+        precondition(bufferLimit > 0, "the buffer holds at least one update")
+        self.base = base
+        self.tokens = tokens
+        self.connector = connector
+        self.clock = clock
+        self.random = random
+        self.policy = policy
+        self.bufferLimit = bufferLimit
+    }
+
+    public func updates(replayFrom: @escaping @Sendable () async -> AgentCursor?) -> AsyncStream<AgentRoomStreamUpdate>
+    {
+        let (stream, continuation) = AsyncStream<AgentRoomStreamUpdate>.makeStream(
+            bufferingPolicy: .bufferingOldest(bufferLimit))
+        let task = Task { await follow(replayFrom: replayFrom, into: continuation) }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func follow(
+        replayFrom: @escaping @Sendable () async -> AgentCursor?,
+        into continuation: AsyncStream<AgentRoomStreamUpdate>.Continuation
+    ) async {
+        var policy = policy
+        var renewedToken = false
+        while !Task.isCancelled {
+            let after = await replayFrom()
+            let openedAt = clock.now
+            var opened = false
+            let end = await connection(after: after, opened: &opened, into: continuation)
+            if Task.isCancelled { break }
+            if case .authenticationFailed = end {
+                if !renewedToken {
+                    renewedToken = true
+                    if (try? await tokens.refresh()) != nil {
+                        continuation.yield(.disconnected(end, retryIn: .zero))
+                        continue
+                    }
+                }
+            } else if opened {
+                renewedToken = false
+            }
+            let uptime: Duration? = opened ? openedAt.duration(to: clock.now) : nil
+            let decision = policy.connectionDropped(uptime: uptime, random: AnyRandomSource(random))
+            // The deadline is fixed before the update goes out, so whoever reacts to it (a test
+            // advancing a manual clock) cannot race the wait.
+            let deadline = clock.now.advanced(by: decision.delay)
+            continuation.yield(.disconnected(end, retryIn: decision.delay))
+            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { break }
+        }
+        continuation.finish()
+    }
+
+    /// One connection; returns why it ended.
+    private func connection(
+        after: AgentCursor?, opened: inout Bool, into continuation: AsyncStream<AgentRoomStreamUpdate>.Continuation
+    ) async -> AgentRoomStreamUpdate.End {
+        var headers = HTTPHeaders()
+        do {
+            if let token = try await tokens.token() { headers.set("Authorization", "Bearer \(token)") }
+        } catch {
+            return .transport("the sign-in token could not be read: \(error)")
+        }
+        let url = base.webSocketURL(["agent", "stream"], query: after.map { [("after", $0.rawValue)] } ?? [])
+        let socket: any WebSocketConnection
+        do {
+            socket = try await connector.connect(to: url, headers: headers)
+        } catch {
+            switch error {
+            case .unauthorized(let reason): return .authenticationFailed(reason)
+            case .failed(let reason): return .transport(reason)
+            }
+        }
+        opened = true
+        continuation.yield(.connected(after: after))
+        var frames = 0
+        do {
+            for try await incoming in socket.incoming {
+                switch incoming {
+                case .text(let text):
+                    frames += 1
+                    let event: AgentStreamEvent
+                    do {
+                        event = try AgentStreamEvent.decode(frame: text)
+                    } catch {
+                        socket.close(code: 1007, reason: "malformed frame")
+                        return .malformedFrame("frame \(frames) of this connection: \(error)")
+                    }
+                    if case .dropped = continuation.yield(.event(event)) {
+                        socket.close(code: WebSocketCloseCode.goingAway, reason: "client fell behind")
+                        return .fellBehind(bufferLimit)
+                    }
+                case .binary(let bytes):
+                    frames += 1
+                    socket.close(code: 1003, reason: "text frames only")
+                    return .malformedFrame(
+                        "frame \(frames) of this connection is binary (\(bytes.count) bytes); the stream sends JSON text"
+                    )
+                case .closed(let code, let reason):
+                    switch code {
+                    case WebSocketCloseCode.openProxyUnavailable: return .attachmentsUnavailable
+                    case WebSocketCloseCode.policyViolation:
+                        return .authenticationFailed(reason.isEmpty ? "close code 1008" : reason)
+                    default: return .closed(code: code, reason: reason)
+                    }
+                }
+            }
+        } catch {
+            return .transport(String(describing: error))
+        }
+        if Task.isCancelled {
+            socket.close(code: WebSocketCloseCode.goingAway, reason: "")
+            return .closed(code: WebSocketCloseCode.goingAway, reason: "cancelled")
+        }
+        return .transport("the connection ended without a closing handshake")
+    }
+}
+
+/// An existential random source handed to an API that takes `some RandomSource`.
+private struct AnyRandomSource: RandomSource {
+    let base: any RandomSource
+
+    init(_ base: any RandomSource) { self.base = base }
+
+    func nextUInt64() -> UInt64 { base.nextUInt64() }
+}
