@@ -190,6 +190,26 @@ public final class AgentOutbox {
         return try await change { queue in queue.confirmAcknowledged(through: cursor) }
     }
 
+    /// The room merged `message`, and history through `cursor`: its echo and every entry
+    /// acknowledged at or before `cursor` are confirmed, and with `removingConfirmed` confirmed
+    /// entries leave the outbox (history holds them now), all in one write. Returns whether
+    /// anything changed.
+    @discardableResult
+    public func settle(
+        merged message: AgentRoomMessage, through cursor: AgentCursor?, removingConfirmed: Bool
+    ) async throws(AgentOutboxError) -> Bool {
+        let echoes = message.requestId.flatMap { queue.entry($0) }.map { $0.state != .confirmed } ?? false
+        let passes = cursor.map { queue.hasAcknowledged(through: $0) } ?? false
+        let leftover = removingConfirmed && queue.entries.contains { $0.state == .confirmed }
+        guard echoes || passes || leftover else { return false }
+        return try await change { queue in
+            var changed = queue.confirm(echo: message)
+            if let cursor { changed = !queue.confirmAcknowledged(through: cursor).isEmpty || changed }
+            if removingConfirmed { changed = !queue.removeConfirmed().isEmpty || changed }
+            return changed
+        }
+    }
+
     /// Removes confirmed entries once history holds them; returns them.
     @discardableResult
     public func removeConfirmed() async throws(AgentOutboxError) -> [AgentOutboxEntry] {

@@ -28,6 +28,7 @@ public final class AgentOutboxSender {
     public private(set) var pendingConfirmations = 0
 
     @ObservationIgnored private let api: any AgentRoomAPI
+    @ObservationIgnored private let removesConfirmed: Bool
     @ObservationIgnored private var loop: Task<Void, Never>?
     @ObservationIgnored private var confirmations: [Int: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextConfirmation = 0
@@ -35,10 +36,14 @@ public final class AgentOutboxSender {
     @ObservationIgnored private var unsavedOutcome:
         (requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>)?
 
-    /// A sender for `outbox` over `api`; call ``start()``.
-    public init(outbox: AgentOutbox, api: any AgentRoomAPI) {
+    /// A sender for `outbox` over `api`; call ``start()``. With `removesConfirmed`, an entry
+    /// leaves the outbox in the write that confirms it, because the room that told the sender
+    /// about the echo holds the message in its history (the app's setting; tests that look at
+    /// confirmed entries leave it off).
+    public init(outbox: AgentOutbox, api: any AgentRoomAPI, removesConfirmed: Bool = false) {
         self.outbox = outbox
         self.api = api
+        self.removesConfirmed = removesConfirmed
     }
 
     /// Whether the send loop runs.
@@ -67,7 +72,7 @@ public final class AgentOutboxSender {
 
     /// The room merged `message` (history or live): its canonical echo confirms the entry
     /// with its request id, and entries acknowledged at or before the newest merged cursor
-    /// are confirmed (their echo was merged before, e.g. in an earlier launch).
+    /// are confirmed (their echo was merged before, e.g. in an earlier launch), in one write.
     public func messageMerged(_ message: AgentRoomMessage) {
         if mergedThrough.map({ message.cursor > $0 }) ?? true { mergedThrough = message.cursor }
         let cursor = mergedThrough
@@ -76,7 +81,9 @@ public final class AgentOutboxSender {
             message.role == .user
             && (message.requestId.flatMap { outbox.entry($0) }.map { $0.state != .confirmed } ?? false)
         let passesAcknowledged = cursor.map { outbox.queue.hasAcknowledged(through: $0) } ?? false
-        guard isEcho || passesAcknowledged else { return }
+        let removing = removesConfirmed
+        let leftover = removing && outbox.entries.contains { $0.state == .confirmed }
+        guard isEcho || passesAcknowledged || leftover else { return }
         nextConfirmation += 1
         let key = nextConfirmation
         pendingConfirmations += 1
@@ -84,8 +91,7 @@ public final class AgentOutboxSender {
             // A failed save is on `outbox.storageFailure`; the entry stays as saved, and the
             // next launch recovers it (Retry answers with the same receipt, or history passes
             // its cursor).
-            if isEcho { _ = try? await outbox.confirm(echo: message) }
-            if let cursor { _ = try? await outbox.confirmAcknowledged(through: cursor) }
+            _ = try? await outbox.settle(merged: message, through: cursor, removingConfirmed: removing)
             guard let self, self.confirmations.removeValue(forKey: key) != nil else { return }
             self.pendingConfirmations -= 1
         }

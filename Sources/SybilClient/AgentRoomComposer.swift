@@ -1,0 +1,142 @@
+import Foundation
+import Observation
+import SybilCore
+import SybilWire
+
+/// The Agent room as one screen uses it: the room (history, stream, unread, activity), the
+/// attachment draft and the outbox with its sender, joined by the seed's rules.
+///
+/// - Every merged message reaches the sender: a canonical echo confirms its entry (even when
+///   the HTTP acknowledgement was lost) and the entry leaves the outbox in the same write,
+///   since history holds the message now.
+/// - The draft follows the room's attachment capability and availability; a 503 the draft
+///   meets while uploading makes the room re-check at its next connection.
+/// - ``send()`` hands the draft to the outbox: the draft is saved, the outbox saves the
+///   message with the draft's identity, then the draft is cleared. A crash between those
+///   steps is recovered at ``start()`` without a second send.
+/// - ``stop()`` ends the room, the sender and the draft's uploads and waits for them.
+@MainActor
+@Observable
+public final class AgentRoomComposer {
+    /// The room.
+    public let room: AgentRoomModel
+    /// The outbox of the room's base URL.
+    public let outbox: AgentOutbox
+    /// Sends the outbox.
+    public let sender: AgentOutboxSender
+    /// The caption and attachments being written.
+    public let draft: AgentAttachmentDraft
+    /// The last thing a person should know about sending (a refused draft, a storage failure).
+    public private(set) var notice: String?
+    /// Whether ``start()`` ran and ``stop()`` did not.
+    public private(set) var isStarted = false
+    /// The availability last given to the draft: a draft that turned it off by itself met a 503.
+    @ObservationIgnored private var syncedAvailability: Bool?
+
+    /// Joins the parts; call ``start()``. The sender should remove confirmed entries
+    /// (`removesConfirmed: true`), since the room's history shows them.
+    public init(room: AgentRoomModel, outbox: AgentOutbox, sender: AgentOutboxSender, draft: AgentAttachmentDraft) {
+        self.room = room
+        self.outbox = outbox
+        self.sender = sender
+        self.draft = draft
+    }
+
+    /// Messages still in the outbox, in order: queued, sending, waiting for their echo, or
+    /// failed with their reason; a front end shows them after the transcript.
+    public var pending: [AgentOutboxEntry] { outbox.entries.filter { $0.state != .confirmed } }
+
+    /// Why the queue is held, when a failed message holds it.
+    public var holdReason: String? { outbox.holdReason }
+
+    /// Restores the draft (finishing a handoff a crash interrupted), starts the room and the
+    /// sender, and keeps the draft's attachment gating in step with the room.
+    public func start() async {
+        guard !isStarted else { return }
+        isStarted = true
+        await draft.restore()
+        let outbox = outbox
+        await draft.recoverHandoff { outbox.contains(draftId: $0) }
+        room.onMessageMerged = { [weak self] message in self?.sender.messageMerged(message) }
+        sender.start()
+        draft.resume()
+        followCapability()
+        await room.start()
+    }
+
+    /// Stops the room, the sender and the draft's work, and waits until they ended.
+    public func stop() async {
+        guard isStarted else { return }
+        isStarted = false
+        draft.suspend()
+        room.onMessageMerged = nil
+        await room.stop()
+        await sender.stop()
+    }
+
+    /// Sets the caption (saved with the draft).
+    public func updateCaption(_ text: String) async {
+        await draft.updateCaption(text)
+    }
+
+    /// Whether ``send()`` can send now: every attachment ready, and a caption or an attachment.
+    public var canSend: Bool { draft.canSend }
+
+    /// Queues the draft: the outbox saves it before anything is sent, then the draft starts
+    /// over. Returns the queued entry, or `nil` with ``notice`` saying why nothing was queued
+    /// (the draft is kept whole).
+    @discardableResult
+    public func send() async -> AgentOutboxEntry? {
+        let handoff: AgentAttachmentHandoff
+        do {
+            handoff = try await draft.prepareHandoff()
+        } catch {
+            notice = error.description
+            return nil
+        }
+        let entry: AgentOutboxEntry
+        do {
+            entry = try await outbox.enqueue(
+                text: handoff.caption, attachments: handoff.attachments, draftId: handoff.draftId)
+        } catch {
+            draft.abandonHandoff()
+            notice = "The message was not queued, and the draft is kept: \(error)"
+            return nil
+        }
+        await draft.completeHandoff(handoff.draftId)
+        notice = nil
+        sender.wake()
+        return entry
+    }
+
+    /// Retry: the failed message goes again with its request id and time.
+    public func retry(_ requestId: String) async throws(AgentOutboxError) {
+        try await outbox.retry(requestId)
+    }
+
+    /// Resend all: every failed message Retry can help goes again, in order.
+    @discardableResult
+    public func resendAll() async throws(AgentOutboxError) -> [String] {
+        try await outbox.resendAll()
+    }
+
+    /// Keeps the draft's capability and availability equal to the room's, and tells the room
+    /// when an upload found attachments unavailable.
+    private func followCapability() {
+        guard isStarted else { return }
+        let (capability, roomAvailable, draftAvailable) = withObservationTracking {
+            (room.descriptor?.attachments, room.attachmentsAvailable, draft.attachmentsAvailable)
+        } onChange: {
+            Task { @MainActor [weak self] in self?.followCapability() }
+        }
+        if syncedAvailability == true, roomAvailable, !draftAvailable {
+            // The draft met a 503 while uploading: the room re-checks at its next connection.
+            syncedAvailability = false
+            room.attachmentsBecameUnavailable()
+            return
+        }
+        if draft.capability != capability { draft.setCapability(capability) }
+        if draftAvailable != roomAvailable { draft.setAttachmentsAvailable(roomAvailable) }
+        syncedAvailability = roomAvailable
+    }
+}
