@@ -10,6 +10,8 @@ public enum ExitCode: Int32, Sendable {
     case noInput = 66
     /// A service could not be reached (sysexits EX_UNAVAILABLE).
     case unavailable = 69
+    /// An output file could not be created (sysexits EX_CANTCREAT).
+    case cannotCreate = 73
     /// The peer broke the protocol (sysexits EX_PROTOCOL).
     case protocolError = 76
 }

@@ -10,6 +10,11 @@ enum HelpText {
           ask QUESTION            Stream an answer from an AI chat server (the embedded
                                   reference server unless --api-url or SYBIL_API_URL is set).
           serve                   Run the reference server (chats, Agent room, workspaces).
+          agent send TEXT         Queue a message (and --attach FILE) in the Agent room and
+                                  wait for its echo.
+          agent tail              Print the Agent room's transcript, then follow it live.
+          agent retry|resend-all  Send failed Agent room messages again with their ids.
+          agent download ID       Save an Agent room attachment's verified original.
           workspaces list         List desktops, projects and sessions with their state.
           workspaces open SESSION Print a workspace chat, then follow it live.
           workspaces send SESSION TEXT
@@ -24,7 +29,7 @@ enum HelpText {
 
         EXIT STATUS:
           0 success, 64 usage error, 65 invalid input data, 66 input not readable,
-          69 server unreachable, 76 protocol error.
+          69 server unreachable, 73 output not writable, 76 protocol error.
 
         """
 

@@ -34,6 +34,8 @@ public enum SybilCommandLine {
             return try await AskCommand.run(rest, io: io)
         case "serve":
             return try await ServeCommand.run(rest, io: io)
+        case "agent":
+            return try await AgentCommand.run(rest, io: io)
         case "workspaces":
             return try await WorkspacesCommand.run(rest, io: io)
         case "debug":

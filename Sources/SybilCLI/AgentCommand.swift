@@ -1,0 +1,163 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilStore
+import SybilWire
+
+/// `sybil agent send|tail|retry|resend-all|download`: the Agent room (seed 003) from the
+/// command line, through the same room model, attachment draft, outbox and sender the apps
+/// use. The outbox and draft live under `$XDG_DATA_HOME/sybil/client`, scoped to the server.
+enum AgentCommand {
+    static let name = "sybil agent"
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let first = arguments.first else {
+            io.writeOutput(HelpText.agent)
+            return .success
+        }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "-h", "--help":
+            io.writeOutput(HelpText.agent)
+            return .success
+        case "send": return try await AgentSendCommand.run(rest, io: io)
+        case "tail": return try await AgentTailCommand.run(rest, io: io)
+        case "retry": return try await AgentRetryCommand.run(rest, io: io, all: false)
+        case "resend-all": return try await AgentRetryCommand.run(rest, io: io, all: true)
+        case "download": return try await AgentDownloadCommand.run(rest, io: io)
+        default: throw UsageError(command: name, message: "unknown subcommand '\(first)'")
+        }
+    }
+
+    /// The room's parts over one connection.
+    @MainActor
+    struct Session {
+        var composer: AgentRoomComposer
+        var api: AgentRoomHTTPClient
+        var base: AgentAPIBase
+        /// A directory to remove when the session ends (`--in-memory`).
+        var scratch: String?
+
+        /// Stops the room and the sender and removes the scratch directory.
+        func close() async {
+            await composer.stop()
+            if let scratch { try? FileManager.default.removeItem(atPath: scratch) }
+        }
+    }
+
+    /// The HTTP client of every agent command: redirects are refused, never followed.
+    static func http() -> URLSessionHTTPClient { URLSessionHTTPClient(followRedirects: false) }
+
+    /// Opens the room's parts: the outbox and draft of this server (the embedded one keeps one
+    /// scope whatever its port), the room model and the sender. Says why on standard error and
+    /// returns the exit status when something cannot be opened.
+    @MainActor
+    static func open(
+        _ common: ClientCommand.Common, connection: ServerTarget.Connection, command: String, io: CommandIO
+    ) async -> Result<Session, ExitCodeError> {
+        let base: AgentAPIBase
+        do {
+            base = try AgentAPIBase(connection.baseURL)
+        } catch {
+            io.writeError("\(command): \(error)\n")
+            return .failure(ExitCodeError(.usage))
+        }
+        // The embedded server listens on a new port each run; its data (and so the scope of
+        // the outbox and draft) is the same, so it has one fixed scope.
+        let scope = connection.embedded == nil ? connection.baseURL : URL(string: "http://embedded.sybil.invalid")!
+        var scratch: String?
+        let directory: String
+        if common.inMemory {
+            let path = NSTemporaryDirectory() + "sybil-agent-\(UUID().uuidString)"
+            scratch = path
+            directory = path
+        } else {
+            directory = XDGDirectories(environment: io.environment).sybilData + "/client/agent"
+        }
+        let ids = RandomUUIDGenerator(source: SystemRandomSource())
+        let now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+        let outbox: AgentOutbox
+        do {
+            outbox = try await AgentOutbox.open(directory: directory, baseURL: scope, ids: ids, now: now)
+        } catch {
+            io.writeError("\(command): the outbox cannot be opened, so nothing was sent: \(error)\n")
+            return .failure(ExitCodeError(.noInput))
+        }
+        for problem in outbox.loadProblems { io.writeError("\(command): \(problem)\n") }
+        let random = SystemRandomSource()
+        let api = AgentRoomHTTPClient(base: base, http: http(), tokens: connection.tokens, random: random)
+        let room = AgentRoomModel(
+            base: base, tokens: connection.tokens, http: http(), clock: ContinuousClock(), random: random,
+            timeZone: .current)
+        let sender = AgentOutboxSender(outbox: outbox, api: api, removesConfirmed: true)
+        let draft = AgentAttachmentDraft(
+            api: api, storage: AgentAttachmentFileStore(directory: directory, baseURL: scope), ids: ids)
+        let composer = AgentRoomComposer(room: room, outbox: outbox, sender: sender, draft: draft)
+        return .success(Session(composer: composer, api: api, base: base, scratch: scratch))
+    }
+
+    /// Waits until `condition` holds, at most `limit`; returns whether it held.
+    @MainActor
+    static func wait(limit: Duration, _ condition: @MainActor () -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: limit)
+        while !condition() {
+            guard clock.now < deadline else { return false }
+            do { try await clock.sleep(for: .milliseconds(20)) } catch { return condition() }
+        }
+        return true
+    }
+
+    /// Waits until every entry in `requestIds` left the outbox (confirmed by its echo) or one
+    /// failed; reports on standard error and returns the exit status.
+    @MainActor
+    static func awaitEchoes(
+        of requestIds: [String], in session: Session, limit: Duration, command: String, io: CommandIO
+    ) async -> ExitCode {
+        let outbox = session.composer.outbox
+        func settled() -> Bool {
+            requestIds.allSatisfy { id in
+                guard let entry = outbox.entry(id) else { return true }
+                return entry.state == .confirmed || entry.state == .failed
+            }
+        }
+        let finished = await wait(limit: limit, settled)
+        var status = ExitCode.success
+        for id in requestIds {
+            guard let entry = outbox.entry(id), entry.state != .confirmed else {
+                io.writeOutput("confirmed \(id)\n")
+                continue
+            }
+            if entry.state == .failed, let failure = entry.failure {
+                io.writeError("\(command): “\(entry.label)” (\(id)) failed: \(failure)\n")
+                status = worst(status, failure.canRetry ? .unavailable : .invalidData)
+            } else {
+                io.writeError(
+                    "\(command): “\(entry.label)” (\(id)) is not confirmed yet (\(entry.state.rawValue)); it stays in the outbox\n"
+                )
+                status = worst(status, .unavailable)
+            }
+        }
+        if !finished, let reason = outbox.holdReason { io.writeError("\(command): \(reason)\n") }
+        return status
+    }
+
+    private static func worst(_ lhs: ExitCode, _ rhs: ExitCode) -> ExitCode {
+        lhs == .success ? rhs : lhs
+    }
+
+    /// `--wait SECONDS`: 1 to 3,600.
+    static func waitLimit(_ text: String, command: String) throws(UsageError) -> Duration {
+        guard let seconds = Int(text), (1...3_600).contains(seconds) else {
+            throw UsageError(command: command, message: "--wait needs whole seconds from 1 to 3600, got '\(text)'")
+        }
+        return .seconds(seconds)
+    }
+}
+
+/// An exit status carried as an error.
+struct ExitCodeError: Error {
+    var code: ExitCode
+    init(_ code: ExitCode) { self.code = code }
+}

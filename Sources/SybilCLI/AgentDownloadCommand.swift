@@ -1,0 +1,112 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilWire
+
+/// `sybil agent download UPLOAD_ID [-o FILE]`: finds the attachment in the room's history,
+/// downloads its original through `AgentDownloads` (the authenticated API base, redirects
+/// refused, exact size and SHA-256 checked) and writes it without overwriting anything.
+enum AgentDownloadCommand {
+    static let name = "sybil agent download"
+    /// How far back the history is searched for the attachment.
+    static let searchLimit = 20_000
+
+    struct Request {
+        var common: ClientCommand.Common
+        var uploadId: String
+        var output: String?
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        try await ClientCommand.run(
+            arguments, io: io, command: name, help: HelpText.agentDownload, common: \.common, parse: parse
+        ) { request, connection in
+            await download(request, connection: connection, io: io)
+        }
+    }
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
+        var output: String?
+        let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) {
+            option, inline, cursor throws(UsageError) in
+            guard option == "-o" || option == "--output" else { return false }
+            output = try cursor.value(for: option, inlineValue: inline)
+            return true
+        }
+        guard let (common, words) = parsed else { return nil }
+        guard words.count == 1, let uploadId = words.first, !uploadId.isEmpty else {
+            throw UsageError(command: name, message: "needs one UPLOAD_ID, e.g. sybil agent download 0d9c6a4e-…")
+        }
+        return Request(common: common, uploadId: uploadId, output: output)
+    }
+
+    @MainActor
+    private static func download(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
+        -> ExitCode
+    {
+        let session: AgentCommand.Session
+        switch await AgentCommand.open(request.common, connection: connection, command: name, io: io) {
+        case .success(let opened): session = opened
+        case .failure(let error): return error.code
+        }
+        let status = await download(request, api: session.api, io: io)
+        await session.close()
+        return status
+    }
+
+    private static func download(_ request: Request, api: AgentRoomHTTPClient, io: CommandIO) async -> ExitCode {
+        let attachment: AgentAttachment
+        do {
+            guard let found = try await find(request.uploadId, api: api) else {
+                io.writeError(
+                    "\(name): no attachment \(request.uploadId) in the room's newest \(searchLimit) messages\n")
+                return .invalidData
+            }
+            attachment = found
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            return error.status == nil ? .unavailable : .invalidData
+        }
+        let exports = NSTemporaryDirectory() + "sybil-agent-exports-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: exports) }
+        let downloads = AgentDownloads(
+            api: api, exportDirectory: exports, ids: RandomUUIDGenerator(source: SystemRandomSource()))
+        let bytes: [UInt8]
+        do {
+            bytes = try await downloads.original(of: attachment)
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            if case .failed(let cause) = error, cause.status == nil, case .transport = cause { return .unavailable }
+            return .invalidData
+        }
+        let output = request.output ?? (attachment.fileName as NSString).lastPathComponent
+        guard !FileManager.default.fileExists(atPath: output) else {
+            io.writeError("\(name): '\(output)' exists; choose another with -o FILE\n")
+            return .cannotCreate
+        }
+        guard FileManager.default.createFile(atPath: output, contents: Data(bytes)) else {
+            io.writeError("\(name): cannot write '\(output)'\n")
+            return .cannotCreate
+        }
+        io.writeError("\(name): wrote \(bytes.count) bytes (SHA-256 \(attachment.sha256)) to \(output)\n")
+        return .success
+    }
+
+    /// The attachment's descriptor from the room's history, newest messages first.
+    private static func find(_ uploadId: String, api: AgentRoomHTTPClient) async throws(AgentRoomError)
+        -> AgentAttachment?
+    {
+        var before: AgentCursor?
+        var searched = 0
+        while searched < searchLimit {
+            let page = try await api.messages(after: nil, before: before, limit: 200)
+            for message in page.messages.reversed() {
+                if let found = message.attachments.first(where: { $0.uploadId == uploadId }) { return found }
+            }
+            searched += page.messages.count
+            guard page.hasMoreBefore, let oldest = page.messages.first?.cursor else { return nil }
+            before = oldest
+        }
+        return nil
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import SybilClient
+import SybilCore
+
+/// `sybil agent retry [REQUEST_ID]` and `sybil agent resend-all`: failed messages go again
+/// with their original request ids and times (the server answers a repeat with the first
+/// receipt, so nothing is stored twice), then the command waits for the echoes.
+enum AgentRetryCommand {
+    struct Request {
+        var common: ClientCommand.Common
+        var requestId: String?
+        var wait: Duration = .seconds(60)
+    }
+
+    static func run(_ arguments: [String], io: CommandIO, all: Bool) async throws(UsageError) -> ExitCode {
+        let command = all ? "sybil agent resend-all" : "sybil agent retry"
+        return try await ClientCommand.run(
+            arguments, io: io, command: command, help: all ? HelpText.agentResendAll : HelpText.agentRetry,
+            common: \.common,
+            parse: { arguments, environment throws(UsageError) in
+                try parse(arguments, environment: environment, command: command, all: all)
+            }
+        ) { request, connection in
+            await retry(request, all: all, command: command, connection: connection, io: io)
+        }
+    }
+
+    static func parse(_ arguments: [String], environment: [String: String], command: String, all: Bool)
+        throws(UsageError) -> Request?
+    {
+        var wait = Duration.seconds(60)
+        let parsed = try ClientCommand.parse(arguments, environment: environment, command: command) {
+            option, inline, cursor throws(UsageError) in
+            guard option == "--wait" else { return false }
+            wait = try AgentCommand.waitLimit(try cursor.value(for: option, inlineValue: inline), command: command)
+            return true
+        }
+        guard let (common, words) = parsed else { return nil }
+        if words.count > (all ? 0 : 1) {
+            throw UsageError(command: command, message: "unexpected argument '\(words[all ? 0 : 1])'")
+        }
+        return Request(common: common, requestId: words.first, wait: wait)
+    }
+
+    @MainActor
+    private static func retry(
+        _ request: Request, all: Bool, command: String, connection: ServerTarget.Connection, io: CommandIO
+    ) async -> ExitCode {
+        let session: AgentCommand.Session
+        switch await AgentCommand.open(request.common, connection: connection, command: command, io: io) {
+        case .success(let opened): session = opened
+        case .failure(let error): return error.code
+        }
+        let status = await retry(request, all: all, command: command, session: session, io: io)
+        await session.close()
+        return status
+    }
+
+    @MainActor
+    private static func retry(
+        _ request: Request, all: Bool, command: String, session: AgentCommand.Session, io: CommandIO
+    ) async -> ExitCode {
+        let composer = session.composer
+        let failed = composer.outbox.entries.filter { $0.state == .failed }
+        let chosen: [AgentOutboxEntry]
+        if all {
+            chosen = failed.filter(\.canRetry)
+            if chosen.isEmpty {
+                io.writeError("\(command): no failed message can be sent again\n")
+                for entry in failed {
+                    io.writeError("\(command): “\(entry.label)”: \(entry.failure.map(\.description) ?? "")\n")
+                }
+                return failed.isEmpty ? .success : .invalidData
+            }
+        } else {
+            guard let entry = request.requestId.map({ id in failed.first { $0.requestId == id } }) ?? failed.first
+            else {
+                io.writeError(
+                    "\(command): \(request.requestId.map { "no failed message \($0)" } ?? "no failed message") in the outbox\n"
+                )
+                return .invalidData
+            }
+            guard entry.canRetry else {
+                io.writeError(
+                    "\(command): “\(entry.label)” was refused for good and cannot be sent again: \(entry.failure.map(\.description) ?? "")\n"
+                )
+                return .invalidData
+            }
+            chosen = [entry]
+        }
+        do {
+            if all {
+                _ = try await composer.resendAll()
+            } else {
+                try await composer.retry(chosen[0].requestId)
+            }
+        } catch {
+            io.writeError("\(command): \(error)\n")
+            return .noInput
+        }
+        for entry in chosen { io.writeError("\(command): sending “\(entry.label)” again as \(entry.requestId)\n") }
+        await composer.start()
+        let chosenIds = Set(chosen.map(\.requestId))
+        let waiting = composer.outbox.entries.filter { $0.state != .failed || chosenIds.contains($0.requestId) }
+        return await AgentCommand.awaitEchoes(
+            of: waiting.map(\.requestId), in: session, limit: request.wait, command: command, io: io)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilTimeline
+import SybilWire
+
+/// `sybil agent tail [--count N] [--no-follow]`: the room's visible transcript (tool traffic
+/// hidden, day separators), then live replies, activity and unread until SIGINT/SIGTERM. The
+/// terminal shows the bottom with no entrance animation, so the shared read is acknowledged
+/// once the transcript is printed.
+enum AgentTailCommand {
+    static let name = "sybil agent tail"
+
+    struct Request {
+        var common: ClientCommand.Common
+        var count = 20
+        var follow = true
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        try await ClientCommand.run(
+            arguments, io: io, command: name, help: HelpText.agentTail, common: \.common, parse: parse
+        ) { request, connection in
+            await tail(request, connection: connection, io: io)
+        }
+    }
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
+        var count = 20
+        var follow = true
+        let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) {
+            option, inline, cursor throws(UsageError) in
+            switch option {
+            case "--no-follow": follow = false
+            case "--count":
+                let text = try cursor.value(for: option, inlineValue: inline)
+                guard let value = Int(text), (1...10_000).contains(value) else {
+                    throw UsageError(command: name, message: "--count needs a number from 1 to 10000, got '\(text)'")
+                }
+                count = value
+            default: return false
+            }
+            return true
+        }
+        guard let (common, words) = parsed else { return nil }
+        if let extra = words.first { throw UsageError(command: name, message: "unexpected argument '\(extra)'") }
+        return Request(common: common, count: count, follow: follow)
+    }
+
+    @MainActor
+    private static func tail(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async -> ExitCode {
+        let session: AgentCommand.Session
+        switch await AgentCommand.open(request.common, connection: connection, command: name, io: io) {
+        case .success(let opened): session = opened
+        case .failure(let error): return error.code
+        }
+        let room = session.composer.room
+        room.isSelected = true
+        await session.composer.start()
+        if room.descriptor == nil, let problem = room.roomError {
+            io.writeError("\(name): \(problem)\n")
+            await session.close()
+            return .unavailable
+        }
+        var printer = AgentTranscriptPrinter()
+        let rows = room.rows
+        let messages = rows.indices.filter { rows[$0].message != nil }
+        let first = messages.count > request.count ? messages[messages.count - request.count] : 0
+        printer.skip(rows[..<first])
+        for line in printer.lines(for: rows) { io.writeOutput(line + "\n") }
+        for entry in session.composer.pending { io.writeOutput(AgentTranscriptPrinter.line(for: entry) + "\n") }
+        room.viewportReachedBottom()
+        room.entranceAnimationFinished()
+        guard request.follow else {
+            // Let the shared read reach the server before the room stops.
+            if let newest = rows.last(where: { $0.message != nil })?.message?.cursor {
+                _ = await AgentCommand.wait(limit: .seconds(5)) {
+                    room.readState?.readCursor.map { $0 >= newest } ?? false
+                }
+            }
+            await session.close()
+            return .success
+        }
+        io.writeError("\(name): following the room; Ctrl+C stops\n")
+        let stop = StopFlag()
+        let waiter = Task { @MainActor in
+            await io.waitForTermination()
+            stop.isSet = true
+        }
+        var activity = room.activity
+        var unread = room.unreadCount
+        var connectionState = room.connection
+        while !stop.isSet {
+            do { try await ContinuousClock().sleep(for: .milliseconds(100)) } catch { break }
+            for line in printer.lines(for: room.rows) { io.writeOutput(line + "\n") }
+            room.viewportReachedBottom()
+            if room.activity != activity {
+                activity = room.activity
+                io.writeError("\(name): \(AgentTranscriptPrinter.describe(activity))\n")
+            }
+            if room.unreadCount != unread {
+                unread = room.unreadCount
+                io.writeError("\(name): \(unread) unread\n")
+            }
+            if room.connection != connectionState {
+                connectionState = room.connection
+                io.writeError("\(name): \(connectionState)\n")
+            }
+        }
+        waiter.cancel()
+        await session.close()
+        return .success
+    }
+}
