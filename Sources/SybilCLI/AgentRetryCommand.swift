@@ -14,12 +14,12 @@ enum AgentRetryCommand {
 
     static func run(_ arguments: [String], io: CommandIO, all: Bool) async throws(UsageError) -> ExitCode {
         let command = all ? "sybil agent resend-all" : "sybil agent retry"
+        let parse = { (arguments: [String], environment: [String: String]) throws(UsageError) -> Request? in
+            try Self.parse(arguments, environment: environment, command: command, all: all)
+        }
         return try await ClientCommand.run(
             arguments, io: io, command: command, help: all ? HelpText.agentResendAll : HelpText.agentRetry,
-            common: \.common,
-            parse: { arguments, environment throws(UsageError) in
-                try parse(arguments, environment: environment, command: command, all: all)
-            }
+            common: \.common, parse: parse
         ) { request, connection in
             await retry(request, all: all, command: command, connection: connection, io: io)
         }
