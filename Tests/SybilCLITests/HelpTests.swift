@@ -26,6 +26,14 @@ struct HelpTests {
             (["workspaces", "list", "--help"], "workspaces-list-help.txt"),
             (["workspaces", "open", "--no-follow", "-h"], "workspaces-open-help.txt"),
             (["workspaces", "send", "--help"], "workspaces-send-help.txt"),
+            (["agent"], "agent-help.txt"),
+            (["agent", "--help"], "agent-help.txt"),
+            (["agent", "send", "--help"], "agent-send-help.txt"),
+            (["agent", "send", "--attach", "x", "-h"], "agent-send-help.txt"),
+            (["agent", "tail", "--help"], "agent-tail-help.txt"),
+            (["agent", "retry", "--help"], "agent-retry-help.txt"),
+            (["agent", "resend-all", "--help"], "agent-resend-all-help.txt"),
+            (["agent", "download", "--help"], "agent-download-help.txt"),
         ])
     func help(arguments: [String], file: String) async throws {
         let test = TestIO()

@@ -1,0 +1,156 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilServer
+import Testing
+
+@testable import SybilCLI
+
+/// `sybil agent send|tail|retry|resend-all|download` against the reference server over real
+/// sockets: each command runs the same composer, outbox, draft and room the apps use.
+@Suite("sybil agent", .timeLimit(.minutes(1)))
+struct AgentCommandTests {
+    private static let token = "cli-token"
+
+    private func server(
+        port: Int = 0, storage: SybilServerOptions.Storage = .inMemory,
+        _ configure: (inout SybilServerOptions) -> Void = { _ in }
+    ) throws -> ReferenceServer {
+        var options = SybilServerOptions(token: Self.token)
+        options.pace = .zero
+        options.storage = storage
+        configure(&options)
+        var configuration = HTTPServer.Configuration()
+        configuration.port = port
+        return try ReferenceServer(options: options, configuration: configuration)
+    }
+
+    private func io(_ url: URL, data: URL) -> TestIO {
+        TestIO(environment: [
+            "SYBIL_API_URL": url.absoluteString, "SYBIL_TOKEN": Self.token, "XDG_DATA_HOME": data.path,
+        ])
+    }
+
+    private func temporaryDirectory() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-agent-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A file of `size` bytes (sparse, so 32 MiB cost nothing).
+    private func file(_ directory: URL, _ name: String, size: Int64) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: UInt64(size))
+        try handle.close()
+        return path
+    }
+
+    @Test func aSentMessageIsConfirmedByItsEchoAndTailShowsItWithoutToolTraffic() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let data = temporaryDirectory()
+        let api = server.baseURL.appendingPathComponent("api")
+        let send = io(api, data: data)
+        #expect(await send.run("agent", "send", "Summarise", "the", "build") == 0)
+        #expect(send.stdout.hasPrefix("confirmed "))
+        let tail = io(api, data: data)
+        #expect(await tail.run("agent", "tail", "--no-follow") == 0)
+        let lines = tail.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("── ") == true)
+        #expect(lines.contains { $0.hasSuffix("] user: Summarise the build") })
+        #expect(!lines.contains { $0.contains("] tool: ") })
+    }
+
+    @Test func anAttachmentIsUploadedShownAndDownloadedVerified() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let data = temporaryDirectory()
+        let note = data.appendingPathComponent(".build.log")
+        try Data("linker failed twice\n".utf8).write(to: note)
+        let send = io(server.baseURL, data: data)
+        #expect(await send.run("agent", "send", "--attach", note.path, "") == 0)
+        #expect(send.stderr.contains(".build.log uploaded (20 bytes"))
+        let tail = io(server.baseURL, data: data)
+        #expect(await tail.run("agent", "tail", "--no-follow") == 0)
+        let card = try #require(tail.stdout.split(separator: "\n").first { $0.contains("attachment: .build.log") })
+        let uploadId = try #require(card.split(separator: " ").last.map(String.init))
+        let output = data.appendingPathComponent("copy.log").path
+        let download = io(server.baseURL, data: data)
+        #expect(await download.run("agent", "download", uploadId, "-o", output) == 0)
+        #expect(FileManager.default.contents(atPath: output) == Data("linker failed twice\n".utf8))
+        let again = io(server.baseURL, data: data)
+        #expect(await again.run("agent", "download", uploadId, "-o", output) == 73)
+        let unknown = io(server.baseURL, data: data)
+        #expect(await unknown.run("agent", "download", "no-such-upload") == 65)
+    }
+
+    @Test func filesOverACeilingAreRefusedBeforeAnythingStarts() async throws {
+        let data = temporaryDirectory()
+        // No server at all: the check runs before one is needed.
+        let nowhere = URL(string: "http://127.0.0.1:9")!
+        let eight = try file(data, "eight.bin", size: 8 << 20)
+        #expect(AgentSendCommand.precheck([(eight, .file)]) == nil)
+        let over = try file(data, "over.bin", size: (8 << 20) + 1)
+        let overRun = io(nowhere, data: data)
+        #expect(await overRun.run("agent", "send", "--attach", over, "hi") == 65)
+        #expect(overRun.stderr.contains("at most 8 MiB"))
+        #expect(overRun.stderr.contains("Nothing was sent."))
+        let image = try file(data, "photo.png", size: (6 << 20) + 1)
+        #expect(AgentSendCommand.precheck([(image, .file)])?.0 == .invalidData)
+        let fullImage = try file(data, "full.png", size: 6 << 20)
+        #expect(AgentSendCommand.precheck([(fullImage, .file)]) == nil)
+        let four = try (1...4).map { try file(data, "part\($0).bin", size: 8 << 20) }
+        #expect(AgentSendCommand.precheck(four.map { ($0, .file) }) == nil)
+        let extra = try file(data, "one.bin", size: 1)
+        #expect(AgentSendCommand.precheck((four + [extra]).map { ($0, .file) })?.0 == .invalidData)
+        let nine = try (1...9).map { try file(data, "small\($0).txt", size: 1) }
+        #expect(AgentSendCommand.precheck(nine.prefix(8).map { ($0, .file) }) == nil)
+        let nineRun = io(nowhere, data: data)
+        #expect(await nineRun.run(["agent", "send"] + nine.flatMap { ["--attach", $0] } + ["hi"]) == 65)
+        #expect(nineRun.stderr.contains("At most 8 files"))
+        let missing = io(nowhere, data: data)
+        #expect(await missing.run("agent", "send", "--attach", data.appendingPathComponent("gone").path, "hi") == 66)
+    }
+
+    @Test func aSendThatFailedStaysInTheOutboxAndRetrySendsItOnce() async throws {
+        let data = temporaryDirectory()
+        let serverData = temporaryDirectory()
+        // A port that is free now and still free for the first, failing send.
+        let probe = try server()
+        let port = try #require(probe.baseURL.port)
+        await probe.shutdown()
+        let url = URL(string: "http://127.0.0.1:\(port)/api/")!
+        let failing = io(url, data: data)
+        #expect(await failing.run("agent", "send", "--wait", "5", "Are you there?") == 69)
+        #expect(failing.stderr.contains("failed"))
+        let server = try server(port: port, storage: .directory(serverData.path))
+        defer { Task { await server.shutdown() } }
+        let retry = io(url, data: data)
+        #expect(await retry.run("agent", "retry") == 0)
+        #expect(retry.stdout.hasPrefix("confirmed "))
+        let nothing = io(url, data: data)
+        #expect(await nothing.run("agent", "retry") == 65)
+        #expect(nothing.stderr.contains("no failed message"))
+        let all = io(url, data: data)
+        #expect(await all.run("agent", "resend-all") == 0)
+        let tail = io(url, data: data)
+        #expect(await tail.run("agent", "tail", "--no-follow") == 0)
+        #expect(tail.stdout.split(separator: "\n").filter { $0.hasSuffix("] user: Are you there?") }.count == 1)
+    }
+
+    @Test func usageErrorsNameTheProblem() async {
+        let test = TestIO()
+        #expect(await test.run("agent", "send") == 64)
+        #expect(test.stderr.contains("needs TEXT"))
+        let wait = TestIO()
+        #expect(await wait.run("agent", "send", "--wait", "0", "hi") == 64)
+        let count = TestIO()
+        #expect(await count.run("agent", "tail", "--count", "0") == 64)
+        let download = TestIO()
+        #expect(await download.run("agent", "download") == 64)
+        let unknown = TestIO()
+        #expect(await unknown.run("agent", "dance") == 64)
+    }
+}
