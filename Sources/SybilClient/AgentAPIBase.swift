@@ -75,17 +75,6 @@ public struct AgentAPIBase: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { url.absoluteString }
 
-    /// The base as a key that scopes what is stored for it (outbox, drafts): scheme and host
-    /// lowercased, the port when one is given, and the path without trailing slashes, so that
-    /// `https://Host/api/` and `https://host/api` name the same room.
-    public var scopeKey: String {
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        let scheme = components?.scheme?.lowercased() ?? ""
-        let host = components?.percentEncodedHost?.lowercased() ?? ""
-        let port = components?.port.map { ":\($0)" } ?? ""
-        return "\(scheme)://\(host)\(port)\(basePath)"
-    }
-
     /// The URL of the route made of `segments` (each percent-encoded as one path segment), with
     /// `query` items percent-encoded in order: `["agent", "messages"]` on `https://h/api/` is
     /// `https://h/api/agent/messages`.

@@ -21,18 +21,12 @@ public final class AgentAttachmentFileStore: AgentAttachmentStorage {
         root = directory + "/agent-attachments/" + Self.scope(for: baseURL)
     }
 
-    /// The scope of a base URL: 16 hex digits of FNV-1a over its normalised form (scheme and host
-    /// lower-cased, the default port dropped, no trailing `/`), so `…/api` and `…/api/` share a
-    /// draft and `…/api` and the bare host do not.
+    /// The scope of a base URL: 16 hex digits of FNV-1a over the outbox's normalised form
+    /// (``AgentOutboxScope``), so `…/api` and `…/api/` share a draft and `…/api` and the bare
+    /// host do not, exactly as they share or keep apart an outbox.
     public static func scope(for baseURL: URL) -> String {
-        let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
-        let scheme = components?.scheme?.lowercased() ?? ""
-        let host = components?.host?.lowercased() ?? ""
-        var port = components?.port.map { ":\($0)" } ?? ""
-        if (scheme == "http" && port == ":80") || (scheme == "https" && port == ":443") { port = "" }
-        var path = components?.percentEncodedPath ?? ""
-        while path.hasSuffix("/") { path.removeLast() }
-        return Hex.padded(FNV1a64.hash(utf8: "\(scheme)://\(host)\(port)\(path)"))
+        let normalised = (try? AgentOutboxScope(baseURL: baseURL).baseURL) ?? baseURL.absoluteString
+        return Hex.padded(FNV1a64.hash(utf8: normalised))
     }
 
     private var manifestPath: String { root + "/manifest.json" }

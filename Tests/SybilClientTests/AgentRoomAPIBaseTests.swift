@@ -55,11 +55,4 @@ struct AgentRoomAPIBaseTests {
                 .absoluteString == "ws://127.0.0.1:8799/api/agent/stream?after=c-000000042")
         #expect(try base("HTTPS://h").webSocketURL(["agent", "stream"]).absoluteString == "wss://h/agent/stream")
     }
-
-    @Test func theScopeKeyNamesTheSameRoomForEquivalentBases() throws {
-        #expect(try base("https://Host/api/").scopeKey == "https://host/api")
-        #expect(try base("https://host/api").scopeKey == "https://host/api")
-        #expect(try base("http://127.0.0.1:8799").scopeKey == "http://127.0.0.1:8799")
-        #expect(try base("https://host/api").scopeKey != (try base("https://host/api2")).scopeKey)
-    }
 }
