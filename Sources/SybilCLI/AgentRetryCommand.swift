@@ -99,9 +99,10 @@ enum AgentRetryCommand {
             return .noInput
         }
         for entry in chosen { io.writeError("\(command): sending “\(entry.label)” again as \(entry.requestId)\n") }
-        await composer.start()
+        // What this run waits for, taken before the sender starts (a fast echo retires an entry).
         let chosenIds = Set(chosen.map(\.requestId))
         let waiting = composer.outbox.entries.filter { $0.state != .failed || chosenIds.contains($0.requestId) }
+        await composer.start()
         return await AgentCommand.awaitEchoes(
             of: waiting.map(\.requestId), in: session, limit: request.wait, command: command, io: io)
     }
