@@ -224,6 +224,13 @@ public final class AgentRoomModel {
         isLoadingOlder = false
     }
 
+    /// The row index of `id` (a scroll anchor's message, or a day), when it is shown.
+    public func rowIndex(of id: AgentTranscriptRow.ID) -> Int? { transcript.rowIndex(of: id) }
+
+    /// The scroll anchor for the row at `index`: a visible message id (for a day separator,
+    /// the message below it), which keeps its place across prepends and hidden messages.
+    public func anchor(forRowAt index: Int) -> String? { transcript.anchor(forRowAt: index) }
+
     /// The visible transcript reached its bottom (a step towards the shared read).
     public func viewportReachedBottom() { feedGate(.reachedBottom) }
 
