@@ -377,6 +377,11 @@ public final class AgentRoomModel {
 
     private func feedGate(_ event: SharedReadGate.Event) {
         guard case .markRead(let cursor)? = gate.handle(event) else { return }
+        guard isStarted else {
+            // Stopped: nothing is posted; the cursor stays unposted for the next start.
+            _ = gate.handle(.markReadFailed(cursor))
+            return
+        }
         let api = api
         own { [weak self] in
             do {
