@@ -224,6 +224,13 @@ public final class AgentRoomModel {
         isLoadingOlder = false
     }
 
+    /// The row index of `id` (a scroll anchor's message, or a day), when it is shown.
+    public func rowIndex(of id: AgentTranscriptRow.ID) -> Int? { transcript.rowIndex(of: id) }
+
+    /// The scroll anchor for the row at `index`: a visible message id (for a day separator,
+    /// the message below it), which keeps its place across prepends and hidden messages.
+    public func anchor(forRowAt index: Int) -> String? { transcript.anchor(forRowAt: index) }
+
     /// The visible transcript reached its bottom (a step towards the shared read).
     public func viewportReachedBottom() { feedGate(.reachedBottom) }
 
@@ -370,6 +377,11 @@ public final class AgentRoomModel {
 
     private func feedGate(_ event: SharedReadGate.Event) {
         guard case .markRead(let cursor)? = gate.handle(event) else { return }
+        guard isStarted else {
+            // Stopped: nothing is posted; the cursor stays unposted for the next start.
+            _ = gate.handle(.markReadFailed(cursor))
+            return
+        }
         let api = api
         own { [weak self] in
             do {

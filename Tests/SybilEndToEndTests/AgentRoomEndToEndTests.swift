@@ -1,0 +1,348 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilServer
+import SybilStore
+import SybilTesting
+import SybilTimeline
+import SybilWire
+import Synchronization
+import Testing
+
+/// The Agent room against the reference server over real sockets: the REST client, the
+/// WebSocket stream through `SocketWebSocket`, and the room model, each with its real
+/// transport. Reconnect waits run on a manual clock the test advances.
+@MainActor
+@Suite("Agent room end to end")
+struct AgentRoomEndToEndTests {
+    /// The reference server for the room: no pause in the agent's replies, time fixed at
+    /// 1,800,000,000,000 ms (every message on one day), no rate limit in the way.
+    private func startRoomServer(
+        port: Int = 0, storage: SybilServerOptions.Storage = .inMemory,
+        _ configure: (inout SybilServerOptions) -> Void = { _ in }
+    ) throws -> ReferenceServer {
+        var options = SybilServerOptions(token: endToEndToken)
+        options.pace = .zero
+        options.messagesPerMinute = 100_000
+        options.storage = storage
+        configure(&options)
+        return try ReferenceServer(
+            options: options, configuration: HTTPServer.Configuration(port: port),
+            time: ServerTime(clock: ManualClock()) { 1_800_000_000_000 })
+    }
+
+    private func room(
+        _ base: String, clock: ManualClock, tokens: TokenProvider = endToEndTokens(), pageSize: Int = 50,
+        connector: RecordingStreamConnector? = nil
+    ) throws -> AgentRoomModel {
+        AgentRoomModel(
+            base: try AgentAPIBase(string: base), tokens: tokens, http: URLSessionHTTPClient(followRedirects: false),
+            connector: connector ?? RecordingStreamConnector(clock: clock), clock: clock,
+            random: SeededRandomSource(seed: 11), timeZone: TimeZone(secondsFromGMT: 0)!, pageSize: pageSize)
+    }
+
+    private func client(_ base: String) throws -> AgentRoomHTTPClient {
+        AgentRoomHTTPClient(
+            base: try AgentAPIBase(string: base), http: URLSessionHTTPClient(followRedirects: false),
+            tokens: endToEndTokens(), random: SeededRandomSource(seed: 12))
+    }
+
+    @discardableResult
+    private func say(_ text: String, to api: any AgentRoomAPI, id: String) async throws -> AgentRoomReceipt {
+        try await api.submit(AgentRoomSubmission(requestId: id, text: text, createdAt: 1_800_000_000_000))
+    }
+
+    private func isReconnecting(_ model: AgentRoomModel) -> Bool {
+        if case .reconnecting = model.connection { true } else { false }
+    }
+
+    // MARK: Live replies, hidden tool traffic
+
+    @Test func toolTrafficIsHiddenAndAsynchronousRepliesArriveLive() async throws {
+        let server = try startRoomServer()
+        let model = try room(server.baseURL.absoluteString, clock: ManualClock())
+        var echoes: [String] = []
+        model.onMessageMerged = { if let requestId = $0.requestId { echoes.append(requestId) } }
+        await model.start()
+        await waitUntil("the stream") { model.connection == .connected }
+        let receipt = try await say("Summarise the build failures.", to: model.api, id: "req-1")
+        await waitUntil("the reply") { model.history.messages.count == 3 }
+        #expect(model.history.messages.map(\.role) == [.user, .tool, .assistant])
+        #expect(model.rows.compactMap(\.message).map(\.role) == [.user, .assistant], "the tool call is hidden")
+        #expect(model.history.messages.first?.messageId == receipt.messageId)
+        #expect(echoes == ["req-1"], "the canonical echo reached the hook")
+        await waitUntil("the agent to go idle") { model.activity == .idle }
+        #expect(model.roomError == nil)
+        await model.stop()
+        await server.shutdown()
+    }
+
+    // MARK: Unread and the shared read
+
+    @Test func unreadWhileNotSelectedIsClearedByTheSharedReadOnEveryDevice() async throws {
+        let server = try startRoomServer()
+        let phone = try room(server.baseURL.absoluteString, clock: ManualClock())
+        let tablet = try room(server.baseURL.absoluteString, clock: ManualClock())
+        await phone.start()
+        await tablet.start()
+        await waitUntil("both streams") { phone.connection == .connected && tablet.connection == .connected }
+        try await say("Is the build green?", to: phone.api, id: "req-1")
+        await waitUntil("the reply on both") { phone.unreadCount == 1 && tablet.unreadCount == 1 }
+        #expect(phone.badgeCount == 1)
+        phone.isSelected = true
+        #expect(phone.badgeCount == 0)
+        phone.viewportReachedBottom()
+        phone.entranceAnimationFinished()
+        await waitUntil("the shared read on both") { phone.unreadCount == 0 && tablet.unreadCount == 0 }
+        let reply = try #require(phone.history.messages.last)
+        #expect(reply.role == .assistant)
+        #expect(tablet.readState?.readCursor == reply.cursor)
+        #expect(
+            try await client(server.baseURL.absoluteString).readState()
+                == AgentReadState(readCursor: reply.cursor, unread: 0))
+        await phone.stop()
+        await tablet.stop()
+        await server.shutdown()
+    }
+
+    // MARK: Reconnects replay from the last merged cursor
+
+    @Test func aServerThatDropsTheSocketIsReplayedFromTheLastMergedCursorWithoutDuplicates() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var server = try startRoomServer(storage: .directory(directory.path))
+        let base = server.baseURL.absoluteString
+        let port = try #require(server.baseURL.port)
+        let clock = ManualClock()
+        let connector = RecordingStreamConnector(clock: clock)
+        let model = try room(base, clock: clock, connector: connector)
+        var merged: [String] = []
+        model.onMessageMerged = { merged.append($0.messageId) }
+        await model.start()
+        await waitUntil("the stream") { model.connection == .connected }
+        try await say("one", to: model.api, id: "req-1")
+        await waitUntil("the first exchange") { model.history.messages.count == 3 }
+        await server.shutdown()
+        await waitUntil("the drop") { isReconnecting(model) }
+        guard case .reconnecting(_, let retryIn) = model.connection else { return }
+        server = try startRoomServer(port: port, storage: .directory(directory.path))
+        // While the room was away, another device talked to the agent.
+        try await say("two", to: try client(base), id: "req-2")
+        clock.advance(by: retryIn)
+        await waitUntil("the replay") { model.history.messages.count == 6 }
+        let all = try await client(base).messages(after: nil, before: nil, limit: 200).messages
+        #expect(model.history.messages == all)
+        #expect(merged == all.map(\.messageId), "every message merged once")
+        #expect(connector.afters == [nil, "c-000000003"])
+        await model.stop()
+        await server.shutdown()
+    }
+
+    @Test func foregroundReconnectsAtOnceAndReplaysWhatWasMissed() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var server = try startRoomServer(storage: .directory(directory.path))
+        let base = server.baseURL.absoluteString
+        let port = try #require(server.baseURL.port)
+        let clock = ManualClock()
+        let connector = RecordingStreamConnector(clock: clock)
+        let model = try room(base, clock: clock, connector: connector)
+        await model.start()
+        await waitUntil("the stream") { model.connection == .connected }
+        try await say("one", to: model.api, id: "req-1")
+        await waitUntil("the first exchange") { model.history.messages.count == 3 }
+        await server.shutdown()
+        await waitUntil("the drop") { isReconnecting(model) }
+        server = try startRoomServer(port: port, storage: .directory(directory.path))
+        try await say("two", to: try client(base), id: "req-2")
+        // The backoff has not passed (the clock never moves here): coming to the foreground
+        // reconnects at once.
+        model.foreground()
+        await waitUntil("the replay") { model.history.messages.count == 6 }
+        #expect(Set(model.history.messages.map(\.messageId)).count == 6)
+        #expect(connector.afters == [nil, "c-000000003"])
+        #expect(model.rows.compactMap(\.message).map(\.text).contains("two"))
+        await model.stop()
+        await server.shutdown()
+    }
+
+    // MARK: A malformed replay
+
+    @Test func aMalformedReplayIsRejectedWithoutLosingTheHistory() async throws {
+        let fake = try FakeAgentRoomServer(
+            page: [Self.message(1), Self.message(2), Self.message(3)],
+            streams: [
+                // The first connection: a good message, one whose cursor is broken, one more.
+                [
+                    Self.frame(Self.message(4)),
+                    Self.frame(Self.message(5)).replacingOccurrences(of: "c-000000005", with: "c 5"),
+                    Self.frame(Self.message(6)),
+                ],
+                // The reconnect, from c-4.
+                [Self.frame(Self.message(5)), Self.frame(Self.message(6))],
+            ])
+        let clock = ManualClock()
+        let model = try room(fake.server.url.absoluteString, clock: clock)
+        await model.start()
+        await waitUntil("the malformed frame") { model.roomError != nil }
+        #expect(model.history.messages.map(\.messageId) == ["msg-1", "msg-2", "msg-3", "msg-4"])
+        #expect(model.history.lastMergedCursor == Self.cursor(4))
+        #expect(model.rows.compactMap(\.message).count == 4, "nothing shown was lost")
+        #expect(model.roomError?.contains("frame 2 of this connection") == true)
+        guard case .reconnecting(_, let retryIn) = model.connection else {
+            Issue.record("expected a reconnect after the malformed frame, got \(model.connection)")
+            return
+        }
+        clock.advance(by: retryIn)
+        await waitUntil("the good replay") { model.history.messages.count == 6 }
+        #expect(model.roomError == nil)
+        #expect(fake.streamTargets == ["/agent/stream?after=c-000000003", "/agent/stream?after=c-000000004"])
+        await model.stop()
+    }
+
+    // MARK: A long history
+
+    @Test func aLongHistoryKeepsTheScrollAnchorWhileOlderPagesLoad() async throws {
+        let server = try startRoomServer()
+        let base = server.baseURL.absoluteString
+        // 167 exchanges: user message, hidden tool call, reply — 501 messages.
+        let observer = try room(base, clock: ManualClock())
+        await observer.start()
+        await waitUntil("the observer's stream") { observer.connection == .connected }
+        let api = try client(base)
+        for index in 1...167 { try await say("question \(index)", to: api, id: "req-\(index)") }
+        await waitUntil("all 501 messages") { observer.history.messages.count == 501 }
+        await observer.stop()
+
+        let model = try room(base, clock: ManualClock())
+        await model.start()
+        #expect(model.history.messages.count == 50)
+        var pages = 0
+        while model.hasMoreBefore {
+            let anchor = try #require(model.anchor(forRowAt: 0))
+            let anchorRow = try #require(model.rowIndex(of: .message(anchor)))
+            let below = Array(model.rows[anchorRow...])
+            await model.loadOlder()
+            pages += 1
+            let moved = try #require(model.rowIndex(of: .message(anchor)), "the anchor is still shown")
+            #expect(moved > anchorRow, "rows came above the anchor")
+            #expect(Array(model.rows[moved...]) == below, "nothing at or below the anchor changed")
+            if pages > 20 { break }
+        }
+        let shown = model.rows.compactMap(\.message)
+        #expect(shown.count == 334, "every user message and reply; no tool call")
+        #expect(shown.allSatisfy { $0.isVisible })
+        #expect(zip(shown, shown.dropFirst()).allSatisfy { $0.cursor < $1.cursor })
+        #expect(model.history.messages.count == 501)
+        await model.stop()
+        await server.shutdown()
+    }
+
+    // MARK: Configuration and failures
+
+    @Test func theAPIBaseMayCarryAnAPIPath() async throws {
+        let server = try startRoomServer()
+        let base = server.baseURL.absoluteString + "/api/"
+        let api = try client(base)
+        if let refusal = await Self.failure({ () async throws(AgentRoomError) in _ = try await api.descriptor() }),
+            refusal.status == 404
+        {
+            await server.shutdown()
+            try Test.cancel("the server does not serve the API under /api yet (\(refusal))")
+        }
+        let model = try room(base, clock: ManualClock())
+        await model.start()
+        await waitUntil("the stream under /api") { model.connection == .connected }
+        try await say("hello", to: model.api, id: "req-1")
+        await waitUntil("the reply under /api") { model.history.messages.count == 3 }
+        #expect(model.roomError == nil)
+        await model.stop()
+        await server.shutdown()
+    }
+
+    @Test func multipartUploadsRoundTripThroughTheServer() async throws {
+        let server = try startRoomServer()
+        let api = try client(server.baseURL.absoluteString)
+        let bytes = Array("line one\r\n--not a boundary\r\n".utf8) + [0, 255]
+        let file = AgentUploadFile(
+            uploadId: "0d9c6a4e-2b7f-4f0e-8b61-55a1c3e9d702", fileName: "build.log", mimeType: "text/plain",
+            bytes: bytes)
+        if let refusal = await Self.failure({ () async throws(AgentRoomError) in _ = try await api.upload(file) }),
+            refusal.status == 400
+        {
+            await server.shutdown()
+            try Test.cancel("the server does not read multipart/form-data uploads yet (\(refusal))")
+        }
+        let stored = try await api.upload(file)
+        #expect(stored.size == Int64(bytes.count))
+        #expect(stored.sha256 == SHA256Digest.hex(bytes))
+        #expect(try await api.upload(file) == stored, "a second retry with the same id and bytes is the same upload")
+        #expect(try await api.original(of: stored) == bytes)
+        var other = file
+        other.bytes = [1, 2, 3]
+        let error = await #expect(throws: AgentRoomError.self) { _ = try await api.upload(other) }
+        #expect(error?.status == 409)
+        #expect(error?.code == "upload_conflict")
+        await server.shutdown()
+    }
+
+    @Test func aTokenTheServerRefusesAsksThePersonToSignInAgain() async throws {
+        let server = try startRoomServer()
+        let refused = TokenProvider(
+            current: TokenLocation(store: InMemorySecretStore(["e2e": "wrong"]), account: "e2e"))
+        let model = try room(server.baseURL.absoluteString, clock: ManualClock(), tokens: refused)
+        await model.start()
+        await waitUntil("the refused stream") { model.roomError?.contains("sign in again") == true }
+        #expect(model.connectionsOpened == 0)
+        #expect(model.descriptor == nil)
+        await model.stop()
+        await server.shutdown()
+    }
+
+    @Test func anUnavailableOpenProxyTurnsAttachmentsOffButKeepsTheRoom() async throws {
+        let server = try startRoomServer { $0.openProxyAvailable = false }
+        let model = try room(server.baseURL.absoluteString, clock: ManualClock())
+        await model.start()
+        #expect(model.attachmentLimits == .v1)
+        try await say("text still works", to: model.api, id: "req-1")
+        await waitUntil("the 4503") { !model.attachmentsAvailable && isReconnecting(model) }
+        #expect(model.connection.description.contains("open proxy"))
+        await model.stop()
+        await server.shutdown()
+    }
+
+    // MARK: Fixtures
+
+    /// The error `body` threw, or `nil` when it succeeded.
+    static func failure(_ body: () async throws(AgentRoomError) -> Void) async -> AgentRoomError? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static func cursor(_ sequence: Int) -> AgentCursor {
+        let digits = String(sequence)
+        return AgentCursor("c-" + String(repeating: "0", count: max(0, 9 - digits.count)) + digits)!
+    }
+
+    static func message(_ sequence: Int) -> AgentRoomMessage {
+        AgentRoomMessage(
+            messageId: "msg-\(sequence)", cursor: cursor(sequence), role: .assistant, visibility: .public,
+            text: "reply \(sequence)", createdAt: 1_800_000_000_000 + Int64(sequence))
+    }
+
+    static func frame(_ message: AgentRoomMessage) -> String {
+        JSONWriter().string(from: AgentStreamEvent.message(message).jsonValue)
+    }
+}
+
+extension AgentRoomModel.Connection {
+    /// The reason of a reconnect, for messages.
+    fileprivate var description: String {
+        if case .reconnecting(let reason, _) = self { reason } else { "\(self)" }
+    }
+}
