@@ -650,6 +650,9 @@ if wants("sse-transport") {
 if selected.contains("server") {
     benchmarkServer()
 }
+if selected.contains("agent-replay") {
+    benchmarkAgentReplay()
+}
 if selected.contains("agent-outbox") {
     await benchmarkAgentOutbox(repetitions: repetitions)
 }

@@ -245,12 +245,7 @@ struct AgentRoomEndToEndTests {
         let server = try startRoomServer()
         let base = server.baseURL.absoluteString + "/api/"
         let api = try client(base)
-        if let refusal = await Self.failure({ () async throws(AgentRoomError) in _ = try await api.descriptor() }),
-            refusal.status == 404
-        {
-            await server.shutdown()
-            try Test.cancel("the server does not serve the API under /api yet (\(refusal))")
-        }
+        #expect(try await api.descriptor().roomId == "room-main")
         let model = try room(base, clock: ManualClock())
         await model.start()
         await waitUntil("the stream under /api") { model.connection == .connected }
@@ -268,12 +263,6 @@ struct AgentRoomEndToEndTests {
         let file = AgentUploadFile(
             uploadId: "0d9c6a4e-2b7f-4f0e-8b61-55a1c3e9d702", fileName: "build.log", mimeType: "text/plain",
             bytes: bytes)
-        if let refusal = await Self.failure({ () async throws(AgentRoomError) in _ = try await api.upload(file) }),
-            refusal.status == 400
-        {
-            await server.shutdown()
-            try Test.cancel("the server does not read multipart/form-data uploads yet (\(refusal))")
-        }
         let stored = try await api.upload(file)
         #expect(stored.size == Int64(bytes.count))
         #expect(stored.sha256 == SHA256Digest.hex(bytes))
@@ -313,16 +302,6 @@ struct AgentRoomEndToEndTests {
     }
 
     // MARK: Fixtures
-
-    /// The error `body` threw, or `nil` when it succeeded.
-    static func failure(_ body: () async throws(AgentRoomError) -> Void) async -> AgentRoomError? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return error
-        }
-    }
 
     static func cursor(_ sequence: Int) -> AgentCursor {
         let digits = String(sequence)
