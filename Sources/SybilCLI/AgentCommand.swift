@@ -69,12 +69,14 @@ enum AgentCommand {
         var scratch: String?
         let directory: String
         if common.inMemory {
+            // A fresh scratch directory (live randomness only names it), removed at the end.
             let path = NSTemporaryDirectory() + "sybil-agent-\(UUID().uuidString)"
             scratch = path
             directory = path
         } else {
             directory = XDGDirectories(environment: io.environment).sybilData + "/client/agent"
         }
+        // The live defaults: a command is where real time and randomness enter the engine.
         let ids = RandomUUIDGenerator(source: SystemRandomSource())
         let now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
         let outbox: AgentOutbox

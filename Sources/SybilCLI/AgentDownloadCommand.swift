@@ -67,6 +67,7 @@ enum AgentDownloadCommand {
             io.writeError("\(name): \(error)\n")
             return error.status == nil ? .unavailable : .invalidData
         }
+        // Exports are not used here; the scratch folder's random name is the live default.
         let exports = NSTemporaryDirectory() + "sybil-agent-exports-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: exports) }
         let downloads = AgentDownloads(

@@ -63,33 +63,4 @@
             return source
         }
     }
-
-    extension ImageIOSupport {
-        /// Draws `image` onto white and returns its RGB pixels.
-        static func rgbOnWhite(_ image: CGImage) throws(ImageConversionError) -> RGBImage {
-            let width = image.width
-            let height = image.height
-            var rgbx = [UInt8](repeating: 255, count: width * height * 4)
-            let drawn = rgbx.withUnsafeMutableBytes { buffer -> Bool in
-                guard
-                    let context = CGContext(
-                        data: buffer.baseAddress, width: width, height: height, bitsPerComponent: 8,
-                        bytesPerRow: width * 4, space: CGColorSpaceCreateDeviceRGB(),
-                        bitmapInfo: CGImageAlphaInfo.noneSkipLast.rawValue)
-                else { return false }
-                let bounds = CGRect(x: 0, y: 0, width: width, height: height)
-                context.setFillColor(red: 1, green: 1, blue: 1, alpha: 1)
-                context.fill(bounds)
-                context.draw(image, in: bounds)
-                return true
-            }
-            guard drawn else { throw ImageConversionError("cannot decode the image: no drawing context") }
-            var rgb = [UInt8]()
-            rgb.reserveCapacity(width * height * 3)
-            for offset in stride(from: 0, to: rgbx.count, by: 4) {
-                rgb.append(contentsOf: rgbx[offset..<(offset + 3)])
-            }
-            return RGBImage(width: width, height: height, pixels: rgb)
-        }
-    }
 #endif
