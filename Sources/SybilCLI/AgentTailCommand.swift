@@ -92,8 +92,13 @@ enum AgentTailCommand {
         var connectionState = room.connection
         while !stop.isSet {
             do { try await ContinuousClock().sleep(for: .milliseconds(100)) } catch { break }
-            for line in printer.lines(for: room.rows) { io.writeOutput(line + "\n") }
-            room.viewportReachedBottom()
+            let lines = printer.lines(for: room.rows)
+            for line in lines { io.writeOutput(line + "\n") }
+            if !lines.isEmpty {
+                // New rows are shown at the bottom at once: a terminal has no entrance animation.
+                room.viewportReachedBottom()
+                room.entranceAnimationFinished()
+            }
             if room.activity != activity {
                 activity = room.activity
                 io.writeError("\(name): \(AgentTranscriptPrinter.describe(activity))\n")
