@@ -140,6 +140,24 @@ struct AgentCommandTests {
         #expect(tail.stdout.split(separator: "\n").filter { $0.hasSuffix("] user: Are you there?") }.count == 1)
     }
 
+    @Test func tailFollowsRepliesAndClearsUnreadUntilStopped() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let data = temporaryDirectory()
+        let tail = io(server.baseURL, data: data)
+        let running = Task { await tail.run("agent", "tail") }
+        await tail.waitForStderr(containing: "following the room")
+        let send = io(server.baseURL, data: data)
+        #expect(await send.run("agent", "send", "Anything new?") == 0)
+        await tail.waitForOutput(containing: "] user: Anything new?")
+        await tail.waitForOutput(containing: "] assistant: ")
+        // The reply was shown at the bottom: the shared read clears it.
+        await tail.waitForStderr(containing: "0 unread")
+        tail.terminate()
+        #expect(await running.value == 0)
+        #expect(!tail.stdout.contains("] tool: "))
+    }
+
     @Test func usageErrorsNameTheProblem() async {
         let test = TestIO()
         #expect(await test.run("agent", "send") == 64)
