@@ -95,6 +95,7 @@ let package = Package(
             name: "SybilCLITests",
             dependencies: [
                 "SybilCLI", "SybilWire", "SybilNet", "SybilServer", "SybilTesting", "SybilClient", "SybilStore",
+                "SybilImaging",
             ],
             exclude: ["Golden"]),
     ],

@@ -1,7 +1,11 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilImaging
+import SybilNet
 import SybilServer
+import SybilStore
+import SybilWire
 import Testing
 
 @testable import SybilCLI
@@ -84,6 +88,36 @@ struct AgentCommandTests {
         #expect(await again.run("agent", "download", uploadId, "-o", output) == 73)
         let unknown = io(server.baseURL, data: data)
         #expect(await unknown.run("agent", "download", "no-such-upload") == 65)
+    }
+
+    @Test(.enabled(if: HEIFCodec.canEncode, "this libheif has no HEVC encoder to make the photo"))
+    func aHEICPhotoIsSentAsABoundedJPEGAndAHEICFileKeepsItsBytes() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let data = temporaryDirectory()
+        var pixels: [UInt8] = []
+        for y in 0..<48 {
+            for x in 0..<64 { pixels += [UInt8(x * 4), UInt8(y * 5), 128] }
+        }
+        let heic = try HEIFCodec.encode(RGBImage(width: 64, height: 48, pixels: pixels), quality: 0.8)
+        let path = data.appendingPathComponent("IMG_0001.HEIC")
+        try Data(heic).write(to: path)
+        let send = io(server.baseURL, data: data)
+        #expect(await send.run("agent", "send", "--photo", path.path, "--attach", path.path, "Two ways") == 0)
+        let api = AgentRoomHTTPClient(
+            base: try AgentAPIBase(server.baseURL), http: URLSessionHTTPClient(followRedirects: false),
+            tokens: TokenProvider(
+                current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t")),
+            random: SeededRandomSource(seed: 3))
+        let message = try #require(
+            try await api.messages(after: nil, before: nil, limit: 10).messages.first { $0.text == "Two ways" })
+        #expect(message.attachments.map(\.fileName) == ["IMG_0001.jpg", "IMG_0001.HEIC"])
+        let photo = try #require(message.attachments.first)
+        #expect(photo.mimeType == "image/jpeg")
+        let jpeg = try await api.original(of: photo)
+        #expect(RasterImageHeader.read(jpeg) == RasterImageHeader(format: .jpeg, width: 64, height: 48))
+        let file = try #require(message.attachments.last)
+        #expect(try await api.original(of: file) == heic)
     }
 
     @Test func filesOverACeilingAreRefusedBeforeAnythingStarts() async throws {
