@@ -35,7 +35,6 @@ enum AgentCommand {
     struct Session {
         var composer: AgentRoomComposer
         var api: AgentRoomHTTPClient
-        var base: AgentAPIBase
         /// A directory to remove when the session ends (`--in-memory`).
         var scratch: String?
 
@@ -96,7 +95,7 @@ enum AgentCommand {
         let draft = AgentAttachmentDraft(
             api: api, storage: AgentAttachmentFileStore(directory: directory, baseURL: scope), ids: ids)
         let composer = AgentRoomComposer(room: room, outbox: outbox, sender: sender, draft: draft)
-        return .success(Session(composer: composer, api: api, base: base, scratch: scratch))
+        return .success(Session(composer: composer, api: api, scratch: scratch))
     }
 
     /// Waits until `condition` holds, at most `limit`; returns whether it held.
