@@ -4,6 +4,7 @@ import SybilClient
 import SybilCore
 import SybilNet
 import SybilServer
+import SybilStore
 import SybilTesting
 import SybilWire
 import Synchronization
@@ -14,11 +15,15 @@ import Synchronization
 // The outbox path: 1,000 messages queued one after another through `AgentOutbox.enqueue`
 // (each saved atomically on disk with fsync before it returns) while the sender is stopped,
 // as when the agent works or the network is down; then `AgentOutboxSender` sends them one at
-// a time over HTTP, each confirmed by its canonical echo from the `agent/stream` WebSocket,
-// timed until the last entry is confirmed. The baseline: 1,000 bare `POST agent/messages`
-// of the same submissions (the same JSON bytes), one at a time, through a URLSession client.
-// Each path runs on a fresh server; best of the rounds; the ratio is messages per second of
-// the delivery (queued → confirmed) over the bare POSTs.
+// a time through `AgentRoomHTTPClient`, and an `AgentRoomModel` following the room (its
+// `agent/stream` WebSocket) hands every merged message to the sender, whose echo confirms its
+// entry; timed until the last entry is confirmed. It runs twice: with confirmed entries kept
+// (as the tests look at them) and with `removesConfirmed: true` (the app's and `sybil agent`'s
+// setting: the echo retires its entry in the same write, so the file shrinks), timed until the
+// outbox is empty. The baseline: 1,000 bare `POST agent/messages` of the same submissions (the
+// same JSON bytes), one at a time, through a URLSession client. Each path runs on a fresh
+// server; best of the rounds; the ratio is messages per second of the delivery
+// (queued → confirmed) over the bare POSTs.
 
 private let agentBenchToken = "bench-token"
 private let agentBenchCreatedAt: Int64 = 1_800_000_000_000
@@ -47,44 +52,6 @@ private func agentBenchRequest(_ baseURL: URL, _ submission: AgentRoomSubmission
         body: JSONWriter().bytes(from: submission.jsonValue), timeout: .seconds(30))
 }
 
-/// The submit route over HTTP (the room's HTTP client replaces this once it exists).
-private struct AgentBenchRoomAPI: AgentRoomAPI {
-    let baseURL: URL
-    let http: any HTTPClient
-
-    func submit(_ submission: AgentRoomSubmission) async throws(AgentRoomError) -> AgentRoomReceipt {
-        let status: Int
-        let bytes: [UInt8]
-        let retryAfter: String?
-        do {
-            let response = try await http.send(agentBenchRequest(baseURL, submission))
-            status = response.head.status
-            retryAfter = response.head.headers["Retry-After"]
-            bytes = try await response.collect()
-        } catch {
-            throw .transport(String(describing: error))
-        }
-        guard (200..<300).contains(status) else {
-            throw AgentRoomError.from(status: status, body: bytes, retryAfter: retryAfter)
-        }
-        do {
-            return try AgentRoomReceipt.decode(try JSONReader().parse(bytes), at: .root)
-        } catch {
-            throw .malformedAnswer(error.description)
-        }
-    }
-
-    private static let unused = AgentRoomError.transport("not used by the benchmark")
-    func descriptor() async throws(AgentRoomError) -> AgentRoomDescriptor { throw Self.unused }
-    func messages(after: AgentCursor?, before: AgentCursor?, limit: Int) async throws(AgentRoomError) -> AgentRoomPage {
-        throw Self.unused
-    }
-    func readState() async throws(AgentRoomError) -> AgentReadState { throw Self.unused }
-    func markRead(_ cursor: AgentCursor) async throws(AgentRoomError) -> AgentReadState { throw Self.unused }
-    func upload(_ file: AgentUploadFile) async throws(AgentRoomError) -> AgentAttachment { throw Self.unused }
-    func original(of attachment: AgentAttachment) async throws(AgentRoomError) -> [UInt8] { throw Self.unused }
-}
-
 /// 1,000 bare POSTs, one at a time; seconds.
 private func agentBenchBare(count: Int, round: Int) async throws -> Double {
     let server = try startAgentBenchServer()
@@ -109,103 +76,142 @@ private func agentBenchBare(count: Int, round: Int) async throws -> Double {
 private struct AgentOutboxBenchRun {
     /// Seconds to queue every message (each saved before the next).
     var enqueue: Double
-    /// Seconds from starting the sender until every message was confirmed.
+    /// Seconds from starting the sender until every message was confirmed (or, when confirmed
+    /// entries are removed, until the outbox was empty).
     var delivery: Double
     /// Outbox file writes during the delivery.
     var deliveryWrites: Int
+    /// Bytes of the outbox file summed over those writes.
+    var deliveryBytes: Int
+    /// The file's size once every message was queued, and once the delivery ended.
+    var fileBytesQueued: Int
+    var fileBytesDelivered: Int
 }
 
-/// 1,000 messages queued, then sent until each is confirmed by its echo.
+/// The size of the file at `path`, 0 when missing.
+private func agentBenchFileSize(_ path: String) -> Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : 0
+}
+
+/// 1,000 messages queued, then sent by `AgentOutboxSender` over `AgentRoomHTTPClient` until
+/// an `AgentRoomModel` following the room has merged each echo and the sender confirmed (or,
+/// with `removesConfirmed`, retired) its entry.
 @MainActor
-private func agentBenchOutbox(count: Int, round: Int) async throws -> AgentOutboxBenchRun {
+private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) async throws -> AgentOutboxBenchRun {
     let server = try startAgentBenchServer()
+    let base = try AgentAPIBase(server.baseURL)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "sybil-bench-agent-outbox-\(getpid())-\(round)"
+        "sybil-bench-agent-outbox-\(getpid())-\(round)-\(removesConfirmed)"
     ).path
     try? FileManager.default.removeItem(atPath: directory)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let writes = Mutex(0)
+    let path = directory + "/" + (try AgentOutboxScope(baseURL: base.url)).fileName
+    let writes = Mutex((count: 0, bytes: 0))
     let outbox = try await AgentOutbox.open(
-        directory: directory, baseURL: server.baseURL, ids: SequentialIDGenerator(prefix: "outbox-\(round)"),
+        directory: directory, baseURL: base.url, ids: SequentialIDGenerator(prefix: "outbox-\(round)"),
         now: { agentBenchCreatedAt },
-        checkpoint: { step in if step == .syncedDirectory { writes.withLock { $0 += 1 } } })
-    let sender = AgentOutboxSender(
-        outbox: outbox, api: AgentBenchRoomAPI(baseURL: server.baseURL, http: URLSessionHTTPClient()))
-
-    // The room's stream: every message goes to the sender, as the room model's hook does.
-    var headers = HTTPHeaders()
-    headers.set("Authorization", "Bearer \(agentBenchToken)")
-    let socket = try await SocketWebSocket.connect(
-        to: URL(string: "ws://127.0.0.1:\(server.http.port)/agent/stream")!,
-        options: WebSocketOptions(headers: headers), random: SeededRandomSource(seed: 9), clock: ContinuousClock())
-    let follower = Task { @MainActor in
-        do {
-            for try await frame in socket.incoming {
-                guard case .text(let text) = frame,
-                    case .message(let message) = try AgentStreamEvent.decode(frame: text)
-                else { continue }
-                sender.messageMerged(message)
+        checkpoint: { step in
+            switch step {
+            case .renamed:
+                let size = agentBenchFileSize(path)
+                writes.withLock { $0.bytes += size }
+            case .syncedDirectory: writes.withLock { $0.count += 1 }
+            default: break
             }
-        } catch {
-            if !Task.isCancelled { print("  agent-outbox: the stream failed: \(error)") }
-        }
+        })
+    let tokens = TokenProvider(
+        current: TokenLocation(store: InMemorySecretStore(["bench": agentBenchToken]), account: "bench"))
+    let random = SeededRandomSource(seed: 9)
+    let sender = AgentOutboxSender(
+        outbox: outbox,
+        api: AgentRoomHTTPClient(
+            base: base, http: URLSessionHTTPClient(followRedirects: false), tokens: tokens, random: random),
+        removesConfirmed: removesConfirmed)
+
+    // The room, as the app has it: every merged message goes to the sender.
+    let room = AgentRoomModel(
+        base: base, tokens: tokens, http: URLSessionHTTPClient(followRedirects: false), clock: ContinuousClock(),
+        random: random, timeZone: TimeZone(identifier: "UTC")!)
+    room.onMessageMerged = { sender.messageMerged($0) }
+    await room.start()
+    guard await ConditionWait.until(limit: .seconds(30), { room.connection == .connected }) else {
+        throw AgentOutboxBenchFailure(description: "the room's stream did not connect: \(room.roomError ?? "")")
     }
 
     let queuing = ContinuousClock.now
     for index in 0..<count { try await outbox.enqueue(text: agentBenchText(index)) }
     let enqueue = seconds(queuing.duration(to: ContinuousClock.now))
+    let requestIds = outbox.entries.map(\.requestId)
+    let fileBytesQueued = agentBenchFileSize(path)
     let writesBefore = writes.withLock { $0 }
     sender.start()
     let start = ContinuousClock.now
-    let confirmed = await ConditionWait.until(limit: .seconds(600), recheck: .milliseconds(100)) {
-        outbox.pendingChanges == 0 && outbox.entries.allSatisfy { $0.state == .confirmed }
+    let delivered = await ConditionWait.until(limit: .seconds(600), recheck: .milliseconds(100)) {
+        outbox.pendingChanges == 0 && sender.pendingConfirmations == 0
+            && (removesConfirmed
+                ? outbox.entries.isEmpty : outbox.entries.allSatisfy { $0.state == .confirmed })
     }
     let elapsed = seconds(start.duration(to: ContinuousClock.now))
-    follower.cancel()
-    socket.close(code: WebSocketCloseCode.normal, reason: "")
-    await follower.value
+    let writesAfter = writes.withLock { $0 }
+    let fileBytesDelivered = agentBenchFileSize(path)
+    let echoed = room.history.messages.filter { $0.role == .user }.compactMap(\.requestId)
+    await room.stop()
     await sender.stop()
     await server.shutdown(grace: .zero)
-    guard confirmed else {
+    guard delivered else {
         let states = Dictionary(grouping: outbox.entries, by: \.state).mapValues(\.count)
         throw AgentOutboxBenchFailure(description: "not every message was confirmed: \(states)")
     }
-    guard outbox.entries.count == count, outbox.entries.allSatisfy({ $0.attempts == 1 }) else {
+    guard echoed == requestIds else {
+        throw AgentOutboxBenchFailure(
+            description: "the room holds \(echoed.count) user messages, not the \(count) queued, each once in order")
+    }
+    guard removesConfirmed || outbox.entries.allSatisfy({ $0.attempts == 1 }) else {
         throw AgentOutboxBenchFailure(description: "a message was sent more than once")
     }
     return AgentOutboxBenchRun(
-        enqueue: enqueue, delivery: elapsed, deliveryWrites: writes.withLock { $0 } - writesBefore)
+        enqueue: enqueue, delivery: elapsed, deliveryWrites: writesAfter.count - writesBefore.count,
+        deliveryBytes: writesAfter.bytes - writesBefore.bytes, fileBytesQueued: fileBytesQueued,
+        fileBytesDelivered: fileBytesDelivered)
 }
 
 /// `agent-outbox`: `SYBIL_BENCH_AGENT_MESSAGES` changes the 1,000 messages per path; best of
-/// `rounds` (at most 3: each round sends 2,000 messages).
+/// `rounds` (at most 3: each round sends 3,000 messages).
 @MainActor
 func benchmarkAgentOutbox(repetitions: Int) async {
     let count = Int(ProcessInfo.processInfo.environment["SYBIL_BENCH_AGENT_MESSAGES"] ?? "") ?? 1_000
     let rounds = max(1, min(repetitions, 3))
     do {
         var bare = Double.infinity
-        var best: AgentOutboxBenchRun?
+        var kept: AgentOutboxBenchRun?
+        var removed: AgentOutboxBenchRun?
         for round in 0..<rounds {
-            // The paths take turns, so a noisy stretch of the shared machine hits both.
+            // The paths take turns, so a noisy stretch of the shared machine hits all three.
             bare = min(bare, try await agentBenchBare(count: count, round: round))
-            let run = try await agentBenchOutbox(count: count, round: round)
-            if best.map({ run.delivery < $0.delivery }) ?? true { best = run }
+            let keeping = try await agentBenchOutbox(count: count, round: round, removesConfirmed: false)
+            if kept.map({ keeping.delivery < $0.delivery }) ?? true { kept = keeping }
+            let removing = try await agentBenchOutbox(count: count, round: round, removesConfirmed: true)
+            if removed.map({ removing.delivery < $0.delivery }) ?? true { removed = removing }
         }
-        guard let best else { return }
+        guard let kept, let removed else { return }
         let bareRate = Double(count) / bare
-        let deliveryRate = Double(count) / best.delivery
         print(
             "agent outbox: \(count) messages, best of \(rounds); bare POST agent/messages \(format(bareRate, 0)) msg/s "
                 + "(\(format(bare, 2)) s)")
-        print(
-            "  queued one by one, each saved (fsync) before the next: \(format(Double(count) / best.enqueue, 0)) msg/s "
-                + "(\(format(best.enqueue, 2)) s)")
-        print(
-            "  queued → sent in order → confirmed by the stream's echo: \(format(deliveryRate, 0)) msg/s "
-                + "(\(format(best.delivery, 2)) s, \(best.deliveryWrites) file writes, "
-                + "\(format(Double(best.deliveryWrites) / Double(count), 2)) per message); "
-                + "ratio to bare POSTs \(format(deliveryRate / bareRate)) x")
+        for (name, run) in [("confirmed entries kept", kept), ("removesConfirmed: true", removed)] {
+            let rate = Double(count) / run.delivery
+            print(
+                "  \(name): queued one by one, each saved (fsync) before the next: "
+                    + "\(format(Double(count) / run.enqueue, 0)) msg/s (\(format(run.enqueue, 2)) s); "
+                    + "queued → sent in order → confirmed by the room's echo: \(format(rate, 0)) msg/s "
+                    + "(\(format(run.delivery, 2)) s, \(run.deliveryWrites) file writes, "
+                    + "\(format(Double(run.deliveryWrites) / Double(count), 2)) per message, "
+                    + "\(format(Double(run.deliveryBytes) / 1_048_576, 1)) MiB written, file "
+                    + "\(format(Double(run.fileBytesQueued) / 1024, 0)) KiB queued → "
+                    + "\(format(Double(run.fileBytesDelivered) / 1024, 1)) KiB delivered); "
+                    + "ratio to bare POSTs \(format(rate / bareRate)) x")
+        }
     } catch {
         print("agent outbox: failed: \(error)")
     }

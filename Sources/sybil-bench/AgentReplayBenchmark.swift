@@ -37,6 +37,40 @@ private func replay(_ frames: ArraySlice<String>, after page: AgentRoomPage) -> 
     return history
 }
 
+/// The same replay with what `AgentRoomModel.historyChanged` does after each merged message on
+/// top: the transcript's rows rebuilt from the history (`AgentTranscript.update(from:)`).
+private func replayThroughTranscript(_ frames: ArraySlice<String>, after page: AgentRoomPage) -> AgentTranscript {
+    var history = AgentRoomHistory()
+    var transcript = AgentTranscript(timeZone: TimeZone(identifier: "UTC")!)
+    _ = history.applyNewestPage(page)
+    transcript.update(from: history)
+    for frame in frames {
+        guard case .message(let message) = try? AgentStreamEvent.decode(frame: frame) else {
+            preconditionFailure("every benchmark frame is a message")
+        }
+        if history.applyLive(message).changedMessages { transcript.update(from: history) }
+    }
+    return transcript
+}
+
+/// `agent-replay`'s second line: the replay with the room model's transcript rebuilt after each
+/// message, at 1,000, 2,000 and 4,000 events (the rows shown grow with every live message, so
+/// this shows whether the model's per-event cost stays level).
+private func benchmarkAgentTranscriptReplay(frames: [String], page: AgentRoomPage) {
+    var perEvent: [Double] = []
+    for count in [1_000, 2_000, 4_000] where count <= frames.count {
+        let seconds = best { blackHole(replayThroughTranscript(frames[..<count], after: page)) }
+        perEvent.append(seconds / Double(count) * 1e6)
+    }
+    guard let first = perEvent.first, let last = perEvent.last else { return }
+    let held = replayThroughTranscript(frames[..<min(4_000, frames.count)], after: page)
+    print(
+        "  with the transcript rebuilt after each message (AgentRoomModel.historyChanged): µs/event at "
+            + "1,000 / 2,000 / 4,000 events: \(perEvent.map { format($0, 1) }.joined(separator: " / ")) "
+            + "(\(held.rows.count) rows at the end; 4,000/1,000 per event \(format(last / first, 1))x, level is linear)"
+    )
+}
+
 /// `agent-replay`: a room history of `events` stream frames replayed from a cursor (the newest
 /// page of 50 is merged first, the frames follow its `nextCursor`) through
 /// `AgentStreamEvent.decode(frame:)` and `AgentRoomHistory.applyLive`. Reports the time per
@@ -82,4 +116,5 @@ func benchmarkAgentReplay(events: Int = 100_000) {
             + "µs/event at 25/50/100 %: \(levels) (goal: level, linear); "
             + "peak resident +\(format(Double(residentPeak - residentBefore) / 1_048_576, 1)) MiB = "
             + "\(format(bytesPerEvent, 0)) bytes/event held (goal <= 2048)")
+    benchmarkAgentTranscriptReplay(frames: frames, page: page)
 }

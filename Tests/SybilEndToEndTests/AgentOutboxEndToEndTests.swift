@@ -13,34 +13,56 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The Agent room outbox against the reference server over real sockets: submissions over
-/// HTTP, canonical echoes from the `agent/stream` WebSocket.
+/// The Agent room outbox against the reference server over real sockets: submissions through
+/// `AgentRoomHTTPClient`, canonical echoes from the `agent/stream` WebSocket through an
+/// `AgentRoomModel` whose `onMessageMerged` feeds the sender, as in the app.
 @Suite("Agent outbox end to end")
 @MainActor
 struct AgentOutboxEndToEndTests {
-    /// A phone: the outbox in its own directory, its sender over `http`.
+    /// A phone: the outbox in its own directory, scoped to `base`; its sender over the room's
+    /// HTTP client through `http`.
     @MainActor
     struct Phone {
+        let base: AgentAPIBase
         let directory: URL
         let outbox: AgentOutbox
         let sender: AgentOutboxSender
-        let room: AgentOutboxTestRoomAPI
+        let api: AgentRoomHTTPClient
 
-        static func launch(_ server: ReferenceServer, http: any HTTPClient = URLSessionHTTPClient()) async throws
-            -> Phone
-        {
+        /// `path` is appended to the server's root URL as it is ("", "/api", "/api/").
+        static func launch(
+            _ server: ReferenceServer, path: String = "",
+            http: any HTTPClient = URLSessionHTTPClient(followRedirects: false)
+        ) async throws -> Phone {
+            let base = try AgentAPIBase(string: server.baseURL.absoluteString + path)
             let directory = temporaryDirectory()
-            let room = AgentOutboxTestRoomAPI(baseURL: server.baseURL, http: http, token: endToEndToken)
+            let api = AgentRoomHTTPClient(
+                base: base, http: http, tokens: endToEndTokens(), random: SeededRandomSource(seed: 3))
             let outbox = try await AgentOutbox.open(
-                directory: directory.path, baseURL: server.baseURL,
+                directory: directory.path, baseURL: base.url,
                 ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 11)), now: { 1_800_000_000_000 })
             return Phone(
-                directory: directory, outbox: outbox, sender: AgentOutboxSender(outbox: outbox, api: room), room: room)
+                base: base, directory: directory, outbox: outbox, sender: AgentOutboxSender(outbox: outbox, api: api),
+                api: api)
+        }
+
+        /// The Agent room at the same base, every merged message handed to the sender; started
+        /// and connected to its stream. The caller stops it.
+        func openRoom() async -> AgentRoomModel {
+            let room = AgentRoomModel(
+                base: base, tokens: endToEndTokens(), http: URLSessionHTTPClient(followRedirects: false),
+                clock: ContinuousClock(), random: SeededRandomSource(seed: 5), timeZone: TimeZone(identifier: "UTC")!)
+            let sender = sender
+            room.onMessageMerged = { sender.messageMerged($0) }
+            await room.start()
+            await waitUntil("the room's stream") { room.connection == .connected }
+            #expect(room.roomError == nil)
+            return room
         }
 
         /// The user messages the room holds, oldest first.
         func userMessages() async throws -> [AgentRoomMessage] {
-            try await room.messages(after: nil, before: nil, limit: 200).messages.filter { $0.role == .user }
+            try await api.messages(after: nil, before: nil, limit: 200).messages.filter { $0.role == .user }
         }
 
         func close() async {
@@ -51,8 +73,8 @@ struct AgentOutboxEndToEndTests {
 
     @Test func manyMessagesQueuedWhileTheAgentWorksAreAllConfirmedInOrder() async throws {
         let server = try startServer()
-        let phone = try await Phone.launch(server)
-        let follower = try await AgentRoomFollower.connect(server, sender: phone.sender)
+        let phone = try await Phone.launch(server, path: "/api")
+        let room = await phone.openRoom()
         let texts = (1...25).map { "Message \($0)" }
         for text in texts { try await phone.outbox.enqueue(text: text) }
         #expect(phone.outbox.entries.allSatisfy { $0.state == .queued })
@@ -60,13 +82,16 @@ struct AgentOutboxEndToEndTests {
         await waitUntil("every message confirmed") {
             phone.outbox.entries.allSatisfy { $0.state == .confirmed } && phone.outbox.pendingChanges == 0
         }
-        let room = try await phone.userMessages()
-        #expect(room.map(\.text) == texts, "each once, in the order queued")
-        #expect(room.map(\.requestId) == phone.outbox.entries.map(\.requestId))
-        #expect(room.allSatisfy { $0.createdAt == 1_800_000_000_000 })
+        let stored = try await phone.userMessages()
+        #expect(stored.map(\.text) == texts, "each once, in the order queued")
+        #expect(stored.map(\.requestId) == phone.outbox.entries.map(\.requestId))
+        #expect(stored.allSatisfy { $0.createdAt == 1_800_000_000_000 })
         #expect(phone.outbox.entries.allSatisfy { $0.attempts == 1 })
+        #expect(
+            room.history.messages.filter { $0.role == .user }.map(\.requestId) == stored.map(\.requestId),
+            "the room merged every echo once")
         #expect(try await phone.outbox.removeConfirmed().count == 25)
-        await follower.stop()
+        await room.stop()
         await phone.close()
         await server.shutdown()
     }
@@ -86,14 +111,15 @@ struct AgentOutboxEndToEndTests {
         let answers = http.submitAnswers
         #expect(answers.map(\.status) == [202, 200])
         #expect(answers[0].body == answers[1].body, "the same receipt")
-        let room = try await phone.userMessages()
-        #expect(room.count == 1, "one message")
-        #expect(phone.outbox.entry(entry.requestId)?.acknowledgement?.messageId == room[0].messageId)
+        let stored = try await phone.userMessages()
+        #expect(stored.count == 1, "one message")
+        #expect(phone.outbox.entry(entry.requestId)?.acknowledgement?.messageId == stored[0].messageId)
 
-        // The room's stream replays the canonical echo: confirmed.
-        let follower = try await AgentRoomFollower.connect(server, sender: phone.sender)
+        // The room opens and merges the canonical echo: confirmed.
+        let room = await phone.openRoom()
         await waitUntil("the echo") { phone.outbox.entry(entry.requestId)?.state == .confirmed }
-        await follower.stop()
+        #expect(room.history.messages.filter { $0.requestId == entry.requestId }.count == 1)
+        await room.stop()
         await phone.close()
         await server.shutdown()
     }
@@ -101,7 +127,7 @@ struct AgentOutboxEndToEndTests {
     @Test func theEchoConfirmsAMessageWhoseAcknowledgementWasLost() async throws {
         let server = try startServer()
         let http = AnswerLosingHTTPClient(losing: 1)
-        let phone = try await Phone.launch(server, http: http)
+        let phone = try await Phone.launch(server, path: "/api/", http: http)
         let first = try await phone.outbox.enqueue(text: "first")
         let second = try await phone.outbox.enqueue(text: "second")
         phone.sender.start()
@@ -109,92 +135,20 @@ struct AgentOutboxEndToEndTests {
         #expect(phone.outbox.holdReason == "Waiting: “first” failed — Retry or Resend all.")
         #expect(phone.outbox.entry(second.requestId)?.state == .queued)
 
-        let follower = try await AgentRoomFollower.connect(server, sender: phone.sender)
+        let room = await phone.openRoom()
         await waitUntil("both confirmed") {
             phone.outbox.entries.allSatisfy { $0.state == .confirmed } && phone.outbox.pendingChanges == 0
         }
         #expect(phone.outbox.entry(first.requestId)?.attempts == 1, "never sent again")
         #expect(http.submitAnswers.map(\.status) == [202, 202])
-        #expect(try await phone.userMessages().map(\.text) == ["first", "second"])
-        await follower.stop()
+        let stored = try await phone.userMessages()
+        #expect(stored.map(\.text) == ["first", "second"])
+        #expect(
+            phone.outbox.entry(first.requestId)?.acknowledgement?.messageId == stored.first?.messageId,
+            "the echo stands in for the lost receipt")
+        await room.stop()
         await phone.close()
         await server.shutdown()
-    }
-}
-
-// MARK: Test-only room seam
-
-/// The Agent room routes these tests need (`POST agent/messages`, `GET agent/messages`) over an
-/// `HTTPClient`. Test-only: the room's HTTP client takes its place once it exists. Every other
-/// route fails the test.
-struct AgentOutboxTestRoomAPI: AgentRoomAPI {
-    let baseURL: URL
-    let http: any HTTPClient
-    let token: String
-
-    private func call(
-        _ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil
-    ) async throws(AgentRoomError) -> JSONValue {
-        var headers = HTTPHeaders([("Authorization", "Bearer \(token)")])
-        if body != nil { headers.set("Content-Type", "application/json") }
-        let request = HTTPRequest(
-            method: method, url: APIEndpoint.url(base: baseURL, path: path, query: query), headers: headers,
-            body: body.map { JSONWriter().bytes(from: $0) }, timeout: .seconds(30))
-        let status: Int
-        let retryAfter: String?
-        let bytes: [UInt8]
-        do {
-            let response = try await http.send(request)
-            status = response.head.status
-            retryAfter = response.head.headers["Retry-After"]
-            bytes = try await response.collect(limit: 1 << 20)
-        } catch {
-            throw .transport(String(describing: error))
-        }
-        guard (200..<300).contains(status) else {
-            throw AgentRoomError.from(status: status, body: bytes, retryAfter: retryAfter)
-        }
-        do {
-            return try JSONReader().parse(bytes)
-        } catch {
-            throw .malformedAnswer(error.description)
-        }
-    }
-
-    func submit(_ submission: AgentRoomSubmission) async throws(AgentRoomError) -> AgentRoomReceipt {
-        let answer = try await call("POST", "agent/messages", body: submission.jsonValue)
-        do {
-            return try AgentRoomReceipt.decode(answer, at: .root)
-        } catch {
-            throw .malformedAnswer(error.description)
-        }
-    }
-
-    func messages(after: AgentCursor?, before: AgentCursor?, limit: Int) async throws(AgentRoomError) -> AgentRoomPage {
-        var query = [("limit", String(limit))]
-        if let after { query.append(("after", after.rawValue)) }
-        if let before { query.append(("before", before.rawValue)) }
-        let answer = try await call("GET", "agent/messages", query: query)
-        do {
-            return try AgentRoomPage.decode(answer, at: .root)
-        } catch {
-            throw .malformedAnswer(error.description)
-        }
-    }
-
-    private func unexpected(_ route: String) -> AgentRoomError {
-        Issue.record("unexpected call to \(route)")
-        return .transport("unexpected call to \(route)")
-    }
-
-    func descriptor() async throws(AgentRoomError) -> AgentRoomDescriptor { throw unexpected("descriptor") }
-    func readState() async throws(AgentRoomError) -> AgentReadState { throw unexpected("readState") }
-    func markRead(_ cursor: AgentCursor) async throws(AgentRoomError) -> AgentReadState {
-        throw unexpected("markRead")
-    }
-    func upload(_ file: AgentUploadFile) async throws(AgentRoomError) -> AgentAttachment { throw unexpected("upload") }
-    func original(of attachment: AgentAttachment) async throws(AgentRoomError) -> [UInt8] {
-        throw unexpected("original")
     }
 }
 
@@ -202,7 +156,7 @@ struct AgentOutboxTestRoomAPI: AgentRoomAPI {
 /// reads the server's whole answer and then fails as if the connection dropped, so the server
 /// did the work but the phone never hears of it. Records each submission's status and body.
 final class AnswerLosingHTTPClient: HTTPClient {
-    private let inner = URLSessionHTTPClient()
+    private let inner = URLSessionHTTPClient(followRedirects: false)
     private let state: Mutex<(toLose: Int, answers: [(status: Int, body: [UInt8])])>
 
     init(losing count: Int) { state = Mutex((count, [])) }
@@ -225,44 +179,5 @@ final class AnswerLosingHTTPClient: HTTPClient {
         continuation.yield(body)
         continuation.finish()
         return HTTPStreamingResponse(head: response.head, body: stream)
-    }
-}
-
-/// Follows `agent/stream` from the start of the room and hands every message to the sender,
-/// as the room model's `onMessageMerged` hook will.
-@MainActor
-final class AgentRoomFollower {
-    private let socket: SocketWebSocket<ContinuousClock>
-    private var task: Task<Void, Never>?
-
-    private init(socket: SocketWebSocket<ContinuousClock>) { self.socket = socket }
-
-    static func connect(_ server: ReferenceServer, sender: AgentOutboxSender) async throws -> AgentRoomFollower {
-        var headers = HTTPHeaders()
-        headers.set("Authorization", "Bearer \(endToEndToken)")
-        let socket = try await SocketWebSocket.connect(
-            to: URL(string: "ws://127.0.0.1:\(server.http.port)/agent/stream")!,
-            options: WebSocketOptions(headers: headers), random: SeededRandomSource(seed: 5), clock: ContinuousClock())
-        let follower = AgentRoomFollower(socket: socket)
-        follower.task = Task { [socket] in
-            do {
-                for try await frame in socket.incoming {
-                    guard case .text(let text) = frame else { continue }
-                    switch try AgentStreamEvent.decode(frame: text) {
-                    case .message(let message): sender.messageMerged(message)
-                    case .activity, .read: break
-                    }
-                }
-            } catch {
-                if !Task.isCancelled { Issue.record("the room stream failed: \(error)") }
-            }
-        }
-        return follower
-    }
-
-    func stop() async {
-        task?.cancel()
-        socket.close(code: WebSocketCloseCode.normal, reason: "")
-        await task?.value
     }
 }
