@@ -41,8 +41,9 @@ public final class AgentRoomModel {
 
     // MARK: Published state
 
-    /// The transcript's rows: visible messages and day separators, oldest first.
-    public private(set) var rows: [AgentTranscriptRow] = []
+    /// The transcript's rows: visible messages and day separators, oldest first (kept in
+    /// place by the transcript, so a live message adds its rows without copying the others).
+    public var rows: [AgentTranscriptRow] { transcript.rows }
     /// Public assistant replies after the shared read position.
     public private(set) var unreadCount = 0
     /// The agent's activity.
@@ -100,7 +101,7 @@ public final class AgentRoomModel {
 
     @ObservationIgnored private let stream: any AgentRoomStreamSource
     @ObservationIgnored private let pageSize: Int
-    @ObservationIgnored private var transcript: AgentTranscript
+    private var transcript: AgentTranscript
     @ObservationIgnored private var gate = SharedReadGate()
     @ObservationIgnored private var errorOrigin: ErrorOrigin?
     @ObservationIgnored private var attachmentsSuspended = false
@@ -348,7 +349,6 @@ public final class AgentRoomModel {
         hasMoreBefore = history.hasMoreBefore
         guard change.changedMessages else { return }
         transcript.update(from: history)
-        rows = transcript.rows
         updateUnread()
         feedGate(.newestVisible(history.newestVisible?.cursor))
         if let onMessageMerged {
@@ -358,9 +358,7 @@ public final class AgentRoomModel {
     }
 
     private func showOlder() -> Bool {
-        guard transcript.showOlder(in: history) > 0 else { return false }
-        rows = transcript.rows
-        return true
+        transcript.showOlder(in: history) > 0
     }
 
     private func applyReadState(_ state: AgentReadState) {

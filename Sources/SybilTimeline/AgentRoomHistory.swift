@@ -45,6 +45,10 @@ public struct AgentRoomHistory: Sendable {
     /// Whether the server holds messages older than the oldest merged one (as the last page
     /// that reached the bottom of the history said).
     public private(set) var hasMoreBefore = false
+    /// Counts the changes that touched messages already merged (an update, an insertion
+    /// before the newest, a restart); appends at the end leave it alone, so a reader that saw
+    /// `messages[0..<n]` under the same count knows only `messages[n...]` is new.
+    public private(set) var rewrites = 0
 
     private var cursorsById: [String: AgentCursor] = [:]
     /// `visiblePrefix[i]` = visible messages among `messages[0..<i]`.
@@ -184,6 +188,7 @@ public struct AgentRoomHistory: Sendable {
                 }
                 let before = messages[index]
                 messages[index] = message
+                rewrites += 1
                 if before.isVisible != message.isVisible || before.countsAsUnread != message.countsAsUnread {
                     staleFrom = min(staleFrom ?? index, index)
                 }
@@ -199,6 +204,7 @@ public struct AgentRoomHistory: Sendable {
             messages.insert(message, at: index)
             cursorsById[message.messageId] = message.cursor
             change.inserted.append(message)
+            if index != messages.count - 1 { rewrites += 1 }
             if staleFrom == nil, index == messages.count - 1 {
                 visiblePrefix.append(visiblePrefix[index] + (message.isVisible ? 1 : 0))
                 unreadPrefix.append(unreadPrefix[index] + (message.countsAsUnread ? 1 : 0))
@@ -222,6 +228,7 @@ public struct AgentRoomHistory: Sendable {
     }
 
     private mutating func rebuild(_ kept: [AgentRoomMessage]) {
+        rewrites += 1
         messages = kept
         cursorsById = Dictionary(uniqueKeysWithValues: kept.map { ($0.messageId, $0.cursor) })
         visiblePrefix = [0]

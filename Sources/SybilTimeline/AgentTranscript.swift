@@ -3,8 +3,9 @@ import SybilWire
 
 /// What the Agent transcript shows (SPEC §6): visible messages only (tool calls and results
 /// and internal messages stay in the history, hidden here, whether loaded or live), a date
-/// separator before the first message of each calendar day in the injected time zone, and a
-/// history window of visible messages.
+/// separator before the first message of each calendar day in the injected time zone (days
+/// only move forward, so each separator appears once even when a client-given time is out of
+/// order), and a history window of visible messages.
 ///
 /// The window starts as the newest ``pageSize`` visible messages and is kept by the cursor of
 /// its oldest message: live messages join it at the bottom without pushing rows out at the
@@ -25,6 +26,10 @@ public struct AgentTranscript: Sendable {
     public private(set) var visibleAboveWindow = 0
 
     private var rowIndexById: [AgentTranscriptRow.ID: Int] = [:]
+    /// What the rows were built from: the history's ``AgentRoomHistory/rewrites``, the
+    /// window's first index and the end of what was read, and the last day shown. While the
+    /// history only grew at the end, an update reads only the new messages.
+    private var built: (rewrites: Int, start: Int, end: Int, day: AgentTranscriptDay?)?
 
     /// A transcript with days in `timeZone` and windows of `pageSize` visible messages.
     public init(timeZone: TimeZone, pageSize: Int = 50) {
@@ -43,27 +48,45 @@ public struct AgentTranscript: Sendable {
             rows = []
             rowIndexById = [:]
             visibleAboveWindow = 0
+            built = nil
             return
         }
         let start = history.firstIndex(atOrAfter: windowStart)
         visibleAboveWindow = history.visibleCount(before: start)
-        var built: [AgentTranscriptRow] = []
-        built.reserveCapacity((total - visibleAboveWindow) * 11 / 10 + 1)
-        var index: [AgentTranscriptRow.ID: Int] = [:]
-        index.reserveCapacity(built.capacity)
-        var currentDay: AgentTranscriptDay?
-        for message in history.messages[start...] where message.isVisible {
-            let day = self.day(of: message)
-            if day != currentDay {
-                currentDay = day
-                index[.day(day)] = built.count
-                built.append(.day(day))
-            }
-            index[.message(message.messageId)] = built.count
-            built.append(.message(message))
+        if let built, built.rewrites == history.rewrites, built.start == start, built.end <= history.messages.count {
+            // Only appended since the last build: add the new messages' rows.
+            let day = appendRows(history.messages[built.end...], after: built.day)
+            self.built = (history.rewrites, start, history.messages.count, day)
+            return
         }
-        rows = built
-        rowIndexById = index
+        rows = []
+        rows.reserveCapacity((total - visibleAboveWindow) * 11 / 10 + 1)
+        rowIndexById = [:]
+        rowIndexById.reserveCapacity(rows.capacity)
+        let day = appendRows(history.messages[start...], after: nil)
+        built = (history.rewrites, start, history.messages.count, day)
+    }
+
+    /// Appends the rows of `messages`' visible ones, a day separator where the day changes
+    /// from `currentDay`; returns the last day shown.
+    private mutating func appendRows(
+        _ messages: ArraySlice<AgentRoomMessage>, after currentDay: AgentTranscriptDay?
+    ) -> AgentTranscriptDay? {
+        var currentDay = currentDay
+        for message in messages where message.isVisible {
+            let day = self.day(of: message)
+            // Days only move forward: a message whose (client-given) time falls on an earlier
+            // day stays under the current separator, so each day's separator appears once and
+            // row ids stay unique.
+            if currentDay.map({ day > $0 }) ?? true {
+                currentDay = day
+                rowIndexById[.day(day)] = rows.count
+                rows.append(.day(day))
+            }
+            rowIndexById[.message(message.messageId)] = rows.count
+            rows.append(.message(message))
+        }
+        return currentDay
     }
 
     /// The reader reached the top: shows up to a page of the visible messages merged above

@@ -1,4 +1,5 @@
 import Foundation
+import SybilCore
 import SybilTimeline
 import SybilWire
 import Testing
@@ -145,5 +146,68 @@ struct AgentTranscriptTests {
         #expect(
             AgentTranscript.unreadCount(in: partial, readState: AgentReadState(readCursor: F.cursor(50), unread: 40))
                 == 1)
+    }
+
+    /// The rows a transcript whose window starts at `start` must show, built from scratch.
+    private func expectedRows(_ history: AgentRoomHistory, windowStart start: AgentCursor?) -> [AgentTranscriptRow] {
+        guard let start else { return [] }
+        var rows: [AgentTranscriptRow] = []
+        var currentDay: AgentTranscriptDay?
+        for message in history.messages[history.firstIndex(atOrAfter: start)...] where message.isVisible {
+            let day = AgentTranscriptDay(milliseconds: message.createdAt, offsetSeconds: 0)
+            if currentDay.map({ day > $0 }) ?? true {
+                currentDay = day
+                rows.append(.day(day))
+            }
+            rows.append(.message(message))
+        }
+        return rows
+    }
+
+    @Test func rowsUpdatedStepByStepEqualRowsBuiltFromScratch() {
+        // Appends (read incrementally), edits, late arrivals below the newest, day changes and
+        // hidden messages, in a seeded order: after each step the rows are what a full build shows.
+        let random = SeededRandomSource(seed: 42)
+        var history = AgentRoomHistory()
+        _ = history.applyNewestPage(F.page([10, 20, 30], hasMoreBefore: false))
+        var transcript = AgentTranscript(timeZone: utc, pageSize: 2)
+        transcript.update(from: history)
+        var next = 40
+        for step in 0..<400 {
+            switch random.next(below: 5) {
+            case 0, 1:
+                // A new message; one in three hidden; a few a day apart.
+                let hidden = random.next(below: 3) == 0
+                let later = Int64(step) * 3_600_000 * 5
+                let message =
+                    hidden
+                    ? F.tool(next) : F.message(next, createdAt: F.morning + later)
+                _ = history.applyLive(message)
+                next += 10
+            case 2:
+                // A late arrival between two merged messages.
+                let below = next - 10 - Int(random.next(below: 5))
+                if below > 0, !history.contains(messageId: "msg-\(below)") { _ = history.applyLive(F.message(below)) }
+            case 3:
+                // The server changed a merged message (text, or visible ↔ hidden).
+                if let target = history.messages.dropFirst(Int(random.next(below: UInt64(history.messages.count))))
+                    .first
+                {
+                    var edited = target
+                    edited.text += " (edited)"
+                    if random.next(below: 4) == 0 {
+                        edited.visibility = edited.visibility == .public ? .internal : .public
+                    }
+                    _ = history.applyLive(edited)
+                }
+            default:
+                break
+            }
+            transcript.update(from: history)
+            #expect(transcript.rows == expectedRows(history, windowStart: transcript.windowStart), "step \(step)")
+            for (index, row) in transcript.rows.enumerated() {
+                #expect(transcript.rowIndex(of: row.id) == index, "step \(step)")
+            }
+        }
     }
 }
