@@ -104,7 +104,9 @@ public enum AgentDownloadPreview: Sendable, Hashable {
         var thumbnail = Thumbnail(
             format: header.format, originalWidth: width, originalHeight: height, width: bounded.width,
             height: bounded.height, pixels: nil)
-        guard Int64(width) * Int64(height) <= maxDecodedPixels else { return thumbnail }
+        // Sizes come from the peer's bytes: the product saturates instead of trapping.
+        let pixels = Int64(width).multipliedReportingOverflow(by: Int64(height))
+        guard !pixels.overflow, pixels.partialValue <= maxDecodedPixels else { return thumbnail }
         let decoded: RGBImage
         switch header.format {
         case .png: decoded = try PNGCodec.decodeRGBOnWhite(bytes)

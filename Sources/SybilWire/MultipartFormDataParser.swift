@@ -335,8 +335,10 @@ public struct MultipartFormDataParser: Sendable {
             }
             let blockSize = end + 4 - (start + 2)
             guard blockSize <= limits.maxHeaderBytes else { throw headerTooLarge(index) }
+            // A part without headers ends its (empty) block at once: the terminator starts at `start`.
+            let blockEnd = max(end, start + 2)
             let head = try pending.withUnsafeBufferPointer { bytes throws(Failure) in
-                try Self.parseHeaders(UnsafeBufferPointer(rebasing: bytes[(start + 2)..<end]), index: index)
+                try Self.parseHeaders(UnsafeBufferPointer(rebasing: bytes[(start + 2)..<blockEnd]), index: index)
             }
             start = end + 4
             current = head

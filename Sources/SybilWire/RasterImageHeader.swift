@@ -84,7 +84,11 @@ public struct RasterImageHeader: Sendable, Hashable {
 
     private static func png(_ bytes: [UInt8]) -> (Int, Int)? {
         guard bytes.count >= 24, Array(bytes[12..<16]) == Array("IHDR".utf8) else { return nil }
-        return (bigEndian(bytes, 16, 4), bigEndian(bytes, 20, 4))
+        // PNG sizes are at most 2^31 − 1 (the PNG specification); anything larger is not a PNG.
+        let width = bigEndian(bytes, 16, 4)
+        let height = bigEndian(bytes, 20, 4)
+        guard width <= Int(Int32.max), height <= Int(Int32.max) else { return nil }
+        return (width, height)
     }
 
     /// Walks the marker segments to the first start-of-frame (SOF0…SOF15 but DHT, JPG, DAC).

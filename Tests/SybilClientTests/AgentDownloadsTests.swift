@@ -217,6 +217,15 @@ struct AgentDownloadsTests {
 /// Previews: bounded thumbnails, plain text (never rendered), nothing for other files.
 @Suite("Attachment previews")
 struct AgentDownloadPreviewTests {
+    @Test func hostileImageSizesGiveNoPreviewInsteadOfACrash() {
+        // Any file's bytes are sniffed: a PNG header claiming the largest sizes must not trap.
+        for side in [0x7FFF_FFFF, 0xFFFF_FFFF] {
+            let bytes = AttachmentFixtures.png(width: side, height: side)
+            let preview = AgentDownloadPreview.make(bytes: bytes, mimeType: "application/octet-stream", fileName: "x")
+            if case .image(let thumbnail) = preview { #expect(thumbnail.pixels == nil, "never decoded") }
+        }
+    }
+
     @Test func rasterImagesBecomeBoundedThumbnails() throws {
         let width = 1024
         let height = 512

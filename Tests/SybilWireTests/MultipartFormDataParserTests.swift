@@ -273,6 +273,8 @@ struct MultipartFormDataParserTests {
         "part headers are strict and the error names the part and the rule",
         arguments: [
             ("X-Only: 1", "part 0: Content-Disposition is missing"),
+            // No header lines at all: the empty block ends right after the boundary line.
+            ("", "part 0: Content-Disposition is missing"),
             (
                 "Content-Disposition: attachment; name=\"a\"",
                 "part 0: Content-Disposition must be form-data, got \"attachment\""

@@ -103,9 +103,13 @@ struct RasterImageHeaderTests {
 
     @Test func pixelsSaturateInsteadOfOverflowing() {
         #expect(RasterImageHeader(format: .png, width: 10_000, height: 5_000).pixels == 50_000_000)
-        let huge = RasterImageHeader.read(Self.png(width: 0xFFFF_FFFF, height: 0xFFFF_FFFF))
-        #expect(huge?.width == 0xFFFF_FFFF)
-        #expect(huge?.pixels == Int64.max)
+        let largest = RasterImageHeader.read(Self.png(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF))
+        #expect(largest?.width == 0x7FFF_FFFF)
+        #expect(largest?.pixels == Int64(0x7FFF_FFFF) * Int64(0x7FFF_FFFF))
+        #expect(RasterImageHeader(format: .png, width: .max, height: 2).pixels == Int64.max)
+        // PNG sizes stop at 2^31 − 1: a larger one is not a PNG header.
+        #expect(RasterImageHeader.read(Self.png(width: 0x8000_0000, height: 1)) == nil)
+        #expect(RasterImageHeader.read(Self.png(width: 1, height: 0xFFFF_FFFF)) == nil)
     }
 
     // MARK: Refusals
