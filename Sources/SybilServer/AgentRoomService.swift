@@ -17,10 +17,10 @@ final class AgentRoomService: Sendable {
     /// The raster formats whose dimensions are checked, by MIME type.
     static let rasterTypes: Set<String> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
 
-    private let store: AgentRoomStore
+    let store: AgentRoomStore
     private let options: SybilServerOptions
     private let time: ServerTime
-    private let events = Broadcast<AgentStreamEvent>()
+    let events = Broadcast<AgentStreamEvent>()
     private let turns: AgentTurnRunner
     private let uploadLimiter: RateLimiter
     private let messageLimiter: RateLimiter
@@ -272,14 +272,12 @@ final class AgentRoomService: Sendable {
     private func runStream(_ socket: ServerWebSocket, after: (sequence: Int64, cursor: AgentCursor)?) async {
         let live = events.subscribe()
         var sent = after?.sequence ?? 0
-        var newest = after?.cursor
         do {
             while true {
                 let page = try await store.messages(after: sent, before: nil, limit: 200)
                 for row in page.rows {
                     socket.send(text: Self.frame(.message(row.message)))
                     sent = row.sequence
-                    newest = row.message.cursor
                 }
                 if page.rows.count < 200 { break }
             }
@@ -293,7 +291,8 @@ final class AgentRoomService: Sendable {
         }
         let pingInterval = options.pingInterval
         let time = time
-        let replayed = newest
+        let store = store
+        let replayed = sent
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await message in socket.incoming {
@@ -307,14 +306,33 @@ final class AgentRoomService: Sendable {
                 }
             }
             group.addTask {
-                var newest = replayed
+                var sent = replayed
                 for await event in live {
-                    // A message the replay already sent (or one older than the cursor) is skipped.
-                    if case .message(let message) = event {
-                        if let newest, message.cursor <= newest { continue }
-                        newest = message.cursor
+                    guard case .message(let message) = event else {
+                        guard socket.send(text: Self.frame(event)) else { return }
+                        continue
+                    }
+                    // Messages are sent in sequence order with none left out: one the stream
+                    // already sent is skipped, and when a later one is published first (two
+                    // tasks stored messages at once) the ones between are read from the store.
+                    guard let sequence = AgentRoomCursor.sequence(of: message.cursor.rawValue), sequence > sent else {
+                        continue
+                    }
+                    while sequence > sent + 1 {
+                        guard let rows = try? await store.messages(after: sent, before: nil, limit: 200).rows else {
+                            socket.close(code: 1011, reason: "history unavailable")
+                            return
+                        }
+                        let between = rows.filter { $0.sequence < sequence }
+                        for row in between {
+                            guard socket.send(text: Self.frame(.message(row.message))) else { return }
+                            sent = row.sequence
+                        }
+                        // A number the store never used (a rolled-back insert) leaves a gap for good.
+                        if between.count < 200 { break }
                     }
                     guard socket.send(text: Self.frame(event)) else { return }
+                    sent = sequence
                 }
             }
             await group.next()

@@ -1,7 +1,7 @@
 import SybilCore
 import Testing
 
-@Suite("sybil debug envelope")
+@Suite("sybil debug envelope", .timeLimit(.minutes(2)))
 struct DebugEnvelopeCommandTests {
     static let valid = """
         {"boundaryToken":"b","codexSessionId":null,"loadState":{"state":"ready"},"storageFormat":"indexed",
@@ -102,7 +102,7 @@ struct DebugEnvelopeCommandTests {
     }
 }
 
-@Suite("sybil debug sse")
+@Suite("sybil debug sse", .timeLimit(.minutes(2)))
 struct DebugSSECommandTests {
     static let stream =
         "\u{FEFF}: hello\r\nid: 7\nevent: delta\ndata: {\"t\":\"Grüße\"}\n\nretry: 2500\ndata: a\ndata: b\r\n\r\nid: 99\ndata: unterminated\n"
@@ -171,7 +171,7 @@ struct DebugSSECommandTests {
     }
 }
 
-@Suite("sybil command dispatch")
+@Suite("sybil command dispatch", .timeLimit(.minutes(2)))
 struct CommandDispatchTests {
     @Test func unknownCommandExits64() async {
         let test = TestIO()

@@ -5,7 +5,7 @@ import SybilWire
 import Synchronization
 import Testing
 
-@Suite("sybil debug ws-echo")
+@Suite("sybil debug ws-echo", .timeLimit(.minutes(2)))
 struct DebugWebSocketEchoTests {
     /// What the server got back, in order.
     final class Echoes: Sendable {

@@ -3,7 +3,7 @@ import Testing
 
 /// The files in `examples/` that the README's main command shows stay valid (or, for the
 /// invalid one, stay rejected for the documented reason).
-@Suite("Shipped examples")
+@Suite("Shipped examples", .timeLimit(.minutes(2)))
 struct ExamplesTests {
     static let directory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

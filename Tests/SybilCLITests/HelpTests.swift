@@ -1,7 +1,7 @@
 import Testing
 
 /// Help texts are part of the interface: each is compared with its golden file verbatim.
-@Suite("Help text")
+@Suite("Help text", .timeLimit(.minutes(2)))
 struct HelpTests {
     @Test(
         "help is printed verbatim",

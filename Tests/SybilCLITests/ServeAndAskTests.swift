@@ -6,7 +6,7 @@ import Testing
 @testable import SybilCLI
 @testable import SybilServer
 
-@Suite("sybil ask and sybil serve")
+@Suite("sybil ask and sybil serve", .timeLimit(.minutes(2)))
 struct ServeAndAskTests {
     @Test func askWithoutConfigurationStreamsFromTheEmbeddedServer() async throws {
         let test = TestIO()

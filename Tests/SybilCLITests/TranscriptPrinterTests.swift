@@ -5,7 +5,7 @@ import Testing
 @testable import SybilCLI
 
 /// What `sybil workspaces open` prints as a chat's display rows change.
-@Suite("Transcript printer")
+@Suite("Transcript printer", .timeLimit(.minutes(2)))
 struct TranscriptPrinterTests {
     private func row(
         _ id: String, _ type: TimelineRowType, _ text: String, state: TimelineRow.State = .confirmed,

@@ -9,7 +9,7 @@ import Testing
 /// order, removal cancelling local work, suspension, failures kept whole and retried only when
 /// asked.
 @MainActor
-@Suite("Attachment capability and metadata, one-at-a-time, cancellation on removal")
+@Suite("Attachment capability and metadata, one-at-a-time, cancellation on removal", .timeLimit(.minutes(2)))
 struct AgentAttachmentDraftTests {
     private func makeDraft(
         _ directory: String, api: FakeAgentRoomAPI, capability: AgentRoomDescriptor.Attachments? = nil

@@ -11,7 +11,7 @@ import Testing
 /// crash recovery, base-URL scoping and the staging bounds. A "crash" is a draft abandoned
 /// mid-way and a new one opened on the same files.
 @MainActor
-@Suite("Relaunch, storage failure blocks, handoff crash recovery")
+@Suite("Relaunch, storage failure blocks, handoff crash recovery", .timeLimit(.minutes(2)))
 struct AgentAttachmentPersistenceTests {
     private func store(_ directory: String, _ baseURL: URL = AttachmentFixtures.baseURL) -> AgentAttachmentFileStore {
         AgentAttachmentFileStore(directory: directory, baseURL: baseURL)

@@ -5,7 +5,7 @@ import Testing
 
 /// Preparation (SPEC §6.1): files keep their bytes, HEIC photos become bounded JPEGs, raster
 /// images are validated, and every limit holds at its boundary.
-@Suite("HEIC conversion versus original-file preservation, and limits at each boundary")
+@Suite("HEIC conversion versus original-file preservation, and limits at each boundary", .timeLimit(.minutes(2)))
 struct AgentAttachmentPreparationTests {
     private let v1 = AgentAttachmentLimits.v1
 

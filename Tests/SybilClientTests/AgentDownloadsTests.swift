@@ -8,7 +8,7 @@ import Testing
 
 /// Downloads (SPEC §6.1): two at once, a 16 MiB LRU cache, configuration isolation by
 /// generation, cancellation, previews and exports.
-@Suite("Two-transfer concurrency, configuration isolation, cache bound")
+@Suite("Two-transfer concurrency, configuration isolation, cache bound", .timeLimit(.minutes(2)))
 struct AgentDownloadsTests {
     private func attachment(_ id: String, _ bytes: [UInt8], name: String? = nil, mimeType: String = "text/plain")
         -> AgentAttachment
@@ -215,7 +215,7 @@ struct AgentDownloadsTests {
 }
 
 /// Previews: bounded thumbnails, plain text (never rendered), nothing for other files.
-@Suite("Attachment previews")
+@Suite("Attachment previews", .timeLimit(.minutes(2)))
 struct AgentDownloadPreviewTests {
     @Test func hostileImageSizesGiveNoPreviewInsteadOfACrash() {
         // Any file's bytes are sniffed: a PNG header claiming the largest sizes must not trap.

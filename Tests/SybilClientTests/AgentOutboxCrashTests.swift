@@ -8,7 +8,7 @@ import Testing
 /// The phone dies between any two steps of sending a message; a new process opens the outbox
 /// from the same directory. Every message reaches the room exactly once, in order, with the
 /// request id and `createdAt` it was first given.
-@Suite("Agent outbox crash safety")
+@Suite("Agent outbox crash safety", .timeLimit(.minutes(2)))
 @MainActor
 struct AgentOutboxCrashTests {
     typealias Phone = AgentOutboxSenderTests.Phone

@@ -4,7 +4,7 @@ import SybilWire
 import Testing
 
 /// The stored format: strict, versioned, every limit at its boundary.
-@Suite("Agent outbox document")
+@Suite("Agent outbox document", .timeLimit(.minutes(2)))
 struct AgentOutboxDocumentTests {
     static let base = "http://127.0.0.1:8799/api"
 

@@ -4,7 +4,7 @@ import SybilWire
 import Testing
 
 /// The outbox rules on their own, without storage or concurrency: every transition.
-@Suite("Agent outbox queue")
+@Suite("Agent outbox queue", .timeLimit(.minutes(2)))
 struct AgentOutboxQueueTests {
     static func entry(_ id: String, _ text: String = "hello", attachments: [String] = [], draft: String? = nil)
         -> AgentOutboxEntry

@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// The sender over a fake room that answers only submissions.
-@Suite("Agent outbox sender")
+@Suite("Agent outbox sender", .timeLimit(.minutes(2)))
 @MainActor
 struct AgentOutboxSenderTests {
     /// An outbox and its sender in `directory`, sending to `room`.

@@ -68,7 +68,7 @@ func storedDocument(_ outbox: AgentOutboxFile) throws -> AgentOutboxDocument {
     return document
 }
 
-@Suite("Agent outbox")
+@Suite("Agent outbox", .timeLimit(.minutes(2)))
 @MainActor
 struct AgentOutboxTests {
     @Test func anEntryIsSavedBeforeEnqueueReturnsWithInjectedIdAndTime() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import SybilClient
 import Testing
 
-@Suite("Agent room API base URL")
+@Suite("Agent room API base URL", .timeLimit(.minutes(2)))
 struct AgentRoomAPIBaseTests {
     private func base(_ text: String) throws -> AgentAPIBase { try AgentAPIBase(string: text) }
 

@@ -7,7 +7,7 @@ import SybilWire
 import Synchronization
 import Testing
 
-@Suite("Agent room HTTP client")
+@Suite("Agent room HTTP client", .timeLimit(.minutes(2)))
 struct AgentRoomHTTPClientTests {
     typealias F = AgentRoomFixtures
 

@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 
 @MainActor
-@Suite("Agent room model")
+@Suite("Agent room model", .timeLimit(.minutes(2)))
 struct AgentRoomModelTests {
     typealias F = AgentRoomFixtures
 

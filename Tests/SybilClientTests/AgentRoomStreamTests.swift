@@ -7,7 +7,7 @@ import SybilWire
 import Synchronization
 import Testing
 
-@Suite("Agent room stream")
+@Suite("Agent room stream", .timeLimit(.minutes(2)))
 struct AgentRoomStreamTests {
     typealias F = AgentRoomFixtures
 

@@ -5,7 +5,7 @@ import SybilTimeline
 import SybilWire
 import Testing
 
-@Suite("Attachment uploads")
+@Suite("Attachment uploads", .timeLimit(.minutes(2)))
 struct AttachmentUploaderTests {
     let chat = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-42")
 

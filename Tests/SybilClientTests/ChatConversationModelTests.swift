@@ -6,7 +6,7 @@ import Testing
 
 /// Every ending of a reply leaves the page out of the "typing" state (seed 004).
 @MainActor
-@Suite("Chat conversation typing state")
+@Suite("Chat conversation typing state", .timeLimit(.minutes(2)))
 struct ChatConversationModelTests {
     /// Streams the scripted deltas, then ends as told.
     struct ScriptedStreaming: ChatStreaming {

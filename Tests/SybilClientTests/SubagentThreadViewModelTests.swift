@@ -3,7 +3,7 @@ import SybilTimeline
 import Testing
 
 @MainActor
-@Suite("Subagent thread viewer")
+@Suite("Subagent thread viewer", .timeLimit(.minutes(2)))
 struct SubagentThreadViewModelTests {
     @Test func loadsThroughTheThreadCallsOnItsOwnViewport() async {
         let rpc = ScriptedWorkspaceChatRPC()

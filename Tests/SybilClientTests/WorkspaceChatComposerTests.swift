@@ -10,7 +10,7 @@ import Testing
 /// shown as sent or sent, rejections give the text back, and a relaunch after a crash at any
 /// persisted step delivers each message once, in order, with its first ids.
 @MainActor
-@Suite("Workspace chat composer")
+@Suite("Workspace chat composer", .timeLimit(.minutes(2)))
 struct WorkspaceChatComposerTests {
     struct Phone {
         let outbox: WorkspaceOutbox

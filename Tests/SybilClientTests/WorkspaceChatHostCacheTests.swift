@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 @MainActor
-@Suite("Workspace chat host cache")
+@Suite("Workspace chat host cache", .timeLimit(.minutes(2)))
 struct WorkspaceChatHostCacheTests {
     private func key(_ index: Int) -> WorkspaceChatKey {
         WorkspaceChatKey(desktopId: "desk-1", projectId: "app", sessionId: "s\(index)")

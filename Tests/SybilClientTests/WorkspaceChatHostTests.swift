@@ -5,7 +5,7 @@ import SybilWire
 import Testing
 
 @MainActor
-@Suite("Workspace chat host")
+@Suite("Workspace chat host", .timeLimit(.minutes(2)))
 struct WorkspaceChatHostTests {
     /// Activates a host and applies its first window.
     private func loadedHost(

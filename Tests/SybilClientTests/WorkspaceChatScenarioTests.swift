@@ -7,7 +7,7 @@ import Testing
 /// One host driven through a day's use: select → load → live overlay → park → another chat →
 /// return → refresh with non-overlapping rows, checking rows, revision and epochs each step.
 @MainActor
-@Suite("Workspace chat scenario")
+@Suite("Workspace chat scenario", .timeLimit(.minutes(2)))
 struct WorkspaceChatScenarioTests {
     @Test func selectLoadOverlayParkReturnRefresh() async throws {
         let rpc = ScriptedWorkspaceChatRPC()

@@ -7,7 +7,7 @@ import Testing
 /// Every seed-000 presentation number at its boundary, through the screen model: a real host,
 /// the scripted desktop and a manual clock.
 @MainActor
-@Suite("WorkspaceChatScreenModelTests")
+@Suite("WorkspaceChatScreenModelTests", .timeLimit(.minutes(2)))
 struct WorkspaceChatScreenModelTests {
     typealias Screen = WorkspaceChatScreenModel<ManualClock>
 

@@ -6,7 +6,7 @@ import Testing
 /// Ported from seed 000: a recovery reload keeps the rows until its snapshot is applied, and
 /// a pending reload survives a transient connection loss.
 @MainActor
-@Suite("WorkspaceChatTimelinePaginationReloadTests")
+@Suite("WorkspaceChatTimelinePaginationReloadTests", .timeLimit(.minutes(2)))
 struct WorkspaceChatTimelinePaginationReloadTests {
     @Test func aRecoveryReloadKeepsTheRowsUntilItsSnapshotIsApplied() async {
         let rpc = ScriptedWorkspaceChatRPC()

@@ -5,7 +5,7 @@ import Testing
 /// Ported from seed 000: only the active operation may apply its snapshot, and a changed
 /// target generation rejects an earlier one.
 @MainActor
-@Suite("WorkspaceChatTimelineSnapshotOrderingTests")
+@Suite("WorkspaceChatTimelineSnapshotOrderingTests", .timeLimit(.minutes(2)))
 struct WorkspaceChatTimelineSnapshotOrderingTests {
     @Test func aChangedTargetGenerationRejectsTheEarlierSnapshot() async {
         let rpc = ScriptedWorkspaceChatRPC()

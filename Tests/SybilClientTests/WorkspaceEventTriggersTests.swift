@@ -4,7 +4,7 @@ import SybilWire
 import Testing
 
 /// What each desktop event makes the selected host do (SPEC §4.2).
-@Suite("Workspace event triggers")
+@Suite("Workspace event triggers", .timeLimit(.minutes(2)))
 struct WorkspaceEventTriggersTests {
     static let overlay = LiveOverlay(
         settlementEpoch: 3, revision: 1,

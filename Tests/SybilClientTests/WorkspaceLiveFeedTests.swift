@@ -6,7 +6,7 @@ import Testing
 
 /// The live feed between the desktop's events and the selected host.
 @MainActor
-@Suite("Workspace live feed")
+@Suite("Workspace live feed", .timeLimit(.minutes(2)))
 struct WorkspaceLiveFeedTests {
     typealias Update = WorkspaceEventsClient<ManualClock>.Update
 

@@ -7,7 +7,7 @@ import Testing
 /// The phone dies between any two steps of sending a message (persist, send, receipt,
 /// complete, reload). After a restart every message reaches the desktop once, in order, with
 /// the ids it was first given.
-@Suite("Workspace outbox crash safety")
+@Suite("Workspace outbox crash safety", .timeLimit(.minutes(2)))
 struct WorkspaceOutboxCrashTests {
     enum CrashPoint: String, CaseIterable, Sendable {
         case afterPersistBeforeSend

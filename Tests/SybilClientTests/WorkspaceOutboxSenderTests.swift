@@ -6,7 +6,7 @@ import SybilTimeline
 import Synchronization
 import Testing
 
-@Suite("Workspace outbox sender")
+@Suite("Workspace outbox sender", .timeLimit(.minutes(2)))
 struct WorkspaceOutboxSenderTests {
     struct Phone {
         let outbox: WorkspaceOutbox

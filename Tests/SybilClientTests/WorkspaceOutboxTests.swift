@@ -6,7 +6,7 @@ import SybilTimeline
 import SybilWire
 import Testing
 
-@Suite("Workspace outbox copy")
+@Suite("Workspace outbox copy", .timeLimit(.minutes(2)))
 struct WorkspaceOutboxTests {
     private func entry(_ operationId: String, _ text: String = "hi", chat: WorkspaceChatKey = chatA)
         -> WorkspaceOutboxEntry

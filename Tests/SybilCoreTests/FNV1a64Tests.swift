@@ -3,7 +3,7 @@ import Testing
 
 /// FNV-1a 64-bit against the reference vectors published with the algorithm
 /// (Landon Curt Noll's `test_fnv.c`, FNV1a_64 column).
-@Suite("FNV-1a 64")
+@Suite("FNV-1a 64", .timeLimit(.minutes(2)))
 struct FNV1a64Tests {
     static let vectors: [(input: String, hash: UInt64)] = [
         ("", 0xcbf2_9ce4_8422_2325),

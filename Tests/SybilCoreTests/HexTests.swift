@@ -1,7 +1,7 @@
 import SybilCore
 import Testing
 
-@Suite("Hex")
+@Suite("Hex", .timeLimit(.minutes(2)))
 struct HexTests {
     @Test func paddedWordsKeepAllSixteenDigits() {
         #expect(Hex.padded(0) == "0000000000000000")

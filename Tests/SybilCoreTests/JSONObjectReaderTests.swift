@@ -1,7 +1,7 @@
 import SybilCore
 import Testing
 
-@Suite("Contract readers")
+@Suite("Contract readers", .timeLimit(.minutes(2)))
 struct JSONObjectReaderTests {
     private func reader(_ text: String) throws -> JSONObjectReader {
         try JSONObjectReader(JSONReader().parse(text), at: .root)

@@ -1,7 +1,7 @@
 import SybilCore
 import Testing
 
-@Suite("Strict JSON reader")
+@Suite("Strict JSON reader", .timeLimit(.minutes(2)))
 struct JSONReaderTests {
     private func parse(_ text: String, limits: JSONReader.Limits = .standard) throws(JSONError) -> JSONValue {
         try JSONReader(limits: limits).parse(Array(text.utf8))

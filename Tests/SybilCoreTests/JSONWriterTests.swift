@@ -1,7 +1,7 @@
 import SybilCore
 import Testing
 
-@Suite("JSON writer")
+@Suite("JSON writer", .timeLimit(.minutes(2)))
 struct JSONWriterTests {
     @Test func escapesWhatJSONAndJavaScriptNeed() {
         let text = "q\"b\\n\nr\rt\tb\u{08}f\u{0C}nul\u{0}us\u{1F}del\u{7F}ls\u{2028}ps\u{2029}é€🎉"

@@ -1,7 +1,7 @@
 import SybilTesting
 import Testing
 
-@Suite("Manual clock")
+@Suite("Manual clock", .timeLimit(.minutes(2)))
 struct ManualClockTests {
     @Test func startsAtZeroAndAdvancesOnlyWhenTold() {
         let clock = ManualClock()

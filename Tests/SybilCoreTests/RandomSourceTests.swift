@@ -1,7 +1,7 @@
 import SybilCore
 import Testing
 
-@Suite("Random sources and ID generators")
+@Suite("Random sources and ID generators", .timeLimit(.minutes(2)))
 struct RandomSourceTests {
     @Test func splitMix64MatchesTheReferenceSequence() {
         // Reference output of SplitMix64 (Steele, Lea, Flood 2014) for seed 1234567.

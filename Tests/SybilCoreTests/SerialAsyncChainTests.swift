@@ -3,7 +3,7 @@ import SybilTesting
 import Synchronization
 import Testing
 
-@Suite("Serial async chain")
+@Suite("Serial async chain", .timeLimit(.minutes(2)))
 struct SerialAsyncChainTests {
     /// Records starts and ends of jobs.
     final class Log: Sendable {

@@ -9,7 +9,7 @@ import Testing
 
 /// The Agent room composer (room + draft + outbox + sender) against the reference server over
 /// real sockets: what `sybil agent send` and an app's composer do.
-@Suite("Agent composer end to end")
+@Suite("Agent composer end to end", .timeLimit(.minutes(2)))
 @MainActor
 struct AgentComposerEndToEndTests {
     /// A phone's Agent room screen over `server` under `/api`, its outbox and draft in `directory`.

@@ -16,7 +16,7 @@ import Testing
 /// The Agent room outbox against the reference server over real sockets: submissions through
 /// `AgentRoomHTTPClient`, canonical echoes from the `agent/stream` WebSocket through an
 /// `AgentRoomModel` whose `onMessageMerged` feeds the sender, as in the app.
-@Suite("Agent outbox end to end")
+@Suite("Agent outbox end to end", .timeLimit(.minutes(2)))
 @MainActor
 struct AgentOutboxEndToEndTests {
     /// A phone: the outbox in its own directory, scoped to `base`; its sender over the room's

@@ -14,7 +14,7 @@ import Testing
 /// WebSocket stream through `SocketWebSocket`, and the room model, each with its real
 /// transport. Reconnect waits run on a manual clock the test advances.
 @MainActor
-@Suite("Agent room end to end")
+@Suite("Agent room end to end", .timeLimit(.minutes(2)))
 struct AgentRoomEndToEndTests {
     /// The reference server for the room: no pause in the agent's replies, time fixed at
     /// 1,800,000,000,000 ms (every message on one day), no rate limit in the way.

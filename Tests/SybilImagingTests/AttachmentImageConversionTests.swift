@@ -2,7 +2,7 @@ import SybilImaging
 import Testing
 
 /// PNG attachments (SPEC §4.6), with real PNGs generated here.
-@Suite("PNG attachments re-encoded as JPEG")
+@Suite("PNG attachments re-encoded as JPEG", .timeLimit(.minutes(2)))
 struct AttachmentImageConversionTests {
     /// A PNG of `width` × `height` with a gradient, opaque or half transparent.
     private func png(width: Int, height: Int, alpha: Bool) throws -> [UInt8] {

@@ -7,7 +7,7 @@ import Testing
 /// `Fixtures/` (made with `heif-enc -q 70 gradient.png -o gradient-96x64.heic` from Debian's
 /// `libheif-examples`, the PNG a 96 × 64 gradient: red = x·255/95, green = y·255/63, blue = 64)
 /// is decoded on every platform.
-@Suite("HEIC photos converted to bounded JPEG")
+@Suite("HEIC photos converted to bounded JPEG", .timeLimit(.minutes(2)))
 struct HEIFPhotoConversionTests {
     /// A gradient: red follows x, green follows y, blue is 64.
     private func gradient(width: Int, height: Int) -> RGBImage {

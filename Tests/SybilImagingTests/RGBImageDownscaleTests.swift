@@ -3,7 +3,7 @@ import Testing
 
 /// The box-filter downscale and the fitted size used by photo conversion and previews, and
 /// JPEG decoding with its pixel bound.
-@Suite("Image downscaling and JPEG decoding")
+@Suite("Image downscaling and JPEG decoding", .timeLimit(.minutes(2)))
 struct RGBImageDownscaleTests {
     @Test func theFittedSizeKeepsTheAspectAndEachBound() {
         #expect(

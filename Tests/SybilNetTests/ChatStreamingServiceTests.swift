@@ -5,7 +5,7 @@ import SybilTesting
 import Synchronization
 import Testing
 
-@Suite("Chat streaming service")
+@Suite("Chat streaming service", .timeLimit(.minutes(2)))
 struct ChatStreamingServiceTests {
     /// A gate the test opens by hand.
     final class ManualGate: SendGate {

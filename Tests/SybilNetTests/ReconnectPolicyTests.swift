@@ -2,7 +2,7 @@ import SybilCore
 import SybilNet
 import Testing
 
-@Suite("Reconnect policy")
+@Suite("Reconnect policy", .timeLimit(.minutes(2)))
 struct ReconnectPolicyTests {
     struct Fixed: RandomSource {
         var value: UInt64

@@ -4,7 +4,7 @@ import SybilTesting
 import SybilWire
 import Testing
 
-@Suite("SSE chat transport")
+@Suite("SSE chat transport", .timeLimit(.minutes(2)))
 struct SSEChatTransportTests {
     let request = HTTPRequest(method: "POST", url: URL(string: "https://h/v1/chat/completions")!)
 

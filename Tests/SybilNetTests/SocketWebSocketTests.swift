@@ -5,7 +5,7 @@ import SybilTesting
 import SybilWire
 import Testing
 
-@Suite("WebSocket client over a loopback server")
+@Suite("WebSocket client over a loopback server", .timeLimit(.minutes(2)))
 struct SocketWebSocketTests {
     private func connect(
         _ server: LoopbackHTTPServer, clock: ManualClock = ManualClock(), options: WebSocketOptions = WebSocketOptions()
@@ -189,7 +189,7 @@ struct SocketWebSocketTests {
     }
 }
 
-@Suite("WebSocket client lifetime")
+@Suite("WebSocket client lifetime", .timeLimit(.minutes(2)))
 struct SocketWebSocketLifetimeTests {
     @Test func droppingTheClientClosesTheConnection() async throws {
         let closed = DispatchSemaphore(value: 0)

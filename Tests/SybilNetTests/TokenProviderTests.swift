@@ -3,7 +3,7 @@ import SybilStore
 import Synchronization
 import Testing
 
-@Suite("Token chain")
+@Suite("Token chain", .timeLimit(.minutes(2)))
 struct TokenProviderTests {
     final class CountingRefresher: TokenRefresher {
         private let count = Mutex(0)

@@ -4,7 +4,7 @@ import SybilTesting
 import Synchronization
 import Testing
 
-@Suite("URLSession HTTP client against a loopback server")
+@Suite("URLSession HTTP client against a loopback server", .timeLimit(.minutes(2)))
 struct URLSessionHTTPClientTests {
     @Test func bodyChunksArriveAsTheServerSendsThem() async throws {
         let release = DispatchSemaphore(value: 0)
@@ -65,7 +65,7 @@ struct URLSessionHTTPClientTests {
     }
 }
 
-@Suite("API endpoints")
+@Suite("API endpoints", .timeLimit(.minutes(2)))
 struct APIEndpointTests {
     @Test func baseURLsKeepTheirPath() {
         let base = URL(string: "https://h/api")!

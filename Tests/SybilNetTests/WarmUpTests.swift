@@ -4,7 +4,7 @@ import SybilTesting
 import Testing
 
 @MainActor
-@Suite("Warm-up and send gate")
+@Suite("Warm-up and send gate", .timeLimit(.minutes(2)))
 struct WarmUpTests {
     let base = URL(string: "https://h/api")!
 

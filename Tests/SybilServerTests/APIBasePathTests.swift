@@ -9,7 +9,7 @@ import Testing
 
 /// The Sybil API at the root and under `/api`, as the seed's clients configure their base
 /// URL: every route answers the same under both prefixes, and nothing else looks like one.
-@Suite("Reference server: /api base path")
+@Suite("Reference server: /api base path", .timeLimit(.minutes(2)))
 struct APIBasePathTests {
     private static let apiRoutes = ServerRoute.allCases.filter { $0 != .debugWebSocketEcho }
 

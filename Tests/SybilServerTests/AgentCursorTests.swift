@@ -8,7 +8,7 @@ import Testing
 
 /// Cursors from clients are hostile: every route that takes one range-checks it and never
 /// traps; a valid cursor beyond the newest message is simply an empty page.
-@Suite("Reference server: Agent cursors")
+@Suite("Reference server: Agent cursors", .timeLimit(.minutes(2)))
 struct AgentCursorTests {
     /// Cursors the server never issues: too many digits for an Int64, extra leading zeros,
     /// too few digits, signs, nothing, other characters.

@@ -8,7 +8,7 @@ import Testing
 
 /// What every Agent room route emits decodes with the SybilWire decoder the clients use:
 /// one contract, no second copy in the server.
-@Suite("Reference server: Agent room contract")
+@Suite("Reference server: Agent room contract", .timeLimit(.minutes(2)))
 struct AgentRoomContractTests {
     @Test func theDescriptorDecodesWithVersion1AttachmentsTheV1LimitsAndTheQuota() async throws {
         let harness = try AppHarness { $0.quotaBytes = 1 << 30 }

@@ -8,7 +8,7 @@ import Testing
 /// Every example of docs/api/agent-room.md decodes with the Agent room's own Wire decoder
 /// (chosen by its shape), its cursors are ones this server issues, and the multipart example
 /// is a body the upload route accepts.
-@Suite("Agent room docs")
+@Suite("Agent room docs", .timeLimit(.minutes(2)))
 struct AgentRoomDocsTests {
     private static let page = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,7 @@ import Testing
 
 @testable import SybilServer
 
-@Suite("Reference server: Agent room")
+@Suite("Reference server: Agent room", .timeLimit(.minutes(2)))
 struct AgentRoomRoutesTests {
     private func submit(
         _ harness: AppHarness, id: String, text: String = "Summarise the build failures.", attachments: [String] = []

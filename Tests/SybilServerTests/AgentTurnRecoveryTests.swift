@@ -10,7 +10,7 @@ import Testing
 /// A turn the agent owes survives a stop: it is stored with the user's message, each step
 /// with its progress, and the next server on the same data directory finishes it: exactly
 /// one reply per user message, no step repeated.
-@Suite("Reference server: Agent turns survive a restart")
+@Suite("Reference server: Agent turns survive a restart", .timeLimit(.minutes(2)))
 struct AgentTurnRecoveryTests {
     private static let token = "live"
 

@@ -10,7 +10,7 @@ import Testing
 /// `POST agent/uploads` as multipart/form-data (streamed into the parser as the transport
 /// does, and whole), the raw form beside it, and every v1 ceiling at its boundary: exactly
 /// at the limit passes, one over fails with the seed's code and details.
-@Suite("Reference server: Agent uploads and ceilings")
+@Suite("Reference server: Agent uploads and ceilings", .timeLimit(.minutes(2)))
 struct AgentUploadTests {
     private static func error(_ response: HTTPServerResponse) throws -> APIErrorBody {
         try APIErrorBody.decode(json(response), at: .root)

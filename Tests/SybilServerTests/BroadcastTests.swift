@@ -2,7 +2,7 @@ import Testing
 
 @testable import SybilServer
 
-@Suite("Broadcast")
+@Suite("Broadcast", .timeLimit(.minutes(2)))
 struct BroadcastTests {
     @Test func aSlowSubscriberGetsWhatFitsWithoutAGapThenItsStreamEnds() async {
         let broadcast = Broadcast<Int>(bufferLimit: 3)

@@ -4,7 +4,7 @@ import SybilServer
 import SybilWire
 import Testing
 
-@Suite("Reference server: routes, auth and chats")
+@Suite("Reference server: routes, auth and chats", .timeLimit(.minutes(2)))
 struct ChatRoutesTests {
     private let chatBody =
         #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": "Was ist ein Kaltstart?"}]"#

@@ -2,7 +2,7 @@ import SybilNet
 import SybilServer
 import Testing
 
-@Suite("HTTP/1.1 request parser")
+@Suite("HTTP/1.1 request parser", .timeLimit(.minutes(2)))
 struct HTTPRequestParserTests {
     private func parser(bodyLimit: Int = 1 << 20, headLimit: Int = 16 << 10) -> HTTPRequestParser {
         HTTPRequestParser(maximumHeadBytes: headLimit) { _ in bodyLimit }

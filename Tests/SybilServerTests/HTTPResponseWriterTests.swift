@@ -3,7 +3,7 @@ import SybilServer
 import SybilWire
 import Testing
 
-@Suite("HTTP responses and SSE formatting")
+@Suite("HTTP responses and SSE formatting", .timeLimit(.minutes(2)))
 struct HTTPResponseWriterTests {
     @Test func aWholeResponseCarriesItsLength() {
         var headers = HTTPHeaders()

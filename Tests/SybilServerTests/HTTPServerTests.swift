@@ -6,7 +6,7 @@ import SybilTesting
 import SybilWire
 import Testing
 
-@Suite("HTTP server over live sockets")
+@Suite("HTTP server over live sockets", .timeLimit(.minutes(2)))
 struct HTTPServerTests {
     private func start(
         _ handler: TransportTestHandler = TransportTestHandler(), clock: ManualClock = ManualClock(),

@@ -4,7 +4,7 @@ import Testing
 
 /// `docs/api/openapi.yaml` must describe exactly the server's REST routes, so standard API
 /// tooling can drive the server.
-@Suite("OpenAPI document")
+@Suite("OpenAPI document", .timeLimit(.minutes(2)))
 struct OpenAPIDocumentTests {
     private static let document = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

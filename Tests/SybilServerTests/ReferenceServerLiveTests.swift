@@ -9,7 +9,7 @@ import Testing
 @testable import SybilServer
 
 /// The reference server over real sockets, driven by the client stack of the network layer.
-@Suite("Reference server with the real clients")
+@Suite("Reference server with the real clients", .timeLimit(.minutes(2)))
 struct ReferenceServerLiveTests {
     private static let token = "live-token"
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import SybilServer
 
-@Suite("Scripted agent")
+@Suite("Scripted agent", .timeLimit(.minutes(2)))
 struct ScriptedAgentTests {
     @Test func theSameSeedAndPromptAlwaysGiveTheSameReply() {
         let prompts = ["Was ist ein Kaltstart?", "Fix the login", "", "🙂 emoji"]

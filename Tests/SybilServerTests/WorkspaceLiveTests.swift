@@ -9,7 +9,7 @@ import Testing
 
 /// The desktop's runs, stops, desktop switches and event replay over real sockets, and an
 /// accepted message surviving a server killed mid-run.
-@Suite("Reference server: workspace runs over sockets")
+@Suite("Reference server: workspace runs over sockets", .timeLimit(.minutes(2)))
 struct WorkspaceLiveTests {
     private static let token = "live-token"
     private static let chat = AppHarness.chatParams

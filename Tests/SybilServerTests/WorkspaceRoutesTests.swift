@@ -6,7 +6,7 @@ import Testing
 
 @testable import SybilServer
 
-@Suite("Reference server: workspace desktop")
+@Suite("Reference server: workspace desktop", .timeLimit(.minutes(2)))
 struct WorkspaceRoutesTests {
     let chat = AppHarness.chatParams
 

@@ -9,7 +9,7 @@ import Testing
 
 /// Queued turns, stops, desktops going offline and back, and event replay by
 /// `Last-Event-ID`: every staleness trigger a client reacts to can happen on this server.
-@Suite("Reference server: workspace runs and events")
+@Suite("Reference server: workspace runs and events", .timeLimit(.minutes(2)))
 struct WorkspaceRunsTests {
     private let chat = AppHarness.chatParams
     private static let eventsPath = "/v1/workspaces/events?desktopId=desk-1&projectId=proj-app&sessionId=sess-42"

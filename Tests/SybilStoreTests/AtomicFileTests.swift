@@ -2,7 +2,7 @@ import Foundation
 import SybilStore
 import Testing
 
-@Suite("Atomic files and the file key-value store")
+@Suite("Atomic files and the file key-value store", .timeLimit(.minutes(2)))
 struct AtomicFileTests {
     struct SimulatedCrash: Error {}
 

@@ -2,7 +2,7 @@ import Foundation
 import SybilStore
 import Testing
 
-@Suite("File secret store")
+@Suite("File secret store", .timeLimit(.minutes(2)))
 struct FileSecretStoreTests {
     private func withDirectory(_ body: (String) throws -> Void) throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -2,7 +2,7 @@ import Foundation
 import SybilStore
 import Testing
 
-@Suite("SQLite database")
+@Suite("SQLite database", .timeLimit(.minutes(2)))
 struct SQLiteDatabaseTests {
     @Test func everyValueTypeRoundTrips() throws {
         let database = try SQLiteDatabase(.inMemory)

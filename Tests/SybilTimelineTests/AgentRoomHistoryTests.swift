@@ -4,7 +4,7 @@ import SybilTimeline
 import SybilWire
 import Testing
 
-@Suite("Agent room merged history")
+@Suite("Agent room merged history", .timeLimit(.minutes(2)))
 struct AgentRoomHistoryTests {
     typealias F = AgentRoomTimelineFixtures
 

@@ -4,7 +4,7 @@ import SybilTimeline
 import SybilWire
 import Testing
 
-@Suite("Agent transcript presentation")
+@Suite("Agent transcript presentation", .timeLimit(.minutes(2)))
 struct AgentTranscriptTests {
     typealias F = AgentRoomTimelineFixtures
     let utc = TimeZone(secondsFromGMT: 0)!

@@ -2,7 +2,7 @@ import SybilTimeline
 import SybilWire
 import Testing
 
-@Suite("Latest-window scheduler")
+@Suite("Latest-window scheduler", .timeLimit(.minutes(2)))
 struct LatestWindowSchedulerTests {
     typealias Scheduler = LatestWindowScheduler
     let chatA = WorkspaceChatKey(desktopId: "d", projectId: "p", sessionId: "a")

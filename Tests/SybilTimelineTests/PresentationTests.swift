@@ -9,7 +9,7 @@ private func at(_ milliseconds: Int) -> Instant {
     Instant(offset: .milliseconds(milliseconds))
 }
 
-@Suite("Display rows")
+@Suite("Display rows", .timeLimit(.minutes(2)))
 struct DisplayRowsTests {
     typealias F = Fixtures
 
@@ -57,7 +57,7 @@ struct DisplayRowsTests {
     }
 }
 
-@Suite("Overlay delivery throttle")
+@Suite("Overlay delivery throttle", .timeLimit(.minutes(2)))
 struct OverlayDeliveryThrottleTests {
     @Test func atMostSixPerSecond() {
         var throttle = OverlayDeliveryThrottle<Int, Instant>()
@@ -153,7 +153,7 @@ struct OverlayDeliveryThrottleTests {
     }
 }
 
-@Suite("First display cover")
+@Suite("First display cover", .timeLimit(.minutes(2)))
 struct FirstDisplayCoverTests {
     @Test func dropsAfterTwoSecondsEvenIfLayoutNeverSettles() {
         var cover = FirstDisplayCover(shownAt: at(1_000))
@@ -219,7 +219,7 @@ struct FirstDisplayCoverTests {
     }
 }
 
-@Suite("Older page trigger")
+@Suite("Older page trigger", .timeLimit(.minutes(2)))
 struct OlderPageTriggerTests {
     @Test func startsWithin1800PointsOfTheTop() {
         var trigger = OlderPageTrigger<Instant>()
@@ -279,7 +279,7 @@ struct OlderPageTriggerTests {
     }
 }
 
-@Suite("Prepend anchor")
+@Suite("Prepend anchor", .timeLimit(.minutes(2)))
 struct PrependAnchorTests {
     @Test func restoresTheFirstVisibleRowAtItsOffset() {
         // Row "r5" starts at y=1,000 while scrolled to 960: it sits 40 pt below the top.
@@ -302,7 +302,7 @@ struct PrependAnchorTests {
     }
 }
 
-@Suite("Follow bottom and settle passes")
+@Suite("Follow bottom and settle passes", .timeLimit(.minutes(2)))
 struct FollowBottomTests {
     @Test func speedIsRemainingOverOnePointFiveSecondsClamped() {
         #expect(FollowBottom.speed(remaining: 150) == 100)

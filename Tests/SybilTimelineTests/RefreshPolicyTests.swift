@@ -2,7 +2,7 @@ import SybilCore
 import SybilTimeline
 import Testing
 
-@Suite("Refresh policy")
+@Suite("Refresh policy", .timeLimit(.minutes(2)))
 struct RefreshPolicyTests {
     struct Fixed: RandomSource {
         let value: UInt64

@@ -2,7 +2,7 @@ import SybilTimeline
 import SybilWire
 import Testing
 
-@Suite("Shared read gate")
+@Suite("Shared read gate", .timeLimit(.minutes(2)))
 struct SharedReadGateTests {
     typealias F = AgentRoomTimelineFixtures
 

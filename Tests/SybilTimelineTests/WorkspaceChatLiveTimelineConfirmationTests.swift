@@ -4,7 +4,7 @@ import Testing
 
 /// Ported from seed 000: a live row is completed only through a shared typed identity
 /// (operation id, run id, row id), never by matching text or timestamp.
-@Suite("WorkspaceChatLiveTimelineConfirmationTests")
+@Suite("WorkspaceChatLiveTimelineConfirmationTests", .timeLimit(.minutes(2)))
 struct WorkspaceChatLiveTimelineConfirmationTests {
     typealias F = Fixtures
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Applying snapshots onto newer live state (SPEC §4.3) and the epochs and revisions of
 /// SPEC §4.4.
-@Suite("Workspace timeline")
+@Suite("Workspace timeline", .timeLimit(.minutes(2)))
 struct WorkspaceTimelineTests {
     typealias F = Fixtures
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Decodes every fenced example in `docs/api/*.md`, so the contracts cannot drift from the
 /// decoders. The fence's second word says what decodes the example (see docs/api/README.md).
-@Suite("API documentation examples")
+@Suite("API documentation examples", .timeLimit(.minutes(2)))
 struct APIDocsTests {
     struct Example: CustomStringConvertible, Sendable {
         var file: String

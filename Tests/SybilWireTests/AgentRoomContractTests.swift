@@ -5,7 +5,7 @@ import Testing
 /// The Agent room's contract types (docs/api/agent-room.md): each decodes what it encodes,
 /// each rule rejects with the path of the member that breaks it, and the capability is read
 /// leniently (text-only) where the seed says so.
-@Suite("Agent room contract")
+@Suite("Agent room contract", .timeLimit(.minutes(2)))
 struct AgentRoomContractTests {
     static let sha = String(repeating: "0123456789abcdef", count: 4)
 

@@ -2,7 +2,7 @@ import SybilWire
 import Testing
 
 /// The WHATWG event-stream rules, one test each, fed whole and split at every byte.
-@Suite("Event stream parser")
+@Suite("Event stream parser", .timeLimit(.minutes(2)))
 struct EventStreamParserTests {
     /// Feeds `bytes` in chunks of `size` bytes and returns the events, then finishes.
     private func parse(_ bytes: [UInt8], chunk size: Int? = nil) -> (

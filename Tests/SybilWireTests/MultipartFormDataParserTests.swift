@@ -3,7 +3,7 @@ import Testing
 
 /// The multipart/form-data rules, each fed whole and in every chunk size from 1 to 9 bytes:
 /// the parts, or the error, never depend on how the body is split.
-@Suite("Multipart form-data parser")
+@Suite("Multipart form-data parser", .timeLimit(.minutes(2)))
 struct MultipartFormDataParserTests {
     typealias Parser = MultipartFormDataParser
     typealias Failure = MultipartFormDataParser.Failure

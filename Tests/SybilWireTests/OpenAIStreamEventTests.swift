@@ -2,7 +2,7 @@ import SybilCore
 import SybilWire
 import Testing
 
-@Suite("OpenAI stream chunks")
+@Suite("OpenAI stream chunks", .timeLimit(.minutes(2)))
 struct OpenAIStreamEventTests {
     private func decode(_ data: String) throws(JSONError) -> OpenAIStreamEvent {
         try OpenAIStreamEvent.decode(ServerSentEvent(data: data))

@@ -3,7 +3,7 @@ import Testing
 
 /// Dimensions read from headers alone, for every format the Agent room validates, from
 /// fixtures built byte by byte here; truncated or zero-sized headers read as `nil`.
-@Suite("Raster image header")
+@Suite("Raster image header", .timeLimit(.minutes(2)))
 struct RasterImageHeaderTests {
     // MARK: Fixtures
 

@@ -1,7 +1,7 @@
 import SybilWire
 import Testing
 
-@Suite("Typed row identities")
+@Suite("Typed row identities", .timeLimit(.minutes(2)))
 struct TimelineRowIdentityTests {
     private func block(
         _ type: TimelineRowType, _ origin: TimelineOrigin, id: String = "r", runId: String? = nil,

@@ -1,7 +1,7 @@
 import SybilWire
 import Testing
 
-@Suite("WebSocket frames (RFC 6455)")
+@Suite("WebSocket frames (RFC 6455)", .timeLimit(.minutes(2)))
 struct WebSocketFrameTests {
     private func decodeAll(_ bytes: [UInt8], masked: Bool = false, limit: Int = 1 << 20) throws -> [WebSocketFrame] {
         var decoder = WebSocketFrameDecoder(expectMasked: masked, maximumPayload: limit)

@@ -4,7 +4,7 @@ import SybilWire
 import Testing
 
 /// Every rule of the envelope contract (SPEC §3), one rejection each, naming the field.
-@Suite("Workspace chat load envelope")
+@Suite("Workspace chat load envelope", .timeLimit(.minutes(2)))
 struct WorkspaceChatLoadEnvelopeTests {
     typealias Step = JSONEdit.Step
 

@@ -3,7 +3,7 @@ import SybilWire
 import Testing
 
 /// Older pages and thread pages go through the same page decoder as the envelope's timeline.
-@Suite("Workspace chat pages")
+@Suite("Workspace chat pages", .timeLimit(.minutes(2)))
 struct WorkspaceChatPageTests {
     private let olderPage: JSONValue = [
         "timeline": [EnvelopeFixture.validBlock], "hasOlderEntries": true, "oldestCursor": "c-1",

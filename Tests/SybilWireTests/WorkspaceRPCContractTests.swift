@@ -5,7 +5,7 @@ import Testing
 
 /// The desktop RPC's contract types (docs/api/workspaces.md): each decodes what it encodes,
 /// and each rule rejects with the JSON path of the member that breaks it.
-@Suite("Workspace RPC contract")
+@Suite("Workspace RPC contract", .timeLimit(.minutes(2)))
 struct WorkspaceRPCContractTests {
     typealias Step = JSONEdit.Step
 
