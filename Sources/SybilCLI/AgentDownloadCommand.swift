@@ -80,7 +80,8 @@ enum AgentDownloadCommand {
             if case .failed(let cause) = error, cause.status == nil, case .transport = cause { return .unavailable }
             return .invalidData
         }
-        let output = request.output ?? (attachment.fileName as NSString).lastPathComponent
+        // The server's file name, cleaned as the draft cleans names (no path, no control characters).
+        let output = request.output ?? AgentAttachmentPreparer.displayName(attachment.fileName)
         guard !FileManager.default.fileExists(atPath: output) else {
             io.writeError("\(name): '\(output)' exists; choose another with -o FILE\n")
             return .cannotCreate

@@ -108,6 +108,10 @@ enum AgentSendCommand {
     private static func send(_ request: Request, in session: AgentCommand.Session, io: CommandIO) async -> ExitCode {
         let composer = session.composer
         await composer.start()
+        // One command, one message: what an earlier run left in the draft (files it attached
+        // before it stopped) is not this message's.
+        for item in composer.draft.items { await composer.draft.remove(item.id) }
+        composer.draft.clearNotes()
         let earlier = composer.pending.filter { $0.state != .failed }.map(\.requestId)
         if !earlier.isEmpty {
             io.writeError("\(name): sending \(earlier.count) earlier message(s) left in the outbox first\n")

@@ -62,6 +62,15 @@ enum AgentTailCommand {
             await session.close()
             return .unavailable
         }
+        // The room loads its newest page; older pages come as a reader scrolls up, so ask for
+        // them until the transcript holds `count` visible messages or the room has no more.
+        var visible = room.rows.count { $0.message != nil }
+        while visible < request.count, room.hasMoreBefore || room.history.messages.count > visible {
+            await room.loadOlder()
+            let now = room.rows.count { $0.message != nil }
+            guard now > visible else { break }
+            visible = now
+        }
         var printer = AgentTranscriptPrinter()
         let rows = room.rows
         let messages = rows.indices.filter { rows[$0].message != nil }

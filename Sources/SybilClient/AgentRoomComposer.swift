@@ -32,6 +32,8 @@ public final class AgentRoomComposer {
     public private(set) var isStarted = false
     /// The availability last given to the draft: a draft that turned it off by itself met a 503.
     @ObservationIgnored private var syncedAvailability: Bool?
+    /// Counts starts, so work a previous start began ends with it.
+    @ObservationIgnored private var startGeneration = 0
 
     /// Joins the parts; call ``start()``. The sender should remove confirmed entries
     /// (`removesConfirmed: true`), since the room's history shows them.
@@ -54,6 +56,7 @@ public final class AgentRoomComposer {
     public func start() async {
         guard !isStarted else { return }
         isStarted = true
+        startGeneration += 1
         await draft.restore()
         let outbox = outbox
         await draft.recoverHandoff { outbox.contains(draftId: $0) }
@@ -124,10 +127,15 @@ public final class AgentRoomComposer {
     /// when an upload found attachments unavailable.
     private func followCapability() {
         guard isStarted else { return }
+        // One tracking per start: a change seen after a stop and a new start does not add a second.
+        let generation = startGeneration
         let (capability, roomAvailable, draftAvailable) = withObservationTracking {
             (room.descriptor?.attachments, room.attachmentsAvailable, draft.attachmentsAvailable)
         } onChange: {
-            Task { @MainActor [weak self] in self?.followCapability() }
+            Task { @MainActor [weak self] in
+                guard let self, self.startGeneration == generation else { return }
+                self.followCapability()
+            }
         }
         if syncedAvailability == true, roomAvailable, !draftAvailable {
             // The draft met a 503 while uploading: the room re-checks at its next connection.

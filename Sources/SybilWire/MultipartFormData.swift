@@ -6,7 +6,7 @@ public struct MultipartFormData: Sendable, Hashable {
     public struct Part: Sendable, Hashable {
         /// The field name (ASCII, no quotes or line breaks).
         public var name: String
-        /// The file name, for a file part (UTF-8, sent percent-encoded in `filename*` too).
+        /// The file name, for a file part (UTF-8, sent as a quoted `filename`, see ``encoded()``).
         public var fileName: String?
         /// The part's content type, for a file part.
         public var contentType: String?

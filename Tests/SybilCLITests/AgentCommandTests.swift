@@ -120,6 +120,28 @@ struct AgentCommandTests {
         #expect(try await api.original(of: file) == heic)
     }
 
+    @Test func aSendThatStoppedLeavesNoAttachmentForTheNextOne() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let data = temporaryDirectory()
+        let notes = data.appendingPathComponent("notes.txt")
+        try Data("fine\n".utf8).write(to: notes)
+        let broken = data.appendingPathComponent("broken.png")
+        try Data("not a picture".utf8).write(to: broken)
+        let first = io(server.baseURL, data: data)
+        #expect(await first.run("agent", "send", "--attach", notes.path, "--attach", broken.path, "report") == 65)
+        #expect(first.stderr.contains("broken.png"))
+        let second = io(server.baseURL, data: data)
+        #expect(await second.run("agent", "send", "hello") == 0)
+        let api = AgentRoomHTTPClient(
+            base: try AgentAPIBase(server.baseURL), http: URLSessionHTTPClient(followRedirects: false),
+            tokens: TokenProvider(current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t")),
+            random: SeededRandomSource(seed: 3))
+        let messages = try await api.messages(after: nil, before: nil, limit: 10).messages.filter { $0.role == .user }
+        #expect(messages.map(\.text) == ["hello"], "the refused send sent nothing")
+        #expect(messages.first?.attachments.isEmpty == true, "notes.txt from the earlier run is not attached")
+    }
+
     @Test func filesOverACeilingAreRefusedBeforeAnythingStarts() async throws {
         let data = temporaryDirectory()
         // No server at all: the check runs before one is needed.
