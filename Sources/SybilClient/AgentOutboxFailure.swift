@@ -43,16 +43,23 @@ public struct AgentOutboxFailure: Sendable, Hashable, CustomStringConvertible {
     /// The storage quota a 507 carried.
     public var quota: AgentQuota?
 
-    /// Creates a failure; `message` is cut to ``maxMessageLength`` characters.
+    /// Creates a failure, made storable whatever a server sent (what is saved must read back,
+    /// or the entry would leave the outbox at the next launch): `message` is cut to
+    /// ``maxMessageLength`` characters and a blank one says the status instead; a status outside
+    /// 100…599, an empty code and a wait outside 0…86,400 s are left out.
     public init(
         kind: Kind, message: String, status: Int? = nil, code: String? = nil, retryAfterSeconds: Int? = nil,
         quota: AgentQuota? = nil
     ) {
         self.kind = kind
-        self.message = message.count > Self.maxMessageLength ? String(message.prefix(Self.maxMessageLength)) : message
+        let status = status.flatMap { (100...599).contains($0) ? $0 : nil }
+        let said =
+            message.allSatisfy(\.isWhitespace)
+            ? "The server gave no reason\(status.map { " (HTTP \($0))" } ?? "")." : message
+        self.message = said.count > Self.maxMessageLength ? String(said.prefix(Self.maxMessageLength)) : said
         self.status = status
-        self.code = code
-        self.retryAfterSeconds = retryAfterSeconds
+        self.code = code.flatMap { $0.isEmpty ? nil : $0 }
+        self.retryAfterSeconds = retryAfterSeconds.flatMap { (0...86_400).contains($0) ? $0 : nil }
         self.quota = quota
     }
 

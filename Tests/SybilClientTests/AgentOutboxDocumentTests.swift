@@ -195,4 +195,29 @@ struct AgentOutboxDocumentTests {
                 "entries[2].draftId: draft id \"d1\" appears more than once",
             ])
     }
+
+    @Test func everyFailureAServerCanCauseIsStoredSoItReadsBack() throws {
+        // A failed entry whose failure would not decode would leave the outbox at the next launch.
+        let errors: [AgentRoomError] = [
+            .rejected(status: 500, error: APIErrorBody(message: " "), retryAfterSeconds: nil),
+            .rejected(status: 429, error: APIErrorBody(message: "slow down", code: ""), retryAfterSeconds: 86_401),
+            .rejected(status: 999, error: APIErrorBody(message: "odd status"), retryAfterSeconds: nil),
+            .rejected(status: 42, error: APIErrorBody(message: ""), retryAfterSeconds: -1),
+            .rejected(
+                status: 409, error: APIErrorBody(message: String(repeating: "x", count: 5_000)), retryAfterSeconds: nil),
+            .transport(""), .malformedAnswer(""), .integrity(" "),
+        ]
+        let entries = errors.enumerated().map { index, error in
+            AgentOutboxEntry(
+                requestId: "r-\(index)", text: "hi", createdAt: 1, state: .failed,
+                failure: AgentOutboxFailure.from(error), attempts: 1)
+        }
+        let bytes = AgentOutboxDocument(baseURL: "http://h/api", entries: entries).encoded()
+        let (document, problems) = try AgentOutboxDocument.decode(bytes)
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(document.entries == entries)
+        #expect(entries[0].failure?.message == "The server gave no reason (HTTP 500).")
+        #expect(entries[1].failure?.code == nil && entries[1].failure?.retryAfterSeconds == nil)
+        #expect(entries[2].failure?.status == nil)
+    }
 }
