@@ -20,7 +20,7 @@ enum AgentSendCommand {
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         // Files are checked before a server is started or anything is sent.
         if let request = try parse(arguments, environment: io.environment),
-            let (status, problem) = precheck(request.files)
+            let (status, problem) = precheck(request.files, text: request.text)
         {
             io.writeError("\(name): \(sentence(problem)) Nothing was sent.\n")
             return status
@@ -56,7 +56,15 @@ enum AgentSendCommand {
 
     /// The files' problems against the v1 ceilings, before anything is opened or sent: the
     /// exit status and a sentence naming the file and the limit, or `nil` when all pass.
-    static func precheck(_ files: [(path: String, kind: AgentAttachmentSource.Kind)]) -> (ExitCode, String)? {
+    static func precheck(_ files: [(path: String, kind: AgentAttachmentSource.Kind)], text: String = "") -> (
+        ExitCode, String
+    )? {
+        if text.utf8.count > AgentRoomSubmission.maxTextBytes {
+            return (
+                .invalidData,
+                "The message is \(text.utf8.count) bytes long; at most \(AgentRoomSubmission.maxTextBytes) fit in one message (attach long text as a file)"
+            )
+        }
         let limits = AgentAttachmentLimits.v1
         if files.count > limits.maxFiles {
             return (.invalidData, "At most \(limits.maxFiles) files go with one message; got \(files.count)")

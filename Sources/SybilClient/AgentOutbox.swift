@@ -148,6 +148,14 @@ public final class AgentOutbox {
     ) async throws(AgentOutboxError) -> AgentOutboxEntry {
         let entry = AgentOutboxEntry(
             requestId: ids.makeID(), text: text, createdAt: now(), attachments: attachments, draftId: draftId)
+        // What is saved must read back: the document stays within what a launch reads (with
+        // room for the frame and the retired draft ids).
+        let stored = encodedEntries.values.reduce(0) { $0 + $1.bytes.count }
+        let size = stored + AgentOutboxDocument.encoded(entry: entry).count
+        let limit = AgentOutboxDocument.maxBytes - (64 << 10)
+        // (A draft already queued is answered with its entry and adds nothing.)
+        let alreadyQueued = draftId.map { id in queue.entries.contains { $0.draftId == id } } ?? false
+        if size > limit, !alreadyQueued { throw .storeFull(bytes: size, limit: limit) }
         return try await change { (queue) throws(AgentOutboxError) in try queue.enqueue(entry) }
     }
 

@@ -18,6 +18,10 @@ public enum AgentOutboxError: Error, Sendable, Hashable, CustomStringConvertible
     case duplicateAttachment(String)
     /// The outbox holds its maximum number of entries.
     case full(limit: Int)
+    /// The text is longer than a message may be (``AgentRoomSubmission/maxTextBytes``).
+    case textTooLong(bytes: Int, limit: Int)
+    /// The stored outbox would grow past what it can read back (``AgentOutboxDocument/maxBytes``).
+    case storeFull(bytes: Int, limit: Int)
     /// The draft was already handed to the outbox and its entry has left it (confirmed and
     /// removed, or discarded): queuing it again would send it twice.
     case draftAlreadySent(String)
@@ -46,6 +50,12 @@ public enum AgentOutboxError: Error, Sendable, Hashable, CustomStringConvertible
             return "Upload \(id) is attached twice; remove one."
         case .full(let limit):
             return "The outbox already holds \(limit) messages; wait until some are delivered."
+        case .textTooLong(let bytes, let limit):
+            return
+                "The message is \(bytes) bytes long; at most \(limit) fit in one message. Shorten it or attach it as a file."
+        case .storeFull(let bytes, let limit):
+            return
+                "The waiting messages would take \(bytes) bytes, more than the outbox keeps (\(limit)); wait until some are delivered."
         case .draftAlreadySent(let draftId):
             return "Draft \(draftId) was already sent; it is not sent again."
         case .unknownEntry(let requestId):

@@ -101,6 +101,10 @@ public struct AgentOutboxQueue: Sendable, Hashable {
             if retiredDraftIds.contains(draftId) { throw .draftAlreadySent(draftId) }
         }
         if entry.attachments.isEmpty && entry.text.allSatisfy(\.isWhitespace) { throw .emptyMessage }
+        let textBytes = entry.text.utf8.count
+        if textBytes > AgentRoomSubmission.maxTextBytes {
+            throw .textTooLong(bytes: textBytes, limit: AgentRoomSubmission.maxTextBytes)
+        }
         let limit = AgentAttachmentLimits.v1.maxFiles
         if entry.attachments.count > limit { throw .tooManyAttachments(count: entry.attachments.count, limit: limit) }
         var seen = Set<String>()

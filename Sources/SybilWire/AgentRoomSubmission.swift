@@ -11,6 +11,11 @@ public struct AgentRoomSubmission: Sendable, Hashable {
     /// Upload ids in the order the user chose them.
     public var attachments: [String]
 
+    /// The most UTF-8 bytes a message's text may have (128 KiB): with every character escaped
+    /// six-fold and eight attachment descriptors, its stream frame stays under the 1 MiB that
+    /// clients read, so no message can wedge a room's stream.
+    public static let maxTextBytes = 128 << 10
+
     /// Creates a submission.
     public init(requestId: String, text: String, createdAt: Int64, attachments: [String] = []) {
         self.requestId = requestId
@@ -44,6 +49,10 @@ public struct AgentRoomSubmission: Sendable, Hashable {
             }
         }
         let text = try reader.string("text")
+        guard text.utf8.count <= maxTextBytes else {
+            throw .contract(
+                path.appending(key: "text"), "must be at most \(maxTextBytes) bytes of UTF-8, got \(text.utf8.count)")
+        }
         if ids.isEmpty && text.allSatisfy(\.isWhitespace) {
             throw .contract(path.appending(key: "text"), "must not be blank when there are no attachments")
         }

@@ -166,6 +166,11 @@ struct AgentCommandTests {
         let nineRun = io(nowhere, data: data)
         #expect(await nineRun.run(["agent", "send"] + nine.flatMap { ["--attach", $0] } + ["hi"]) == 65)
         #expect(nineRun.stderr.contains("At most 8 files"))
+        let long = io(nowhere, data: data)
+        let text = String(repeating: "a", count: AgentRoomSubmission.maxTextBytes + 1)
+        #expect(await long.run("agent", "send", text) == 65)
+        #expect(long.stderr.contains("at most 131072"))
+        #expect(AgentSendCommand.precheck([], text: String(repeating: "a", count: 131_072)) == nil)
         let missing = io(nowhere, data: data)
         #expect(await missing.run("agent", "send", "--attach", data.appendingPathComponent("gone").path, "hi") == 66)
     }

@@ -454,4 +454,14 @@ struct AgentOutboxQueueTests {
         #expect(Self.entry("a", "", attachments: ["u1"]).label == "u1.txt")
         #expect(Self.entry("a", " ", attachments: ["u1", "u2", "u3"]).label == "u1.txt and 2 more")
     }
+
+    @Test func aTextLongerThanAMessageMayBeIsNotQueued() throws {
+        var queue = AgentOutboxQueue()
+        let limit = AgentRoomSubmission.maxTextBytes
+        let full = AgentOutboxEntry(requestId: "r-1", text: String(repeating: "a", count: limit), createdAt: 1)
+        #expect(try queue.enqueue(full).text.utf8.count == limit)
+        let over = AgentOutboxEntry(requestId: "r-2", text: String(repeating: "a", count: limit + 1), createdAt: 1)
+        #expect(throws: AgentOutboxError.textTooLong(bytes: limit + 1, limit: limit)) { try queue.enqueue(over) }
+        #expect(queue.entries.count == 1)
+    }
 }

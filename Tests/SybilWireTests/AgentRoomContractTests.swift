@@ -167,6 +167,17 @@ struct AgentRoomContractTests {
         }
     }
 
+    @Test func submissionTextHoldsAtMost128KiBOfUTF8() throws {
+        let limit = AgentRoomSubmission.maxTextBytes
+        #expect(limit == 131_072)
+        let full = String(repeating: "é", count: limit / 2)
+        #expect(
+            try AgentRoomSubmission.decode(set(Self.submission, [.key("text")], .string(full)), at: .root).text == full)
+        expectRejection(at: "text", "at most 131072 bytes") {
+            try AgentRoomSubmission.decode(set(Self.submission, [.key("text")], .string(full + "x")), at: .root)
+        }
+    }
+
     @Test func submissionsCarryAtMostEightAttachments() throws {
         let eight: JSONValue = .array((1...8).map { .string("u-\($0)") })
         let nine: JSONValue = .array((1...9).map { .string("u-\($0)") })
