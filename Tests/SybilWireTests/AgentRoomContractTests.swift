@@ -13,15 +13,7 @@ struct AgentRoomContractTests {
         at path: String, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation,
         _ decode: () throws -> T
     ) {
-        do {
-            let value = try decode()
-            Issue.record("accepted an invalid value: \(value)", sourceLocation: sourceLocation)
-        } catch let error as JSONError {
-            #expect(error.path.description == path, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("expected a JSONError, got \(error)", sourceLocation: sourceLocation)
-        }
+        expectContractRejection(at: path, fragment, sourceLocation: sourceLocation, decode)
     }
 
     private func set(_ value: JSONValue, _ steps: [JSONEdit.Step], _ newValue: JSONValue?) -> JSONValue {

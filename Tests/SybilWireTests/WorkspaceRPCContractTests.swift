@@ -13,21 +13,11 @@ struct WorkspaceRPCContractTests {
     static let chat = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-42")
     static let sha = String(repeating: "0123456789abcdef", count: 4)
 
-    /// Runs `decode` expecting a contract error at `path` whose message contains `fragment`.
     private func expectRejection<T>(
         at path: String, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation,
         _ decode: () throws -> T
     ) {
-        do {
-            let value = try decode()
-            Issue.record("accepted an invalid value: \(value)", sourceLocation: sourceLocation)
-        } catch let error as JSONError {
-            #expect(error.kind == .contract, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.path.description == path, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("expected a JSONError, got \(error)", sourceLocation: sourceLocation)
-        }
+        expectContractRejection(at: path, fragment, sourceLocation: sourceLocation, decode)
     }
 
     private func edited(_ value: JSONValue, _ key: String, _ newValue: JSONValue?) -> JSONValue {
