@@ -38,9 +38,9 @@ enum AgentCommand {
         /// A directory to remove when the session ends (`--in-memory`).
         var scratch: String?
 
-        /// Stops the room and the sender and removes the scratch directory.
+        /// Stops the room, the sender and the draft's work, then removes the scratch directory.
         func close() async {
-            await composer.stop()
+            await composer.close()
             if let scratch { try? FileManager.default.removeItem(atPath: scratch) }
         }
     }

@@ -14,7 +14,9 @@ import SybilWire
 /// - ``send()`` hands the draft to the outbox: the draft is saved, the outbox saves the
 ///   message with the draft's identity, then the draft is cleared. A crash between those
 ///   steps is recovered at ``start()`` without a second send.
-/// - ``stop()`` ends the room, the sender and the draft's uploads and waits for them.
+/// - ``stop()`` ends the room and the sender and waits for them, and suspends the draft's
+///   uploads (a later ``start()`` resumes them); ``close()`` also ends the draft's work and
+///   waits for it, for a screen or a command that is done.
 @MainActor
 @Observable
 public final class AgentRoomComposer {
@@ -67,7 +69,8 @@ public final class AgentRoomComposer {
         await room.start()
     }
 
-    /// Stops the room, the sender and the draft's work, and waits until they ended.
+    /// Stops the room and the sender and waits until they ended; the draft's uploads are
+    /// suspended.
     public func stop() async {
         guard isStarted else { return }
         isStarted = false
@@ -75,6 +78,13 @@ public final class AgentRoomComposer {
         room.onMessageMerged = nil
         await room.stop()
         await sender.stop()
+    }
+
+    /// Stops, then ends the draft's preparation or upload and waits for it; the composer is
+    /// not started again.
+    public func close() async {
+        await stop()
+        await draft.close()
     }
 
     /// Sets the caption (saved with the draft).
