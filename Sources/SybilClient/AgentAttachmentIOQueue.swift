@@ -10,10 +10,13 @@ final class AgentAttachmentIOQueue: Sendable {
         queue = DispatchQueue(label: label)
     }
 
-    /// Runs `work` on the queue and returns its result. The work is queued when this is called,
-    /// so calls made one after another on one actor run in that order.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+    /// Runs `work` on the queue and returns its result. The work is queued on the caller's
+    /// actor before this suspends (`isolation`), so calls made one after another on one actor,
+    /// from any of its tasks, run in that order.
+    func run<T: Sendable>(
+        isolation: isolated (any Actor)? = #isolation, _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation(isolation: isolation) { continuation in
             queue.async { continuation.resume(with: Result { try work() }) }
         }
     }
