@@ -206,16 +206,29 @@ public final class AgentOutbox {
     public func settle(
         merged message: AgentRoomMessage, through cursor: AgentCursor?, removingConfirmed: Bool
     ) async throws(AgentOutboxError) -> Bool {
-        let echoes = message.requestId.flatMap { queue.entry($0) }.map { $0.state != .confirmed } ?? false
-        let passes = cursor.map { queue.hasAcknowledged(through: $0) } ?? false
-        let leftover = removingConfirmed && queue.entries.contains { $0.state == .confirmed }
-        guard echoes || passes || leftover else { return false }
+        guard needsSettling(merged: message, through: cursor, removingConfirmed: removingConfirmed) else {
+            return false
+        }
         return try await change { queue in
             var changed = queue.confirm(echo: message)
             if let cursor { changed = !queue.confirmAcknowledged(through: cursor).isEmpty || changed }
             if removingConfirmed { changed = !queue.removeConfirmed().isEmpty || changed }
             return changed
         }
+    }
+
+    /// Whether ``settle(merged:through:removingConfirmed:)`` would change anything: `message`
+    /// is the canonical echo (a user message) of an unconfirmed entry, an acknowledged entry
+    /// lies at or before `cursor`, or a confirmed entry is waiting to be removed.
+    public func needsSettling(merged message: AgentRoomMessage, through cursor: AgentCursor?, removingConfirmed: Bool)
+        -> Bool
+    {
+        let echoes =
+            message.role == .user
+            && (message.requestId.flatMap { queue.entry($0) }.map { $0.state != .confirmed } ?? false)
+        let passes = cursor.map { queue.hasAcknowledged(through: $0) } ?? false
+        let leftover = removingConfirmed && queue.entries.contains { $0.state == .confirmed }
+        return echoes || passes || leftover
     }
 
     /// Removes confirmed entries once history holds them; returns them.

@@ -77,13 +77,8 @@ public final class AgentOutboxSender {
         if mergedThrough.map({ message.cursor > $0 }) ?? true { mergedThrough = message.cursor }
         let cursor = mergedThrough
         let outbox = outbox
-        let isEcho =
-            message.role == .user
-            && (message.requestId.flatMap { outbox.entry($0) }.map { $0.state != .confirmed } ?? false)
-        let passesAcknowledged = cursor.map { outbox.queue.hasAcknowledged(through: $0) } ?? false
         let removing = removesConfirmed
-        let leftover = removing && outbox.entries.contains { $0.state == .confirmed }
-        guard isEcho || passesAcknowledged || leftover else { return }
+        guard outbox.needsSettling(merged: message, through: cursor, removingConfirmed: removing) else { return }
         nextConfirmation += 1
         let key = nextConfirmation
         pendingConfirmations += 1
