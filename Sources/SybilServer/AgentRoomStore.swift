@@ -30,7 +30,7 @@ actor AgentRoomStore {
 
     private let database: SQLiteDatabase
 
-    static let migrations: [ServerDatabase.Migration] = [
+    static let migrations: [SQLiteMigration] = [
         .init(
             name: "agent-1",
             sql: """

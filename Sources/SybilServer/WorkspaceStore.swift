@@ -81,7 +81,7 @@ actor WorkspaceStore {
     /// `<boot>.<n>`, so an id from another start is never mistaken for one of this start.
     nonisolated let boot: Int64
 
-    static let migrations: [ServerDatabase.Migration] = [
+    static let migrations: [SQLiteMigration] = [
         .init(
             name: "workspace-1",
             sql: """

@@ -1,0 +1,33 @@
+/// The local chat history (seed 003/004): conversations, their messages, and saved web searches,
+/// with full-text search. Every write has reached the disk when it returns, so what the person
+/// wrote is kept before a request leaves, and a reply saved as it streams survives a crash.
+///
+/// Implementations: `SQLiteChatHistory` (a file shared safely by several processes) and
+/// `InMemoryChatHistory` (tests and `--no-save`). Errors are ``SQLiteError`` or ``StorageError``
+/// values carrying context, never the message text.
+public protocol ChatHistoryStore: Sendable {
+    /// Saves a new conversation.
+    func createConversation(_ conversation: ChatConversationRecord) async throws
+    /// Changes a conversation's title.
+    func renameConversation(id: String, title: String, at time: Int64) async throws
+    /// Removes a conversation and its messages.
+    func deleteConversation(id: String) async throws
+    /// The conversation with `id`, if saved.
+    func conversation(id: String) async throws -> ChatConversationRecord?
+    /// The most recently updated conversations, newest first, at most `limit`.
+    func recentConversations(limit: Int) async throws -> [ChatConversationRecord]
+    /// A conversation's messages in the order they were added.
+    func messages(inConversation id: String) async throws -> [ChatMessageRecord]
+    /// Adds a message at the end of its conversation and bumps the conversation's `updatedAt`
+    /// to the message's `createdAt`. Adding an id that exists is an error.
+    func appendMessage(_ message: ChatMessageRecord) async throws
+    /// Replaces a saved message's text, state and end time (a streaming reply's progress) and
+    /// bumps its conversation's `updatedAt` to `at`.
+    func updateMessage(id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, at time: Int64)
+        async throws
+    /// Saves a web search's query and answer.
+    func saveWebSearch(_ search: SavedWebSearch) async throws
+    /// Searches titles, message text and saved web searches for `query`'s words as word
+    /// prefixes; any text the person types is safe (never a syntax error). At most `limit` hits.
+    func search(_ query: String, limit: Int) async throws -> ChatSearchResults
+}
