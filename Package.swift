@@ -60,7 +60,7 @@ let package = Package(
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
             ],
             exclude: ["README.md"]),
-        .target(name: "SybilStore", dependencies: ["SybilCore", "CSQLite"], exclude: ["README.md"]),
+        .target(name: "SybilStore", dependencies: ["SybilCore", "SybilWire", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(
             name: "SybilCLI",
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "SybilNetTests", dependencies: ["SybilNet", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(
             name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"], exclude: ["Peers"]),
-        .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore"]),
+        .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore", "SybilWire"]),
         .testTarget(
             name: "SybilEndToEndTests",
             dependencies: [
