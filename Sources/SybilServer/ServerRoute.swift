@@ -18,10 +18,13 @@ public enum ServerRoute: String, Sendable, CaseIterable {
     case workspacesRPC
     case workspacesEvents
     case debugWebSocketEcho
+    case recordsBatch
+    case recordsList
 
     /// The HTTP method.
     public var method: String {
         switch self {
+        case .recordsBatch: "POST"
         case .chatCompletions, .agentMessagesSubmit, .agentReadPost, .agentUpload, .workspacesRPC: "POST"
         default: "GET"
         }
@@ -41,6 +44,8 @@ public enum ServerRoute: String, Sendable, CaseIterable {
         case .workspacesRPC: "/v1/workspaces/rpc"
         case .workspacesEvents: "/v1/workspaces/events"
         case .debugWebSocketEcho: "/debug/ws-echo"
+        case .recordsBatch: "/records/batch"
+        case .recordsList: "/records"
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilNet
+import SybilWire
 
 /// The reference server's request handler: matches routes, checks the bearer token in
 /// constant time on every route but `/healthz` (and the opt-in debug echo), and turns every
@@ -11,6 +12,7 @@ public final class SybilServerApp: HTTPHandler {
     private let chats: ChatCompletionsService
     let agentRoom: AgentRoomService
     private let desktop: WorkspaceDesktopService
+    let records: RecordsService
 
     /// Opens storage and builds the surfaces; `upstream` carries forwarded chats (URLSession
     /// when `options.upstream` is set and none is given).
@@ -24,6 +26,7 @@ public final class SybilServerApp: HTTPHandler {
             store: try WorkspaceStore(
                 options.storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds()),
             options: options, time: time)
+        records = RecordsService(store: try ServerRecordStore(options.storage), time: time)
     }
 
     /// Body limits: for Agent uploads the largest file (8 MiB), plus 64 KiB for a multipart
@@ -38,6 +41,7 @@ public final class SybilServerApp: HTTPHandler {
             return AgentUploadForm.isMultipart(head.headers["Content-Type"])
                 ? AgentUploadForm.bodyLimit(AgentRoomService.limits) : Int(AgentRoomService.limits.maxFileBytes)
         case .workspacesRPC: return 2 << 20
+        case .recordsBatch: return RecordBatch.maxBodyBytes
         default: return 1 << 20
         }
     }
@@ -116,6 +120,8 @@ public final class SybilServerApp: HTTPHandler {
         case .workspacesRPC: return try await desktop.call(request)
         case .workspacesEvents: return try await desktop.eventStream(request)
         case .debugWebSocketEcho: return try Self.echo(request)
+        case .recordsBatch: return try await records.batch(request)
+        case .recordsList: return try await records.list(request)
         }
     }
 
