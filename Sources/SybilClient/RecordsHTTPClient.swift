@@ -1,0 +1,121 @@
+import Foundation
+import SybilCore
+import SybilNet
+import SybilWire
+
+/// The records surface over HTTP: bodies are the Wire types, answers are read bounded and
+/// decoded strictly, a batch's answer must name the records sent one by one, a `401` renews
+/// the token once through the token chain, and a `3xx` is never followed.
+///
+/// Give it an ``HTTPClient`` that does not follow redirects
+/// (`URLSessionHTTPClient(followRedirects: false)`).
+public struct RecordsHTTPClient: RecordsAPI {
+    /// The largest answer read: 500 results, or a page of 500 records at their limits.
+    public static let maximumAnswerBytes = 8 << 20
+    /// The largest error body read.
+    public static let maximumErrorBytes = 64 << 10
+
+    private let base: AgentAPIBase
+    private let http: any HTTPClient
+    private let tokens: TokenProvider
+    private let timeout: Duration
+
+    /// A client of the records at `base` (e.g. `https://host/api`), sending through `http`
+    /// with the token from `tokens`.
+    public init(base: AgentAPIBase, http: any HTTPClient, tokens: TokenProvider, timeout: Duration = .seconds(30)) {
+        self.base = base
+        self.http = http
+        self.tokens = tokens
+        self.timeout = timeout
+    }
+
+    public func upload(_ records: [Record]) async throws(RecordSyncError) -> [RecordResult] {
+        let body = JSONWriter().bytes(from: RecordBatch(records: records).jsonValue)
+        let answer = try await json(
+            method: "POST", route: ["records", "batch"], query: [], body: body, RecordBatchAnswer.decode)
+        do {
+            try answer.check(answering: records)
+        } catch {
+            throw .malformedAnswer("POST records/batch: \(error)")
+        }
+        return answer.results
+    }
+
+    public func page(after: RecordCursor?, limit: Int) async throws(RecordSyncError) -> RecordPage {
+        precondition(RecordPage.limitRange.contains(limit), "limit must be within \(RecordPage.limitRange)")
+        var query: [(String, String)] = []
+        if let after { query.append(("after", after.description)) }
+        query.append(("limit", String(limit)))
+        let page = try await json(method: "GET", route: ["records"], query: query, body: nil, RecordPage.decode)
+        guard page.records.count <= limit else {
+            throw .malformedAnswer("GET records: records: \(page.records.count) records for a limit of \(limit)")
+        }
+        return page
+    }
+
+    // MARK: Transport
+
+    private func json<T>(
+        method: String, route: [String], query: [(String, String)], body: [UInt8]?,
+        _ decode: (JSONValue, JSONPath) throws(JSONError) -> T
+    ) async throws(RecordSyncError) -> T {
+        let name = "\(method) \(route.joined(separator: "/"))"
+        let response = try await send(method: method, route: route, query: query, body: body, name: name)
+        let bytes: [UInt8]
+        do {
+            bytes = try await response.collect(limit: Self.maximumAnswerBytes + 1)
+        } catch {
+            throw .transport("\(name): the answer broke off: \(error)")
+        }
+        guard bytes.count <= Self.maximumAnswerBytes else {
+            throw .malformedAnswer("\(name): the answer is larger than \(Self.maximumAnswerBytes) bytes")
+        }
+        do {
+            let value = try JSONReader(limits: JSONReader.Limits(maxDepth: 16, maxBytes: Self.maximumAnswerBytes))
+                .parse(bytes)
+            return try decode(value, .root)
+        } catch {
+            throw .malformedAnswer("\(name): \(error)")
+        }
+    }
+
+    /// Sends with the current token; on `401` renews it once and sends again. Returns a `2xx`
+    /// answer with its body still to read; every other status is thrown.
+    private func send(method: String, route: [String], query: [(String, String)], body: [UInt8]?, name: String)
+        async throws(RecordSyncError) -> HTTPStreamingResponse
+    {
+        var token: String?
+        do {
+            token = try await tokens.token()
+        } catch {
+            throw .transport("the sign-in token could not be read: \(error)")
+        }
+        var renewed = false
+        while true {
+            var headers = HTTPHeaders([("Accept", "application/json")])
+            if body != nil { headers.set("Content-Type", "application/json") }
+            if let token { headers.set("Authorization", "Bearer \(token)") }
+            let request = HTTPRequest(
+                method: method, url: base.url(route, query: query), headers: headers, body: body, timeout: timeout)
+            let response: HTTPStreamingResponse
+            do {
+                response = try await http.send(request)
+            } catch is CancellationError {
+                throw .transport("\(name) was cancelled")
+            } catch {
+                throw .transport("\(name): \(error)")
+            }
+            let status = response.head.status
+            if (200..<300).contains(status) { return response }
+            let errorBody = (try? await response.collect(limit: Self.maximumErrorBytes)) ?? []
+            let error = RecordSyncError.from(status: status, body: errorBody)
+            if status == 401, !renewed {
+                renewed = true
+                guard let fresh = try? await tokens.refresh() else { throw error }
+                token = fresh
+                continue
+            }
+            throw error
+        }
+    }
+}
