@@ -38,6 +38,7 @@ public enum SybilCommandLine {
             return try await AgentCommand.run(rest, io: io)
         case "workspaces":
             return try await WorkspacesCommand.run(rest, io: io)
+        case "records": return try await RecordsCommand.run(rest, io: io)
         case "debug":
             return try await debug(rest, io: io)
         default:

@@ -1,0 +1,74 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilStore
+import SybilWire
+
+/// `sybil records add|list|sync`: local-first records (seed 004) from the command line,
+/// through the same store, sync and view model the apps use. Records live in
+/// `$XDG_DATA_HOME/sybil/client/records.sqlite`; `add` and `list` never touch the network.
+enum RecordsCommand {
+    static let name = "sybil records"
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let first = arguments.first else {
+            io.writeOutput(HelpText.records)
+            return .success
+        }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "-h", "--help":
+            io.writeOutput(HelpText.records)
+            return .success
+        case "add": return try await RecordsAddCommand.run(rest, io: io)
+        case "list": return try await RecordsListCommand.run(rest, io: io)
+        case "sync": return try await RecordsSyncCommand.run(rest, io: io)
+        default: throw UsageError(command: name, message: "unknown subcommand '\(first)'")
+        }
+    }
+
+    /// Where the device's records live.
+    static func storePath(_ environment: [String: String]) -> String {
+        XDGDirectories(environment: environment).sybilData + "/client/records.sqlite"
+    }
+
+    /// Opens the records model over the local store (with `sync` when given a server), or
+    /// reports why the store cannot be opened and returns `nil`.
+    @MainActor
+    static func model(
+        command: String, io: CommandIO, sync: ((RecordStore) -> RecordSync)? = nil
+    ) async -> (model: RecordsModel, store: RecordStore)? {
+        let path = storePath(io.environment)
+        let store: RecordStore
+        do {
+            store = try await RecordStore.open(path: path)
+        } catch {
+            io.writeError("\(command): cannot open the records at \(path): \(error)\n")
+            return nil
+        }
+        // The live defaults: a command is where real time and randomness enter the engine.
+        let model = RecordsModel(
+            store: store, sync: sync?(store), ids: RandomUUIDGenerator(source: SystemRandomSource()), now: now)
+        return (model, store)
+    }
+
+    /// Milliseconds since 1970 from the wall clock.
+    static let now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// `mood 4 "slept well"`, `breathing 120 s, 12 cycles`, `meditation 600 s`, `profile "Ana"`.
+    static func summary(_ record: Record) -> String {
+        switch record.payload {
+        case .user(let name): "profile \(JSONWriter.quoted(name))"
+        case .mood(let score, let note): "mood \(score)" + (note.map { " \(JSONWriter.quoted($0))" } ?? "")
+        case .breathing(let seconds, let cycles): "breathing \(seconds) s, \(cycles) cycles"
+        case .meditation(let seconds): "meditation \(seconds) s"
+        }
+    }
+
+    /// `synced`, `unsynced`, or `rejected: <reason>` (a rejected record is still unsynced).
+    static func state(_ stored: StoredRecord) -> String {
+        if stored.isSynced { return "synced" }
+        if let rejection = stored.rejection { return "unsynced, rejected (\(rejection.code)): \(rejection.message)" }
+        return "unsynced"
+    }
+}

@@ -1,0 +1,66 @@
+import SybilClient
+import SybilStore
+
+/// `sybil records list [--unsynced] [--limit N]`: the records on this device, newest first.
+enum RecordsListCommand {
+    static let name = "sybil records list"
+
+    /// The options.
+    struct Request: Equatable {
+        var unsyncedOnly = false
+        var limit = 50
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let request = try parse(arguments) else {
+            io.writeOutput(HelpText.recordsList)
+            return .success
+        }
+        return await list(request, io: io)
+    }
+
+    /// The options, or `nil` when help was asked for.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
+        var cursor = ArgumentCursor(arguments, command: name)
+        var request = Request()
+        while let token = cursor.next() {
+            switch token {
+            case .positional(let word):
+                throw UsageError(command: name, message: "takes options only, got '\(word)'")
+            case .option(let option, let inline):
+                switch option {
+                case "-h", "--help": return nil
+                case "--unsynced": request.unsyncedOnly = true
+                case "--limit": request.limit = try cursor.integer(for: option, inlineValue: inline, in: 1...10_000)
+                default: throw cursor.unknown(option)
+                }
+            }
+        }
+        return request
+    }
+
+    @MainActor
+    private static func list(_ request: Request, io: CommandIO) async -> ExitCode {
+        guard let (model, store) = await RecordsCommand.model(command: name, io: io) else { return .cannotCreate }
+        let shown: [StoredRecord]
+        do {
+            shown = try await store.records(limit: request.limit, unsyncedOnly: request.unsyncedOnly)
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            return .noInput
+        }
+        await model.reload()
+        if let error = model.lastError {
+            io.writeError("\(name): \(error)\n")
+            return .noInput
+        }
+        for stored in shown {
+            let time = WorkspacesListCommand.time(stored.record.createdAt)
+            io.writeOutput(
+                "\(time)  \(RecordsCommand.summary(stored.record))  \(RecordsCommand.state(stored))  \(stored.record.id)\n"
+            )
+        }
+        io.writeError("\(name): \(shown.count) shown, \(model.unsyncedCount) unsynced\n")
+        return .success
+    }
+}

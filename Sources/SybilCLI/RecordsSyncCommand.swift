@@ -1,0 +1,69 @@
+import SybilClient
+import SybilNet
+import SybilWire
+
+/// `sybil records sync`: uploads every unsynced record to the server and marks what it
+/// confirmed. Without `--api-url` the embedded server answers, keeping its data in
+/// `$XDG_DATA_HOME/sybil/embedded`, so synced records persist there.
+enum RecordsSyncCommand {
+    static let name = "sybil records sync"
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        try await ClientCommand.run(
+            arguments, io: io, command: name, help: HelpText.recordsSync, common: \.common, parse: parse
+        ) { _, connection in
+            await sync(connection, io: io)
+        }
+    }
+
+    /// The common options, or `nil` when help was asked for; no arguments are taken.
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
+        -> (common: ClientCommand.Common, words: [String])?
+    {
+        guard let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) else {
+            return nil
+        }
+        guard parsed.words.isEmpty else {
+            throw UsageError(command: name, message: "takes options only, no arguments")
+        }
+        return parsed
+    }
+
+    @MainActor
+    private static func sync(_ connection: ServerTarget.Connection, io: CommandIO) async -> ExitCode {
+        let base: AgentAPIBase
+        do {
+            base = try AgentAPIBase(connection.baseURL)
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            return .usage
+        }
+        let api = RecordsHTTPClient(
+            base: base, http: URLSessionHTTPClient(followRedirects: false), tokens: connection.tokens)
+        guard
+            let (model, store) = await RecordsCommand.model(
+                command: name, io: io, sync: { RecordSync(store: $0, api: api, now: RecordsCommand.now) })
+        else { return .cannotCreate }
+        switch await model.syncNow() {
+        case .success(let report)?:
+            io.writeOutput(
+                "synced \(report.marked) of \(report.uploaded) records (\(report.created) new, \(report.duplicates) already on the server), \(report.rejected) rejected; \(model.unsyncedCount) unsynced\n"
+            )
+            guard report.rejected > 0 else { return .success }
+            for stored in (try? await store.records(limit: 10_000, unsyncedOnly: true)) ?? [] {
+                guard let rejection = stored.rejection else { continue }
+                io.writeError("\(name): \(stored.record.id) rejected (\(rejection.code)): \(rejection.message)\n")
+            }
+            return .invalidData
+        case .failure(let error)?:
+            io.writeError("\(name): \(error); \(model.unsyncedCount) records stay unsynced\n")
+            switch error {
+            case .transport, .rejected: return .unavailable
+            case .malformedAnswer, .redirectRefused: return .protocolError
+            case .storage, .interrupted: return .cannotCreate
+            }
+        case nil:
+            return .success
+        }
+    }
+}
