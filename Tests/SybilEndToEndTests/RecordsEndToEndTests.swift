@@ -123,4 +123,21 @@ struct RecordsEndToEndTests {
         #expect(held.count == 5)
         #expect(Set(held.map(\.id)).count == 5)
     }
+
+    @Test func theLargestBatchCrossesTheSocketsAndReadsBackAsOnePage() async throws {
+        let server = try startServer()
+        defer { Task { await server.shutdown() } }
+        // Every note byte a control character: the writer escapes it six-fold (over 3 MB).
+        let note = String(repeating: "\u{1}", count: Record.maxNoteBytes)
+        let ids = RandomUUIDGenerator(source: SeededRandomSource(seed: 21))
+        let records = try (0..<RecordBatch.maxRecords).map {
+            try Record(id: ids.makeID(), createdAt: Int64($0), payload: .mood(score: 5, note: note))
+        }
+        let api = try api(server.baseURL, URLSessionHTTPClient())
+        let results = try await api.upload(records)
+        #expect(results.allSatisfy { $0.status == .created })
+        let page = try await api.page(after: nil, limit: RecordPage.limitRange.upperBound)
+        #expect(page.records == records)
+        #expect(!page.hasMore)
+    }
 }
