@@ -659,3 +659,4 @@ if selected.contains("agent-outbox") {
 if selected.contains("workspace") {
     await benchmarkWorkspace(repetitions: repetitions)
 }
+if selected.contains("records") { await benchmarkRecords(repetitions: repetitions) }
