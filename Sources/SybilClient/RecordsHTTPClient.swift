@@ -29,6 +29,7 @@ public struct RecordsHTTPClient: RecordsAPI {
         self.timeout = timeout
     }
 
+    /// `POST records/batch`; the answer must hold one result per record, each naming it.
     public func upload(_ records: [Record]) async throws(RecordSyncError) -> [RecordResult] {
         let body = JSONWriter().bytes(from: RecordBatch(records: records).jsonValue)
         let answer = try await json(
@@ -41,6 +42,7 @@ public struct RecordsHTTPClient: RecordsAPI {
         return answer.results
     }
 
+    /// `GET records`; a page holding more than `limit` records breaks the contract.
     public func page(after: RecordCursor?, limit: Int) async throws(RecordSyncError) -> RecordPage {
         precondition(RecordPage.limitRange.contains(limit), "limit must be within \(RecordPage.limitRange)")
         var query: [(String, String)] = []
