@@ -137,6 +137,22 @@ struct InlineWrapper {
                 word = ""
                 wordWidth = 0
             }
+            if run.text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+                // Printable ASCII: one column a byte; split at spaces without grapheme breaking.
+                for (index, word) in run.text.utf8.split(separator: 0x20, omittingEmptySubsequences: false).enumerated()
+                {
+                    if index > 0 {
+                        pieces.append(Piece(text: " ", width: 1, parameters: parameters, isSpace: true, isBreak: false))
+                    }
+                    if !word.isEmpty {
+                        pieces.append(
+                            Piece(
+                                text: String(Substring(word)), width: word.count, parameters: parameters,
+                                isSpace: false, isBreak: false))
+                    }
+                }
+                continue
+            }
             for character in run.text {
                 if character == " " || character == "\t" || character == "\n" {
                     endWord()

@@ -71,6 +71,15 @@ struct BreatheCommandTests {
         #expect(try await run.value == .success)
     }
 
+    @Test func gridSizeFromTheEnvironmentWithinItsBounds() {
+        #expect(BreatheCommand.gridSize([:], isTerminal: false) == (80, 24))
+        #expect(BreatheCommand.gridSize(["COLUMNS": "10", "LINES": "5"], isTerminal: false) == (10, 5))
+        #expect(BreatheCommand.gridSize(["COLUMNS": "9", "LINES": "4"], isTerminal: false) == (80, 24))
+        #expect(BreatheCommand.gridSize(["COLUMNS": "1000", "LINES": "500"], isTerminal: false) == (1_000, 500))
+        #expect(BreatheCommand.gridSize(["COLUMNS": "1001", "LINES": "501"], isTerminal: false) == (80, 24))
+        #expect(BreatheCommand.gridSize(["COLUMNS": "wide", "LINES": ""], isTerminal: false) == (80, 24))
+    }
+
     @Test func animationRunsOnTheAlternateScreenUntilTheTimeIsUp() async throws {
         let test = TestIO(environment: Self.small)
         let clock = ManualClock()

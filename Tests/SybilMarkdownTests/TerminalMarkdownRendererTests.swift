@@ -120,6 +120,19 @@ struct TerminalMarkdownRendererTests {
                 """)
     }
 
+    @Test func columnsShrinkNoNarrowerThanThree() {
+        // Five columns need 16 columns of borders; 30 leave 14 for the cells, less than 3 each:
+        // the table overflows rather than squeeze a column to 2.
+        let markdown = "| aaaa | bbbb | cccc | dddd | eeee |\n|---|---|---|---|---|\n"
+        let lines = plain.render(markdown: markdown).split(separator: "\n")
+        #expect(lines[0] == "┌─────┬─────┬─────┬─────┬─────┐")
+        #expect(lines[1] == "│ aaa │ bbb │ ccc │ ddd │ eee │")
+        #expect(lines[2] == "│ a   │ b   │ c   │ d   │ e   │")
+        // Four columns: 13 of borders, 17 for cells: the widest shrink first, leftmost first: 4, 4, 4, 5.
+        let four = plain.render(markdown: "| aaaaa | bbbbb | ccccc | ddddd |\n|---|---|---|---|\n")
+        #expect(four.split(separator: "\n")[0] == "┌──────┬──────┬──────┬───────┐")
+    }
+
     @Test func thematicBreaksSpanTheWidth() {
         #expect(plain.render(markdown: "a\n\n***\n\nb") == "a\n\n" + String(repeating: "─", count: 30) + "\n\nb\n")
     }
@@ -133,6 +146,8 @@ struct TerminalMarkdownRendererTests {
 
     @Test func narrowWidthsAreRaisedToTheMinimum() {
         #expect(TerminalMarkdownRenderer(width: 1).width == TerminalMarkdownRenderer.minimumWidth)
+        #expect(TerminalMarkdownRenderer(width: 19).width == 20)
+        #expect(TerminalMarkdownRenderer(width: 20).width == 20)
         #expect(TerminalMarkdownRenderer(width: 21).width == 21)
     }
 }
