@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "SybilClient", targets: ["SybilClient"]),
         .library(name: "SybilNet", targets: ["SybilNet"]),
         .library(name: "SybilStore", targets: ["SybilStore"]),
+        .library(name: "SybilMarkdown", targets: ["SybilMarkdown"]),
+        .library(name: "SybilMotion", targets: ["SybilMotion"]),
         .executable(name: "sybil", targets: ["sybil"]),
         .executable(name: "sybil-bench", targets: ["sybil-bench"]),
     ],
@@ -30,6 +32,9 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        .systemLibrary(
+            name: "CCMarkGFM", path: "Sources/CCMarkGFM", pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"]), .brew(["cmark-gfm"])]),
         .target(name: "SybilCore", exclude: ["README.md"]),
         .target(
             name: "SybilImaging",
@@ -62,10 +67,13 @@ let package = Package(
             exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "SybilWire", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
+        .target(name: "SybilMarkdown", dependencies: ["CCMarkGFM"], exclude: ["README.md"]),
+        .target(name: "SybilMotion", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(
             name: "SybilCLI",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilNet", "SybilStore", "SybilServer", "SybilClient",
+                "SybilMarkdown", "SybilMotion",
             ],
             exclude: ["README.md"]),
         .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
@@ -73,7 +81,7 @@ let package = Package(
             name: "sybil-bench",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilNet", "SybilServer",
-                "SybilTesting",
+                "SybilTesting", "SybilMarkdown", "CCMarkGFM",
             ],
             exclude: ["README.md"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
@@ -85,6 +93,8 @@ let package = Package(
         .testTarget(
             name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore", "SybilWire"]),
+        .testTarget(name: "SybilMarkdownTests", dependencies: ["SybilMarkdown", "SybilCore"]),
+        .testTarget(name: "SybilMotionTests", dependencies: ["SybilMotion", "SybilCore"]),
         .testTarget(
             name: "SybilEndToEndTests",
             dependencies: [

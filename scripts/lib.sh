@@ -15,7 +15,7 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 # The Debian packages the package's system-library targets build against.
-debian_packages=(libsqlite3-dev libpng-dev libjpeg62-turbo-dev libheif-dev libssl-dev pkg-config)
+debian_packages=(libsqlite3-dev libpng-dev libjpeg62-turbo-dev libheif-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev pkg-config)
 
 install_system_packages() {
     local missing=()

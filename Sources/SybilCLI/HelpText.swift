@@ -20,6 +20,7 @@ enum HelpText {
           workspaces send SESSION TEXT
                                   Send (or --steer) a message into a workspace chat.
           records add|list|sync   Save moods and sessions on this device; sync them later.
+          breathe                 Breathe along with the animated sky-and-water scene.
           debug envelope [FILE]   Check a workspace chat load envelope and print it normalised.
           debug sse [FILE]        Parse a text/event-stream and print each event as JSON.
           debug ws-echo URL       Echo every WebSocket message a server sends back to it.

@@ -41,6 +41,8 @@ public enum SybilCommandLine {
         case "records": return try await RecordsCommand.run(rest, io: io)
         case "debug":
             return try await debug(rest, io: io)
+        case "breathe":
+            return try await BreatheCommand.run(rest, io: io)
         default:
             throw UsageError(command: "sybil", message: "unknown command '\(first)'")
         }

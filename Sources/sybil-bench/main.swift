@@ -632,6 +632,9 @@ if wants("sse") || wants("sse-large") {
 if wants("envelope") {
     benchmarkEnvelope(rows: 10_000)
 }
+if wants("markdown") {
+    benchmarkMarkdown()
+}
 if wants("snapshot") {
     benchmarkSnapshotApply()
 }

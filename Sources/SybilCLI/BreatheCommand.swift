@@ -1,0 +1,121 @@
+import Foundation
+import SybilMotion
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `sybil breathe [--seconds N] [--dark|--light] [--frames N]`: the breathing scene on the
+/// terminal. Only this command touches the terminal and the clock; the scene and its grid
+/// are pure (`SybilMotion`).
+enum BreatheCommand {
+    static let name = "sybil breathe"
+    static let secondsRange = 1...3_600
+    static let framesRange = 1...10_000
+    static let framesPerSecond = 30
+    /// Points per terminal cell: cells are about twice as tall as wide.
+    static let pointsPerColumn = 2.0
+    static let pointsPerRow = 4.0
+
+    struct Options: Equatable {
+        var seconds: Int?
+        var theme: BreathingTheme.Appearance = .dark
+        var frames: Int?
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        try await run(arguments, io: io, isTerminal: isatty(STDOUT_FILENO) == 1, clock: ContinuousClock())
+    }
+
+    /// The command with the terminal check and the frame clock injected (tests pass a manual
+    /// clock and say whether the output is a terminal).
+    static func run<C: Clock>(_ arguments: [String], io: CommandIO, isTerminal: Bool, clock: C)
+        async throws(UsageError) -> ExitCode where C.Duration == Duration
+    {
+        var options = Options()
+        var cursor = ArgumentCursor(arguments, command: name)
+        while let token = cursor.next() {
+            switch token {
+            case .option(let option, _) where option == "-h" || option == "--help":
+                io.writeOutput(HelpText.breathe)
+                return .success
+            case .option("--seconds", let inline):
+                options.seconds = try cursor.integer(for: "--seconds", inlineValue: inline, in: secondsRange)
+            case .option("--frames", let inline):
+                options.frames = try cursor.integer(for: "--frames", inlineValue: inline, in: framesRange)
+            case .option("--dark", nil): options.theme = .dark
+            case .option("--light", nil): options.theme = .light
+            case .option(let option, _): throw cursor.unknown(option)
+            case .positional(let argument):
+                throw UsageError(command: name, message: "takes no arguments, got '\(argument)'")
+            }
+        }
+        let color = isTerminal && (io.environment["NO_COLOR"] ?? "").isEmpty
+        let size = gridSize(io.environment, isTerminal: isTerminal)
+        if let frames = options.frames {
+            printFrames(frames, options: options, size: size, color: color, io: io)
+            return .success
+        }
+        guard isTerminal else {
+            throw UsageError(
+                command: name, message: "standard output is not a terminal; use --frames N to print frames")
+        }
+        await BreatheAnimation(
+            seconds: options.seconds ?? 60, scene: scene(options.theme, size),
+            grid: BreathingSceneGridRenderer(columns: size.columns, rows: size.rows - 1, color: color), io: io
+        ).run(clock: clock)
+        return .success
+    }
+
+    static func scene(_ appearance: BreathingTheme.Appearance, _ size: (columns: Int, rows: Int)) -> BreathingScene {
+        var configuration = BreathingScene.Configuration(
+            width: Double(size.columns) * pointsPerColumn, height: Double(size.rows - 1) * pointsPerRow)
+        configuration.textWidth = 12 * pointsPerColumn
+        configuration.textHeight = pointsPerRow
+        return BreathingScene(configuration: configuration, theme: .forAppearance(appearance))
+    }
+
+    /// `--frames`: frame i at i × (seconds / N), or i / 30 s; the state advanced in steps the
+    /// scene accepts.
+    static func printFrames(
+        _ count: Int, options: Options, size: (columns: Int, rows: Int), color: Bool, io: CommandIO
+    ) {
+        var scene = scene(options.theme, size)
+        let grid = BreathingSceneGridRenderer(columns: size.columns, rows: size.rows - 1, color: color)
+        let interval = options.seconds.map { Double($0) / Double(count) } ?? 1 / Double(framesPerSecond)
+        var time = 0.0
+        for index in 0..<count {
+            let target = Double(index) * interval
+            repeat {
+                let step = min(target - time, FrameTick.maximumDuration)
+                time += step
+                scene.advance(frame: FrameTick(timestamp: time, duration: step))
+            } while time < target
+            io.writeOutput(statusLine(scene, frame: index + 1, of: count) + "\n" + grid.render(scene))
+        }
+    }
+
+    static func statusLine(_ scene: BreathingScene, frame: Int, of count: Int) -> String {
+        "frame \(frame)/\(count)  \(String(format: "%.2f", scene.elapsed)) s  \(scene.guidance)"
+    }
+
+    /// Columns and rows from $COLUMNS and $LINES (10…1000, 5…500), else the terminal's, else
+    /// 80×24.
+    static func gridSize(_ environment: [String: String], isTerminal: Bool) -> (columns: Int, rows: Int) {
+        var columns = 80
+        var rows = 24
+        if isTerminal {
+            var size = winsize()
+            if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 {
+                columns = Int(size.ws_col)
+                rows = Int(size.ws_row)
+            }
+        }
+        if let text = environment["COLUMNS"], let value = Int(text), (10...1_000).contains(value) { columns = value }
+        if let text = environment["LINES"], let value = Int(text), (5...500).contains(value) { rows = value }
+        return (min(max(columns, 10), 1_000), min(max(rows, 5), 500))
+    }
+}

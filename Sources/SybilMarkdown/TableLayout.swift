@@ -1,0 +1,79 @@
+/// Lays out a ``MarkdownTable`` in box lines: each column as wide as its widest cell, the
+/// widest columns shrunk (to 3 columns at least) when the table is wider than the width, and
+/// cells wrapped inside their column, aligned as the delimiter row says. The header is bold.
+struct TableLayout {
+    let table: MarkdownTable
+    let width: Int
+    let style: TerminalStyle
+
+    /// The narrowest a column is shrunk to.
+    static let minimumColumnWidth = 3
+
+    func lines() -> [TerminalLine] {
+        let columns = table.alignments.count
+        guard columns > 0 else { return [] }
+        let rows = [table.header] + table.rows
+        let flat = rows.map { row in (0..<columns).map { $0 < row.count ? singleLine(row[$0]) : [] } }
+        var widths = [Int](repeating: 1, count: columns)
+        for row in flat {
+            for (column, runs) in row.enumerated() {
+                widths[column] = max(widths[column], DisplayWidth.of(runs.plainText))
+            }
+        }
+        shrink(&widths, toFit: width - (3 * columns + 1))
+        var result: [TerminalLine] = [border("┌", "┬", "┐", widths)]
+        for (index, row) in flat.enumerated() {
+            result.append(contentsOf: rowLines(row, widths: widths, isHeader: index == 0))
+            if index == 0 { result.append(border("├", "┼", "┤", widths)) }
+        }
+        result.append(border("└", "┴", "┘", widths))
+        return result
+    }
+
+    /// Hard breaks inside a cell become spaces; the cell is one paragraph.
+    private func singleLine(_ runs: [MarkdownRun]) -> [MarkdownRun] {
+        runs.map { $0.isLineBreak ? MarkdownRun(" ", style: $0.style, link: $0.link) : $0 }
+    }
+
+    private func shrink(_ widths: inout [Int], toFit available: Int) {
+        var total = widths.reduce(0, +)
+        while total > available {
+            guard let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
+                widths[widest] > Self.minimumColumnWidth
+            else { return }
+            widths[widest] -= 1
+            total -= 1
+        }
+    }
+
+    private func border(_ left: String, _ middle: String, _ right: String, _ widths: [Int]) -> TerminalLine {
+        let text = left + widths.map { String(repeating: "─", count: $0 + 2) }.joined(separator: middle) + right
+        return TerminalLine(text: style.dim(text), width: widths.reduce(0, +) + 3 * widths.count + 1)
+    }
+
+    private func rowLines(_ row: [[MarkdownRun]], widths: [Int], isHeader: Bool) -> [TerminalLine] {
+        let cells = row.enumerated().map { column, runs in
+            InlineWrapper(width: widths[column], style: style).wrap(runs, extra: isHeader ? ["1"] : [])
+        }
+        let height = cells.map(\.count).max() ?? 1
+        let bar = style.dim("│")
+        var lines: [TerminalLine] = []
+        for lineIndex in 0..<height {
+            var text = bar
+            for (column, cell) in cells.enumerated() {
+                let line = lineIndex < cell.count ? cell[lineIndex] : .empty
+                let room = max(widths[column] - line.width, 0)
+                let (left, right): (Int, Int)
+                switch table.alignments[column] {
+                case .right: (left, right) = (room, 0)
+                case .center: (left, right) = (room / 2, room - room / 2)
+                case .left, .none: (left, right) = (0, room)
+                }
+                text += " " + String(repeating: " ", count: left) + line.text + String(repeating: " ", count: right)
+                text += " " + bar
+            }
+            lines.append(TerminalLine(text: text, width: widths.reduce(0, +) + 3 * widths.count + 1))
+        }
+        return lines
+    }
+}

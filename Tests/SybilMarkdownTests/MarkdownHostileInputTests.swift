@@ -1,0 +1,84 @@
+import SybilMarkdown
+import Testing
+
+/// Peers send the text: size and nesting are bounded, and nothing crashes.
+@Suite("Markdown hostile input", .timeLimit(.minutes(2)))
+struct MarkdownHostileInputTests {
+    @Test func sizeLimitIsCheckedAtTheBoundary() throws {
+        let limits = MarkdownLimits(maximumInputBytes: 10, maximumNestingDepth: 4)
+        #expect(try MarkdownDocument.parse("0123456789", limits: limits).blocks.count == 1)
+        #expect(throws: MarkdownError.inputTooLarge(bytes: 11, limit: 10)) {
+            try MarkdownDocument.parse("0123456789a", limits: limits)
+        }
+        // Bytes, not characters: 4 CJK characters are 12 bytes.
+        #expect(throws: MarkdownError.inputTooLarge(bytes: 12, limit: 10)) {
+            try MarkdownDocument.parse("中文中文", limits: limits)
+        }
+    }
+
+    @Test func overSizedTextStillRendersAsIs() {
+        let limits = MarkdownLimits(maximumInputBytes: 8, maximumNestingDepth: 4)
+        let text = TerminalMarkdownRenderer(width: 40, color: false).render(markdown: "**not parsed**", limits: limits)
+        #expect(text == "**not parsed**\n")
+    }
+
+    /// Depth of block quotes in a parsed document.
+    private func quoteDepth(_ blocks: [MarkdownBlock]) -> Int {
+        var depth = 0
+        var current = blocks
+        while case .blockQuote(let inner)? = current.first {
+            depth += 1
+            current = inner
+        }
+        return depth
+    }
+
+    @Test func nestingIsCappedAtTheLimitAndKeepsTheText() throws {
+        let limits = MarkdownLimits(maximumInputBytes: 1 << 20, maximumNestingDepth: 3)
+        let atLimit = try MarkdownDocument.parse(">>> deep", limits: limits)
+        #expect(quoteDepth(atLimit.blocks) == 3)
+        let overLimit = try MarkdownDocument.parse(">>>> deep", limits: limits)
+        #expect(quoteDepth(overLimit.blocks) == 3)
+        let underLimit = try MarkdownDocument.parse(">> deep", limits: limits)
+        #expect(quoteDepth(underLimit.blocks) == 2)
+        let rendered = TerminalMarkdownRenderer(width: 40, color: false).render(overLimit)
+        #expect(rendered == "│ │ │ deep\n")
+    }
+
+    @Test func tenThousandQuoteMarksParseAndRender() throws {
+        let text = String(repeating: ">", count: 10_000) + " bottom\n"
+        let document = try MarkdownDocument.parse(text)
+        #expect(quoteDepth(document.blocks) == MarkdownLimits.standard.maximumNestingDepth)
+        let rendered = TerminalMarkdownRenderer(width: 80, color: true).render(document)
+        #expect(rendered.contains("bottom"))
+    }
+
+    @Test func deepListsBracketsAndEmphasisDoNotCrash() throws {
+        let lists = (0..<500).map { String(repeating: "  ", count: $0) + "- item \($0)" }.joined(separator: "\n")
+        let hostile = [
+            lists,
+            String(repeating: "[", count: 50_000) + "x" + String(repeating: "]", count: 50_000),
+            String(repeating: "*a", count: 50_000),
+            String(repeating: "_", count: 100_000),
+            "|" + String(repeating: " a |", count: 5_000) + "\n|" + String(repeating: "---|", count: 5_000),
+            String(repeating: "> - 1. ", count: 3_000) + "x",
+            "\u{0}\u{1}\u{7F}\u{FEFF}" + String(repeating: "\u{301}", count: 1_000),
+        ]
+        for text in hostile {
+            let document = try MarkdownDocument.parse(text)
+            _ = TerminalMarkdownRenderer(width: 60, color: true).render(document)
+        }
+    }
+
+    @Test func concurrentParsesAgree() async throws {
+        let text = "~~struck~~ and https://example.com and | a |\n|---|\n| b |\n"
+        let expected = try MarkdownDocument.parse(text)
+        let results = await withTaskGroup(of: MarkdownDocument?.self) { group in
+            for _ in 0..<64 { group.addTask { try? MarkdownDocument.parse(text) } }
+            var all: [MarkdownDocument?] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.allSatisfy { $0 == expected })
+    }
+}
