@@ -183,3 +183,24 @@ struct SQLiteChatHistoryTests {
         #expect(try await first.search("from", limit: 1_000).hits.count == 2 * perWriter)
     }
 }
+
+extension SQLiteChatHistoryTests {
+    /// A process opening the file while another closes it (closing the file's last handle
+    /// checkpoints the WAL under an exclusive lock) waits instead of failing busy: each round
+    /// opens a new store while the previous one is being released on its queue.
+    @Test func openingWhileAnotherConnectionClosesWaits() async throws {
+        let fixture = F()
+        defer { fixture.remove() }
+        try await fixture.open().createConversation(F.conversation("c1"))
+        let rounds = 30
+        for round in 0..<rounds {
+            let store = try fixture.open()
+            for index in 0..<5 {
+                try await store.appendMessages(
+                    (0..<20).map { F.message("m\(round)-\(index)-\($0)", text: String(repeating: "word ", count: 200)) }
+                )
+            }
+        }
+        #expect(try await fixture.open().messages(inConversation: "c1").count == rounds * 100)
+    }
+}
