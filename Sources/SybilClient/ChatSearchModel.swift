@@ -10,12 +10,8 @@ import SybilTimeline
 @MainActor
 @Observable
 public final class ChatSearchModel<C: Clock> where C.Duration == Duration {
-    /// How many hits are shown at most.
-    public static var resultLimit: Int { 100 }
     /// How many recent conversations the empty field shows.
     public static var recentLimit: Int { 50 }
-    /// The notice shown when more than ``resultLimit`` items matched.
-    public static var refineNotice: String { "More than 100 match; refine the query." }
 
     /// The text in the search field. Setting it schedules a search after ``debounce`` (or, when
     /// blank, shows the recent conversations).
@@ -39,11 +35,13 @@ public final class ChatSearchModel<C: Clock> where C.Duration == Duration {
 
     /// Whether the field is blank, so the recent conversations are the list.
     public var isShowingRecent: Bool { ChatSearchQuery(query).isEmpty }
-    /// ``refineNotice`` when more matched than are shown, else `nil`.
-    public var notice: String? { hasMore ? Self.refineNotice : nil }
+    /// "More than 100 match; refine the query." when more matched than are shown, else `nil`.
+    public var notice: String? { hasMore ? "More than \(limit) match; refine the query." : nil }
 
     /// How long typing must pause before a search runs.
     @ObservationIgnored public let debounce: Duration
+    /// How many hits are shown at most (the product shows 100).
+    @ObservationIgnored public let limit: Int
     @ObservationIgnored private let store: any ChatHistoryStore
     @ObservationIgnored private let clock: C
     /// Bumped by every change of the query; a search applies its results only if it is current.
@@ -51,11 +49,13 @@ public final class ChatSearchModel<C: Clock> where C.Duration == Duration {
     @ObservationIgnored private var current: Task<Void, Never>?
     @ObservationIgnored private var running: [Int: Task<Void, Never>] = [:]
 
-    /// A search over `store`, debounced by `debounce` on `clock`.
-    public init(store: any ChatHistoryStore, clock: C, debounce: Duration = .milliseconds(250)) {
+    /// A search over `store` showing at most `limit` hits, debounced by `debounce` on `clock`.
+    public init(store: any ChatHistoryStore, clock: C, debounce: Duration = .milliseconds(250), limit: Int = 100) {
+        precondition(limit > 0, "a search shows at least one hit")
         self.store = store
         self.clock = clock
         self.debounce = debounce
+        self.limit = limit
     }
 
     /// Loads the recent conversations (call when the list appears).
@@ -120,7 +120,7 @@ public final class ChatSearchModel<C: Clock> where C.Duration == Duration {
         let store = store
         do {
             if let query {
-                let found = try await store.search(query, limit: Self.resultLimit)
+                let found = try await store.search(query, limit: limit)
                 guard generation == self.generation, !Task.isCancelled else { return }
                 results = found.hits
                 hasMore = found.hasMore
