@@ -1,11 +1,11 @@
 /// History search over the FTS5 index (SPEC §5.4).
 ///
-/// Order: of the newest `limit + 1` matching items (by the time of their last change, which is
-/// the index's rowid order, streamed cheaply from FTS5), the first `limit` are returned best
-/// match first (`bm25`, a title weighing twice the body) and, between equal scores, newest
-/// first. When no more than `limit` items match, that is simply every match, best first; past
-/// the cap `hasMore` is set and the front end asks for a narrower query, so ranking never has
-/// to score every row of a very common word.
+/// Order: when no more than `limit` items match (the list is complete), best match first
+/// (`bm25`, a title weighing twice the body) and, between equal scores, newest first. Past the
+/// cap (`hasMore`, and the front end asks for a narrower query) the newest `limit` matches, by
+/// the time of their last change: that is the index's rowid order, which FTS5 streams and stops
+/// after `limit + 1` rows, while ranking would have to score every row of a common word (tens
+/// of milliseconds over a million messages).
 extension SQLiteChatHistory {
     /// The most hits one search returns, whatever `limit` asks for.
     public static let maximumSearchLimit = 1_000
@@ -20,17 +20,23 @@ extension SQLiteChatHistory {
         let terms = parsed.terms.map(\.text)
         let path = path
         return try await run { database in
-            let rows = try database.query(
-                """
-                SELECT rowid, kind, ref, bm25(chat_search, 2.0, 1.0) FROM chat_search
-                WHERE chat_search MATCH ? ORDER BY rowid DESC LIMIT ?
-                """, [.text(expression), .integer(Int64(limit + 1))])
+            let newest = try database.query(
+                "SELECT rowid, kind, ref FROM chat_search WHERE chat_search MATCH ? ORDER BY rowid DESC LIMIT ?",
+                [.text(expression), .integer(Int64(limit + 1))])
+            let hasMore = newest.count > limit
+            // Complete: rank every match (there are at most `limit`). Past the cap: newest first.
+            let rows =
+                hasMore
+                ? newest.prefix(limit).map { $0 + [.real(0)] }
+                : try database.query(
+                    "SELECT rowid, kind, ref, bm25(chat_search, 2.0, 1.0) FROM chat_search WHERE chat_search MATCH ?",
+                    [.text(expression)])
             var hits: [(hit: ChatSearchResults.Hit, score: Double, rowid: Int64)] = []
-            for row in rows.prefix(limit) {
+            for row in rows {
                 let rowid = try Self.integer(row, 0, "chat_search.rowid", path: path)
                 let kind = try Self.integer(row, 1, "chat_search.kind", path: path)
                 let ref = try Self.integer(row, 2, "chat_search.ref", path: path)
-                guard case .real(let score) = row[3] else {
+                guard row.count == 4, case .real(let score) = row[3] else {
                     throw StorageError(operation: "read", path: path, reason: "bm25() returned no real")
                 }
                 let hit = try Self.hit(
@@ -40,10 +46,12 @@ extension SQLiteChatHistory {
             }
             hits.sort { left, right in
                 if left.score != right.score { return left.score < right.score }
-                if left.hit.updatedAt != right.hit.updatedAt { return left.hit.updatedAt > right.hit.updatedAt }
+                if !hasMore, left.hit.updatedAt != right.hit.updatedAt {
+                    return left.hit.updatedAt > right.hit.updatedAt
+                }
                 return left.rowid > right.rowid
             }
-            return ChatSearchResults(hits: hits.map(\.hit), hasMore: rows.count > limit)
+            return ChatSearchResults(hits: Array(hits.prefix(limit).map(\.hit)), hasMore: hasMore)
         }
     }
 

@@ -5,6 +5,7 @@
 public enum DisplayWidth {
     /// The columns `character` takes (0, 1 or 2).
     public static func columns(of character: Character) -> Int {
+        if let ascii = character.asciiValue { return ascii < 0x20 || ascii == 0x7F ? 0 : 1 }
         var widest = 0
         for scalar in character.unicodeScalars {
             widest = max(widest, columns(of: scalar))

@@ -56,7 +56,13 @@ public struct SearchExcerpt: Sendable, Hashable {
                 if position < pieces.count - 1 {
                     while let last = range.last, line[last] == " " { range = range.dropLast() }
                 }
-                for index in range { Self.append(String(line[index]), isMatch: marks[index], to: &runs) }
+                var start = range.lowerBound
+                while start < range.upperBound {
+                    var end = start + 1
+                    while end < range.upperBound, marks[end] == marks[start] { end += 1 }
+                    Self.append(String(line[start..<end]), isMatch: marks[start], to: &runs)
+                    start = end
+                }
             }
         }
         self.runs = runs

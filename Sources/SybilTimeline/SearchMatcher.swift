@@ -6,65 +6,74 @@ import Foundation
 struct SearchMatcher {
     private let words: [[Character]]
     private let runs: [[Character]]
+    /// The first folded character of every word term (a cheap test before folding a word).
+    private let firsts: Set<Character>
 
     /// A matcher for `terms` (words as the query split them; blank terms are ignored).
     init(terms: [String]) {
         var words: [[Character]] = []
         var runs: [[Character]] = []
-        for term in terms {
-            let folded = Array(Self.fold(term))
-            guard !folded.isEmpty else { continue }
+        for term in terms where !term.isEmpty {
             if term.unicodeScalars.contains(where: Self.isCJK) {
-                runs.append(folded)
-            } else {
+                runs.append(Array(term))
+            } else if let folded = Optional(Array(Self.fold(term))), !folded.isEmpty {
                 words.append(folded)
             }
         }
         self.words = words
         self.runs = runs
+        firsts = Set(words.compactMap(\.first))
     }
 
     /// One flag per character of `line`: whether it is part of a match.
     func marks(in line: [Character]) -> [Bool] {
         var marks = [Bool](repeating: false, count: line.count)
-        guard !words.isEmpty || !runs.isEmpty else { return marks }
-        var cache: [Character: [Character]] = [:]
-        let folded = line.map { character -> [Character] in
-            if let known = cache[character] { return known }
-            let value = Array(Self.fold(String(character)))
-            cache[character] = value
-            return value
-        }
-        let isWord = line.map { Self.isWordCharacter($0) && !Self.isCJK($0) }
-        for start in line.indices where isWord[start] && (start == 0 || !isWord[start - 1]) {
-            var end = start
-            while end < line.count, isWord[end] { end += 1 }
-            let word = Array(folded[start..<end].joined())
-            if words.contains(where: { word.starts(with: $0) }) {
-                for index in start..<end { marks[index] = true }
-            }
-        }
-        for run in runs {
-            var start = 0
-            while start < line.count {
-                var position = start
-                var matched = 0
-                while position < line.count, matched < run.count {
-                    let piece = folded[position]
-                    guard matched + piece.count <= run.count, Array(run[matched..<matched + piece.count]) == piece
-                    else { break }
-                    matched += piece.count
-                    position += 1
-                }
-                if matched == run.count, position > start {
-                    for index in start..<position { marks[index] = true }
-                    start = position
-                } else {
-                    start += 1
-                }
-            }
-        }
+        if !words.isEmpty { markWords(in: line, &marks) }
+        for run in runs { markRuns(of: run, in: line, &marks) }
         return marks
+    }
+
+    /// Marks every word that starts with a word term (folded).
+    private func markWords(in line: [Character], _ marks: inout [Bool]) {
+        let isWord = line.map { Self.isWordCharacter($0) && !Self.isCJK($0) }
+        var start = 0
+        while start < line.count {
+            guard isWord[start] else {
+                start += 1
+                continue
+            }
+            var end = start + 1
+            while end < line.count, isWord[end] { end += 1 }
+            if let first = Self.fold(line[start]).first, firsts.contains(first) {
+                let word = Array(Self.fold(String(line[start..<end])))
+                if words.contains(where: { word.starts(with: $0) }) {
+                    for index in start..<end { marks[index] = true }
+                }
+            }
+            start = end
+        }
+    }
+
+    /// Marks every place `run` (Han, Hiragana or Katakana, compared as written) occurs.
+    private func markRuns(of run: [Character], in line: [Character], _ marks: inout [Bool]) {
+        guard !run.isEmpty, run.count <= line.count else { return }
+        var start = 0
+        while start + run.count <= line.count {
+            if line[start] == run[0], line[start..<start + run.count].elementsEqual(run) {
+                for index in start..<start + run.count { marks[index] = true }
+                start += run.count
+            } else {
+                start += 1
+            }
+        }
+    }
+
+    /// `character` lowercased without diacritics (ASCII without Foundation).
+    static func fold(_ character: Character) -> String {
+        if let ascii = character.asciiValue {
+            return String(Character(Unicode.Scalar(ascii >= 65 && ascii <= 90 ? ascii + 32 : ascii)))
+        }
+        return fold(String(character))
     }
 
     /// Lowercased without diacritics.
@@ -74,6 +83,9 @@ struct SearchMatcher {
     }
 
     private static func isWordCharacter(_ character: Character) -> Bool {
+        if let ascii = character.asciiValue {
+            return (ascii >= 48 && ascii <= 57) || (ascii >= 65 && ascii <= 90) || (ascii >= 97 && ascii <= 122)
+        }
         guard let scalar = character.unicodeScalars.first else { return false }
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
@@ -85,7 +97,8 @@ struct SearchMatcher {
     }
 
     private static func isCJK(_ character: Character) -> Bool {
-        character.unicodeScalars.first.map(isCJK) ?? false
+        if character.asciiValue != nil { return false }
+        return character.unicodeScalars.first.map(isCJK) ?? false
     }
 
     /// Han, Hiragana and Katakana (the index sets each apart; see `ChatSearchQuery` in SybilStore).

@@ -107,6 +107,21 @@ struct ChatHistorySearchTests {
         #expect(results.hasMore == hasMore)
     }
 
+    @Test func pastTheCapTheNewestComeFirstAndACompleteListIsRanked() async throws {
+        let fixture = F()
+        defer { fixture.remove() }
+        let store = try await store(
+            fixture,
+            texts: ["match match match match"] + (1...100).map { "a longer message with one match, number \($0)" })
+        let capped = try await store.search("match", limit: 100)
+        #expect(capped.hasMore)
+        #expect(messageIds(capped) == (1...100).reversed().map { "m\($0)" })
+        let complete = try await store.search("match", limit: 101)
+        #expect(!complete.hasMore)
+        #expect(messageIds(complete).first == "m0")
+        #expect(messageIds(complete).dropFirst() == ArraySlice((1...100).reversed().map { "m\($0)" }))
+    }
+
     @Test func bestMatchFirstThenNewest() async throws {
         let fixture = F()
         defer { fixture.remove() }
