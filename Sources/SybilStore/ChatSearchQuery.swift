@@ -31,13 +31,19 @@ public struct ChatSearchQuery: Sendable, Hashable {
 
     /// Reads `text`.
     public init(_ text: String) {
+        terms = Self.words(in: text).prefix(Self.maximumTerms).map {
+            Term(text: String($0.text.prefix(Self.maximumTermLength)), isCJK: $0.isCJK)
+        }
+    }
+
+    /// Every word of `text` in order, unbounded: runs of word characters, a run of Han,
+    /// Hiragana or Katakana kept apart from the letters around it.
+    static func words(in text: String) -> [Term] {
         var terms: [Term] = []
         var current = String.UnicodeScalarView()
         var currentIsCJK = false
         func flush() {
-            if !current.isEmpty, terms.count < Self.maximumTerms {
-                terms.append(Term(text: String(String(current).prefix(Self.maximumTermLength)), isCJK: currentIsCJK))
-            }
+            if !current.isEmpty { terms.append(Term(text: String(current), isCJK: currentIsCJK)) }
             current = String.UnicodeScalarView()
         }
         for scalar in text.unicodeScalars {
@@ -51,20 +57,16 @@ public struct ChatSearchQuery: Sendable, Hashable {
             current.append(scalar)
         }
         flush()
-        self.terms = terms
+        return terms
     }
 
     /// Whether there is nothing to search for (then no SQL runs and nothing is found).
     public var isEmpty: Bool { terms.isEmpty }
 
-    /// The FTS5 MATCH expression, or `nil` when there is nothing to search for.
+    /// The FTS5 MATCH expression, or `nil` when there is nothing to search for: every word as
+    /// a prefix string, all required.
     public var matchExpression: String? {
-        isEmpty ? nil : terms.map(Self.phrase).joined(separator: " ")
-    }
-
-    /// An expression matching rows whose `column` holds any of the words.
-    func expression(anyIn column: String) -> String? {
-        isEmpty ? nil : terms.map { "\(column) : \(Self.phrase($0))" }.joined(separator: " OR ")
+        isEmpty ? nil : terms.map(Self.phrase).joined(separator: " AND ")
     }
 
     /// The text the index holds for `text`: the same text with every Han, Hiragana and Katakana
@@ -108,12 +110,16 @@ public struct ChatSearchQuery: Sendable, Hashable {
         }
     }
 
-    /// `"word"*`, or `"天 气"*` for a CJK run; a quote inside is doubled (none can occur, as
-    /// quotes separate words, but the quoting never relies on that).
-    private static func phrase(_ term: Term) -> String {
-        var body = term.text.replacingAll("\"", with: "\"\"")
-        if term.isCJK { body = body.unicodeScalars.map { String($0) }.joined(separator: " ") }
-        return "\"\(body)\"*"
+    /// `"word"*`, or `"天 气"*` for a CJK run.
+    static func phrase(_ term: Term) -> String {
+        let body = term.isCJK ? term.text.unicodeScalars.map { String($0) }.joined(separator: " ") : term.text
+        return quoted(body) + "*"
+    }
+
+    /// `word` as an FTS5 string: in double quotes, a quote inside doubled (none can occur in a
+    /// word, as quotes separate words, but the quoting never relies on that).
+    static func quoted(_ word: String) -> String {
+        "\"" + word.replacingAll("\"", with: "\"\"") + "\""
     }
 }
 

@@ -86,6 +86,7 @@ extension SQLiteChatHistory {
         throws
     {
         if let old { try database.query("DELETE FROM chat_search WHERE rowid = ?", [.integer(old)]) }
+        try recordTerms(of: text, database)
         try database.query(
             "INSERT INTO chat_search (title, body, kind, ref) VALUES ('', ?, ?, ?)",
             [.text(ChatSearchQuery.indexText(text)), .integer(SearchKind.message.rawValue), .integer(seq)])

@@ -48,6 +48,12 @@ extension SQLiteChatHistory {
                 );
                 """),
         SQLiteMigration(name: "chat-history-4-search-index", sql: searchIndexSQL),
+        SQLiteMigration(
+            name: "chat-history-5-search-terms",
+            sql: """
+                CREATE TABLE chat_search_terms (key TEXT NOT NULL, word TEXT NOT NULL, PRIMARY KEY (key, word))
+                    WITHOUT ROWID;
+                """),
     ]
 
     /// The full-text index (see `SQLiteChatHistory+Search.swift` for the choices): one row per

@@ -14,12 +14,12 @@ extension SQLiteChatHistory {
     /// prefixes. A blank query (or one with no words) finds nothing and runs no SQL.
     public func search(_ query: String, limit: Int) async throws -> ChatSearchResults {
         let parsed = ChatSearchQuery(query)
-        guard let expression = parsed.matchExpression, limit > 0 else { return .empty }
+        guard !parsed.isEmpty, limit > 0 else { return .empty }
         let limit = min(limit, Self.maximumSearchLimit)
-        let answerExpression = parsed.expression(anyIn: "body")
         let terms = parsed.terms.map(\.text)
         let path = path
         return try await run { database in
+            let (expression, answerExpression) = try Self.expressions(for: parsed, database)
             let newest = try database.query(
                 "SELECT rowid, kind, ref FROM chat_search WHERE chat_search MATCH ? ORDER BY rowid DESC LIMIT ?",
                 [.text(expression), .integer(Int64(limit + 1))])
@@ -56,7 +56,7 @@ extension SQLiteChatHistory {
     }
 
     private static func hit(
-        kind: Int64, ref: Int64, rowid: Int64, terms: [String], answerExpression: String?, _ database: SQLiteDatabase,
+        kind: Int64, ref: Int64, rowid: Int64, terms: [String], answerExpression: String, _ database: SQLiteDatabase,
         path: String
     ) throws -> ChatSearchResults.Hit {
         switch SearchKind(rawValue: kind) {
@@ -85,13 +85,10 @@ extension SQLiteChatHistory {
             let row = try source(
                 "SELECT id, query, answer, created_at FROM chat_web_searches WHERE seq = ?", ref, database, path: path)
             let query = try text(row, 1, "chat_web_searches.query", path: path)
-            let answerMatches =
-                try answerExpression.map {
-                    try !database.query(
-                        "SELECT 1 FROM chat_search WHERE chat_search MATCH ? AND rowid = ?",
-                        [.text($0), .integer(rowid)]
-                    ).isEmpty
-                } ?? false
+            let answerMatches = try !database.query(
+                "SELECT 1 FROM chat_search WHERE chat_search MATCH ? AND rowid = ?",
+                [.text(answerExpression), .integer(rowid)]
+            ).isEmpty
             return ChatSearchResults.Hit(
                 source: .webSearch(id: try text(row, 0, "chat_web_searches.id", path: path)), title: query,
                 text: answerMatches ? try text(row, 2, "chat_web_searches.answer", path: path) : query, terms: terms,

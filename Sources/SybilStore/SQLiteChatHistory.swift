@@ -125,6 +125,8 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
                 "INSERT INTO chat_web_searches (id, query, answer, created_at) VALUES (?, ?, ?, ?)",
                 [.text(search.id), .text(search.query), .text(search.answer), .integer(search.createdAt)])
             let seq = try Self.lastInsertRowid(database)
+            try Self.recordTerms(of: search.query, database)
+            try Self.recordTerms(of: search.answer, database)
             try database.query(
                 "INSERT INTO chat_search (title, body, kind, ref) VALUES (?, ?, ?, ?)",
                 [
@@ -158,6 +160,7 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
         throws
     {
         if let old { try database.query("DELETE FROM chat_search WHERE rowid = ?", [.integer(old)]) }
+        try recordTerms(of: title, database)
         try database.query(
             "INSERT INTO chat_search (title, body, kind, ref) VALUES (?, '', ?, ?)",
             [.text(ChatSearchQuery.indexText(title)), .integer(SearchKind.title.rawValue), .integer(seq)])

@@ -9,7 +9,7 @@ import SybilTimeline
 // messages). It reports the index build (bulk `appendMessages`, 5,000 per transaction), the
 // rate of single fsync'd appends, and p50/p99 of a search with its excerpts and highlights
 // (`SQLiteChatHistory.search` at the product's limit of 100, then a `SearchExcerpt` of 80
-// columns per hit) for 3-letter and 2-letter prefixes, rare words and common words. The
+// columns per hit) for 3-, 2- and 4-letter prefixes, rare words and common words. The
 // baseline, timed in the same run on the same file: `LIKE '%word%'` over the messages table,
 // newest 101 first (what a search without the index would do), for the rare words (a common
 // word's LIKE stops after 101 recent rows, so only a rare word shows the scan); the ratio is
@@ -152,6 +152,7 @@ private func runSearchBenchmark(messages: Int, path: String) async throws {
     let categories: [(String, [String])] = [
         ("3-letter prefixes", (0..<queries).map { _ in String(longWord(corpus).prefix(3)) }),
         ("2-letter prefixes", (0..<queries).map { _ in String(longWord(corpus).prefix(2)) }),
+        ("4-letter prefixes", (0..<queries).map { _ in String(longWord(corpus, minimum: 5).prefix(4)) }),
         (
             "rare words",
             (0..<queries).map { _ in corpus.usedRare[Int(corpus.random.next(below: UInt64(corpus.usedRare.count)))] }
@@ -205,10 +206,10 @@ private func runSearchBenchmark(messages: Int, path: String) async throws {
     }
 }
 
-/// A word of at least three letters, drawn like the corpus draws them.
-private func longWord(_ corpus: SearchBenchCorpus) -> String {
+/// A word of at least `minimum` letters, drawn like the corpus draws them.
+private func longWord(_ corpus: SearchBenchCorpus, minimum: Int = 3) -> String {
     while true {
         let word = corpus.commonWord()
-        if word.count >= 3 { return word }
+        if word.count >= minimum { return word }
     }
 }

@@ -79,7 +79,8 @@ struct ChatHistorySearchTests {
         #expect(messageIds(try await store.search("天", limit: 10)).sorted() == ["m2", "m3"])
         #expect(messageIds(try await store.search("東京 天気", limit: 10)) == ["m3"])
         #expect(messageIds(try await store.search("cafe", limit: 10)) == ["m4"])
-        #expect(messageIds(try await store.search("GROSSE", limit: 10)) == [])
+        // The term dictionary folds ß to ss (as the excerpt does), so a long word finds it too.
+        #expect(messageIds(try await store.search("GROSSE", limit: 10)) == ["m5"])
         #expect(messageIds(try await store.search("gro", limit: 10)) == ["m5"])
         #expect(messageIds(try await store.search("zah", limit: 10)) == ["m5"])
         #expect(messageIds(try await store.search("한국", limit: 10)) == ["m6"])

@@ -7,9 +7,9 @@ struct ChatSearchQueryTests {
         "words become quoted prefix strings",
         arguments: [
             ("plan", "\"plan\"*", ["plan"]),
-            ("  Plan   the-trip ", "\"Plan\"* \"the\"* \"trip\"*", ["Plan", "the", "trip"]),
-            ("\"NEAR(a OR b)\"", "\"NEAR\"* \"a\"* \"OR\"* \"b\"*", ["NEAR", "a", "OR", "b"]),
-            ("天气 iPhone用户", "\"天 气\"* \"iPhone\"* \"用 户\"*", ["天气", "iPhone", "用户"]),
+            ("  Plan   the-trip ", "\"Plan\"* AND \"the\"* AND \"trip\"*", ["Plan", "the", "trip"]),
+            ("\"NEAR(a OR b)\"", "\"NEAR\"* AND \"a\"* AND \"OR\"* AND \"b\"*", ["NEAR", "a", "OR", "b"]),
+            ("天气 iPhone用户", "\"天 气\"* AND \"iPhone\"* AND \"用 户\"*", ["天气", "iPhone", "用户"]),
             ("e\u{301}te\u{301}", "\"e\u{301}te\u{301}\"*", ["e\u{301}te\u{301}"]),
         ])
     func expression(text: String, expected: String, terms: [String]) {

@@ -119,6 +119,7 @@ struct SQLiteChatHistoryTests {
             names == [
                 .text("chat-history-1-conversations"), .text("chat-history-2-messages"),
                 .text("chat-history-3-web-searches"), .text("chat-history-4-search-index"),
+                .text("chat-history-5-search-terms"),
             ])
         #expect(try raw.query("PRAGMA journal_mode") == [[.text("wal")]])
     }
