@@ -39,6 +39,8 @@ public enum SybilCommandLine {
         case "workspaces":
             return try await WorkspacesCommand.run(rest, io: io)
         case "records": return try await RecordsCommand.run(rest, io: io)
+        case "search": return try await SearchCommand.run(rest, io: io)
+        case "history": return try await HistoryCommand.run(rest, io: io)
         case "debug":
             return try await debug(rest, io: io)
         case "breathe":

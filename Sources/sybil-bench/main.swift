@@ -663,3 +663,6 @@ if selected.contains("workspace") {
     await benchmarkWorkspace(repetitions: repetitions)
 }
 if selected.contains("records") { await benchmarkRecords(repetitions: repetitions) }
+if selected.contains("search") {
+    await benchmarkSearch(arguments: Array(CommandLine.arguments.dropFirst()))
+}
