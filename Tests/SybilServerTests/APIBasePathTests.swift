@@ -23,7 +23,7 @@ struct APIBasePathTests {
     @Test("every API route matches at the root and under /api", arguments: apiRoutes)
     func routesMatchUnderBothPrefixes(route: ServerRoute) {
         let path = Self.concretePath(route)
-        let parameters = parameterValues.filter { route.template.contains("{\($0.key)}") }
+        let parameters = Self.parameterValues.filter { route.template.contains("{\($0.key)}") }
         #expect(ServerRoute.match(method: route.method, path: path) == .route(route, parameters))
         #expect(ServerRoute.match(method: route.method, path: "/api" + path) == .route(route, parameters))
         #expect(route.isUnderBasePath)

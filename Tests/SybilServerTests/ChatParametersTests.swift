@@ -25,8 +25,11 @@ struct ChatParametersTests {
     @Test func aWholeReplyCarriesUsageByTheDocumentedRule() async throws {
         let reply = try await whole()
         // "Was ist ein Kaltstart?": 4 words and 1 for the message.
-        #expect(reply["usage"] == ["prompt_tokens": 5, "completion_tokens": .number(JSONNumber(Int64(tokens.count))),
-            "total_tokens": .number(JSONNumber(Int64(5 + tokens.count)))])
+        #expect(
+            reply["usage"] == [
+                "prompt_tokens": 5, "completion_tokens": .number(JSONNumber(Int64(tokens.count))),
+                "total_tokens": .number(JSONNumber(Int64(5 + tokens.count))),
+            ])
     }
 
     @Test func aStreamWithIncludeUsageEndsWithAUsageChunkBeforeDone() async throws {
@@ -34,7 +37,8 @@ struct ChatParametersTests {
             "POST", "/v1/chat/completions", json: body(#", "stream_options": {"include_usage": true}"#, stream: true))
         let decoded = try events(await collect(response)).map(OpenAIStreamEvent.decode)
         #expect(decoded.last == .done)
-        guard case .chunk(let usage) = decoded.dropLast().last, case .chunk(let finish) = decoded.dropLast(2).last else {
+        guard case .chunk(let usage) = decoded.dropLast().last, case .chunk(let finish) = decoded.dropLast(2).last
+        else {
             Issue.record("expected the finish and usage chunks before [DONE]")
             return
         }
@@ -150,18 +154,21 @@ struct ChatParametersTests {
 
     @Test func textPartsAreAcceptedAndOtherPartsRefusedByName() async throws {
         let harness = try AppHarness()
-        let parts = #"{"model": "chat-latest", "messages": [{"role": "user", "content": [{"type": "text", "text": "Was ist "}, {"type": "text", "text": "ein Kaltstart?"}]}]}"#
+        let parts =
+            #"{"model": "chat-latest", "messages": [{"role": "user", "content": [{"type": "text", "text": "Was ist "}, {"type": "text", "text": "ein Kaltstart?"}]}]}"#
         let reply = try json(await harness.send("POST", "/v1/chat/completions", json: parts))
         let plain = try await whole()
         #expect(reply["choices"][0]["message"]["content"] == plain["choices"][0]["message"]["content"])
         #expect(reply["model"].string == "chat-latest")
-        let image = #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {"url": "x"}}]}]}"#
+        let image =
+            #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {"url": "x"}}]}]}"#
         let refused = await harness.send("POST", "/v1/chat/completions", json: image)
         #expect(refused.status == 400)
         let error = try APIErrorBody.decode(json(refused), at: .root)
         #expect(error.param == "messages[0].content[1].type")
         #expect(error.code == "unsupported_content")
-        let notText = #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": [{"type": "text", "text": 1}]}]}"#
+        let notText =
+            #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": [{"type": "text", "text": 1}]}]}"#
         #expect(
             try APIErrorBody.decode(json(await harness.send("POST", "/v1/chat/completions", json: notText)), at: .root)
                 .param == "messages[0].content[0].text")
@@ -172,7 +179,8 @@ struct ChatParametersTests {
         let list = try json(await harness.send("GET", "/v1/models"))
         #expect(list["object"].string == "list")
         #expect(list["data"].array?.compactMap { $0["id"].string } == ["sybil-scripted", "chat-latest"])
-        #expect(list["data"][1] == ["id": "chat-latest", "object": "model", "created": 1_735_689_600, "owned_by": "sybil"])
+        #expect(
+            list["data"][1] == ["id": "chat-latest", "object": "model", "created": 1_735_689_600, "owned_by": "sybil"])
         let one = try json(await harness.send("GET", "/api/v1/models/chat-latest"))
         #expect(one["id"].string == "chat-latest")
         let missing = await harness.send("GET", "/v1/models/gpt-9")

@@ -43,7 +43,8 @@ struct ChatStreamResumeRoutesTests {
                     await harness.send(
                         "GET", "/v1/chat/completions/\(id)/events", headers: [("Last-Event-ID", String(after))])))
             #expect(viaHeader == Array(whole.dropFirst(after)), "after \(after)")
-            let viaQuery = events(await collect(await harness.send("GET", "/api/v1/chat/completions/\(id)/events?after=\(after)")))
+            let viaQuery = events(
+                await collect(await harness.send("GET", "/api/v1/chat/completions/\(id)/events?after=\(after)")))
             #expect(viaQuery == viaHeader)
         }
         let both = events(
@@ -60,7 +61,8 @@ struct ChatStreamResumeRoutesTests {
         let start = events(await collect(response) { bytes in events(bytes).count >= 1 })
         let id = try streamID(start)
         let resumed = events(
-            await collect(await harness.send("GET", "/v1/chat/completions/\(id)/events", headers: [("Last-Event-ID", "1")])))
+            await collect(
+                await harness.send("GET", "/v1/chat/completions/\(id)/events", headers: [("Last-Event-ID", "1")])))
         #expect(try resumed.last.map(OpenAIStreamEvent.decode) == .done)
         #expect(resumed.first?.lastEventId == "2")
     }

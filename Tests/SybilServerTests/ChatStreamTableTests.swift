@@ -8,7 +8,8 @@ struct ChatStreamTableTests {
 
     private func table(streams: Int = 3, bytes: Int = 100, gone: Int = 8) -> ChatStreamTable {
         ChatStreamTable(
-            limits: .init(maximumBytes: bytes, maximumStreams: streams, retention: .seconds(300), rememberedGoneIds: gone))
+            limits: .init(
+                maximumBytes: bytes, maximumStreams: streams, retention: .seconds(300), rememberedGoneIds: gone))
     }
 
     private func sequences(_ read: ChatStreamTable.Read) -> [Int64] {
