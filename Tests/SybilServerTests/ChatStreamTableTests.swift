@@ -40,7 +40,8 @@ struct ChatStreamTableTests {
         var table = table(bytes: 10)
         #expect(table.open("s", now: .zero) == true)
         #expect(table.append("s", data: "12345", now: .zero, overLimitFrame: frame) == .stored(1))
-        #expect(table.append("s", data: "12", type: "err", now: .zero, overLimitFrame: frame) == .stored(2))  // 10: at the cap
+        // 10 bytes with the type: at the cap.
+        #expect(table.append("s", data: "12", type: "err", now: .zero, overLimitFrame: frame) == .stored(2))
         #expect(table.append("s", data: "x", now: .seconds(1), overLimitFrame: frame) == .overLimit)  // 11: over
         guard case .events(let events, let finished) = table.read("s", after: 0, now: .seconds(1)) else {
             Issue.record("expected events")
