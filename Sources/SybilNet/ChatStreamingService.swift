@@ -32,9 +32,10 @@ public protocol ChatStreaming: Sendable {
 /// resumed rather than sent again when the server numbers its events: a `GET` of
 /// `/v1/chat/completions/{id}/events` with `Last-Event-ID` (no prompt re-sent), up to
 /// ``maximumResumeAttempts`` in a row without progress, waiting by ``resumePolicy`` on the
-/// injected clock; resumes do not spend the retry budget. The consumer sees one continuous
-/// reply. A resume answered 404 or 410, or a resumed stream that ends with nothing new, fails
-/// the reply as ``ChatStreamError/interrupted`` with the text so far kept.
+/// injected clock; resumes do not spend the retry budget (a 401 on a resume refreshes the token
+/// with it). The consumer sees one continuous reply. A resume answered 400, 404 or 410, or a
+/// resumed stream that ends with nothing new, fails the reply as
+/// ``ChatStreamError/interrupted`` with the text so far kept.
 public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == Duration {
     /// Resumes tried in a row without a new event before the reply fails.
     public static var maximumResumeAttempts: Int { 3 }
@@ -168,11 +169,12 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
                 return
             } catch let error as ChatStreamError {
                 switch error {
-                case .notFound, .unexpectedStatus(status: 410, _, _):
+                case .notFound, .badRequest, .unexpectedStatus(status: 410, _, _):
                     throw ChatStreamError.interrupted  // the server no longer has it: keep the partial text
                 case .interrupted where progress.lastEventID == before:
                     throw ChatStreamError.interrupted  // the server's stream ended without finishing
-                case .unauthorized where budget.spend():
+                case .unauthorized:
+                    guard budget.spend() else { throw error }
                     token = try await tokens.refresh()
                 default:
                     break

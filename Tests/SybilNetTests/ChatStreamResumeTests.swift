@@ -79,7 +79,7 @@ struct ChatStreamResumeTests {
         #expect(http.requests.map(\.method) == ["POST", "GET"])
     }
 
-    @Test("a resume answered 404 or 410 fails as interrupted keeping the text", arguments: [404, 410])
+    @Test("a resume answered 400, 404 or 410 fails as interrupted keeping the text", arguments: [400, 404, 410])
     func aStreamTheServerNoLongerHasFailsAsInterrupted(status: Int) async {
         let http = StubHTTPClient()
         http.respond(status: 200, headers: sseHeaders, body: event(1, "Hal"))
@@ -153,6 +153,24 @@ struct ChatStreamResumeTests {
         clock.advance(by: .milliseconds(1))
         #expect(try await consumer.value == "ab")
         #expect(http.requests.count == 3)
+    }
+
+    @Test func a401OnAResumeRefreshesTheTokenOnceWithTheSharedBudget() async {
+        let http = StubHTTPClient()
+        http.respond(status: 200, headers: sseHeaders, body: event(1, "Hal"))
+        http.respond(status: 401, body: "")
+        http.respond(status: 200, headers: sseHeaders, body: event(2, "lo") + event(3, nil))
+        let (text, error) = await reply(service(http, refresher: CountingRefresher()))
+        #expect(text == "Hallo" && error == nil)
+        #expect(http.requests.map { $0.headers["Authorization"] } == ["Bearer t0", "Bearer t0", "Bearer fresh"])
+        let spent = StubHTTPClient()
+        spent.respond(status: 503, body: "")  // spends the one chance
+        spent.respond(status: 200, headers: sseHeaders, body: event(1, "Hal"))
+        spent.respond(status: 401, body: "")
+        let (partial, failure) = await reply(service(spent, refresher: CountingRefresher()))
+        #expect(partial == "Hal")
+        #expect(failure as? ChatStreamError == .unauthorized(nil))
+        #expect(spent.requests.count == 3, "no refresh left: the reply fails at once")
     }
 
     @Test func resumingDoesNotSpendTheRetryBudget() async {
