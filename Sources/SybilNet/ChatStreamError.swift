@@ -18,7 +18,8 @@ public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible 
     case errorFrame(APIErrorBody)
     /// The stream ended without `data: [DONE]`: the reply is incomplete.
     case interrupted
-    /// No bytes arrived for this long.
+    /// No bytes arrived for this long (a stalled stream), or no response head within the
+    /// request's timeout.
     case stalled(after: Duration)
     /// A chunk was not valid chat-completion JSON.
     case malformedChunk(String)

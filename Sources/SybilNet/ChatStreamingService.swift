@@ -23,26 +23,46 @@ public protocol ChatStreaming: Sendable {
     func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error>
 }
 
-/// The service layer of chat streaming (SPEC §5.1–5.2): waits at the send gate, sends with the
-/// bearer token, and retries once — a cold-start 5xx or a 401 after refreshing the token, the
-/// two sharing one chance — but only before any text arrived.
+/// The service layer of chat streaming (SPEC §5.1–5.2, seed 004): waits at the send gate,
+/// sends with the bearer token, and retries once — a cold-start 5xx, a timeout (a stall before
+/// the first event, or no response head in time) or a 401 after refreshing the token, all
+/// sharing one chance — but only before any text arrived.
+///
+/// A stream that drops after it started (interrupted, a transport failure or a stall) is
+/// resumed rather than sent again when the server numbers its events: a `GET` of
+/// `/v1/chat/completions/{id}/events` with `Last-Event-ID` (no prompt re-sent), up to
+/// ``maximumResumeAttempts`` in a row without progress, waiting by ``resumePolicy`` on the
+/// injected clock; resumes do not spend the retry budget (a 401 on a resume refreshes the token
+/// with it). The consumer sees one continuous reply. A resume answered 400, 404 or 410, or a
+/// resumed stream that ends with nothing new, fails the reply as
+/// ``ChatStreamError/interrupted`` with the text so far kept.
 public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == Duration {
+    /// Resumes tried in a row without a new event before the reply fails.
+    public static var maximumResumeAttempts: Int { 3 }
+
     private let baseURL: URL
     private let transport: SSEChatTransport<C>
+    private let clock: C
     private let tokens: TokenProvider
     private let gate: (any SendGate)?
     private let model: String
+    /// The waits between resume attempts (no jitter: it draws no randomness).
+    public let resumePolicy: ReconnectPolicy
 
     /// A service for `model` at `baseURL`. A `nil` gate sends at once.
     public init(
         baseURL: URL, http: any HTTPClient, clock: C, tokens: TokenProvider, gate: (any SendGate)?,
-        model: String, stallTimeout: Duration = .seconds(30)
+        model: String, stallTimeout: Duration = .seconds(30),
+        resumePolicy: ReconnectPolicy = ReconnectPolicy(
+            initialDelay: .milliseconds(250), maximumDelay: .seconds(2), jitter: 0)
     ) {
         self.baseURL = baseURL
         self.transport = SSEChatTransport(http: http, clock: clock, stallTimeout: stallTimeout)
+        self.clock = clock
         self.tokens = tokens
         self.gate = gate
         self.model = model
+        self.resumePolicy = resumePolicy
     }
 
     public func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error> {
@@ -69,6 +89,16 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
         return JSONWriter().bytes(from: value)
     }
 
+    /// Where a started stream stands: its id and the last event id the consumer has.
+    struct Progress {
+        var streamID: String?
+        var lastEventID: Int64?
+        var receivedText = false
+
+        /// Whether the server numbers this stream's events, so it can be resumed.
+        var resumable: Bool { streamID != nil && lastEventID != nil }
+    }
+
     private func run(_ messages: [ChatMessage], into continuation: AsyncThrowingStream<String, any Error>.Continuation)
         async throws
     {
@@ -76,20 +106,22 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
         try Task.checkCancellation()
         guard var token = try await tokens.token() else { throw TokenError.signedOut }
         var budget = RetryBudget()
+        var progress = Progress()
         while true {
-            var received = false
             do {
-                for try await chunk in transport.chunks(for: request(messages, token: token)) {
-                    let text = chunk.content
-                    guard !text.isEmpty else { continue }
-                    received = true
-                    continuation.yield(text)
-                }
+                try await relay(transport.deliveries(for: request(messages, token: token)), &progress, continuation)
                 return
-            } catch let error as ChatStreamError where !received {
+            } catch let error as ChatStreamError {
+                if progress.resumable, Self.isDrop(error) {
+                    try await resume(&progress, token: &token, budget: &budget, after: error, continuation)
+                    return
+                }
+                guard !progress.receivedText else { throw error }
                 switch error {
                 case .serverError where budget.spend():
                     continue  // a cold start: the container is up by now
+                case .stalled where budget.spend():
+                    continue  // a timeout before any text: as a cold 5xx
                 case .unauthorized where budget.spend():
                     token = try await tokens.refresh()
                 default:
@@ -97,6 +129,83 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
                 }
             }
         }
+    }
+
+    /// Yields the text of `deliveries` whose event ids are new, recording progress.
+    private func relay(
+        _ deliveries: AsyncThrowingStream<SSEChatTransport<C>.Delivery, any Error>, _ progress: inout Progress,
+        _ continuation: AsyncThrowingStream<String, any Error>.Continuation
+    ) async throws {
+        for try await delivery in deliveries {
+            if let eventID = delivery.eventID {
+                if let last = progress.lastEventID, eventID <= last { continue }  // already shown
+                if progress.streamID == nil, Self.isUsableStreamID(delivery.chunk.id) {
+                    progress.streamID = delivery.chunk.id
+                }
+                progress.lastEventID = eventID
+            }
+            let text = delivery.chunk.content
+            guard !text.isEmpty else { continue }
+            progress.receivedText = true
+            continuation.yield(text)
+        }
+    }
+
+    /// Resumes a dropped stream until it ends, ``maximumResumeAttempts`` in a row fail, or the
+    /// server no longer has it.
+    private func resume(
+        _ progress: inout Progress, token: inout String, budget: inout RetryBudget, after drop: ChatStreamError,
+        _ continuation: AsyncThrowingStream<String, any Error>.Continuation
+    ) async throws {
+        var policy = resumePolicy
+        var failures = 0
+        var lastError = drop
+        while failures < Self.maximumResumeAttempts {
+            try await clock.sleep(for: policy.connectionDropped(uptime: nil, random: NoRandomness()).delay)
+            let before = progress.lastEventID
+            do {
+                try await relay(
+                    transport.deliveries(for: resumeRequest(progress, token: token)), &progress, continuation)
+                return
+            } catch let error as ChatStreamError {
+                switch error {
+                case .notFound, .badRequest, .unexpectedStatus(status: 410, _, _):
+                    throw ChatStreamError.interrupted  // the server no longer has it: keep the partial text
+                case .interrupted where progress.lastEventID == before:
+                    throw ChatStreamError.interrupted  // the server's stream ended without finishing
+                case .unauthorized:
+                    guard budget.spend() else { throw error }
+                    token = try await tokens.refresh()
+                default:
+                    break
+                }
+                if progress.lastEventID != before {
+                    policy.reset()
+                    failures = 0
+                } else {
+                    failures += 1
+                }
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    /// The drops a resume can repair.
+    private static func isDrop(_ error: ChatStreamError) -> Bool {
+        switch error {
+        case .interrupted, .transport, .stalled: true
+        default: false
+        }
+    }
+
+    /// A stream id that can go in a URL path: 1–128 letters, digits, `-`, `_` or `.`.
+    static func isUsableStreamID(_ id: String) -> Bool {
+        (1...128).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x5F || byte == 0x2E
+            } && id != "." && id != ".."
     }
 
     private func request(_ messages: [ChatMessage], token: String) -> HTTPRequest {
@@ -108,4 +217,20 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
             method: "POST", url: APIEndpoint.url(base: baseURL, path: "v1/chat/completions"), headers: headers,
             body: body(for: messages))
     }
+
+    /// `GET /v1/chat/completions/{id}/events` with `Last-Event-ID`: no body, no prompt.
+    private func resumeRequest(_ progress: Progress, token: String) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        headers.set("Authorization", "Bearer \(token)")
+        headers.set("Accept", "text/event-stream")
+        headers.set("Last-Event-ID", String(progress.lastEventID ?? 0))
+        return HTTPRequest(
+            url: APIEndpoint.url(base: baseURL, path: "v1/chat/completions/\(progress.streamID ?? "")/events"),
+            headers: headers)
+    }
+}
+
+/// The random source a jitter-free backoff is given: it is never asked for a value that matters.
+private struct NoRandomness: RandomSource {
+    func nextUInt64() -> UInt64 { 0 }
 }

@@ -7,8 +7,12 @@ import Synchronization
 /// status to a distinct ``ChatStreamError`` that keeps the server's body and `Retry-After`,
 /// insists on `text/event-stream`, feeds the body to the event-stream parser, and yields chat
 /// chunks until `data: [DONE]`. An `error` frame is a failure; a stream that ends without
-/// `[DONE]` is ``ChatStreamError/interrupted``; no bytes for `stallTimeout` is
-/// ``ChatStreamError/stalled(after:)``. Cancelling the consumer cancels the request.
+/// `[DONE]` is ``ChatStreamError/interrupted``; no bytes for `stallTimeout`, or no response
+/// head within the request's `timeout` (both on the injected clock, or the HTTP client timing
+/// out), is ``ChatStreamError/stalled(after:)``. Cancelling the consumer cancels the request.
+///
+/// ``deliveries(for:)`` also hands on each chunk's event id (`id:`), which a resumable server
+/// sends, so the caller can resume a dropped stream from it.
 public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration {
     private let http: any HTTPClient
     private let clock: C
@@ -22,9 +26,38 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         self.stallTimeout = stallTimeout
     }
 
+    /// One chunk and the event id it came with.
+    public struct Delivery: Sendable, Hashable {
+        /// The chunk.
+        public var chunk: ChatCompletionChunk
+        /// The event's id when the server numbers its events (a decimal `id:`), else `nil`.
+        public var eventID: Int64?
+
+        /// Creates a delivery.
+        public init(chunk: ChatCompletionChunk, eventID: Int64?) {
+            self.chunk = chunk
+            self.eventID = eventID
+        }
+    }
+
     /// Streams the chunks of the reply to `request`.
     public func chunks(for request: HTTPRequest) -> AsyncThrowingStream<ChatCompletionChunk, any Error> {
         let (stream, continuation) = AsyncThrowingStream<ChatCompletionChunk, any Error>.makeStream()
+        let task = Task {
+            do {
+                for try await delivery in deliveries(for: request) { continuation.yield(delivery.chunk) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Streams the chunks of the reply to `request` with their event ids.
+    public func deliveries(for request: HTTPRequest) -> AsyncThrowingStream<Delivery, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Delivery, any Error>.makeStream()
         let task = Task {
             do {
                 try await run(request, into: continuation)
@@ -33,6 +66,8 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
                 continuation.finish(throwing: error)
             } catch is CancellationError {
                 continuation.finish(throwing: CancellationError())
+            } catch let error as URLError where error.code == .timedOut {
+                continuation.finish(throwing: ChatStreamError.stalled(after: request.timeout))
             } catch {
                 continuation.finish(throwing: ChatStreamError.transport(String(describing: error)))
             }
@@ -41,10 +76,28 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         return stream
     }
 
-    private func run(
-        _ request: HTTPRequest, into continuation: AsyncThrowingStream<ChatCompletionChunk, any Error>.Continuation
-    ) async throws {
-        let response = try await http.send(request)
+    /// The response head, or ``ChatStreamError/stalled(after:)`` when none came within the
+    /// request's timeout on the injected clock.
+    private func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        let clock = clock
+        return try await withThrowingTaskGroup(of: HTTPStreamingResponse?.self) { group in
+            group.addTask { [http] in try await http.send(request) }
+            group.addTask {
+                try await clock.sleep(for: request.timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let response = try await group.next() ?? nil else {
+                throw ChatStreamError.stalled(after: request.timeout)
+            }
+            return response
+        }
+    }
+
+    private func run(_ request: HTTPRequest, into continuation: AsyncThrowingStream<Delivery, any Error>.Continuation)
+        async throws
+    {
+        let response = try await send(request)
         let head = response.head
         guard head.status == 200 else {
             let bytes = (try? await response.collect(limit: 64 << 10)) ?? []
@@ -72,7 +125,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
 
     private static func consume(
         _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>,
-        into continuation: AsyncThrowingStream<ChatCompletionChunk, any Error>.Continuation
+        into continuation: AsyncThrowingStream<Delivery, any Error>.Continuation
     ) async throws {
         var parser = EventStreamParser()
         do {
@@ -86,7 +139,8 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
                         throw ChatStreamError.malformedChunk(String(describing: error))
                     }
                     switch decoded {
-                    case .chunk(let chunk): continuation.yield(chunk)
+                    case .chunk(let chunk):
+                        continuation.yield(Delivery(chunk: chunk, eventID: Self.eventID(event.lastEventId)))
                     case .done: return
                     case .error(let body): throw ChatStreamError.errorFrame(body)
                     }
@@ -101,5 +155,13 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
             throw ChatStreamError.transport(String(describing: error))
         }
         throw ChatStreamError.interrupted
+    }
+
+    /// A decimal event id (at most 18 digits), else `nil`.
+    static func eventID(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            return nil
+        }
+        return Int64(text)
     }
 }

@@ -4,26 +4,38 @@ import SybilNet
 import SybilWire
 import Synchronization
 
-/// The AI service surface (docs/api/chats.md): the health check and OpenAI-compatible chat
-/// completions, whole or streamed, from the scripted agent or forwarded to an upstream
-/// server, behind an optional simulated cold start.
+/// The AI service surface (docs/api/chats.md): the health check, the model list and
+/// OpenAI-compatible chat completions, whole or streamed, from the scripted agent or forwarded
+/// to an upstream server, behind an optional simulated cold start. Every stream is produced
+/// into the ``ChatStreamRegistry`` under an unguessable id, so a client that drops resumes it
+/// with `GET /v1/chat/completions/{id}/events`.
 final class ChatCompletionsService: Sendable {
     /// The model the scripted agent answers as.
     static let model = SybilServerOptions.scriptedModel
+    /// Every model the scripted agent answers (`chat-latest` is Quick Question's default).
+    static let models = [model, "chat-latest"]
 
-    private let options: SybilServerOptions
-    private let time: ServerTime
-    private let agent: ScriptedAgent
+    let options: SybilServerOptions
+    let time: ServerTime
+    let agent: ScriptedAgent
+    let registry: ChatStreamRegistry
+    private let random: any RandomSource
     private let coldStart: ColdStartGate?
-    private let upstream: (any HTTPClient)?
-    private let completionCounter = Atomic<Int>(0)
+    let upstream: (any HTTPClient)?
+    /// The producers still generating, by stream id (cancelled at shutdown).
+    private let producers = Mutex<[String: Task<Void, Never>]>([:])
 
-    init(options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)?) {
+    init(
+        options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)?, random: any RandomSource,
+        limits: ChatStreamTable.Limits = ChatStreamTable.Limits()
+    ) {
         self.options = options
         self.time = time
+        self.random = random
         agent = ScriptedAgent(seed: options.seed)
         coldStart = options.coldStart.map { ColdStartGate(duration: $0, idleTimeout: options.idleTimeout) }
         self.upstream = upstream
+        registry = ChatStreamRegistry(limits: limits, now: time.uptime)
     }
 
     /// `GET /healthz`.
@@ -34,9 +46,10 @@ final class ChatCompletionsService: Sendable {
 
     /// `POST /v1/chat/completions`.
     func complete(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        let parsed: (messages: [(role: String, content: String)], stream: Bool)
+        let parsed: ChatCompletionRequest
         do {
-            parsed = try Self.validate(RequestBody.json(request.body), forwarding: upstream != nil)
+            parsed = try ChatCompletionRequest.validate(
+                RequestBody.json(request.body), models: Self.models, forwarding: upstream != nil)
         } catch {
             return error.response
         }
@@ -44,9 +57,12 @@ final class ChatCompletionsService: Sendable {
         if let upstream, let base = options.upstream {
             return await forward(request.body, to: base, with: upstream)
         }
-        let prompt = parsed.messages.last(where: { $0.role == "user" })?.content ?? ""
-        let reply = agent.reply(to: prompt)
-        let id = "chatcmpl-\(completionCounter.add(1, ordering: .relaxed).newValue)"
+        let reply = agent.reply(to: parsed.prompt)
+        let (tokens, finish) = ScriptedAgent.limit(reply.tokens, maxTokens: parsed.maxTokens, stop: parsed.stop)
+        let usage = ChatCompletionUsage(
+            promptTokens: Int64(ScriptedAgent.promptTokens(parsed.messages.map(\.content))),
+            completionTokens: Int64(tokens.count))
+        let id = newCompletionID()
         let created = time.epochMilliseconds() / 1000
         guard parsed.stream else {
             if case .error = reply.ending {
@@ -56,21 +72,96 @@ final class ChatCompletionsService: Sendable {
             return .json(
                 [
                     "id": .string(id), "object": "chat.completion", "created": .number(JSONNumber(created)),
-                    "model": .string(Self.model),
+                    "model": .string(parsed.model),
                     "choices": [
                         [
-                            "index": 0, "message": ["role": "assistant", "content": .string(reply.text)],
-                            "finish_reason": "stop",
+                            "index": 0, "message": ["role": "assistant", "content": .string(tokens.joined())],
+                            "finish_reason": .string(finish.rawValue),
                         ]
                     ],
+                    "usage": usage.jsonValue,
                 ])
         }
-        return .eventStream { [time, options] stream in
-            await Self.stream(reply, id: id, created: created, to: stream, time: time, pace: options.pace)
-        }
+        let script = ScriptedStream(
+            id: id, model: parsed.model, created: created, tokens: tokens, finish: finish, ending: reply.ending,
+            usage: parsed.includeUsage ? usage : nil)
+        return startStream(id: id) { [self] in await produce(script) }
     }
 
-    // MARK: Private
+    /// Stops every producer (called when the server stops).
+    func shutdown() async {
+        let tasks = producers.withLock { Array($0.values) }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    // MARK: Models
+    /// The `created` time of the scripted models: a fixed date (2025-01-01), so lists compare.
+    static let modelsCreated: Int64 = 1_735_689_600
+
+    /// `GET /v1/models`: OpenAI's list shape. With `--upstream`, the upstream's list.
+    func listModels() async -> HTTPServerResponse {
+        if let upstream, let base = options.upstream {
+            return await forwardModels(path: "v1/models", to: base, with: upstream)
+        }
+        return .json(["object": "list", "data": .array(Self.models.map(Self.modelObject))])
+    }
+
+    /// `GET /v1/models/{id}`: one model, or 404 `model_not_found`. With `--upstream`, the
+    /// upstream's answer.
+    func model(id: String) async throws(APIError) -> HTTPServerResponse {
+        if let upstream, let base = options.upstream {
+            return await forwardModels(path: "v1/models/\(id)", to: base, with: upstream)
+        }
+        guard Self.models.contains(id) else {
+            throw APIError(
+                status: 404,
+                message: "The model does not exist; this server offers \(Self.models.joined(separator: ", ")).",
+                code: "model_not_found", param: "model")
+        }
+        return .json(Self.modelObject(id))
+    }
+
+    private static func modelObject(_ id: String) -> JSONValue {
+        [
+            "id": .string(id), "object": "model", "created": .number(JSONNumber(modelsCreated)),
+            "owned_by": "sybil",
+        ]
+    }
+
+    // MARK: Streams
+
+    /// Opens stream `id`, starts `produce` into it (it runs whether or not anyone reads), and
+    /// answers with the stream read from its first event; 503 when the registry is full of
+    /// running streams.
+    func startStream(id: String, produce: @escaping @Sendable () async -> Void) -> HTTPServerResponse {
+        guard registry.open(id) else {
+            return APIError(
+                status: 503,
+                message: "Too many chat streams are running (\(registry.limits.maximumStreams)); retry shortly.",
+                code: "streams_busy", retryAfterSeconds: 1
+            ).response
+        }
+        let registry = registry
+        producers.withLock { producers in
+            producers[id] = Task { [weak self] in
+                await produce()
+                registry.finish(id)
+                self?.producers.withLock { $0[id] = nil }
+            }
+        }
+        return .eventStream { [self] stream in await follow(id, after: 0, to: stream) }
+    }
+
+    /// A fresh unguessable completion id: `chatcmpl-` and 128 random bits in hex.
+    func newCompletionID() -> String {
+        "chatcmpl-" + [random.nextUInt64(), random.nextUInt64()].map { Self.hex16($0) }.joined()
+    }
+
+    private static func hex16(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
 
     private func passColdStart() async -> HTTPServerResponse? {
         guard let coldStart, case .starting(let remaining) = coldStart.admit(now: time.uptime()) else { return nil }
@@ -83,113 +174,5 @@ final class ChatCompletionsService: Sendable {
             status: 503, message: "The service is starting; retry in \(seconds) seconds.", code: "cold_start",
             retryAfterSeconds: seconds
         ).response
-    }
-
-    private static func stream(
-        _ reply: ScriptedAgent.Reply, id: String, created: Int64, to stream: HTTPResponseStream, time: ServerTime,
-        pace: Duration
-    ) async {
-        func chunk(_ choice: ChatCompletionChunk.Choice) -> String {
-            JSONWriter().string(
-                from: ChatCompletionChunk(id: id, model: model, created: created, choices: [choice]).jsonValue)
-        }
-        stream.writeComment()
-        stream.writeEvent(data: chunk(.init(index: 0, role: "assistant", content: "")))
-        for (index, token) in reply.tokens.enumerated() {
-            switch reply.ending {
-            case .error(let after) where index == after:
-                let error = APIError(
-                    status: 500, message: "The scripted agent failed as asked.", type: "server_error",
-                    code: "scripted_error")
-                stream.writeEvent(data: JSONWriter().string(from: error.body), type: "error")
-                return
-            case .interrupt(let after) where index == after:
-                return
-            default:
-                break
-            }
-            if pace > .zero {
-                do { try await time.sleep(pace) } catch { return }
-            }
-            guard stream.writeEvent(data: chunk(.init(index: 0, content: token))) else { return }
-        }
-        stream.writeEvent(data: chunk(.init(index: 0, finishReason: .stop)))
-        stream.writeEvent(data: "[DONE]")
-    }
-
-    private func forward(_ body: [UInt8], to base: URL, with client: any HTTPClient) async -> HTTPServerResponse {
-        var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "text/event-stream")])
-        if let key = options.upstreamKey { headers.set("Authorization", "Bearer \(key)") }
-        let request = HTTPRequest(
-            method: "POST", url: APIEndpoint.url(base: base, path: "v1/chat/completions"), headers: headers, body: body,
-            timeout: .seconds(60))
-        let response: HTTPStreamingResponse
-        do {
-            response = try await client.send(request)
-        } catch {
-            return APIError(
-                status: 503, message: "The upstream server could not be reached: \(error).",
-                code: "upstream_unavailable"
-            ).response
-        }
-        var forwarded = HTTPHeaders()
-        for name in ["Content-Type", "Retry-After"] {
-            // Values are written through HTTPResponseWriter, which neutralises line breaks.
-            if let value = response.head.headers[name] { forwarded.set(name, value) }
-        }
-        let upstreamBody = response.body
-        return HTTPServerResponse(
-            status: response.head.status, headers: forwarded,
-            body: .stream { stream in
-                do {
-                    for try await bytes in upstreamBody {
-                        guard stream.write(bytes) else { return }
-                    }
-                } catch {
-                    let failure = APIError(
-                        status: 502, message: "The upstream stream failed: \(error).", code: "upstream_failed")
-                    stream.writeEvent(data: JSONWriter().string(from: failure.body), type: "error")
-                }
-            })
-    }
-
-    /// Checks a request body against docs/api/chats.md; the error names the member.
-    static func validate(_ value: JSONValue, forwarding: Bool) throws(APIError) -> (
-        messages: [(role: String, content: String)], stream: Bool
-    ) {
-        guard case .object(let object) = value else {
-            throw .invalid("The body must be a JSON object.", param: "body")
-        }
-        guard case .string(let model)? = object["model"], !model.isEmpty else {
-            throw .invalid("'model' is required and must be a non-empty string.", param: "model")
-        }
-        if !forwarding && model != Self.model {
-            throw APIError(
-                status: 404, message: "The model '\(model)' does not exist; this server offers '\(Self.model)'.",
-                code: "model_not_found", param: "model")
-        }
-        guard case .array(let items)? = object["messages"], !items.isEmpty else {
-            throw .invalid("'messages' is required and must be a non-empty array.", param: "messages")
-        }
-        var messages: [(role: String, content: String)] = []
-        for (index, item) in items.enumerated() {
-            guard case .object(let message) = item else {
-                throw .invalid("messages[\(index)] must be an object.", param: "messages[\(index)]")
-            }
-            guard case .string(let role)? = message["role"], ["system", "user", "assistant"].contains(role) else {
-                throw .invalid(
-                    "messages[\(index)].role must be one of system, user, assistant.", param: "messages[\(index)].role")
-            }
-            guard case .string(let content)? = message["content"] else {
-                throw .invalid("messages[\(index)].content must be a string.", param: "messages[\(index)].content")
-            }
-            messages.append((role, content))
-        }
-        var stream = false
-        if let value = object["stream"] {
-            guard case .bool(let flag) = value else { throw .invalid("'stream' must be a boolean.", param: "stream") }
-            stream = flag
-        }
-        return (messages, stream)
     }
 }

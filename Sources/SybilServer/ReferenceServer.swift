@@ -1,4 +1,5 @@
 import Foundation
+import SybilCore
 import SybilNet
 
 /// `sybil serve` as an object: the app on an ``HTTPServer``, started and stopped together.
@@ -12,13 +13,13 @@ public final class ReferenceServer: Sendable {
     /// The app the transport runs.
     let app: SybilServerApp
 
-    /// Starts serving `options` on `configuration`'s address.
+    /// Starts serving `options` on `configuration`'s address; `random` draws chat stream ids.
     public init(
         options: SybilServerOptions, configuration: HTTPServer.Configuration = HTTPServer.Configuration(),
-        time: ServerTime = .live, upstream: (any HTTPClient)? = nil
+        time: ServerTime = .live, upstream: (any HTTPClient)? = nil, random: any RandomSource = SystemRandomSource()
     ) throws {
         self.options = options
-        let app = try SybilServerApp(options: options, time: time, upstream: upstream)
+        let app = try SybilServerApp(options: options, time: time, upstream: upstream, random: random)
         self.app = app
         do {
             http = try HTTPServer(configuration: configuration, handler: app)

@@ -1,4 +1,5 @@
 import SybilCore
+import SybilWire
 
 /// The reference server's deterministic agent: the same seed and prompt always give the same
 /// reply, thinking, tool activity and (when the prompt asks for one) subagent thread. Prompts
@@ -94,5 +95,27 @@ struct ScriptedAgent: Sendable {
         }
         if !current.isEmpty { tokens.append(current) }
         return tokens
+    }
+
+    /// `tokens` cut by a request's limits: before the first stop sequence found in the first
+    /// `maxTokens` tokens (`stop`), else after `maxTokens` tokens when there are more (`length`),
+    /// else whole (`stop`). A token cut by a stop sequence keeps the text before it.
+    static func limit(_ tokens: [String], maxTokens: Int?, stop: [String]) -> (
+        tokens: [String], finish: ChatCompletionChunk.FinishReason
+    ) {
+        let allowed = maxTokens.map { Array(tokens.prefix($0)) } ?? tokens
+        let text = allowed.joined()
+        if let cut = stop.compactMap({ text.firstRange(of: $0)?.lowerBound }).min() {
+            return (Self.tokens(String(text[..<cut])), .stop)
+        }
+        return (allowed, allowed.count < tokens.count ? .length : .stop)
+    }
+
+    /// Prompt tokens by the documented rule: the whitespace-separated words of every message's
+    /// text, plus one per message for its role.
+    static func promptTokens(_ texts: [String]) -> Int {
+        texts.reduce(0) { sum, text in
+            sum + 1 + text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).count
+        }
     }
 }

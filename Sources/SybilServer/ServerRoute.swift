@@ -7,6 +7,9 @@
 public enum ServerRoute: String, Sendable, CaseIterable {
     case health
     case chatCompletions
+    case chatStreamEvents
+    case modelsList
+    case modelGet
     case agentDescriptor
     case agentMessagesList
     case agentMessagesSubmit
@@ -35,6 +38,9 @@ public enum ServerRoute: String, Sendable, CaseIterable {
         switch self {
         case .health: "/healthz"
         case .chatCompletions: "/v1/chat/completions"
+        case .chatStreamEvents: "/v1/chat/completions/{streamId}/events"
+        case .modelsList: "/v1/models"
+        case .modelGet: "/v1/models/{modelId}"
         case .agentDescriptor: "/agent/descriptor"
         case .agentMessagesList, .agentMessagesSubmit: "/agent/messages"
         case .agentReadGet, .agentReadPost: "/agent/read"

@@ -15,12 +15,16 @@ public final class SybilServerApp: HTTPHandler {
     let records: RecordsService
 
     /// Opens storage and builds the surfaces; `upstream` carries forwarded chats (URLSession
-    /// when `options.upstream` is set and none is given).
-    public init(options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil) throws {
+    /// when `options.upstream` is set and none is given); `random` draws chat stream ids.
+    public init(
+        options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil,
+        random: any RandomSource = SystemRandomSource()
+    ) throws {
         self.options = options
         expectedAuthorization = Array("Bearer \(options.token)".utf8)
-        let forwarding = options.upstream == nil ? nil : (upstream ?? URLSessionHTTPClient())
-        chats = ChatCompletionsService(options: options, time: time, upstream: forwarding)
+        // Upstream redirects are never followed: the API key must not travel to another host.
+        let forwarding = options.upstream == nil ? nil : (upstream ?? URLSessionHTTPClient(followRedirects: false))
+        chats = ChatCompletionsService(options: options, time: time, upstream: forwarding, random: random)
         agentRoom = AgentRoomService(store: try AgentRoomStore(options.storage), options: options, time: time)
         desktop = WorkspaceDesktopService(
             store: try WorkspaceStore(
@@ -61,6 +65,7 @@ public final class SybilServerApp: HTTPHandler {
     /// stopped.
     public func shutdown() async {
         await agentRoom.shutdown()
+        await chats.shutdown()
     }
 
     /// The error body for a request the transport refused.
@@ -109,6 +114,9 @@ public final class SybilServerApp: HTTPHandler {
         switch route {
         case .health: return await chats.health()
         case .chatCompletions: return await chats.complete(request)
+        case .chatStreamEvents: return try chats.events(id: parameters["streamId"] ?? "", request)
+        case .modelsList: return await chats.listModels()
+        case .modelGet: return try await chats.model(id: parameters["modelId"] ?? "")
         case .agentDescriptor: return try await agentRoom.descriptor()
         case .agentMessagesList: return try await agentRoom.messages(request)
         case .agentMessagesSubmit: return try await agentRoom.submit(request)

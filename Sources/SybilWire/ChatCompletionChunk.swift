@@ -3,7 +3,8 @@ import SybilCore
 /// One `chat.completion.chunk` of an OpenAI-compatible streaming response.
 ///
 /// Known members are type-checked; unknown members are ignored, because compatible servers
-/// add fields freely.
+/// add fields freely. `choices` may be empty: the usage chunk that ends a stream asked for with
+/// `stream_options.include_usage` carries only ``usage``.
 public struct ChatCompletionChunk: Sendable, Hashable {
     /// One choice's increment.
     public struct Choice: Sendable, Hashable {
@@ -67,15 +68,20 @@ public struct ChatCompletionChunk: Sendable, Hashable {
     public var model: String?
     /// When the completion was created, in seconds since 1970 (OpenAI sends it; optional here).
     public var created: Int64?
-    /// The increments, one per choice.
+    /// The increments, one per choice (none in a usage chunk).
     public var choices: [Choice]
+    /// The completion's token counts, in the usage chunk (`null` or absent in the others).
+    public var usage: ChatCompletionUsage?
 
     /// Creates a chunk.
-    public init(id: String, model: String? = nil, created: Int64? = nil, choices: [Choice]) {
+    public init(
+        id: String, model: String? = nil, created: Int64? = nil, choices: [Choice], usage: ChatCompletionUsage? = nil
+    ) {
         self.id = id
         self.model = model
         self.created = created
         self.choices = choices
+        self.usage = usage
     }
 
     /// The concatenated content of all choices (usually one).
@@ -95,7 +101,11 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         for (position, element) in try reader.array("choices").enumerated() {
             choices.append(try decodeChoice(element, at: path.appending(key: "choices").appending(index: position)))
         }
-        return ChatCompletionChunk(id: id, model: model, created: created, choices: choices)
+        var usage: ChatCompletionUsage?
+        if let value = reader.optionalValue("usage"), !value.isNull {
+            usage = try ChatCompletionUsage.decode(value, at: path.appending(key: "usage"))
+        }
+        return ChatCompletionChunk(id: id, model: model, created: created, choices: choices, usage: usage)
     }
 
     private static func decodeChoice(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> Choice {
@@ -128,6 +138,7 @@ public struct ChatCompletionChunk: Sendable, Hashable {
             ]
         }
         members.append(JSONMember("choices", .array(choiceValues)))
+        if let usage { members.append(JSONMember("usage", usage.jsonValue)) }
         return .object(JSONObject(members))
     }
 }

@@ -659,6 +659,7 @@ if selected.contains("agent-replay") {
 if selected.contains("agent-outbox") {
     await benchmarkAgentOutbox(repetitions: repetitions)
 }
+if wants("resume") { await benchmarkChatResume() }
 if selected.contains("workspace") {
     await benchmarkWorkspace(repetitions: repetitions)
 }

@@ -13,14 +13,17 @@ import Testing
 struct APIBasePathTests {
     private static let apiRoutes = ServerRoute.allCases.filter { $0 != .debugWebSocketEcho }
 
+    /// A value for each parameter a template has.
+    private static let parameterValues = ["uploadId": "u-1", "streamId": "chatcmpl-1", "modelId": "chat-latest"]
+
     private static func concretePath(_ route: ServerRoute) -> String {
-        route.template.replacingOccurrences(of: "{uploadId}", with: "u-1")
+        parameterValues.reduce(route.template) { $0.replacingOccurrences(of: "{\($1.key)}", with: $1.value) }
     }
 
     @Test("every API route matches at the root and under /api", arguments: apiRoutes)
     func routesMatchUnderBothPrefixes(route: ServerRoute) {
         let path = Self.concretePath(route)
-        let parameters = route.template.contains("{") ? ["uploadId": "u-1"] : [:]
+        let parameters = Self.parameterValues.filter { route.template.contains("{\($0.key)}") }
         #expect(ServerRoute.match(method: route.method, path: path) == .route(route, parameters))
         #expect(ServerRoute.match(method: route.method, path: "/api" + path) == .route(route, parameters))
         #expect(route.isUnderBasePath)

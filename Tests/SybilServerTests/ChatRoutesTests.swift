@@ -31,6 +31,7 @@ struct ChatRoutesTests {
     func everyRouteNeedsTheToken(route: ServerRoute) async throws {
         let harness = try AppHarness()
         let target = route.template.replacingOccurrences(of: "{uploadId}", with: "u-1")
+            .replacingOccurrences(of: "{streamId}", with: "chatcmpl-1").replacingOccurrences(of: "{modelId}", with: "m")
         for authorization in [nil, "Bearer wrong-token", "Bearer test-toke", "Bearer test-tokenn", "test-token"] {
             let response = await harness.send(route.method, target, authorization: authorization)
             #expect(response.status == 401, "\(route) with \(authorization ?? "no header")")

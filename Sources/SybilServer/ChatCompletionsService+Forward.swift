@@ -1,0 +1,122 @@
+import Foundation
+import SybilCore
+import SybilNet
+import SybilWire
+
+extension ChatCompletionsService {
+    /// The largest upstream answer relayed whole (errors, whole completions, model lists).
+    static let maximumUpstreamBodyBytes = 1 << 20
+
+    /// Sends `body` to the upstream. A streamed answer (200, `text/event-stream`) is parsed and
+    /// re-emitted through the registry under this server's own stream id and event ids, so a
+    /// client that drops resumes from what this server buffered; any other answer is relayed
+    /// whole with its status.
+    func forward(_ body: [UInt8], to base: URL, with client: any HTTPClient) async -> HTTPServerResponse {
+        let request = HTTPRequest(
+            method: "POST", url: APIEndpoint.url(base: base, path: "v1/chat/completions"),
+            headers: upstreamHeaders(accept: "text/event-stream"), body: body, timeout: .seconds(60))
+        let response: HTTPStreamingResponse
+        do {
+            response = try await client.send(request)
+        } catch {
+            return Self.unreachable(error)
+        }
+        let contentType = response.head.headers["Content-Type"] ?? ""
+        guard response.head.status == 200, contentType.lowercased().hasPrefix("text/event-stream") else {
+            return await Self.relay(response)
+        }
+        let id = newCompletionID()
+        let upstreamBody = response.body
+        return startStream(id: id) { [self] in await reemit(upstreamBody, as: id) }
+    }
+
+    /// `GET /v1/models[/{id}]` with `--upstream`: the upstream's own answer, relayed (the models
+    /// a forwarding server offers are the upstream's).
+    func forwardModels(path: String, to base: URL, with client: any HTTPClient) async -> HTTPServerResponse {
+        let request = HTTPRequest(
+            url: APIEndpoint.url(base: base, path: path), headers: upstreamHeaders(accept: "application/json"),
+            timeout: .seconds(30))
+        do {
+            return await Self.relay(try await client.send(request))
+        } catch {
+            return Self.unreachable(error)
+        }
+    }
+
+    private func upstreamHeaders(accept: String) -> HTTPHeaders {
+        var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", accept)])
+        if let key = options.upstreamKey { headers.set("Authorization", "Bearer \(key)") }
+        return headers
+    }
+
+    /// Parses the upstream's events and appends each to stream `id`: chunk ids are replaced by
+    /// `id`, `[DONE]` and error frames pass as they are. More upstream bytes than the stream
+    /// may hold end it with the over-limit frame; an upstream failure ends it with an
+    /// `upstream_failed` frame; an upstream end without `[DONE]` ends it the same way (the
+    /// client sees an interruption).
+    private func reemit(_ body: AsyncThrowingStream<[UInt8], any Error>, as id: String) async {
+        let registry = registry
+        let limit = registry.limits.maximumBytes
+        let overLimit = Self.overLimitFrame(limit)
+        var parser = EventStreamParser()
+        var received = 0
+        do {
+            for try await bytes in body {
+                received += bytes.count
+                guard received <= limit + 64 << 10 else {
+                    registry.append(id, data: overLimit, type: "error", overLimitFrame: overLimit)
+                    return
+                }
+                for event in parser.feed(bytes) {
+                    let type = event.type == "message" ? nil : event.type
+                    let appended = registry.append(
+                        id, data: Self.renamed(event.data, to: id), type: type, overLimitFrame: overLimit)
+                    guard case .stored = appended else { return }
+                    if type == nil, event.data == "[DONE]" { return }
+                }
+            }
+        } catch {
+            if Task.isCancelled { return }
+            let failure = APIError(
+                status: 502, message: "The upstream stream failed: \(error).", code: "upstream_failed")
+            registry.append(
+                id, data: JSONWriter().string(from: failure.body), type: "error", overLimitFrame: overLimit)
+        }
+    }
+
+    /// `data` with its top-level `id` member replaced by `id` when it is a JSON object with one.
+    static func renamed(_ data: String, to id: String) -> String {
+        guard data.hasPrefix("{"), case .object(var object)? = try? JSONReader().parse(data),
+            let index = object.members.firstIndex(where: { $0.key == "id" })
+        else { return data }
+        object.members[index].value = .string(id)
+        return JSONWriter().string(from: .object(object))
+    }
+
+    private static func relay(_ response: HTTPStreamingResponse) async -> HTTPServerResponse {
+        var forwarded = HTTPHeaders()
+        for name in ["Content-Type", "Retry-After"] {
+            // Values are written through HTTPResponseWriter, which neutralises line breaks.
+            if let value = response.head.headers[name] { forwarded.set(name, value) }
+        }
+        do {
+            let bytes = try await response.collect(limit: maximumUpstreamBodyBytes + 1)
+            guard bytes.count <= maximumUpstreamBodyBytes else {
+                return APIError(
+                    status: 502, message: "The upstream answer is over \(maximumUpstreamBodyBytes) bytes.",
+                    code: "upstream_too_large"
+                ).response
+            }
+            return HTTPServerResponse(status: response.head.status, headers: forwarded, body: .bytes(bytes))
+        } catch {
+            return APIError(status: 502, message: "The upstream answer failed: \(error).", code: "upstream_failed")
+                .response
+        }
+    }
+
+    private static func unreachable(_ error: any Error) -> HTTPServerResponse {
+        APIError(
+            status: 503, message: "The upstream server could not be reached: \(error).", code: "upstream_unavailable"
+        ).response
+    }
+}

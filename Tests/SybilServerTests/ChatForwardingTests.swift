@@ -1,0 +1,126 @@
+import Foundation
+import SybilCore
+import SybilNet
+import SybilServer
+import SybilTesting
+import SybilWire
+import Synchronization
+import Testing
+
+@Suite("Chat completions forwarded upstream", .timeLimit(.minutes(2)))
+struct ChatForwardingTests {
+    /// A scripted upstream: each request gets the next answer; requests are recorded.
+    final class Upstream: HTTPClient {
+        struct Answer: Sendable {
+            var status: Int
+            var contentType: String
+            var chunks: [String]
+            var failure: (any Error & Sendable)?
+        }
+
+        private let answers: Mutex<[Answer]>
+        private let seen = Mutex<[HTTPRequest]>([])
+
+        init(_ answers: [Answer]) { self.answers = Mutex(answers) }
+
+        var requests: [HTTPRequest] { seen.withLock { $0 } }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+            seen.withLock { $0.append(request) }
+            let answer = answers.withLock { $0.removeFirst() }
+            let (body, feed) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+            for chunk in answer.chunks { feed.yield(Array(chunk.utf8)) }
+            feed.finish(throwing: answer.failure)
+            return HTTPStreamingResponse(
+                head: HTTPResponseHead(
+                    status: answer.status, headers: HTTPHeaders([("Content-Type", answer.contentType)])),
+                body: body)
+        }
+    }
+
+    struct Dropped: Error {}
+
+    private func app(_ upstream: Upstream) throws -> SybilServerApp {
+        var options = SybilServerOptions(token: AppHarness.token)
+        options.pace = .zero
+        options.upstream = URL(string: "http://upstream.invalid")
+        options.upstreamKey = "up-key"
+        return try SybilServerApp(
+            options: options, time: ServerTime(clock: ManualClock()) { 1_800_000_000_000 }, upstream: upstream,
+            random: SeededRandomSource(seed: 9))
+    }
+
+    private func send(
+        _ app: SybilServerApp, _ method: String, _ target: String, body: String = "", headers: [(String, String)] = []
+    )
+        async -> HTTPServerResponse
+    {
+        await app.handle(
+            HTTPServerRequest(
+                method: method, target: target, headers: headers + [("Authorization", "Bearer \(AppHarness.token)")],
+                body: Array(body.utf8)))
+    }
+
+    private let request = #"{"model": "gpt-x", "messages": [{"role": "user", "content": "hi"}], "stream": true}"#
+
+    private func upstreamChunk(_ content: String) -> String {
+        #"id: 77\#ndata: {"id":"up-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\#(content)"},"finish_reason":null}]}"#
+            + "\n\n"
+    }
+
+    @Test func eventsAreReEmittedUnderTheServersOwnIdsAndCanBeResumed() async throws {
+        let upstream = Upstream([
+            .init(
+                status: 200, contentType: "text/event-stream",
+                chunks: [upstreamChunk("Hal"), upstreamChunk("lo"), "data: [DONE]\n\n"])
+        ])
+        let app = try app(upstream)
+        let first = events(await collect(await send(app, "POST", "/v1/chat/completions", body: request)))
+        #expect(first.map(\.lastEventId) == ["1", "2", "3"])
+        let chunks = try first.dropLast().map { event -> ChatCompletionChunk in
+            guard case .chunk(let chunk) = try OpenAIStreamEvent.decode(event) else { throw Dropped() }
+            return chunk
+        }
+        let id = try #require(chunks.first?.id)
+        #expect(id.hasPrefix("chatcmpl-") && chunks.allSatisfy { $0.id == id })
+        #expect(chunks.map(\.content) == ["Hal", "lo"])
+        #expect(try OpenAIStreamEvent.decode(try #require(first.last)) == .done)
+        let resumed = events(
+            await collect(
+                await send(app, "GET", "/v1/chat/completions/\(id)/events", headers: [("Last-Event-ID", "1")])))
+        #expect(resumed == Array(first.dropFirst()))
+        let sent = try #require(upstream.requests.first)
+        #expect(sent.headers["Authorization"] == "Bearer up-key")
+        #expect(upstream.requests.count == 1)
+    }
+
+    @Test func anUpstreamThatFailsMidStreamEndsWithAnUpstreamFailedFrame() async throws {
+        let upstream = Upstream([
+            .init(status: 200, contentType: "text/event-stream", chunks: [upstreamChunk("Hal")], failure: Dropped())
+        ])
+        let decoded = try events(
+            await collect(await send(try app(upstream), "POST", "/v1/chat/completions", body: request))
+        ).map(OpenAIStreamEvent.decode)
+        #expect(decoded.count == 2)
+        guard case .error(let error)? = decoded.last else {
+            Issue.record("expected an error frame, got \(decoded)")
+            return
+        }
+        #expect(error.code == "upstream_failed")
+    }
+
+    @Test func nonStreamingAnswersAndModelListsAreRelayedWhole() async throws {
+        let upstream = Upstream([
+            .init(status: 429, contentType: "application/json", chunks: [#"{"error":{"message":"slow down"}}"#]),
+            .init(status: 200, contentType: "application/json", chunks: [#"{"object":"list","#, #""data":[]}"#]),
+        ])
+        let app = try app(upstream)
+        let limited = await send(app, "POST", "/v1/chat/completions", body: request)
+        #expect(limited.status == 429)
+        #expect(String(decoding: limited.bodyBytes ?? [], as: UTF8.self) == #"{"error":{"message":"slow down"}}"#)
+        let models = await send(app, "GET", "/v1/models")
+        #expect(models.status == 200)
+        #expect(String(decoding: models.bodyBytes ?? [], as: UTF8.self) == #"{"object":"list","data":[]}"#)
+        #expect(upstream.requests.last?.url.absoluteString == "http://upstream.invalid/v1/models")
+    }
+}
