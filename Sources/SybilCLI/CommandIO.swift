@@ -15,6 +15,9 @@ public struct CommandIO: Sendable {
     /// Returns when the process is asked to stop (SIGINT or SIGTERM); long-running commands
     /// such as `sybil serve` wait on it.
     public var waitForTermination: @Sendable () async -> Void
+    /// Whether standard output is a terminal (then output may carry terminal styling, unless
+    /// `NO_COLOR` is set).
+    public var outputIsTerminal: Bool
 
     /// Creates an I/O boundary from closures.
     public init(
@@ -22,13 +25,15 @@ public struct CommandIO: Sendable {
         writeOutput: @escaping @Sendable (String) -> Void,
         writeError: @escaping @Sendable (String) -> Void,
         environment: [String: String] = [:],
-        waitForTermination: @escaping @Sendable () async -> Void = {}
+        waitForTermination: @escaping @Sendable () async -> Void = {},
+        outputIsTerminal: Bool = false
     ) {
         self.readChunks = readChunks
         self.writeOutput = writeOutput
         self.writeError = writeError
         self.environment = environment
         self.waitForTermination = waitForTermination
+        self.outputIsTerminal = outputIsTerminal
     }
 
     /// An input that could not be read.
@@ -83,6 +88,7 @@ public struct CommandIO: Sendable {
         writeOutput: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
         writeError: { text in FileHandle.standardError.write(Data(text.utf8)) },
         environment: ProcessInfo.processInfo.environment,
-        waitForTermination: { await TerminationSignal.shared.wait() }
+        waitForTermination: { await TerminationSignal.shared.wait() },
+        outputIsTerminal: isatty(STDOUT_FILENO) == 1
     )
 }

@@ -19,6 +19,8 @@ enum HelpText {
           workspaces open SESSION Print a workspace chat, then follow it live.
           workspaces send SESSION TEXT
                                   Send (or --steer) a message into a workspace chat.
+          search QUERY            Search the saved chats and web searches (no server needed).
+          history [list|show ID]  List the saved chats, or print one.
           debug envelope [FILE]   Check a workspace chat load envelope and print it normalised.
           debug sse [FILE]        Parse a text/event-stream and print each event as JSON.
           debug ws-echo URL       Echo every WebSocket message a server sends back to it.

@@ -38,6 +38,8 @@ public enum SybilCommandLine {
             return try await AgentCommand.run(rest, io: io)
         case "workspaces":
             return try await WorkspacesCommand.run(rest, io: io)
+        case "search": return try await SearchCommand.run(rest, io: io)
+        case "history": return try await HistoryCommand.run(rest, io: io)
         case "debug":
             return try await debug(rest, io: io)
         default:

@@ -19,7 +19,9 @@ public final class SQLiteDatabase {
     }
 
     /// Opens (creating if needed) a database, with foreign keys on; file databases use WAL.
-    public init(_ location: Location) throws(SQLiteError) {
+    /// Another connection's lock is waited for up to `busyTimeoutMilliseconds`, already while
+    /// switching to WAL (a connection closing the file's last other handle holds it briefly).
+    public init(_ location: Location, busyTimeoutMilliseconds: Int = 0) throws(SQLiteError) {
         var pointer: OpaquePointer?
         let path: String
         switch location {
@@ -35,6 +37,7 @@ public final class SQLiteDatabase {
         }
         handle = pointer
         sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(clamping: max(0, busyTimeoutMilliseconds)))
         var enabled: Int32 = 0
         try check(sybil_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_FKEY, 1, &enabled), sql: nil)
         if case .file = location {

@@ -29,8 +29,7 @@ extension SQLiteDatabase {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        let database = try SQLiteDatabase(.file(path: path))
-        try database.execute("PRAGMA busy_timeout = \(max(0, busyTimeoutMilliseconds))")
+        let database = try SQLiteDatabase(.file(path: path), busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         try database.migrate(migrations)
         return database
     }

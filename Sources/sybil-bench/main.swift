@@ -659,3 +659,6 @@ if selected.contains("agent-outbox") {
 if selected.contains("workspace") {
     await benchmarkWorkspace(repetitions: repetitions)
 }
+if selected.contains("search") {
+    await benchmarkSearch(arguments: Array(CommandLine.arguments.dropFirst()))
+}

@@ -1,0 +1,121 @@
+import Foundation
+import SybilStore
+
+/// `sybil history [list [--limit N] | show ID]`: the saved chats, newest first, or one chat's
+/// messages as stored. Reads the local history file; needs no server.
+enum HistoryCommand {
+    static let name = "sybil history"
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let first = arguments.first else { return try await list([], io: io) }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "-h", "--help":
+            io.writeOutput(HelpText.history)
+            return .success
+        case "list":
+            return try await list(rest, io: io)
+        case "show":
+            return try await show(rest, io: io)
+        default:
+            throw UsageError(command: name, message: "unknown subcommand '\(first)'")
+        }
+    }
+
+    // MARK: list
+
+    static func list(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        let command = name + " list"
+        var cursor = ArgumentCursor(arguments, command: command)
+        var limit = 20
+        while let token = cursor.next() {
+            switch token {
+            case .option(let option, _) where option == "-h" || option == "--help":
+                io.writeOutput(HelpText.historyList)
+                return .success
+            case .option("--limit", let inline):
+                limit = try cursor.integer(for: "--limit", inlineValue: inline, in: 1...10_000)
+            case .option(let option, _):
+                throw cursor.unknown(option)
+            case .positional:
+                throw UsageError(command: command, message: "takes options only, no arguments")
+            }
+        }
+        let store: SQLiteChatHistory
+        switch ChatHistoryLocation.openForReading(io: io, command: command) {
+        case .store(let opened): store = opened
+        case .none:
+            io.writeError("no saved chats\n")
+            return .success
+        case .failed: return .noInput
+        }
+        do {
+            var output = ""
+            let conversations = try await store.recentConversations(limit: limit)
+            for conversation in conversations {
+                let count = try await store.messages(inConversation: conversation.id).count
+                let title = HistoryTranscript.line(conversation.title, width: 60)
+                output += "\(conversation.id)  \(timestamp(conversation.updatedAt))  \(title)  "
+                output += count == 1 ? "(1 message)\n" : "(\(count) messages)\n"
+            }
+            io.writeOutput(output)
+            if conversations.isEmpty { io.writeError("no saved chats\n") }
+            return .success
+        } catch {
+            io.writeError("\(command): \(error)\n")
+            return .noInput
+        }
+    }
+
+    // MARK: show
+
+    static func show(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        let command = name + " show"
+        var cursor = ArgumentCursor(arguments, command: command)
+        var id: String?
+        while let token = cursor.next() {
+            switch token {
+            case .option(let option, _) where option == "-h" || option == "--help":
+                io.writeOutput(HelpText.historyShow)
+                return .success
+            case .option(let option, _):
+                throw cursor.unknown(option)
+            case .positional(let argument):
+                guard id == nil else { throw UsageError(command: command, message: "takes one ID, got another") }
+                id = argument
+            }
+        }
+        guard let id else { throw UsageError(command: command, message: "needs a conversation ID") }
+        let quoted = TerminalStyle.safe(String(id.prefix(100)))
+        let store: SQLiteChatHistory
+        switch ChatHistoryLocation.openForReading(io: io, command: command) {
+        case .store(let opened): store = opened
+        case .none:
+            io.writeError("\(command): no conversation '\(quoted)' (nothing is saved yet)\n")
+            return .noInput
+        case .failed: return .noInput
+        }
+        do {
+            guard let conversation = try await store.conversation(id: id) else {
+                io.writeError("\(command): no conversation '\(quoted)'; see sybil history list\n")
+                return .noInput
+            }
+            let messages = try await store.messages(inConversation: id)
+            io.writeOutput(HistoryTranscript.text(conversation, messages: messages, time: timestamp))
+            return .success
+        } catch {
+            io.writeError("\(command): \(error)\n")
+            return .noInput
+        }
+    }
+
+    /// `2026-12-01T00:53:47Z` (UTC, ISO 8601, whole seconds) for milliseconds since 1970.
+    static func timestamp(_ milliseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions = [.withInternetDateTime]
+        let seconds = Double(milliseconds.quotientAndRemainder(dividingBy: 1_000).quotient)
+        let adjusted = milliseconds < 0 && milliseconds % 1_000 != 0 ? seconds - 1 : seconds
+        return formatter.string(from: Date(timeIntervalSince1970: adjusted))
+    }
+}

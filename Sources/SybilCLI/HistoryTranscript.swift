@@ -1,0 +1,51 @@
+import SybilStore
+import SybilTimeline
+
+/// What `sybil history show` prints for a saved conversation: its title and times, then each
+/// message under a role label, replies as stored (Markdown as written), and a reply that did
+/// not finish marked with how it ended. Stored text never carries control characters out.
+enum HistoryTranscript {
+    /// The whole transcript; `time` formats milliseconds since 1970.
+    static func text(
+        _ conversation: ChatConversationRecord, messages: [ChatMessageRecord], time: (Int64) -> String
+    ) -> String {
+        var output = "\(line(conversation.title, width: 200))\n"
+        output += "id \(TerminalStyle.safe(conversation.id)), created \(time(conversation.createdAt)), "
+        output += "updated \(time(conversation.updatedAt)), \(count(messages.count))\n"
+        for message in messages {
+            output += "\n\(label(message)):\n"
+            if !message.text.isEmpty { output += TerminalStyle.safe(message.text) + "\n" }
+            if let mark = mark(message.state) { output += mark + "\n" }
+        }
+        return output
+    }
+
+    /// `text` on one line without control characters, cut in the middle to `width` columns.
+    static func line(_ text: String, width: Int) -> String {
+        SearchExcerpt(text: text, terms: [], width: width).text
+    }
+
+    /// `You`, `Assistant (MODEL)` or `System`.
+    static func label(_ message: ChatMessageRecord) -> String {
+        let model = message.model.map { " (\(line($0, width: 60)))" } ?? ""
+        switch message.role {
+        case .user: return "You"
+        case .assistant: return "Assistant" + model
+        case .system: return "System"
+        }
+    }
+
+    /// How an unfinished reply ended, or `nil` for a whole message.
+    static func mark(_ state: ChatMessageRecord.State) -> String? {
+        switch state {
+        case .complete: return nil
+        case .streaming: return "[incomplete: the reply was still arriving when it was last saved]"
+        case .stopped: return "[stopped]"
+        case .failed(let reason): return "[failed: \(line(reason, width: 200))]"
+        }
+    }
+
+    private static func count(_ messages: Int) -> String {
+        messages == 1 ? "1 message" : "\(messages) messages"
+    }
+}

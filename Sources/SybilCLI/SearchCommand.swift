@@ -1,0 +1,90 @@
+import SybilClient
+import SybilStore
+import SybilTimeline
+
+/// `sybil search QUERY [--limit N]`: searches the local chat history (titles, messages, saved
+/// web searches) through the same search model the apps use, and prints one line per hit.
+/// Needs no server.
+enum SearchCommand {
+    static let name = "sybil search"
+    /// The terminal width assumed when `COLUMNS` is missing or out of range.
+    static let defaultColumns = 80
+    /// Titles take at most this many columns of a line.
+    static let titleColumns = 32
+
+    /// What the command line asked for.
+    struct Request: Equatable {
+        var query: String
+        var limit = 100
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let request = try parse(arguments) else {
+            io.writeOutput(HelpText.search)
+            return .success
+        }
+        return await search(request, io: io)
+    }
+
+    /// Runs the search through the search model and prints what it shows.
+    @MainActor
+    private static func search(_ request: Request, io: CommandIO) async -> ExitCode {
+        let store: SQLiteChatHistory
+        switch ChatHistoryLocation.openForReading(io: io, command: name) {
+        case .store(let opened): store = opened
+        case .none:
+            io.writeError("no matches\n")
+            return .success
+        case .failed: return .noInput
+        }
+        let model = ChatSearchModel(store: store, clock: ContinuousClock(), limit: request.limit)
+        model.query = request.query
+        model.submit()
+        await model.settle()
+        if let error = model.errorMessage {
+            io.writeError("\(name): \(error)\n")
+            return .noInput
+        }
+        print(model, io: io)
+        if model.results.isEmpty { io.writeError("no matches\n") }
+        if model.hasMore { io.writeError("more than \(request.limit) match; refine the query\n") }
+        return .success
+    }
+
+    /// The request, or `nil` when help was asked for.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
+        var cursor = ArgumentCursor(arguments, command: name)
+        var words: [String] = []
+        var limit = 100
+        while let token = cursor.next() {
+            switch token {
+            case .option(let option, _) where option == "-h" || option == "--help":
+                return nil
+            case .option("--limit", let inline):
+                limit = try cursor.integer(
+                    for: "--limit", inlineValue: inline, in: 1...SQLiteChatHistory.maximumSearchLimit)
+            case .option(let option, _):
+                throw cursor.unknown(option)
+            case .positional(let word):
+                words.append(word)
+            }
+        }
+        guard !words.isEmpty else { throw UsageError(command: name, message: "needs a QUERY") }
+        return Request(query: words.joined(separator: " "), limit: limit)
+    }
+
+    /// `TITLE — EXCERPT` per hit, fitted to `COLUMNS` (default 80).
+    @MainActor
+    private static func print(_ model: ChatSearchModel<ContinuousClock>, io: CommandIO) {
+        let style = TerminalStyle(io: io)
+        let columns = io.environment["COLUMNS"].flatMap(Int.init).flatMap { (20...1_000).contains($0) ? $0 : nil }
+        let width = columns ?? defaultColumns
+        var output = ""
+        for hit in model.results {
+            let title = SearchExcerpt(text: hit.title, terms: hit.terms, width: titleColumns)
+            let excerpt = model.excerpt(hit, width: max(10, width - title.columns - 3))
+            output += "\(style.render(title)) — \(style.render(excerpt))\n"
+        }
+        io.writeOutput(output)
+    }
+}

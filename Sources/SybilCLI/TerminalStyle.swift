@@ -1,0 +1,40 @@
+import SybilTimeline
+
+/// How text from the history is written to a terminal: marked runs in bold (`ESC[1m`…`ESC[22m`)
+/// when standard output is a terminal and `NO_COLOR` is not set, plain otherwise; and stored
+/// text never carries control characters (an escape sequence in a saved reply cannot restyle
+/// or move the person's terminal).
+struct TerminalStyle {
+    /// Whether bold is written.
+    let isStyled: Bool
+
+    /// The style for `io`: styled only on a terminal without a non-empty `NO_COLOR`
+    /// (https://no-color.org).
+    init(io: CommandIO) {
+        let noColor = io.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        isStyled = io.outputIsTerminal && !noColor
+    }
+
+    /// `excerpt` with its marked runs in bold (when styled).
+    func render(_ excerpt: SearchExcerpt) -> String {
+        excerpt.runs.map { run in
+            run.isMatch && isStyled ? "\u{1B}[1m\(run.text)\u{1B}[22m" : run.text
+        }.joined()
+    }
+
+    /// `text` with every control character but line feed and tab shown as U+FFFD, and CR LF
+    /// as a line feed.
+    static func safe(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            if character == "\n" || character == "\r\n" || character == "\t" {
+                result.append(character == "\r\n" ? "\n" : character)
+            } else if character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                result.append("\u{FFFD}")
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

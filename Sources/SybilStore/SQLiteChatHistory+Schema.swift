@@ -1,0 +1,75 @@
+/// The chat history's schema: named, additive migrations applied in order. A newer build only
+/// appends to ``migrations``; an applied migration is never edited.
+///
+/// Every table keeps an `INTEGER PRIMARY KEY` (`seq`) beside the client's string id, so the
+/// search index can point at a row by a number that `VACUUM` never renumbers.
+extension SQLiteChatHistory {
+    /// The migrations, oldest first.
+    static let migrations: [SQLiteMigration] = [
+        SQLiteMigration(
+            name: "chat-history-1-conversations",
+            sql: """
+                CREATE TABLE chat_conversations (
+                    seq INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    title TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE INDEX chat_conversations_by_update ON chat_conversations (updated_at DESC, seq DESC);
+                """),
+        SQLiteMigration(
+            name: "chat-history-2-messages",
+            sql: """
+                CREATE TABLE chat_messages (
+                    seq INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    conversation_seq INTEGER NOT NULL REFERENCES chat_conversations (seq) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    role TEXT NOT NULL,
+                    text TEXT NOT NULL,
+                    model TEXT,
+                    state TEXT NOT NULL,
+                    failure_reason TEXT,
+                    created_at INTEGER NOT NULL,
+                    finished_at INTEGER,
+                    UNIQUE (conversation_seq, position)
+                );
+                """),
+        SQLiteMigration(
+            name: "chat-history-3-web-searches",
+            sql: """
+                CREATE TABLE chat_web_searches (
+                    seq INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    query TEXT NOT NULL,
+                    answer TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                """),
+        SQLiteMigration(name: "chat-history-4-search-index", sql: searchIndexSQL),
+        SQLiteMigration(
+            name: "chat-history-5-search-terms",
+            sql: """
+                CREATE TABLE chat_search_terms (key TEXT NOT NULL, word TEXT NOT NULL, PRIMARY KEY (key, word))
+                    WITHOUT ROWID;
+                """),
+    ]
+
+    /// The full-text index (see `SQLiteChatHistory+Search.swift` for the choices): one row per
+    /// conversation title, message and web search; `kind` and `ref` (the source row's `seq`)
+    /// point back at it, and each source row keeps its index row's id in `search_rowid`. A
+    /// change replaces the index row, so index rowids grow with the time of the last change.
+    /// The index text is segmented in Swift (``ChatSearchQuery/indexText(_:)``), so rows are
+    /// indexed by the store's writes, in the write's transaction, not by SQL triggers; the
+    /// four migrations ship together, so there is no older data to index here.
+    private static let searchIndexSQL = """
+        CREATE VIRTUAL TABLE chat_search USING fts5 (
+            title, body, kind UNINDEXED, ref UNINDEXED,
+            tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+        );
+        ALTER TABLE chat_conversations ADD COLUMN search_rowid INTEGER;
+        ALTER TABLE chat_messages ADD COLUMN search_rowid INTEGER;
+        ALTER TABLE chat_web_searches ADD COLUMN search_rowid INTEGER;
+        """
+}

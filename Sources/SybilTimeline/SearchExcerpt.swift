@@ -1,0 +1,96 @@
+import Foundation
+
+/// The one-line excerpt a history search shows for a hit (SPEC §5.4): the text on one line
+/// (line breaks and tabs become spaces), the words matching the query marked so a front end
+/// draws them bold, cut to a width in display columns (``DisplayWidth``) in the middle with
+/// `…`, keeping the first match in view.
+///
+/// Matching: each term matches, ignoring case and diacritics, at the start of a word, and the
+/// whole word is marked (`plan` marks `Planning`). A term of Han, Hiragana or Katakana matches
+/// anywhere (those scripts have no spaces) and marks what it matched, as the index does.
+///
+/// Cutting, when the line is wider than `width`: if the first match lies in the first half, the
+/// line keeps its start and its end around one `…` (middle truncation); otherwise it keeps its
+/// start (a third of the width), `…`, then the text from a little before the first match, with
+/// a second `…` when the end does not fit. The result is never wider than `width`.
+public struct SearchExcerpt: Sendable, Hashable {
+    /// A piece of the line, plain or marked.
+    public struct Run: Sendable, Hashable {
+        /// The text.
+        public var text: String
+        /// Whether it is (part of) a matching word.
+        public var isMatch: Bool
+
+        /// Creates a run.
+        public init(_ text: String, isMatch: Bool) {
+            self.text = text
+            self.isMatch = isMatch
+        }
+    }
+
+    /// The line, in order.
+    public let runs: [Run]
+
+    /// The line's text without marks.
+    public var text: String { runs.map(\.text).joined() }
+
+    /// The columns the line takes (never more than the width asked for).
+    public var columns: Int { DisplayWidth.columns(of: text) }
+
+    /// The excerpt of `text` for `terms`, at most `width` columns wide (nothing when `width` < 1).
+    public init(text: String, terms: [String], width: Int) {
+        let line = Self.oneLine(text)
+        let marks = SearchMatcher(terms: terms).marks(in: line)
+        let widths = line.map(DisplayWidth.columns(of:))
+        let spaces = Set(line.indices.filter { line[$0] == " " })
+        let pieces = Self.layout(widths: widths, firstMatch: marks.firstIndex(of: true), width: width, spaces: spaces)
+        var runs: [Run] = []
+        for (position, piece) in pieces.enumerated() {
+            switch piece {
+            case .ellipsis: Self.append("…", isMatch: false, to: &runs)
+            case .range(var range):
+                // No space right beside a cut.
+                if position > 0 {
+                    while let first = range.first, line[first] == " " { range = range.dropFirst() }
+                }
+                if position < pieces.count - 1 {
+                    while let last = range.last, line[last] == " " { range = range.dropLast() }
+                }
+                var start = range.lowerBound
+                while start < range.upperBound {
+                    var end = start + 1
+                    while end < range.upperBound, marks[end] == marks[start] { end += 1 }
+                    Self.append(String(line[start..<end]), isMatch: marks[start], to: &runs)
+                    start = end
+                }
+            }
+        }
+        self.runs = runs
+    }
+
+    /// The text with every run of whitespace (line breaks included) as one space, trimmed.
+    static func oneLine(_ text: String) -> [Character] {
+        var line: [Character] = []
+        var pendingSpace = false
+        for character in text {
+            if character.isWhitespace
+                || character.unicodeScalars.allSatisfy({ $0.properties.generalCategory == .control })
+            {
+                pendingSpace = !line.isEmpty
+                continue
+            }
+            if pendingSpace { line.append(" ") }
+            pendingSpace = false
+            line.append(character)
+        }
+        return line
+    }
+
+    private static func append(_ text: String, isMatch: Bool, to runs: inout [Run]) {
+        if let last = runs.last, last.isMatch == isMatch {
+            runs[runs.count - 1].text += text
+        } else {
+            runs.append(Run(text, isMatch: isMatch))
+        }
+    }
+}

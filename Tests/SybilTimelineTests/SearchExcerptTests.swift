@@ -1,0 +1,82 @@
+import SybilTimeline
+import Testing
+
+@Suite("Search excerpt", .timeLimit(.minutes(2)))
+struct SearchExcerptTests {
+    private func marked(_ excerpt: SearchExcerpt) -> String {
+        excerpt.runs.map { $0.isMatch ? "[\($0.text)]" : $0.text }.joined()
+    }
+
+    private func excerpt(_ text: String, _ terms: [String], width: Int = 80) -> String {
+        marked(SearchExcerpt(text: text, terms: terms, width: width))
+    }
+
+    @Test func oneLineWithWholeWordsMarked() {
+        #expect(excerpt("Planning\nthe\r\n trip\tsoon", ["plan"]) == "[Planning] the trip soon")
+        #expect(excerpt("An airplane; PLAN b", ["plan"]) == "An airplane; [PLAN] b")
+        #expect(excerpt("  padded  ", []) == "padded")
+        #expect(excerpt("Größe zählt, Café", ["gro", "ZAH", "cafe"]) == "[Größe] [zählt], [Café]")
+        #expect(excerpt("e-mail me", ["mail"]) == "e-[mail] me")
+        #expect(excerpt("Привет мир", ["прив"]) == "[Привет] мир")
+    }
+
+    @Test func cjkTermsMatchAnywhere() {
+        #expect(excerpt("今天天气很好", ["天气"]) == "今天[天气]很好")
+        #expect(excerpt("iPhone用户", ["iphone", "用户"]) == "[iPhone用户]")
+    }
+
+    @Test func widthsCountWideCharactersTwice() {
+        #expect(DisplayWidth.columns(of: "abc") == 3)
+        #expect(DisplayWidth.columns(of: "今天") == 4)
+        #expect(DisplayWidth.columns(of: "🙂") == 2)
+        #expect(DisplayWidth.columns(of: "👩‍👩‍👧") == 2)
+        #expect(DisplayWidth.columns(of: "e\u{301}") == 1)
+        #expect(DisplayWidth.columns(of: "Ä") == 1)
+        #expect(DisplayWidth.columns(of: "❤️") == 2)
+    }
+
+    @Test(
+        "a line exactly as wide as the width is whole; one column more is cut",
+        arguments: [("abcdefghij", 10), ("今天天气很好", 12), ("Straße über", 11), ("🙂🙂🙂🙂", 8)])
+    func widthBoundary(text: String, columns: Int) {
+        #expect(SearchExcerpt(text: text, terms: [], width: columns).text == text)
+        let cut = SearchExcerpt(text: text, terms: [], width: columns - 1)
+        #expect(cut.text.contains("…"))
+        #expect(cut.columns <= columns - 1)
+    }
+
+    @Test func aMatchNearTheStartKeepsTheStartAndTheEnd() {
+        let text = "plan the first day then walk along the river and finish at the old market square"
+        #expect(excerpt(text, ["plan"], width: 30) == "[plan] the first…market square")
+    }
+
+    @Test func aLateMatchKeepsTheStartThenTheMatchInView() {
+        let text = "The morning was quiet and long, nothing happened until we discussed the budget for next year"
+        #expect(excerpt(text, ["budget"], width: 40) == "The morning…the [budget] for next year")
+        let chinese = "我们今天早上一直在讨论很多事情，最后才谈到明年的预算问题和计划"
+        let line = SearchExcerpt(text: chinese, terms: ["预算"], width: 24)
+        #expect(marked(line) == "我们今…年的[预算]问题和计…")
+        #expect(line.columns <= 24)
+    }
+
+    @Test func neverWiderThanTheWidthAndTheFirstMatchStaysInView() {
+        let texts = [
+            "Ein sehr langer deutscher Satz über die Größe der Straßenbahnhaltestelle und ihre Planung",
+            "今天我们讨论了很多事情，包括旅行计划和预算，还有很多别的东西要做",
+            "🙂 emoji 🎉 everywhere 👩‍👩‍👧 and a plan at the very end of this line 🙂",
+            String(repeating: "x", count: 200) + " plan",
+        ]
+        for text in texts {
+            for width in 0...70 {
+                let line = SearchExcerpt(text: text, terms: ["plan", "預算", "größe"], width: width)
+                let note = Comment(rawValue: "\(text) at \(width)")
+                #expect(line.columns <= width, note)
+                if width >= 16, text.contains("plan") || text.contains("Planung") {
+                    #expect(line.runs.contains { $0.isMatch }, note)
+                }
+            }
+        }
+        #expect(SearchExcerpt(text: "abc", terms: [], width: 0).runs.isEmpty)
+        #expect(SearchExcerpt(text: "abcdef", terms: [], width: 1).text == "…")
+    }
+}
