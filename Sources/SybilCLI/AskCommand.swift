@@ -46,64 +46,26 @@ enum AskCommand {
         } else {
             store = InMemoryChatHistory()
         }
-        let conversationId: String?
-        switch await resolve(request.conversation, in: store, io: io) {
-        case .success(let id): conversationId = id
-        case .failure(let failure): return failure.status
-        }
         let connection = request.target.connect(command: name, io: io) { options in
             options.seed = request.seed
             options.pace = .milliseconds(15)
         }
         guard let connection else { return .unavailable }
-        let status = await ask(request, conversationId: conversationId, store: store, connection: connection, io: io)
+        let status = await ask(request, store: store, connection: connection, io: io)
         await connection.close()
         return status
     }
 
-    /// The saved conversation to continue, `nil` for a new one, or the exit status when there
-    /// is none to continue (66, the message on standard error).
-    private static func resolve(
-        _ conversation: Conversation, in store: any ChatHistoryStore, io: CommandIO
-    ) async -> Result<String?, ExitCodeFailure> {
-        do {
-            switch conversation {
-            case .new:
-                return .success(nil)
-            case .latest:
-                guard let latest = try await store.recentConversations(limit: 1).first else {
-                    io.writeError("\(name): there is no saved conversation to continue; ask without --continue\n")
-                    return .failure(ExitCodeFailure(.noInput))
-                }
-                return .success(latest.id)
-            case .id(let id):
-                guard try await store.conversation(id: id) != nil else {
-                    io.writeError("\(name): no saved conversation '\(id)'; `sybil history list` shows the saved ones\n")
-                    return .failure(ExitCodeFailure(.noInput))
-                }
-                return .success(id)
-            }
-        } catch {
-            io.writeError("\(name): cannot read the chat history: \(error)\n")
-            return .failure(ExitCodeFailure(.noInput))
-        }
-    }
-
     @MainActor
     private static func ask(
-        _ request: Request, conversationId: String?, store: any ChatHistoryStore,
-        connection: ServerTarget.Connection, io: CommandIO
+        _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
         let stack = ChatClientStack(connection: connection)
         let echo = EchoingChatStream(stack.streaming(model: request.model), write: io.writeOutput)
-        let model = ChatConversationModel(
+        let list = ChatListModel(
             streaming: echo, store: store, model: request.model, now: ChatClientStack.now, ids: ChatClientStack.ids,
-            warmUp: stack.warmUp, conversationId: conversationId, systemPrompt: request.system)
-        await model.enter()
-        if conversationId != nil, model.record == nil {
-            io.writeError("\(name): \(model.lastError ?? "the conversation could not be opened")\n")
-            return .noInput
-        }
+            warmUp: stack.warmUp, systemPrompt: request.system)
+        guard let model = await open(request.conversation, in: list, io: io) else { return .noInput }
         let sent = await model.send(request.question)
         if echo.wroteText { io.writeOutput("\n") }
         if request.save, let id = model.conversationId {
@@ -125,6 +87,40 @@ enum AskCommand {
         case .failed(let reason):
             io.writeError("\(name): \(reason)\n")
             return echo.failure == nil ? .protocolError : echo.failureExitCode
+        }
+    }
+
+    /// The conversation the question goes to, opened through the chat list as the apps do, or
+    /// `nil` when there is none to continue (the reason on standard error).
+    @MainActor
+    private static func open(
+        _ conversation: Conversation, in list: ChatListModel, io: CommandIO
+    ) async -> ChatConversationModel? {
+        switch conversation {
+        case .new:
+            return await list.newChat()
+        case .latest:
+            await list.refresh()
+            if let problem = list.lastError {
+                io.writeError("\(name): \(problem)\n")
+                return nil
+            }
+            guard let latest = list.conversations.first else {
+                io.writeError("\(name): there is no saved conversation to continue; ask without --continue\n")
+                return nil
+            }
+            return await open(.id(latest.id), in: list, io: io)
+        case .id(let id):
+            let model = await list.open(id)
+            guard model.record != nil else {
+                let reason =
+                    model.lastError == ChatConversationModel.missingReason
+                    ? "no saved conversation '\(id)'; `sybil history list` shows the saved ones"
+                    : model.lastError ?? "cannot open the conversation '\(id)'"
+                io.writeError("\(name): \(reason)\n")
+                return nil
+            }
+            return model
         }
     }
 
@@ -172,11 +168,4 @@ enum AskCommand {
         request.target = target
         return request
     }
-}
-
-/// An exit status carried as a failure.
-struct ExitCodeFailure: Error {
-    var status: ExitCode
-
-    init(_ status: ExitCode) { self.status = status }
 }

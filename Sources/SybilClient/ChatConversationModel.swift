@@ -15,6 +15,8 @@ import SybilStore
 public final class ChatConversationModel {
     /// The reason shown for a reply a previous process left streaming.
     public static let interruptedReason = "The app closed before the reply finished."
+    /// The sentence shown when the conversation to open is not saved (deleted meanwhile).
+    public static let missingReason = "This chat is no longer saved. Start a new chat."
 
     /// The saved conversation, `nil` until the first message of a new chat is saved.
     public private(set) var record: ChatConversationRecord?
@@ -81,7 +83,7 @@ public final class ChatConversationModel {
         var loaded: [ChatMessageRecord]
         do {
             guard let saved = try await store.conversation(id: id) else {
-                lastError = "This chat is no longer saved. Start a new chat."
+                lastError = Self.missingReason
                 return
             }
             record = saved

@@ -26,12 +26,16 @@ public final class ChatListModel {
     @ObservationIgnored private let now: @Sendable () -> Int64
     @ObservationIgnored private let ids: any IDGenerator
     @ObservationIgnored private let warmUp: (any ChatWarmUp)?
+    @ObservationIgnored private let systemPrompt: String?
 
-    /// A list over `store`; the conversations it opens stream through `streaming` with `model`.
+    /// A list over `store`; the conversations it opens stream through `streaming` with `model`
+    /// (and `systemPrompt` before their messages, when given).
     public init(
         streaming: any ChatStreaming, store: any ChatHistoryStore, model: String,
-        now: @escaping @Sendable () -> Int64, ids: any IDGenerator, warmUp: (any ChatWarmUp)?
+        now: @escaping @Sendable () -> Int64, ids: any IDGenerator, warmUp: (any ChatWarmUp)?,
+        systemPrompt: String? = nil
     ) {
+        self.systemPrompt = systemPrompt
         self.streaming = streaming
         self.store = store
         self.model = model
@@ -97,7 +101,7 @@ public final class ChatListModel {
     private func makeConversation(id: String?) -> ChatConversationModel {
         let conversation = ChatConversationModel(
             streaming: streaming, store: store, model: model, now: now, ids: ids, warmUp: warmUp,
-            conversationId: id)
+            conversationId: id, systemPrompt: systemPrompt)
         conversation.onRecordChange = { [weak self] record in self?.show(record) }
         return conversation
     }
