@@ -11,7 +11,7 @@ import SybilStore
 @Observable
 public final class ChatListModel {
     /// How many conversations the list shows.
-    public static let recentLimit = 200
+    nonisolated public static let recentLimit = 200
 
     /// Recent conversations, newest first.
     public private(set) var conversations: [ChatConversationRecord] = []

@@ -10,10 +10,6 @@ public actor InMemoryChatHistory: ChatHistoryStore {
     /// An empty history.
     public init() {}
 
-    /// How many message writes (appends and updates) the store has taken; tests use it to see
-    /// that a streamed reply was saved as it arrived.
-    public private(set) var messageWrites = 0
-
     public func createConversation(_ conversation: ChatConversationRecord) throws {
         guard conversations[conversation.id] == nil else {
             throw Self.error("create conversation", "conversation id \(conversation.id) exists")
@@ -60,7 +56,6 @@ public actor InMemoryChatHistory: ChatHistoryStore {
         messageConversation[message.id] = message.conversationId
         messagesByConversation[message.conversationId, default: []].append(message)
         conversations[message.conversationId]?.updatedAt = message.createdAt
-        messageWrites += 1
     }
 
     public func updateMessage(
@@ -73,7 +68,6 @@ public actor InMemoryChatHistory: ChatHistoryStore {
         messagesByConversation[conversationId]?[index].state = state
         messagesByConversation[conversationId]?[index].finishedAt = finishedAt
         conversations[conversationId]?.updatedAt = time
-        messageWrites += 1
     }
 
     public func saveWebSearch(_ search: SavedWebSearch) throws {

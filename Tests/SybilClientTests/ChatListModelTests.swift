@@ -50,6 +50,24 @@ struct ChatListModelTests {
         #expect(list.conversations.map(\.id) == ["mid", "new", "old"], "a new message moves it to the top")
     }
 
+    @Test(
+        "the list holds at most the recent limit",
+        arguments: [ChatListModel.recentLimit - 1, ChatListModel.recentLimit, ChatListModel.recentLimit + 1])
+    func recentLimit(saved: Int) async throws {
+        for index in 0..<saved {
+            try await history.createConversation(
+                ChatConversationRecord(id: "c\(index)", title: "t", createdAt: 1, updatedAt: Int64(10 + index)))
+        }
+        let list = makeList(ScriptedStreaming(deltas: ["ok"], ending: nil), warmUp: nil)
+        await list.refresh()
+        #expect(list.conversations.count == min(saved, ChatListModel.recentLimit))
+        let chat = await list.newChat()
+        time.set(100_000)
+        await chat.send("Neu")
+        #expect(list.conversations.count == min(saved + 1, ChatListModel.recentLimit))
+        #expect(list.conversations.first?.id == chat.conversationId, "the new chat on top")
+    }
+
     @Test func deletingTheOpenChatStopsAndClosesIt() async throws {
         let streaming = ControlledStreaming()
         let list = makeList(streaming, warmUp: nil)
