@@ -4,7 +4,8 @@
 /// Words are runs of letters, digits and marks; everything else (quotes, hyphens, `*`,
 /// parentheses, emoji, punctuation) only separates words. Every word becomes a quoted string
 /// with the prefix operator (`"plan"*`), so `AND`, `OR`, `NOT` and `NEAR` are plain words; the
-/// words must all match in one item (FTS5's implicit AND).
+/// words must all match in one item (joined by `AND`). The store may replace a long word's
+/// prefix string by the exact words it stands for (`SQLiteChatHistory+Terms.swift`).
 ///
 /// Chinese and Japanese have no spaces between words. Han, Hiragana and Katakana characters are
 /// indexed one character per token (``indexText(_:)``) and a run of them in the query becomes
