@@ -1,14 +1,27 @@
 import Foundation
+import SybilClient
 import SybilCore
 import SybilNet
 import SybilServer
 import SybilStore
 
-/// `sybil ask QUESTION`: streams one reply to standard output through the client stack the
-/// apps use (warm-up and send gate, token chain, SSE transport with its retry rules). Without
-/// an API URL it starts the reference server in-process on a free loopback port.
+/// `sybil ask QUESTION`: asks through the chat conversation model the apps use (warm-up and
+/// send gate, token chain, SSE transport with its retry rules) and streams the reply to
+/// standard output. The exchange is kept in the local history (`--no-save` keeps it in memory
+/// only); `--continue` or `--chat ID` carries a saved conversation on. Without an API URL it
+/// starts the reference server in-process on a free loopback port.
 enum AskCommand {
     static let name = "sybil ask"
+
+    /// Which conversation the question goes to.
+    enum Conversation: Equatable {
+        /// A new one.
+        case new
+        /// The most recently updated saved one.
+        case latest
+        /// The saved one with this id.
+        case id(String)
+    }
 
     struct Request {
         var question: String
@@ -16,6 +29,8 @@ enum AskCommand {
         var model: String
         var system: String?
         var seed: UInt64
+        var save = true
+        var conversation = Conversation.new
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
@@ -23,42 +38,89 @@ enum AskCommand {
             io.writeOutput(HelpText.ask)
             return .success
         }
+        let store: any ChatHistoryStore
+        if request.save {
+            let path = ChatHistoryLocation.path(environment: io.environment)
+            guard let opened = ChatHistoryLocation.open(path: path, io: io, command: name) else { return .cannotCreate }
+            store = opened
+        } else {
+            store = InMemoryChatHistory()
+        }
         let connection = request.target.connect(command: name, io: io) { options in
             options.seed = request.seed
             options.pace = .milliseconds(15)
         }
         guard let connection else { return .unavailable }
-        let status = await ask(request, baseURL: connection.baseURL, tokens: connection.tokens, io: io)
+        let status = await ask(request, store: store, connection: connection, io: io)
         await connection.close()
         return status
     }
 
-    private static func ask(_ request: Request, baseURL: URL, tokens: TokenProvider, io: CommandIO) async -> ExitCode {
-        let http = URLSessionHTTPClient()
-        let clock = ContinuousClock()
-        let gate = await MainActor.run {
-            WarmUpSendGate(manager: WarmUpManager(http: http, baseURL: baseURL, clock: clock))
+    @MainActor
+    private static func ask(
+        _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
+    ) async -> ExitCode {
+        let stack = ChatClientStack(connection: connection)
+        let echo = EchoingChatStream(stack.streaming(model: request.model), write: io.writeOutput)
+        let list = ChatListModel(
+            streaming: echo, store: store, model: request.model, now: ChatClientStack.now, ids: ChatClientStack.ids,
+            warmUp: stack.warmUp, systemPrompt: request.system)
+        guard let model = await open(request.conversation, in: list, io: io) else { return .noInput }
+        let sent = await model.send(request.question)
+        if echo.wroteText { io.writeOutput("\n") }
+        if request.save, let id = model.conversationId {
+            io.writeError("\(name): conversation \(id)\n")
         }
-        let service = ChatStreamingService(
-            baseURL: baseURL, http: http, clock: clock, tokens: tokens, gate: gate, model: request.model)
-        var messages: [ChatMessage] = []
-        if let system = request.system { messages.append(ChatMessage(role: "system", content: system)) }
-        messages.append(ChatMessage(role: "user", content: request.question))
-        var wroteText = false
-        do {
-            for try await delta in service.reply(to: messages) {
-                io.writeOutput(delta)
-                wroteText = true
-            }
-            io.writeOutput("\n")
+        guard sent, let reply = model.messages.last, reply.role == .assistant else {
+            io.writeError("\(name): \(model.lastError ?? "nothing was sent")\n")
+            return .cannotCreate
+        }
+        switch reply.state {
+        case .complete where model.lastError == nil:
             return .success
-        } catch {
-            if wroteText { io.writeOutput("\n") }
-            io.writeError("sybil ask: \(error)\n")
-            switch error as? ChatStreamError {
-            case .transport?, .serverError?: return .unavailable
-            default: return .protocolError
+        case .complete, .streaming:
+            io.writeError("\(name): \(model.lastError ?? "the reply was not saved")\n")
+            return .cannotCreate
+        case .stopped:
+            io.writeError("\(name): the reply was stopped\n")
+            return .protocolError
+        case .failed(let reason):
+            io.writeError("\(name): \(reason)\n")
+            return echo.failure == nil ? .protocolError : echo.failureExitCode
+        }
+    }
+
+    /// The conversation the question goes to, opened through the chat list as the apps do, or
+    /// `nil` when there is none to continue (the reason on standard error).
+    @MainActor
+    private static func open(
+        _ conversation: Conversation, in list: ChatListModel, io: CommandIO
+    ) async -> ChatConversationModel? {
+        switch conversation {
+        case .new:
+            return await list.newChat()
+        case .latest:
+            await list.refresh()
+            if let problem = list.lastError {
+                io.writeError("\(name): \(problem)\n")
+                return nil
             }
+            guard let latest = list.conversations.first else {
+                io.writeError("\(name): there is no saved conversation to continue; ask without --continue\n")
+                return nil
+            }
+            return await open(.id(latest.id), in: list, io: io)
+        case .id(let id):
+            let model = await list.open(id)
+            guard model.record != nil else {
+                let reason =
+                    model.lastError == ChatConversationModel.missingReason
+                    ? "no saved conversation '\(id)'; `sybil history list` shows the saved ones"
+                    : model.lastError ?? "cannot open the conversation '\(id)'"
+                io.writeError("\(name): \(reason)\n")
+                return nil
+            }
+            return model
         }
     }
 
@@ -67,9 +129,9 @@ enum AskCommand {
         var cursor = ArgumentCursor(arguments, command: name)
         var words: [String] = []
         var target = ServerTarget(environment: environment)
-        var model = SybilServerOptions.scriptedModel
-        var system: String?
-        var seed: UInt64 = 1
+        var request = Request(
+            question: "", target: target, model: SybilServerOptions.scriptedModel, system: nil, seed: 1)
+        var continued: [String] = []
         while let next = cursor.next() {
             switch next {
             case .positional(let word): words.append(word)
@@ -77,18 +139,33 @@ enum AskCommand {
                 switch option {
                 case "-h", "--help": return nil
                 case _ where try target.parse(option, inlineValue: inline, cursor: &cursor): continue
-                case "--model": model = try cursor.value(for: option, inlineValue: inline)
-                case "--system": system = try cursor.value(for: option, inlineValue: inline)
-                case "--seed": seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
+                case "--model": request.model = try cursor.value(for: option, inlineValue: inline)
+                case "--system": request.system = try cursor.value(for: option, inlineValue: inline)
+                case "--seed":
+                    request.seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
+                case "--no-save": request.save = false
+                case "-c", "--continue":
+                    request.conversation = .latest
+                    continued.append("--continue")
+                case "--chat":
+                    request.conversation = .id(try cursor.value(for: option, inlineValue: inline))
+                    continued.append("--chat")
                 default: throw cursor.unknown(option)
                 }
             }
         }
-        let question = words.joined(separator: " ")
-        guard !question.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        if Set(continued).count > 1 {
+            throw UsageError(command: name, message: "--continue and --chat exclude each other")
+        }
+        if !request.save, let option = continued.first {
+            throw UsageError(command: name, message: "--no-save and \(option) exclude each other")
+        }
+        request.question = words.joined(separator: " ")
+        guard !request.question.allSatisfy(\.isWhitespace) else {
             throw UsageError(command: name, message: "needs a question, e.g. sybil ask \"What is a cold start?\"")
         }
         try target.validate(command: name)
-        return Request(question: question, target: target, model: model, system: system, seed: seed)
+        request.target = target
+        return request
     }
 }

@@ -9,6 +9,7 @@ enum HelpText {
         COMMANDS:
           ask QUESTION            Stream an answer from an AI chat server (the embedded
                                   reference server unless --api-url or SYBIL_API_URL is set).
+          quick QUESTION          Ask a Quick Question (chat-latest unless another is kept).
           serve                   Run the reference server (chats, Agent room, workspaces).
           agent send TEXT         Queue a message (and --attach FILE) in the Agent room and
                                   wait for its echo.
@@ -208,38 +209,6 @@ enum HelpText {
         EXIT STATUS:
           0 when the server closed the connection, 64 usage error, 69 the server could not be
           reached or refused the handshake, 76 the server broke the protocol.
-
-        """
-
-    static let ask = """
-        OVERVIEW: Stream an answer from an AI chat server.
-
-        USAGE: sybil ask [<options>] QUESTION...
-
-        Sends QUESTION (the arguments joined by spaces) to an OpenAI-compatible
-        POST /v1/chat/completions with stream: true, through the same client stack the apps
-        use: warm-up with GET /healthz, the send gate, the bearer token, the event-stream
-        transport and its single retry for a cold start or an expired token. Prints the reply
-        on standard output as it arrives.
-
-        Without --api-url or SYBIL_API_URL it starts the reference server in-process on a free
-        loopback port and talks to it over HTTP, so it works with no setup at all.
-
-        ARGUMENTS:
-          QUESTION                What to ask.
-
-        OPTIONS:
-          --api-url URL           The server's base URL, e.g. https://api.openai.com
-                                  (default: $SYBIL_API_URL, else the embedded server).
-          --token TOKEN           The bearer token (default: $SYBIL_TOKEN).
-          --model NAME            The model to ask for (default: sybil-scripted).
-          --system TEXT           A system message sent before the question.
-          --seed N                The embedded server's agent seed (default: 1).
-          -h, --help              Show this help.
-
-        EXIT STATUS:
-          0 the whole reply arrived, 64 usage error, 69 the server could not be reached or
-          failed, 76 the reply broke off or the server refused the request.
 
         """
 

@@ -32,6 +32,7 @@ public enum SybilCommandLine {
             return .success
         case "ask":
             return try await AskCommand.run(rest, io: io)
+        case "quick": return try await QuickCommand.run(rest, io: io)
         case "serve":
             return try await ServeCommand.run(rest, io: io)
         case "agent":

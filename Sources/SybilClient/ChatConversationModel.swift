@@ -1,52 +1,221 @@
 import Observation
+import SybilCore
 import SybilNet
+import SybilStore
 
-/// A chat page's view model (seed 004): the transcript, the reply being streamed, and the
-/// "typing" state, which every ending — success, each error, cancellation — turns off. Its
-/// user is a chat screen (a SwiftUI view or a terminal front end); no `sybil` command drives
-/// it yet (`sybil ask` streams through `ChatStreamingService` directly).
+/// A chat page's view model (seed 004, SPEC §5): the saved transcript, the reply streaming into
+/// it, and the "typing" state, which every ending turns off. It reaches the network only through
+/// a ``ChatStreaming`` (so it cannot bypass the send gate) and keeps everything in a
+/// ``ChatHistoryStore``: the person's message is saved before the request leaves, the reply is
+/// saved as `.streaming` when the request leaves and updated as text arrives (at most one write
+/// in flight; the newest text goes next; the ending is always written), so a crash keeps what
+/// arrived. Entering the chat asks for a warm-up.
 @MainActor
 @Observable
 public final class ChatConversationModel {
-    /// Messages so far (the user's and the finished replies).
-    public private(set) var transcript: [ChatMessage] = []
-    /// The reply as it streams in.
-    public private(set) var partialReply = ""
-    /// Whether a reply is on its way.
+    /// The reason shown for a reply a previous process left streaming.
+    public static let interruptedReason = "The app closed before the reply finished."
+    /// The sentence shown when the conversation to open is not saved (deleted meanwhile).
+    public static let missingReason = "This chat is no longer saved. Start a new chat."
+
+    /// The saved conversation, `nil` until the first message of a new chat is saved.
+    public private(set) var record: ChatConversationRecord?
+    /// The messages in order; the last one may be the reply streaming in.
+    public private(set) var messages: [ChatMessageRecord] = []
+    /// Whether a reply is on its way (the composer shows "typing").
     public private(set) var isTyping = false
-    /// Why the last reply failed (its partial text stays in the transcript, marked).
+    /// What went wrong last, as a sentence a person can act on; `nil` after a good reply.
     public private(set) var lastError: String?
+    /// The model each request asks for.
+    public let model: String
+
+    /// Called on the main actor whenever ``record`` changes (created, or a message bumped it),
+    /// so a list can show the change without reading the store again.
+    @ObservationIgnored public var onRecordChange: (@MainActor (ChatConversationRecord) -> Void)?
 
     @ObservationIgnored private let streaming: any ChatStreaming
+    @ObservationIgnored private let store: any ChatHistoryStore
+    @ObservationIgnored private let now: @Sendable () -> Int64
+    @ObservationIgnored private let ids: any IDGenerator
+    @ObservationIgnored private let warmUp: (any ChatWarmUp)?
+    @ObservationIgnored private let systemPrompt: String?
+    @ObservationIgnored private let openingId: String?
+    @ObservationIgnored var streamTask: Task<(String, ChatMessageRecord.State), Never>?
+    @ObservationIgnored var stopRequested = false
+    @ObservationIgnored var pendingProgress: String?
+    @ObservationIgnored var progressWriter: Task<Void, Never>?
 
-    /// A conversation over `streaming`.
-    public init(streaming: any ChatStreaming) {
+    /// A conversation: a new one when `conversationId` is `nil`, else the saved one (loaded by
+    /// ``enter()``). `now` gives milliseconds since 1970; `ids` names conversations and
+    /// messages; `systemPrompt`, when given, goes before the messages of every request.
+    public init(
+        streaming: any ChatStreaming, store: any ChatHistoryStore, model: String,
+        now: @escaping @Sendable () -> Int64, ids: any IDGenerator, warmUp: (any ChatWarmUp)?,
+        conversationId: String? = nil, systemPrompt: String? = nil
+    ) {
         self.streaming = streaming
+        self.store = store
+        self.model = model
+        self.now = now
+        self.ids = ids
+        self.warmUp = warmUp
+        self.openingId = conversationId
+        self.systemPrompt = systemPrompt
     }
 
-    /// Sends `text` and streams the reply into the transcript.
-    public func send(_ text: String) async {
-        transcript.append(ChatMessage(role: "user", content: text))
-        isTyping = true
-        partialReply = ""
-        lastError = nil
-        defer {
-            isTyping = false
-            if !partialReply.isEmpty {
-                transcript.append(ChatMessage(role: "assistant", content: partialReply))
-                partialReply = ""
-            }
-        }
+    /// The conversation's id, once saved.
+    public var conversationId: String? { record?.id ?? openingId }
+
+    /// Whether ``retry()`` would ask again: not typing, and the last exchange has no good reply.
+    public var canRetry: Bool {
+        guard !isTyping, conversationId != nil, let last = messages.last else { return false }
+        if last.role == .user { return true }
+        if last.role == .assistant, case .failed = last.state { return true }
+        return false
+    }
+
+    /// Entering the chat: asks for a warm-up, then loads a saved conversation. A reply a crashed
+    /// process left `.streaming` is shown, and saved, as failed with ``interruptedReason``, so
+    /// Retry is offered.
+    public func enter() async {
+        warmUp?.requestWarmUp(.enteredChat)
+        guard let id = openingId, record == nil, !isTyping else { return }
+        var loaded: [ChatMessageRecord]
         do {
-            for try await delta in streaming.reply(to: transcript) {
-                partialReply += delta
+            guard let saved = try await store.conversation(id: id) else {
+                lastError = Self.missingReason
+                return
             }
-            // A cancelled stream ends without an error: it is still not a finished reply.
-            if Task.isCancelled { lastError = "The reply was stopped." }
-        } catch is CancellationError {
-            lastError = "The reply was stopped."
+            record = saved
+            loaded = try await store.messages(inConversation: id)
         } catch {
-            lastError = String(describing: error)
+            lastError = "The chat could not be loaded (\(error)). Open it again."
+            return
+        }
+        let time = now()
+        let interrupted = loaded.indices.filter { loaded[$0].role == .assistant && loaded[$0].state == .streaming }
+        for index in interrupted {
+            loaded[index].state = .failed(reason: Self.interruptedReason)
+            loaded[index].finishedAt = time
+        }
+        messages = loaded
+        if !interrupted.isEmpty { lastError = Self.interruptedReason }
+        for index in interrupted {
+            let message = loaded[index]
+            do {
+                try await store.updateMessage(
+                    id: message.id, text: message.text, state: message.state, finishedAt: time, at: time)
+            } catch {
+                lastError = "The interrupted reply could not be marked as such (\(error))."
+            }
         }
     }
+
+    /// Saves `text` as the person's message, then streams the reply. Returns `false`, and sends
+    /// nothing, when a reply is already on its way, the text is blank, or the message could not
+    /// be saved (the front end keeps the draft then).
+    @discardableResult
+    public func send(_ text: String) async -> Bool {
+        guard !isTyping, !text.allSatisfy(\.isWhitespace) else { return false }
+        isTyping = true
+        stopRequested = false
+        lastError = nil
+        let time = now()
+        do {
+            let conversationId = try await savedConversation(titledBy: text, at: time)
+            let message = ChatMessageRecord(
+                id: ids.makeID(), conversationId: conversationId, role: .user, text: text, model: model,
+                createdAt: time)
+            try await store.appendMessage(message)
+            messages.append(message)
+            touch(at: time)
+        } catch {
+            isTyping = false
+            lastError = "Your message could not be saved, so it was not sent (\(error)). Send it again."
+            return false
+        }
+        await streamReply()
+        return true
+    }
+
+    /// Asks again for the last question after a failed reply (the question is not saved twice;
+    /// the failed reply stays in the history as it was).
+    public func retry() async {
+        guard canRetry else { return }
+        isTyping = true
+        stopRequested = false
+        lastError = nil
+        await streamReply()
+    }
+
+    /// Stops the reply being streamed; what arrived is kept and saved as `.stopped`.
+    public func stop() {
+        guard isTyping else { return }
+        stopRequested = true
+        streamTask?.cancel()
+    }
+
+    /// The conversation's id, creating the conversation (titled by `text`) when it is new.
+    private func savedConversation(titledBy text: String, at time: Int64) async throws -> String {
+        if let record { return record.id }
+        if let openingId { return openingId }
+        let created = ChatConversationRecord(
+            id: ids.makeID(), title: ChatTitle.make(from: text), createdAt: time, updatedAt: time)
+        try await store.createConversation(created)
+        record = created
+        onRecordChange?(created)
+        return created.id
+    }
+
+    /// Records that the conversation changed at `time`.
+    func touch(at time: Int64) {
+        guard var changed = record, changed.updatedAt < time else { return }
+        changed.updatedAt = time
+        record = changed
+        onRecordChange?(changed)
+    }
+
+    /// What a request carries: the system prompt, then the person's messages and the replies
+    /// that arrived (complete or stopped); failed and empty replies are left out.
+    func requestMessages() -> [ChatMessage] {
+        var request: [ChatMessage] = []
+        if let systemPrompt { request.append(ChatMessage(role: "system", content: systemPrompt)) }
+        for message in messages {
+            switch (message.role, message.state) {
+            case (.assistant, .failed), (.assistant, .streaming): continue
+            case (.assistant, _) where message.text.isEmpty: continue
+            default: request.append(ChatMessage(role: message.role.rawValue, content: message.text))
+            }
+        }
+        return request
+    }
+
+    /// Replaces the in-memory copy of message `id`.
+    func replaceMessage(id: String, _ change: (inout ChatMessageRecord) -> Void) {
+        guard let index = messages.lastIndex(where: { $0.id == id }) else { return }
+        change(&messages[index])
+    }
+
+    /// Sets the error shown to the person.
+    func report(_ sentence: String?) {
+        lastError = sentence
+    }
+
+    /// Ends typing (every ending of ``streamReply()`` comes here).
+    func endTyping() {
+        isTyping = false
+    }
+
+    /// Appends a message to the in-memory transcript.
+    func appendToTranscript(_ message: ChatMessageRecord) {
+        messages.append(message)
+    }
+
+    /// The dependencies the reply flow uses.
+    var replyContext: (streaming: any ChatStreaming, store: any ChatHistoryStore, ids: any IDGenerator) {
+        (streaming, store, ids)
+    }
+
+    /// The injected time, in milliseconds since 1970.
+    func currentTime() -> Int64 { now() }
 }

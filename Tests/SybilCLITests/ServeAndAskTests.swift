@@ -10,7 +10,7 @@ import Testing
 struct ServeAndAskTests {
     @Test func askWithoutConfigurationStreamsFromTheEmbeddedServer() async throws {
         let test = TestIO()
-        let status = await test.run("ask", "Was", "ist", "ein", "Kaltstart?")
+        let status = await test.run("ask", "--no-save", "Was", "ist", "ein", "Kaltstart?")
         #expect(status == 0)
         #expect(test.stdout == ScriptedAgent(seed: 1).reply(to: "Was ist ein Kaltstart?").text + "\n")
         #expect(test.stderr.hasPrefix("sybil ask: using the embedded server at http://127.0.0.1:"))
@@ -22,14 +22,15 @@ struct ServeAndAskTests {
         options.seed = 9
         let server = try ReferenceServer(options: options)
         let test = TestIO(environment: ["SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": "env-token"])
-        #expect(await test.run("ask", "--system", "Answer briefly.", "Hallo") == 0)
+        #expect(await test.run("ask", "--no-save", "--system", "Answer briefly.", "Hallo") == 0)
         #expect(test.stdout == ScriptedAgent(seed: 9).reply(to: "Hallo").text + "\n")
         #expect(test.stderr == "")
         let refused = TestIO(environment: ["SYBIL_TOKEN": "wrong"])
-        #expect(await refused.run("ask", "--api-url", server.baseURL.absoluteString, "Hallo") == 76)
+        #expect(await refused.run("ask", "--no-save", "--api-url", server.baseURL.absoluteString, "Hallo") == 76)
         #expect(refused.stderr.contains("sign in again"))
         let failing = TestIO(environment: ["SYBIL_TOKEN": "env-token"])
-        #expect(await failing.run("ask", "--api-url", server.baseURL.absoluteString, "break [[error]]") == 76)
+        #expect(
+            await failing.run("ask", "--no-save", "--api-url", server.baseURL.absoluteString, "break [[error]]") == 76)
         #expect(failing.stderr.contains("The reply stopped with an error"))
         await server.shutdown()
     }
@@ -39,7 +40,7 @@ struct ServeAndAskTests {
         let url = closed.baseURL.absoluteString
         await closed.shutdown()
         let test = TestIO(environment: ["SYBIL_TOKEN": "t"])
-        #expect(await test.run("ask", "--api-url", url, "Hallo") == 69)
+        #expect(await test.run("ask", "--no-save", "--api-url", url, "Hallo") == 69)
         #expect(test.stdout == "")
     }
 

@@ -1,0 +1,35 @@
+import Foundation
+import SybilCore
+import SybilNet
+
+/// The client stack the chat commands share, as the apps wire it: one HTTP client, the
+/// warm-up manager (its health check single-flight), the send gate over it, and a streaming
+/// service per model. The command line is an entry point, so it creates the live clock, time
+/// and id generator here.
+@MainActor
+struct ChatClientStack {
+    let baseURL: URL
+    let tokens: TokenProvider
+    let http = URLSessionHTTPClient()
+    let clock = ContinuousClock()
+    let warmUp: WarmUpManager<ContinuousClock>
+
+    init(connection: ServerTarget.Connection) {
+        baseURL = connection.baseURL
+        tokens = connection.tokens
+        warmUp = WarmUpManager(http: http, baseURL: connection.baseURL, clock: clock)
+    }
+
+    /// The streaming service for `model`, behind the warm-up's send gate.
+    func streaming(model: String) -> ChatStreamingService<ContinuousClock> {
+        ChatStreamingService(
+            baseURL: baseURL, http: http, clock: clock, tokens: tokens, gate: WarmUpSendGate(manager: warmUp),
+            model: model)
+    }
+
+    /// Milliseconds since 1970 from the system clock.
+    static let now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1_000).rounded()) }
+
+    /// Random version-4 UUIDs.
+    static let ids = RandomUUIDGenerator()
+}

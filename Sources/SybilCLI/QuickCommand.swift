@@ -1,0 +1,141 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilStore
+
+/// `sybil quick QUESTION`: the Quick Question panel on the command line, through
+/// ``QuickQuestionModel``: the prompt is typed and submitted with Return, the answer printed
+/// as it arrives. The model is `--model`, else Quick Question's kept choice, else
+/// `chat-latest`; `--open-in-chat` saves the exchange as a regular chat.
+enum QuickCommand {
+    static let name = "sybil quick"
+
+    struct Request {
+        var question = ""
+        var target: ServerTarget
+        var model: String?
+        var remember = false
+        var openInChat = false
+        var seed: UInt64 = 1
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let request = try parse(arguments, environment: io.environment) else {
+            io.writeOutput(HelpText.quick)
+            return .success
+        }
+        let preferences: FileKeyValueStore
+        do {
+            preferences = try FileKeyValueStore.standard(environment: io.environment)
+        } catch {
+            io.writeError("\(name): cannot open the preferences: \(error)\n")
+            return .cannotCreate
+        }
+        let store: any ChatHistoryStore
+        if request.openInChat {
+            let path = ChatHistoryLocation.path(environment: io.environment)
+            guard let opened = ChatHistoryLocation.open(path: path, io: io, command: name) else { return .cannotCreate }
+            store = opened
+        } else {
+            store = InMemoryChatHistory()  // "Open in Chat" is not asked for: nothing is kept
+        }
+        let connection = request.target.connect(command: name, io: io) { options in
+            options.seed = request.seed
+            options.pace = .milliseconds(15)
+        }
+        guard let connection else { return .unavailable }
+        let status = await ask(request, preferences: preferences, store: store, connection: connection, io: io)
+        await connection.close()
+        return status
+    }
+
+    @MainActor
+    private static func ask(
+        _ request: Request, preferences: any KeyValueStore, store: any ChatHistoryStore,
+        connection: ServerTarget.Connection, io: CommandIO
+    ) async -> ExitCode {
+        let stack = ChatClientStack(connection: connection)
+        var echoes: [EchoingChatStream] = []
+        let quick = QuickQuestionModel(
+            preferences: preferences, store: store,
+            makeStreaming: { choice in
+                let echo = EchoingChatStream(stack.streaming(model: choice.model), write: io.writeOutput)
+                echoes.append(echo)
+                return echo
+            }, now: ChatClientStack.now, ids: ChatClientStack.ids, platform: .desktop)
+        if let problem = quick.lastError { io.writeError("\(name): \(problem)\n") }
+        if let model = request.model {
+            quick.select(ChatModelChoice(provider: quick.choice.provider, model: model), remember: request.remember)
+            if request.remember, let problem = quick.lastError {
+                io.writeError("\(name): \(problem)\n")
+                return .cannotCreate
+            }
+        }
+        quick.open()
+        quick.type(request.question)
+        quick.handleKey(.init(key: .return))
+        await quick.waitForAnswer()
+        let echo = echoes.last
+        if echo?.wroteText == true { io.writeOutput("\n") }
+        var status = ExitCode.success
+        switch quick.answerState {
+        case .complete?: break
+        case .failed(let reason)?:
+            io.writeError("\(name): \(reason)\n")
+            status = echo?.failure == nil ? .protocolError : (echo?.failureExitCode ?? .protocolError)
+        default:
+            io.writeError("\(name): the answer did not finish\n")
+            status = .protocolError
+        }
+        if request.openInChat {
+            guard let id = await quick.openInChat() else {
+                io.writeError("\(name): \(quick.lastError ?? "the chat could not be saved")\n")
+                return .cannotCreate
+            }
+            io.writeError("\(name): saved as conversation \(id)\n")
+        }
+        return status
+    }
+
+    /// The request for `arguments`, or `nil` when help was asked for.
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
+        var cursor = ArgumentCursor(arguments, command: name)
+        var words: [String] = []
+        var target = ServerTarget(environment: environment)
+        var request = Request(target: target)
+        while let next = cursor.next() {
+            switch next {
+            case .positional(let word): words.append(word)
+            case .option(let option, let inline):
+                switch option {
+                case "-h", "--help": return nil
+                case _ where try target.parse(option, inlineValue: inline, cursor: &cursor): continue
+                case "--model":
+                    let model = try cursor.value(for: option, inlineValue: inline)
+                    guard !model.allSatisfy(\.isWhitespace), model.utf8.count <= ChatModelChoice.maximumNameBytes else {
+                        throw UsageError(
+                            command: name,
+                            message: "--model needs a name of 1 to \(ChatModelChoice.maximumNameBytes) bytes")
+                    }
+                    request.model = model
+                case "--remember-model": request.remember = true
+                case "--open-in-chat": request.openInChat = true
+                case "--seed":
+                    request.seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
+                default: throw cursor.unknown(option)
+                }
+            }
+        }
+        if request.remember && request.model == nil {
+            throw UsageError(command: name, message: "--remember-model needs --model NAME")
+        }
+        request.question = words.joined(separator: " ")
+        guard !request.question.allSatisfy(\.isWhitespace) else {
+            throw UsageError(command: name, message: "needs a question, e.g. sybil quick \"What is a cold start?\"")
+        }
+        try target.validate(command: name)
+        request.target = target
+        return request
+    }
+}

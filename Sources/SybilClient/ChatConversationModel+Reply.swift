@@ -1,0 +1,111 @@
+import SybilNet
+import SybilStore
+
+extension ChatConversationModel {
+    /// The sentence for a stream that ended normally but brought no text.
+    public static let emptyReplyReason = "The reply arrived empty. Retry to ask again."
+
+    /// Streams the reply to the last question: saved as `.streaming` when the request leaves,
+    /// updated as text arrives, ended as `.complete`, `.stopped` or `.failed`. Runs in a task of
+    /// its own, so the ending is saved even when the caller is cancelled (that stops the reply).
+    func streamReply() async {
+        let flow = Task { @MainActor in await self.runReply() }
+        await withTaskCancellationHandler {
+            await flow.value
+        } onCancel: {
+            Task { @MainActor in self.stop() }
+        }
+    }
+
+    private func runReply() async {
+        defer { endTyping() }
+        let (streaming, store, ids) = replyContext
+        guard let conversationId else { return }
+        let request = requestMessages()
+        let startedAt = currentTime()
+        let reply = ChatMessageRecord(
+            id: ids.makeID(), conversationId: conversationId, role: .assistant, text: "", model: model,
+            state: .streaming, createdAt: startedAt)
+        do {
+            try await store.appendMessage(reply)
+        } catch {
+            report("The reply could not be saved, so it was not requested (\(error)). Retry when saving works again.")
+            return
+        }
+        appendToTranscript(reply)
+        touch(at: startedAt)
+        let stream = Task { @MainActor () -> (String, ChatMessageRecord.State) in
+            var text = ""
+            if self.stopRequested { return (text, .stopped) }
+            do {
+                for try await delta in streaming.reply(to: request) {
+                    text += delta
+                    self.progress(text, of: reply.id)
+                }
+                if Task.isCancelled { return (text, .stopped) }
+                return (text, text.isEmpty ? .failed(reason: Self.emptyReplyReason) : .complete)
+            } catch {
+                if Task.isCancelled || error is CancellationError { return (text, .stopped) }
+                return (text, .failed(reason: Self.sentence(for: error)))
+            }
+        }
+        streamTask = stream
+        let (text, ending) = await stream.value
+        streamTask = nil
+        await progressWriter?.value
+        let finishedAt = currentTime()
+        replaceMessage(id: reply.id) {
+            $0.text = text
+            $0.state = ending
+            $0.finishedAt = finishedAt
+        }
+        if case .failed(let reason) = ending { report(reason) }
+        do {
+            try await store.updateMessage(
+                id: reply.id, text: text, state: ending, finishedAt: finishedAt, at: finishedAt)
+            touch(at: finishedAt)
+        } catch {
+            report("The reply could not be saved (\(error)); it stays on screen until the chat is closed.")
+        }
+    }
+
+    /// Shows `text` and queues it to be saved: one write at a time, and the next write takes the
+    /// newest text (older texts that were waiting are skipped).
+    private func progress(_ text: String, of id: String) {
+        replaceMessage(id: id) { $0.text = text }
+        pendingProgress = text
+        guard progressWriter == nil else { return }
+        let store = replyContext.store
+        progressWriter = Task { @MainActor in
+            while let next = self.pendingProgress {
+                self.pendingProgress = nil
+                let time = self.currentTime()
+                // A failed progress write loses nothing for good: the ending writes the whole text.
+                try? await store.updateMessage(id: id, text: next, state: .streaming, finishedAt: nil, at: time)
+            }
+            self.progressWriter = nil
+        }
+    }
+
+    /// One sentence that says what happened and what the person can do.
+    public static func sentence(for error: any Error) -> String {
+        if let error = error as? ChatStreamError {
+            let advice: String
+            switch error {
+            case .badRequest, .notFound: advice = "Check the server address and model, then retry."
+            case .unauthorized: advice = "Sign in again, then retry."
+            case .serverError, .unexpectedStatus:
+                if let wait = error.retryAfter {
+                    advice = "Retry in \(wait.components.seconds) s."
+                } else {
+                    advice = "Retry in a moment."
+                }
+            case .transport, .stalled: advice = "Check the connection, then retry."
+            default: advice = "Retry to ask again."
+            }
+            return "\(error.description) \(advice)"
+        }
+        if let error = error as? TokenError { return error.description }
+        return "The reply failed (\(error)). Retry to ask again."
+    }
+}

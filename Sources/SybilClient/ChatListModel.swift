@@ -1,0 +1,116 @@
+import Observation
+import SybilCore
+import SybilNet
+import SybilStore
+
+/// The chats list (seed 004, SPEC §5): recent conversations from the history store, newest
+/// first; a new chat; opening one (the list holds the open conversation's model); deleting one.
+/// Switching to the chats tab and returning to the foreground ask for a warm-up, as entering a
+/// chat does; whether a health check runs is the warm-up's decision (single flight, 60 s warm).
+@MainActor
+@Observable
+public final class ChatListModel {
+    /// How many conversations the list shows.
+    nonisolated public static let recentLimit = 200
+
+    /// Recent conversations, newest first.
+    public private(set) var conversations: [ChatConversationRecord] = []
+    /// The conversation on screen, if any.
+    public private(set) var openConversation: ChatConversationModel?
+    /// What went wrong last, as a sentence a person can act on.
+    public private(set) var lastError: String?
+
+    @ObservationIgnored private let streaming: any ChatStreaming
+    @ObservationIgnored private let store: any ChatHistoryStore
+    @ObservationIgnored private let model: String
+    @ObservationIgnored private let now: @Sendable () -> Int64
+    @ObservationIgnored private let ids: any IDGenerator
+    @ObservationIgnored private let warmUp: (any ChatWarmUp)?
+    @ObservationIgnored private let systemPrompt: String?
+
+    /// A list over `store`; the conversations it opens stream through `streaming` with `model`
+    /// (and `systemPrompt` before their messages, when given).
+    public init(
+        streaming: any ChatStreaming, store: any ChatHistoryStore, model: String,
+        now: @escaping @Sendable () -> Int64, ids: any IDGenerator, warmUp: (any ChatWarmUp)?,
+        systemPrompt: String? = nil
+    ) {
+        self.systemPrompt = systemPrompt
+        self.streaming = streaming
+        self.store = store
+        self.model = model
+        self.now = now
+        self.ids = ids
+        self.warmUp = warmUp
+    }
+
+    /// Reads the recent conversations again.
+    public func refresh() async {
+        do {
+            conversations = try await store.recentConversations(limit: Self.recentLimit)
+            lastError = nil
+        } catch {
+            lastError = "The chats could not be loaded (\(error)). Try again."
+        }
+    }
+
+    /// Opens a new, empty chat (saved with its first message) and returns it.
+    @discardableResult
+    public func newChat() async -> ChatConversationModel {
+        let conversation = makeConversation(id: nil)
+        openConversation = conversation
+        await conversation.enter()
+        return conversation
+    }
+
+    /// Opens the saved conversation `id` (the one already open stays as it is) and returns it.
+    @discardableResult
+    public func open(_ id: String) async -> ChatConversationModel {
+        if let openConversation, openConversation.conversationId == id { return openConversation }
+        let conversation = makeConversation(id: id)
+        openConversation = conversation
+        await conversation.enter()
+        return conversation
+    }
+
+    /// Deletes conversation `id`; when it is open, its reply is stopped and it closes.
+    public func delete(_ id: String) async {
+        if let openConversation, openConversation.conversationId == id {
+            openConversation.stop()
+            self.openConversation = nil
+        }
+        do {
+            try await store.deleteConversation(id: id)
+            conversations.removeAll { $0.id == id }
+            lastError = nil
+        } catch {
+            lastError = "The chat could not be deleted (\(error)). Try again."
+        }
+    }
+
+    /// The person switched to the chats tab.
+    public func switchedTab() {
+        warmUp?.requestWarmUp(.switchedTab)
+    }
+
+    /// The app came back to the foreground.
+    public func returnedToForeground() {
+        warmUp?.requestWarmUp(.returnedToForeground)
+    }
+
+    private func makeConversation(id: String?) -> ChatConversationModel {
+        let conversation = ChatConversationModel(
+            streaming: streaming, store: store, model: model, now: now, ids: ids, warmUp: warmUp,
+            conversationId: id, systemPrompt: systemPrompt)
+        conversation.onRecordChange = { [weak self] record in self?.show(record) }
+        return conversation
+    }
+
+    /// Puts `record` where it belongs in the newest-first list.
+    private func show(_ record: ChatConversationRecord) {
+        conversations.removeAll { $0.id == record.id }
+        let index = conversations.firstIndex { $0.updatedAt < record.updatedAt } ?? conversations.endIndex
+        conversations.insert(record, at: index)
+        if conversations.count > Self.recentLimit { conversations.removeLast() }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import SybilClient
+import SybilNet
+import SybilStore
+import SybilTesting
+import Testing
+
+/// The chats list over the history: recent conversations, new chat, open, delete, and the
+/// warm-up triggers of SPEC §5.1.
+@MainActor
+@Suite("Chat list", .timeLimit(.minutes(2)))
+struct ChatListModelTests {
+    let history = RecordingChatHistory()
+    let time = TestTime()
+
+    func makeList(_ streaming: any ChatStreaming, warmUp: (any ChatWarmUp)?) -> ChatListModel {
+        ChatListModel(
+            streaming: streaming, store: history, model: "m1", now: time.now,
+            ids: SequentialIDGenerator(prefix: "id"), warmUp: warmUp)
+    }
+
+    @Test func aNewChatAppearsInTheListOnceItsFirstMessageIsSaved() async throws {
+        let list = makeList(ScriptedStreaming(deltas: ["Antwort"], ending: nil), warmUp: nil)
+        let chat = await list.newChat()
+        #expect(list.conversations.isEmpty, "an empty chat is not saved")
+        #expect(list.openConversation === chat)
+        time.set(2_000)
+        await chat.send("Erste Frage")
+        #expect(list.conversations.map(\.title) == ["Erste Frage"])
+        #expect(list.conversations.first?.updatedAt == 2_000)
+        await list.refresh()
+        #expect(list.conversations.map(\.title) == ["Erste Frage"], "the store agrees")
+    }
+
+    @Test func recentConversationsAreNewestFirstAndOpeningLoadsOne() async throws {
+        for (id, updated) in [("old", Int64(10)), ("new", 30), ("mid", 20)] {
+            try await history.createConversation(
+                ChatConversationRecord(id: id, title: id, createdAt: 1, updatedAt: updated))
+        }
+        try await history.appendMessage(
+            ChatMessageRecord(id: "u", conversationId: "mid", role: .user, text: "Hallo", createdAt: 20))
+        let list = makeList(ScriptedStreaming(deltas: ["ok"], ending: nil), warmUp: nil)
+        await list.refresh()
+        #expect(list.conversations.map(\.id) == ["new", "mid", "old"])
+        let chat = await list.open("mid")
+        #expect(chat.messages.map(\.text) == ["Hallo"])
+        #expect(await list.open("mid") === chat, "the open chat stays as it is")
+        time.set(50)
+        await chat.send("Noch was")
+        #expect(list.conversations.map(\.id) == ["mid", "new", "old"], "a new message moves it to the top")
+    }
+
+    @Test(
+        "the list holds at most the recent limit",
+        arguments: [ChatListModel.recentLimit - 1, ChatListModel.recentLimit, ChatListModel.recentLimit + 1])
+    func recentLimit(saved: Int) async throws {
+        for index in 0..<saved {
+            try await history.createConversation(
+                ChatConversationRecord(id: "c\(index)", title: "t", createdAt: 1, updatedAt: Int64(10 + index)))
+        }
+        let list = makeList(ScriptedStreaming(deltas: ["ok"], ending: nil), warmUp: nil)
+        await list.refresh()
+        #expect(list.conversations.count == min(saved, ChatListModel.recentLimit))
+        let chat = await list.newChat()
+        time.set(100_000)
+        await chat.send("Neu")
+        #expect(list.conversations.count == min(saved + 1, ChatListModel.recentLimit))
+        #expect(list.conversations.first?.id == chat.conversationId, "the new chat on top")
+    }
+
+    @Test func deletingTheOpenChatStopsAndClosesIt() async throws {
+        let streaming = ControlledStreaming()
+        let list = makeList(streaming, warmUp: nil)
+        let chat = await list.newChat()
+        let sending = Task { await chat.send("Hi") }
+        #expect(await ConditionWait.until { streaming.requests.count == 1 })
+        let id = try #require(chat.conversationId)
+        await list.delete(id)
+        _ = await sending.value
+        #expect(!chat.isTyping)
+        #expect(list.openConversation == nil)
+        #expect(list.conversations.isEmpty)
+        #expect(try await history.conversation(id: id) == nil)
+        await list.delete(id)
+        #expect(list.lastError?.hasPrefix("The chat could not be deleted") == true)
+    }
+
+    @Test func tabSwitchesForegroundAndEnteringAChatEachAskForAWarmUp() async {
+        let warmUp = RecordingWarmUp()
+        let list = makeList(ControlledStreaming(), warmUp: warmUp)
+        list.switchedTab()
+        list.returnedToForeground()
+        await list.newChat()
+        #expect(warmUp.triggers == [.switchedTab, .returnedToForeground, .enteredChat])
+    }
+
+    @Test func manyTriggersGiveOneHealthCheckThroughTheRealWarmUpManager() async throws {
+        let http = HealthCheckHTTPClient()
+        let manager = WarmUpManager(http: http, baseURL: URL(string: "http://h/api")!, clock: ManualClock())
+        let list = makeList(ControlledStreaming(), warmUp: manager)
+        list.switchedTab()
+        list.returnedToForeground()
+        list.switchedTab()
+        await list.newChat()
+        try await history.createConversation(ChatConversationRecord(id: "c", title: "c", createdAt: 1, updatedAt: 1))
+        await list.open("c")
+        #expect(await ConditionWait.until { http.requests.count == 1 })
+        #expect(manager.state == .warming)
+        http.open()
+        #expect(await ConditionWait.until { manager.state == .warm })
+        list.returnedToForeground()
+        #expect(manager.healthChecks == 1)
+        #expect(http.requests.count == 1)
+        #expect(http.requests.first?.url.absoluteString == "http://h/api/healthz")
+    }
+}
