@@ -67,7 +67,7 @@ let package = Package(
             exclude: ["README.md"]),
         .target(name: "SybilStore", dependencies: ["SybilCore", "SybilWire", "CSQLite"], exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
-        .target(name: "SybilMarkdown", dependencies: ["CCMarkGFM"], exclude: ["README.md"]),
+        .target(name: "SybilMarkdown", dependencies: ["SybilCore", "CCMarkGFM"], exclude: ["README.md"]),
         .target(name: "SybilMotion", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(
             name: "SybilCLI",

@@ -1,3 +1,5 @@
+import SybilCore
+
 /// Wraps inline runs to a width in display columns: breaks at spaces and between wide (CJK)
 /// characters, splits a word longer than the line by grapheme clusters, keeps hard breaks,
 /// and shows a link's destination after its text (unless the text is the destination).
@@ -65,7 +67,7 @@ struct InlineWrapper {
             }
             for piece in group {
                 for character in piece.text {
-                    let characterWidth = DisplayWidth.of(character)
+                    let characterWidth = DisplayWidth.columns(of: character)
                     if current.width > 0, current.width + characterWidth > width { flush() }
                     var single = piece
                     single.text = String(character)
@@ -159,7 +161,7 @@ struct InlineWrapper {
                     pieces.append(Piece(text: " ", width: 1, parameters: parameters, isSpace: true, isBreak: false))
                     continue
                 }
-                let characterWidth = DisplayWidth.of(character)
+                let characterWidth = DisplayWidth.columns(of: character)
                 if characterWidth == 2 {
                     endWord()
                     pieces.append(

@@ -1,3 +1,5 @@
+import SybilCore
+
 /// Lays out a ``MarkdownTable`` in box lines: each column as wide as its widest cell, the
 /// widest columns shrunk (to 3 columns at least) when the table is wider than the width, and
 /// cells wrapped inside their column, aligned as the delimiter row says. The header is bold.
@@ -17,7 +19,7 @@ struct TableLayout {
         var widths = [Int](repeating: 1, count: columns)
         for row in flat {
             for (column, runs) in row.enumerated() {
-                widths[column] = max(widths[column], DisplayWidth.of(runs.plainText))
+                widths[column] = max(widths[column], DisplayWidth.columns(of: runs.plainText))
             }
         }
         shrink(&widths, toFit: width - (3 * columns + 1))

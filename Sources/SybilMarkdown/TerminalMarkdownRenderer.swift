@@ -1,3 +1,5 @@
+import SybilCore
+
 /// Renders Markdown for a terminal: wrapped to a width in display columns, styled with ANSI
 /// SGR (bold headings and strong text, italic emphasis, underlined links with the URL after
 /// the text, inverse code spans, dim code blocks, quote bars and rules), or the same layout
@@ -79,12 +81,12 @@ public struct TerminalMarkdownRenderer: Sendable {
             return code.split(separator: "\n", omittingEmptySubsequences: false).map { line in
                 let text = "    " + line.replacingTabs()
                 return TerminalLine(
-                    text: line.isEmpty ? "" : style.dim(text), width: line.isEmpty ? 0 : DisplayWidth.of(text))
+                    text: line.isEmpty ? "" : style.dim(text), width: line.isEmpty ? 0 : DisplayWidth.columns(of: text))
             }
         case .html(let html):
             return html.split(separator: "\n", omittingEmptySubsequences: false).map { line in
                 let text = line.replacingTabs()
-                return TerminalLine(text: style.dim(text), width: DisplayWidth.of(text))
+                return TerminalLine(text: style.dim(text), width: DisplayWidth.columns(of: text))
             }
         case .thematicBreak:
             return [TerminalLine(text: style.dim(String(repeating: "─", count: width)), width: width)]

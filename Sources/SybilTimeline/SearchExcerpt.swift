@@ -1,4 +1,5 @@
 import Foundation
+import SybilCore
 
 /// The one-line excerpt a history search shows for a hit (SPEC §5.4): the text on one line
 /// (line breaks and tabs become spaces), the words matching the query marked so a front end

@@ -1,3 +1,4 @@
+import SybilCore
 import SybilMarkdown
 import Testing
 
@@ -34,7 +35,7 @@ struct TerminalMarkdownRendererTests {
     @Test func germanAndEmojiCountTheirColumns() {
         // 16 + 1 + 9 + 1 + 2 (the emoji ends at column 29) + 1 + 2 = 32 columns.
         let text = "Größenänderungen übernimmt 👍🏽 ok"
-        #expect(DisplayWidth.of(text) == 32)
+        #expect(DisplayWidth.columns(of: text) == 32)
         #expect(plain.render(markdown: text) == "Größenänderungen übernimmt 👍🏽\nok\n")
         // 28 columns and the 2-column emoji end exactly at the edge; one more column wraps it.
         #expect(plain.render(markdown: "Größenänderungen übernimmt, 👍🏽") == "Größenänderungen übernimmt, 👍🏽\n")

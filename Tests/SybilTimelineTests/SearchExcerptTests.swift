@@ -1,3 +1,4 @@
+import SybilCore
 import SybilTimeline
 import Testing
 

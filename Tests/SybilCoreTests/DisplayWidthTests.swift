@@ -1,4 +1,4 @@
-import SybilMarkdown
+import SybilCore
 import Testing
 
 @Suite("Display width", .timeLimit(.minutes(2)))
@@ -10,6 +10,6 @@ struct DisplayWidthTests {
             ("👨‍👩‍👧‍👦", 2), ("🇩🇪", 2), ("❤️", 2), ("\u{1B}", 0), ("x中y", 4),
         ])
     func columns(text: String, expected: Int) {
-        #expect(DisplayWidth.of(text) == expected)
+        #expect(DisplayWidth.columns(of: text) == expected)
     }
 }
