@@ -27,7 +27,7 @@ enum BreatheCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        try await run(arguments, io: io, isTerminal: isatty(STDOUT_FILENO) == 1, clock: ContinuousClock())
+        try await run(arguments, io: io, isTerminal: io.outputIsTerminal, clock: ContinuousClock())
     }
 
     /// The command with the terminal check and the frame clock injected (tests pass a manual
@@ -53,8 +53,10 @@ enum BreatheCommand {
                 throw UsageError(command: name, message: "takes no arguments, got '\(argument)'")
             }
         }
-        let color = isTerminal && (io.environment["NO_COLOR"] ?? "").isEmpty
-        let size = gridSize(io.environment, isTerminal: isTerminal)
+        let output = TerminalOutput(
+            environment: io.environment, isTerminal: isTerminal, size: isTerminal ? io.terminalSize() : nil)
+        let color = output.isStyled
+        let size = (columns: output.columns, rows: output.rows)
         if let frames = options.frames {
             printFrames(frames, options: options, size: size, color: color, io: io)
             return .success
@@ -102,20 +104,4 @@ enum BreatheCommand {
         "frame \(frame)/\(count)  \(String(format: "%.2f", scene.elapsed)) s  \(scene.guidance)"
     }
 
-    /// Columns and rows from $COLUMNS and $LINES (10…1000, 5…500), else the terminal's, else
-    /// 80×24.
-    static func gridSize(_ environment: [String: String], isTerminal: Bool) -> (columns: Int, rows: Int) {
-        var columns = 80
-        var rows = 24
-        if isTerminal {
-            var size = winsize()
-            if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 {
-                columns = Int(size.ws_col)
-                rows = Int(size.ws_row)
-            }
-        }
-        if let text = environment["COLUMNS"], let value = Int(text), (10...1_000).contains(value) { columns = value }
-        if let text = environment["LINES"], let value = Int(text), (5...500).contains(value) { rows = value }
-        return (min(max(columns, 10), 1_000), min(max(rows, 5), 500))
-    }
 }

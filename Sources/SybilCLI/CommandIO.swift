@@ -18,6 +18,8 @@ public struct CommandIO: Sendable {
     /// Whether standard output is a terminal (then output may carry terminal styling, unless
     /// `NO_COLOR` is set).
     public var outputIsTerminal: Bool
+    /// The terminal's size in columns and rows, when standard output is one that reports it.
+    public var terminalSize: @Sendable () -> (columns: Int, rows: Int)?
 
     /// Creates an I/O boundary from closures.
     public init(
@@ -26,7 +28,8 @@ public struct CommandIO: Sendable {
         writeError: @escaping @Sendable (String) -> Void,
         environment: [String: String] = [:],
         waitForTermination: @escaping @Sendable () async -> Void = {},
-        outputIsTerminal: Bool = false
+        outputIsTerminal: Bool = false,
+        terminalSize: @escaping @Sendable () -> (columns: Int, rows: Int)? = { nil }
     ) {
         self.readChunks = readChunks
         self.writeOutput = writeOutput
@@ -34,6 +37,7 @@ public struct CommandIO: Sendable {
         self.environment = environment
         self.waitForTermination = waitForTermination
         self.outputIsTerminal = outputIsTerminal
+        self.terminalSize = terminalSize
     }
 
     /// An input that could not be read.
@@ -89,6 +93,13 @@ public struct CommandIO: Sendable {
         writeError: { text in FileHandle.standardError.write(Data(text.utf8)) },
         environment: ProcessInfo.processInfo.environment,
         waitForTermination: { await TerminationSignal.shared.wait() },
-        outputIsTerminal: isatty(STDOUT_FILENO) == 1
+        outputIsTerminal: isatty(STDOUT_FILENO) == 1,
+        terminalSize: {
+            var size = winsize()
+            guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else {
+                return nil
+            }
+            return (Int(size.ws_col), Int(size.ws_row))
+        }
     )
 }

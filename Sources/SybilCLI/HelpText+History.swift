@@ -11,7 +11,7 @@ extension HelpText {
         match. Chinese and Japanese text matches anywhere. Prints one line per hit, best
         match first: the title, then an excerpt around the first match, the matching words
         in bold on a terminal (plain when NO_COLOR is set or output is not a terminal),
-        fitted to $COLUMNS (default 80). Needs no server.
+        fitted to $COLUMNS, else the terminal's width, else 80. Needs no server.
 
         ARGUMENTS:
           QUERY                   The words to find (the arguments joined by spaces).

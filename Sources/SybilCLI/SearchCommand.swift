@@ -7,8 +7,8 @@ import SybilTimeline
 /// Needs no server.
 enum SearchCommand {
     static let name = "sybil search"
-    /// The terminal width assumed when `COLUMNS` is missing or out of range.
-    static let defaultColumns = 80
+    /// The narrowest line a hit is laid out in (room for a short title and some excerpt).
+    static let minimumColumns = 20
     /// Titles take at most this many columns of a line.
     static let titleColumns = 32
 
@@ -77,8 +77,7 @@ enum SearchCommand {
     @MainActor
     private static func print(_ model: ChatSearchModel<ContinuousClock>, io: CommandIO) {
         let style = TerminalStyle(io: io)
-        let columns = io.environment["COLUMNS"].flatMap(Int.init).flatMap { (20...1_000).contains($0) ? $0 : nil }
-        let width = columns ?? defaultColumns
+        let width = max(minimumColumns, TerminalOutput(io: io).columns)
         var output = ""
         for hit in model.results {
             let title = SearchExcerpt(text: hit.title, terms: hit.terms, width: titleColumns)

@@ -11,8 +11,7 @@ struct TerminalStyle {
     /// The style for `io`: styled only on a terminal without a non-empty `NO_COLOR`
     /// (https://no-color.org).
     init(io: CommandIO) {
-        let noColor = io.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        isStyled = io.outputIsTerminal && !noColor
+        isStyled = TerminalOutput(environment: io.environment, isTerminal: io.outputIsTerminal, size: nil).isStyled
     }
 
     /// `excerpt` with its marked runs in bold (when styled).

@@ -10,16 +10,33 @@ public struct MarkdownDocument: Sendable, Hashable {
     }
 
     /// Parses `text` within `limits`. Never crashes on hostile input: the size is checked
-    /// before cmark-gfm sees the text, and nesting deeper than the limit is flattened.
+    /// before cmark-gfm sees the text, nesting deeper than the limit is flattened, and control
+    /// characters other than tab and line ends become U+FFFD (see ``displaySafe(_:)``).
     public static func parse(_ text: String, limits: MarkdownLimits = .standard) throws(MarkdownError)
         -> MarkdownDocument
     {
-        var text = text
+        var text = displaySafe(text)
         let byteCount = text.utf8.count
         guard byteCount <= limits.maximumInputBytes else {
             throw .inputTooLarge(bytes: byteCount, limit: limits.maximumInputBytes)
         }
         let blocks = try text.withUTF8 { CMarkParser.parse($0, maximumNestingDepth: limits.maximumNestingDepth) }.get()
         return MarkdownDocument(blocks: blocks)
+    }
+
+    /// `text` with every C0 and C1 control character except tab, line feed and carriage return
+    /// replaced by U+FFFD: a reply is drawn, never obeyed, so an escape sequence in it cannot
+    /// restyle, move or retitle the person's terminal. Returns `text` itself when it holds none.
+    public static func displaySafe(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            let value = scalar.value
+            return (value < 0x20 && value != 0x09 && value != 0x0A && value != 0x0D) || (0x7F...0x9F).contains(value)
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            scalars.append(isControl(scalar) ? "\u{FFFD}" : scalar)
+        }
+        return String(scalars)
     }
 }

@@ -72,12 +72,34 @@ struct BreatheCommandTests {
     }
 
     @Test func gridSizeFromTheEnvironmentWithinItsBounds() {
-        #expect(BreatheCommand.gridSize([:], isTerminal: false) == (80, 24))
-        #expect(BreatheCommand.gridSize(["COLUMNS": "10", "LINES": "5"], isTerminal: false) == (10, 5))
-        #expect(BreatheCommand.gridSize(["COLUMNS": "9", "LINES": "4"], isTerminal: false) == (80, 24))
-        #expect(BreatheCommand.gridSize(["COLUMNS": "1000", "LINES": "500"], isTerminal: false) == (1_000, 500))
-        #expect(BreatheCommand.gridSize(["COLUMNS": "1001", "LINES": "501"], isTerminal: false) == (80, 24))
-        #expect(BreatheCommand.gridSize(["COLUMNS": "wide", "LINES": ""], isTerminal: false) == (80, 24))
+        #expect(TerminalOutput(environment: [:], isTerminal: false, size: nil).size == (80, 24))
+        #expect(
+            TerminalOutput(environment: ["COLUMNS": "10", "LINES": "5"], isTerminal: false, size: nil).size == (10, 5))
+        #expect(
+            TerminalOutput(environment: ["COLUMNS": "9", "LINES": "4"], isTerminal: false, size: nil).size == (80, 24))
+        #expect(
+            TerminalOutput(environment: ["COLUMNS": "1000", "LINES": "500"], isTerminal: false, size: nil).size == (
+                1_000, 500
+            ))
+        #expect(
+            TerminalOutput(environment: ["COLUMNS": "1001", "LINES": "501"], isTerminal: false, size: nil).size == (
+                80, 24
+            ))
+        #expect(
+            TerminalOutput(environment: ["COLUMNS": "wide", "LINES": ""], isTerminal: false, size: nil).size == (80, 24)
+        )
+    }
+
+    @Test func aTerminalsOwnSizeCountsUnlessTheEnvironmentSaysOtherwise() {
+        let reported = (columns: 132, rows: 40)
+        #expect(TerminalOutput(environment: [:], isTerminal: true, size: reported).size == (132, 40))
+        #expect(TerminalOutput(environment: [:], isTerminal: false, size: reported).size == (80, 24))
+        #expect(TerminalOutput(environment: ["COLUMNS": "100"], isTerminal: true, size: reported).size == (100, 40))
+        #expect(TerminalOutput(environment: [:], isTerminal: true, size: (4, 2)).size == (10, 5))
+        #expect(TerminalOutput(environment: [:], isTerminal: true, size: nil).isStyled)
+        #expect(!TerminalOutput(environment: ["NO_COLOR": "1"], isTerminal: true, size: nil).isStyled)
+        #expect(TerminalOutput(environment: ["NO_COLOR": ""], isTerminal: true, size: nil).isStyled)
+        #expect(!TerminalOutput(environment: [:], isTerminal: false, size: nil).isStyled)
     }
 
     @Test func animationRunsOnTheAlternateScreenUntilTheTimeIsUp() async throws {

@@ -22,6 +22,20 @@ struct MarkdownHostileInputTests {
         #expect(text == "**not parsed**\n")
     }
 
+    @Test func controlCharactersInAReplyAreShownNeverObeyed() {
+        let hostile = "clear\u{1B}[2J title\u{1B}]0;owned\u{07} c1\u{9B}31m del\u{7F} nul\u{0}"
+        let plain = TerminalMarkdownRenderer(width: 80, color: false)
+        let rendered = plain.render(markdown: hostile)
+        #expect(rendered == "clear\u{FFFD}[2J title\u{FFFD}]0;owned\u{FFFD} c1\u{FFFD}31m del\u{FFFD} nul\u{FFFD}\n")
+        // Over the size limit, shown as it is: still made safe.
+        let small = MarkdownLimits(maximumInputBytes: 4, maximumNestingDepth: 4)
+        #expect(!plain.render(markdown: "x\u{1B}[31my", limits: small).contains("\u{1B}"))
+        // In a code block too; the stored text keeps tab and line ends.
+        let code = plain.render(markdown: "```\na\tb\u{1B}[1m\n```")
+        #expect(code == "    a    b\u{FFFD}[1m\n")  // tabs expand in code blocks
+        #expect(MarkdownDocument.displaySafe("plain\ttext\r\n") == "plain\ttext\r\n")
+    }
+
     /// Depth of block quotes in a parsed document.
     private func quoteDepth(_ blocks: [MarkdownBlock]) -> Int {
         var depth = 0
