@@ -30,6 +30,7 @@ enum AskCommand {
         var system: String?
         var seed: UInt64
         var save = true
+        var raw = false
         var conversation = Conversation.new
     }
 
@@ -61,13 +62,14 @@ enum AskCommand {
         _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
         let stack = ChatClientStack(connection: connection)
-        let echo = EchoingChatStream(stack.streaming(model: request.model), write: io.writeOutput)
+        let printer = ReplyPrinter(terminal: TerminalOutput(io: io), raw: request.raw, write: io.writeOutput)
+        let echo = EchoingChatStream(stack.streaming(model: request.model), write: printer.write)
         let list = ChatListModel(
             streaming: echo, store: store, model: request.model, now: ChatClientStack.now, ids: ChatClientStack.ids,
             warmUp: stack.warmUp, systemPrompt: request.system)
         guard let model = await open(request.conversation, in: list, io: io) else { return .noInput }
         let sent = await model.send(request.question)
-        if echo.wroteText { io.writeOutput("\n") }
+        printer.finish()
         if request.save, let id = model.conversationId {
             io.writeError("\(name): conversation \(id)\n")
         }
@@ -144,6 +146,7 @@ enum AskCommand {
                 case "--seed":
                     request.seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
                 case "--no-save": request.save = false
+                case "--raw": request.raw = true
                 case "-c", "--continue":
                     request.conversation = .latest
                     continued.append("--continue")

@@ -15,8 +15,10 @@ extension HelpText {
         Sends QUESTION (the arguments joined by spaces) to an OpenAI-compatible
         POST /v1/chat/completions with stream: true, through the same client stack the apps
         use: warm-up with GET /healthz, the send gate, the bearer token, the event-stream
-        transport and its single retry for a cold start or an expired token. Prints the reply
-        on standard output as it arrives.
+        transport and its single retry for a cold start, a timeout or an expired token; a
+        reply cut off midway is resumed where it stopped, without sending the question again.
+        Prints the reply on standard output as it arrives: on a terminal as rendered Markdown,
+        block by block (plain with NO_COLOR); otherwise, or with --raw, as the text arrives.
 
         The question is saved in the local history ($XDG_DATA_HOME/sybil/client/chats.sqlite)
         before it is sent, and the reply as it arrives; a failed reply is saved as failed. The
@@ -36,6 +38,7 @@ extension HelpText {
           --no-save               Keep nothing: the exchange lives in memory only.
           --model NAME            The model to ask for (default: sybil-scripted).
           --system TEXT           A system message sent before the messages (not saved).
+          --raw                   Print the reply's Markdown as it arrives, unrendered.
         \(chatServerOptions)
 
         EXIT STATUS:
@@ -51,7 +54,8 @@ extension HelpText {
         USAGE: sybil quick [<options>] QUESTION...
 
         Asks QUESTION (the arguments joined by spaces) the way the Quick Question panel does
-        and prints the answer as it arrives. It asks OpenAI's chat-latest unless a model was
+        and prints the answer as it arrives (rendered Markdown on a terminal, the text itself
+        otherwise or with --raw). It asks OpenAI's chat-latest unless a model was
         kept with --remember-model; that choice is Quick Question's own
         ($XDG_DATA_HOME/sybil/preferences), separate from the regular chat's. Nothing is kept
         in the history unless --open-in-chat is given.
@@ -65,6 +69,7 @@ extension HelpText {
           --remember-model        Keep --model NAME as Quick Question's model.
           --open-in-chat          Save the question and the answer as a chat in the history
                                   and print its id on standard error.
+          --raw                   Print the answer's Markdown as it arrives, unrendered.
         \(chatServerOptions)
 
         EXIT STATUS:

@@ -66,8 +66,8 @@ extension HelpText {
         USAGE: sybil history show ID
 
         Prints the title and times, then each message under its role (You, Assistant with
-        its model, System), replies as saved. A reply that was stopped, failed or was
-        still arriving when last saved is marked so.
+        its model, System), replies as saved (rendered Markdown on a terminal). A reply that
+        was stopped, failed or was still arriving when last saved is marked so.
 
         ARGUMENTS:
           ID                      The chat's id, as `sybil history list` prints it.

@@ -1,4 +1,5 @@
 import Foundation
+import SybilMarkdown
 import SybilStore
 
 /// `sybil history [list [--limit N] | show ID]`: the saved chats, newest first, or one chat's
@@ -101,7 +102,14 @@ enum HistoryCommand {
                 return .noInput
             }
             let messages = try await store.messages(inConversation: id)
-            io.writeOutput(HistoryTranscript.text(conversation, messages: messages, time: timestamp))
+            let terminal = TerminalOutput(io: io)
+            let markdown = TerminalMarkdownRenderer(width: terminal.columns, color: terminal.isStyled)
+            let text =
+                terminal.isTerminal
+                ? HistoryTranscript.text(
+                    conversation, messages: messages, time: timestamp, reply: { markdown.render(markdown: $0) })
+                : HistoryTranscript.text(conversation, messages: messages, time: timestamp)
+            io.writeOutput(text)
             return .success
         } catch {
             io.writeError("\(command): \(error)\n")

@@ -5,16 +5,20 @@ import SybilTimeline
 /// message under a role label, replies as stored (Markdown as written), and a reply that did
 /// not finish marked with how it ended. Stored text never carries control characters out.
 enum HistoryTranscript {
-    /// The whole transcript; `time` formats milliseconds since 1970.
+    /// The whole transcript; `time` formats milliseconds since 1970, `reply` lays out an
+    /// assistant's text (rendered Markdown on a terminal; by default the text as saved, made safe).
     static func text(
-        _ conversation: ChatConversationRecord, messages: [ChatMessageRecord], time: (Int64) -> String
+        _ conversation: ChatConversationRecord, messages: [ChatMessageRecord], time: (Int64) -> String,
+        reply: (String) -> String = { TerminalStyle.safe($0) + "\n" }
     ) -> String {
         var output = "\(line(conversation.title, width: 200))\n"
         output += "id \(TerminalStyle.safe(conversation.id)), created \(time(conversation.createdAt)), "
         output += "updated \(time(conversation.updatedAt)), \(count(messages.count))\n"
         for message in messages {
             output += "\n\(label(message)):\n"
-            if !message.text.isEmpty { output += TerminalStyle.safe(message.text) + "\n" }
+            if !message.text.isEmpty {
+                output += message.role == .assistant ? reply(message.text) : TerminalStyle.safe(message.text) + "\n"
+            }
             if let mark = mark(message.state) { output += mark + "\n" }
         }
         return output

@@ -17,6 +17,7 @@ enum QuickCommand {
         var model: String?
         var remember = false
         var openInChat = false
+        var raw = false
         var seed: UInt64 = 1
     }
 
@@ -57,10 +58,11 @@ enum QuickCommand {
     ) async -> ExitCode {
         let stack = ChatClientStack(connection: connection)
         var echoes: [EchoingChatStream] = []
+        let printer = ReplyPrinter(terminal: TerminalOutput(io: io), raw: request.raw, write: io.writeOutput)
         let quick = QuickQuestionModel(
             preferences: preferences, store: store,
             makeStreaming: { choice in
-                let echo = EchoingChatStream(stack.streaming(model: choice.model), write: io.writeOutput)
+                let echo = EchoingChatStream(stack.streaming(model: choice.model), write: printer.write)
                 echoes.append(echo)
                 return echo
             }, now: ChatClientStack.now, ids: ChatClientStack.ids, platform: .desktop)
@@ -77,7 +79,7 @@ enum QuickCommand {
         quick.handleKey(.init(key: .return))
         await quick.waitForAnswer()
         let echo = echoes.last
-        if echo?.wroteText == true { io.writeOutput("\n") }
+        printer.finish()
         var status = ExitCode.success
         switch quick.answerState {
         case .complete?: break
@@ -121,6 +123,7 @@ enum QuickCommand {
                     request.model = model
                 case "--remember-model": request.remember = true
                 case "--open-in-chat": request.openInChat = true
+                case "--raw": request.raw = true
                 case "--seed":
                     request.seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
                 default: throw cursor.unknown(option)

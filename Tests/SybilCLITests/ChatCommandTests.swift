@@ -56,6 +56,28 @@ struct ChatCommandTests {
         #expect(reason.hasPrefix("The reply stopped with an error"))
     }
 
+    @Test func onATerminalTheReplyIsRenderedMarkdownElsewhereItIsTheTextAsItArrived() async throws {
+        let piped = TestIO(environment: environment)
+        #expect(await piped.run("ask", "--no-save", "How", "do", "**cold** starts", "work?") == 0)
+        let raw = try #require(piped.stdout.split(separator: "\n").first.map(String.init))
+        #expect(raw.count > 30, "the scripted reply is one long line")
+        var plain = environment
+        plain["NO_COLOR"] = "1"
+        let terminal = TestIO(environment: plain, terminal: (columns: 30, rows: 20))
+        #expect(await terminal.run("ask", "--no-save", "How", "do", "**cold** starts", "work?") == 0)
+        let lines = terminal.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count > 2 && lines.dropLast().allSatisfy { $0.count <= 30 && !$0.isEmpty })
+        #expect(lines.last == "", "the reply ends with a line break")
+        let words = { (text: String) in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) }
+        #expect(raw.contains("**cold**"), "the scripted agent quotes the question's Markdown")
+        #expect(!terminal.stdout.contains("**"), "strong text is drawn, not its asterisks")
+        let unmarked = raw.replacingOccurrences(of: "**cold**", with: "cold")
+        #expect(words(terminal.stdout) == words(unmarked), "wrapped to the terminal, words unchanged")
+        let forcedRaw = TestIO(environment: plain, terminal: (columns: 30, rows: 20))
+        #expect(await forcedRaw.run("ask", "--no-save", "--raw", "How", "do", "**cold** starts", "work?") == 0)
+        #expect(forcedRaw.stdout == piped.stdout)
+    }
+
     @Test func noSaveLeavesNoFile() async throws {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let test = TestIO(environment: environment)

@@ -32,11 +32,16 @@ final class TestIO: Sendable {
     let readSize: Int
 
     let environment: [String: String]
+    /// The terminal standard output pretends to be (columns, rows), or `nil` for a pipe.
+    let terminal: (columns: Int, rows: Int)?
     private let termination = Mutex<(requested: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
 
     init(
-        files: [String: [UInt8]] = [:], stdin: [UInt8] = [], readSize: Int = 65_536, environment: [String: String] = [:]
+        files: [String: [UInt8]] = [:], stdin: [UInt8] = [], readSize: Int = 65_536,
+        environment: [String: String] = [:],
+        terminal: (columns: Int, rows: Int)? = nil
     ) {
+        self.terminal = terminal
         self.files = files
         self.stdin = stdin
         self.readSize = readSize
@@ -130,7 +135,9 @@ final class TestIO: Sendable {
                 for waiter in state.withLock({ $0.append(text, onError: true) }) { waiter.resume(returning: true) }
             },
             environment: environment,
-            waitForTermination: { [self] in await waitForTermination() })
+            waitForTermination: { [self] in await waitForTermination() },
+            outputIsTerminal: terminal != nil,
+            terminalSize: { [terminal] in terminal })
     }
 
     /// Runs `sybil` with `arguments` and returns its exit status.

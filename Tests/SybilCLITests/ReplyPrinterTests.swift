@@ -1,0 +1,59 @@
+import Synchronization
+import Testing
+
+@testable import SybilCLI
+
+/// How a streamed reply reaches standard output.
+@Suite("Reply printer", .timeLimit(.minutes(2)))
+struct ReplyPrinterTests {
+    /// Collects what the printer writes.
+    final class Sink: Sendable {
+        private let written = Mutex<[String]>([])
+        var writes: [String] { written.withLock { $0 } }
+        var text: String { writes.joined() }
+        func write(_ text: String) { written.withLock { $0.append(text) } }
+    }
+
+    static let terminal = TerminalOutput(environment: ["NO_COLOR": "1"], isTerminal: true, size: (40, 20))
+    static let pipe = TerminalOutput(environment: [:], isTerminal: false, size: nil)
+
+    @Test func onATerminalEachBlockIsWrittenOnceItIsComplete() {
+        let sink = Sink()
+        let printer = ReplyPrinter(terminal: Self.terminal, raw: false, write: sink.write)
+        printer.write("# Title\n\nFirst ")
+        #expect(sink.text == "", "the heading may still be followed by more of its block")
+        printer.write("paragraph.\n\n- one\n")
+        #expect(sink.text.hasPrefix("# Title\n"))
+        #expect(!sink.text.contains("one"))
+        printer.write("- two")
+        printer.finish()
+        #expect(sink.text == "# Title\n\nFirst paragraph.\n\n• one\n• two\n")
+    }
+
+    @Test func throughAPipeTheTextGoesOutAsItArrivesWithOneLineBreakAtTheEnd() {
+        let sink = Sink()
+        let printer = ReplyPrinter(terminal: Self.pipe, raw: false, write: sink.write)
+        printer.write("**bold**\u{1B}[2J")
+        printer.write(" rest")
+        printer.finish()
+        #expect(sink.writes == ["**bold**\u{1B}[2J", " rest", "\n"], "a script gets the bytes the model sent")
+    }
+
+    @Test func rawOnATerminalKeepsTheMarkdownButNeverAControlCharacter() {
+        let sink = Sink()
+        let printer = ReplyPrinter(terminal: Self.terminal, raw: true, write: sink.write)
+        printer.write("**bold**\u{1B}[2J")
+        printer.finish()
+        #expect(sink.text == "**bold**\u{FFFD}[2J\n")
+    }
+
+    @Test func noTextWritesNothingNotEvenALineBreak() {
+        for (terminal, raw) in [(Self.terminal, false), (Self.terminal, true), (Self.pipe, false)] {
+            let sink = Sink()
+            let printer = ReplyPrinter(terminal: terminal, raw: raw, write: sink.write)
+            printer.write("")
+            printer.finish()
+            #expect(sink.writes.isEmpty)
+        }
+    }
+}
