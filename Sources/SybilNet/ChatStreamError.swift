@@ -28,13 +28,17 @@ public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// One sentence for the user.
     public var description: String {
-        func server(_ body: APIErrorBody?) -> String { body.map { ": \($0.message)" } ?? "" }
+        // The server's own message usually ends its sentence already: one full stop, not two.
+        func server(_ body: APIErrorBody?) -> String {
+            guard let message = body?.message else { return "." }
+            return ": " + message + (message.last.map { ".!?".contains($0) } == true ? "" : ".")
+        }
         switch self {
-        case .badRequest(let body): return "The request was not accepted (400)\(server(body))."
-        case .unauthorized(let body): return "Signing in is needed again (401)\(server(body))."
-        case .notFound(let body): return "The chat service was not found (404)\(server(body))."
-        case .serverError(let status, let body, _): return "The chat service failed (\(status))\(server(body))."
-        case .unexpectedStatus(let status, let body, _): return "The chat service answered \(status)\(server(body))."
+        case .badRequest(let body): return "The request was not accepted (400)\(server(body))"
+        case .unauthorized(let body): return "Signing in is needed again (401)\(server(body))"
+        case .notFound(let body): return "The chat service was not found (404)\(server(body))"
+        case .serverError(let status, let body, _): return "The chat service failed (\(status))\(server(body))"
+        case .unexpectedStatus(let status, let body, _): return "The chat service answered \(status)\(server(body))"
         case .wrongContentType(let type): return "The chat service did not stream (content type \(type ?? "none"))."
         case .errorFrame(let body): return "The reply stopped with an error: \(body.message)"
         case .interrupted: return "The reply was cut off before it finished."

@@ -155,6 +155,18 @@ struct SSEChatTransportTests {
         #expect(http.cancelledRequests == [0])
     }
 
+    @Test func theSentenceEndsOnceWhetherOrNotTheServersMessageEndsItself() {
+        #expect(ChatStreamError.notFound(nil).description == "The chat service was not found (404).")
+        let ended = APIErrorBody(message: "The model 'x' does not exist.")
+        #expect(ChatStreamError.notFound(ended).description == "The chat service was not found (404): \(ended.message)")
+        let open = APIErrorBody(message: "no such model")
+        #expect(ChatStreamError.badRequest(open).description == "The request was not accepted (400): no such model.")
+        let asked = APIErrorBody(message: "Is the key right?")
+        #expect(
+            ChatStreamError.serverError(status: 503, body: asked, retryAfter: nil).description
+                == "The chat service failed (503): Is the key right?")
+    }
+
     @Test func retryAfterParsesSecondsOnly() {
         #expect(ChatStreamError.parseRetryAfter("0") == .zero)
         #expect(ChatStreamError.parseRetryAfter(" 12 ") == .seconds(12))

@@ -59,7 +59,7 @@ struct APIDocsTests {
 
     @Test func everyPageHasExamplesAndEveryExampleHasAKnownTag() throws {
         let examples = try Self.examples()
-        for page in ["README.md", "chats.md", "workspaces.md", "agent-room.md"] {
+        for page in ["README.md", "chats.md", "workspaces.md", "agent-room.md", "records.md"] {
             #expect(examples.contains { $0.file == page }, "\(page) has no examples")
         }
         for example in examples where example.language == "json" || example.language == "sse" {
