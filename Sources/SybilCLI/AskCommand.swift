@@ -68,7 +68,14 @@ enum AskCommand {
             streaming: echo, store: store, model: request.model, now: ChatClientStack.now, ids: ChatClientStack.ids,
             warmUp: stack.warmUp, systemPrompt: request.system)
         guard let model = await open(request.conversation, in: list, io: io) else { return .noInput }
+        // Ctrl+C (or SIGTERM) stops the reply the way the app's Stop button does: what arrived
+        // is kept and saved as stopped.
+        let interrupt = Task { @MainActor in
+            await io.waitForTermination()
+            if !Task.isCancelled { model.stop() }
+        }
         let sent = await model.send(request.question)
+        interrupt.cancel()
         printer.finish()
         if request.save, let id = model.conversationId {
             io.writeError("\(name): conversation \(id)\n")
@@ -84,8 +91,8 @@ enum AskCommand {
             io.writeError("\(name): \(model.lastError ?? "the reply was not saved")\n")
             return .cannotCreate
         case .stopped:
-            io.writeError("\(name): the reply was stopped\n")
-            return .protocolError
+            io.writeError("\(name): the reply was stopped; what arrived is saved\n")
+            return .interrupted
         case .failed(let reason):
             io.writeError("\(name): \(reason)\n")
             return echo.failure == nil ? .protocolError : echo.failureExitCode

@@ -21,7 +21,8 @@ extension HelpText {
         block by block (plain with NO_COLOR); otherwise, or with --raw, as the text arrives.
 
         The question is saved in the local history ($XDG_DATA_HOME/sybil/client/chats.sqlite)
-        before it is sent, and the reply as it arrives; a failed reply is saved as failed. The
+        before it is sent, and the reply as it arrives; a failed reply is saved as failed, and
+        Ctrl+C stops the reply and saves what arrived as stopped. The
         conversation's id is printed on standard error, for `sybil history show ID` or
         `sybil ask --chat ID`.
 
@@ -44,7 +45,8 @@ extension HelpText {
         EXIT STATUS:
           0 the whole reply arrived and was saved, 64 usage error, 66 no such conversation
           to continue, 69 the server could not be reached or failed, 73 the history could
-          not be written, 76 the reply broke off or the server refused the request.
+          not be written, 76 the reply broke off or the server refused the request, 130 the
+          reply was stopped with Ctrl+C.
 
         """
 

@@ -9,23 +9,41 @@ import Synchronization
 #endif
 
 /// SIGINT and SIGTERM as something to await: the first `wait()` installs dispatch sources
-/// for both (ignoring the default action) and returns when either arrives.
+/// for both (ignoring the default action) and returns when either arrives. A waiting task that
+/// is cancelled stops waiting at once (a command that finished on its own ends its watcher).
 final class TerminationSignal: Sendable {
     static let shared = TerminationSignal()
 
-    private let state = Mutex<(installed: Bool, fired: Bool, waiters: [CheckedContinuation<Void, Never>])>(
-        (false, false, []))
+    private struct State {
+        var installed = false
+        var fired = false
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
     nonisolated(unsafe) private var sources: [any DispatchSourceSignal] = []
 
+    /// Returns when SIGINT or SIGTERM arrives (at once if one already did), or when the calling
+    /// task is cancelled.
     func wait() async {
-        await withCheckedContinuation { continuation in
-            let (install, fired) = state.withLock { state in
-                defer { state.installed = true }
-                if !state.fired { state.waiters.append(continuation) }
-                return (!state.installed, state.fired)
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let (install, resumeNow) = state.withLock { state in
+                    defer { state.installed = true }
+                    let resumeNow = state.fired || Task.isCancelled
+                    if !resumeNow { state.waiters[id] = continuation }
+                    return (!state.installed, resumeNow)
+                }
+                if resumeNow { continuation.resume() }
+                if install { self.install() }
             }
-            if fired { continuation.resume() }
-            if install { self.install() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 
@@ -43,7 +61,7 @@ final class TerminationSignal: Sendable {
         let waiters = state.withLock { state in
             state.fired = true
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }

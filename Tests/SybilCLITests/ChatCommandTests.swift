@@ -78,6 +78,23 @@ struct ChatCommandTests {
         #expect(forcedRaw.stdout == piped.stdout)
     }
 
+    @Test func ctrlCStopsTheReplyAndSavesWhatArrivedAsStopped() async throws {
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let test = TestIO(environment: environment)
+        // The embedded server paces its tokens, so the reply is still arriving when asked to stop.
+        async let status = test.run("ask", "Tell me about cold starts")
+        await test.waitForOutput(containing: " ")
+        test.terminate()
+        #expect(await status == 130)
+        #expect(test.stderr.contains("the reply was stopped; what arrived is saved"))
+        let id = try #require(conversationId(in: test.stderr))
+        let messages = try await SQLiteChatHistory(path: historyPath).messages(inConversation: id)
+        #expect(messages.map(\.role) == [.user, .assistant])
+        let reply = try #require(messages.last)
+        #expect(reply.state == .stopped)
+        #expect(!reply.text.isEmpty && test.stdout.hasPrefix(reply.text), "what was shown is what was kept")
+    }
+
     @Test func noSaveLeavesNoFile() async throws {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let test = TestIO(environment: environment)

@@ -34,7 +34,8 @@ final class TestIO: Sendable {
     let environment: [String: String]
     /// The terminal standard output pretends to be (columns, rows), or `nil` for a pipe.
     let terminal: (columns: Int, rows: Int)?
-    private let termination = Mutex<(requested: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let termination = Mutex<(requested: Bool, next: Int, waiters: [Int: CheckedContinuation<Void, Never>])>(
+        (false, 0, [:]))
 
     init(
         files: [String: [UInt8]] = [:], stdin: [UInt8] = [], readSize: Int = 65_536,
@@ -50,21 +51,32 @@ final class TestIO: Sendable {
 
     /// Asks a long-running command (`sybil serve`) to stop, like SIGTERM.
     func terminate() {
-        let waiter = termination.withLock { state in
+        let waiters = termination.withLock { state in
             state.requested = true
-            defer { state.waiter = nil }
-            return state.waiter
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
         }
-        waiter?.resume()
+        for waiter in waiters { waiter.resume() }
     }
 
+    /// Like `TerminationSignal.wait()`: returns once terminated, or when the waiting task is
+    /// cancelled.
     private func waitForTermination() async {
-        await withCheckedContinuation { continuation in
-            let requested = termination.withLock { state in
-                if !state.requested { state.waiter = continuation }
-                return state.requested
+        let id = termination.withLock { state in
+            state.next += 1
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = termination.withLock { state in
+                    let resumeNow = state.requested || Task.isCancelled
+                    if !resumeNow { state.waiters[id] = continuation }
+                    return resumeNow
+                }
+                if resumeNow { continuation.resume() }
             }
-            if requested { continuation.resume() }
+        } onCancel: {
+            termination.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 
