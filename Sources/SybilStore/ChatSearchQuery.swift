@@ -1,3 +1,5 @@
+import SybilCore
+
 /// What a person typed into history search, made into a safe FTS5 word-prefix query
 /// (SPEC §5.4): `plan` finds `planning`, and no text at all can produce a syntax error.
 ///
@@ -48,11 +50,11 @@ public struct ChatSearchQuery: Sendable, Hashable {
             current = String.UnicodeScalarView()
         }
         for scalar in text.unicodeScalars {
-            guard Self.isWordScalar(scalar) else {
+            guard SearchText.isWordScalar(scalar) else {
                 flush()
                 continue
             }
-            let isCJK = Self.isCJK(scalar)
+            let isCJK = SearchText.isCJK(scalar)
             if !current.isEmpty, isCJK != currentIsCJK { flush() }
             currentIsCJK = isCJK
             current.append(scalar)
@@ -74,10 +76,10 @@ public struct ChatSearchQuery: Sendable, Hashable {
     /// character set apart by spaces, so each is a token. (Stable: changing it needs a
     /// migration that rebuilds the index.)
     public static func indexText(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isCJK) else { return text }
+        guard text.unicodeScalars.contains(where: SearchText.isCJK) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if isCJK(scalar) {
+            if SearchText.isCJK(scalar) {
                 result.append(" ")
                 result.append(scalar)
                 result.append(" ")
@@ -86,29 +88,6 @@ public struct ChatSearchQuery: Sendable, Hashable {
             }
         }
         return String(result)
-    }
-
-    /// Whether `scalar` belongs to a word: letters, digits, marks and private-use characters.
-    public static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-            .decimalNumber, .letterNumber, .otherNumber,
-            .nonspacingMark, .spacingMark, .enclosingMark, .privateUse:
-            return true
-        default:
-            return false
-        }
-    }
-
-    /// Whether `scalar` is a Han, Hiragana or Katakana character (indexed one per token).
-    public static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF,
-            0xFF66...0xFF9F, 0x20000...0x3134F:
-            return true
-        default:
-            return false
-        }
     }
 
     /// `"word"*`, or `"天 气"*` for a CJK run.

@@ -1,4 +1,5 @@
 import Foundation
+import SybilCore
 
 /// Finds a search's terms in a line the way the history index does: ignoring case and
 /// diacritics, a term matches at the start of a word and marks the whole word; a Han, Hiragana
@@ -14,7 +15,7 @@ struct SearchMatcher {
         var words: [[Character]] = []
         var runs: [[Character]] = []
         for term in terms where !term.isEmpty {
-            if term.unicodeScalars.contains(where: Self.isCJK) {
+            if term.unicodeScalars.contains(where: SearchText.isCJK) {
                 runs.append(Array(term))
             } else if let folded = Optional(Array(Self.fold(term))), !folded.isEmpty {
                 words.append(folded)
@@ -86,29 +87,11 @@ struct SearchMatcher {
         if let ascii = character.asciiValue {
             return (ascii >= 48 && ascii <= 57) || (ascii >= 65 && ascii <= 90) || (ascii >= 97 && ascii <= 122)
         }
-        guard let scalar = character.unicodeScalars.first else { return false }
-        switch scalar.properties.generalCategory {
-        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-            .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark, .privateUse:
-            return true
-        default:
-            return false
-        }
+        return character.unicodeScalars.first.map(SearchText.isWordScalar) ?? false
     }
 
     private static func isCJK(_ character: Character) -> Bool {
         if character.asciiValue != nil { return false }
-        return character.unicodeScalars.first.map(isCJK) ?? false
-    }
-
-    /// Han, Hiragana and Katakana (the index sets each apart; see `ChatSearchQuery` in SybilStore).
-    static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF,
-            0xFF66...0xFF9F, 0x20000...0x3134F:
-            return true
-        default:
-            return false
-        }
+        return character.unicodeScalars.first.map(SearchText.isCJK) ?? false
     }
 }
