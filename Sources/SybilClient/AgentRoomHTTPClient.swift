@@ -171,17 +171,15 @@ public struct AgentRoomHTTPClient: AgentRoomAPI {
 
     // MARK: Transport
 
-    /// One request: method, route segments, query and body.
-    private struct Call {
-        var method: String
-        var route: [String]
-        var query: [(String, String)] = []
-        var contentType: String?
-        var body: [UInt8]?
-        var accept = "application/json"
+    private typealias Call = SybilAPIRequester<AgentRoomError>.Call
 
-        /// `GET agent/messages`, for error messages (never the body).
-        var name: String { "\(method) \(route.joined(separator: "/"))" }
+    private var requester: SybilAPIRequester<AgentRoomError> {
+        SybilAPIRequester(
+            base: base, http: http, tokens: tokens, timeout: timeout, maximumErrorBytes: Self.maximumErrorBytes,
+            transport: { .transport($0) }, malformed: { .malformedAnswer($0) },
+            refused: { status, body, headers in
+                AgentRoomError.from(status: status, body: body, retryAfter: headers["Retry-After"])
+            })
     }
 
     /// Sends `call` and decodes its answer strictly with `decode`, reading at most
@@ -189,68 +187,11 @@ public struct AgentRoomHTTPClient: AgentRoomAPI {
     private func json<T>(_ call: Call, _ decode: (JSONValue, JSONPath) throws(JSONError) -> T)
         async throws(AgentRoomError) -> T
     {
-        let response = try await send(call)
-        let bytes: [UInt8]
-        do {
-            bytes = try await response.collect(limit: Self.maximumAnswerBytes + 1)
-        } catch {
-            throw .transport("\(call.name): the answer broke off: \(error)")
-        }
-        guard bytes.count <= Self.maximumAnswerBytes else {
-            throw .malformedAnswer("\(call.name): the answer is larger than \(Self.maximumAnswerBytes) bytes")
-        }
-        do {
-            let value = try JSONReader(limits: JSONReader.Limits(maxDepth: 64, maxBytes: Self.maximumAnswerBytes))
-                .parse(bytes)
-            return try decode(value, .root)
-        } catch {
-            throw .malformedAnswer("\(call.name): \(error)")
-        }
+        try await requester.json(call, maximumBytes: Self.maximumAnswerBytes, maximumDepth: 64, decode)
     }
 
-    /// Sends `call` with the current token; on `401` renews the token once and sends it again.
-    /// Returns a `2xx` answer with its body still to read; every other status is thrown.
     private func send(_ call: Call) async throws(AgentRoomError) -> HTTPStreamingResponse {
-        var token = try await currentToken()
-        var renewed = false
-        while true {
-            var headers = HTTPHeaders([("Accept", call.accept)])
-            if let contentType = call.contentType { headers.set("Content-Type", contentType) }
-            if let token { headers.set("Authorization", "Bearer \(token)") }
-            let request = HTTPRequest(
-                method: call.method, url: base.url(call.route, query: call.query), headers: headers, body: call.body,
-                timeout: timeout)
-            let response: HTTPStreamingResponse
-            do {
-                response = try await http.send(request)
-            } catch is CancellationError {
-                throw .transport("\(call.name) was cancelled")
-            } catch {
-                throw .transport("\(call.name): \(error)")
-            }
-            let status = response.head.status
-            if (200..<300).contains(status) { return response }
-            if (300..<400).contains(status) { throw .redirectRefused(status: status) }
-            let body = (try? await response.collect(limit: Self.maximumErrorBytes)) ?? []
-            let error = AgentRoomError.from(
-                status: status, body: body, retryAfter: response.head.headers["Retry-After"])
-            if status == 401, !renewed {
-                renewed = true
-                // A token that cannot be renewed leaves the server's own 401 as the answer.
-                guard let fresh = try? await tokens.refresh() else { throw error }
-                token = fresh
-                continue
-            }
-            throw error
-        }
-    }
-
-    private func currentToken() async throws(AgentRoomError) -> String? {
-        do {
-            return try await tokens.token()
-        } catch {
-            throw .transport("the sign-in token could not be read: \(error)")
-        }
+        try await requester.send(call)
     }
 
     /// A boundary of 38 characters (`sybil-` and 32 random hex digits) found in none of `bodies`.

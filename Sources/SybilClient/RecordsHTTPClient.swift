@@ -57,67 +57,19 @@ public struct RecordsHTTPClient: RecordsAPI {
 
     // MARK: Transport
 
+    private var requester: SybilAPIRequester<RecordSyncError> {
+        SybilAPIRequester(
+            base: base, http: http, tokens: tokens, timeout: timeout, maximumErrorBytes: Self.maximumErrorBytes,
+            transport: { .transport($0) }, malformed: { .malformedAnswer($0) },
+            refused: { status, body, _ in RecordSyncError.from(status: status, body: body) })
+    }
+
     private func json<T>(
         method: String, route: [String], query: [(String, String)], body: [UInt8]?,
         _ decode: (JSONValue, JSONPath) throws(JSONError) -> T
     ) async throws(RecordSyncError) -> T {
-        let name = "\(method) \(route.joined(separator: "/"))"
-        let response = try await send(method: method, route: route, query: query, body: body, name: name)
-        let bytes: [UInt8]
-        do {
-            bytes = try await response.collect(limit: Self.maximumAnswerBytes + 1)
-        } catch {
-            throw .transport("\(name): the answer broke off: \(error)")
-        }
-        guard bytes.count <= Self.maximumAnswerBytes else {
-            throw .malformedAnswer("\(name): the answer is larger than \(Self.maximumAnswerBytes) bytes")
-        }
-        do {
-            let value = try JSONReader(limits: JSONReader.Limits(maxDepth: 16, maxBytes: Self.maximumAnswerBytes))
-                .parse(bytes)
-            return try decode(value, .root)
-        } catch {
-            throw .malformedAnswer("\(name): \(error)")
-        }
-    }
-
-    /// Sends with the current token; on `401` renews it once and sends again. Returns a `2xx`
-    /// answer with its body still to read; every other status is thrown.
-    private func send(method: String, route: [String], query: [(String, String)], body: [UInt8]?, name: String)
-        async throws(RecordSyncError) -> HTTPStreamingResponse
-    {
-        var token: String?
-        do {
-            token = try await tokens.token()
-        } catch {
-            throw .transport("the sign-in token could not be read: \(error)")
-        }
-        var renewed = false
-        while true {
-            var headers = HTTPHeaders([("Accept", "application/json")])
-            if body != nil { headers.set("Content-Type", "application/json") }
-            if let token { headers.set("Authorization", "Bearer \(token)") }
-            let request = HTTPRequest(
-                method: method, url: base.url(route, query: query), headers: headers, body: body, timeout: timeout)
-            let response: HTTPStreamingResponse
-            do {
-                response = try await http.send(request)
-            } catch is CancellationError {
-                throw .transport("\(name) was cancelled")
-            } catch {
-                throw .transport("\(name): \(error)")
-            }
-            let status = response.head.status
-            if (200..<300).contains(status) { return response }
-            let errorBody = (try? await response.collect(limit: Self.maximumErrorBytes)) ?? []
-            let error = RecordSyncError.from(status: status, body: errorBody)
-            if status == 401, !renewed {
-                renewed = true
-                guard let fresh = try? await tokens.refresh() else { throw error }
-                token = fresh
-                continue
-            }
-            throw error
-        }
+        let call = SybilAPIRequester<RecordSyncError>.Call(
+            method: method, route: route, query: query, contentType: body == nil ? nil : "application/json", body: body)
+        return try await requester.json(call, maximumBytes: Self.maximumAnswerBytes, maximumDepth: 16, decode)
     }
 }
