@@ -103,6 +103,15 @@ extension ArgumentCursor {
     }
 }
 
+/// The question of `sybil ask` / `sybil quick`: the words joined by spaces, never blank.
+func question(from words: [String], command: String) throws(UsageError) -> String {
+    let question = words.joined(separator: " ")
+    guard !question.allSatisfy(\.isWhitespace) else {
+        throw UsageError(command: command, message: "needs a question, e.g. \(command) \"What is a cold start?\"")
+    }
+    return question
+}
+
 struct UsageError: Error, Equatable {
     let command: String
     let message: String

@@ -170,10 +170,7 @@ enum AskCommand {
         if !request.save, let option = continued.first {
             throw UsageError(command: name, message: "--no-save and \(option) exclude each other")
         }
-        request.question = words.joined(separator: " ")
-        guard !request.question.allSatisfy(\.isWhitespace) else {
-            throw UsageError(command: name, message: "needs a question, e.g. sybil ask \"What is a cold start?\"")
-        }
+        request.question = try question(from: words, command: name)
         try target.validate(command: name)
         request.target = target
         return request

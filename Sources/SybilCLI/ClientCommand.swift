@@ -71,6 +71,17 @@ enum ClientCommand {
         return (common, words)
     }
 
+    /// Like ``parse(_:environment:command:own:)`` for a subcommand that takes options only.
+    static func parseOptionsOnly(_ arguments: [String], environment: [String: String], command: String)
+        throws(UsageError) -> (common: Common, words: [String])?
+    {
+        guard let parsed = try parse(arguments, environment: environment, command: command) else { return nil }
+        guard parsed.words.isEmpty else {
+            throw UsageError(command: command, message: "takes options only, no arguments")
+        }
+        return parsed
+    }
+
     /// Runs a subcommand: parses (`nil` prints `help`), connects, runs `body`, disconnects.
     static func run<Request>(
         _ arguments: [String], io: CommandIO, command: String, help: String, common: (Request) -> Common,

@@ -133,10 +133,7 @@ enum QuickCommand {
         if request.remember && request.model == nil {
             throw UsageError(command: name, message: "--remember-model needs --model NAME")
         }
-        request.question = words.joined(separator: " ")
-        guard !request.question.allSatisfy(\.isWhitespace) else {
-            throw UsageError(command: name, message: "needs a question, e.g. sybil quick \"What is a cold start?\"")
-        }
+        request.question = try question(from: words, command: name)
         try target.validate(command: name)
         request.target = target
         return request

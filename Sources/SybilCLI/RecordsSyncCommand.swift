@@ -20,13 +20,7 @@ enum RecordsSyncCommand {
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
         -> (common: ClientCommand.Common, words: [String])?
     {
-        guard let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) else {
-            return nil
-        }
-        guard parsed.words.isEmpty else {
-            throw UsageError(command: name, message: "takes options only, no arguments")
-        }
-        return parsed
+        try ClientCommand.parseOptionsOnly(arguments, environment: environment, command: name)
     }
 
     @MainActor

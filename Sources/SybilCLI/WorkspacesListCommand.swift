@@ -18,13 +18,7 @@ enum WorkspacesListCommand {
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
         -> (common: ClientCommand.Common, words: [String])?
     {
-        guard let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) else {
-            return nil
-        }
-        guard parsed.words.isEmpty else {
-            throw UsageError(command: name, message: "takes options only, no arguments")
-        }
-        return parsed
+        try ClientCommand.parseOptionsOnly(arguments, environment: environment, command: name)
     }
 
     private static func list(_ desktop: WorkspaceDesktopClient, io: CommandIO) async -> ExitCode {
