@@ -69,7 +69,8 @@ enum AgentCommand {
         let directory: String
         if common.inMemory {
             // A fresh scratch directory (live randomness only names it), removed at the end.
-            let path = NSTemporaryDirectory() + "sybil-agent-\(UUID().uuidString)"
+            let scratchName = UUID().uuidString  // live default: a fresh scratch name
+            let path = NSTemporaryDirectory() + "sybil-agent-\(scratchName)"
             scratch = path
             directory = path
         } else {
@@ -77,7 +78,7 @@ enum AgentCommand {
         }
         // The live defaults: a command is where real time and randomness enter the engine.
         let ids = RandomUUIDGenerator(source: SystemRandomSource())
-        let now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+        let now = LiveClock.milliseconds
         let outbox: AgentOutbox
         do {
             outbox = try await AgentOutbox.open(directory: directory, baseURL: scope, ids: ids, now: now)

@@ -68,7 +68,8 @@ enum AgentDownloadCommand {
             return error.status == nil ? .unavailable : .invalidData
         }
         // Exports are not used here; the scratch folder's random name is the live default.
-        let exports = NSTemporaryDirectory() + "sybil-agent-exports-\(UUID().uuidString)"
+        let scratchName = UUID().uuidString  // live default: a fresh scratch name
+        let exports = NSTemporaryDirectory() + "sybil-agent-exports-\(scratchName)"
         defer { try? FileManager.default.removeItem(atPath: exports) }
         let downloads = AgentDownloads(
             api: api, exportDirectory: exports, ids: RandomUUIDGenerator(source: SystemRandomSource()))

@@ -28,7 +28,7 @@ struct ChatClientStack {
     }
 
     /// Milliseconds since 1970 from the system clock.
-    static let now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1_000).rounded()) }
+    static let now = LiveClock.milliseconds
 
     /// Random version-4 UUIDs.
     static let ids = RandomUUIDGenerator()

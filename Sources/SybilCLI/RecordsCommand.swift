@@ -53,7 +53,7 @@ enum RecordsCommand {
     }
 
     /// Milliseconds since 1970 from the wall clock.
-    static let now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+    static let now = LiveClock.milliseconds
 
     /// `mood 4 "slept well"`, `breathing 120 s, 12 cycles`, `meditation 600 s`, `profile "Ana"`.
     static func summary(_ record: Record) -> String {

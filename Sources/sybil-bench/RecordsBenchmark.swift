@@ -50,7 +50,8 @@ private func recordsBenchSeconds(_ duration: Duration) -> Double {
 
 /// One round: save `count` records, sync them with `batchSize`; seconds for the save and the sync.
 private func recordsBenchRound(count: Int, batchSize: Int) async throws -> (save: Double, sync: Double) {
-    let directory = NSTemporaryDirectory() + "sybil-bench-records-\(UUID().uuidString)"
+    let scratchName = UUID().uuidString  // live default: a fresh scratch name
+    let directory = NSTemporaryDirectory() + "sybil-bench-records-\(scratchName)"
     defer { try? FileManager.default.removeItem(atPath: directory) }
     var options = SybilServerOptions(token: recordsBenchToken)
     options.storage = .directory(directory + "/server")
