@@ -12,12 +12,17 @@ import Foundation
 /// (served by the prefix index), a word with no entry, or one with more expansions stays a
 /// prefix string, so the dictionary only ever speeds a search up.
 ///
-/// The words are sent as written, so FTS5 folds them exactly as it folded the text. Words are
-/// never removed (a stale one only finds nothing).
+/// The words are sent as written, so FTS5 folds and splits them exactly as it did the text.
+/// Words are never removed (a stale one only finds nothing). The dictionary may hold more than
+/// the index (that only adds an exact word that finds nothing) but never less, or a search
+/// would miss rows the prefix string finds: a word longer than ``maximumDictionaryWord`` is kept
+/// as its first characters and queried as a prefix string, and a word FTS5 splits (at a
+/// combining mark it does not treat as a diacritic, e.g. a Devanagari vowel sign) is also kept
+/// as its pieces.
 extension SQLiteChatHistory {
     /// A query word with more dictionary words than this stays a prefix string.
     static let maximumExpansion = 64
-    /// Longer words are not kept (a query for them stays a prefix string).
+    /// Longer words are kept as their first this many characters (queried as a prefix string).
     static let maximumDictionaryWord = 100
     /// Shorter query words use the FTS5 prefix index instead.
     static let minimumExpandedLength = 4
@@ -26,10 +31,45 @@ extension SQLiteChatHistory {
     static func recordTerms(of text: String, _ database: SQLiteDatabase) throws {
         var seen = Set<String>()
         for term in ChatSearchQuery.words(in: text) where !term.isCJK && term.text.unicodeScalars.count > 1 {
-            guard term.text.count <= maximumDictionaryWord, seen.insert(term.text).inserted else { continue }
-            try database.query(
-                "INSERT OR IGNORE INTO chat_search_terms (key, word) VALUES (?, ?)",
-                [.text(fold(term.text)), .text(term.text)])
+            for piece in pieces(of: term.text) {
+                let kept = piece.count > maximumDictionaryWord ? String(piece.prefix(maximumDictionaryWord)) : piece
+                guard seen.insert(kept).inserted else { continue }
+                try database.query(
+                    "INSERT OR IGNORE INTO chat_search_terms (key, word) VALUES (?, ?)",
+                    [.text(fold(kept)), .text(kept)])
+            }
+        }
+    }
+
+    /// `word`, and when it holds combining marks FTS5's `unicode61` does not keep in a token,
+    /// also the pieces between them that are long enough to be expanded.
+    static func pieces(of word: String) -> [String] {
+        guard word.unicodeScalars.contains(where: splitsToken) else { return [word] }
+        var pieces = [word]
+        var current = String.UnicodeScalarView()
+        for scalar in word.unicodeScalars {
+            if splitsToken(scalar) {
+                if String(current).count >= minimumExpandedLength { pieces.append(String(current)) }
+                current = String.UnicodeScalarView()
+            } else {
+                current.append(scalar)
+            }
+        }
+        if String(current).count >= minimumExpandedLength { pieces.append(String(current)) }
+        return pieces
+    }
+
+    /// A combining mark outside the combining-diacritics blocks: a word character to Swift, a
+    /// separator to `unicode61` (which keeps letters, numbers, private use and diacritics).
+    private static func splitsToken(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark:
+            switch scalar.value {
+            case 0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F: return false
+            default: return true
+            }
+        default:
+            return false
         }
     }
 
@@ -53,7 +93,10 @@ extension SQLiteChatHistory {
             "SELECT word FROM chat_search_terms WHERE key >= ? AND key < ? LIMIT ?",
             [.text(key), .text(key + "\u{10FFFF}"), .integer(Int64(maximumExpansion + 1))])
         guard !words.isEmpty, words.count <= maximumExpansion else { return phrase }
-        let quoted = words.compactMap { $0.first?.textValue }.map(ChatSearchQuery.quoted)
+        // A kept word as long as the cap may be the start of a longer one: a prefix string.
+        let quoted = words.compactMap { $0.first?.textValue }.map { word in
+            word.count >= maximumDictionaryWord ? ChatSearchQuery.quoted(word) + "*" : ChatSearchQuery.quoted(word)
+        }
         guard quoted.count == words.count else { return phrase }
         return "(" + quoted.joined(separator: " OR ") + ")"
     }

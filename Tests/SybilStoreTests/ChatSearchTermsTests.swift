@@ -52,4 +52,43 @@ struct ChatSearchTermsTests {
         #expect(expression.hasPrefix("(") == (words <= 64))
         #expect(try await store.search("wordy", limit: 100).hits.count == words)
     }
+
+    /// What FTS5 finds for `query` as a plain prefix string, without the dictionary.
+    private func prefixMatches(_ word: String, _ store: SQLiteChatHistory) async throws -> Int {
+        try await store.run { database in
+            let rows = try database.query(
+                "SELECT count(*) FROM chat_search WHERE chat_search MATCH ?", [.text("\"\(word)\"*")])
+            return Int(rows.first?.first?.integerValue ?? -1)
+        }
+    }
+
+    @Test(
+        "the dictionary never finds less than the prefix string: long words and words FTS5 splits",
+        arguments: [
+            ["qwertyuiop" + String(repeating: "a", count: 110), "qwertyuiopz"],
+            ["qwertyuiop" + String(repeating: "b", count: 90), "qwertyuiopz"],
+            ["foo\u{0903}barbaz", "barbell"],
+            ["नमस्ते दुनिया", "नमस्कार"],
+        ])
+    func neverLessThanThePrefixString(texts: [String]) async throws {
+        let fixture = F()
+        defer { fixture.remove() }
+        let store = try fixture.open()
+        try await store.createConversation(F.conversation("c1", title: "t"))
+        try await store.appendMessages(texts.enumerated().map { F.message("m\($0.offset)", text: $0.element) })
+        let words = texts.flatMap { ChatSearchQuery.words(in: $0).map(\.text) }
+        var prefixes = Set<String>()
+        for word in words {
+            for piece in SQLiteChatHistory.pieces(of: word) where piece.count >= 4 {
+                prefixes.insert(String(piece.prefix(4)))
+            }
+        }
+        #expect(!prefixes.isEmpty)
+        for prefix in prefixes {
+            let expected = try await prefixMatches(prefix, store)
+            let found = try await store.search(prefix, limit: 100).hits.count
+            let expression = try await expression(prefix, store)
+            #expect(found == expected, "\(prefix): \(expression)")
+        }
+    }
 }
