@@ -130,7 +130,20 @@ public final class SQLiteDatabase {
         case .null: code = sqlite3_bind_null(statement, index)
         case .integer(let integer): code = sqlite3_bind_int64(statement, index, integer)
         case .real(let real): code = sqlite3_bind_double(statement, index, real)
-        case .text(let text): code = sqlite3_bind_text(statement, index, text, -1, sybil_sqlite3_transient())
+        case .text(let text):
+            // Bound by its byte count, not as a C string: text a peer sent may hold U+0000, and a
+            // C string would end there (the rest silently lost).
+            var text = text
+            code = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    guard let base = chars.baseAddress else {
+                        return sqlite3_bind_text(statement, index, "", 0, sybil_sqlite3_transient())
+                    }
+                    return sqlite3_bind_text64(
+                        statement, index, base, sqlite3_uint64(chars.count), sybil_sqlite3_transient(),
+                        UInt8(SQLITE_UTF8))
+                }
+            }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes { buffer in
                 sqlite3_bind_blob64(

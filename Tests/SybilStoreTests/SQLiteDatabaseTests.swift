@@ -8,7 +8,8 @@ struct SQLiteDatabaseTests {
         let database = try SQLiteDatabase(.inMemory)
         try database.execute("CREATE TABLE t (v)")
         let values: [SQLiteValue] = [
-            .null, .integer(.min), .integer(.max), .real(1.5), .text(""), .text("Grüße 🎉"), .blob([]),
+            .null, .integer(.min), .integer(.max), .real(1.5), .text(""), .text("Grüße 🎉"), .text("before\u{0}after"),
+            .text("\u{0}"), .blob([]),
             .blob([0, 255, 7]),
         ]
         for value in values {
