@@ -123,4 +123,25 @@ struct ChatForwardingTests {
         #expect(String(decoding: models.bodyBytes ?? [], as: UTF8.self) == #"{"object":"list","data":[]}"#)
         #expect(upstream.requests.last?.url.absoluteString == "http://upstream.invalid/v1/models")
     }
+
+    @Test(
+        "a model id that could leave its path segment is refused before anything is forwarded",
+        arguments: ["..%2F..%2Fadmin%2Fkeys", "..", ".", "a%2Fb", "a%5Cb", "a%3Fq", "a%23f", "a%25b", "a%0Ab"])
+    func modelIdsStayOneSegment(id: String) async throws {
+        let upstream = Upstream([])
+        let app = try app(upstream)
+        let answer = await send(app, "GET", "/v1/models/\(id)")
+        #expect(answer.status == 400)
+        #expect(String(decoding: answer.bodyBytes ?? [], as: UTF8.self).contains(#""param":"model""#))
+        #expect(upstream.requests.isEmpty, "nothing reached the upstream with its key")
+    }
+
+    @Test func aPlainModelIdIsForwardedAsOneSegmentAtItsLengthLimit() async throws {
+        let longest = String(repeating: "m", count: 256)
+        let upstream = Upstream([.init(status: 200, contentType: "application/json", chunks: ["{}"])])
+        let app = try app(upstream)
+        #expect(await send(app, "GET", "/v1/models/\(longest)").status == 200)
+        #expect(upstream.requests.last?.url.absoluteString == "http://upstream.invalid/v1/models/\(longest)")
+        #expect(await send(app, "GET", "/v1/models/\(longest)m").status == 400)
+    }
 }
