@@ -77,7 +77,14 @@ final class CMarkNodeTree {
     }
 
     private static func literal(_ node: OpaquePointer) -> String {
-        cmark_node_get_literal(node).map { String(cString: $0) } ?? ""
+        safe(cmark_node_get_literal(node))
+    }
+
+    /// A string cmark-gfm produced, made display-safe: it decodes character references
+    /// (`&#27;`) after the input was made safe, so every literal, info string and URL is
+    /// checked again.
+    private static func safe(_ text: UnsafePointer<CChar>?) -> String {
+        text.map { MarkdownDocument.displaySafe(String(cString: $0)) } ?? ""
     }
 
     private static func kind(of node: OpaquePointer) -> CMarkNodeKind {
@@ -94,7 +101,7 @@ final class CMarkNodeTree {
         case CMARK_NODE_PARAGRAPH: return .paragraph
         case CMARK_NODE_HEADING: return .heading(level: Int(cmark_node_get_heading_level(node)))
         case CMARK_NODE_CODE_BLOCK:
-            let info = cmark_node_get_fence_info(node).map { String(cString: $0) } ?? ""
+            let info = safe(cmark_node_get_fence_info(node))
             return .codeBlock(info: info, literal: literal(node))
         case CMARK_NODE_HTML_BLOCK: return .htmlBlock(literal(node))
         case CMARK_NODE_THEMATIC_BREAK: return .thematicBreak
@@ -106,7 +113,7 @@ final class CMarkNodeTree {
         case CMARK_NODE_EMPH: return .emphasis
         case CMARK_NODE_STRONG: return .strong
         case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
-            return .link(cmark_node_get_url(node).map { String(cString: $0) } ?? "")
+            return .link(safe(cmark_node_get_url(node)))
         default: return extensionKind(of: node)
         }
     }

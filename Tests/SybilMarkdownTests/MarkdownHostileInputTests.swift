@@ -36,6 +36,20 @@ struct MarkdownHostileInputTests {
         #expect(MarkdownDocument.displaySafe("plain\ttext\r\n") == "plain\ttext\r\n")
     }
 
+    @Test func characterReferencesDecodedByTheParserAreMadeSafeToo() {
+        let plain = TerminalMarkdownRenderer(width: 80, color: false)
+        let references = [
+            "&#27;]0;PWNED&#7;", "&#x1b;[2J", "[link](http://x/&#27;[31m)", "`&#27;`", "```&#27;\ncode\n```",
+            "&#x9b;31m", "&#127;",
+        ]
+        for markdown in references {
+            let rendered = plain.render(markdown: markdown)
+            #expect(!rendered.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(markdown)")
+            #expect(!rendered.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) }, "\(markdown)")
+        }
+        #expect(plain.render(markdown: "&#x1b;[2J") == "\u{FFFD}[2J\n")
+    }
+
     /// Depth of block quotes in a parsed document.
     private func quoteDepth(_ blocks: [MarkdownBlock]) -> Int {
         var depth = 0
