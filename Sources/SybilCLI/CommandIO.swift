@@ -8,7 +8,8 @@ public struct CommandIO: Sendable {
     public var readChunks: @Sendable (_ path: String?, _ body: ([UInt8]) -> Void) throws -> Void
     /// Writes to standard output.
     public var writeOutput: @Sendable (String) -> Void
-    /// Writes to standard error.
+    /// Writes to standard error, with every control character but line feed and tab shown as
+    /// U+FFFD.
     public var writeError: @Sendable (String) -> Void
     /// The environment variables the commands read (`SYBIL_TOKEN`, `SYBIL_API_URL`, …).
     public var environment: [String: String]
@@ -33,7 +34,9 @@ public struct CommandIO: Sendable {
     ) {
         self.readChunks = readChunks
         self.writeOutput = writeOutput
-        self.writeError = writeError
+        // Error lines quote what peers said (a server's message, a rejection's reason): a
+        // control character in one never reaches the terminal (see `TerminalStyle.safe`).
+        self.writeError = { text in writeError(TerminalStyle.safe(text)) }
         self.environment = environment
         self.waitForTermination = waitForTermination
         self.outputIsTerminal = outputIsTerminal

@@ -68,7 +68,10 @@ enum RecordsCommand {
     /// `synced`, `unsynced`, or `rejected: <reason>` (a rejected record is still unsynced).
     static func state(_ stored: StoredRecord) -> String {
         if stored.isSynced { return "synced" }
-        if let rejection = stored.rejection { return "unsynced, rejected (\(rejection.code)): \(rejection.message)" }
+        if let rejection = stored.rejection {
+            // The server's words: shown, never obeyed.
+            return TerminalStyle.safe("unsynced, rejected (\(rejection.code)): \(rejection.message)")
+        }
         return "unsynced"
     }
 }

@@ -57,3 +57,13 @@ struct ReplyPrinterTests {
         }
     }
 }
+
+/// What peers said reaches standard error shown, never obeyed.
+@Suite("Standard error is display-safe", .timeLimit(.minutes(2)))
+struct StandardErrorSafetyTests {
+    @Test func controlCharactersInAnErrorLineAreShownAsReplacementCharacters() {
+        let test = TestIO()
+        test.io.writeError("sybil records sync: rejected (x): \u{1B}]0;owned\u{07}\u{1B}[2J done\r\n\tnext\n")
+        #expect(test.stderr == "sybil records sync: rejected (x): \u{FFFD}]0;owned\u{FFFD}\u{FFFD}[2J done\n\tnext\n")
+    }
+}
