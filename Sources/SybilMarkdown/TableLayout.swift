@@ -22,7 +22,7 @@ struct TableLayout {
                 widths[column] = max(widths[column], DisplayWidth.columns(of: runs.plainText))
             }
         }
-        shrink(&widths, toFit: width - (3 * columns + 1))
+        Self.shrink(&widths, toFit: width - (3 * columns + 1))
         var result: [TerminalLine] = [border("┌", "┬", "┐", widths)]
         for (index, row) in flat.enumerated() {
             result.append(contentsOf: rowLines(row, widths: widths, isHeader: index == 0))
@@ -37,14 +37,26 @@ struct TableLayout {
         runs.map { $0.isLineBreak ? MarkdownRun(" ", style: $0.style, link: $0.link) : $0 }
     }
 
-    private func shrink(_ widths: inout [Int], toFit available: Int) {
-        var total = widths.reduce(0, +)
-        while total > available {
-            guard let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
-                widths[widest] > Self.minimumColumnWidth
-            else { return }
-            widths[widest] -= 1
-            total -= 1
+    /// Shrinks the widest columns until the total fits `available` (or every wide column is at
+    /// ``minimumColumnWidth``), the same widths as taking one column at a time off the leftmost
+    /// widest, but found by a binary search on the level: a table of thousands of columns a peer
+    /// sent lays out in O(n log n), not O(n²).
+    static func shrink(_ widths: inout [Int], toFit available: Int) {
+        guard widths.reduce(0, +) > available, let widest = widths.max(), widest > minimumColumnWidth else { return }
+        func total(cappedAt level: Int) -> Int { widths.reduce(0) { $0 + min($1, level) } }
+        // The highest level at which the capped total fits, at least the minimum width.
+        var low = minimumColumnWidth
+        var high = widest
+        while low < high {
+            let middle = low + (high - low + 1) / 2
+            if total(cappedAt: middle) <= available { low = middle } else { high = middle - 1 }
+        }
+        let level = low
+        var slack = max(available - total(cappedAt: level), 0)
+        // Columns over the level end there; the rightmost of them keep one more while room is left.
+        for index in widths.indices.reversed() where widths[index] > level {
+            widths[index] = slack > 0 ? level + 1 : level
+            if slack > 0 { slack -= 1 }
         }
     }
 
