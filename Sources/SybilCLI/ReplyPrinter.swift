@@ -34,6 +34,7 @@ final class ReplyPrinter: Sendable {
             state.wroteText = state.wroteText || !delta.isEmpty
             switch state.mode {
             case .rendered(var renderer):
+                state.mode = .raw(safe: true)  // the enum lets go, so feeding does not copy the buffer
                 let text = renderer.feed(delta)
                 state.mode = .rendered(renderer)
                 return text
@@ -50,6 +51,7 @@ final class ReplyPrinter: Sendable {
             guard state.wroteText else { return "" }
             switch state.mode {
             case .rendered(var renderer):
+                state.mode = .raw(safe: true)
                 let rest = renderer.finish()
                 state.mode = .rendered(renderer)
                 return rest.isEmpty || rest.hasSuffix("\n") ? rest : rest + "\n"
