@@ -24,6 +24,9 @@ public final class ChatConversationModel {
     public private(set) var messages: [ChatMessageRecord] = []
     /// Whether a reply is on its way (the composer shows "typing").
     public private(set) var isTyping = false
+    /// Whether ``enter()`` is still loading the saved conversation (sending waits for it, or a
+    /// reply would start on a transcript about to be replaced).
+    public private(set) var isLoading = false
     /// What went wrong last, as a sentence a person can act on; `nil` after a good reply.
     public private(set) var lastError: String?
     /// The model each request asks for.
@@ -68,7 +71,7 @@ public final class ChatConversationModel {
 
     /// Whether ``retry()`` would ask again: not typing, and the last exchange has no good reply.
     public var canRetry: Bool {
-        guard !isTyping, conversationId != nil, let last = messages.last else { return false }
+        guard !isTyping, !isLoading, conversationId != nil, let last = messages.last else { return false }
         if last.role == .user { return true }
         if last.role == .assistant, case .failed = last.state { return true }
         return false
@@ -79,7 +82,9 @@ public final class ChatConversationModel {
     /// Retry is offered.
     public func enter() async {
         warmUp?.requestWarmUp(.enteredChat)
-        guard let id = openingId, record == nil, !isTyping else { return }
+        guard let id = openingId, record == nil, !isTyping, !isLoading else { return }
+        isLoading = true
+        defer { isLoading = false }
         var loaded: [ChatMessageRecord]
         do {
             guard let saved = try await store.conversation(id: id) else {
@@ -112,11 +117,11 @@ public final class ChatConversationModel {
     }
 
     /// Saves `text` as the person's message, then streams the reply. Returns `false`, and sends
-    /// nothing, when a reply is already on its way, the text is blank, or the message could not
-    /// be saved (the front end keeps the draft then).
+    /// nothing, when a reply is already on its way, the chat is still loading, the text is blank,
+    /// or the message could not be saved (the front end keeps the draft then).
     @discardableResult
     public func send(_ text: String) async -> Bool {
-        guard !isTyping, !text.allSatisfy(\.isWhitespace) else { return false }
+        guard !isTyping, !isLoading, !text.allSatisfy(\.isWhitespace) else { return false }
         isTyping = true
         stopRequested = false
         lastError = nil

@@ -86,6 +86,31 @@ struct ChatConversationPersistenceTests {
         #expect(!model.canRetry)
     }
 
+    @Test func nothingIsSentWhileTheSavedChatIsStillLoading() async throws {
+        try await history.createConversation(ChatConversationRecord(id: "c1", title: "Hi", createdAt: 1, updatedAt: 2))
+        try await history.appendMessage(
+            ChatMessageRecord(id: "u1", conversationId: "c1", role: .user, text: "Hi", createdAt: 1))
+        let streaming = ControlledStreaming(history: history)
+        let model = makeModel(streaming, conversationId: "c1")
+        history.holdReads(true)
+        let entering = Task { await model.enter() }
+        #expect(await ConditionWait.until { history.heldReadCount == 1 })
+        #expect(model.isLoading)
+        #expect(await model.send("Too early") == false, "refused, the draft stays with the person")
+        #expect(!model.canRetry)
+        #expect(history.appended.map(\.id) == ["u1"], "nothing saved")
+        #expect(streaming.requests.isEmpty)
+        history.holdReads(false)
+        history.releaseReads()
+        await entering.value
+        #expect(!model.isLoading)
+        let sending = Task { await model.send("Now") }
+        #expect(await ConditionWait.until { streaming.requests.count == 1 })
+        #expect(streaming.requests.first?.messages.map(\.content) == ["Hi", "Now"], "on the loaded transcript")
+        streaming.finish()
+        #expect(await sending.value)
+    }
+
     @Test func aCompleteConversationOpensUnchangedAndEnteringAsksForAWarmUp() async throws {
         try await history.createConversation(ChatConversationRecord(id: "c1", title: "Hi", createdAt: 1, updatedAt: 2))
         try await history.appendMessage(

@@ -101,6 +101,8 @@ final class RecordingChatHistory: ChatHistoryStore {
         var failAppendsOf: Set<ChatMessageRecord.Role> = []
         var failUpdates = false
         var failCreate = false
+        var holdReads = false
+        var heldReads: [CheckedContinuation<Void, Never>] = []
     }
 
     let base = InMemoryChatHistory()
@@ -115,6 +117,18 @@ final class RecordingChatHistory: ChatHistoryStore {
     func failUpdates(_ fail: Bool) { state.withLock { $0.failUpdates = fail } }
     func failCreate(_ fail: Bool) { state.withLock { $0.failCreate = fail } }
     func holdUpdates(_ hold: Bool) { state.withLock { $0.holdUpdates = hold } }
+    func holdReads(_ hold: Bool) { state.withLock { $0.holdReads = hold } }
+    var heldReadCount: Int { state.withLock { $0.heldReads.count } }
+
+    /// Lets every held read of a conversation's messages go on.
+    func releaseReads() {
+        for continuation in state.withLock({ state in
+            defer { state.heldReads = [] }
+            return state.heldReads
+        }) {
+            continuation.resume()
+        }
+    }
 
     /// Lets every held update go on.
     func releaseUpdates() {
@@ -144,7 +158,10 @@ final class RecordingChatHistory: ChatHistoryStore {
     }
 
     func messages(inConversation id: String) async throws -> [ChatMessageRecord] {
-        await base.messages(inConversation: id)
+        if state.withLock({ $0.holdReads }) {
+            await withCheckedContinuation { continuation in state.withLock { $0.heldReads.append(continuation) } }
+        }
+        return await base.messages(inConversation: id)
     }
 
     func appendMessage(_ message: ChatMessageRecord) async throws {
