@@ -44,6 +44,7 @@ public final class QuickQuestionModel {
     @ObservationIgnored private var askedAt: Int64 = 0
     @ObservationIgnored private var answeredAt: Int64?
     @ObservationIgnored private var askedChoice = ChatModelChoice.quickQuestionDefault
+    @ObservationIgnored private var openedChatId: String?
 
     /// A Quick Question panel. Its choice comes from `preferences` (``ChatModelChoice/quickQuestionKey``),
     /// else `chat-latest`; `makeStreaming` gives the streaming service for a choice; "Open in
@@ -102,6 +103,13 @@ public final class QuickQuestionModel {
 
     /// Changes the provider and model; with `remember`, saves the choice as Quick Question's own.
     public func select(_ choice: ChatModelChoice, remember: Bool) {
+        // Only a choice the next start can read back is taken (the stored form's own rule).
+        do {
+            _ = try ChatModelChoice(bytes: choice.bytes)
+        } catch {
+            lastError = "That model choice cannot be used (\(error)); \(self.choice.model) stays."
+            return
+        }
         self.choice = choice
         guard remember else { return }
         do {
@@ -123,6 +131,7 @@ public final class QuickQuestionModel {
         askedAt = now()
         answeredAt = nil
         askedChoice = choice
+        openedChatId = nil
         // The request leaves now, not when the task first runs.
         let deltas = makeStreaming(choice).reply(to: [ChatMessage(role: "user", content: asked)])
         answerTask = Task { @MainActor in
@@ -155,28 +164,31 @@ public final class QuickQuestionModel {
     }
 
     /// Saves the question and the answer (after it finished) as a regular conversation titled
-    /// by the question; returns its id, or `nil` with ``lastError`` set when nothing was asked
-    /// or saving failed.
+    /// by the question, in one write (all or nothing); returns its id, or `nil` with
+    /// ``lastError`` set when nothing was asked or saving failed. Opening the same answer again
+    /// returns the same chat instead of saving a second one.
     public func openInChat() async -> String? {
         await waitForAnswer()
         guard let question, let answerState else {
             lastError = "Ask a question first; then it can be opened in a chat."
             return nil
         }
+        if let openedChatId { return openedChatId }
         let id = ids.makeID()
         let finishedAt = answeredAt ?? now()
+        let conversation = ChatConversationRecord(
+            id: id, title: ChatTitle.make(from: question), createdAt: askedAt, updatedAt: askedAt)
+        let messages = [
+            ChatMessageRecord(
+                id: ids.makeID(), conversationId: id, role: .user, text: question, model: askedChoice.model,
+                createdAt: askedAt),
+            ChatMessageRecord(
+                id: ids.makeID(), conversationId: id, role: .assistant, text: answer, model: askedChoice.model,
+                state: answerState, createdAt: askedAt, finishedAt: finishedAt),
+        ]
         do {
-            try await store.createConversation(
-                ChatConversationRecord(
-                    id: id, title: ChatTitle.make(from: question), createdAt: askedAt, updatedAt: askedAt))
-            try await store.appendMessage(
-                ChatMessageRecord(
-                    id: ids.makeID(), conversationId: id, role: .user, text: question, model: askedChoice.model,
-                    createdAt: askedAt))
-            try await store.appendMessage(
-                ChatMessageRecord(
-                    id: ids.makeID(), conversationId: id, role: .assistant, text: answer, model: askedChoice.model,
-                    state: answerState, createdAt: askedAt, finishedAt: finishedAt))
+            try await store.createConversation(conversation, messages: messages)
+            openedChatId = id
             return id
         } catch {
             lastError = "The question could not be saved as a chat (\(error)). Try Open in Chat again."

@@ -8,6 +8,9 @@
 public protocol ChatHistoryStore: Sendable {
     /// Saves a new conversation.
     func createConversation(_ conversation: ChatConversationRecord) async throws
+    /// Saves a new conversation with its first messages, all or nothing (a chat made from a
+    /// finished exchange, such as Quick Question's "Open in Chat", is never left half saved).
+    func createConversation(_ conversation: ChatConversationRecord, messages: [ChatMessageRecord]) async throws
     /// Changes a conversation's title.
     func renameConversation(id: String, title: String, at time: Int64) async throws
     /// Removes a conversation and its messages.

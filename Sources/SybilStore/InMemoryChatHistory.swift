@@ -18,6 +18,23 @@ public actor InMemoryChatHistory: ChatHistoryStore {
         messagesByConversation[conversation.id] = []
     }
 
+    public func createConversation(_ conversation: ChatConversationRecord, messages: [ChatMessageRecord]) throws {
+        guard conversations[conversation.id] == nil else {
+            throw Self.error("create conversation", "conversation id \(conversation.id) exists")
+        }
+        var ids = Set<String>()
+        for message in messages {
+            guard message.conversationId == conversation.id else {
+                throw Self.error("append message", "no conversation \(message.conversationId)")
+            }
+            guard messageConversation[message.id] == nil, ids.insert(message.id).inserted else {
+                throw Self.error("append message", "message id \(message.id) exists")
+            }
+        }
+        try createConversation(conversation)
+        for message in messages { try appendMessage(message) }
+    }
+
     public func renameConversation(id: String, title: String, at time: Int64) throws {
         guard conversations[id] != nil else { throw Self.error("rename conversation", "no conversation \(id)") }
         conversations[id]?.title = title
@@ -25,9 +42,8 @@ public actor InMemoryChatHistory: ChatHistoryStore {
     }
 
     public func deleteConversation(id: String) throws {
-        guard conversations.removeValue(forKey: id) != nil else {
-            throw Self.error("delete conversation", "no conversation \(id)")
-        }
+        // Like the SQLite store: deleting what is not there (deleted meanwhile) is no error.
+        guard conversations.removeValue(forKey: id) != nil else { return }
         for message in messagesByConversation.removeValue(forKey: id) ?? [] {
             messageConversation.removeValue(forKey: message.id)
         }

@@ -54,7 +54,7 @@ extension SQLiteChatHistory {
         }
     }
 
-    private static func insert(_ message: ChatMessageRecord, _ database: SQLiteDatabase, path: String) throws {
+    static func insert(_ message: ChatMessageRecord, _ database: SQLiteDatabase, path: String) throws {
         guard
             let conversation = try database.query(
                 "SELECT seq FROM chat_conversations WHERE id = ?", [.text(message.conversationId)]

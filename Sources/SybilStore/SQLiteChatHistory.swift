@@ -47,16 +47,29 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
 
     /// Saves a new conversation; an id that exists is an error.
     public func createConversation(_ conversation: ChatConversationRecord) async throws {
+        try await write { database in try Self.insert(conversation, database) }
+    }
+
+    /// Saves a new conversation with its first messages in one transaction: all or nothing.
+    public func createConversation(_ conversation: ChatConversationRecord, messages: [ChatMessageRecord])
+        async throws
+    {
+        let path = path
         try await write { database in
-            try database.query(
-                "INSERT INTO chat_conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                [
-                    .text(conversation.id), .text(conversation.title), .integer(conversation.createdAt),
-                    .integer(conversation.updatedAt),
-                ])
-            let seq = try Self.lastInsertRowid(database)
-            try Self.indexConversation(seq: seq, title: conversation.title, replacing: nil, database)
+            try Self.insert(conversation, database)
+            for message in messages { try Self.insert(message, database, path: path) }
         }
+    }
+
+    private static func insert(_ conversation: ChatConversationRecord, _ database: SQLiteDatabase) throws {
+        try database.query(
+            "INSERT INTO chat_conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            [
+                .text(conversation.id), .text(conversation.title), .integer(conversation.createdAt),
+                .integer(conversation.updatedAt),
+            ])
+        let seq = try lastInsertRowid(database)
+        try indexConversation(seq: seq, title: conversation.title, replacing: nil, database)
     }
 
     /// Changes a conversation's title and sets its `updatedAt` to `time`; an unknown id is an error.

@@ -67,6 +67,9 @@ final class BlockingChatHistory: ChatHistoryStore {
     }
 
     func createConversation(_ conversation: ChatConversationRecord) async throws { unexpected() }
+    func createConversation(_ conversation: ChatConversationRecord, messages: [ChatMessageRecord]) async throws {
+        unexpected()
+    }
     func renameConversation(id: String, title: String, at time: Int64) async throws { unexpected() }
     func deleteConversation(id: String) async throws { unexpected() }
     func conversation(id: String) async throws -> ChatConversationRecord? { unexpected() }

@@ -82,7 +82,8 @@ struct ChatListModelTests {
         #expect(list.conversations.isEmpty)
         #expect(try await history.conversation(id: id) == nil)
         await list.delete(id)
-        #expect(list.lastError?.hasPrefix("The chat could not be deleted") == true)
+        #expect(list.lastError == nil, "deleting a chat another window already deleted is no error")
+        #expect(list.conversations.isEmpty)
     }
 
     @Test func tabSwitchesForegroundAndEnteringAChatEachAskForAWarmUp() async {

@@ -145,6 +145,16 @@ final class RecordingChatHistory: ChatHistoryStore {
         try await base.createConversation(conversation)
     }
 
+    func createConversation(_ conversation: ChatConversationRecord, messages: [ChatMessageRecord]) async throws {
+        let fail = state.withLock { state in
+            if state.failCreate || messages.contains(where: { state.failAppendsOf.contains($0.role) }) { return true }
+            state.appended += messages
+            return false
+        }
+        if fail { throw Failure() }
+        try await base.createConversation(conversation, messages: messages)
+    }
+
     func renameConversation(id: String, title: String, at time: Int64) async throws {
         try await base.renameConversation(id: id, title: title, at: time)
     }

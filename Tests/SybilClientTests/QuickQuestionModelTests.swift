@@ -145,6 +145,35 @@ struct QuickQuestionModelTests {
         #expect(messages.last?.state == .complete)
     }
 
+    @Test func openInChatIsAllOrNothingAndNeverSavesTheSameAnswerTwice() async throws {
+        let model = makeModel()
+        model.type("Frage?")
+        model.submit()
+        streaming.yield("Antwort.")
+        streaming.finish()
+        history.failAppends(of: [.assistant])
+        #expect(await model.openInChat() == nil)
+        #expect(model.lastError?.hasPrefix("The question could not be saved as a chat") == true)
+        #expect(try await history.recentConversations(limit: 10).isEmpty, "no chat with only the question")
+        history.failAppends(of: [])
+        let id = try #require(await model.openInChat())
+        #expect(await model.openInChat() == id, "the same chat, not a second one")
+        #expect(try await history.recentConversations(limit: 10).map(\.id) == [id])
+        #expect(try await history.messages(inConversation: id).count == 2)
+    }
+
+    @Test func aModelChoiceTheNextStartCouldNotReadIsRefused() throws {
+        let model = makeModel()
+        let tooLong = String(repeating: "m", count: ChatModelChoice.maximumNameBytes + 1)
+        model.select(ChatModelChoice(provider: "openai", model: tooLong), remember: true)
+        #expect(model.choice == .quickQuestionDefault)
+        #expect(model.lastError?.hasPrefix("That model choice cannot be used") == true)
+        #expect(try preferences.data(forKey: ChatModelChoice.quickQuestionKey) == nil, "nothing saved")
+        let longest = String(repeating: "m", count: ChatModelChoice.maximumNameBytes)
+        model.select(ChatModelChoice(provider: "openai", model: longest), remember: true)
+        #expect(model.choice.model == longest)
+    }
+
     @Test func aFailedAnswerSaysWhyAndEndsAnswering() async {
         let model = makeModel()
         model.type("Frage?")

@@ -63,6 +63,25 @@ struct SQLiteChatHistoryTests {
         #expect(try await store.search("second", limit: 10).hits.isEmpty)
     }
 
+    @Test func aConversationWithItsFirstMessagesIsSavedAllOrNothing() async throws {
+        let fixture = F()
+        defer { fixture.remove() }
+        let store = try fixture.open()
+        try await store.createConversation(F.conversation("c0"))
+        try await store.appendMessage(F.message("taken", in: "c0", text: "already here"))
+        await #expect(throws: SQLiteError.self) {
+            try await store.createConversation(
+                F.conversation("c1", title: "Quick"),
+                messages: [F.message("q", text: "Frage?"), F.message("taken", role: .assistant, text: "Antwort.")])
+        }
+        #expect(try await store.conversation(id: "c1") == nil, "no chat with only the question")
+        #expect(try await store.search("Quick", limit: 10).hits.isEmpty)
+        try await store.createConversation(
+            F.conversation("c1", title: "Quick"),
+            messages: [F.message("q", text: "Frage?"), F.message("a", role: .assistant, text: "Antwort.")])
+        #expect(try await store.messages(inConversation: "c1").map(\.text) == ["Frage?", "Antwort."])
+    }
+
     @Test func recentConversationsAreNewestFirstUpToTheLimit() async throws {
         let fixture = F()
         defer { fixture.remove() }
