@@ -1,13 +1,14 @@
-/// A colour as red, green, blue and alpha components in 0…1 (sRGB).
+/// A colour as red, green, blue and alpha components in 0…1 (sRGB); the components are set
+/// only through the clamping initialisers, so ``bytes`` always fits.
 public struct RGBAColor: Sendable, Hashable {
     /// Red, 0…1.
-    public var red: Double
+    public let red: Double
     /// Green, 0…1.
-    public var green: Double
+    public let green: Double
     /// Blue, 0…1.
-    public var blue: Double
+    public let blue: Double
     /// Opacity, 0…1.
-    public var alpha: Double
+    public let alpha: Double
 
     /// A colour from components, each clamped to 0…1.
     public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {

@@ -92,7 +92,7 @@ struct BreathingSceneTests {
         #expect(abs(scene.waterLevel - 96 * 0.5) < 1e-9)  // risen by the full swing
         #expect(throws: BreathingCycle.InvalidDurations.self) { try BreathingCycle(inhale: 0, hold: 1, exhale: 1) }
         #expect(throws: BreathingCycle.InvalidDurations.self) { try BreathingCycle(inhale: 1, hold: -0.1, exhale: 1) }
-        _ = try? BreathingCycle(inhale: 1, hold: 0, exhale: 1)
+        #expect(throws: Never.self) { try BreathingCycle(inhale: 1, hold: 0, exhale: 1) }  // no hold is a rhythm
     }
 
     @Test func themesAreFactories() {
