@@ -3,8 +3,9 @@
 /// drive it with plain durations.
 ///
 /// Every stream keeps all its events (so a reader may resume from any event id) up to
-/// ``Limits/maximumBytes``: the append that would pass it is replaced by an error frame that
-/// ends the stream. A finished stream stays addressable for ``Limits/retention``; at most
+/// ``Limits/maximumBytes``, and all streams together up to ``Limits/maximumTotalBytes`` (the
+/// oldest finished streams make room first): the append that would pass either is replaced by
+/// an error frame that ends the stream. A finished stream stays addressable for ``Limits/retention``; at most
 /// ``Limits/maximumStreams`` are kept, the oldest finished evicted first to make room, and when
 /// all are running a new one is refused. Ids of streams that went are remembered (up to
 /// ``Limits/rememberedGoneIds``) so a late reader hears "expired" rather than "unknown".
@@ -13,6 +14,8 @@ struct ChatStreamTable: Sendable {
     struct Limits: Sendable, Hashable {
         /// Event bytes (data and type) one stream may hold.
         var maximumBytes = 4 << 20
+        /// Event bytes all streams together may hold.
+        var maximumTotalBytes = 64 << 20
         /// Streams kept, running and finished.
         var maximumStreams = 256
         /// How long a finished stream stays addressable.
@@ -62,6 +65,8 @@ struct ChatStreamTable: Sendable {
     private var gone: Set<String> = []
     private var goneOrder: [String] = []
     private var opened: UInt64 = 0
+    /// Event bytes held by all streams.
+    private(set) var totalBytes = 0
 
     /// An empty table with `limits`.
     init(limits: Limits = Limits()) {
@@ -91,19 +96,31 @@ struct ChatStreamTable: Sendable {
     mutating func append(_ id: String, data: String, type: String? = nil, now: Duration, overLimitFrame: String)
         -> Appended
     {
-        guard var stream = streams[id], stream.finishedAt == nil else { return .closed }
+        guard let count = streams[id]?.events.count, let bytes = streams[id]?.bytes, streams[id]?.finishedAt == nil
+        else { return .closed }
         let size = data.utf8.count + (type?.utf8.count ?? 0)
-        guard stream.bytes + size <= limits.maximumBytes else {
-            stream.events.append(Event(sequence: Int64(stream.events.count + 1), data: overLimitFrame, type: "error"))
-            stream.finishedAt = now
-            streams[id] = stream
+        if totalBytes + size > limits.maximumTotalBytes { makeRoom(for: size, keeping: id) }
+        guard bytes + size <= limits.maximumBytes, totalBytes + size <= limits.maximumTotalBytes else {
+            // Mutated in place: a copy of the stream would copy its whole event list per append.
+            streams[id]?.events.append(Event(sequence: Int64(count + 1), data: overLimitFrame, type: "error"))
+            streams[id]?.finishedAt = now
             return .overLimit
         }
-        let sequence = Int64(stream.events.count + 1)
-        stream.events.append(Event(sequence: sequence, data: data, type: type))
-        stream.bytes += size
-        streams[id] = stream
+        let sequence = Int64(count + 1)
+        streams[id]?.events.append(Event(sequence: sequence, data: data, type: type))
+        streams[id]?.bytes += size
+        totalBytes += size
         return .stored(sequence)
+    }
+
+    /// Forgets finished streams, oldest first, until `size` more bytes fit in the total (or none
+    /// is left to forget); `id` is never one of them.
+    private mutating func makeRoom(for size: Int, keeping id: String) {
+        let finished = streams.filter { $0.key != id && $0.value.finishedAt != nil }
+            .sorted { ($0.value.finishedAt!, $0.value.opened) < ($1.value.finishedAt!, $1.value.opened) }
+        for (finishedId, _) in finished where totalBytes + size > limits.maximumTotalBytes {
+            forget(finishedId)
+        }
     }
 
     /// Marks stream `id` finished at `now` (its retention starts).
@@ -138,7 +155,7 @@ struct ChatStreamTable: Sendable {
     }
 
     private mutating func forget(_ id: String) {
-        streams[id] = nil
+        totalBytes -= streams.removeValue(forKey: id)?.bytes ?? 0
         guard limits.rememberedGoneIds > 0, gone.insert(id).inserted else { return }
         goneOrder.append(id)
         if goneOrder.count > limits.rememberedGoneIds {

@@ -52,6 +52,37 @@ struct ChatStreamTableTests {
         #expect(table.append("s", data: "y", now: .seconds(1), overLimitFrame: frame) == .closed)
     }
 
+    @Test func allStreamsTogetherStayWithinTheTotalOldestFinishedMakingRoomFirst() {
+        var table = ChatStreamTable(
+            limits: .init(maximumBytes: 10, maximumTotalBytes: 20, maximumStreams: 8, retention: .seconds(300)))
+        for id in ["old", "newer"] {
+            #expect(table.open(id, now: .zero) == true)
+            #expect(table.append(id, data: "12345678", now: .zero, overLimitFrame: frame) == .stored(1))
+        }
+        table.finish("newer", now: .seconds(1))
+        table.finish("old", now: .seconds(2))  // finished later, opened first
+        #expect(table.open("live", now: .seconds(3)) == true)
+        #expect(table.append("live", data: "1234", now: .seconds(3), overLimitFrame: frame) == .stored(1))
+        #expect(table.totalBytes == 20, "at the total: nothing had to go")
+        #expect(table.append("live", data: "1", now: .seconds(3), overLimitFrame: frame) == .stored(2))
+        let read1 = table.read("newer", after: 0, now: .seconds(3))
+        #expect(read1 == .expired, "the first to finish made room")
+        let read2 = table.read("old", after: 0, now: .seconds(3))
+        #expect(sequences(read2) == [1])
+        #expect(table.totalBytes == 13)
+        // A running stream is never evicted: with none finished left, the append ends the stream.
+        #expect(table.open("other", now: .seconds(4)) == true)
+        #expect(table.append("other", data: "12345678", now: .seconds(4), overLimitFrame: frame) == .stored(1))
+        let read3 = table.read("old", after: 0, now: .seconds(4))
+        #expect(read3 == .expired)
+        #expect(table.totalBytes == 13)
+        #expect(table.open("third", now: .seconds(4)) == true)
+        #expect(table.append("third", data: "1234567", now: .seconds(4), overLimitFrame: frame) == .stored(1))
+        #expect(table.append("third", data: "1", now: .seconds(4), overLimitFrame: frame) == .overLimit)  // 21
+        let read4 = table.read("live", after: 0, now: .seconds(4))
+        #expect(sequences(read4) == [1, 2], "the running stream kept all")
+    }
+
     @Test func aFinishedStreamIsKeptForTheRetentionAndThenExpires() {
         var table = table()
         #expect(table.open("s", now: .zero) == true)
