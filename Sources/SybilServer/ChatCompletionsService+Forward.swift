@@ -2,6 +2,7 @@ import Foundation
 import SybilCore
 import SybilNet
 import SybilWire
+import Synchronization
 
 extension ChatCompletionsService {
     /// The largest upstream answer relayed whole (errors, whole completions, model lists).
@@ -49,39 +50,89 @@ extension ChatCompletionsService {
         return headers
     }
 
+    /// How long a forwarded upstream stream may stay silent before it counts as failed.
+    static let upstreamIdleTimeout: Duration = .seconds(60)
+
+    /// The upstream's stream went silent for ``upstreamIdleTimeout``.
+    private struct UpstreamStalled: Error, CustomStringConvertible {
+        var description: String { "no bytes for \(ChatCompletionsService.upstreamIdleTimeout)" }
+    }
+
+    /// When the upstream last sent bytes (server uptime), shared by the reader and the watchdog.
+    private final class LastActivity: Sendable {
+        private let value: Mutex<Duration>
+        init(_ now: Duration) { value = Mutex(now) }
+        var time: Duration { value.withLock { $0 } }
+        func touch(_ now: Duration) { value.withLock { $0 = now } }
+    }
+
     /// Parses the upstream's events and appends each to stream `id`: chunk ids are replaced by
     /// `id`, `[DONE]` and error frames pass as they are. More upstream bytes than the stream
-    /// may hold end it with the over-limit frame; an upstream failure ends it with an
-    /// `upstream_failed` frame; an upstream end without `[DONE]` ends it the same way (the
-    /// client sees an interruption).
+    /// may hold end it with the over-limit frame; an upstream failure, an upstream silent for
+    /// ``upstreamIdleTimeout`` (on the server's clock) and an upstream end without `[DONE]` end
+    /// it with an `upstream_failed` frame (the client sees why, and a stalled upstream does not
+    /// hold one of the registry's slots for ever).
     private func reemit(_ body: AsyncThrowingStream<[UInt8], any Error>, as id: String) async {
         let registry = registry
-        let limit = registry.limits.maximumBytes
-        let overLimit = Self.overLimitFrame(limit)
-        var parser = EventStreamParser()
-        var received = 0
-        do {
-            for try await bytes in body {
-                received += bytes.count
-                guard received <= limit + 64 << 10 else {
-                    registry.append(id, data: overLimit, type: "error", overLimitFrame: overLimit)
-                    return
-                }
-                for event in parser.feed(bytes) {
-                    let type = event.type == "message" ? nil : event.type
-                    let appended = registry.append(
-                        id, data: Self.renamed(event.data, to: id), type: type, overLimitFrame: overLimit)
-                    guard case .stored = appended else { return }
-                    if type == nil, event.data == "[DONE]" { return }
-                }
-            }
-        } catch {
-            if Task.isCancelled { return }
-            let failure = APIError(
-                status: 502, message: "The upstream stream failed: \(error).", code: "upstream_failed")
+        let overLimit = Self.overLimitFrame(registry.limits.maximumBytes)
+        func fail(_ message: String) {
+            let failure = APIError(status: 502, message: message, code: "upstream_failed")
             registry.append(
                 id, data: JSONWriter().string(from: failure.body), type: "error", overLimitFrame: overLimit)
         }
+        let time = time
+        let lastActivity = LastActivity(time.uptime())
+        do {
+            let ended = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await Self.reemitEvents(of: body, as: id, into: registry, overLimit: overLimit) {
+                        lastActivity.touch(time.uptime())
+                    }
+                }
+                group.addTask {
+                    while true {
+                        let silent = time.uptime() - lastActivity.time
+                        if silent >= Self.upstreamIdleTimeout { throw UpstreamStalled() }
+                        try await time.sleep(Self.upstreamIdleTimeout - silent)
+                    }
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? true
+            }
+            if !ended { fail("The upstream stream ended before [DONE].") }
+        } catch {
+            if Task.isCancelled { return }
+            fail("The upstream stream failed: \(error).")
+        }
+    }
+
+    /// Appends the events of `body` to stream `id`, calling `activity` for every chunk; returns
+    /// whether the stream ended as it should (`[DONE]`, or the registry closed it), `false`
+    /// when the upstream ended without `[DONE]`.
+    private static func reemitEvents(
+        of body: AsyncThrowingStream<[UInt8], any Error>, as id: String, into registry: ChatStreamRegistry,
+        overLimit: String, activity: @Sendable () -> Void
+    ) async throws -> Bool {
+        let limit = registry.limits.maximumBytes
+        var parser = EventStreamParser()
+        var received = 0
+        for try await bytes in body {
+            activity()
+            received += bytes.count
+            guard received <= limit + 64 << 10 else {
+                registry.append(id, data: overLimit, type: "error", overLimitFrame: overLimit)
+                return true
+            }
+            for event in parser.feed(bytes) {
+                let type = event.type == "message" ? nil : event.type
+                let appended = registry.append(
+                    id, data: renamed(event.data, to: id), type: type, overLimitFrame: overLimit)
+                guard case .stored = appended else { return true }
+                if type == nil, event.data == "[DONE]" { return true }
+            }
+        }
+        try Task.checkCancellation()
+        return false
     }
 
     /// `data` with its top-level `id` member replaced by `id` when it is a JSON object with one.

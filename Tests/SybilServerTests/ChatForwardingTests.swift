@@ -16,10 +16,13 @@ struct ChatForwardingTests {
             var contentType: String
             var chunks: [String]
             var failure: (any Error & Sendable)?
+            /// The body stays open after its chunks (an upstream gone silent).
+            var keepsOpen = false
         }
 
         private let answers: Mutex<[Answer]>
         private let seen = Mutex<[HTTPRequest]>([])
+        private let open = Mutex<[AsyncThrowingStream<[UInt8], any Error>.Continuation]>([])
 
         init(_ answers: [Answer]) { self.answers = Mutex(answers) }
 
@@ -30,7 +33,11 @@ struct ChatForwardingTests {
             let answer = answers.withLock { $0.removeFirst() }
             let (body, feed) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
             for chunk in answer.chunks { feed.yield(Array(chunk.utf8)) }
-            feed.finish(throwing: answer.failure)
+            if answer.keepsOpen {
+                open.withLock { $0.append(feed) }
+            } else {
+                feed.finish(throwing: answer.failure)
+            }
             return HTTPStreamingResponse(
                 head: HTTPResponseHead(
                     status: answer.status, headers: HTTPHeaders([("Content-Type", answer.contentType)])),
@@ -40,13 +47,13 @@ struct ChatForwardingTests {
 
     struct Dropped: Error {}
 
-    private func app(_ upstream: Upstream) throws -> SybilServerApp {
+    private func app(_ upstream: Upstream, clock: ManualClock = ManualClock()) throws -> SybilServerApp {
         var options = SybilServerOptions(token: AppHarness.token)
         options.pace = .zero
         options.upstream = URL(string: "http://upstream.invalid")
         options.upstreamKey = "up-key"
         return try SybilServerApp(
-            options: options, time: ServerTime(clock: ManualClock()) { 1_800_000_000_000 }, upstream: upstream,
+            options: options, time: ServerTime(clock: clock) { 1_800_000_000_000 }, upstream: upstream,
             random: SeededRandomSource(seed: 9))
     }
 
@@ -107,6 +114,47 @@ struct ChatForwardingTests {
             return
         }
         #expect(error.code == "upstream_failed")
+    }
+
+    @Test func anUpstreamThatEndsWithoutDoneEndsWithAnUpstreamFailedFrame() async throws {
+        let upstream = Upstream([.init(status: 200, contentType: "text/event-stream", chunks: [upstreamChunk("Hal")])])
+        let decoded = try events(
+            await collect(await send(try app(upstream), "POST", "/v1/chat/completions", body: request))
+        ).map(OpenAIStreamEvent.decode)
+        guard case .error(let error)? = decoded.last, decoded.count == 2 else {
+            Issue.record("expected the chunk, then an error frame; got \(decoded)")
+            return
+        }
+        #expect(error.code == "upstream_failed")
+        #expect(error.message == "The upstream stream ended before [DONE].")
+    }
+
+    @Test func anUpstreamThatGoesSilentIsEndedAfterTheIdleTimeoutOnTheServersClock() async throws {
+        let clock = ManualClock()
+        let upstream = Upstream([
+            .init(status: 200, contentType: "text/event-stream", chunks: [upstreamChunk("Hal")], keepsOpen: true)
+        ])
+        let app = try app(upstream, clock: clock)
+        let response = await send(app, "POST", "/v1/chat/completions", body: request)
+        let done = Mutex(false)
+        let collecting = Task {
+            defer { done.withLock { $0 = true } }
+            return await collect(response)
+        }
+        var advanced = Duration.zero
+        for _ in 0..<12 where !done.withLock({ $0 }) {
+            await clock.waitForSleepers(count: 1)
+            clock.advance(by: .seconds(15))
+            advanced += .seconds(15)
+        }
+        let decoded = try events(await collecting.value).map(OpenAIStreamEvent.decode)
+        #expect(advanced >= .seconds(60), "not before the 60 s idle timeout")
+        guard case .error(let error)? = decoded.last, decoded.count == 2 else {
+            Issue.record("expected the chunk, then an error frame; got \(decoded)")
+            return
+        }
+        #expect(error.code == "upstream_failed")
+        #expect(error.message.contains("no bytes for 60"))
     }
 
     @Test func nonStreamingAnswersAndModelListsAreRelayedWhole() async throws {
