@@ -39,13 +39,8 @@ enum AskCommand {
             io.writeOutput(HelpText.ask)
             return .success
         }
-        let store: any ChatHistoryStore
-        if request.save {
-            let path = ChatHistoryLocation.path(environment: io.environment)
-            guard let opened = ChatHistoryLocation.open(path: path, io: io, command: name) else { return .cannotCreate }
-            store = opened
-        } else {
-            store = InMemoryChatHistory()
+        guard let store = ChatHistoryLocation.store(keeping: request.save, io: io, command: name) else {
+            return .cannotCreate
         }
         let connection = request.target.connect(command: name, io: io) { options in
             options.seed = request.seed

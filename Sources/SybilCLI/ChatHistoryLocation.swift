@@ -28,6 +28,13 @@ enum ChatHistoryLocation {
     }
 
     /// Opens (creating when missing) the history at `path`, or reports why not and returns `nil`.
+    /// The history a chat command writes to: the file when `keeping`, else a throwaway one in
+    /// memory; `nil` (the reason on standard error) when the file cannot be opened.
+    static func store(keeping: Bool, io: CommandIO, command: String) -> (any ChatHistoryStore)? {
+        guard keeping else { return InMemoryChatHistory() }
+        return open(path: path(environment: io.environment), io: io, command: command)
+    }
+
     static func open(path: String, io: CommandIO, command: String) -> SQLiteChatHistory? {
         do {
             return try SQLiteChatHistory(path: path)

@@ -33,13 +33,8 @@ enum QuickCommand {
             io.writeError("\(name): cannot open the preferences: \(error)\n")
             return .cannotCreate
         }
-        let store: any ChatHistoryStore
-        if request.openInChat {
-            let path = ChatHistoryLocation.path(environment: io.environment)
-            guard let opened = ChatHistoryLocation.open(path: path, io: io, command: name) else { return .cannotCreate }
-            store = opened
-        } else {
-            store = InMemoryChatHistory()  // "Open in Chat" is not asked for: nothing is kept
+        guard let store = ChatHistoryLocation.store(keeping: request.openInChat, io: io, command: name) else {
+            return .cannotCreate
         }
         let connection = request.target.connect(command: name, io: io) { options in
             options.seed = request.seed
