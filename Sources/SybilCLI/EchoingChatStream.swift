@@ -24,6 +24,7 @@ final class EchoingChatStream: ChatStreaming {
         let task = Task { [self] in
             do {
                 for try await delta in upstream {
+                    try Task.checkCancellation()  // a stopped reply shows nothing more
                     write(delta)
                     state.withLock { $0.wroteText = true }
                     continuation.yield(delta)

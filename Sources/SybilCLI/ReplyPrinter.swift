@@ -14,7 +14,7 @@ final class ReplyPrinter: Sendable {
     }
 
     private let output: @Sendable (String) -> Void
-    private let state: Mutex<(mode: Mode, wroteText: Bool)>
+    private let state: Mutex<(mode: Mode, wroteText: Bool, finished: Bool)>
 
     /// A printer for `terminal`, writing through `write`; `raw` keeps the text as it arrives.
     init(terminal: TerminalOutput, raw: Bool, write: @escaping @Sendable (String) -> Void) {
@@ -25,12 +25,14 @@ final class ReplyPrinter: Sendable {
                 MarkdownStreamRenderer(
                     renderer: TerminalMarkdownRenderer(width: terminal.columns, color: terminal.isStyled)))
             : .raw(safe: terminal.isTerminal)
-        state = Mutex((mode, false))
+        state = Mutex((mode, false, false))
     }
 
-    /// Writes what `delta` completes (rendered mode) or `delta` itself (raw mode).
+    /// Writes what `delta` completes (rendered mode) or `delta` itself (raw mode); nothing once
+    /// the reply is finished (a delta a stopped stream still delivers is not shown unsaved).
     func write(_ delta: String) {
         let text = state.withLock { state -> String in
+            guard !state.finished else { return "" }
             state.wroteText = state.wroteText || !delta.isEmpty
             switch state.mode {
             case .rendered(var renderer):
@@ -48,6 +50,8 @@ final class ReplyPrinter: Sendable {
     /// Writes the rest of the reply and ends it with a line break (nothing when no text came).
     func finish() {
         let text = state.withLock { state -> String in
+            guard !state.finished else { return "" }
+            state.finished = true
             guard state.wroteText else { return "" }
             switch state.mode {
             case .rendered(var renderer):

@@ -36,7 +36,7 @@ public enum DisplayWidth {
     private static func columns(of scalar: Unicode.Scalar) -> Int {
         let value = scalar.value
         if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
-        if value < 0x300 { return 1 }
+        if value < 0x300, value != 0xAD { return 1 }  // the soft hyphen is a format character
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format, .control: return 0
         default: break

@@ -24,19 +24,28 @@ public struct MarkdownDocument: Sendable, Hashable {
         return MarkdownDocument(blocks: blocks)
     }
 
-    /// `text` with every C0 and C1 control character except tab, line feed and carriage return
-    /// replaced by U+FFFD: a reply is drawn, never obeyed, so an escape sequence in it cannot
-    /// restyle, move or retitle the person's terminal. Returns `text` itself when it holds none.
+    /// `text` with every C0 and C1 control character except tab and line feed replaced by
+    /// U+FFFD, and CR LF made a line feed: a reply is drawn, never obeyed, so an escape sequence
+    /// in it cannot restyle, move or retitle the person's terminal, and a lone carriage return
+    /// cannot send the cursor back over what was shown. Returns `text` itself when it holds none.
     public static func displaySafe(_ text: String) -> String {
         func isControl(_ scalar: Unicode.Scalar) -> Bool {
             let value = scalar.value
-            return (value < 0x20 && value != 0x09 && value != 0x0A && value != 0x0D) || (0x7F...0x9F).contains(value)
+            return (value < 0x20 && value != 0x09 && value != 0x0A) || (0x7F...0x9F).contains(value)
         }
         guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            scalars.append(isControl(scalar) ? "\u{FFFD}" : scalar)
+        var result = ""
+        for character in text {
+            if character == "\r\n" {
+                result.append("\n")
+            } else if character.unicodeScalars.contains(where: isControl) {
+                for scalar in character.unicodeScalars {
+                    result.unicodeScalars.append(isControl(scalar) ? "\u{FFFD}" : scalar)
+                }
+            } else {
+                result.append(character)
+            }
         }
-        return String(scalars)
+        return result
     }
 }

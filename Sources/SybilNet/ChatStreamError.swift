@@ -30,7 +30,7 @@ public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         // The server's own message usually ends its sentence already: one full stop, not two.
         func server(_ body: APIErrorBody?) -> String {
-            guard let message = body?.message else { return "." }
+            guard let message = body?.message, !message.isEmpty else { return "." }
             return ": " + message + (message.last.map { ".!?".contains($0) } == true ? "" : ".")
         }
         switch self {

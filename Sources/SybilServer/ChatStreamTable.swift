@@ -87,6 +87,7 @@ struct ChatStreamTable: Sendable {
             forget(oldest.key)
         }
         opened += 1
+        totalBytes -= streams[id]?.bytes ?? 0  // an id opened again starts empty
         streams[id] = Stream(opened: opened)
         return true
     }
@@ -99,7 +100,10 @@ struct ChatStreamTable: Sendable {
         guard let count = streams[id]?.events.count, let bytes = streams[id]?.bytes, streams[id]?.finishedAt == nil
         else { return .closed }
         let size = data.utf8.count + (type?.utf8.count ?? 0)
-        if totalBytes + size > limits.maximumTotalBytes { makeRoom(for: size, keeping: id) }
+        // Others' finished streams make room only for an append this stream may take.
+        if bytes + size <= limits.maximumBytes, totalBytes + size > limits.maximumTotalBytes {
+            makeRoom(for: size, keeping: id)
+        }
         guard bytes + size <= limits.maximumBytes, totalBytes + size <= limits.maximumTotalBytes else {
             // Mutated in place: a copy of the stream would copy its whole event list per append.
             streams[id]?.events.append(Event(sequence: Int64(count + 1), data: overLimitFrame, type: "error"))

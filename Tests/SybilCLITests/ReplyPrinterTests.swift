@@ -47,6 +47,19 @@ struct ReplyPrinterTests {
         #expect(sink.text == "**bold**\u{FFFD}[2J\n")
     }
 
+    @Test func nothingIsWrittenAfterTheReplyFinished() {
+        for raw in [false, true] {
+            let sink = Sink()
+            let printer = ReplyPrinter(terminal: Self.terminal, raw: raw, write: sink.write)
+            printer.write("kept")
+            printer.finish()
+            let shown = sink.text
+            printer.write(" late delta")
+            printer.finish()
+            #expect(sink.text == shown, "a delta after the end is neither shown nor a second line break")
+        }
+    }
+
     @Test func noTextWritesNothingNotEvenALineBreak() {
         for (terminal, raw) in [(Self.terminal, false), (Self.terminal, true), (Self.pipe, false)] {
             let sink = Sink()

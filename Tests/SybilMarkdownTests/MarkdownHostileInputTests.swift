@@ -33,7 +33,9 @@ struct MarkdownHostileInputTests {
         // In a code block too; the stored text keeps tab and line ends.
         let code = plain.render(markdown: "```\na\tb\u{1B}[1m\n```")
         #expect(code == "    a    b\u{FFFD}[1m\n")  // tabs expand in code blocks
-        #expect(MarkdownDocument.displaySafe("plain\ttext\r\n") == "plain\ttext\r\n")
+        #expect(MarkdownDocument.displaySafe("plain\ttext\r\n") == "plain\ttext\n")
+        #expect(MarkdownDocument.displaySafe("shown\rhidden") == "shown\u{FFFD}hidden", "no return over the line")
+        #expect(plain.render(markdown: "Safe&#13;EVIL") == "Safe\u{FFFD}EVIL\n")
     }
 
     @Test func characterReferencesDecodedByTheParserAreMadeSafeToo() {

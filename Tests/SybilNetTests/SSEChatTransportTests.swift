@@ -157,6 +157,8 @@ struct SSEChatTransportTests {
 
     @Test func theSentenceEndsOnceWhetherOrNotTheServersMessageEndsItself() {
         #expect(ChatStreamError.notFound(nil).description == "The chat service was not found (404).")
+        #expect(
+            ChatStreamError.notFound(APIErrorBody(message: "")).description == "The chat service was not found (404).")
         let ended = APIErrorBody(message: "The model 'x' does not exist.")
         #expect(ChatStreamError.notFound(ended).description == "The chat service was not found (404): \(ended.message)")
         let open = APIErrorBody(message: "no such model")

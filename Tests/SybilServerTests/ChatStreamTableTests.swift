@@ -83,6 +83,22 @@ struct ChatStreamTableTests {
         #expect(sequences(read4) == [1, 2], "the running stream kept all")
     }
 
+    @Test func anAppendOverItsOwnCapEvictsNobodyAndAReopenedIdStartsEmpty() {
+        var table = ChatStreamTable(
+            limits: .init(maximumBytes: 10, maximumTotalBytes: 12, maximumStreams: 8, retention: .seconds(300)))
+        #expect(table.open("done", now: .zero) == true)
+        #expect(table.append("done", data: "123456", now: .zero, overLimitFrame: frame) == .stored(1))
+        table.finish("done", now: .zero)
+        #expect(table.open("big", now: .zero) == true)
+        #expect(table.append("big", data: "123456", now: .zero, overLimitFrame: frame) == .stored(1))
+        #expect(table.append("big", data: "12345", now: .zero, overLimitFrame: frame) == .overLimit)  // 11 > 10
+        let kept = table.read("done", after: 0, now: .zero)
+        #expect(sequences(kept) == [1], "the finished stream was not dropped for an append that failed anyway")
+        #expect(table.totalBytes == 12)
+        #expect(table.open("big", now: .zero) == true)
+        #expect(table.totalBytes == 6, "the old stream's bytes left the total with it")
+    }
+
     @Test func aFinishedStreamIsKeptForTheRetentionAndThenExpires() {
         var table = table()
         #expect(table.open("s", now: .zero) == true)
