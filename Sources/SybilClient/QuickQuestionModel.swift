@@ -31,6 +31,10 @@ public final class QuickQuestionModel {
     public private(set) var answerState: ChatMessageRecord.State?
     /// What went wrong last, as a sentence a person can act on.
     public private(set) var lastError: String?
+    /// Whether the answer is being saved as a chat (Open in Chat shows progress meanwhile).
+    public private(set) var isSavingChat = false
+    /// How many Open in Chat requests joined a save already running instead of saving again.
+    public private(set) var joinedChatSaves = 0
     /// The platform, which decides nothing here (Return submits everywhere in Quick Question)
     /// but is passed to the key rule for the record.
     public let platform: ComposerKeyDecision.Platform
@@ -45,6 +49,10 @@ public final class QuickQuestionModel {
     @ObservationIgnored private var answeredAt: Int64?
     @ObservationIgnored private var askedChoice = ChatModelChoice.quickQuestionDefault
     @ObservationIgnored private var openedChatId: String?
+    /// Counts the questions asked, so a save finishing after a newer question is not taken for it.
+    @ObservationIgnored private var questionNumber = 0
+    /// The save of the current answer as a chat, while it runs (a second Open in Chat joins it).
+    @ObservationIgnored private var opening: (question: Int, task: Task<String?, Never>)?
 
     /// A Quick Question panel. Its choice comes from `preferences` (``ChatModelChoice/quickQuestionKey``),
     /// else `chat-latest`; `makeStreaming` gives the streaming service for a choice; "Open in
@@ -132,6 +140,7 @@ public final class QuickQuestionModel {
         answeredAt = nil
         askedChoice = choice
         openedChatId = nil
+        questionNumber += 1
         // The request leaves now, not when the task first runs.
         let deltas = makeStreaming(choice).reply(to: [ChatMessage(role: "user", content: asked)])
         answerTask = Task { @MainActor in
@@ -174,6 +183,11 @@ public final class QuickQuestionModel {
             return nil
         }
         if let openedChatId { return openedChatId }
+        let number = questionNumber
+        if let opening, opening.question == number {
+            joinedChatSaves += 1
+            return await opening.task.value
+        }
         let id = ids.makeID()
         let finishedAt = answeredAt ?? now()
         let conversation = ChatConversationRecord(
@@ -186,14 +200,26 @@ public final class QuickQuestionModel {
                 id: ids.makeID(), conversationId: id, role: .assistant, text: answer, model: askedChoice.model,
                 state: answerState, createdAt: askedAt, finishedAt: finishedAt),
         ]
-        do {
-            try await store.createConversation(conversation, messages: messages)
-            openedChatId = id
-            return id
-        } catch {
-            lastError = "The question could not be saved as a chat (\(error)). Try Open in Chat again."
-            return nil
+        let store = store
+        let task = Task<String?, Never> { @MainActor in
+            do {
+                try await store.createConversation(conversation, messages: messages)
+                return id
+            } catch {
+                self.lastError = "The question could not be saved as a chat (\(error)). Try Open in Chat again."
+                return nil
+            }
         }
+        opening = (number, task)
+        isSavingChat = true
+        let saved = await task.value
+        if opening?.question == number {
+            opening = nil
+            isSavingChat = false
+        }
+        // Only the answer it was made from is taken as opened: a newer question may be asked meanwhile.
+        if let saved, questionNumber == number { openedChatId = saved }
+        return saved
     }
 
     private func finish(_ ending: ChatMessageRecord.State) {

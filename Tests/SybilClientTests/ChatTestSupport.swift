@@ -103,6 +103,9 @@ final class RecordingChatHistory: ChatHistoryStore {
         var failCreate = false
         var holdReads = false
         var heldReads: [CheckedContinuation<Void, Never>] = []
+        var holdCreates = false
+        var heldCreates: [CheckedContinuation<Void, Never>] = []
+        var creates = 0
     }
 
     let base = InMemoryChatHistory()
@@ -118,6 +121,20 @@ final class RecordingChatHistory: ChatHistoryStore {
     func failCreate(_ fail: Bool) { state.withLock { $0.failCreate = fail } }
     func holdUpdates(_ hold: Bool) { state.withLock { $0.holdUpdates = hold } }
     func holdReads(_ hold: Bool) { state.withLock { $0.holdReads = hold } }
+    func holdCreates(_ hold: Bool) { state.withLock { $0.holdCreates = hold } }
+    var heldCreateCount: Int { state.withLock { $0.heldCreates.count } }
+    /// How many conversations with messages were asked to be created.
+    var createsWithMessages: Int { state.withLock { $0.creates } }
+
+    /// Lets every held creation go on.
+    func releaseCreates() {
+        for continuation in state.withLock({ state in
+            defer { state.heldCreates = [] }
+            return state.heldCreates
+        }) {
+            continuation.resume()
+        }
+    }
     var heldReadCount: Int { state.withLock { $0.heldReads.count } }
 
     /// Lets every held read of a conversation's messages go on.
@@ -146,6 +163,13 @@ final class RecordingChatHistory: ChatHistoryStore {
     }
 
     func createConversation(_ conversation: ChatConversationRecord, messages: [ChatMessageRecord]) async throws {
+        let hold = state.withLock { state in
+            state.creates += 1
+            return state.holdCreates
+        }
+        if hold {
+            await withCheckedContinuation { continuation in state.withLock { $0.heldCreates.append(continuation) } }
+        }
         let fail = state.withLock { state in
             if state.failCreate || messages.contains(where: { state.failAppendsOf.contains($0.role) }) { return true }
             state.appended += messages

@@ -162,6 +162,51 @@ struct QuickQuestionModelTests {
         #expect(try await history.messages(inConversation: id).count == 2)
     }
 
+    @Test func openInChatTwiceAtOnceSavesOneChat() async throws {
+        let model = makeModel()
+        model.type("Erste?")
+        model.submit()
+        streaming.yield("Eins.")
+        streaming.finish()
+        history.holdCreates(true)
+        let first = Task { await model.openInChat() }
+        #expect(await ConditionWait.until { history.heldCreateCount == 1 })
+        #expect(model.isSavingChat)
+        let second = Task { await model.openInChat() }
+        #expect(await ConditionWait.until { model.joinedChatSaves == 1 }, "the second tap joined the first save")
+        history.holdCreates(false)
+        history.releaseCreates()
+        let firstChat = try #require(await first.value)
+        #expect(await second.value == firstChat)
+        #expect(history.createsWithMessages == 1)
+        #expect(!model.isSavingChat)
+    }
+
+    @Test func aQuestionAskedWhileTheLastAnswerIsSavedGetsItsOwnChat() async throws {
+        let model = makeModel()
+        model.type("Erste?")
+        model.submit()
+        streaming.yield("Eins.")
+        streaming.finish()
+        history.holdCreates(true)
+        let first = Task { await model.openInChat() }
+        #expect(await ConditionWait.until { history.heldCreateCount == 1 })
+        model.open()
+        model.type("Zweite?")
+        model.submit()
+        streaming.yield("Zwei.")
+        streaming.finish()
+        history.holdCreates(false)
+        history.releaseCreates()
+        let firstChat = try #require(await first.value)
+        let newer = try #require(await model.openInChat())
+        #expect(newer != firstChat, "the second answer gets its own chat, not the first one's")
+        #expect(try await history.messages(inConversation: firstChat).map(\.text) == ["Erste?", "Eins."])
+        #expect(try await history.messages(inConversation: newer).map(\.text) == ["Zweite?", "Zwei."])
+        #expect(await model.openInChat() == newer)
+        #expect(history.createsWithMessages == 2)
+    }
+
     @Test func aModelChoiceTheNextStartCouldNotReadIsRefused() throws {
         let model = makeModel()
         let tooLong = String(repeating: "m", count: ChatModelChoice.maximumNameBytes + 1)
