@@ -8,21 +8,23 @@ import Synchronization
     import Darwin
 #endif
 
-/// SIGINT and SIGTERM as something to await: the first `wait()` installs dispatch sources
-/// for both (ignoring the default action) and returns when either arrives. A waiting task that
-/// is cancelled stops waiting at once (a command that finished on its own ends its watcher).
+/// SIGINT and SIGTERM as something to await: while anyone waits, dispatch sources take both
+/// (their default action ignored); `wait()` returns when either arrives. After the first signal,
+/// and once the last waiter stopped waiting, the default action is back, so a second Ctrl+C (or
+/// one after a command finished watching) ends the process as usual. A waiting task that is
+/// cancelled stops waiting at once.
 final class TerminationSignal: Sendable {
     static let shared = TerminationSignal()
 
     private struct State {
-        var installed = false
+        var sources: [any DispatchSourceSignal] = []
         var fired = false
         var nextWaiter = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let state = Mutex(State())
-    nonisolated(unsafe) private var sources: [any DispatchSourceSignal] = []
+    private static let numbers = [SIGINT, SIGTERM]
 
     /// Returns when SIGINT or SIGTERM arrives (at once if one already did), or when the calling
     /// task is cancelled.
@@ -33,33 +35,49 @@ final class TerminationSignal: Sendable {
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let (install, resumeNow) = state.withLock { state in
-                    defer { state.installed = true }
+                let resumeNow = state.withLock { state in
                     let resumeNow = state.fired || Task.isCancelled
-                    if !resumeNow { state.waiters[id] = continuation }
-                    return (!state.installed, resumeNow)
+                    if !resumeNow {
+                        state.waiters[id] = continuation
+                        if state.sources.isEmpty { state.sources = install() }
+                    }
+                    return resumeNow
                 }
                 if resumeNow { continuation.resume() }
-                if install { self.install() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            let waiter = state.withLock { state in
+                let waiter = state.waiters.removeValue(forKey: id)
+                if state.waiters.isEmpty { Self.uninstall(&state.sources) }
+                return waiter
+            }
+            waiter?.resume()
         }
     }
 
-    private func install() {
-        for number in [SIGINT, SIGTERM] {
+    /// Takes both signals through dispatch sources (called with the state locked).
+    private func install() -> [any DispatchSourceSignal] {
+        Self.numbers.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in fire() }
             source.resume()
-            sources.append(source)  // only the first wait() installs, once
+            return source
         }
+    }
+
+    /// Gives both signals their default action back (called with the state locked).
+    private static func uninstall(_ sources: inout [any DispatchSourceSignal]) {
+        guard !sources.isEmpty else { return }
+        for source in sources { source.cancel() }
+        sources = []
+        for number in numbers { signal(number, SIG_DFL) }
     }
 
     private func fire() {
         let waiters = state.withLock { state in
             state.fired = true
+            Self.uninstall(&state.sources)
             defer { state.waiters.removeAll() }
             return Array(state.waiters.values)
         }
