@@ -1,4 +1,5 @@
 import Foundation
+import SybilCore
 
 /// The command line's boundary with the outside world: input bytes and two output streams.
 /// Tests pass closures that capture output; ``live`` uses the process's standard streams.
@@ -21,6 +22,9 @@ public struct CommandIO: Sendable {
     public var outputIsTerminal: Bool
     /// The terminal's size in columns and rows, when standard output is one that reports it.
     public var terminalSize: @Sendable () -> (columns: Int, rows: Int)?
+    /// Where generated secrets (a server's token) and ids come from: the system's source live,
+    /// a seeded one in tests.
+    public var random: any RandomSource
 
     /// Creates an I/O boundary from closures.
     public init(
@@ -30,7 +34,8 @@ public struct CommandIO: Sendable {
         environment: [String: String] = [:],
         waitForTermination: @escaping @Sendable () async -> Void = {},
         outputIsTerminal: Bool = false,
-        terminalSize: @escaping @Sendable () -> (columns: Int, rows: Int)? = { nil }
+        terminalSize: @escaping @Sendable () -> (columns: Int, rows: Int)? = { nil },
+        random: any RandomSource = SystemRandomSource()
     ) {
         self.readChunks = readChunks
         self.writeOutput = writeOutput
@@ -41,6 +46,7 @@ public struct CommandIO: Sendable {
         self.waitForTermination = waitForTermination
         self.outputIsTerminal = outputIsTerminal
         self.terminalSize = terminalSize
+        self.random = random
     }
 
     /// An input that could not be read.

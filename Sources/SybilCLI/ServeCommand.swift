@@ -22,7 +22,7 @@ enum ServeCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let request = try parse(arguments, environment: io.environment) else {
+        guard let request = try parse(arguments, environment: io.environment, random: io.random) else {
             io.writeOutput(HelpText.serve)
             return .success
         }
@@ -52,7 +52,11 @@ enum ServeCommand {
     }
 
     /// The request for `arguments`, or `nil` when help was asked for.
-    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
+    /// The request for `arguments`, or `nil` when help was asked for; a token nobody gave is drawn
+    /// from `random`.
+    static func parse(
+        _ arguments: [String], environment: [String: String], random: any RandomSource = SystemRandomSource()
+    ) throws(UsageError) -> Request? {
         var cursor = ArgumentCursor(arguments, command: name)
         var configuration = HTTPServer.Configuration(port: defaultPort)
         var token: String?
@@ -125,7 +129,7 @@ enum ServeCommand {
         if let token, token.isEmpty || token.contains(where: { $0.isWhitespace || !$0.isASCII }) {
             throw UsageError(command: name, message: "the token must be visible ASCII without spaces")
         }
-        options.token = token ?? randomToken()
+        options.token = token ?? randomToken(from: random)
         options.upstreamKey = environment["SYBIL_UPSTREAM_KEY"] ?? environment["OPENAI_API_KEY"]
         options.storage =
             inMemory
@@ -134,9 +138,8 @@ enum ServeCommand {
         return Request(options: options, configuration: configuration, tokenSource: tokenSource)
     }
 
-    /// 32 random hex digits.
-    static func randomToken() -> String {
-        let random = SystemRandomSource()
-        return Hex.padded(random.nextUInt64()) + Hex.padded(random.nextUInt64())
+    /// 32 random hex digits from `random`.
+    static func randomToken(from random: any RandomSource) -> String {
+        Hex.padded(random.nextUInt64()) + Hex.padded(random.nextUInt64())
     }
 }

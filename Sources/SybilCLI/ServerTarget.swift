@@ -68,7 +68,7 @@ struct ServerTarget {
         if let apiURL {
             return Connection(baseURL: apiURL, tokens: tokens(token), embedded: nil)
         }
-        var options = SybilServerOptions(token: ServeCommand.randomToken())
+        var options = SybilServerOptions(token: ServeCommand.randomToken(from: io.random))
         configure(&options)
         do {
             let server = try ReferenceServer(options: options)

@@ -86,6 +86,18 @@ struct ServeAndAskTests {
         #expect(test.stderr.contains("stopping"))
     }
 
+    @Test func aTokenNobodyGaveIsDrawnFromTheCommandsInjectedRandomSource() throws {
+        let expected = ServeCommand.randomToken(from: SeededRandomSource(seed: 5))
+        #expect(expected.count == 32 && expected.allSatisfy(\.isHexDigit))
+        let request = try #require(try ServeCommand.parse([], environment: [:], random: SeededRandomSource(seed: 5)))
+        #expect(request.options.token == expected)
+        let other = try #require(try ServeCommand.parse([], environment: [:], random: SeededRandomSource(seed: 6)))
+        #expect(other.options.token != expected)
+        let given = try #require(
+            try ServeCommand.parse(["--token", "t"], environment: [:], random: SeededRandomSource(seed: 5)))
+        #expect(given.options.token == "t")
+    }
+
     @Test func theFixturePlays127PortAnd8799WithFixtureTokenOverTheEnvironment() throws {
         let request = try #require(try ServeCommand.parse(["--fixture"], environment: ["SYBIL_TOKEN": "from-env"]))
         #expect(request.configuration.host == "127.0.0.1")
@@ -162,7 +174,7 @@ struct ServeAndAskTests {
             return try await URLSessionHTTPClient().send(request).head.status
         }
         #expect(try await status("Bearer \(token)") == 200)
-        #expect(try await status("Bearer \(ServeCommand.randomToken())") == 401)
+        #expect(try await status("Bearer \(ServeCommand.randomToken(from: SeededRandomSource(seed: 77)))") == 401)
         test.terminate()
         #expect(await running.value == 0)
     }
