@@ -1,4 +1,4 @@
-import SybilStore
+import SybilCore
 
 /// Gets a new token when the server answered 401. Implemented by the app that signs its user
 /// in (it owns the sign-in flow); `TokenProvider` calls it, single-flight. The command line

@@ -1,3 +1,4 @@
+import SybilCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -5,17 +6,6 @@ import Synchronization
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-/// Where tokens live: the Keychain on Apple platforms, owner-only files on Linux. Never plain
-/// preferences, never logs.
-public protocol SecretStore: Sendable {
-    /// The secret for `account`, or `nil`.
-    func secret(for account: String) throws -> String?
-    /// Stores `value` for `account`.
-    func setSecret(_ value: String, for account: String) throws
-    /// Removes the secret for `account`.
-    func removeSecret(for account: String) throws
-}
 
 /// Why a secret could not be used.
 public enum SecretStoreError: Error, Sendable, Hashable, CustomStringConvertible {
