@@ -1,0 +1,44 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilStore
+import SybilTesting
+import SybilTimeline
+import SybilWire
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// Each benchmark times the Sybil code and a baseline doing comparable work on the same bytes
+// in the same run, best of several repetitions, and prints the ratio: these machines are
+// noisy, so only ratios are compared across runs. Wall-clock time is right here: this is a
+// benchmark, not a test of a rule.
+
+let repetitions = Int(ProcessInfo.processInfo.environment["SYBIL_BENCH_REPETITIONS"] ?? "") ?? 5
+let clock = ContinuousClock()
+
+func best(_ body: () -> Void) -> Double {
+    var fastest = Double.infinity
+    for _ in 0..<repetitions {
+        let start = clock.now
+        body()
+        let elapsed = start.duration(to: clock.now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        fastest = min(fastest, seconds)
+    }
+    return fastest
+}
+
+func format(_ value: Double, _ digits: Int = 2) -> String {
+    String(format: "%.\(digits)f", value)
+}
+
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}

@@ -1,0 +1,132 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilStore
+import SybilTesting
+import SybilTimeline
+import SybilWire
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// MARK: WebSocket echo and the SSE transport
+
+extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}
+
+/// A loopback server that answers the WebSocket handshake and echoes every message, or (for
+/// the baseline) echoes raw bytes without any framing.
+func echoServer(webSocket: Bool) throws -> LoopbackHTTPServer {
+    try LoopbackHTTPServer { request, connection in
+        if webSocket {
+            let accept = WebSocketHandshake.acceptValue(for: request.header("Sec-WebSocket-Key") ?? "")
+            connection.write(
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Accept: \(accept)\r\n\r\n")
+            var decoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 1 << 24)
+            while true {
+                while let frame = try? decoder.nextFrame() {
+                    if frame.opcode == .close {
+                        connection.write(
+                            WebSocketFrame(opcode: .close, payload: frame.payload).encoded(maskingKey: nil))
+                        return
+                    }
+                    connection.write(
+                        WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload).encoded(
+                            maskingKey: nil))
+                }
+                let bytes = connection.read(maximum: 1 << 20)
+                if bytes.isEmpty { return }
+                decoder.append(bytes)
+            }
+        } else {
+            connection.write("HTTP/1.1 200 OK\r\n\r\n")  // the client starts echoing after this
+            while true {
+                let bytes = connection.read(maximum: 1 << 20)
+                if bytes.isEmpty { return }
+                connection.write(bytes)
+            }
+        }
+    }
+}
+
+/// Round trips of `size`-byte messages over a raw TCP echo: the baseline.
+func rawEchoSeconds(port: UInt16, size: Int, count: Int, request: String) -> Double {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    var yes: Int32 = 1
+    setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+    _ = request.withCString { send(descriptor, $0, strlen($0), 0) }  // the server reads a request head first
+    let payload = [UInt8](repeating: 0x61, count: size)
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var answer: [UInt8] = []
+    while !answer.ends(with: Array("\r\n\r\n".utf8)) {
+        let got = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, 1, 0) }
+        if got <= 0 { return .infinity }
+        answer.append(buffer[0])
+    }
+    let start = clock.now
+    for _ in 0..<count {
+        var sent = 0
+        while sent < size { sent += payload[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) } }
+        var received = 0
+        while received < size {
+            let got = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, min($0.count, size - received), 0)
+            }
+            if got <= 0 { return .infinity }
+            received += got
+        }
+    }
+    return seconds(start.duration(to: clock.now))
+}
+
+func benchmarkWebSocket() async {
+    for (size, count) in [(16 << 10, 2_000), (1 << 20, 100)] {
+        do {
+            let server = try echoServer(webSocket: true)
+            let socket = try await SocketWebSocket.connect(
+                to: URL(string: "ws://127.0.0.1:\(server.port)/echo")!,
+                options: WebSocketOptions(maximumMessage: 1 << 24),
+                random: SeededRandomSource(seed: 3), clock: ContinuousClock())
+            let payload = [UInt8](repeating: 0x61, count: size)
+            var iterator = socket.incoming.makeAsyncIterator()
+            let start = clock.now
+            for _ in 0..<count {
+                try socket.send(binary: payload)
+                guard case .binary(let echoed)? = try await iterator.next(), echoed.count == size else {
+                    print("websocket: the echo went wrong")
+                    return
+                }
+            }
+            let wsSeconds = seconds(start.duration(to: clock.now))
+            socket.close(code: 1000, reason: "")
+            let raw = try echoServer(webSocket: false)
+            let rawSeconds = rawEchoSeconds(port: raw.port, size: size, count: count, request: "GET / HTTP/1.1\r\n\r\n")
+            let megabytes = Double(size * count) / 1_048_576
+            print(
+                "websocket echo \(size >> 10) KiB x \(count): \(format(Double(count) / wsSeconds, 0)) round trips/s, "
+                    + "\(format(megabytes / wsSeconds, 0)) MiB/s each way; raw TCP echo \(format(Double(count) / rawSeconds, 0)) round trips/s; "
+                    + "ratio \(format(rawSeconds / wsSeconds * 100, 1)) % of raw")
+        } catch {
+            print("websocket: \(error)")
+        }
+    }
+}
