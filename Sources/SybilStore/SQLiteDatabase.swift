@@ -108,14 +108,38 @@ public final class SQLiteDatabase {
     }
 
     /// Runs `body` in a transaction, committing when it returns and rolling back when it throws.
+    /// Called inside another transaction it becomes a savepoint: its own work is undone when it
+    /// throws, and the outer transaction decides about the rest (it may catch and go on).
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        guard transactionDepth == 0 else { return try savepoint(body) }
         try execute("BEGIN IMMEDIATE")
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
         do {
             let result = try body()
             try execute("COMMIT")
             return result
         } catch {
             try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The nesting of ``transaction(_:)`` calls now running (0: none).
+    private var transactionDepth = 0
+
+    private func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let name = "sybil_savepoint_\(transactionDepth)"
+        try execute("SAVEPOINT \(name)")
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        do {
+            let result = try body()
+            try execute("RELEASE \(name)")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO \(name)")
+            try? execute("RELEASE \(name)")
             throw error
         }
     }

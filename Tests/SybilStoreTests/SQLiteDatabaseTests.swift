@@ -44,6 +44,34 @@ struct SQLiteDatabaseTests {
         #expect(error.description == "SQLite error 1: no such table: missing (while running: SELECT * FROM missing)")
     }
 
+    @Test func aNestedTransactionIsASavepointTheOuterOneDecidesAbout() throws {
+        struct Refused: Error {}
+        let database = try SQLiteDatabase(.inMemory)
+        try database.execute("CREATE TABLE t (v INTEGER)")
+        try database.transaction {
+            try database.query("INSERT INTO t VALUES (1)")
+            #expect(throws: Refused.self) {
+                try database.transaction {
+                    try database.query("INSERT INTO t VALUES (2)")
+                    throw Refused()
+                }
+            }
+            try database.transaction { try database.query("INSERT INTO t VALUES (3)") }
+        }
+        #expect(try database.query("SELECT v FROM t ORDER BY v") == [[.integer(1)], [.integer(3)]])
+        // An outer failure undoes what inner transactions committed to it.
+        #expect(throws: Refused.self) {
+            try database.transaction {
+                try database.transaction { try database.query("INSERT INTO t VALUES (4)") }
+                throw Refused()
+            }
+        }
+        #expect(try database.query("SELECT count(*) FROM t") == [[.integer(2)]])
+        // And the connection is usable for a plain transaction afterwards.
+        try database.transaction { try database.query("INSERT INTO t VALUES (5)") }
+        #expect(try database.query("SELECT count(*) FROM t") == [[.integer(3)]])
+    }
+
     @Test func failedTransactionRollsBack() throws {
         struct Boom: Error {}
         let database = try SQLiteDatabase(.inMemory)
