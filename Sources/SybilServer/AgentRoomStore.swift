@@ -10,6 +10,10 @@ import SybilWire
 /// of the turn is stored with the turn's progress in one transaction too, so a crash at any
 /// point leaves either the whole step or none of it, and the next start finishes the turn.
 actor AgentRoomStore {
+    /// SQLite work (and its fsync) runs on this queue, off the cooperative thread pool.
+    private let executor = SerialQueueExecutor(label: "sybil.server.agent-room")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     /// A stored message: its sequence orders it and makes its id and cursor.
     struct Row: Sendable, Hashable {
         var sequence: Int64

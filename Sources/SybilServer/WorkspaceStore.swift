@@ -7,6 +7,10 @@ import SybilWire
 /// uploads, and — in memory — each chat's live overlay and run queue. Loads and settlements happen in one actor turn each, so a load never
 /// sees a row both in history and in the overlay.
 actor WorkspaceStore {
+    /// SQLite work (and its fsync) runs on this queue, off the cooperative thread pool.
+    private let executor = SerialQueueExecutor(label: "sybil.server.workspaces")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     /// A history row: its sequence (order, id and cursor) and the contract block.
     struct Row: Sendable, Hashable {
         var sequence: Int64
