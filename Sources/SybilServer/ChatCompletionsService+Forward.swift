@@ -5,13 +5,10 @@ import SybilWire
 import Synchronization
 
 extension ChatCompletionsService {
-    /// The largest upstream answer relayed whole (errors, whole completions, model lists).
-    static let maximumUpstreamBodyBytes = 1 << 20
-
     /// Sends `body` to the upstream. A streamed answer (200, `text/event-stream`) is parsed and
     /// re-emitted through the registry under this server's own stream id and event ids, so a
-    /// client that drops resumes from what this server buffered; any other answer is relayed
-    /// whole with its status.
+    /// client that drops resumes from what this server buffered; any other answer is read
+    /// whole and mapped by ``UpstreamAnswer`` (relayed, or one of this server's errors).
     func forward(_ body: [UInt8], to base: URL, with client: any HTTPClient) async -> HTTPServerResponse {
         let request = HTTPRequest(
             method: "POST", url: APIEndpoint.url(base: base, path: "v1/chat/completions"),
@@ -20,7 +17,7 @@ extension ChatCompletionsService {
         do {
             response = try await client.send(request)
         } catch {
-            return Self.unreachable(error)
+            return UpstreamAnswer.failure(error, answerStarted: false).response
         }
         let contentType = response.head.headers["Content-Type"] ?? ""
         guard response.head.status == 200, contentType.lowercased().hasPrefix("text/event-stream") else {
@@ -31,17 +28,19 @@ extension ChatCompletionsService {
         return startStream(id: id) { [self] in await reemit(upstreamBody, as: id) }
     }
 
-    /// `GET /v1/models[/{id}]` with `--upstream`: the upstream's own answer, relayed (the models
-    /// a forwarding server offers are the upstream's).
+    /// `GET /v1/models[/{id}]` with `--upstream`: the upstream's own answer, mapped by
+    /// ``UpstreamAnswer`` (the models a forwarding server offers are the upstream's).
     func forwardModels(path: String, to base: URL, with client: any HTTPClient) async -> HTTPServerResponse {
         let request = HTTPRequest(
             url: APIEndpoint.url(base: base, path: path), headers: upstreamHeaders(accept: "application/json"),
             timeout: .seconds(30))
+        let response: HTTPStreamingResponse
         do {
-            return await Self.relay(try await client.send(request))
+            response = try await client.send(request)
         } catch {
-            return Self.unreachable(error)
+            return UpstreamAnswer.failure(error, answerStarted: false).response
         }
+        return await Self.relay(response)
     }
 
     private func upstreamHeaders(accept: String) -> HTTPHeaders {
@@ -100,9 +99,12 @@ extension ChatCompletionsService {
                 return try await group.next() ?? true
             }
             if !ended { fail("The upstream stream ended before [DONE].") }
+        } catch let error as UpstreamStalled {
+            fail("The upstream stream failed: \(error).")
         } catch {
             if Task.isCancelled { return }
-            fail("The upstream stream failed: \(error).")
+            // The platform's error text names the upstream's address: not for the client.
+            fail("The upstream stream broke off before [DONE].")
         }
     }
 
@@ -144,30 +146,26 @@ extension ChatCompletionsService {
         return JSONWriter().string(from: .object(object))
     }
 
+    /// Reads an answer that is not a stream whole (at most ``UpstreamAnswer/maximumBodyBytes``,
+    /// and only when it may be relayed) and maps it through ``UpstreamAnswer/relay(status:headers:body:)``.
     private static func relay(_ response: HTTPStreamingResponse) async -> HTTPServerResponse {
-        var forwarded = HTTPHeaders()
-        for name in ["Content-Type", "Retry-After"] {
-            // Values are written through HTTPResponseWriter, which neutralises line breaks.
-            if let value = response.head.headers[name] { forwarded.set(name, value) }
+        let head = response.head
+        guard UpstreamAnswer.relaysBody(status: head.status) else {
+            // Nothing of it reaches the client: the body is not read (an upstream 101 would
+            // never end it).
+            return UpstreamAnswer.relay(status: head.status, headers: head.headers, body: [])
         }
+        let limit = UpstreamAnswer.maximumBodyBytes
         do {
-            let bytes = try await response.collect(limit: maximumUpstreamBodyBytes + 1)
-            guard bytes.count <= maximumUpstreamBodyBytes else {
+            let bytes = try await response.collect(limit: limit + 1)
+            guard bytes.count <= limit else {
                 return APIError(
-                    status: 502, message: "The upstream answer is over \(maximumUpstreamBodyBytes) bytes.",
-                    code: "upstream_too_large"
+                    status: 502, message: "The upstream answer is over \(limit) bytes.", code: "upstream_too_large"
                 ).response
             }
-            return HTTPServerResponse(status: response.head.status, headers: forwarded, body: .bytes(bytes))
+            return UpstreamAnswer.relay(status: head.status, headers: head.headers, body: bytes)
         } catch {
-            return APIError(status: 502, message: "The upstream answer failed: \(error).", code: "upstream_failed")
-                .response
+            return UpstreamAnswer.failure(error, answerStarted: true).response
         }
-    }
-
-    private static func unreachable(_ error: any Error) -> HTTPServerResponse {
-        APIError(
-            status: 503, message: "The upstream server could not be reached: \(error).", code: "upstream_unavailable"
-        ).response
     }
 }

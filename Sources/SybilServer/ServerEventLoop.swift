@@ -361,8 +361,9 @@ final class ServerEventLoop: @unchecked Sendable {
                     continue
                 case .close:
                     // The session sees the close, may finish what it was sending, and its
-                    // end (or the sweep, if it lingers) sends our close frame.
-                    let (code, reason) = Self.closeDetails(frame.payload)
+                    // end (or the sweep, if it lingers) sends our close frame. A close frame
+                    // that breaks RFC 6455 §5.5.1/§7.4 throws: it is answered 1002 or 1007 below.
+                    let (code, reason) = try WebSocketCloseCode.parse(closePayload: frame.payload)
                     connection.webSocketPeerClose = (
                         code == 1005 ? WebSocketCloseCode.normal : code, configuration.uptime()
                     )
@@ -383,12 +384,6 @@ final class ServerEventLoop: @unchecked Sendable {
             socket.receive(.closed(code: error.closeCode, reason: error.message))
             sendClose(connection, code: error.closeCode, reason: error.message)
         }
-    }
-
-    private static func closeDetails(_ payload: [UInt8]) -> (UInt16, String) {
-        guard payload.count >= 2 else { return (1005, "") }
-        let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
-        return (code, String(decoding: payload[2...], as: UTF8.self))
     }
 
     private func sendClose(_ connection: ServerConnection, code: UInt16, reason: String) {

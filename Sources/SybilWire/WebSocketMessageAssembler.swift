@@ -74,54 +74,9 @@ public struct WebSocketMessageAssembler: Sendable {
         return .text(text)
     }
 
-    /// Reads a close payload: empty, or a 2-byte code that may be sent plus a UTF-8 reason.
+    /// Reads a close payload through ``WebSocketCloseCode/parse(closePayload:)``.
     static func close(_ payload: [UInt8]) throws(WebSocketProtocolError) -> WebSocketEvent {
-        if payload.isEmpty { return .close(code: 1005, reason: "") }
-        guard payload.count >= 2 else { throw WebSocketProtocolError(closeCode: 1002, "a close payload of one byte") }
-        let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
-        guard WebSocketCloseCode.mayBeSent(code) else {
-            throw WebSocketProtocolError(closeCode: 1002, "close code \(code) may not be sent")
-        }
-        guard let reason = String(validating: payload[2...], as: UTF8.self) else {
-            throw WebSocketProtocolError(closeCode: 1007, "a close reason is not valid UTF-8")
-        }
+        let (code, reason) = try WebSocketCloseCode.parse(closePayload: payload)
         return .close(code: code, reason: reason)
-    }
-}
-
-/// Close codes (RFC 6455 §7.4).
-public enum WebSocketCloseCode {
-    /// Normal closure.
-    public static let normal: UInt16 = 1000
-    /// Going away.
-    public static let goingAway: UInt16 = 1001
-    /// Protocol error.
-    public static let protocolError: UInt16 = 1002
-    /// Policy violation (used for failed authentication).
-    public static let policyViolation: UInt16 = 1008
-    /// Message too big.
-    public static let messageTooBig: UInt16 = 1009
-    /// The open proxy that attachments need is unavailable (Sybil's application code).
-    public static let openProxyUnavailable: UInt16 = 4503
-
-    /// Whether a peer may put `code` in a close frame: 1000–1003, 1007–1011, and the
-    /// registered and private ranges 3000–4999.
-    public static func mayBeSent(_ code: UInt16) -> Bool {
-        switch code {
-        case 1000...1003, 1007...1011, 3000...4999: true
-        default: false
-        }
-    }
-
-    /// A close payload: the code, then the reason (truncated to fit 125 bytes on a character
-    /// boundary).
-    public static func payload(code: UInt16, reason: String) -> [UInt8] {
-        var reasonBytes: [UInt8] = []
-        for scalar in reason.unicodeScalars {
-            let encoded = Array(String(scalar).utf8)
-            guard reasonBytes.count + encoded.count <= 123 else { break }
-            reasonBytes.append(contentsOf: encoded)
-        }
-        return [UInt8(code >> 8), UInt8(code & 0xFF)] + reasonBytes
     }
 }

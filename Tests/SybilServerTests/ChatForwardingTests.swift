@@ -18,6 +18,10 @@ struct ChatForwardingTests {
             var failure: (any Error & Sendable)?
             /// The body stays open after its chunks (an upstream gone silent).
             var keepsOpen = false
+            /// Thrown by `send` instead of answering (an upstream unreachable or timing out).
+            var sendFailure: (any Error & Sendable)?
+            /// More response headers.
+            var headers: [(String, String)] = []
         }
 
         private let answers: Mutex<[Answer]>
@@ -31,6 +35,7 @@ struct ChatForwardingTests {
         func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
             seen.withLock { $0.append(request) }
             let answer = answers.withLock { $0.removeFirst() }
+            if let failure = answer.sendFailure { throw failure }
             let (body, feed) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
             for chunk in answer.chunks { feed.yield(Array(chunk.utf8)) }
             if answer.keepsOpen {
@@ -40,7 +45,8 @@ struct ChatForwardingTests {
             }
             return HTTPStreamingResponse(
                 head: HTTPResponseHead(
-                    status: answer.status, headers: HTTPHeaders([("Content-Type", answer.contentType)])),
+                    status: answer.status, headers: HTTPHeaders([("Content-Type", answer.contentType)] + answer.headers)
+                ),
                 body: body)
         }
     }
@@ -165,7 +171,10 @@ struct ChatForwardingTests {
         let app = try app(upstream)
         let limited = await send(app, "POST", "/v1/chat/completions", body: request)
         #expect(limited.status == 429)
-        #expect(String(decoding: limited.bodyBytes ?? [], as: UTF8.self) == #"{"error":{"message":"slow down"}}"#)
+        #expect(
+            String(decoding: limited.bodyBytes ?? [], as: UTF8.self)
+                == #"{"error":{"message":"slow down","type":"rate_limit_error","code":"rate_limited"}}"#,
+            "relayed in the shared error shape")
         let models = await send(app, "GET", "/v1/models")
         #expect(models.status == 200)
         #expect(String(decoding: models.bodyBytes ?? [], as: UTF8.self) == #"{"object":"list","data":[]}"#)

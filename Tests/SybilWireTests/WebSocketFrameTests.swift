@@ -164,13 +164,24 @@ struct WebSocketFrameTests {
         #expect(
             try assembler.add(WebSocketFrame(opcode: .close, payload: proxy))
                 == .close(code: 4503, reason: "open proxy unavailable"))
-        for code: UInt16 in [999, 1004, 1005, 1006, 1015, 2999, 5000] {
-            #expect(throws: WebSocketProtocolError.self, "code \(code)") {
+        for code: UInt16 in [0, 999, 1004, 1005, 1006, 1015, 1016, 1100, 2000, 2999, 5000] {
+            #expect(throws: WebSocketProtocolError(closeCode: 1002, "close code \(code) may not be sent")) {
                 try assembler.add(
                     WebSocketFrame(opcode: .close, payload: WebSocketCloseCode.payload(code: code, reason: "")))
             }
         }
-        #expect(throws: WebSocketProtocolError.self) { try assembler.add(WebSocketFrame(opcode: .close, payload: [3])) }
+        for code: UInt16 in [1000, 1003, 1007, 1011, 1012, 1013, 1014, 3000, 4999] {
+            #expect(
+                try assembler.add(
+                    WebSocketFrame(opcode: .close, payload: WebSocketCloseCode.payload(code: code, reason: "x")))
+                    == .close(code: code, reason: "x"))
+        }
+        #expect(throws: WebSocketProtocolError(closeCode: 1002, "a close payload of one byte")) {
+            try assembler.add(WebSocketFrame(opcode: .close, payload: [3]))
+        }
+        #expect(throws: WebSocketProtocolError(closeCode: 1007, "a close reason is not valid UTF-8")) {
+            try assembler.add(WebSocketFrame(opcode: .close, payload: [0x03, 0xE8, 0xC3, 0x28]))
+        }
         let long = WebSocketCloseCode.payload(code: 1000, reason: String(repeating: "é", count: 100))
         #expect(long.count <= 125)
         #expect(String(validating: long[2...], as: UTF8.self) != nil, "truncated on a character boundary")
