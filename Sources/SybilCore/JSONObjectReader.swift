@@ -19,19 +19,24 @@ public struct JSONObjectReader: Sendable {
             // A hostile object may have hundreds of thousands of members: linear, not quadratic.
             var seen = Set<String>(minimumCapacity: members.count)
             for member in members where !seen.insert(member.key).inserted {
-                throw .contract(
-                    path.appending(key: member.key), "member \(JSONWriter.quoted(member.key)) appears more than once")
+                throw .contract(path.appending(key: member.key), Self.duplicateKey(member.key))
             }
         } else if members.count > 1 {
             for position in 1..<members.count {
                 let key = members[position].key
                 for earlier in 0..<position where members[earlier].key == key {
-                    throw .contract(path.appending(key: key), "member \(JSONWriter.quoted(key)) appears more than once")
+                    throw .contract(path.appending(key: key), Self.duplicateKey(key))
                 }
             }
         }
         self.object = object
         self.path = path
+    }
+
+    /// What a member named twice is told: `duplicate key 'x'`, the name escaped as in JSON
+    /// and cut at 80 characters.
+    public static func duplicateKey(_ key: String) -> String {
+        "duplicate key '\(JSONWriter.quoted(String(key.prefix(80))).dropFirst().dropLast())'"
     }
 
     // MARK: Key sets

@@ -75,6 +75,10 @@ final class AgentRoomService: Sendable {
     /// `POST agent/messages`.
     func submit(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
         let submission = try Self.decodeBody(request.body, AgentRoomSubmission.decode)
+        for (index, uploadId) in submission.attachments.enumerated() where !UploadNames.isUploadId(uploadId) {
+            throw APIError.invalid(
+                "attachments[\(index)] \(UploadNames.uploadIdRule).", param: "attachments[\(index)]")
+        }
         let fingerprint = JSONWriter().string(
             from: [
                 "text": .string(submission.text), "createdAt": .number(JSONNumber(submission.createdAt)),
@@ -158,15 +162,17 @@ final class AgentRoomService: Sendable {
         return .json(["upload": stored.jsonValue], status: created ? 201 : 200)
     }
 
-    /// `GET agent/uploads/{uploadId}/original`.
+    /// `GET agent/uploads/{uploadId}/original`: the bytes as a download, never as a page
+    /// (see ``AgentOriginalHeaders``).
     func original(uploadId: String) async throws -> HTTPServerResponse {
+        guard UploadNames.isUploadId(uploadId) else {
+            throw APIError.invalid("uploadId \(UploadNames.uploadIdRule).", param: "uploadId")
+        }
         guard let upload = try await store.upload(uploadId) else {
             throw APIError.notFound("No upload \(uploadId).")
         }
-        var headers = HTTPHeaders()
-        headers.set("Content-Type", upload.descriptor.mimeType)
-        headers.set("X-Content-SHA256", upload.descriptor.sha256)
-        return HTTPServerResponse(status: 200, headers: headers, body: .bytes(upload.bytes))
+        return HTTPServerResponse(
+            status: 200, headers: AgentOriginalHeaders.headers(for: upload.descriptor), body: .bytes(upload.bytes))
     }
 
     // MARK: Uploads
@@ -175,17 +181,19 @@ final class AgentRoomService: Sendable {
     /// and `Content-Type`.
     private static func rawUpload(_ request: HTTPServerRequest) throws -> AgentUploadForm.Upload {
         guard let uploadId = request.headers["X-Upload-Id"] else {
-            throw APIError.invalid(
-                "X-Upload-Id must be an id of 1 to 128 visible ASCII characters without '/'.", param: "X-Upload-Id")
+            throw APIError.invalid("X-Upload-Id \(UploadNames.uploadIdRule).", param: "X-Upload-Id")
         }
-        guard let encodedName = request.headers["X-File-Name"] else {
-            throw APIError.invalid("X-File-Name must be a percent-encoded file name without '/'.", param: "X-File-Name")
+        guard let encodedName = request.headers["X-File-Name"],
+            let fileName = UploadNames.percentDecoded(encodedName)
+        else {
+            throw APIError.invalid(
+                "X-File-Name must be a file name in percent-encoded UTF-8 without '/'.", param: "X-File-Name")
         }
         guard let mimeType = request.headers["Content-Type"]?.split(separator: ";").first.map(String.init) else {
             throw APIError.invalid("Content-Type must be the file's MIME type, e.g. text/plain.", param: "Content-Type")
         }
         return AgentUploadForm.Upload(
-            uploadId: uploadId, fileName: HTTPServerRequest.percentDecoded(Substring(encodedName)),
+            uploadId: uploadId, fileName: fileName,
             mimeType: mimeType.trimmingCharacters(in: .whitespaces).lowercased(), bytes: request.body)
     }
 
@@ -196,20 +204,13 @@ final class AgentRoomService: Sendable {
         let idParam = multipart ? "uploadId" : "X-Upload-Id"
         let nameParam = multipart ? "file" : "X-File-Name"
         let typeParam = multipart ? "file" : "Content-Type"
-        guard (1...AgentUploadForm.maxUploadIdBytes).contains(upload.uploadId.utf8.count),
-            upload.uploadId.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") })
-        else {
-            throw APIError.invalid(
-                "\(idParam) must be an id of 1 to 128 visible ASCII characters without '/'.", param: idParam)
+        guard UploadNames.isUploadId(upload.uploadId) else {
+            throw APIError.invalid("\(idParam) \(UploadNames.uploadIdRule).", param: idParam)
         }
         let fileName = upload.fileName
-        guard !fileName.trimmingCharacters(in: .whitespaces).isEmpty, !fileName.contains("/"),
-            fileName.utf8.count <= 1024,
-            !fileName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
+        guard UploadNames.isFileName(fileName) else {
             throw APIError.invalid(
-                "The file name must be 1 to 1024 bytes without '/' or control characters\(multipart ? "" : ", percent-encoded").",
-                param: nameParam)
+                "The file name \(UploadNames.fileNameRule)\(multipart ? "" : ", percent-encoded").", param: nameParam)
         }
         let typeParts = upload.mimeType.split(separator: "/", omittingEmptySubsequences: false)
         guard typeParts.count == 2, typeParts.allSatisfy({ !$0.isEmpty && !$0.contains(where: \.isWhitespace) }) else {

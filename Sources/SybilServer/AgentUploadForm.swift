@@ -18,7 +18,7 @@ struct AgentUploadForm: HTTPRequestBodyConsumer {
     }
 
     /// The longest upload id, in bytes.
-    static let maxUploadIdBytes = 128
+    static let maxUploadIdBytes = UploadNames.maxUploadIdBytes
     /// Room for the boundaries, two header blocks, a preamble and an epilogue.
     static let overheadBytes = 64 << 10
 

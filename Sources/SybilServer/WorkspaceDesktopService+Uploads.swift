@@ -4,7 +4,8 @@ import SybilNet
 import SybilWire
 
 /// Chunked uploads by call key: begin (resumable), chunks (idempotent per index), finish
-/// (with the digest), cancel. Params and answers are SybilWire's upload types.
+/// (with the digest), cancel. Params and answers are SybilWire's upload types; the file name,
+/// the path and the upload id a client sends follow ``UploadNames``.
 extension WorkspaceDesktopService {
     func upload(_ params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
         guard let callKey else {
@@ -36,7 +37,11 @@ extension WorkspaceDesktopService {
         default:
             throw APIError.invalid("'callKey' must end in :begin, :chunk:<n>, :finish or :cancel.", param: "callKey")
         }
-        switch try AttachmentUploadStep.decode(params: params, step: kind) {
+        let stepParams = try AttachmentUploadStep.decode(params: params, step: kind)
+        guard UploadNames.isUploadId(stepParams.uploadId) else {
+            throw APIError.invalid("params.uploadId \(UploadNames.uploadIdRule).", param: "params.uploadId")
+        }
+        switch stepParams {
         case .chunk(let uploadId, let index, let base64):
             return try await uploadChunk(uploadId, index: Int64(index), base64: base64, uploadKey: uploadKey)
         case .finish(let uploadId, let chunkCount):
@@ -51,6 +56,13 @@ extension WorkspaceDesktopService {
     private func beginUpload(_ request: AttachmentUploadRequest, uploadKey: String, sessionInKey: String) async throws
         -> JSONValue
     {
+        guard UploadNames.isFileName(request.fileName) else {
+            throw APIError.invalid("params.fileName \(UploadNames.fileNameRule).", param: "params.fileName")
+        }
+        guard UploadNames.isPath(request.path) else {
+            throw APIError.invalid(
+                "params.path must be at most 4096 bytes without control characters.", param: "params.path")
+        }
         let chat = try await self.chat(request.chat)
         guard chat.sessionId == sessionInKey else {
             throw APIError.invalid("The session in 'callKey' is not params.sessionId.", param: "callKey")
@@ -150,5 +162,14 @@ extension WorkspaceDesktopService {
             throw APIError.notFound("No upload \(uploadId) under \(uploadKey).")
         }
         return upload
+    }
+}
+
+extension AttachmentUploadStep {
+    /// The upload a step names.
+    fileprivate var uploadId: String {
+        switch self {
+        case .chunk(let uploadId, _, _), .finish(let uploadId, _), .cancel(let uploadId): uploadId
+        }
     }
 }

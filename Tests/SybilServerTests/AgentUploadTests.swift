@@ -124,13 +124,15 @@ struct AgentUploadTests {
                 [
                     .init(name: "uploadId", body: Array("u".utf8)),
                     .init(name: "file", fileName: "../a.txt", contentType: "text/plain", body: [1]),
-                ], "file", "The file name must be 1 to 1024 bytes without '/' or control characters."
+                ], "file",
+                "The file name must be 1 to 1024 bytes, not blank, '.' or '..', without '/' or control characters."
             ),
             (
                 [
                     .init(name: "uploadId", body: Array("u".utf8)),
                     .init(name: "file", fileName: "a\nb.txt", contentType: "text/plain", body: [1]),
-                ], "file", "The file name must be 1 to 1024 bytes without '/' or control characters."
+                ], "file",
+                "The file name must be 1 to 1024 bytes, not blank, '.' or '..', without '/' or control characters."
             ),
         ])
     func badForms(parts: [MultipartFormData.Part], param: String, message: String) async throws {

@@ -1,0 +1,84 @@
+/// The rules for what a client names an upload with, shared by the Agent room's uploads
+/// (docs/api/agent-room.md) and the workspace desktop's chunked uploads
+/// (docs/api/workspaces.md), so that nothing a client chose is stored or served back unless
+/// it is safe to show, log and use as a name:
+///
+/// - an upload id is 1 to 128 bytes of visible ASCII without `/`: `^[!-.0-~]{1,128}$`;
+/// - a file name is 1 to 1024 bytes of UTF-8, not blank, not `.` or `..`, without `/` and
+///   without characters that change how text around them is shown: control characters
+///   (C0, DEL, C1), the line and paragraph separators, and the bidirectional controls that
+///   can make `gpj.exe` read as `exe.jpg`.
+enum UploadNames {
+    /// The longest upload id, in bytes.
+    static let maxUploadIdBytes = 128
+    /// The longest file name, in UTF-8 bytes.
+    static let maxFileNameBytes = 1024
+    /// The upload id rule as the OpenAPI document states it.
+    static let uploadIdPattern = "^[!-.0-~]{1,128}$"
+    /// What a refused upload id is told, after the name of the field.
+    static let uploadIdRule = "must be an id of 1 to 128 visible ASCII characters without '/'"
+    /// What a refused file name is told, after the name of the field.
+    static let fileNameRule = "must be 1 to 1024 bytes, not blank, '.' or '..', without '/' or control characters"
+
+    /// Whether `text` is an upload id: 1 to 128 bytes, each `!`…`.` or `0`…`~`.
+    static func isUploadId(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return (1...maxUploadIdBytes).contains(utf8.count)
+            && utf8.allSatisfy { (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "/") }
+    }
+
+    /// Whether `text` is a file name a client may store.
+    static func isFileName(_ text: String) -> Bool {
+        guard (1...maxFileNameBytes).contains(text.utf8.count), text != ".", text != "..", !text.contains("/"),
+            text.unicodeScalars.contains(where: { !$0.properties.isWhitespace })
+        else { return false }
+        return !text.unicodeScalars.contains(where: isHidingCharacter)
+    }
+
+    /// Whether `text` may name a file's place on the client's device (`/` allowed): 1 to
+    /// 4096 bytes without control characters.
+    static func isPath(_ text: String) -> Bool {
+        text.utf8.count <= 4096 && !text.unicodeScalars.contains(where: isHidingCharacter)
+    }
+
+    /// Control characters (C0, DEL, C1), the line and paragraph separators, and the
+    /// bidirectional marks, embeddings, overrides and isolates.
+    static func isHidingCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// Decodes a percent-encoded UTF-8 header value (`+` stands for a space, as the route has
+    /// always read it); `nil` for a broken escape or bytes that are not UTF-8.
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(0x20)
+            case UInt8(ascii: "%"):
+                guard utf8.count >= 2, let high = hexValue(utf8[utf8.startIndex]),
+                    let low = hexValue(utf8[utf8.startIndex + 1])
+                else { return nil }
+                bytes.append(high << 4 | low)
+                utf8 = utf8.dropFirst(2)
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
