@@ -12,13 +12,7 @@ public enum PythonPeer {
     public static func python3(importing module: String) -> String? {
         candidates.first { path in
             guard FileManager.default.isExecutableFile(atPath: path) else { return false }
-            let probe = Process()
-            probe.executableURL = URL(fileURLWithPath: path)
-            probe.arguments = ["-c", "import \(module)"]
-            probe.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            guard (try? probe.run()) != nil else { return false }
-            probe.waitUntilExit()
-            return probe.terminationStatus == 0
+            return ChildProcess.run(path, ["-c", "import \(module)"], discardStandardError: true).status == 0
         }
     }
 }

@@ -70,7 +70,7 @@ final class SecurePeer: Sendable {
     let directory: String
     let certificate: String
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     init() throws {
         directory =
@@ -79,33 +79,21 @@ final class SecurePeer: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         certificate = directory + "/cert.pem"
         let key = directory + "/key.pem"
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-        ]
-        openssl.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try openssl.run()
-        openssl.waitUntilExit()
+        let openssl = ChildProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+            ], discardStandardError: true)
+        guard openssl.status == 0 else { throw CocoaError(.fileWriteUnknown) }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "Peers/tls_websocket_echo.py"
         ).path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: PythonPeer.python3!)
-        process.arguments = [script, certificate, key]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        process = try ChildProcess.spawn(PythonPeer.python3!, [script, certificate, key])
+        guard let line = process.readLine(), let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines))
         else {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
+            process.wait()
             throw CocoaError(.fileReadCorruptFile)
         }
         self.port = port
@@ -114,8 +102,8 @@ final class SecurePeer: Sendable {
     func stop() {
         // SIGKILL: a child spawned from a concurrency thread may inherit a mask that blocks
         // SIGTERM.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        process.wait()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -26,17 +26,8 @@ struct IndependentWebSocketClientTests {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Peers/websockets_client.py").path
         let python = try #require(websocketsPython)
-        let (status, output) = await blocking { () -> (Int32, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [script, "ws://127.0.0.1:\(server.http.port)", "peer-token"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            do { try process.run() } catch { return (-1, "\(error)") }
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let (status, output) = await blocking {
+            ChildProcess.run(python, [script, "ws://127.0.0.1:\(server.http.port)", "peer-token"])
         }
         #expect(status == 0, "\(output)")
         #expect(output == "ok\n")

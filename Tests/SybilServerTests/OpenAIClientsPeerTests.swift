@@ -73,19 +73,7 @@ struct OpenAIClientsPeerTests {
     private func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async -> (
         status: Int32, output: String
     ) {
-        await blocking { () -> (Int32, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            if let environment { process.environment = environment }
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            do { try process.run() } catch { return (-1, "\(error)") }
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        await blocking { ChildProcess.run(executable, arguments, environment: environment) }
     }
 }
 
