@@ -18,6 +18,21 @@ import Testing
 struct AgentRoomEndToEndTests {
     /// The reference server for the room: no pause in the agent's replies, time fixed at
     /// 1,800,000,000,000 ms (every message on one day), no rate limit in the way.
+    /// The room's server again on `port` (its clients keep their base URL). Another test's server
+    /// may briefly hold the port the kernel just freed, so binding is retried for up to 5 s.
+    private func restartRoomServer(port: Int, storage: SybilServerOptions.Storage) async throws -> ReferenceServer {
+        var attempt = 0
+        while true {
+            do {
+                return try startRoomServer(port: port, storage: storage)
+            } catch  where attempt < 100 {
+                attempt += 1
+                // Waits for the operating system to free a port (not a rule under test).
+                try await ContinuousClock().sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
     private func startRoomServer(
         port: Int = 0, storage: SybilServerOptions.Storage = .inMemory,
         _ configure: (inout SybilServerOptions) -> Void = { _ in }
@@ -126,7 +141,7 @@ struct AgentRoomEndToEndTests {
         await server.shutdown()
         await waitUntil("the drop") { isReconnecting(model) }
         guard case .reconnecting(_, let retryIn) = model.connection else { return }
-        server = try startRoomServer(port: port, storage: .directory(directory.path))
+        server = try await restartRoomServer(port: port, storage: .directory(directory.path))
         // While the room was away, another device talked to the agent.
         try await say("two", to: try client(base), id: "req-2")
         clock.advance(by: retryIn)
@@ -154,7 +169,7 @@ struct AgentRoomEndToEndTests {
         await waitUntil("the first exchange") { model.history.messages.count == 3 }
         await server.shutdown()
         await waitUntil("the drop") { isReconnecting(model) }
-        server = try startRoomServer(port: port, storage: .directory(directory.path))
+        server = try await restartRoomServer(port: port, storage: .directory(directory.path))
         try await say("two", to: try client(base), id: "req-2")
         // The backoff has not passed (the clock never moves here): coming to the foreground
         // reconnects at once.

@@ -91,7 +91,7 @@ struct WorkspaceChatLoadEnvelopeTests {
             try WorkspaceChatLoadEnvelope.decode(json: Array(text.utf8))
         }
         #expect(error.path.description == "boundaryToken")
-        #expect(error.message.contains("more than once"))
+        #expect(error.message.contains("duplicate key"))
     }
 
     @Test(

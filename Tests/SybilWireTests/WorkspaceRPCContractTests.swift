@@ -84,7 +84,7 @@ struct WorkspaceRPCContractTests {
 
     @Test func requestParamsRejectDuplicateMembers() {
         let text = #"{"method": "m", "callKey": null, "params": {"runId": "a", "runId": "b"}}"#
-        expectRejection(at: "params.runId", "more than once") { try WorkspaceRPCRequest.decode(json: Array(text.utf8)) }
+        expectRejection(at: "params.runId", "duplicate key") { try WorkspaceRPCRequest.decode(json: Array(text.utf8)) }
     }
 
     @Test func paramsReaderNamesParamsMembers() throws {
