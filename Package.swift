@@ -89,7 +89,8 @@ let package = Package(
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
         .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting", "SybilImaging"]),
         .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SybilNetTests", dependencies: ["SybilNet", "SybilStore", "SybilTesting"], exclude: ["Peers"]),
+        .testTarget(
+            name: "SybilNetTests", dependencies: ["SybilNet", "SybilStore", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(
             name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore", "SybilWire"]),
