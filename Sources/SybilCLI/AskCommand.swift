@@ -42,11 +42,8 @@ enum AskCommand {
         guard let store = ChatHistoryLocation.store(keeping: request.save, io: io, command: name) else {
             return .cannotCreate
         }
-        let connection = request.target.connect(command: name, io: io) { options in
-            options.seed = request.seed
-            options.pace = .milliseconds(15)
-        }
-        guard let connection else { return .unavailable }
+        guard let connection = ChatClientStack.connect(request.target, seed: request.seed, command: name, io: io)
+        else { return .unavailable }
         let status = await ask(request, store: store, connection: connection, io: io)
         await connection.close()
         return status

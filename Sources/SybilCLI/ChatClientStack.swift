@@ -28,6 +28,18 @@ struct ChatClientStack {
     }
 
     /// Milliseconds since 1970 from the system clock.
+    /// The chat commands' connection: `target`, or the embedded server pacing its scripted
+    /// tokens like a model (15 ms) with the agent seeded by `seed`; `nil` (reason on stderr)
+    /// when it cannot start.
+    nonisolated static func connect(_ target: ServerTarget, seed: UInt64, command: String, io: CommandIO)
+        -> ServerTarget.Connection?
+    {
+        target.connect(command: command, io: io) { options in
+            options.seed = seed
+            options.pace = .milliseconds(15)
+        }
+    }
+
     static let now = LiveClock.milliseconds
 
     /// Random version-4 UUIDs.

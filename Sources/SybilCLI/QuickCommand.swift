@@ -36,11 +36,8 @@ enum QuickCommand {
         guard let store = ChatHistoryLocation.store(keeping: request.openInChat, io: io, command: name) else {
             return .cannotCreate
         }
-        let connection = request.target.connect(command: name, io: io) { options in
-            options.seed = request.seed
-            options.pace = .milliseconds(15)
-        }
-        guard let connection else { return .unavailable }
+        guard let connection = ChatClientStack.connect(request.target, seed: request.seed, command: name, io: io)
+        else { return .unavailable }
         let status = await ask(request, preferences: preferences, store: store, connection: connection, io: io)
         await connection.close()
         return status
