@@ -5,7 +5,8 @@ import SybilNet
 public struct HTTPRequestHead: Sendable, Hashable {
     /// `GET`, `POST`, …
     public var method: String
-    /// The request target, e.g. `/v1/chat/completions?x=1`.
+    /// The request target, e.g. `/v1/chat/completions?x=1`; an absolute-form target
+    /// (`http://host/v1/models`) is reduced to its origin form when parsed.
     public var target: String
     /// 0 for HTTP/1.0, 1 for HTTP/1.1.
     public var minorVersion: Int
@@ -117,12 +118,21 @@ public struct HTTPRequestParser: Sendable {
         return false
     }
 
-    /// Feeds received bytes; returns what they complete.
+    /// Feeds received bytes; returns what they complete. When they also hold something
+    /// malformed, the error is thrown and the events before it are lost: a server answering
+    /// pipelined requests uses ``feed(_:into:)``.
     public mutating func feed(_ bytes: some Collection<UInt8>) throws(HTTPParseError) -> [Event] {
-        buffer.append(contentsOf: bytes)
         var events: [Event] = []
-        while try step(&events) {}
+        try feed(bytes, into: &events)
         return events
+    }
+
+    /// Feeds received bytes and appends what they complete to `events`; the events for the
+    /// requests before a malformed one are appended before its error is thrown, so each
+    /// request read is answered in order.
+    public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [Event]) throws(HTTPParseError) {
+        buffer.append(contentsOf: bytes)
+        while try step(&events) {}
     }
 
     /// Advances once; returns whether it made progress.
@@ -130,6 +140,10 @@ public struct HTTPRequestParser: Sendable {
         switch state {
         case .head:
             guard let end = Self.headEnd(in: buffer, from: headScanned) else {
+                // A head that can never become valid is refused now, not after the request
+                // timeout: a bare LF, or a first byte that cannot start a method (a TLS
+                // ClientHello starts with 0x16).
+                try Self.refuseEarly(buffer, from: max(0, headScanned - 1))
                 headScanned = max(0, buffer.count - 3)
                 if buffer.count > maximumHeadBytes { throw .headersTooLarge(limit: maximumHeadBytes) }
                 return false
@@ -159,7 +173,14 @@ public struct HTTPRequestParser: Sendable {
                 if buffer.count > 1_024 { throw .badRequest("a chunk-size line is longer than 1024 bytes") }
                 return false
             }
-            let sizeText = line.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+            // chunk-size [ *( BWS ";" BWS ext-name [ BWS "=" BWS ext-value ] ) ]: extensions
+            // are legal and ignored (RFC 9112 §7.1.1).
+            guard !line.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else {
+                throw .badRequest("a control character in a chunk-size line")
+            }
+            var sizeBytes = line[..<(line.firstIndex(of: UInt8(ascii: ";")) ?? line.endIndex)]
+            while let last = sizeBytes.last, last == 0x20 || last == 0x09 { sizeBytes = sizeBytes.dropLast() }
+            let sizeText = String(decoding: sizeBytes, as: UTF8.self)
             guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(\.isHexDigit),
                 let size = Int(sizeText, radix: 16)
             else { throw .badRequest("invalid chunk size \(sizeText.debugDescription)") }
@@ -189,8 +210,47 @@ public struct HTTPRequestParser: Sendable {
                 if buffer.count > maximumHeadBytes { throw .headersTooLarge(limit: maximumHeadBytes) }
                 return false
             }
-            if line.isEmpty { finishRequest(&events) }
+            if line.isEmpty {
+                finishRequest(&events)
+            } else {
+                try Self.checkTrailer(line)
+            }
             return true
+        }
+    }
+
+    /// Throws for the start of a head that no more bytes can make valid.
+    private static func refuseEarly(_ buffer: [UInt8], from start: Int) throws(HTTPParseError) {
+        guard let first = buffer.first else { return }
+        if first == 0x16 {
+            throw .badRequest("this server speaks plain HTTP; a TLS handshake was received")
+        }
+        guard isTokenByte(first) else {
+            throw .badRequest("a request line starts with byte 0x\(String(first, radix: 16))")
+        }
+        var index = max(start, 0)
+        while index < buffer.count {
+            if buffer[index] == 0x0A, index == 0 || buffer[index - 1] != 0x0D {
+                throw .badRequest("a bare LF in the request head")
+            }
+            index += 1
+        }
+    }
+
+    /// A trailer field is a field line like a header's (RFC 9112 §7.1.2): a token name, a
+    /// colon, no folding, no CR or NUL.
+    private static func checkTrailer(_ line: [UInt8]) throws(HTTPParseError) {
+        guard let first = line.first, first != 0x20, first != 0x09 else {
+            throw .badRequest("a trailer line starts with white space (folded lines are not allowed)")
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            throw .badRequest("trailer line without a colon")
+        }
+        guard colon > 0, line[..<colon].allSatisfy(isTokenByte) else {
+            throw .badRequest("invalid trailer name")
+        }
+        guard !line.contains(where: { $0 == 0 || $0 == 0x0D || $0 == 0x0A }) else {
+            throw .badRequest("a CR, LF or NUL in a trailer line")
         }
     }
 
@@ -200,6 +260,8 @@ public struct HTTPRequestParser: Sendable {
         let lengths = head.headers.fields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
         let encodings = head.headers.fields.filter { $0.name.lowercased() == "transfer-encoding" }.map(\.value)
         if !encodings.isEmpty {
+            // RFC 9112 §6.1: HTTP/1.0 has no transfer codings; such a message's framing is faulty.
+            guard head.minorVersion == 1 else { throw .badRequest("Transfer-Encoding in an HTTP/1.0 request") }
             guard lengths.isEmpty else { throw .badRequest("both Content-Length and Transfer-Encoding are present") }
             let coding = encodings.joined(separator: ",").lowercased().trimmingCharacters(in: .whitespaces)
             guard coding == "chunked" else { throw .unsupportedTransferEncoding(coding) }
@@ -227,9 +289,9 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Removes and returns one CRLF-terminated line, without the CRLF.
-    private mutating func takeLine() -> String? {
+    private mutating func takeLine() -> [UInt8]? {
         guard let end = buffer.firstRange(of: [0x0D, 0x0A]) else { return nil }
-        let line = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+        let line = Array(buffer[..<end.lowerBound])
         buffer.removeSubrange(..<end.upperBound)
         return line
     }
@@ -282,10 +344,18 @@ public struct HTTPRequestParser: Sendable {
         let targetRange = (spaces[0] + 1)..<spaces[1]
         let versionRange = (spaces[1] + 1)..<startLine.upperBound
         guard !methodRange.isEmpty, methodRange.allSatisfy({ isTokenByte(bytes[$0]) }), !targetRange.isEmpty,
-            bytes[targetRange.lowerBound] == UInt8(ascii: "/")
-                || (targetRange.count == 1 && bytes[targetRange.lowerBound] == UInt8(ascii: "*")),
             targetRange.allSatisfy({ bytes[$0] > 0x20 && bytes[$0] != 0x7F })
         else { throw .badRequest("invalid request line \(text(startLine).debugDescription)") }
+        let target: String
+        if bytes[targetRange.lowerBound] == UInt8(ascii: "/")
+            || (targetRange.count == 1 && bytes[targetRange.lowerBound] == UInt8(ascii: "*"))
+        {
+            target = text(targetRange)
+        } else if let origin = originForm(ofAbsolute: text(targetRange)) {
+            target = origin
+        } else {
+            throw .badRequest("invalid request line \(text(startLine).debugDescription)")
+        }
         let version = text(versionRange)
         let minorVersion: Int
         switch version {
@@ -315,7 +385,21 @@ public struct HTTPRequestParser: Sendable {
         }
         if minorVersion == 1, headers["Host"] == nil { throw .badRequest("HTTP/1.1 requests need a Host header") }
         return HTTPRequestHead(
-            method: text(methodRange), target: text(targetRange), minorVersion: minorVersion, headers: headers)
+            method: text(methodRange), target: target, minorVersion: minorVersion, headers: headers)
+    }
+
+    /// The origin form (`/path?query`) of an absolute-form target (`http://host/path?query`),
+    /// which a server must accept (RFC 9112 §3.2.2); `nil` when `target` is not an `http` or
+    /// `https` URI with an authority.
+    static func originForm(ofAbsolute target: String) -> String? {
+        let lowered = target.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else { return nil }
+        let rest = target.dropFirst(scheme.count)
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        guard authorityEnd > rest.startIndex, !rest[..<authorityEnd].contains("@") else { return nil }
+        let pathAndQuery = rest[authorityEnd...]
+        guard !pathAndQuery.contains("#") else { return nil }
+        return pathAndQuery.hasPrefix("/") ? String(pathAndQuery) : "/" + pathAndQuery
     }
 
     /// RFC 9110 token characters: visible ASCII except delimiters.

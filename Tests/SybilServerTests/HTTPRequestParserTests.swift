@@ -117,6 +117,14 @@ struct HTTPRequestParserTests {
             ("GET / HTTP/1.1\r\nHost: h\u{0}\r\n\r\n", 400),
             ("GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400),
             ("GET /a\u{7F} HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+            // RFC 9112 §6.1: HTTP/1.0 has no transfer codings.
+            ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+            // RFC 9112 §7.1.2: a trailer is a field line.
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nno colon\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Name: x\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n folded: x\r\n\r\n", 400),
+            ("GET ftp://h/ HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+            ("GET http:///nohost HTTP/1.1\r\nHost: h\r\n\r\n", 400),
         ])
     func malformed(request: String, status: Int) {
         do {
@@ -124,6 +132,56 @@ struct HTTPRequestParserTests {
             Issue.record("accepted \(request.debugDescription)")
         } catch {
             #expect(error.status == status, "\(request.debugDescription): \(error)")
+        }
+    }
+
+    @Test func aMalformedRequestAfterAValidOneKeepsTheValidOnesEvents() {
+        var parser = parser()
+        var events: [HTTPRequestParser.Event] = []
+        let bytes = Array(
+            ("POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nok"
+                + "GET /b HTTP/1.1\r\nHost: h\r\nBad Name: x\r\n\r\n").utf8)
+        #expect(throws: HTTPParseError.badRequest("invalid header name \"Bad Name\"")) {
+            try parser.feed(bytes, into: &events)
+        }
+        #expect(summary(events) == ["POST /a", "body:ok"])
+    }
+
+    @Test(
+        "chunk extensions are legal and ignored (RFC 9112 §7.1.1)",
+        arguments: ["2;ext=1", "2;ext", "2 ;ext=1", "2\t; a=b ;c=\"q;d\"", "2;ext=\"v\""])
+    func chunkExtensions(sizeLine: String) throws {
+        let request =
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(sizeLine)\r\nab\r\n0;last\r\n\r\n"
+        #expect(try summary(parse(request)) == ["POST /", "body:ab"])
+    }
+
+    @Test func absoluteFormTargetsAreAcceptedAsTheirOriginForm() throws {
+        func target(_ text: String) throws -> String? {
+            if case .head(let head)? = try parse("GET \(text) HTTP/1.1\r\nHost: h\r\n\r\n").first { return head.target }
+            return nil
+        }
+        #expect(try target("http://h/healthz") == "/healthz")
+        #expect(try target("HTTP://h:8799/v1/models?x=1") == "/v1/models?x=1")
+        #expect(try target("https://h") == "/")
+        #expect(try target("http://h?x=1") == "/?x=1")
+    }
+
+    @Test(
+        "a head that cannot become valid is refused as soon as it shows, before it ends",
+        arguments: [
+            Array("GET / HTTP/1.1\nHost: h\n".utf8),
+            Array("GET / HTTP/1.1\r\nHost: h\nX".utf8),
+            [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03],
+            Array("\u{1}GET".utf8),
+        ])
+    func earlyRefusal(bytes: [UInt8]) {
+        var parser = parser()
+        do {
+            let events = try parser.feed(bytes)
+            Issue.record("waited for more after \(bytes), got \(events)")
+        } catch {
+            #expect(error.status == 400)
         }
     }
 
