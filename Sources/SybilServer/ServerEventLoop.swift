@@ -94,10 +94,6 @@ final class ServerEventLoop: @unchecked Sendable {
             }
         }
         while let descriptor = ListeningSocket.accept(listener) {
-            if connections.count >= configuration.maximumConnections + 64 {
-                closeDescriptor(descriptor)
-                continue
-            }
             let id = nextID
             nextID += 1
             let parser = HTTPRequestParser(maximumHeadBytes: configuration.maximumHeadBytes) { [handler] head in
@@ -108,6 +104,9 @@ final class ServerEventLoop: @unchecked Sendable {
             connections[id] = connection
             poller.add(descriptor, token: id, readable: true, writable: false)
             if connections.count > configuration.maximumConnections {
+                // Every connection beyond the limit is answered, never dropped silently: a
+                // refused one reads nothing and lingers at most `lingerTime`, and running out of
+                // descriptors pauses accepting (above), so the refused ones stay bounded too.
                 connection.queue.append(
                     .refusal(status: 503, message: "The server is at its limit of connections; retry shortly."))
                 connection.discardInput = true
@@ -161,9 +160,17 @@ final class ServerEventLoop: @unchecked Sendable {
         case .reading, .handling, .streaming:
             if connection.requestStarted == nil { connection.requestStarted = configuration.uptime() }
             do {
-                for event in try connection.parser.feed(readBuffer[..<count]) {
-                    try take(event, connection)
+                // The requests before a malformed one are answered first, in order; then the
+                // refusal, and the connection closes.
+                var events: [HTTPRequestParser.Event] = []
+                var parseError: HTTPParseError?
+                do {
+                    try connection.parser.feed(readBuffer[..<count], into: &events)
+                } catch {
+                    parseError = error
                 }
+                for event in events { try take(event, connection) }
+                if let parseError { throw parseError }
                 if connection.parser.isIdle { connection.requestStarted = nil }
             } catch let error as HTTPParseError {
                 connection.partial = nil
@@ -310,6 +317,15 @@ final class ServerEventLoop: @unchecked Sendable {
             headers.set("Transfer-Encoding", "chunked")
             if !connection.keepAliveCurrent { headers.set("Connection", "close") }
             write(connection, HTTPResponseWriter.head(status: response.status, headers: headers))
+            if connection.isHeadRequest {
+                // The head a GET would get, and no body: the producer runs against a closed
+                // stream so whatever it set up is released, and writes nothing.
+                let closed = HTTPResponseStream { _ in }
+                closed.markClosed()
+                Task { await producer(closed) }.cancel()
+                finishResponse(connection)
+                return
+            }
             let stream = HTTPResponseStream { [weak self] bytes in
                 self?.post(.write(id, HTTPResponseWriter.chunk(bytes)))
             }
@@ -318,6 +334,12 @@ final class ServerEventLoop: @unchecked Sendable {
                 self?.post(.endStream(id))
             }
             connection.phase = .streaming(stream, task)
+        case .webSocket where connection.isHeadRequest:
+            // An upgrade needs GET (RFC 6455 §4.1); a HEAD never switches protocols.
+            respond(
+                connection,
+                handler.refusal(status: 400, message: "A WebSocket upgrade must be a GET request, not HEAD."))
+            return
         case .webSocket(let accept, let maximumMessage, let session):
             headers.set("Upgrade", "websocket")
             headers.set("Connection", "Upgrade")

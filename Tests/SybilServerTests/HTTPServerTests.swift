@@ -223,6 +223,87 @@ struct HTTPServerTests {
         #expect(handler.endedStreams == 1)
     }
 
+    @Test func aMalformedRequestPipelinedAfterAValidOneIsRefusedAfterTheValidOneIsAnswered() async throws {
+        let server = try start()
+        let client = try RawClient(port: server.port, receiveTimeout: 5)
+        client.send(
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirst"
+                + "GET /echo HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n")
+        let responses = await blocking { (0..<2).compactMap { _ in client.readResponse() } }
+        #expect(responses.map(\.status) == [200, 400])
+        #expect(responses.first.map { String(decoding: $0.body, as: UTF8.self) } == "first")
+        #expect(responses.last?.headers["connection"] == "close")
+        #expect(await blocking { client.readToEnd() }.isEmpty)
+        await server.shutdown()
+    }
+
+    @Test func everyConnectionBeyondTheLimitAndItsMarginGets503() async throws {
+        let server = try start(maximumConnections: 1)
+        let first = try RawClient(port: server.port, receiveTimeout: 5)
+        first.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await blocking { first.readResponse() }?.status == 200)
+        // More refused connections at once than the old silent-close margin of 64.
+        var refused: [RawClient] = []
+        for _ in 0..<80 { refused.append(try RawClient(port: server.port, receiveTimeout: 5)) }
+        let clients = refused
+        let answers = await blocking {
+            clients.map { client in
+                client.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+                return client.readResponse()
+            }
+        }
+        #expect(answers.map { $0?.status } == Array(repeating: 503, count: 80))
+        #expect(answers.allSatisfy { $0?.headers["retry-after"] == "1" })
+        refused.removeAll()
+        await server.shutdown()
+    }
+
+    @Test func headOnAnEventStreamSendsTheHeadAndNoBody() async throws {
+        let server = try start()
+        let client = try RawClient(port: server.port, receiveTimeout: 5)
+        client.send("HEAD /stream?count=2 HTTP/1.1\r\nHost: x\r\n\r\nGET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = await blocking { client.read(until: "\r\n\r\n") }
+        #expect(head?.contains("Content-Type: text/event-stream") == true)
+        // The next bytes start the second response, not a chunked body for the HEAD.
+        let next = await blocking { client.read(count: 9) }
+        #expect(next.map { String(decoding: $0, as: UTF8.self) } == "HTTP/1.1 ")
+        await server.shutdown()
+    }
+
+    @Test func headWithUpgradeFieldsNeverSwitchesProtocols() async throws {
+        let server = try start()
+        let client = try RawClient(port: server.port, receiveTimeout: 5)
+        client.send(
+            "HEAD /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+                + "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = await blocking { client.read(until: "\r\n\r\n") }
+        #expect(head?.hasPrefix("HTTP/1.1 400 ") == true, "\(head ?? "nothing")")
+        #expect(head?.contains("Upgrade: websocket") == false)
+        // Still HTTP, and no body for the HEAD: the next bytes answer the GET.
+        let next = await blocking { client.readResponse() }
+        #expect(next?.headers["x-method"] == "GET")
+        await server.shutdown()
+    }
+
+    @Test(
+        "a bare-LF head or a TLS handshake is answered 400 at once, not 408 after the request timeout",
+        arguments: [
+            Array("GET /echo HTTP/1.1\nHost: x\n\n".utf8),
+            [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03] + [UInt8](repeating: 7, count: 40),
+        ])
+    func hopelessHeadsAreRefusedAtOnce(bytes: [UInt8]) async throws {
+        // The clock never moves: only an answer that does not wait for the timeout arrives.
+        let server = try start()
+        let client = try RawClient(port: server.port, receiveTimeout: 5)
+        client.send(bytes)
+        let response = await blocking { client.readResponse() }
+        #expect(response?.status == 400)
+        #expect(response?.headers["connection"] == "close")
+        #expect(await blocking { client.readToEnd() }.isEmpty)
+        await server.shutdown()
+    }
+
     @Test func randomBytesFromManyClientsNeverStopTheServer() async throws {
         var options = SybilServerOptions(token: "t")
         options.pace = .zero
