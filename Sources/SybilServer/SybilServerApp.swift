@@ -8,7 +8,7 @@ import SybilWire
 /// failure into the shared error body. Nothing a client sends makes it throw or crash.
 public final class SybilServerApp: HTTPHandler {
     private let options: SybilServerOptions
-    private let expectedAuthorization: [UInt8]
+    private let expectedToken: [UInt8]
     private let chats: ChatCompletionsService
     let agentRoom: AgentRoomService
     private let desktop: WorkspaceDesktopService
@@ -21,7 +21,7 @@ public final class SybilServerApp: HTTPHandler {
         random: any RandomSource = SystemRandomSource()
     ) throws {
         self.options = options
-        expectedAuthorization = Array("Bearer \(options.token)".utf8)
+        expectedToken = Array(options.token.utf8)
         // Upstream redirects are never followed: the API key must not travel to another host.
         let forwarding = options.upstream == nil ? nil : (upstream ?? URLSessionHTTPClient(followRedirects: false))
         chats = ChatCompletionsService(options: options, time: time, upstream: forwarding, random: random)
@@ -88,16 +88,30 @@ public final class SybilServerApp: HTTPHandler {
             if route == .debugWebSocketEcho && !options.debugEndpoints {
                 return APIError.notFound("No route \(request.method) \(request.path).").response
             }
-            if route.requiresAuthorization && !isAuthorized(request.headers) {
-                return APIError(
-                    status: 401, message: "A valid bearer token is required (Authorization: Bearer <token>).",
-                    code: "unauthorized"
-                ).response
+            if route.requiresAuthorization {
+                if Self.authorizationCount(request.headers) > 1 {
+                    return APIError(
+                        status: 400, message: "Send one Authorization header, not several.",
+                        code: "duplicate_authorization", param: "Authorization"
+                    ).response
+                }
+                if !isAuthorized(request.headers) {
+                    var response = APIError(
+                        status: 401, message: "A valid bearer token is required (Authorization: Bearer <token>).",
+                        code: "unauthorized"
+                    ).response
+                    // RFC 9110 §11.6.1: a 401 names the scheme it takes.
+                    response.headers.set("WWW-Authenticate", "Bearer")
+                    return response
+                }
             }
             do {
                 return try await dispatch(route, parameters, request)
             } catch let error as APIError {
-                return error.response
+                var response = error.response
+                // RFC 6455 §4.4: a 426 for the WebSocket version names the one spoken.
+                if error.status == 426 { response.headers.set("Sec-WebSocket-Version", WebSocketUpgrade.version) }
+                return response
             } catch let error as JSONError {
                 return APIError.invalid(error.message, param: error.path.description).response
             } catch {
@@ -133,13 +147,26 @@ public final class SybilServerApp: HTTPHandler {
         }
     }
 
-    /// Compares the Authorization header with the expected one in time that depends only on
-    /// the lengths, never on where they first differ.
+    /// How many Authorization fields `headers` holds (a second one is a 400, never a guess).
+    private static func authorizationCount(_ headers: HTTPHeaders) -> Int {
+        headers.fields.reduce(0) { $0 + ($1.name.lowercased() == "authorization" ? 1 : 0) }
+    }
+
+    /// Whether the request carries exactly one Authorization field whose scheme is `Bearer`
+    /// in any case (RFC 9110 §11.1) and whose credentials are the token, compared in time
+    /// that depends only on the lengths, never on where they first differ.
     private func isAuthorized(_ headers: HTTPHeaders) -> Bool {
-        let given = Array((headers["Authorization"] ?? "").utf8)
-        var difference = UInt8(given.count == expectedAuthorization.count ? 0 : 1)
-        for index in 0..<expectedAuthorization.count {
-            difference |= expectedAuthorization[index] ^ (index < given.count ? given[index] : 0)
+        guard Self.authorizationCount(headers) == 1, let value = headers["Authorization"] else { return false }
+        let field = Array(value.utf8)
+        let scheme = Array("bearer".utf8)
+        guard field.count > scheme.count, field[scheme.count] == 0x20,
+            field[..<scheme.count].map({ $0 | 0x20 }) == scheme
+        else { return false }
+        let given = field[(scheme.count + 1)...].drop { $0 == 0x20 }
+        var difference = UInt8(given.count == expectedToken.count ? 0 : 1)
+        for index in 0..<expectedToken.count {
+            let offset = given.startIndex + index
+            difference |= expectedToken[index] ^ (offset < given.endIndex ? given[offset] : 0)
         }
         return difference == 0
     }
