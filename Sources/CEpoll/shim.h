@@ -35,3 +35,12 @@ static inline int sybil_epoll_wait(int epoll, uint64_t *tokens, uint32_t *flags,
 
 static inline int sybil_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
+
+// Accepts one pending connection already non-blocking and close-on-exec, so a process spawned
+// by another thread meanwhile never inherits it; -1 with errno when none is waiting. glibc
+// declares accept4 only for _GNU_SOURCE, so it is declared here.
+#include <sys/socket.h>
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+static inline int sybil_accept(int listener) {
+    return accept4(listener, (struct sockaddr *)0, (socklen_t *)0, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}

@@ -200,7 +200,8 @@
             var entry: UnsafeMutablePointer<addrinfo>? = first
             while let current = entry {
                 let descriptor = socket(
-                    current.pointee.ai_family, current.pointee.ai_socktype, current.pointee.ai_protocol)
+                    current.pointee.ai_family, current.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue),
+                    current.pointee.ai_protocol)
                 if descriptor >= 0 {
                     if Glibc.connect(descriptor, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 {
                         var yes: Int32 = 1

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+    import CEpoll
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
@@ -22,7 +23,7 @@ enum ListeningSocket {
         }
         guard (0...65_535).contains(port) else { throw .system("bind (port \(port))", EINVAL) }
         #if canImport(Glibc)
-            let streamType = Int32(SOCK_STREAM.rawValue)
+            let streamType = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         #else
             let streamType = SOCK_STREAM
         #endif
@@ -65,16 +66,17 @@ enum ListeningSocket {
     /// Accepts one pending connection, non-blocking, or `nil` when none is waiting.
     static func accept(_ listener: Int32) -> Int32? {
         #if canImport(Glibc)
-            let descriptor = Glibc.accept(listener, nil, nil)
+            // Non-blocking and close-on-exec from the start: a process spawned meanwhile never
+            // inherits it.
+            let descriptor = sybil_accept(listener)
             guard descriptor >= 0 else { return nil }
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         #else
             let descriptor = Darwin.accept(listener, nil, nil)
             guard descriptor >= 0 else { return nil }
             var one: Int32 = 1
             setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            setNonBlocking(descriptor)
         #endif
-        setNonBlocking(descriptor)
         var one: Int32 = 1
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         return descriptor

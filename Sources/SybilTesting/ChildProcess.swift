@@ -56,8 +56,13 @@ public final class ChildProcess: Sendable {
             posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
         }
         // Only 0, 1 and 2 reach the child: an inherited socket of the test's servers or clients
-        // would keep connections and listeners open behind their owners' backs.
-        markEveryDescriptorCloseOnExec()
+        // would keep connections and listeners open behind their owners' backs. Closing them in
+        // the child itself leaves no window for a descriptor another thread opens meanwhile.
+        if let closeFrom = closeFromAction {
+            _ = closeFrom(&actions, 3)
+        } else {
+            markEveryDescriptorCloseOnExec()
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -92,7 +97,24 @@ public final class ChildProcess: Sendable {
         return ChildProcess(pid: pid, output: pipeEnds[0])
     }
 
-    /// Sets close-on-exec on every open descriptor above 2 (they are never meant for a child).
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run
+    /// time because the Glibc module does not declare it; `nil` where the C library lacks it.
+    private static let closeFromAction:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+            #if canImport(Glibc)
+                // A null handle is RTLD_DEFAULT: every object already loaded.
+                let name = "posix_spawn_file_actions_addclosefrom_np"
+                guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }
+                return unsafeBitCast(
+                    symbol,
+                    to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+            #else
+                return nil
+            #endif
+        }()
+
+    /// Sets close-on-exec on every open descriptor above 2, where the C library cannot close
+    /// them in the child (a descriptor opened by another thread meanwhile can still leak).
     /// Reads each `/proc/self/fd` entry's name in place, never copying the whole `d_name` field
     /// (the over-read behind Foundation's crash).
     private static func markEveryDescriptorCloseOnExec() {
