@@ -225,7 +225,7 @@ struct HTTPServerTests {
 
     @Test func aMalformedRequestPipelinedAfterAValidOneIsRefusedAfterTheValidOneIsAnswered() async throws {
         let server = try start()
-        let client = try RawClient(port: server.port, receiveTimeout: 5)
+        let client = try RawClient(port: server.port)
         client.send(
             "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirst"
                 + "GET /echo HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n")
@@ -239,12 +239,12 @@ struct HTTPServerTests {
 
     @Test func everyConnectionBeyondTheLimitAndItsMarginGets503() async throws {
         let server = try start(maximumConnections: 1)
-        let first = try RawClient(port: server.port, receiveTimeout: 5)
+        let first = try RawClient(port: server.port)
         first.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await blocking { first.readResponse() }?.status == 200)
         // More refused connections at once than the old silent-close margin of 64.
         var refused: [RawClient] = []
-        for _ in 0..<80 { refused.append(try RawClient(port: server.port, receiveTimeout: 5)) }
+        for _ in 0..<80 { refused.append(try RawClient(port: server.port)) }
         let clients = refused
         let answers = await blocking {
             clients.map { client in
@@ -260,7 +260,7 @@ struct HTTPServerTests {
 
     @Test func headOnAnEventStreamSendsTheHeadAndNoBody() async throws {
         let server = try start()
-        let client = try RawClient(port: server.port, receiveTimeout: 5)
+        let client = try RawClient(port: server.port)
         client.send("HEAD /stream?count=2 HTTP/1.1\r\nHost: x\r\n\r\nGET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
         let head = await blocking { client.read(until: "\r\n\r\n") }
         #expect(head?.contains("Content-Type: text/event-stream") == true)
@@ -272,7 +272,7 @@ struct HTTPServerTests {
 
     @Test func headWithUpgradeFieldsNeverSwitchesProtocols() async throws {
         let server = try start()
-        let client = try RawClient(port: server.port, receiveTimeout: 5)
+        let client = try RawClient(port: server.port)
         client.send(
             "HEAD /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
@@ -295,7 +295,7 @@ struct HTTPServerTests {
     func hopelessHeadsAreRefusedAtOnce(bytes: [UInt8]) async throws {
         // The clock never moves: only an answer that does not wait for the timeout arrives.
         let server = try start()
-        let client = try RawClient(port: server.port, receiveTimeout: 5)
+        let client = try RawClient(port: server.port)
         client.send(bytes)
         let response = await blocking { client.readResponse() }
         #expect(response?.status == 400)
