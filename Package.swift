@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SybilMotion", targets: ["SybilMotion"]),
         .executable(name: "sybil", targets: ["sybil"]),
         .executable(name: "sybil-bench", targets: ["sybil-bench"]),
+        .executable(name: "sybil-chaos", targets: ["sybil-chaos"]),
     ],
     targets: [
         .systemLibrary(
@@ -84,6 +85,11 @@ let package = Package(
                 "SybilTesting", "SybilMarkdown", "CCMarkGFM",
             ],
             exclude: ["README.md"]),
+        .target(
+            name: "SybilChaos",
+            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilNet", "SybilClient"],
+            exclude: ["README.md"]),
+        .executableTarget(name: "sybil-chaos", dependencies: ["SybilChaos"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
