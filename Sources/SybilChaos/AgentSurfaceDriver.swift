@@ -14,6 +14,9 @@ final class AgentSurfaceDriver {
     private let room: AgentRoomModel
     private let sender: AgentOutboxSender
     private let plan: DeliveryPlan
+    /// When Resend all may go next: not before a failure's Retry-After (a person reads "retry
+    /// in 1 seconds" and waits), nor more than twice a second.
+    private var nextResend = ContinuousClock.now
 
     /// Opens the outbox in `directory` (a launch: `sending` entries fail with Retry).
     init(connection: ChaosConnection, directory: String, plan: DeliveryPlan) async throws {
@@ -50,7 +53,12 @@ final class AgentSurfaceDriver {
 
     /// Retry on every failed message that Retry can help (a person presses Resend all).
     func pump() async {
-        if outbox.entries.contains(where: \.canRetry) { _ = try? await outbox.resendAll() }
+        let clock = ContinuousClock()
+        if let failed = outbox.entries.first(where: \.canRetry), clock.now >= nextResend {
+            let wait = Duration.seconds(failed.failure?.retryAfterSeconds ?? 0)
+            nextResend = clock.now.advanced(by: max(wait, .milliseconds(500)))
+            _ = try? await outbox.resendAll()
+        }
         // A room that lost its stream reconnects by itself; one that never started is asked again.
         if room.connection == .idle { await room.start() }
     }

@@ -79,6 +79,8 @@ final class ChatSurfaceDriver {
 
     /// What is open, for the log.
     var unsettledSummary: String {
-        "chats: \(model?.canRetry == true ? "last reply failed (\(model?.lastError ?? "?"))" : "typing")"
+        guard let model else { return "chats: not open" }
+        if model.isTyping { return "chats: typing" }
+        return model.canRetry ? "chats: last reply failed (\(model.lastError ?? "?"))" : "chats: answered"
     }
 }

@@ -22,6 +22,11 @@ final class WorkspaceSurfaceDriver {
     private let ids = RandomUUIDGenerator(source: SystemRandomSource())
     private let now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down)) }
     private var lastRetry = ContinuousClock.now
+    /// When each accepted, unconfirmed operation was first seen so this life.
+    private var acceptedSince: [String: ContinuousClock.Instant] = [:]
+    /// How long an accepted operation may wait for a load to confirm it before it counts as
+    /// stuck (reloads run every 100 ms meanwhile).
+    static let confirmationWait: Duration = .seconds(5)
 
     /// Opens the outbox in `directory` (a launch: completed operations leave, a new generation
     /// begins) for `chat`.
@@ -60,6 +65,8 @@ final class WorkspaceSurfaceDriver {
         try remember()
         host.addPendingMessage(entry.pendingMessage)
         _ = try await sender.send(queued: entry)
+        // The live feed would tell the app that the overlay changed; the driver reloads.
+        host.handle(.explicitRefresh)
     }
 
     /// Sends again what was not accepted (at most every 500 ms) and reloads the window so that
@@ -74,8 +81,21 @@ final class WorkspaceSurfaceDriver {
         host.handle(.explicitRefresh)
     }
 
-    /// Whether the outbox has nothing pending.
-    var isSettled: Bool { get async { await outbox.pendingEntries(in: chat).isEmpty } }
+    /// Whether the outbox has nothing left to send: everything pending was accepted by the
+    /// desktop (which owns delivery from then on) and waited ``confirmationWait`` for a load to
+    /// confirm it. Accepted entries no load confirms are the check's to report.
+    var isSettled: Bool {
+        get async {
+            let pending = await outbox.pendingEntries(in: chat)
+            let now = ContinuousClock.now
+            for entry in pending where entry.acceptedByDesktop && acceptedSince[entry.operationId] == nil {
+                acceptedSince[entry.operationId] = now
+            }
+            return pending.allSatisfy { entry in
+                entry.acceptedByDesktop && acceptedSince[entry.operationId].map { now - $0 >= Self.confirmationWait }!
+            }
+        }
+    }
 
     /// What is pending, for the log.
     var unsettledSummary: String {
