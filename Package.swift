@@ -90,6 +90,7 @@ let package = Package(
             dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilNet", "SybilClient"],
             exclude: ["README.md"]),
         .executableTarget(name: "sybil-chaos", dependencies: ["SybilChaos"]),
+        .testTarget(name: "SybilChaosTests", dependencies: ["SybilChaos", "SybilStore", "SybilTesting"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),

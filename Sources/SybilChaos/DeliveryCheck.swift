@@ -100,6 +100,14 @@ public struct DeliveryCheck {
 
     /// Counts duplicates, missing and out-of-order texts of `surface` in `texts`.
     private func compare(_ texts: [String], with surface: DeliveryPlan.Surface, into report: inout Report) {
+        Self.compare(texts, with: surface, plan: plan, into: &report)
+    }
+
+    /// Counts duplicates, missing and out-of-order texts of `surface` in `texts` (one
+    /// conversation's texts, oldest first; other surfaces' and foreign texts are skipped).
+    static func compare(
+        _ texts: [String], with surface: DeliveryPlan.Surface, plan: DeliveryPlan, into report: inout Report
+    ) {
         let expected = plan.indices(of: surface)
         var seen: [Int: Int] = [:]
         var highest = -1
@@ -144,7 +152,7 @@ public struct DeliveryCheck {
         }
     }
 
-    private func note(_ problem: String, _ report: inout Report) {
+    private static func note(_ problem: String, _ report: inout Report) {
         if report.examples.count < 10 { report.examples.append(problem) }
     }
 }

@@ -85,7 +85,7 @@ def main():
 
     if args.max_delay is None:
         agent = args.messages / 3
-        expected = agent / 30 if agent <= 60 else agent - 58
+        expected = agent / 30 if agent <= 60 else (agent - 60) * 0.6
         args.max_delay = max(0.1, 2 * expected / max(1, args.kills))
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="sybil-kill9-")
@@ -149,7 +149,7 @@ def main():
     figures = dict(line.split(" ", 1) for line in check.stdout.splitlines() if " " in line)
     print(f"messages        {args.messages}")
     print(f"seed            {args.seed} (kill delays 0…{args.max_delay:.2f} s)")
-    print(f"driver kills    {kills}")
+    print(f"driver kills    {kills}" + ("" if kills == args.kills else f" of {args.kills} (the driver finished first)"))
     print(f"driver launches {launches} ({failures} ended early with an error, restarted)")
     print(f"server restarts {server_restarts}")
     for key in ("duplicates", "missing", "out_of_order", "store_problems"):
