@@ -21,7 +21,8 @@ struct KillNineDeliveryTests {
     func smallRun() async throws {
         let script = Self.root.appendingPathComponent("scripts/chaos/kill9.py").path
         let arguments = [
-            script, "--messages", "30", "--kills", "5", "--server-restarts", "1", "--seed", "7", "--bin",
+            script, "--messages", "30", "--kills", "5", "--server-restarts", "1", "--seed", "7", "--max-delay", "0.6",
+            "--bin",
             Self.binaries, "--timeout", "90",
         ]
         let (status, output) = await withCheckedContinuation { continuation in

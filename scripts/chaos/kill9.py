@@ -85,7 +85,7 @@ def main():
 
     if args.max_delay is None:
         agent = args.messages / 3
-        expected = agent / 30 if agent <= 60 else (agent - 60) * 0.6
+        expected = 0.3 + args.messages / 30 if agent <= 60 else (agent - 60) * 0.6
         args.max_delay = max(0.1, 2 * expected / max(1, args.kills))
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="sybil-kill9-")
