@@ -110,6 +110,12 @@ let package = Package(
                 "SybilTesting",
             ]),
         .testTarget(
+            name: "SybilSimulationTests",
+            dependencies: [
+                "SybilClient", "SybilServer", "SybilNet", "SybilWire", "SybilStore", "SybilTimeline", "SybilCore",
+                "SybilTesting",
+            ]),
+        .testTarget(
             name: "SybilCLITests",
             dependencies: [
                 "SybilCLI", "SybilWire", "SybilNet", "SybilServer", "SybilTesting", "SybilClient", "SybilStore",

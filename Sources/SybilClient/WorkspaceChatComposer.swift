@@ -180,9 +180,19 @@ public final class WorkspaceChatComposer {
     public func retryUnaccepted() async {
         let entries = await outbox.pendingEntries(in: chat)
         do {
-            for (operationId, outcome) in try await sender.retryPending(in: chat) {
+            let results = try await sender.retryPending(in: chat)
+            for (operationId, outcome) in results {
                 guard let entry = entries.first(where: { $0.operationId == operationId }) else { continue }
                 apply(outcome, to: entry)
+            }
+            // The resend stopped at a failure: the messages behind it were not sent and are
+            // not being sent, so they must not keep saying "sending".
+            let attempted = Set(results.map(\.operationId))
+            for entry in entries where !entry.acceptedByDesktop && !attempted.contains(entry.operationId) {
+                guard deliveries.first(where: { $0.id == entry.operationId })?.state == .pending else { continue }
+                update(
+                    entry.operationId,
+                    .failed(reason: "An earlier message of this chat is not delivered yet; this one is sent after it."))
             }
         } catch {
             notice = "Sending again failed: \(error)"

@@ -1,0 +1,286 @@
+import Foundation
+import SybilCore
+import SybilNet
+import SybilServer
+import Synchronization
+
+/// What the simulated network does to one request.
+enum NetworkFault: String, Sendable, CaseIterable {
+    /// Delivered and answered.
+    case none
+    /// The connection resets before the server sees the request.
+    case dropped
+    /// A 503 from a proxy in front of the server (which never sees the request).
+    case unavailable
+    /// A 500 from a proxy in front of the server (which never sees the request).
+    case serverError
+    /// A 401 from a proxy that lost the session (the server never sees the request).
+    case unauthorized
+    /// The server does it, the connection resets before the answer arrives.
+    case lostAnswer
+    /// The request is held in the network: the client waits until it gives up; the driver later
+    /// delivers it late (the server does it, nobody hears) or loses it.
+    case held
+}
+
+/// The network between the simulated phone and the reference server's handler: requests go
+/// in process to `SybilServerApp.handle`, each under a fault drawn from a seeded plan. Each
+/// route (path plus RPC method) draws from its own seeded sequence, so a route's requests
+/// (serial in the client) meet the same faults in every run of a seed, whatever else runs.
+final class SimulatedNetwork: HTTPClient {
+    /// A request the network holds.
+    private struct Held {
+        let id: Int
+        let request: HTTPServerRequest
+        let waiter: ResponseWaiter
+    }
+
+    private struct State {
+        var faultsOn = true
+        var sources: [String: SeededRandomSource] = [:]
+        var held: [Held] = []
+        var nextHeld = 0
+        var counts: [NetworkFault: Int] = [:]
+        var requests = 0
+        var trace: [String] = []
+        var delivered: [String] = []
+    }
+
+    /// Transport failure of the simulated connection.
+    struct ConnectionReset: Error, CustomStringConvertible {
+        var description: String { "The connection was reset (simulated)." }
+    }
+
+    let app: SybilServerApp
+    private let seed: UInt64
+    private let faultPercent: UInt64
+    private let heldRoutes: Set<String>
+    private let state = Mutex(State())
+    private let signal: SimulationSignal
+
+    /// A network to `app`; `faultPercent` of the requests meet a fault; only `heldRoutes` are
+    /// ever held (a held request waits for the driver, so only routes whose caller gives up on
+    /// its own clock are held). `signal` fires when a request is held or its client gives up.
+    init(app: SybilServerApp, seed: UInt64, faultPercent: UInt64, heldRoutes: Set<String>, signal: SimulationSignal) {
+        self.app = app
+        self.seed = seed
+        self.faultPercent = faultPercent
+        self.heldRoutes = heldRoutes
+        self.signal = signal
+    }
+
+    /// Turns faults on or off (off for the settle period).
+    func setFaults(_ on: Bool) {
+        state.withLock { $0.faultsOn = on }
+    }
+
+    /// How many requests met each fault.
+    var counts: [NetworkFault: Int] { state.withLock { $0.counts } }
+
+    /// What each request met, in order (`route fault operation`), for a failing seed's report.
+    var trace: [String] { state.withLock { $0.trace } }
+
+    /// The operation ids of the submissions the server received, in the order it received
+    /// them (repeats included).
+    var delivered: [String] { state.withLock { $0.delivered } }
+
+    /// Requests sent in total.
+    var requestCount: Int { state.withLock { $0.requests } }
+
+    /// Held requests whose client still waits for the answer.
+    var waitingHeld: Int { state.withLock { $0.held.filter { $0.waiter.isWaiting }.count } }
+
+    /// Requests held in the network.
+    var heldCount: Int { state.withLock { $0.held.count } }
+
+    /// Delivers the oldest held request late (the server does it; a client still waiting gets
+    /// the answer) when `deliver`, or loses it; `false` when nothing is held.
+    @discardableResult
+    func releaseOldestHeld(deliver: Bool) async -> Bool {
+        guard
+            let held = state.withLock({ state -> Held? in
+                state.held.isEmpty ? nil : state.held.removeFirst()
+            })
+        else { return false }
+        note("late \(deliver ? "delivery" : "loss") \(Self.operation(in: held.request.body) ?? "")")
+        if deliver {
+            let response = await handle(held.request)
+            held.waiter.finish(.success(response))
+        } else {
+            held.waiter.finish(.failure(ConnectionReset()))
+        }
+        return true
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        let serverRequest = Self.serverRequest(request)
+        let route = Self.route(of: request)
+        let fault = decide(route)
+        if let operation = Self.operation(in: serverRequest.body) {
+            note("\(route.split(separator: " ").last ?? "") \(operation) \(fault.rawValue)")
+        }
+        switch fault {
+        case .none:
+            return try await Self.streaming(handle(serverRequest))
+        case .dropped:
+            throw ConnectionReset()
+        case .unavailable:
+            return try Self.streaming(Self.errorResponse(503, "The service is unavailable (simulated)."))
+        case .serverError:
+            return try Self.streaming(Self.errorResponse(500, "Internal error (simulated)."))
+        case .unauthorized:
+            return try Self.streaming(Self.errorResponse(401, "The session expired (simulated)."))
+        case .lostAnswer:
+            _ = await handle(serverRequest)
+            throw ConnectionReset()
+        case .held:
+            return try await Self.streaming(hold(serverRequest))
+        }
+    }
+
+    /// Hands `request` to the server, noting the submission it carries.
+    private func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        if let operation = Self.operation(in: request.body) {
+            state.withLock { $0.delivered.append(operation) }
+        }
+        return await app.handle(request)
+    }
+
+    func note(_ line: String) {
+        state.withLock { $0.trace.append(line) }
+    }
+
+    /// The operation id a submission names.
+    private static func operation(in body: [UInt8]) -> String? {
+        guard case .object(let object)? = try? JSONReader().parse(body), case .object(let params)? = object["params"],
+            case .string(let operation)? = params["operationId"]
+        else { return nil }
+        return operation
+    }
+
+    private func decide(_ route: String) -> NetworkFault {
+        let seed = seed
+        let faultPercent = faultPercent
+        let holdable = heldRoutes.contains(route)
+        return state.withLock { state in
+            state.requests += 1
+            guard state.faultsOn else { return .none }
+            let source =
+                state.sources[route]
+                ?? SeededRandomSource(seed: seed ^ Self.hash(route))
+            state.sources[route] = source
+            var fault = NetworkFault.none
+            if source.next(below: 100) < faultPercent {
+                let kinds: [NetworkFault] = [.dropped, .unavailable, .serverError, .unauthorized, .lostAnswer, .held]
+                fault = kinds[Int(source.next(below: UInt64(kinds.count)))]
+                if fault == .held && !holdable { fault = .lostAnswer }
+            }
+            state.counts[fault, default: 0] += 1
+            return fault
+        }
+    }
+
+    private func hold(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
+        let waiter = ResponseWaiter()
+        state.withLock { state in
+            state.nextHeld += 1
+            state.held.append(Held(id: state.nextHeld, request: request, waiter: waiter))
+        }
+        signal.fire()
+        let signal = signal
+        return try await withTaskCancellationHandler {
+            try await waiter.wait()
+        } onCancel: {
+            // The client gave up; the request stays in the network.
+            waiter.finish(.failure(CancellationError()))
+            signal.fire()
+        }
+    }
+
+    // MARK: Conversions
+
+    private static func serverRequest(_ request: HTTPRequest) -> HTTPServerRequest {
+        var target = request.url.path.isEmpty ? "/" : request.url.path
+        if let query = request.url.query { target += "?" + query }
+        return HTTPServerRequest(
+            method: request.method, target: target, headers: request.headers.fields.map { ($0.name, $0.value) },
+            body: request.body ?? [])
+    }
+
+    /// The path, plus the RPC method for the desktop's RPC route.
+    static func route(of request: HTTPRequest) -> String {
+        let path = request.url.path
+        guard path.hasSuffix("/workspaces/rpc"), let body = request.body,
+            case .object(let object)? = try? JSONReader().parse(body), case .string(let method)? = object["method"]
+        else { return "\(request.method) \(path)" }
+        return "\(request.method) \(path) \(method)"
+    }
+
+    private static func errorResponse(_ status: Int, _ message: String) -> HTTPServerResponse {
+        .json(
+            .object(["error": .object(["message": .string(message), "type": .string("server_error")])]),
+            status: status)
+    }
+
+    private static func streaming(_ response: HTTPServerResponse) throws -> HTTPStreamingResponse {
+        let head = HTTPResponseHead(status: response.status, headers: response.headers)
+        switch response.body {
+        case .bytes(let bytes):
+            return HTTPStreamingResponse(
+                head: head,
+                body: AsyncThrowingStream { continuation in
+                    if !bytes.isEmpty { continuation.yield(bytes) }
+                    continuation.finish()
+                })
+        case .stream, .webSocket:
+            // The simulated surfaces call only whole-body routes.
+            throw ConnectionReset()
+        }
+    }
+
+    /// FNV-1a of a route name (stable across runs, unlike `Hasher`).
+    private static func hash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}
+
+/// The answer to a held request: resolved once, by the release or by the client giving up.
+final class ResponseWaiter: Sendable {
+    private struct State {
+        var result: Result<HTTPServerResponse, any Error>?
+        var continuation: CheckedContinuation<HTTPServerResponse, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Whether nothing resolved it yet.
+    var isWaiting: Bool { state.withLock { $0.result == nil } }
+
+    /// Resolves it (the first call counts).
+    func finish(_ result: Result<HTTPServerResponse, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<HTTPServerResponse, any Error>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    /// Waits for the result.
+    func wait() async throws -> HTTPServerResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> Result<HTTPServerResponse, any Error>? in
+                if let result = state.result { return result }
+                state.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Synchronization
+
+/// A generation counter the driver waits on: everything that may let the driver move on (an
+/// action finished, the network held a request, a client gave up on one) fires it.
+final class SimulationSignal: Sendable {
+    private struct State {
+        var generation: UInt64 = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// The current generation.
+    var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Moves to the next generation and wakes every waiter.
+    func fire() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.generation += 1
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the generation is past `generation` (at once when it already is).
+    func wait(after generation: UInt64) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.generation != generation { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
