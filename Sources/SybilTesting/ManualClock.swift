@@ -42,6 +42,8 @@ public final class ManualClock: Clock, Sendable {
     }
 
     private let state = Mutex(State())
+    /// Notified whenever a sleeper starts or stops sleeping.
+    private let sleepersChanged = ChangeSignal()
 
     /// A clock at its origin with no sleepers.
     public init() {}
@@ -80,7 +82,7 @@ public final class ManualClock: Clock, Sendable {
                 switch outcome {
                 case .failure(let error): continuation.resume(throwing: error)
                 case .success(true): continuation.resume()
-                case .success(false): break
+                case .success(false): sleepersChanged.notify()
                 }
             }
         } onCancel: {
@@ -89,6 +91,7 @@ public final class ManualClock: Clock, Sendable {
                 return state.sleepers.remove(at: position)
             }
             cancelled?.continuation.resume(throwing: CancellationError())
+            if cancelled != nil { sleepersChanged.notify() }
         }
     }
 
@@ -106,17 +109,21 @@ public final class ManualClock: Clock, Sendable {
         for sleeper in due {
             sleeper.continuation.resume()
         }
+        if !due.isEmpty { sleepersChanged.notify() }
     }
 
-    /// Yields until at least `count` tasks sleep on this clock, so that a test can advance
-    /// time knowing the code under test has reached its wait. Gives up after `maxYields`
-    /// scheduler turns (no wall-clock time involved) and reports whether the count was reached.
+    /// Returns once at least `count` tasks sleep on this clock, so that a test can advance
+    /// time knowing the code under test has reached its wait: the clock signals each sleeper
+    /// that starts or stops, nothing is polled. Reports whether the count was reached before
+    /// `limit` of real time (a bound for a broken test, never a rule) or the task's cancellation.
     @discardableResult
-    public func waitForSleepers(count: Int = 1, maxYields: Int = 100_000) async -> Bool {
-        for _ in 0..<maxYields {
-            if sleeperCount >= count { return true }
-            await Task.yield()
-        }
-        return sleeperCount >= count
+    public func waitForSleepers(count: Int = 1, limit: Duration = .seconds(30)) async -> Bool {
+        await sleepersChanged.wait(until: { sleeperCount >= count }, limit: limit)
+    }
+
+    /// Returns once exactly `count` tasks sleep on this clock (see ``waitForSleepers(count:limit:)``).
+    @discardableResult
+    public func waitForSleepers(exactly count: Int, limit: Duration = .seconds(30)) async -> Bool {
+        await sleepersChanged.wait(until: { sleeperCount == count }, limit: limit)
     }
 }
