@@ -12,7 +12,7 @@ public final class SybilServerApp: HTTPHandler {
     private let expectedToken: [UInt8]
     private let chats: ChatCompletionsService
     let agentRoom: AgentRoomService
-    private let desktop: WorkspaceDesktopService
+    let desktop: WorkspaceDesktopService
     let records: RecordsService
 
     /// Opens storage, builds the surfaces and starts their work (the Agent room's turns);

@@ -28,9 +28,11 @@ public final class ChangeSignal: Sendable {
     }
 
     /// Returns whether `condition` held before `limit` of real time passed (or the waiting
-    /// task was cancelled). The limit only bounds a wait that should end on a notification,
+    /// task was cancelled); `condition` runs on the caller's actor. The limit only bounds a wait that should end on a notification,
     /// so a broken test fails instead of hanging; it never decides a rule.
-    public func wait(until condition: () -> Bool, limit: Duration = .seconds(30)) async -> Bool {
+    public func wait(
+        isolation: isolated (any Actor)? = #isolation, until condition: () -> Bool, limit: Duration = .seconds(30)
+    ) async -> Bool {
         let gaveUp = Atomic(false)
         let deadline = Task { [self] in
             try await ContinuousClock().sleep(for: limit)
@@ -50,7 +52,7 @@ public final class ChangeSignal: Sendable {
 
     /// Suspends until a notification after `generation` (at once if one came already), or the
     /// task is cancelled.
-    private func next(after generation: UInt64) async {
+    private func next(isolation: isolated (any Actor)? = #isolation, after generation: UInt64) async {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter &+= 1
             return state.nextWaiter
