@@ -4,8 +4,8 @@ import SybilNet
 import SybilServer
 import SybilTesting
 import SybilWire
-import Testing
 import Synchronization
+import Testing
 
 /// The reference server's handler in-process, on a manual clock, with in-memory storage and
 /// no pacing: requests go straight to `handle`, streamed bodies are collected by running
