@@ -22,10 +22,12 @@ final class AgentRoomService: Sendable {
     private let time: ServerTime
     let events = Broadcast<AgentStreamEvent>()
     private let turns: AgentTurnRunner
+    /// The agent's task, tracked until shutdown.
+    private let tasks = ServiceTasks()
     private let uploadLimiter: RateLimiter
     private let messageLimiter: RateLimiter
 
-    /// Starts the service; its agent first finishes the turns a previous run left pending.
+    /// The service, with its agent not yet started (see ``start()``).
     init(store: AgentRoomStore, options: SybilServerOptions, time: ServerTime) {
         self.store = store
         self.options = options
@@ -36,13 +38,21 @@ final class AgentRoomService: Sendable {
         messageLimiter = RateLimiter(limit: options.messagesPerMinute)
     }
 
-    /// Stops the agent (a turn in progress stays pending for the next start).
-    func shutdown() async {
-        await turns.shutdown()
+    /// Starts the agent: it first finishes the turns a previous run left pending.
+    func start() {
+        turns.start(on: tasks)
     }
 
-    /// Returns once the agent has answered every stored turn (tests wait on it).
-    func waitUntilAgentIdle() async {
+    /// Stops the agent within `deadline` on the service's clock (a turn in progress stays
+    /// pending for the next start); returns the names of the tasks that did not end in time.
+    func shutdown(within deadline: Duration) async -> [String] {
+        turns.finish()
+        return await tasks.shutdown(within: deadline, sleep: time.sleep)
+    }
+
+    /// Returns once the agent has answered every stored turn and waits for the next one (or
+    /// stopped): nothing more happens until a new submission.
+    func quiescent() async {
         await turns.waitUntilIdle()
     }
 

@@ -6,7 +6,8 @@ import Synchronization
 /// ``wake()``s the runner; at start the runner first finishes every turn a previous run left
 /// pending (a stop or a crash before the reply), so each user message gets exactly one reply.
 ///
-/// The runner owns its task: ``shutdown()`` cancels and awaits it. A turn cut short stays
+/// The runner's task is started on, and tracked by, the service's ``ServiceTasks``
+/// (``start(on:)``): the service's shutdown cancels and awaits it. A turn cut short stays
 /// pending in the store; its finished steps are not repeated.
 final class AgentTurnRunner: Sendable {
     private struct State {
@@ -23,20 +24,36 @@ final class AgentTurnRunner: Sendable {
     }
 
     private let wakeups: AsyncStream<Void>.Continuation
+    private let stream: AsyncStream<Void>
     private let shared: Shared
-    private let task: Task<Void, Never>
+    private let work: Work
+    private let started = Mutex(false)
 
-    /// Starts the runner: it looks for pending turns at once.
+    /// A runner that does nothing until ``start(on:)``.
     init(
         store: AgentRoomStore, events: Broadcast<AgentStreamEvent>, agent: ScriptedAgent, time: ServerTime,
         pace: Duration
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         wakeups = continuation
+        self.stream = stream
         let shared = Shared()
         self.shared = shared
-        let work = Work(store: store, events: events, agent: agent, time: time, pace: pace, shared: shared)
-        task = Task { await work.run(stream) }
+        work = Work(store: store, events: events, agent: agent, time: time, pace: pace, shared: shared)
+    }
+
+    /// Starts the runner's task on `tasks` (once; later calls do nothing): it looks for pending
+    /// turns at once. When `tasks` is shutting down nothing starts and the runner counts as
+    /// stopped.
+    func start(on tasks: ServiceTasks) {
+        let first = started.withLock { started in
+            defer { started = true }
+            return !started
+        }
+        guard first else { return }
+        let work = work
+        let stream = stream
+        if tasks.start("agent turns", { await work.run(stream) }) == nil { work.stop() }
     }
 
     deinit {
@@ -62,11 +79,10 @@ final class AgentTurnRunner: Sendable {
         }
     }
 
-    /// Cancels the task and waits for it; a turn in progress stays pending for the next start.
-    func shutdown() async {
+    /// Ends the wait for wake-ups, so the task ends after the turn in progress (or at once when
+    /// its task is cancelled; a turn cut short stays pending for the next start).
+    func finish() {
         wakeups.finish()
-        task.cancel()
-        await task.value
     }
 
     /// What the task works with (everything but the runner itself, so dropping the runner
@@ -128,7 +144,7 @@ final class AgentTurnRunner: Sendable {
             for waiter in waiters { waiter.resume() }
         }
 
-        private func stop() {
+        func stop() {
             let waiters = shared.state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.stopped = true
                 defer { state.idleWaiters.removeAll() }

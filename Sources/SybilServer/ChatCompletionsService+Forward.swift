@@ -25,7 +25,7 @@ extension ChatCompletionsService {
         }
         let id = newCompletionID()
         let upstreamBody = response.body
-        return startStream(id: id) { [self] in await reemit(upstreamBody, as: id) }
+        return startStream(id: id, kind: "forward") { [self] in await reemit(upstreamBody, as: id) }
     }
 
     /// `GET /v1/models[/{id}]` with `--upstream`: the upstream's own answer, mapped by

@@ -22,8 +22,9 @@ final class ChatCompletionsService: Sendable {
     private let random: any RandomSource
     private let coldStart: ColdStartGate?
     let upstream: (any HTTPClient)?
-    /// The producers still generating, by stream id (cancelled at shutdown).
-    private let producers = Mutex<[String: Task<Void, Never>]>([:])
+    /// The producers still generating (scripted streams and forwarders), tracked until they
+    /// end; shutdown cancels and awaits them.
+    private let producers = ServiceTasks()
 
     init(
         options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)?, random: any RandomSource,
@@ -85,14 +86,19 @@ final class ChatCompletionsService: Sendable {
         let script = ScriptedStream(
             id: id, model: parsed.model, created: created, tokens: tokens, finish: finish, ending: reply.ending,
             usage: parsed.includeUsage ? usage : nil)
-        return startStream(id: id) { [self] in await produce(script) }
+        return startStream(id: id, kind: "stream") { [self] in await produce(script) }
     }
 
-    /// Stops every producer (called when the server stops).
-    func shutdown() async {
-        let tasks = producers.withLock { Array($0.values) }
-        for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+    /// Stops every producer within `deadline` on the service's clock (called when the server
+    /// stops); returns the names of those that did not end in time.
+    func shutdown(within deadline: Duration) async -> [String] {
+        await producers.shutdown(within: deadline, sleep: time.sleep)
+    }
+
+    /// Returns once no stream is being produced or forwarded: nothing more is appended to the
+    /// registry until a new request.
+    func quiescent() async {
+        await producers.quiescent()
     }
 
     // MARK: Models
@@ -153,10 +159,10 @@ final class ChatCompletionsService: Sendable {
 
     // MARK: Streams
 
-    /// Opens stream `id`, starts `produce` into it (it runs whether or not anyone reads), and
-    /// answers with the stream read from its first event; 503 when the registry is full of
-    /// running streams.
-    func startStream(id: String, produce: @escaping @Sendable () async -> Void) -> HTTPServerResponse {
+    /// Opens stream `id`, starts `produce` into it as a tracked task named `kind` and `id` (it
+    /// runs whether or not anyone reads), and answers with the stream read from its first
+    /// event; 503 when the registry is full of running streams or the service is stopping.
+    func startStream(id: String, kind: String, produce: @escaping @Sendable () async -> Void) -> HTTPServerResponse {
         guard registry.open(id) else {
             return APIError(
                 status: 503,
@@ -165,12 +171,15 @@ final class ChatCompletionsService: Sendable {
             ).response
         }
         let registry = registry
-        producers.withLock { producers in
-            producers[id] = Task { [weak self] in
-                await produce()
-                registry.finish(id)
-                self?.producers.withLock { $0[id] = nil }
-            }
+        let started = producers.start("\(kind) \(id)") {
+            await produce()
+            registry.finish(id)
+        }
+        guard started != nil else {
+            registry.finish(id)
+            return APIError(
+                status: 503, message: "The server is stopping.", code: "shutting_down", retryAfterSeconds: 1
+            ).response
         }
         return .eventStream { [self] stream in await follow(id, after: 0, to: stream) }
     }

@@ -19,24 +19,29 @@ public final class ReferenceServer: Sendable {
         time: ServerTime = .live, upstream: (any HTTPClient)? = nil, random: any RandomSource = SystemRandomSource()
     ) throws {
         self.options = options
-        let app = try SybilServerApp(options: options, time: time, upstream: upstream, random: random)
+        // The app's work starts only once the address is bound: a server that cannot bind
+        // has started nothing that would outlive it.
+        let app = try SybilServerApp(options: options, time: time, upstream: upstream, random: random, starting: false)
         self.app = app
-        do {
-            http = try HTTPServer(configuration: configuration, handler: app)
-        } catch {
-            // Nothing was served: stop the app's work before giving up.
-            Task { await app.shutdown() }
-            throw error
-        }
+        http = try HTTPServer(configuration: configuration, handler: app)
+        app.start()
     }
 
     /// Where clients reach it.
     public var baseURL: URL { http.baseURL }
 
-    /// Stops it gracefully (see ``HTTPServer/shutdown(grace:)``), then the work the app owns:
-    /// an Agent turn still in progress is cancelled and finished by the next start.
-    public func shutdown(grace: Duration = .seconds(5)) async {
+    /// Stops it gracefully (see ``HTTPServer/shutdown(grace:)``), then the work the app owns
+    /// within `grace` more on the app's clock (see ``SybilServerApp/shutdown(within:)``): an
+    /// Agent turn still in progress is cancelled and finished by the next start. Returns the
+    /// names of the app's tasks that had not ended by then (empty when all did).
+    @discardableResult
+    public func shutdown(grace: Duration = .seconds(5)) async -> [String] {
         await http.shutdown(grace: grace)
-        await app.shutdown()
+        return await app.shutdown(within: grace)
+    }
+
+    /// Returns once the app has no work in flight (see ``SybilServerApp/quiescent()``).
+    public func quiescent() async {
+        await app.quiescent()
     }
 }

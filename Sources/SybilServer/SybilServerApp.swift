@@ -8,18 +8,30 @@ import SybilWire
 /// failure into the shared error body. Nothing a client sends makes it throw or crash.
 public final class SybilServerApp: HTTPHandler {
     private let options: SybilServerOptions
+    private let time: ServerTime
     private let expectedToken: [UInt8]
     private let chats: ChatCompletionsService
     let agentRoom: AgentRoomService
-    private let desktop: WorkspaceDesktopService
+    let desktop: WorkspaceDesktopService
     let records: RecordsService
 
-    /// Opens storage and builds the surfaces; `upstream` carries forwarded chats (URLSession
-    /// when `options.upstream` is set and none is given); `random` draws chat stream ids.
-    public init(
+    /// Opens storage, builds the surfaces and starts their work (the Agent room's turns);
+    /// `upstream` carries forwarded chats (URLSession when `options.upstream` is set and none is
+    /// given); `random` draws chat stream ids.
+    public convenience init(
         options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil,
         random: any RandomSource = SystemRandomSource()
     ) throws {
+        try self.init(options: options, time: time, upstream: upstream, random: random, starting: true)
+    }
+
+    /// The app; with `starting` false no work starts until ``start()`` (a server that fails to
+    /// bind then has nothing to stop).
+    init(
+        options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)?, random: any RandomSource,
+        starting: Bool
+    ) throws {
+        self.time = time
         self.options = options
         expectedToken = Array(options.token.utf8)
         // Upstream redirects are never followed: the API key must not travel to another host.
@@ -31,6 +43,12 @@ public final class SybilServerApp: HTTPHandler {
                 options.storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds()),
             options: options, time: time)
         records = RecordsService(store: try ServerRecordStore(options.storage), time: time)
+        if starting { start() }
+    }
+
+    /// Starts the surfaces' own work (the Agent room's turns); later calls do nothing.
+    func start() {
+        agentRoom.start()
     }
 
     /// Body limits: for Agent uploads the largest file (8 MiB), plus 64 KiB for a multipart
@@ -61,11 +79,25 @@ public final class SybilServerApp: HTTPHandler {
         return try? AgentUploadForm(contentType: contentType, limits: AgentRoomService.limits)
     }
 
-    /// Stops the work the surfaces own (the Agent room's turns); call after the transport
-    /// stopped.
-    public func shutdown() async {
-        await agentRoom.shutdown()
-        await chats.shutdown()
+    /// Stops the work the surfaces own: the Agent room's turns, workspace runs, and chat
+    /// streams' producers and forwarders. New work is refused, what runs is cancelled and
+    /// awaited until `deadline` passes on the injected clock. Returns the names of the tasks
+    /// that had not ended by then (empty when all did). Call after the transport stopped.
+    @discardableResult
+    public func shutdown(within deadline: Duration = .seconds(5)) async -> [String] {
+        async let agent = agentRoom.shutdown(within: deadline)
+        async let runs = desktop.shutdown(within: deadline)
+        async let streams = chats.shutdown(within: deadline)
+        return await agent + runs + streams
+    }
+
+    /// Returns once no surface has work in flight: the Agent room's agent waits for a new
+    /// turn, no workspace run is in progress or about to start, and no chat stream is being
+    /// produced or forwarded. Tests wait on it for "nothing more will happen".
+    public func quiescent() async {
+        await agentRoom.quiescent()
+        await desktop.quiescent()
+        await chats.quiescent()
     }
 
     /// The error body for a request the transport refused.

@@ -53,7 +53,7 @@ extension WorkspaceDesktopService {
         let accepted = try await store.acceptSend(
             chat, operationId: submission.operationId, text: submission.text, now: now, call: call)
         if let started = accepted.started {
-            launch(started, in: chat)
+            await launch(started, in: chat)
         } else {
             publish(chat, .overlay(accepted.live.overlay))
             publish(chat, .run(runId: accepted.runId, state: .queued))
@@ -97,7 +97,7 @@ extension WorkspaceDesktopService {
             // Otherwise it started meanwhile and is stopped below.
             ending = try await store.run(runId)?.state ?? .failed
         }
-        if ending == .running, let task = runTasks.withLock({ $0[runId] }) {
+        if ending == .running, let task = runTasks.task(named: Self.taskName(runId)) {
             _ = stopping.withLock { $0.insert(runId) }
             task.cancel()
             await task.value
@@ -115,21 +115,43 @@ extension WorkspaceDesktopService {
         return result
     }
 
-    /// Starts the scripted turn of `started` on a task the service holds until it ends.
-    func launch(_ started: WorkspaceStore.StartedRun, in chat: WorkspaceChatKey) {
+    /// The name a run's task is tracked under.
+    static func taskName(_ runId: String) -> String { "run \(runId)" }
+
+    /// Starts the scripted turn of `started` on a task the service tracks until it ends. The
+    /// next queued turn is started from that task before it ends, so the service is never
+    /// quiescent between two runs of a chat. While the service stops nothing starts: the run
+    /// is settled as failed at once, and queued runs stay queued.
+    func launch(_ started: WorkspaceStore.StartedRun, in chat: WorkspaceChatKey) async {
         publish(chat, .overlay(started.live.overlay))
         publish(chat, .run(runId: started.runId, state: .started))
-        runTasks.withLock { tasks in
-            tasks[started.runId] = Task { [self] in
-                await run(started.runId, in: chat, prompt: started.prompt, base: started.base)
-                runTasks.withLock { _ = $0.removeValue(forKey: started.runId) }
-                _ = stopping.withLock { $0.remove(started.runId) }
-                // The next queued turn starts when this one has ended.
-                if let next = try? await store.startNextRun(chat, now: time.epochMilliseconds()) {
-                    launch(next, in: chat)
-                }
+        let task = runTasks.start(Self.taskName(started.runId)) { [self] in
+            await run(started.runId, in: chat, prompt: started.prompt, base: started.base)
+            _ = stopping.withLock { $0.remove(started.runId) }
+            // The next queued turn starts when this one has ended (not while stopping).
+            guard !runTasks.isClosed else { return }
+            if let next = try? await store.startNextRun(chat, now: time.epochMilliseconds()) {
+                await launch(next, in: chat)
             }
         }
+        if task == nil {
+            // The service is stopping: the run never began, so it fails instead of staying
+            // "running" in the store.
+            await settle(started.runId, in: chat, threadId: nil, subagent: [], ending: .failed)
+        }
+    }
+
+    /// Stops every run within `deadline` on the service's clock: each is cancelled and settles
+    /// as failed (what it showed stays in history). Returns the names of the runs that did not
+    /// end in time.
+    func shutdown(within deadline: Duration) async -> [String] {
+        await runTasks.shutdown(within: deadline, sleep: time.sleep)
+    }
+
+    /// Returns once no run is in progress and none is about to start: nothing more is
+    /// published or stored until a new call.
+    func quiescent() async {
+        await runTasks.quiescent()
     }
 
     /// The scripted turn: thinking, activity, the reply token by token, then settlement into

@@ -50,8 +50,8 @@ final class WorkspaceDesktopService: Sendable {
     private let log = Mutex(EventLog())
     /// Desktops' online state, from the world at start; `desktop.setOnline` changes it.
     private let online: Mutex<[String: Bool]>
-    /// The running runs' tasks, held until they end.
-    let runTasks = Mutex<[String: Task<Void, Never>]>([:])
+    /// The running runs' tasks (named `run <runId>`), tracked until they end.
+    let runTasks = ServiceTasks()
     /// Runs asked to stop: their cancellation ends them as `stopped`, not `failed`.
     let stopping = Mutex<Set<String>>([])
     /// Calls with effects run one at a time, so a retry racing its first attempt finds the

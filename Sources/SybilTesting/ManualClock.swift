@@ -39,16 +39,38 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
+        var sleepsStarted = 0
+        var nowReads = 0
     }
 
     private let state = Mutex(State())
+    /// Notified whenever a sleeper starts or stops sleeping, or the time is read.
+    private let changes = ChangeSignal()
 
     /// A clock at its origin with no sleepers.
     public init() {}
 
-    /// The current manual time.
+    /// The current manual time. Each reading is counted and signalled (see ``nowReads``).
     public var now: Instant {
-        state.withLock { $0.now }
+        let now = state.withLock { state in
+            state.nowReads += 1
+            return state.now
+        }
+        changes.notify()
+        return now
+    }
+
+    /// How many times ``now`` was read: code that notes the time of an event (a stall watch
+    /// touched by a heartbeat) signals that it got there by reading the clock.
+    public var nowReads: Int {
+        state.withLock { $0.nowReads }
+    }
+
+    /// Returns once ``now`` was read more than `count` times; `false` after `limit` of real
+    /// time or when the task is cancelled.
+    @discardableResult
+    public func waitForNowReads(after count: Int, limit: Duration = .seconds(30)) async -> Bool {
+        await changes.wait(until: { nowReads > count }, limit: limit)
     }
 
     /// Zero: the manual clock is exact.
@@ -57,6 +79,12 @@ public final class ManualClock: Clock, Sendable {
     /// How many tasks are sleeping on this clock right now.
     public var sleeperCount: Int {
         state.withLock { $0.sleepers.count }
+    }
+
+    /// How many sleeps have started on this clock so far (sleeps whose deadline had passed
+    /// already are not counted: they never wait).
+    public var sleepsStarted: Int {
+        state.withLock { $0.sleepsStarted }
     }
 
     /// Suspends until the clock is advanced to `deadline` (at once when it already passed).
@@ -75,12 +103,13 @@ public final class ManualClock: Clock, Sendable {
                     if Task.isCancelled { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(true) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    state.sleepsStarted += 1
                     return .success(false)
                 }
                 switch outcome {
                 case .failure(let error): continuation.resume(throwing: error)
                 case .success(true): continuation.resume()
-                case .success(false): break
+                case .success(false): changes.notify()
                 }
             }
         } onCancel: {
@@ -89,6 +118,7 @@ public final class ManualClock: Clock, Sendable {
                 return state.sleepers.remove(at: position)
             }
             cancelled?.continuation.resume(throwing: CancellationError())
+            if cancelled != nil { changes.notify() }
         }
     }
 
@@ -106,17 +136,40 @@ public final class ManualClock: Clock, Sendable {
         for sleeper in due {
             sleeper.continuation.resume()
         }
+        if !due.isEmpty { changes.notify() }
     }
 
-    /// Yields until at least `count` tasks sleep on this clock, so that a test can advance
-    /// time knowing the code under test has reached its wait. Gives up after `maxYields`
-    /// scheduler turns (no wall-clock time involved) and reports whether the count was reached.
+    /// Returns once at least `count` tasks sleep on this clock, so that a test can advance
+    /// time knowing the code under test has reached its wait: the clock signals each sleeper
+    /// that starts or stops, nothing is polled. Reports whether the count was reached before
+    /// `limit` of real time (a bound for a broken test, never a rule) or the task's cancellation.
     @discardableResult
-    public func waitForSleepers(count: Int = 1, maxYields: Int = 100_000) async -> Bool {
-        for _ in 0..<maxYields {
-            if sleeperCount >= count { return true }
-            await Task.yield()
+    public func waitForSleepers(count: Int = 1, limit: Duration = .seconds(30)) async -> Bool {
+        await changes.wait(until: { sleeperCount >= count }, limit: limit)
+    }
+
+    /// Returns once exactly `count` tasks sleep on this clock (see ``waitForSleepers(count:limit:)``).
+    @discardableResult
+    public func waitForSleepers(exactly count: Int, limit: Duration = .seconds(30)) async -> Bool {
+        await changes.wait(until: { sleeperCount == count }, limit: limit)
+    }
+
+    /// Returns once more than `count` sleeps have started (see ``sleepsStarted``); `false`
+    /// after `limit` of real time or when the task is cancelled.
+    @discardableResult
+    public func waitForSleeps(after count: Int, limit: Duration = .seconds(30)) async -> Bool {
+        await changes.wait(until: { sleepsStarted > count }, limit: limit)
+    }
+
+    /// Advances by `step` each time a task starts sleeping (once at first when tasks already
+    /// sleep), until the calling task is cancelled: drives code whose every wait should pass,
+    /// moving only when the code has reached its next wait.
+    public func drive(step: Duration) async {
+        var seen = state.withLock { $0.sleepsStarted - $0.sleepers.count }
+        while !Task.isCancelled {
+            guard await waitForSleeps(after: seen, limit: .seconds(3600)) else { return }
+            seen = sleepsStarted
+            advance(by: step)
         }
-        return sleeperCount >= count
     }
 }

@@ -66,15 +66,11 @@ struct ServeAndAskTests {
     @Test func serveListensPrintsItsAddressAndStopsWhenAsked() async throws {
         let test = TestIO(environment: ["SYBIL_TOKEN": "from-env"])
         let running = Task { await test.run("serve", "--port", "0", "--in-memory", "--pace", "0") }
-        var address: URL?
-        for _ in 0..<1_000_000 {
-            if let line = test.stdout.split(separator: "\n").first, line.hasPrefix("sybil serve: listening on ") {
-                address = URL(string: String(line.dropFirst("sybil serve: listening on ".count)))
-                break
-            }
-            await Task.yield()
-        }
-        let base = try #require(address)
+        // Each line is written whole, and the token line follows the address.
+        await test.waitForOutput(containing: "sybil serve: token from SYBIL_TOKEN\n")
+        let line = try #require(test.stdout.split(separator: "\n").first)
+        #expect(line.hasPrefix("sybil serve: listening on "))
+        let base = try #require(URL(string: String(line.dropFirst("sybil serve: listening on ".count))))
         #expect(test.stdout.contains("sybil serve: token from SYBIL_TOKEN\n"))
         #expect(!test.stderr.contains("warning"))  // loopback by default
         #expect(!test.stdout.contains("from-env"))
@@ -125,12 +121,8 @@ struct ServeAndAskTests {
     @Test func theFixtureServesTheAPIUnderApiWithItsToken() async throws {
         let test = TestIO()
         let running = Task { await test.run("serve", "--fixture", "--port", "0", "--in-memory") }
-        var lines: [Substring] = []
-        for _ in 0..<1_000_000 {
-            lines = test.stdout.split(separator: "\n")
-            if lines.count >= 2 { break }
-            await Task.yield()
-        }
+        await test.waitForOutput(containing: "sybil serve: token fixture-token\n")
+        let lines = test.stdout.split(separator: "\n")
         let base = try #require(
             lines.first.flatMap { URL(string: String($0.dropFirst("sybil serve: listening on ".count))) })
         #expect(base.absoluteString.hasPrefix("http://127.0.0.1:"))
@@ -155,12 +147,9 @@ struct ServeAndAskTests {
     @Test func withoutATokenServeGeneratesOnePrintsItAndRequiresIt() async throws {
         let test = TestIO()
         let running = Task { await test.run("serve", "--port", "0", "--in-memory") }
-        var lines: [Substring] = []
-        for _ in 0..<1_000_000 {
-            lines = test.stdout.split(separator: "\n")
-            if lines.count >= 2 { break }
-            await Task.yield()
-        }
+        // Each line is written whole; the generated token's line is the second.
+        await test.waitForOutput(containing: "sybil serve: token ")
+        let lines = test.stdout.split(separator: "\n")
         let base = try #require(
             lines.first.flatMap { URL(string: String($0.dropFirst("sybil serve: listening on ".count))) })
         let tokenLine = try #require(lines.dropFirst().first)

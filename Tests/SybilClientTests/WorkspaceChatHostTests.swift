@@ -27,7 +27,8 @@ struct WorkspaceChatHostTests {
         let loads = rpc.received.count
         #expect(await clock.waitForSleepers(count: 1), sourceLocation: sourceLocation)
         clock.advance(by: delay - .milliseconds(1))
-        for _ in 0..<50 { await Task.yield() }
+        // A poll starts only when its wait ends; the advance wakes due sleepers at once.
+        #expect(clock.sleeperCount == 1, "the poll still waits 1 ms early", sourceLocation: sourceLocation)
         #expect(rpc.received.count == loads, "no poll 1 ms early", sourceLocation: sourceLocation)
         await rpc.serveLoad(of: chatA, with: envelope, to: host, sourceLocation: sourceLocation) {
             clock.advance(by: .milliseconds(1))

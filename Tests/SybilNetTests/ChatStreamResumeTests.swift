@@ -142,11 +142,11 @@ struct ChatStreamResumeTests {
         }
         let start = clock.now
         // The service's own sleeps: the first resume waits 1 s, the second 2 s.
-        #expect(await eventually { recording.deadlines.contains(start.advanced(by: .seconds(1))) })
+        #expect(await recording.slept.wait { recording.deadlines.contains(start.advanced(by: .seconds(1))) })
         clock.advance(by: .milliseconds(999))
         #expect(http.requests.count == 1, "no resume before the first delay")
         clock.advance(by: .milliseconds(1))
-        #expect(await eventually { recording.deadlines.contains(start.advanced(by: .seconds(3))) })
+        #expect(await recording.slept.wait { recording.deadlines.contains(start.advanced(by: .seconds(3))) })
         #expect(http.requests.count == 2)
         clock.advance(by: .milliseconds(1_999))
         #expect(http.requests.count == 2, "the second wait doubles")
@@ -229,24 +229,10 @@ private func driving<T: Sendable>(
     _ clock: ManualClock, step: Duration, _ work: @escaping @Sendable () async -> T
 ) async -> T {
     let task = Task { await work() }
-    let driver = Task {
-        while !Task.isCancelled {
-            if await clock.waitForSleepers(count: 1, maxYields: 1_000) { clock.advance(by: step) }
-            await Task.yield()
-        }
-    }
+    let driver = Task { await clock.drive(step: step) }
     let value = await task.value
     driver.cancel()
     return value
-}
-
-/// Yields until `condition` holds (bounded), for state the stub exposes without a signal.
-private func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<200_000 {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
 }
 
 /// A refresher that counts its calls.
@@ -284,6 +270,8 @@ private final class RecordingClock: Clock, Sendable {
     typealias Instant = ManualClock.Instant
     let base: ManualClock
     private let recorded = Mutex<[Instant]>([])
+    /// Notified on every sleep recorded.
+    let slept = ChangeSignal()
 
     init(_ base: ManualClock) { self.base = base }
 
@@ -293,6 +281,7 @@ private final class RecordingClock: Clock, Sendable {
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         recorded.withLock { $0.append(deadline) }
+        slept.notify()
         try await base.sleep(until: deadline, tolerance: tolerance)
     }
 }

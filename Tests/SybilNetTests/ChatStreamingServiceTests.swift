@@ -11,6 +11,9 @@ struct ChatStreamingServiceTests {
     final class ManualGate: SendGate {
         private let opened = Mutex<CheckedContinuation<Void, Never>?>(nil)
         private let isOpen = Mutex(false)
+        /// Notified when a caller starts waiting at the gate.
+        let reached = ChangeSignal()
+        var isWaiting: Bool { opened.withLock { $0 != nil } }
         func open() async {
             if isOpen.withLock({ $0 }) { return }
             await withCheckedContinuation { continuation in
@@ -19,7 +22,7 @@ struct ChatStreamingServiceTests {
                     opened.withLock { $0 = continuation }
                     return false
                 }
-                if resumeNow { continuation.resume() }
+                if resumeNow { continuation.resume() } else { reached.notify() }
             }
         }
         func release() {
@@ -80,7 +83,7 @@ struct ChatStreamingServiceTests {
         let gate = ManualGate()
         let service = service(http, gate: gate)
         let consumer = Task { await reply(service) }
-        for _ in 0..<500 { await Task.yield() }
+        #expect(await gate.reached.wait { gate.isWaiting }, "the service waits at the gate")
         #expect(http.requests.isEmpty, "the gate is closed")
         gate.release()
         let (text, _) = await consumer.value

@@ -127,10 +127,13 @@ struct SSEChatTransportTests {
         let consumer = Task { await collect(transport) }
         #expect(await clock.waitForSleepers(count: 1))
         clock.advance(by: .seconds(20))
+        let reads = clock.nowReads
         feed.yield(Array(": heartbeat\n\n".utf8))  // activity moves the deadline to 50 s
-        for _ in 0..<200 { await Task.yield() }
+        #expect(await clock.waitForNowReads(after: reads), "the transport noted the heartbeat's time")
+        let sleeps = clock.sleepsStarted
         clock.advance(by: .seconds(29))  // 49 s: 29 s after the heartbeat
-        for _ in 0..<200 { await Task.yield() }
+        // The watch woke at 30 s and, seeing the heartbeat, sleeps again instead of stalling.
+        #expect(await clock.waitForSleeps(after: sleeps))
         #expect(http.cancelledRequests.isEmpty, "not stalled 1 s before the deadline")
         clock.advance(by: .seconds(1))
         let result = await consumer.value
@@ -148,11 +151,10 @@ struct SSEChatTransportTests {
             for try await _ in transport.chunks(for: request) { count += 1 }
             return count
         }
-        for _ in 0..<500 where http.requests.isEmpty { await Task.yield() }
+        #expect(await http.changed.wait { !http.requests.isEmpty })
         consumer.cancel()
         _ = try? await consumer.value
-        for _ in 0..<500 where http.cancelledRequests.isEmpty { await Task.yield() }
-        #expect(http.cancelledRequests == [0])
+        #expect(await http.changed.wait { http.cancelledRequests == [0] })
     }
 
     @Test func theSentenceEndsOnceWhetherOrNotTheServersMessageEndsItself() {

@@ -1,4 +1,5 @@
 import SybilNet
+import SybilTesting
 import Synchronization
 import Testing
 
@@ -19,6 +20,8 @@ final class StubHTTPClient: HTTPClient {
     }
 
     private let state = Mutex(State())
+    /// Notified when a request is sent or a body is cancelled.
+    let changed = ChangeSignal()
 
     var requests: [HTTPRequest] { state.withLock { $0.requests } }
     var cancelledRequests: [Int] { state.withLock { $0.cancelled } }
@@ -34,7 +37,9 @@ final class StubHTTPClient: HTTPClient {
         return state.withLock { state in
             let index = state.feeds.count
             feed.onTermination = { [weak self] termination in
-                if case .cancelled = termination { self?.state.withLock { $0.cancelled.append(index) } }
+                guard case .cancelled = termination, let self else { return }
+                self.state.withLock { $0.cancelled.append(index) }
+                self.changed.notify()
             }
             state.scripted.append(
                 Scripted(
@@ -54,6 +59,7 @@ final class StubHTTPClient: HTTPClient {
             state.requests.append(request)
             return state.scripted.isEmpty ? nil : state.scripted.removeFirst()
         }
+        changed.notify()
         guard let next else {
             Issue.record("unexpected request \(request.method) \(request.url)")
             throw StubError.unexpected

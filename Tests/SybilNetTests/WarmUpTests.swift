@@ -15,9 +15,9 @@ struct WarmUpTests {
         for trigger in WarmUpManager<ManualClock>.Trigger.allCases { manager.trigger(trigger) }
         manager.trigger(.enteredChat)
         #expect(manager.state == .warming)
-        for _ in 0..<1_000 where http.requests.isEmpty { await Task.yield() }
+        #expect(await http.changed.wait { !http.requests.isEmpty })
         feed.finish()
-        for _ in 0..<1_000 where manager.state == .warming { await Task.yield() }
+        #expect(await ConditionWait.until { manager.state != .warming })
         #expect(manager.state == .warm)
         #expect(manager.healthChecks == 1)
         #expect(http.requests.count == 1)
@@ -49,10 +49,10 @@ struct WarmUpTests {
         manager.trigger(.enteredChat)
         #expect(await clock.waitForSleepers(count: 1))
         clock.advance(by: .milliseconds(9_999))
-        for _ in 0..<200 { await Task.yield() }
+        #expect(clock.sleeperCount == 1, "the timeout still waits 1 ms before 10 s")
         #expect(manager.state == .warming)
         clock.advance(by: .milliseconds(1))
-        for _ in 0..<1_000 where manager.state == .warming { await Task.yield() }
+        #expect(await ConditionWait.until { manager.state != .warming })
         #expect(manager.state == .failed("health check timed out after 10 s"))
     }
 
@@ -66,7 +66,7 @@ struct WarmUpTests {
         }
         #expect(await clock.waitForSleepers(count: 2), "the health check's timeout and the gate's wait")
         clock.advance(by: .milliseconds(1_499))
-        for _ in 0..<200 { await Task.yield() }
+        #expect(clock.sleeperCount == 2, "neither wait is over 1 ms before 1.5 s")
         #expect(manager.state == .warming)
         clock.advance(by: .milliseconds(1))
         #expect(await opened.value, "opened at 1.5 s although the backend is still cold")

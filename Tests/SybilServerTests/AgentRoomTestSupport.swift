@@ -84,7 +84,7 @@ extension AppHarness {
 
     /// Returns once the agent has answered every stored turn.
     func waitUntilAgentIdle() async {
-        await app.agentRoom.waitUntilAgentIdle()
+        await app.agentRoom.quiescent()
     }
 
     /// Stops the app's own work (the agent), as `ReferenceServer.shutdown` does.

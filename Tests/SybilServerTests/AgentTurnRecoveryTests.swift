@@ -94,7 +94,7 @@ struct AgentTurnRecoveryTests {
         let third = try ReferenceServer(
             options: Self.options(directory, pace: .zero),
             time: ServerTime(clock: ManualClock()) { AppHarness.epochBase })
-        await third.app.agentRoom.waitUntilAgentIdle()
+        await third.quiescent()
         let last = try AgentRoomPage.decode(try await send(third, "GET", "agent/messages").1, at: .root)
         #expect(last.messages.map(\.messageId) == after.messages.map(\.messageId))
         await third.shutdown()

@@ -5,6 +5,7 @@ import SybilServer
 import SybilTesting
 import SybilWire
 import Synchronization
+import Testing
 
 /// The reference server's handler in-process, on a manual clock, with in-memory storage and
 /// no pacing: requests go straight to `handle`, streamed bodies are collected by running
@@ -51,6 +52,43 @@ struct AppHarness {
             json: "{\"method\": \"\(method)\", \"callKey\": \(key), \"params\": \(params)}")
     }
 
+    /// What moved the harness's work on: it slept on the clock, or nothing is in flight.
+    enum Step { case slept, quiescent }
+
+    /// Returns once something sleeps on the clock (`.slept`) or the app has no work in flight
+    /// (`.quiescent`), whichever the code signals first.
+    func nextStep() async -> Step {
+        await withTaskGroup(of: Step.self) { group in
+            group.addTask { [clock] in
+                await clock.waitForSleepers(count: 1, limit: .seconds(3600))
+                return .slept
+            }
+            group.addTask { [app] in
+                await app.quiescent()
+                return .quiescent
+            }
+            let first = await group.next() ?? .quiescent
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Advances the clock by `step` whenever the app's work sleeps on it until `condition`
+    /// holds; records an issue when the app went quiescent with nothing asleep and the
+    /// condition still false (nothing more would happen).
+    func drive(
+        step: Duration, until condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        while try await !condition() {
+            if await nextStep() == .quiescent, clock.sleeperCount == 0 {
+                if try await condition() { return }
+                Issue.record("the app went quiescent before the condition held", sourceLocation: sourceLocation)
+                return
+            }
+            clock.advance(by: step)
+        }
+    }
+
     /// The parameters naming sess-42.
     static let chatParams = "\"desktopId\": \"desk-1\", \"projectId\": \"proj-app\", \"sessionId\": \"sess-42\""
 }
@@ -62,16 +100,17 @@ func collect(_ response: HTTPServerResponse, until stop: @escaping @Sendable ([U
 {
     guard case .stream(let producer) = response.body else { return response.bodyBytes ?? [] }
     let collected = Mutex<[UInt8]>([])
-    let stream = HTTPResponseStream { bytes in collected.withLock { $0.append(contentsOf: bytes) } }
+    let written = ChangeSignal()
+    let stream = HTTPResponseStream { bytes in
+        collected.withLock { $0.append(contentsOf: bytes) }
+        written.notify()
+    }
     let task = Task { await producer(stream) }
+    // Re-checked on every write, so the reader stops right after the write that satisfied it.
     let watcher = Task {
-        while !Task.isCancelled {
-            if stop(collected.withLock { $0 }) {
-                stream.markClosed()
-                task.cancel()
-                return
-            }
-            await Task.yield()
+        if await written.wait(until: { stop(collected.withLock { $0 }) }, limit: .seconds(3600)) {
+            stream.markClosed()
+            task.cancel()
         }
     }
     await task.value

@@ -10,18 +10,18 @@ struct ChatStreamRegistryTests {
 
     @Test func aWaitingReaderWakesOnTheNextEventAndOnFinish() async {
         #expect(registry.open("s"))
-        let woke = Mutex(0)
+        let woke = Counter()
         let waiter = Task { [registry] in
             await registry.wait("s", after: 0)
-            woke.withLock { $0 += 1 }
+            woke.increment()
             await registry.wait("s", after: 1)
-            woke.withLock { $0 += 1 }
+            woke.increment()
         }
         registry.append("s", data: "a", overLimitFrame: "{}")
-        #expect(await eventually { woke.withLock { $0 } == 1 })
+        #expect(await eventually { woke.value == 1 })
         registry.finish("s")
         await waiter.value
-        #expect(woke.withLock { $0 } == 2)
+        #expect(woke.value == 2)
     }
 
     @Test func aWaitWithNewsAlreadyThereReturnsAtOnce() async {
@@ -74,5 +74,8 @@ struct ChatStreamRegistryTests {
 private final class Woken: Sendable {
     private let state = Mutex<[String]>([])
     var ids: [String] { state.withLock { $0 } }
-    func add(_ id: String) { state.withLock { $0.append(id) } }
+    func add(_ id: String) {
+        state.withLock { $0.append(id) }
+        fakesChanged.notify()
+    }
 }

@@ -111,13 +111,7 @@ struct ChatStreamResumeRoutesTests {
                     await harness.send("GET", "/v1/chat/completions/\(id)/events", headers: [("Last-Event-ID", "1")])))
         }
         let clock = harness.clock
-        let driver = Task {
-            while !Task.isCancelled {
-                await clock.waitForSleepers(count: 1)
-                clock.advance(by: .milliseconds(40))
-                await Task.yield()
-            }
-        }
+        let driver = Task { await clock.drive(step: .milliseconds(40)) }
         let followed = await follower.value
         driver.cancel()
         #expect(try followed.last.map(OpenAIStreamEvent.decode) == .done)

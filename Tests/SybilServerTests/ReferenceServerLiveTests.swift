@@ -131,7 +131,7 @@ struct ReferenceServerLiveTests {
         let gate = WarmUpSendGate(manager: manager)
         let reply = Task { try await ask(server, "Bist du wach?", gate: gate, http: http) }
         // The health check of the warm-up is the first request: the server holds it.
-        #expect(await clock.waitForSleepers(count: 1, maxYields: 10_000_000))
+        #expect(await clock.waitForSleepers(count: 1))
         clock.advance(by: .seconds(5))
         #expect(try await reply.value == ScriptedAgent(seed: 1).reply(to: "Bist du wach?").text)
         #expect(await MainActor.run { manager.healthChecks } == 1)

@@ -2,6 +2,7 @@ import Foundation
 import SybilCore
 import SybilNet
 import SybilServer
+import SybilTesting
 import Synchronization
 
 /// Runs blocking socket work on a thread of its own, so a test waiting on a socket never
@@ -13,14 +14,14 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     }
 }
 
-/// Yields until `condition` holds (at most `maxYields` times, then false); for state that
-/// another thread changes soon, without sleeping on the wall clock.
-func eventually(maxYields: Int = 2_000_000, _ condition: () -> Bool) async -> Bool {
-    for _ in 0..<maxYields {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
+/// Notified whenever the state of a transport-test fake changes (a ``Counter`` counts, a
+/// ``TransportTestHandler`` holds a request).
+let fakesChanged = ChangeSignal()
+
+/// Returns whether `condition` over the fakes' state held before the limit: re-checked each
+/// time a fake signals a change (``fakesChanged``), never polled.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    await fakesChanged.wait(until: condition)
 }
 
 /// A handler for transport tests: `/echo` answers the body, `/stream` writes `count` events,
@@ -74,7 +75,10 @@ final class TransportTestHandler: HTTPHandler {
                 while stream.write(block) { await Task.yield() }
             }
         case "/hold":
-            await withCheckedContinuation { continuation in held.withLock { $0.append(continuation) } }
+            await withCheckedContinuation { continuation in
+                held.withLock { $0.append(continuation) }
+                fakesChanged.notify()
+            }
             return HTTPServerResponse(status: 200, body: .bytes(Array("released".utf8)))
         case "/ws":
             let key = request.headers["Sec-WebSocket-Key"] ?? ""
@@ -105,5 +109,8 @@ final class Counter: Sendable {
 
     var value: Int { count.withLock { $0 } }
 
-    func increment() { count.withLock { $0 += 1 } }
+    func increment() {
+        count.withLock { $0 += 1 }
+        fakesChanged.notify()
+    }
 }

@@ -37,12 +37,7 @@ struct WorkspaceRoutesTests {
 
     /// Advances the clock a pace at a time until the run has settled.
     private func finishRun(_ harness: AppHarness, pace: Duration) async throws {
-        for _ in 0..<200 {
-            guard try await isRunning(harness) else { return }
-            _ = await harness.clock.waitForSleepers(count: 1, maxYields: 10_000)
-            harness.clock.advance(by: pace)
-        }
-        Issue.record("the run did not settle")
+        try await harness.drive(step: pace) { try await !isRunning(harness) }
     }
 
     @Test func desktopsProjectsAndSessionsNewestFirst() async throws {

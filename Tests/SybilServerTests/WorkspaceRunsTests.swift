@@ -40,11 +40,7 @@ struct WorkspaceRunsTests {
         _ harness: AppHarness, pace: Duration, until condition: () async throws -> Bool,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        for _ in 0..<5_000 {
-            if try await condition() { return }
-            if await harness.clock.waitForSleepers(count: 1, maxYields: 10_000) { harness.clock.advance(by: pace) }
-        }
-        Issue.record("the condition never held", sourceLocation: sourceLocation)
+        try await harness.drive(step: pace, until: condition, sourceLocation: sourceLocation)
     }
 
     /// Starts collecting a chat's event stream until `stop` holds for its text.
