@@ -103,7 +103,8 @@ struct WorkspaceStoreCompatibilityTests {
     @Test func uploadsReadTheSame() async throws {
         let directory = try Self.oldDatabase()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try WorkspaceStore(.directory(directory), agent: ScriptedAgent(seed: 1), now: Self.now)
+        _ = try WorkspaceStore(.directory(directory), agent: ScriptedAgent(seed: 1), now: Self.now)
+        let store = try WorkspaceUploadStore(.directory(directory))
 
         let finished = try #require(try await store.upload(id: "upl-1"))
         #expect(finished.uploadKey == "key-1")
