@@ -17,6 +17,11 @@ public actor WorkspaceOutbox {
     /// Where unreadable stored data is copied before the outbox starts over.
     public static let asideKey = "workspace-chat-local-outbox-v2.unreadable"
 
+    /// Every save (a file write and its fsync with ``FileKeyValueStore``) runs on this queue,
+    /// off the cooperative thread pool.
+    private let executor: SerialQueueExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     private let store: any KeyValueStore
     private var document: WorkspaceOutboxDocument
     private var completedThisProcess: Set<String> = []
@@ -24,9 +29,13 @@ public actor WorkspaceOutbox {
     public let loadProblems: [String]
 
     /// Loads the outbox from `store` (a launch): completed operations are removed and a new
-    /// generation begins. Throws only when the store itself fails.
-    public init(store: any KeyValueStore) throws {
+    /// generation begins. Throws only when the store itself fails. The load runs on the
+    /// caller's thread; every later change is saved on `executor` (a queue of its own).
+    public init(
+        store: any KeyValueStore, executor: SerialQueueExecutor = SerialQueueExecutor(label: "sybil.workspace-outbox")
+    ) throws {
         self.store = store
+        self.executor = executor
         var problems: [String] = []
         var document = WorkspaceOutboxDocument()
         if let bytes = try store.data(forKey: Self.storageKey) {

@@ -79,14 +79,14 @@ actor AgentRoomStore {
     /// Messages after or before a sequence (or the newest), oldest first, and whether older
     /// ones exist. Any sequence is fine, also one beyond the newest message.
     func messages(after: Int64?, before: Int64?, limit: Int) throws -> (rows: [Row], hasMoreBefore: Bool) {
-        let found: [[SQLiteValue]]
+        let found: [SQLiteRow]
         if let after {
-            found = try database.query(
+            found = try database.rows(
                 "SELECT \(Self.columns) FROM agent_messages WHERE sequence > ? ORDER BY sequence ASC LIMIT ?",
                 [.integer(after), .integer(Int64(limit))])
         } else {
             found = Array(
-                try database.query(
+                try database.rows(
                     "SELECT \(Self.columns) FROM agent_messages WHERE sequence < ? ORDER BY sequence DESC LIMIT ?",
                     [.integer(before ?? Int64.max), .integer(Int64(limit))]
                 ).reversed())
@@ -111,17 +111,17 @@ actor AgentRoomStore {
     /// them together must fit `maxTotalBytes` (413).
     func submit(_ submission: AgentRoomSubmission, fingerprint: String, maxTotalBytes: Int64) throws -> Submission {
         try database.transaction {
-            if let existing = try database.query(
+            if let existing = try database.rows(
                 "SELECT \(Self.columns), fingerprint FROM agent_messages WHERE request_id = ?",
                 [.text(submission.requestId)]
             ).first {
-                guard existing.last?.textValue == fingerprint else {
+                guard try existing.optionalText("fingerprint") == fingerprint else {
                     throw APIError(
                         status: 409,
                         message: "Request \(submission.requestId) was already used for a different message.",
                         code: "request_conflict", param: "requestId")
                 }
-                return Submission(row: try row(from: Array(existing.dropLast())), created: false)
+                return Submission(row: try row(from: existing), created: false)
             }
             var attachments: [AgentAttachment] = []
             for (index, uploadId) in submission.attachments.enumerated() {
@@ -161,27 +161,29 @@ actor AgentRoomStore {
     /// The oldest turn without a reply, if any.
     func nextPendingTurn() throws -> PendingTurn? {
         guard
-            let turn = try database.query(
+            let turn = try database.rows(
                 """
                 SELECT user_sequence, tool_sequence FROM agent_turns
                 WHERE reply_sequence IS NULL ORDER BY user_sequence ASC LIMIT 1
                 """
-            ).first, let sequence = turn[0].integerValue
+            ).first
         else { return nil }
+        let sequence = try turn.integer("user_sequence")
         guard
-            let user = try database.query(
+            let user = try database.rows(
                 "SELECT \(Self.columns) FROM agent_messages WHERE sequence = ?", [.integer(sequence)]
             ).first
         else {
             throw APIError(status: 500, message: "Turn \(sequence) has no user message.")
         }
-        return PendingTurn(user: try row(from: user), toolStored: turn[1].integerValue != nil)
+        return PendingTurn(user: try row(from: user), toolStored: try turn.optionalInteger("tool_sequence") != nil)
     }
 
     /// How many turns still wait for their reply.
     func pendingTurnCount() throws -> Int {
         Int(
-            try database.query("SELECT COUNT(*) FROM agent_turns WHERE reply_sequence IS NULL")[0][0].integerValue ?? 0)
+            try database.row("SELECT COUNT(*) AS pending FROM agent_turns WHERE reply_sequence IS NULL")
+                .integer("pending"))
     }
 
     /// Stores the turn's tool call (internal) and records it, in one transaction.
@@ -213,12 +215,15 @@ actor AgentRoomStore {
 
     /// The shared read position and the public assistant replies after it.
     func readState() throws -> AgentReadState {
-        let sequence =
-            try database.query("SELECT sequence FROM agent_read WHERE id = 1").first?[0].integerValue ?? 0
-        let unread =
-            try database.query(
-                "SELECT COUNT(*) FROM agent_messages WHERE sequence > ? AND role = 'assistant' AND visibility = 'public'",
-                [.integer(sequence)])[0][0].integerValue ?? 0
+        // No row yet: nothing was read.
+        let sequence = try database.rows("SELECT sequence FROM agent_read WHERE id = 1").first?.integer("sequence") ?? 0
+        let unread = try database.row(
+            """
+            SELECT COUNT(*) AS unread FROM agent_messages
+            WHERE sequence > ? AND role = 'assistant' AND visibility = 'public'
+            """,
+            [.integer(sequence)]
+        ).integer("unread")
         return AgentReadState(
             readCursor: sequence == 0 ? nil : AgentRoomCursor.cursor(sequence), unread: Int(clamping: unread))
     }
@@ -247,26 +252,27 @@ actor AgentRoomStore {
 
     /// The descriptor of the upload with `uploadId`, if any (without reading its bytes).
     func descriptor(_ uploadId: String) throws -> AgentAttachment? {
-        try database.query(
+        try database.rows(
             "SELECT upload_id, file_name, mime_type, size, sha256 FROM agent_uploads WHERE upload_id = ?",
             [.text(uploadId)]
         ).first.map {
             AgentAttachment(
-                uploadId: $0[0].textValue ?? "", fileName: $0[1].textValue ?? "", mimeType: $0[2].textValue ?? "",
-                size: $0[3].integerValue ?? 0, sha256: $0[4].textValue ?? "")
+                uploadId: try $0.text("upload_id"), fileName: try $0.text("file_name"),
+                mimeType: try $0.text("mime_type"), size: try $0.integer("size"), sha256: try $0.text("sha256"))
         }
     }
 
     /// The upload with `uploadId` and its original bytes, if any (downloads only).
     func upload(_ uploadId: String) throws -> StoredUpload? {
         guard let descriptor = try descriptor(uploadId) else { return nil }
-        let bytes = try database.query("SELECT bytes FROM agent_uploads WHERE upload_id = ?", [.text(uploadId)])
-        return StoredUpload(descriptor: descriptor, bytes: bytes.first?[0].blobValue ?? [])
+        let bytes = try database.row("SELECT bytes FROM agent_uploads WHERE upload_id = ?", [.text(uploadId)])
+            .blob("bytes")
+        return StoredUpload(descriptor: descriptor, bytes: bytes)
     }
 
     /// Bytes stored for all uploads (the quota's use).
     func usedBytes() throws -> Int64 {
-        try database.query("SELECT COALESCE(SUM(size), 0) FROM agent_uploads")[0][0].integerValue ?? 0
+        try database.row("SELECT COALESCE(SUM(size), 0) AS used FROM agent_uploads").integer("used")
     }
 
     /// Stores an upload once; the same id with the same bytes returns the first descriptor
@@ -310,7 +316,7 @@ actor AgentRoomStore {
         createdAt: Int64, requestId: String?, fingerprint: String?, attachments: [AgentAttachment]
     ) throws -> Row {
         let ids = attachments.map(\.uploadId).joined(separator: "\n")
-        let inserted = try database.query(
+        let sequence = try database.row(
             """
             INSERT INTO agent_messages (request_id, fingerprint, role, visibility, text, created_at, attachments)
             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING sequence
@@ -318,8 +324,8 @@ actor AgentRoomStore {
             [
                 .optionalText(requestId), .optionalText(fingerprint), .text(role.rawValue), .text(visibility.rawValue),
                 .text(text), .integer(createdAt), .text(ids),
-            ])
-        let sequence = inserted[0][0].integerValue ?? 0
+            ]
+        ).integer("sequence")
         return Row(
             sequence: sequence,
             message: AgentRoomMessage(
@@ -327,22 +333,25 @@ actor AgentRoomStore {
                 role: role, visibility: visibility, text: text, createdAt: createdAt, attachments: attachments))
     }
 
-    private func row(from columns: [SQLiteValue]) throws -> Row {
-        let sequence = columns[0].integerValue ?? 0
-        let roleText = columns[2].textValue ?? ""
-        let visibilityText = columns[3].textValue ?? ""
-        guard let role = AgentRoomMessage.Role(rawValue: roleText),
-            let visibility = AgentRoomMessage.Visibility(rawValue: visibilityText)
-        else {
-            throw APIError(status: 500, message: "Stored message \(sequence) has role \(roleText) / \(visibilityText).")
+    private func row(from row: SQLiteRow) throws -> Row {
+        let sequence = try row.integer("sequence")
+        var attachments: [AgentAttachment] = []
+        for uploadId in try row.text("attachments").split(separator: "\n").map(String.init) {
+            guard let attachment = try descriptor(uploadId) else {
+                throw StorageError(
+                    operation: "read", path: database.path,
+                    reason: "column agent_messages.attachments of message \(sequence) names upload \(uploadId), "
+                        + "which agent_uploads does not hold")
+            }
+            attachments.append(attachment)
         }
-        let ids = (columns[6].textValue ?? "").split(separator: "\n").map(String.init)
         return Row(
             sequence: sequence,
             message: AgentRoomMessage(
                 messageId: Self.messageId(sequence), cursor: AgentRoomCursor.cursor(sequence),
-                requestId: columns[1].textValue, role: role, visibility: visibility, text: columns[4].textValue ?? "",
-                createdAt: columns[5].integerValue ?? 0, attachments: try ids.compactMap { try descriptor($0) }))
+                requestId: try row.optionalText("request_id"), role: try row.decode(AgentRoomMessage.Role.self, "role"),
+                visibility: try row.decode(AgentRoomMessage.Visibility.self, "visibility"), text: try row.text("text"),
+                createdAt: try row.integer("created_at"), attachments: attachments))
     }
 
     private static func messageId(_ sequence: Int64) -> String { "msg-\(sequence)" }

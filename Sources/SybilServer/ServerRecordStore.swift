@@ -63,8 +63,8 @@ actor ServerRecordStore {
 
     private func store(_ record: Record, at time: Int64, position: Int) throws -> RecordResult {
         let body = record.canonicalJSON
-        if let existing = try database.query("SELECT body FROM records WHERE id = ?", [.text(record.id)]).first {
-            guard existing.first?.textValue == body else {
+        if let existing = try database.rows("SELECT body FROM records WHERE id = ?", [.text(record.id)]).first {
+            guard try existing.text("body") == body else {
                 return RecordResult(
                     id: record.id, status: .rejected,
                     error: .init(
@@ -84,15 +84,14 @@ actor ServerRecordStore {
     /// Records stored after `after` (a sequence), oldest first, at most `limit`, and whether
     /// more follow.
     func page(after: Int64, limit: Int) throws -> RecordPage {
-        let rows = try database.query(
+        let rows = try database.rows(
             "SELECT sequence, body FROM records WHERE sequence > ? ORDER BY sequence LIMIT ?",
             [.integer(after), .integer(Int64(limit) + 1)])
         var records: [Record] = []
         var last = after
         for row in rows.prefix(limit) {
-            guard row.count == 2, let sequence = row[0].integerValue, let body = row[1].textValue else {
-                throw APIError(status: 500, message: "A stored record row has the wrong column types.")
-            }
+            let sequence = try row.integer("sequence")
+            let body = try row.text("body")
             do {
                 records.append(try Record.decode(try JSONReader().parse(body), at: .root))
             } catch {
@@ -107,6 +106,6 @@ actor ServerRecordStore {
 
     /// How many records are stored (tests and benchmarks).
     func count() throws -> Int {
-        Int(try database.query("SELECT COUNT(*) FROM records").first?.first?.integerValue ?? 0)
+        Int(try database.row("SELECT COUNT(*) AS count FROM records").integer("count"))
     }
 }

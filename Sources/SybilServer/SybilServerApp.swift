@@ -41,7 +41,7 @@ public final class SybilServerApp: HTTPHandler {
         desktop = WorkspaceDesktopService(
             store: try WorkspaceStore(
                 options.storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds()),
-            options: options, time: time)
+            uploads: try WorkspaceUploadStore(options.storage), options: options, time: time)
         records = RecordsService(store: try ServerRecordStore(options.storage), time: time)
         if starting { start() }
     }

@@ -15,7 +15,7 @@ extension WorkspaceDesktopService {
             throw APIError.invalid("'callKey' must be \(submission.callKey) for this submission.", param: "callKey")
         }
         for (index, id) in submission.attachments.enumerated() {
-            guard let upload = try await store.upload(id: id), upload.chat == chat, upload.state == .finished else {
+            guard let upload = try await uploads.upload(id: id), upload.chat == chat, upload.state == .finished else {
                 throw APIError.invalid(
                     "attachments[\(index)] must be a finished upload of this session.",
                     param: "params.attachments[\(index)]")
@@ -30,7 +30,7 @@ extension WorkspaceDesktopService {
         }
         // The receipt is stored with the run and the user's text, in one transaction, before
         // it is answered: an accepted message is never lost.
-        let call = WorkspaceStore.CallRecord(key: submission.callKey, fingerprint: fingerprint) { runId in
+        let call = WorkspaceCallLedger.CallRecord(key: submission.callKey, fingerprint: fingerprint) { runId in
             JSONWriter().string(from: receipt(.accepted(runId: runId)))
         }
         let now = time.epochMilliseconds()
@@ -207,10 +207,10 @@ extension WorkspaceDesktopService {
         _ runId: String, in chat: WorkspaceChatKey, threadId: String?, subagent: [String],
         ending: WorkspaceStore.RunState
     ) async {
-        var rows: [WorkspaceStore.NewRow] = []
+        var rows: [WorkspaceHistory.NewRow] = []
         if let threadId {
             rows = subagent.enumerated().map { index, step in
-                WorkspaceStore.NewRow(
+                WorkspaceHistory.NewRow(
                     threadId: threadId, type: index % 2 == 0 ? .activity : .agentReply, text: step,
                     timestamp: time.epochMilliseconds())
             }
@@ -218,7 +218,7 @@ extension WorkspaceDesktopService {
         let now = time.epochMilliseconds()
         let settled = try? await store.settleRun(chat, runId: runId, ending: ending, extraRows: rows, now: now)
         // History that cannot be written still ends the run, as failed, so the chat is not stuck.
-        let state: WorkspaceStore.Live
+        let state: WorkspaceLiveState.Live
         if let settled { state = settled } else { state = await store.dropRun(chat, runId: runId) }
         publish(chat, .overlay(state.overlay))
         publish(chat, .run(runId: runId, state: settled == nil ? .failed : ending.wire))

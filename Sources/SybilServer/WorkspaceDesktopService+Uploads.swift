@@ -48,7 +48,7 @@ extension WorkspaceDesktopService {
             return try await finishUpload(uploadId, chunkCount: Int64(chunkCount), uploadKey: uploadKey)
         case .cancel(let uploadId):
             let upload = try await existingUpload(uploadId, uploadKey: uploadKey)
-            if upload.state != .finished { try await store.setUploadState(upload.uploadId, state: .cancelled) }
+            if upload.state != .finished { try await uploads.setUploadState(upload.uploadId, state: .cancelled) }
             return AttachmentUploadStep.cancelAnswer(uploadId: upload.uploadId, cancelled: upload.state != .finished)
         }
     }
@@ -67,7 +67,7 @@ extension WorkspaceDesktopService {
         guard chat.sessionId == sessionInKey else {
             throw APIError.invalid("The session in 'callKey' is not params.sessionId.", param: "callKey")
         }
-        if let existing = try await store.upload(key: uploadKey) {
+        if let existing = try await uploads.upload(key: uploadKey) {
             guard existing.size == request.size, existing.fileName == request.fileName, existing.chat == chat else {
                 throw APIError(
                     status: 409, message: "Upload key \(uploadKey) belongs to a different file.",
@@ -77,16 +77,16 @@ extension WorkspaceDesktopService {
         }
         // The boot keeps ids unique across restarts (a cancelled upload keeps its row).
         let uploadId = "upl-\(store.boot)-\(nextNumber(\.upload))-\(uploadKey.suffix(16))"
-        let upload = WorkspaceStore.Upload(
+        let upload = WorkspaceUploadStore.Upload(
             uploadId: uploadId, uploadKey: uploadKey, chat: chat, fileName: request.fileName,
             mimeType: request.mimeType, path: request.path, size: request.size, chunkSize: Self.chunkSize,
             state: .open, sha256: nil)
-        try await store.createUpload(upload)
+        try await uploads.createUpload(upload)
         return try await beginAnswer(upload)
     }
 
-    private func beginAnswer(_ upload: WorkspaceStore.Upload) async throws -> JSONValue {
-        let received = try await store.receivedChunks(upload.uploadId).indices
+    private func beginAnswer(_ upload: WorkspaceUploadStore.Upload) async throws -> JSONValue {
+        let received = try await uploads.receivedChunks(upload.uploadId).indices
         var contiguous = 0
         for index in received where index == contiguous { contiguous += 1 }
         return AttachmentUploadBegin(
@@ -115,16 +115,16 @@ extension WorkspaceDesktopService {
             throw APIError.invalid(
                 "Chunk \(index) must hold \(expected) bytes, got \(bytes.count).", param: "params.data")
         }
-        if let stored = try await store.chunk(upload.uploadId, index: index) {
+        if let stored = try await uploads.chunk(upload.uploadId, index: index) {
             guard stored == bytes else {
                 throw APIError(
                     status: 409, message: "Chunk \(index) of \(upload.uploadId) was already received with other bytes.",
                     code: "upload_conflict", param: "params.data")
             }
         } else {
-            try await store.storeChunk(upload.uploadId, index: index, bytes: bytes)
+            try await uploads.storeChunk(upload.uploadId, index: index, bytes: bytes)
         }
-        let received = try await store.receivedChunks(upload.uploadId)
+        let received = try await uploads.receivedChunks(upload.uploadId)
         return AttachmentUploadStep.chunkAnswer(
             uploadId: upload.uploadId, index: Int(index), receivedBytes: received.bytes)
     }
@@ -143,22 +143,22 @@ extension WorkspaceDesktopService {
                     status: 409, message: "Upload \(upload.uploadId) is \(upload.state.rawValue).",
                     code: "upload_closed")
             }
-            let received = try await store.receivedChunks(upload.uploadId)
+            let received = try await uploads.receivedChunks(upload.uploadId)
             guard Int64(received.indices.count) == chunkCount, received.bytes == upload.size else {
                 throw APIError(
                     status: 409,
                     message: "Upload \(upload.uploadId) has \(received.indices.count) of \(chunkCount) chunks.",
                     code: "upload_incomplete")
             }
-            let digest = SHA256Digest.hex(try await store.assembledBytes(upload.uploadId))
-            try await store.setUploadState(upload.uploadId, state: .finished, sha256: digest)
+            let digest = SHA256Digest.hex(try await uploads.assembledBytes(upload.uploadId))
+            try await uploads.setUploadState(upload.uploadId, state: .finished, sha256: digest)
             sha256 = digest
         }
         return AttachmentUploadResult(uploadId: upload.uploadId, size: upload.size, sha256: sha256 ?? "").jsonValue
     }
 
-    private func existingUpload(_ uploadId: String, uploadKey: String) async throws -> WorkspaceStore.Upload {
-        guard let upload = try await store.upload(id: uploadId), upload.uploadKey.hasPrefix(uploadKey) else {
+    private func existingUpload(_ uploadId: String, uploadKey: String) async throws -> WorkspaceUploadStore.Upload {
+        guard let upload = try await uploads.upload(id: uploadId), upload.uploadKey.hasPrefix(uploadKey) else {
             throw APIError.notFound("No upload \(uploadId) under \(uploadKey).")
         }
         return upload

@@ -36,6 +36,7 @@ final class WorkspaceDesktopService: Sendable {
     static let chunkSize = Int64(AttachmentUploadBegin.maximumChunkSize)
 
     let store: WorkspaceStore
+    let uploads: WorkspaceUploadStore
     let options: SybilServerOptions
     let time: ServerTime
     let agent: ScriptedAgent
@@ -58,8 +59,9 @@ final class WorkspaceDesktopService: Sendable {
     /// first one's answer instead of running it twice.
     private let effects = SerialAsyncChain()
 
-    init(store: WorkspaceStore, options: SybilServerOptions, time: ServerTime) {
+    init(store: WorkspaceStore, uploads: WorkspaceUploadStore, options: SybilServerOptions, time: ServerTime) {
         self.store = store
+        self.uploads = uploads
         self.options = options
         self.time = time
         agent = ScriptedAgent(seed: options.seed)
@@ -299,7 +301,7 @@ final class WorkspaceDesktopService: Sendable {
     }
 
     /// An older or thread page, encoded by SybilWire's own type.
-    private static func page(_ rows: [WorkspaceStore.Row], hasOlder: Bool, prefix: String, threadId: String? = nil)
+    private static func page(_ rows: [WorkspaceHistory.Row], hasOlder: Bool, prefix: String, threadId: String? = nil)
         -> JSONValue
     {
         WorkspaceChatPage(

@@ -6,6 +6,8 @@ import CSQLite
 /// Not thread-safe by itself: confine a connection to one actor or serial executor.
 public final class SQLiteDatabase {
     private let handle: OpaquePointer
+    /// The file's path (`:memory:` for an in-memory database), named in read errors.
+    public let path: String
     /// Prepared statements by SQL text, reused by ``query(_:_:)`` (reset after every use).
     private var statements: [String: OpaquePointer] = [:]
     private static let statementCacheLimit = 64
@@ -36,6 +38,7 @@ public final class SQLiteDatabase {
             throw SQLiteError(code: code, message: message)
         }
         handle = pointer
+        self.path = path
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, Int32(clamping: max(0, busyTimeoutMilliseconds)))
         var enabled: Int32 = 0
@@ -61,10 +64,54 @@ public final class SQLiteDatabase {
         }
     }
 
-    /// Runs one statement with positional `?` parameters and returns all rows. The prepared
-    /// statement is kept for the next call with the same SQL.
+    /// Runs one statement with positional `?` parameters and returns all rows, each value at
+    /// its column's position. Prefer ``rows(_:_:)`` for reading: it names the columns. The
+    /// prepared statement is kept for the next call with the same SQL.
     @discardableResult
     public func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+        var rows: [[SQLiteValue]] = []
+        try step(sql, parameters) { statement, count in
+            rows.append((0..<count).map { column(at: $0, in: statement) })
+        }
+        return rows
+    }
+
+    /// Runs one statement with positional `?` parameters and returns all rows, read by column
+    /// name through ``SQLiteRow``'s throwing accessors. The prepared statement is kept for the
+    /// next call with the same SQL.
+    public func rows(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [SQLiteRow] {
+        var rows: [SQLiteRow] = []
+        var columns: [String] = []
+        var tables: [String?] = []
+        try step(sql, parameters) { statement, count in
+            if columns.isEmpty {
+                columns = (0..<count).map { sqlite3_column_name(statement, $0).map { String(cString: $0) } ?? "" }
+                tables = (0..<count).map { sqlite3_column_table_name(statement, $0).map { String(cString: $0) } }
+            }
+            rows.append(
+                SQLiteRow(
+                    values: (0..<count).map { column(at: $0, in: statement) }, columns: columns, tables: tables,
+                    path: path))
+        }
+        return rows
+    }
+
+    /// The one row of a statement that always returns exactly one (an aggregate, an
+    /// `INSERT … RETURNING`); any other count is a ``StorageError`` quoting the statement.
+    public func row(_ sql: String, _ parameters: [SQLiteValue] = []) throws -> SQLiteRow {
+        let found = try rows(sql, parameters)
+        guard found.count == 1, let row = found.first else {
+            throw StorageError(
+                operation: "read", path: path, reason: "expected one row, got \(found.count) from: \(sql)")
+        }
+        return row
+    }
+
+    /// Binds `parameters` to the cached statement for `sql` and steps it to the end, handing
+    /// each row (the statement and its column count) to `row`.
+    private func step(
+        _ sql: String, _ parameters: [SQLiteValue], row: (OpaquePointer?, Int32) -> Void
+    ) throws(SQLiteError) {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
@@ -79,13 +126,11 @@ public final class SQLiteDatabase {
         for (position, parameter) in parameters.enumerated() {
             try bind(parameter, at: Int32(position + 1), in: statement, sql: sql)
         }
-        var rows: [[SQLiteValue]] = []
         while true {
             let code = sqlite3_step(statement)
-            if code == SQLITE_DONE { return rows }
+            if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw error(code, sql: sql) }
-            let columns = sqlite3_column_count(statement)
-            rows.append((0..<columns).map { column(at: $0, in: statement) })
+            row(statement, sqlite3_column_count(statement))
         }
     }
 

@@ -4,6 +4,7 @@ import SybilCore
 import SybilStore
 import SybilTimeline
 import SybilWire
+import Synchronization
 import Testing
 
 @Suite("Workspace outbox copy", .timeLimit(.minutes(2)))
@@ -146,5 +147,42 @@ extension String {
     func replacingFirst(_ target: String, with replacement: String) -> String {
         guard let range = range(of: target) else { preconditionFailure("\(target) not found") }
         return replacingCharacters(in: range, with: replacement)
+    }
+}
+
+/// Saves of the workspace outbox run on its serial executor, never on the cooperative pool.
+@Suite("Workspace outbox executor", .timeLimit(.minutes(2)))
+struct WorkspaceOutboxExecutorTests {
+    /// A store that records, for each save, whether it ran on `executor`.
+    private final class WhereSaved: KeyValueStore {
+        let executor: SerialQueueExecutor
+        let onExecutor = Mutex<[Bool]>([])
+        let values = InMemoryKeyValueStore()
+
+        init(executor: SerialQueueExecutor) { self.executor = executor }
+
+        func data(forKey key: String) throws -> [UInt8]? { try values.data(forKey: key) }
+
+        func set(_ data: [UInt8], forKey key: String) throws {
+            let isCurrent = executor.isCurrent
+            onExecutor.withLock { $0.append(isCurrent) }
+            try values.set(data, forKey: key)
+        }
+
+        func removeValue(forKey key: String) throws { try values.removeValue(forKey: key) }
+    }
+
+    @Test func everySaveRunsOnTheOutboxExecutor() async throws {
+        let executor = SerialQueueExecutor(label: "test.workspace-outbox")
+        let store = WhereSaved(executor: executor)
+        let outbox = try WorkspaceOutbox(store: store, executor: executor)
+        #expect(!executor.isCurrent)
+        let entry = WorkspaceOutboxEntry(
+            chat: chatA, operationId: "op-1", mutation: .init(mutationId: "m-1", text: "hi"), mode: .send,
+            createdAt: 1_000)
+        try await outbox.enqueue(entry)
+        try await outbox.complete("op-1", in: chatA)
+        // The launch's save ran on the caller's thread; the enqueue's and completion's on the queue.
+        #expect(store.onExecutor.withLock { $0 } == [false, true, true])
     }
 }
