@@ -287,7 +287,7 @@ final class AgentRoomService: Sendable {
             while true {
                 let page = try await store.messages(after: sent, before: nil, limit: 200)
                 for row in page.rows {
-                    socket.send(text: Self.frame(.message(row.message)))
+                    guard await socket.sendWhenRoom(text: Self.frame(.message(row.message))) else { return }
                     sent = row.sequence
                 }
                 if page.rows.count < 200 { break }
@@ -320,7 +320,7 @@ final class AgentRoomService: Sendable {
                 var sent = replayed
                 for await event in live {
                     guard case .message(let message) = event else {
-                        guard socket.send(text: Self.frame(event)) else { return }
+                        guard await socket.sendWhenRoom(text: Self.frame(event)) else { return }
                         continue
                     }
                     // Messages are sent in sequence order with none left out: one the stream
@@ -336,13 +336,13 @@ final class AgentRoomService: Sendable {
                         }
                         let between = rows.filter { $0.sequence < sequence }
                         for row in between {
-                            guard socket.send(text: Self.frame(.message(row.message))) else { return }
+                            guard await socket.sendWhenRoom(text: Self.frame(.message(row.message))) else { return }
                             sent = row.sequence
                         }
                         // A number the store never used (a rolled-back insert) leaves a gap for good.
                         if between.count < 200 { break }
                     }
-                    guard socket.send(text: Self.frame(event)) else { return }
+                    guard await socket.sendWhenRoom(text: Self.frame(event)) else { return }
                     sent = sequence
                 }
             }

@@ -54,7 +54,11 @@ extension ChatCompletionsService {
         while !Task.isCancelled {
             guard case .events(let events, let finished) = registry.read(id, after: last) else { return }
             for event in events {
-                guard stream.writeEvent(data: event.data, type: event.type, id: String(event.sequence)) else { return }
+                // A client that reads slower than the replay is written waits here, so what
+                // the server holds for it stays under the connection's high-water mark.
+                guard await stream.waitForRoom(),
+                    stream.writeEvent(data: event.data, type: event.type, id: String(event.sequence))
+                else { return }
                 last = event.sequence
             }
             if finished { return }

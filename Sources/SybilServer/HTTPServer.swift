@@ -77,6 +77,17 @@ public final class HTTPServer: Sendable {
         return URL(string: "http://\(host):\(port)")!
     }
 
+    /// What the transport holds for its clients right now (queued output, waiting producers,
+    /// WebSocket inboxes): for tests and monitoring.
+    public var statistics: TransportStatistics { loop.statistics.snapshot }
+
+    /// Makes the server look at its deadlines now. The loop sleeps until the earliest
+    /// deadline by the configuration's ``Configuration/uptime``; a test that moves that clock
+    /// by hand calls this afterwards so the timeouts that came act without waiting.
+    public func checkDeadlines() {
+        loop.post(.checkDeadlines)
+    }
+
     /// Stops accepting, lets in-flight responses finish (streams are ended, WebSockets closed
     /// with 1001) and returns once every connection is closed or `grace` has passed.
     public func shutdown(grace: Duration = .seconds(5)) async {

@@ -83,6 +83,7 @@ struct HTTPServerTests {
         clock.advance(by: .seconds(9))
         client.send("X-Slow: 1\r\n")
         clock.advance(by: .milliseconds(1_001))
+        server.checkDeadlines()
         let response = await blocking { client.readResponse() }
         #expect(response?.status == 408)
         #expect(await blocking { client.readToEnd() }.isEmpty)
@@ -96,6 +97,7 @@ struct HTTPServerTests {
         client.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await blocking { client.readResponse() }?.status == 200)
         clock.advance(by: .seconds(61))
+        server.checkDeadlines()
         #expect(await blocking { client.readToEnd() }.isEmpty)
         await server.shutdown()
     }

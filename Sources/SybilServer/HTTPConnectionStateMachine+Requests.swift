@@ -1,0 +1,166 @@
+import SybilWire
+
+extension HTTPConnectionStateMachine {
+    /// The handler answered the request being handled (or a refusal was made).
+    mutating func responded(_ response: HTTPServerResponse, now: Duration, into actions: inout [Action]) {
+        guard phase == .handling else { return }
+        defer { updateInterest(&actions) }
+        var headers = response.headers
+        switch response.body {
+        case .bytes(let body):
+            headers.set("Content-Length", String(body.count))
+            if !keepAliveCurrent { headers.set("Connection", "close") }
+            var bytes = HTTPResponseWriter.head(status: response.status, headers: headers)
+            if !isHeadRequest { bytes.append(contentsOf: body) }
+            write(bytes, into: &actions)
+            finishResponse(now: now, into: &actions)
+        case .stream(let producer):
+            headers.set("Transfer-Encoding", "chunked")
+            if !keepAliveCurrent { headers.set("Connection", "close") }
+            write(HTTPResponseWriter.head(status: response.status, headers: headers), into: &actions)
+            if isHeadRequest {
+                // The head a GET would get, and no body.
+                actions.append(.discardStream(producer))
+                finishResponse(now: now, into: &actions)
+                return
+            }
+            phase = .streaming
+            actions.append(.startStream(producer))
+        case .webSocket where isHeadRequest:
+            // An upgrade needs GET (RFC 6455 §4.1); a HEAD never switches protocols.
+            actions.append(.refuse(status: 400, message: "A WebSocket upgrade must be a GET request, not HEAD."))
+        case .webSocket(let accept, let maximumMessage, let session):
+            headers.set("Upgrade", "websocket")
+            headers.set("Connection", "Upgrade")
+            headers.set("Sec-WebSocket-Accept", accept)
+            write(HTTPResponseWriter.head(status: 101, headers: headers), into: &actions)
+            queue.removeAll()
+            webSocketDecoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: maximumMessage)
+            webSocketAssembler = WebSocketMessageAssembler(maximumMessage: maximumMessage)
+            phase = .webSocket
+            actions.append(.startWebSocket(session))
+            if draining {
+                sendClose(code: WebSocketCloseCode.goingAway, reason: "", now: now, into: &actions)
+            }
+        }
+    }
+
+    /// The connection is one too many: it is answered 503 and nothing it sends is read.
+    mutating func refuseConnection(message: String, now: Duration, into actions: inout [Action]) {
+        queue.append(.refusal(status: 503, message: message))
+        discardInput = true
+        advance(now: now, into: &actions)
+        updateInterest(&actions)
+    }
+
+    /// Feeds request bytes to the parser: the requests before a malformed one are answered
+    /// first, in order; then the refusal, and the connection closes.
+    mutating func parse(_ bytes: ArraySlice<UInt8>, now: Duration, into actions: inout [Action]) {
+        if requestStarted == nil { requestStarted = now }
+        var events: [HTTPRequestParser.Event] = []
+        var parseError: HTTPParseError?
+        do {
+            try parser.feed(bytes, into: &events)
+        } catch {
+            parseError = error
+        }
+        for event in events {
+            do {
+                try take(event, into: &actions)
+            } catch {
+                // A body consumer refused the request: answer, and read no more of it.
+                partial = nil
+                queue.append(.refused(error.response))
+                discardInput = true
+                parseError = nil
+                break
+            }
+        }
+        if let parseError {
+            partial = nil
+            queue.append(.refusal(status: parseError.status, message: parseError.description))
+            discardInput = true
+        } else if parser.isIdle {
+            requestStarted = nil
+        }
+        advance(now: now, into: &actions)
+    }
+
+    /// Applies one parser event to the request being read: a body piece goes to the handler's
+    /// consumer when it offered one (moved out while it works, so its buffers are never
+    /// copied), else into the collected body.
+    private mutating func take(_ event: HTTPRequestParser.Event, into actions: inout [Action]) throws(HTTPBodyRefusal) {
+        switch event {
+        case .head(let head):
+            partial = Partial(head: head, consumer: bodyConsumer(head))
+            if head.headers["Expect"]?.lowercased() == "100-continue", phase == .reading, queue.isEmpty {
+                write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), into: &actions)
+            }
+        case .body(let bytes):
+            guard var current = partial else { return }
+            partial = nil
+            if var consumer = current.consumer {
+                current.consumer = nil
+                try consumer.consume(bytes)
+                current.consumer = consumer
+            } else {
+                current.body.append(contentsOf: bytes)
+            }
+            partial = current
+        case .end:
+            guard var current = partial else { return }
+            partial = nil
+            if var consumer = current.consumer {
+                current.consumer = nil
+                try consumer.finish()
+                current.consumer = consumer
+            }
+            queue.append(
+                .request(HTTPServerRequest(head: current.head, body: current.body, consumedBody: current.consumer)))
+        }
+    }
+
+    /// Dispatches the next queued request when the connection is between responses.
+    mutating func advance(now: Duration, into actions: inout [Action]) {
+        guard phase == .reading else { return }
+        guard !queue.isEmpty else {
+            if inputEnded, backlog == 0 {
+                close(into: &actions)
+            } else if draining, isIdle {
+                close(into: &actions)
+            }
+            return
+        }
+        let next = queue.removeFirst()
+        switch next {
+        case .refusal(let status, let message):
+            keepAliveCurrent = false
+            isHeadRequest = false
+            phase = .handling
+            actions.append(.refuse(status: status, message: message))
+        case .refused(let response):
+            keepAliveCurrent = false
+            isHeadRequest = false
+            phase = .handling
+            responded(response, now: now, into: &actions)
+        case .request(let request):
+            phase = .handling
+            keepAliveCurrent = request.head.keepAlive && !draining && !(inputEnded && queue.isEmpty)
+            isHeadRequest = request.method == "HEAD"
+            actions.append(.dispatch(request))
+        }
+    }
+
+    /// After a whole response: the next request, or the end of the connection.
+    mutating func finishResponse(now: Duration, into actions: inout [Action]) {
+        if phase == .streaming { actions.append(.stopWork) }
+        if keepAliveCurrent {
+            phase = .reading
+            advance(now: now, into: &actions)
+        } else {
+            phase = .handling
+            closeAfterFlush = true
+            if backlog == 0 { startLingering(now: now, into: &actions) }
+        }
+    }
+}

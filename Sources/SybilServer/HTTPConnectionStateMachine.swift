@@ -1,0 +1,323 @@
+import SybilNet
+import SybilWire
+
+/// The rules of one server connection as a value: keep-alive, pipelined requests answered in
+/// order, 100-continue, refusals, HEAD, streamed and WebSocket responses, the WebSocket close
+/// handshake, lingering close, the request and idle timeouts, the output cut-off, the bounded
+/// WebSocket inbox and the shutdown drain.
+///
+/// It makes no system call, starts no task and reads no clock: every input carries the time,
+/// and every decision comes out as an ``Action`` the event loop carries out in order (and
+/// ``nextDeadline`` says when it wants ``tick(now:into:)`` next). Writes are accounted for in
+/// ``backlog`` until the loop reports them sent with ``flushed(remaining:now:into:)``.
+struct HTTPConnectionStateMachine {
+    /// Limits and timeouts.
+    struct Limits: Sendable {
+        /// A request must arrive whole within this time of its first byte (408 otherwise).
+        var requestTimeout: Duration
+        /// A connection with nothing in progress is closed after this long without input.
+        var idleTimeout: Duration
+        /// After our side is done, input is read and discarded this long before closing.
+        var lingerTime = Duration.seconds(2)
+        /// A client with more than this unsent and still sent more does not read: cut off.
+        var maximumBacklog = 16 << 20
+        /// Requests read ahead of the one being answered; reading pauses at this many.
+        var maximumQueuedRequests = 16
+        /// Incoming WebSocket messages waiting for the session, by weight (payload bytes plus
+        /// ``ServerWebSocket/messageOverhead`` each): reading stops above this.
+        var inboxHighWater = 1 << 20
+        /// Reading resumes once the session has taken the inbox down to this weight.
+        var inboxLowWater = 256 << 10
+        /// An inbox still full this long after reading stopped closes the connection (1008).
+        var inboxStallTimeout = Duration.seconds(10)
+    }
+
+    /// What the loop must do, in order.
+    enum Action {
+        /// Run the handler for `request` and report its answer with ``responded(_:now:into:)``.
+        case dispatch(HTTPServerRequest)
+        /// Ask the handler for its refusal response and report it at once.
+        case refuse(status: Int, message: String)
+        /// Queue `bytes` for sending.
+        case write([UInt8])
+        /// Run `producer` against a live stream; its writes come back through ``produced(_:)``
+        /// and its end through ``streamEnded(now:into:)``.
+        case startStream(@Sendable (HTTPResponseStream) async -> Void)
+        /// Run `producer` against a closed stream (HEAD): it releases what it set up.
+        case discardStream(@Sendable (HTTPResponseStream) async -> Void)
+        /// Run `session` on a WebSocket; its frames come back through ``produced(_:)``.
+        case startWebSocket(@Sendable (ServerWebSocket) async -> Void)
+        /// Hand `message` to the session.
+        case deliver(WebSocketIncoming)
+        /// Our close frame is queued: drop the session's later sends.
+        case closeSession
+        /// The stream or session is over: close it and cancel its task.
+        case stopWork
+        /// Everything is sent: shut down our writing half.
+        case shutdownWriting
+        /// Close the connection; no further input is accepted.
+        case close
+        /// Watch the connection for input, or stop.
+        case readInterest(Bool)
+    }
+
+    /// What the connection is doing.
+    enum Phase: Equatable {
+        /// Between responses: the next queued request is dispatched when there is one.
+        case reading
+        /// A handler (or a refusal) is answering a request.
+        case handling
+        /// A chunked response body is being produced.
+        case streaming
+        /// The connection speaks WebSocket to a session.
+        case webSocket
+        /// Our side is done and our half shut down; input is discarded until the peer closes
+        /// or the deadline passes, so a final error response is not lost to a reset.
+        case lingering(deadline: Duration)
+        /// Closed.
+        case closed
+    }
+
+    /// A request read whole, or the reason one could not be read.
+    enum Queued {
+        case request(HTTPServerRequest)
+        case refusal(status: Int, message: String)
+        /// A body consumer refused the request with this answer.
+        case refused(HTTPServerResponse)
+    }
+
+    /// The request being read: its head, and its body so far or the consumer taking it.
+    struct Partial {
+        var head: HTTPRequestHead
+        var body: [UInt8] = []
+        var consumer: (any HTTPRequestBodyConsumer)?
+    }
+
+    let limits: Limits
+    var phase = Phase.reading
+    /// Bytes written and not yet reported sent.
+    var backlog = 0
+    /// Incoming WebSocket messages delivered and not yet taken by the session, by weight.
+    var inboxWeight = 0
+    var parser: HTTPRequestParser
+    let bodyConsumer: @Sendable (HTTPRequestHead) -> (any HTTPRequestBodyConsumer)?
+    var partial: Partial?
+    var queue: [Queued] = []
+    var closeAfterFlush = false
+    /// The peer has closed its sending half: nothing more will arrive.
+    var inputEnded = false
+    /// A request was refused or the peer sent its close frame: what else arrives is discarded.
+    var discardInput = false
+    var draining = false
+    var lastActivity: Duration
+    /// When the first byte of the request being read arrived.
+    var requestStarted: Duration?
+    var keepAliveCurrent = true
+    var isHeadRequest = false
+    var webSocketDecoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 1 << 20)
+    var webSocketAssembler = WebSocketMessageAssembler(maximumMessage: 1 << 20)
+    var webSocketCloseSent = false
+    /// The client's close frame: the code to echo and when it arrived.
+    var webSocketPeerClose: (code: UInt16, at: Duration)?
+    /// When a full inbox closes the connection; `nil` while the inbox has room.
+    var inboxStallDeadline: Duration?
+    private var readInterest = true
+
+    /// A connection accepted at `now`.
+    init(
+        limits: Limits, parser: HTTPRequestParser,
+        bodyConsumer: @escaping @Sendable (HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? = { _ in nil },
+        now: Duration
+    ) {
+        self.limits = limits
+        self.parser = parser
+        self.bodyConsumer = bodyConsumer
+        lastActivity = now
+    }
+
+    /// Whether the loop should read from the connection now.
+    var wantsInput: Bool {
+        phase != .closed && !inputEnded && queue.count < limits.maximumQueuedRequests && inboxStallDeadline == nil
+    }
+
+    /// Whether nothing of a request is waiting or in progress.
+    var isIdle: Bool {
+        phase == .reading && queue.isEmpty && parser.isIdle && backlog == 0 && partial == nil
+    }
+
+    /// When ``tick(now:into:)`` has something to do next (`nil`: only other inputs matter).
+    var nextDeadline: Duration? {
+        switch phase {
+        case .lingering(let deadline):
+            return deadline
+        case .reading:
+            if let requestStarted { return requestStarted + limits.requestTimeout }
+            guard isIdle else { return nil }
+            return draining ? lastActivity : lastActivity + limits.idleTimeout
+        case .webSocket:
+            guard !webSocketCloseSent else { return nil }
+            let echo = webSocketPeerClose.map { $0.at + limits.lingerTime }
+            switch (echo, inboxStallDeadline) {
+            case (let echo?, let stall?): return min(echo, stall)
+            case (let echo, let stall): return echo ?? stall
+            }
+        case .handling, .streaming, .closed:
+            return nil
+        }
+    }
+
+    // MARK: Inputs
+
+    /// Bytes arrived at `now`.
+    mutating func bytesRead(_ bytes: ArraySlice<UInt8>, now: Duration, into actions: inout [Action]) {
+        guard phase != .closed else { return }
+        lastActivity = now
+        defer { updateInterest(&actions) }
+        if discardInput { return }
+        switch phase {
+        case .lingering, .closed:
+            return
+        case .webSocket:
+            webSocketDecoder.append(bytes)
+            readFrames(now: now, into: &actions)
+        case .reading, .handling, .streaming:
+            parse(bytes, now: now, into: &actions)
+        }
+    }
+
+    /// The peer closed its sending half (read returned 0).
+    mutating func peerHalfClosed(now: Duration, into actions: inout [Action]) {
+        guard phase != .closed else { return }
+        inputEnded = true
+        defer { updateInterest(&actions) }
+        switch phase {
+        case .reading:
+            if queue.isEmpty && backlog == 0 { close(into: &actions) }
+        case .handling:
+            keepAliveCurrent = false
+        case .lingering, .streaming, .webSocket:
+            close(into: &actions)
+        case .closed:
+            return
+        }
+    }
+
+    /// Reading or writing failed: the connection is gone.
+    mutating func failed(into actions: inout [Action]) {
+        close(into: &actions)
+    }
+
+    /// The loop sent what it could; `remaining` bytes are still unsent.
+    mutating func flushed(remaining: Int, now: Duration, into actions: inout [Action]) {
+        guard phase != .closed else { return }
+        backlog = remaining
+        defer { updateInterest(&actions) }
+        guard remaining == 0 else { return }
+        if closeAfterFlush {
+            if case .lingering = phase {} else { startLingering(now: now, into: &actions) }
+        } else if phase == .reading {
+            advance(now: now, into: &actions)
+        }
+    }
+
+    /// The stream producer or WebSocket session wrote `bytes` (already framed).
+    mutating func produced(_ bytes: [UInt8], into actions: inout [Action]) {
+        switch phase {
+        case .streaming: write(bytes, into: &actions)
+        case .webSocket where !webSocketCloseSent: write(bytes, into: &actions)
+        default: return
+        }
+    }
+
+    /// The stream producer returned: the last chunk ends the response.
+    mutating func streamEnded(now: Duration, into actions: inout [Action]) {
+        guard phase == .streaming else { return }
+        write(HTTPResponseWriter.lastChunk, into: &actions)
+        finishResponse(now: now, into: &actions)
+        updateInterest(&actions)
+    }
+
+    /// The time is `now`: timeouts and deadlines that have come act.
+    mutating func tick(now: Duration, into actions: inout [Action]) {
+        defer { updateInterest(&actions) }
+        switch phase {
+        case .lingering(let deadline):
+            if now >= deadline { close(into: &actions) }
+        case .reading:
+            if let started = requestStarted {
+                guard now >= started + limits.requestTimeout else { return }
+                requestStarted = nil
+                partial = nil
+                discardInput = true
+                queue.append(
+                    .refusal(status: 408, message: "The request was not received within \(limits.requestTimeout)."))
+                advance(now: now, into: &actions)
+            } else if isIdle && (draining || now >= lastActivity + limits.idleTimeout) {
+                close(into: &actions)
+            }
+        case .webSocket:
+            webSocketTick(now: now, into: &actions)
+        case .handling, .streaming, .closed:
+            return
+        }
+    }
+
+    /// The server is shutting down: no more keep-alive, streams end, WebSockets close with
+    /// 1001, idle connections close now; a response in progress may finish.
+    mutating func shutdown(now: Duration, into actions: inout [Action]) {
+        guard !draining else { return }
+        draining = true
+        keepAliveCurrent = false
+        defer { updateInterest(&actions) }
+        switch phase {
+        case .streaming:
+            actions.append(.stopWork)
+        case .webSocket:
+            sendClose(code: WebSocketCloseCode.goingAway, reason: "server shutting down", now: now, into: &actions)
+        case .reading:
+            if isIdle { close(into: &actions) }
+        case .lingering:
+            close(into: &actions)
+        case .handling, .closed:
+            return
+        }
+    }
+
+    // MARK: Shared steps
+
+    mutating func write(_ bytes: [UInt8], into actions: inout [Action]) {
+        guard !bytes.isEmpty else { return }
+        switch phase {
+        case .lingering, .closed: return
+        default: break
+        }
+        // A client that lets more than the limit pile up and still is sent more does not
+        // read: cut it off. One large write on its own (a big download) is allowed.
+        if backlog > limits.maximumBacklog {
+            close(into: &actions)
+            return
+        }
+        backlog += bytes.count
+        actions.append(.write(bytes))
+    }
+
+    mutating func startLingering(now: Duration, into actions: inout [Action]) {
+        if phase == .streaming || phase == .webSocket { actions.append(.stopWork) }
+        phase = .lingering(deadline: now + limits.lingerTime)
+        actions.append(.shutdownWriting)
+        if inputEnded || draining { close(into: &actions) }
+    }
+
+    mutating func close(into actions: inout [Action]) {
+        guard phase != .closed else { return }
+        if phase == .streaming || phase == .webSocket { actions.append(.stopWork) }
+        phase = .closed
+        actions.append(.close)
+    }
+
+    mutating func updateInterest(_ actions: inout [Action]) {
+        guard phase != .closed, wantsInput != readInterest else { return }
+        readInterest = wantsInput
+        actions.append(.readInterest(readInterest))
+    }
+}

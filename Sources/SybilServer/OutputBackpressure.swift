@@ -1,0 +1,105 @@
+import Synchronization
+
+/// The high- and low-water marks of a connection's unsent output, as a rule: producers must
+/// wait once the backlog is above ``high`` and may go on once it is below ``low``.
+struct OutputWatermarks: Sendable, Hashable {
+    /// Above this many unsent bytes, producers wait.
+    var high = 256 << 10
+    /// Below this many, waiting producers resume.
+    var low = 64 << 10
+
+    /// Whether producers must wait with `backlog` unsent bytes, given whether they were
+    /// waiting before (between the marks the previous answer holds).
+    func mustWait(backlog: Int, wasWaiting: Bool) -> Bool {
+        wasWaiting ? backlog >= low : backlog > high
+    }
+}
+
+/// The room a stream producer or WebSocket session has on one connection: bytes it posted
+/// that the loop has not applied yet, plus the connection's unsent output as the loop last
+/// reported it. ``waitForRoom()`` suspends while ``OutputWatermarks`` say wait, and returns at
+/// once when the connection closed. Shared between the producer's task and the loop thread.
+final class OutputBackpressure: Sendable {
+    private struct State {
+        var inFlight = 0
+        var unsent = 0
+        var waiting = false
+        var closed = false
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let marks: OutputWatermarks
+    private let state = Mutex(State())
+    private let suspended: TransportStatistics.Counters?
+
+    /// A gate with `marks`; `suspended` counts producers waiting right now (statistics).
+    init(marks: OutputWatermarks = OutputWatermarks(), statistics: TransportStatistics.Counters? = nil) {
+        self.marks = marks
+        self.suspended = statistics
+    }
+
+    /// The producer posted `count` bytes for the loop.
+    func posted(_ count: Int) {
+        state.withLock { state in
+            state.inFlight += count
+            state.waiting = marks.mustWait(backlog: state.inFlight + state.unsent, wasWaiting: state.waiting)
+        }
+    }
+
+    /// The loop applied `applied` posted bytes; `unsent` bytes wait for the socket now.
+    func update(applied: Int = 0, unsent: Int) {
+        let resumed = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.inFlight = max(0, state.inFlight - applied)
+            state.unsent = unsent
+            state.waiting = marks.mustWait(backlog: state.inFlight + state.unsent, wasWaiting: state.waiting)
+            guard !state.waiting else { return [] }
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        resume(resumed)
+    }
+
+    /// The connection closed (or the work ended): every waiter returns, and waits return at once.
+    func close() {
+        let resumed = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.closed = true
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        resume(resumed)
+    }
+
+    /// Whether the connection closed.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Returns once the backlog is below the low-water mark, the connection closed, or the
+    /// waiting task is cancelled.
+    func waitForRoom() async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let wait = state.withLock { state in
+                    guard state.waiting, !state.closed, !Task.isCancelled else { return false }
+                    state.waiters[id] = continuation
+                    suspended?.producerSuspended()
+                    return true
+                }
+                if !wait { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            if let waiter { resume([waiter]) }
+        }
+    }
+
+    private func resume(_ waiters: [CheckedContinuation<Void, Never>]) {
+        for waiter in waiters {
+            suspended?.producerResumed()
+            waiter.resume()
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Synchronization
+
+/// What the transport holds for its clients right now, for tests and monitoring: the bytes
+/// queued for sending, the most ever queued at once, the producers waiting for room, and the
+/// heaviest WebSocket inbox seen.
+public struct TransportStatistics: Sendable, Hashable {
+    /// Bytes queued in the server for all connections and not yet taken by the kernel.
+    public var queuedOutputBytes: Int
+    /// The largest ``queuedOutputBytes`` since the server started.
+    public var peakQueuedOutputBytes: Int
+    /// Stream producers and WebSocket sessions suspended in `waitForRoom()` right now.
+    public var suspendedProducers: Int
+    /// The heaviest any WebSocket inbox has been (payload bytes plus
+    /// ``ServerWebSocket/messageOverhead`` per message) since the server started.
+    public var peakInboxWeight: Int
+
+    /// The live counters behind the snapshot; updated from the loop and producer tasks.
+    final class Counters: Sendable {
+        private let queued = Atomic<Int>(0)
+        private let peakQueued = Atomic<Int>(0)
+        private let suspended = Atomic<Int>(0)
+        private let peakInbox = Atomic<Int>(0)
+
+        /// The loop's total of queued output changed to `bytes`.
+        func queuedOutput(_ bytes: Int) {
+            queued.store(bytes, ordering: .relaxed)
+            if bytes > peakQueued.load(ordering: .relaxed) { peakQueued.store(bytes, ordering: .relaxed) }
+        }
+
+        /// A WebSocket inbox weighs `weight` now (the loop thread only).
+        func inbox(_ weight: Int) {
+            if weight > peakInbox.load(ordering: .relaxed) { peakInbox.store(weight, ordering: .relaxed) }
+        }
+
+        func producerSuspended() { suspended.add(1, ordering: .relaxed) }
+
+        func producerResumed() { suspended.subtract(1, ordering: .relaxed) }
+
+        /// The current values.
+        var snapshot: TransportStatistics {
+            TransportStatistics(
+                queuedOutputBytes: queued.load(ordering: .relaxed),
+                peakQueuedOutputBytes: peakQueued.load(ordering: .relaxed),
+                suspendedProducers: suspended.load(ordering: .relaxed),
+                peakInboxWeight: peakInbox.load(ordering: .relaxed))
+        }
+    }
+}
