@@ -10,6 +10,9 @@ public struct WorkspaceEventTriggers: Sendable, Hashable {
     public enum Action: Sendable, Hashable {
         /// Show this overlay (through the screen's throttle).
         case applyOverlay(LiveOverlay)
+        /// Apply this delta to the overlay shown when it is its base; when it is not (and it
+        /// is newer than what is shown), the chat is stale and reloads.
+        case applyOverlayDelta(LiveOverlayDelta)
         /// Mark the chat stale for this reason (it loads when active).
         case trigger(StalenessTrigger)
         /// Events were lost: mark every cached host stale, not just this one.
@@ -29,6 +32,8 @@ public struct WorkspaceEventTriggers: Sendable, Hashable {
         switch event {
         case .overlay(let overlay):
             return [.applyOverlay(overlay)]
+        case .overlayDelta(let delta):
+            return [.applyOverlayDelta(delta)]
         case .run(_, let state):
             guard let ending = Self.ending(state) else { return [] }
             return [.trigger(.runEnded(ending))]

@@ -8,6 +8,11 @@ import Synchronization
 /// event strictly, remembers the last event id, and after a drop reconnects with backoff
 /// (``ReconnectPolicy``, jitter from the injected random source, waits on the injected clock)
 /// sending `Last-Event-ID`, so the desktop replays what was missed (or says `reset`).
+///
+/// An `overlay.delta` is applied to the overlay the stream gave before it and reported as
+/// the whole ``WorkspaceEvent/overlay(_:)`` it makes, so consumers see overlays only. A delta
+/// whose base is not that overlay is reported as it came (``WorkspaceEvent/overlayDelta(_:)``):
+/// the consumer applies it to the overlay it shows or reloads the chat.
 public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Duration {
     /// What the follower reports, in order.
     public enum Update: Sendable, Hashable {
@@ -63,6 +68,7 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
 
     private func follow(after start: String?, into continuation: AsyncStream<Update>.Continuation) async {
         var lastEventId = start
+        let overlay = StreamOverlay()
         var policy = policy
         var renewedToken = false
         while !Task.isCancelled {
@@ -70,7 +76,8 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
             var opened = false
             let reason: String
             do {
-                reason = try await connect(lastEventId: &lastEventId, opened: &opened, into: continuation)
+                reason = try await connect(
+                    lastEventId: &lastEventId, overlay: overlay, opened: &opened, into: continuation)
             } catch let error as WorkspaceDesktopError {
                 if case .unauthorized = error, !renewedToken, (try? await tokens.refresh()) != nil {
                     renewedToken = true
@@ -92,7 +99,8 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
 
     /// One connection; returns why it ended.
     private func connect(
-        lastEventId: inout String?, opened: inout Bool, into continuation: AsyncStream<Update>.Continuation
+        lastEventId: inout String?, overlay: StreamOverlay, opened: inout Bool,
+        into continuation: AsyncStream<Update>.Continuation
     ) async throws -> String {
         var headers = HTTPHeaders([("Accept", "text/event-stream")])
         if let token = try? await tokens.token() { headers.set("Authorization", "Bearer \(token)") }
@@ -117,7 +125,8 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
         defer { lastEventId = seen.value }
         return try await withThrowingTaskGroup(of: String.self) { group in
             group.addTask {
-                try await Self.read(response.body, watch: watch, lastEventId: seen, into: continuation)
+                try await Self.read(
+                    response.body, watch: watch, lastEventId: seen, overlay: overlay, into: continuation)
             }
             group.addTask {
                 try await watch.waitForStall()
@@ -131,7 +140,7 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
     /// Reads one connection's events until it ends; returns why.
     private static func read(
         _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>, lastEventId: LastEventID,
-        into continuation: AsyncStream<Update>.Continuation
+        overlay: StreamOverlay, into continuation: AsyncStream<Update>.Continuation
     ) async throws -> String {
         var parser = EventStreamParser()
         var pendingBytes = 0
@@ -141,16 +150,36 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
             for event in parser.feed(chunk) {
                 pendingBytes = 0
                 let update: Update
+                var shown = overlay.value
                 do {
-                    update = .event(
-                        try WorkspaceEvent.decode(name: event.type, data: event.dataBytes), id: event.lastEventId)
+                    var decoded = try WorkspaceEvent.decode(name: event.type, data: event.dataBytes)
+                    switch decoded {
+                    case .overlay(let whole):
+                        shown = whole
+                    case .overlayDelta(let delta):
+                        if let base = shown, let applied = delta.applied(to: base) {
+                            shown = applied
+                            decoded = .overlay(applied)
+                        } else if let base = shown,
+                            (delta.settlementEpoch, delta.revision) <= (base.settlementEpoch, base.revision)
+                        {
+                            // Old news: the overlay shown is already newer; it stays the base.
+                        } else {
+                            shown = nil
+                        }
+                    default:
+                        break
+                    }
+                    update = .event(decoded, id: event.lastEventId)
                 } catch {
                     update = .malformed("\(event.type) event \(event.lastEventId): \(error)")
                 }
-                // Only an event the consumer will get moves the resume point.
+                // Only an event the consumer will get moves the resume point (and the overlay
+                // the next delta applies to).
                 if case .dropped = continuation.yield(update) {
                     return "the app fell \(bufferLimit) updates behind; resuming from the last one it got"
                 }
+                overlay.value = shown
                 if !event.lastEventId.isEmpty { lastEventId.value = event.lastEventId }
             }
             if pendingBytes > maximumEventBytes {
@@ -170,6 +199,17 @@ private final class LastEventID: Sendable {
     var value: String? {
         get { id.withLock { $0 } }
         set { id.withLock { $0 = newValue } }
+    }
+}
+
+/// The overlay a follower's stream has given so far (whole, or as deltas applied to it);
+/// `nil` before the first or after a delta that did not apply.
+private final class StreamOverlay: Sendable {
+    private let overlay = Mutex<LiveOverlay?>(nil)
+
+    var value: LiveOverlay? {
+        get { overlay.withLock { $0 } }
+        set { overlay.withLock { $0 = newValue } }
     }
 }
 

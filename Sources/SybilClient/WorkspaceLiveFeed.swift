@@ -93,16 +93,15 @@ public final class WorkspaceLiveFeed {
             for action in triggers.handle(event) {
                 switch action {
                 case .applyOverlay(let overlay):
-                    // A newer epoch means history settled what the window shows as live (and
-                    // events before this stream began may be gone). Shown alone it would take
-                    // those rows away until the next load, so the window reloads instead: the
-                    // snapshot brings history and the new epoch's overlay together (SPEC §4.3).
-                    if host.timeline.isConfirmed && overlay.settlementEpoch > host.timeline.overlay.settlementEpoch {
-                        host.handle(.runEnded(.finished))
-                    } else if let showOverlay {
-                        showOverlay(overlay)
-                    } else {
-                        host.applyLiveOverlay(overlay)
+                    show(overlay, host: host, showOverlay: showOverlay)
+                case .applyOverlayDelta(let delta):
+                    // The stream's own overlay was not its base (the events client applies those):
+                    // the one shown may be, else the chat reloads unless the delta is old news.
+                    let shown = host.timeline.overlay
+                    if let overlay = delta.applied(to: shown) {
+                        show(overlay, host: host, showOverlay: showOverlay)
+                    } else if (delta.settlementEpoch, delta.revision) > (shown.settlementEpoch, shown.revision) {
+                        host.handle(.explicitRefresh)
                     }
                 case .trigger(let trigger):
                     host.handle(trigger)
@@ -116,6 +115,21 @@ public final class WorkspaceLiveFeed {
             let ready = waiters.filter { $0.count <= eventsHandled }
             waiters.removeAll { $0.count <= eventsHandled }
             for waiter in ready { waiter.continuation.resume() }
+        }
+    }
+
+    private func show(_ overlay: LiveOverlay, host: WorkspaceChatHost, showOverlay: (@MainActor (LiveOverlay) -> Void)?)
+    {
+        // A newer epoch means history settled what the window shows as live (and events
+        // before this stream began may be gone). Shown alone it would take those rows away
+        // until the next load, so the window reloads instead: the snapshot brings history and
+        // the new epoch's overlay together (SPEC §4.3).
+        if host.timeline.isConfirmed && overlay.settlementEpoch > host.timeline.overlay.settlementEpoch {
+            host.handle(.runEnded(.finished))
+        } else if let showOverlay {
+            showOverlay(overlay)
+        } else {
+            host.applyLiveOverlay(overlay)
         }
     }
 }

@@ -8,15 +8,6 @@ import Synchronization
 /// call key, and `GET /v1/workspaces/events` streaming live overlay, run and session events
 /// while the scripted agent runs a turn.
 final class WorkspaceDesktopService: Sendable {
-    /// One live event of a chat; `id` is the `n` of its event id `<boot>.<n>`.
-    struct Event: Sendable {
-        var chat: WorkspaceChatKey
-        var id: Int64
-        var event: WorkspaceEvent
-        /// The event's data as sent, encoded once for every stream.
-        var dataText: String
-    }
-
     /// Events kept per chat for `Last-Event-ID` replay.
     static let eventRingCapacity = 256
     /// The longest `Last-Event-ID` read; a longer one is treated as unknown.
@@ -31,6 +22,8 @@ final class WorkspaceDesktopService: Sendable {
         }
         var newest: Int64 = 0
         var rings: [WorkspaceChatKey: Ring] = [:]
+        /// Each chat's newest overlay streams have been told of: the base of the next delta.
+        var overlays: [WorkspaceChatKey: LiveOverlay] = [:]
     }
 
     static let chunkSize = Int64(AttachmentUploadBegin.maximumChunkSize)
@@ -41,14 +34,14 @@ final class WorkspaceDesktopService: Sendable {
     let time: ServerTime
     let agent: ScriptedAgent
     /// Live subscribers by chat (chats are checked to exist before a stream subscribes), so a
-    /// stream receives only its own chat's events.
-    private let events = Mutex<[WorkspaceChatKey: Broadcast<Event>]>([:])
+    /// stream receives only its own chat's events, with what slow ones hold bounded.
+    let fanOut: WorkspaceEventFanOut
     struct Counters {
         var upload: Int64 = 0
     }
 
     private let counters = Mutex(Counters())
-    private let log = Mutex(EventLog())
+    let log = Mutex(EventLog())
     /// Desktops' online state, from the world at start; `desktop.setOnline` changes it.
     private let online: Mutex<[String: Bool]>
     /// The running runs' tasks (named `run <runId>`), tracked until they end.
@@ -59,9 +52,13 @@ final class WorkspaceDesktopService: Sendable {
     /// first one's answer instead of running it twice.
     private let effects = SerialAsyncChain()
 
-    init(store: WorkspaceStore, uploads: WorkspaceUploadStore, options: SybilServerOptions, time: ServerTime) {
+    init(
+        store: WorkspaceStore, uploads: WorkspaceUploadStore, options: SybilServerOptions, time: ServerTime,
+        fanOut: WorkspaceEventFanOut = WorkspaceEventFanOut()
+    ) {
         self.store = store
         self.uploads = uploads
+        self.fanOut = fanOut
         self.options = options
         self.time = time
         agent = ScriptedAgent(seed: options.seed)
@@ -142,105 +139,6 @@ final class WorkspaceDesktopService: Sendable {
                 status: 404, message: "Unknown method '\(rpc.method)'.", code: "unknown_method", param: "method")
         }
         return .json(WorkspaceRPCResult.jsonValue(result))
-    }
-
-    // MARK: Events
-
-    /// `GET /v1/workspaces/events?desktopId&projectId&sessionId`.
-    func eventStream(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        var ids: [String] = []
-        for name in ["desktopId", "projectId", "sessionId"] {
-            guard let value = request.queryValue(name), !value.isEmpty else {
-                throw APIError.invalid("Query parameter '\(name)' is required.", param: name)
-            }
-            ids.append(value)
-        }
-        let chat = WorkspaceChatKey(desktopId: ids[0], projectId: ids[1], sessionId: ids[2])
-        guard try await store.exists(chat) else { throw APIError.notFound("No session \(chat.sessionId).") }
-        let lastEventID = request.headers["Last-Event-ID"]
-        // Subscribing and reading the ring under the log's lock: every event is either in
-        // the replay or arrives live, never both, never neither.
-        let (live, start) = log.withLock { log in
-            (broadcast(of: chat).subscribe(), Self.replay(after: lastEventID, of: chat, in: log, boot: store.boot))
-        }
-        var reset: String?
-        var replayed: [Event] = []
-        var overlay: (LiveOverlay, Int64)?
-        switch start {
-        case .replay(let events): replayed = events
-        case .reset(let reason, let newest):
-            reset = reason
-            overlay = (await store.liveState(chat).overlay, newest)
-        case .fresh(let newest): overlay = (await store.liveState(chat).overlay, newest)
-        }
-        let boot = store.boot
-        let heartbeat = options.heartbeatInterval
-        let time = time
-        return .eventStream { [reset, replayed, overlay] stream in
-            stream.writeComment("heartbeat")
-            var last = Int64.min
-            if let reset {
-                let event = WorkspaceEvent.reset(reason: reset)
-                stream.writeEvent(data: event.dataText, type: event.name)
-            }
-            if let (overlay, newest) = overlay {
-                // Its id is the newest event's so far: a reconnect with it replays what follows.
-                let event = WorkspaceEvent.overlay(overlay)
-                stream.writeEvent(data: event.dataText, type: event.name, id: "\(boot).\(newest)")
-            }
-            for event in replayed {
-                stream.writeEvent(data: event.dataText, type: event.event.name, id: "\(boot).\(event.id)")
-                last = event.id
-            }
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { [last] in
-                    for await event in live where event.id > last {
-                        guard
-                            stream.writeEvent(
-                                data: event.dataText, type: event.event.name, id: "\(boot).\(event.id)")
-                        else { return }
-                    }
-                }
-                group.addTask {
-                    while stream.isOpen {
-                        do { try await time.sleep(heartbeat) } catch { return }
-                        guard stream.writeComment("heartbeat") else { return }
-                    }
-                }
-                await group.next()
-                group.cancelAll()
-            }
-        }
-    }
-
-    /// How a stream starts.
-    enum StreamStart {
-        /// `Last-Event-ID` is in the chat's ring: these later events, then live ones.
-        case replay([Event])
-        /// It is not: a `reset` with this reason, then the overlay with id `newest`.
-        case reset(String, newest: Int64)
-        /// No `Last-Event-ID`: the overlay with id `newest`.
-        case fresh(newest: Int64)
-    }
-
-    static func replay(after lastEventID: String?, of chat: WorkspaceChatKey, in log: EventLog, boot: Int64)
-        -> StreamStart
-    {
-        guard let lastEventID else { return .fresh(newest: log.newest) }
-        let parts = lastEventID.utf8.count <= maximumLastEventIDBytes ? lastEventID.split(separator: ".") : []
-        guard parts.count == 2, parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-            let idBoot = Int64(parts[0]), let n = Int64(parts[1])
-        else {
-            return .reset("The Last-Event-ID is not an event id of this server; reload the chat.", newest: log.newest)
-        }
-        guard idBoot == boot, n <= log.newest else {
-            return .reset("The server restarted since that event; reload the chat.", newest: log.newest)
-        }
-        let ring = log.rings[chat] ?? EventLog.Ring()
-        guard n >= ring.dropped else {
-            return .reset("Events after that one are no longer kept; reload the chat.", newest: log.newest)
-        }
-        return .replay(ring.events.filter { $0.id > n })
     }
 
     // MARK: Desktops
@@ -359,30 +257,6 @@ final class WorkspaceDesktopService: Sendable {
         counters.withLock {
             $0[keyPath: counter] += 1
             return $0[keyPath: counter]
-        }
-    }
-
-    /// The live fan-out of `chat`'s events.
-    private func broadcast(of chat: WorkspaceChatKey) -> Broadcast<Event> {
-        events.withLock { broadcasts in
-            if let existing = broadcasts[chat] { return existing }
-            let created = Broadcast<Event>()
-            broadcasts[chat] = created
-            return created
-        }
-    }
-
-    /// Numbers the event, keeps it in its chat's ring and sends it to the live streams, all
-    /// under the log's lock so ring order, id order and delivery order agree.
-    func publish(_ chat: WorkspaceChatKey, _ workspaceEvent: WorkspaceEvent) {
-        log.withLock { log in
-            log.newest += 1
-            let event = Event(chat: chat, id: log.newest, event: workspaceEvent, dataText: workspaceEvent.dataText)
-            var ring = log.rings[chat] ?? EventLog.Ring()
-            ring.events.append(event)
-            if ring.events.count > Self.eventRingCapacity { ring.dropped = ring.events.removeFirst().id }
-            log.rings[chat] = ring
-            broadcast(of: chat).publish(event)
         }
     }
 }

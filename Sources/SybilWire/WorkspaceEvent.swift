@@ -5,6 +5,9 @@ import SybilCore
 public enum WorkspaceEvent: Sendable, Hashable {
     /// `overlay`: the chat's new live overlay.
     case overlay(LiveOverlay)
+    /// `overlay.delta`: the overlay's change from the revision before, without the rows that
+    /// did not change; it applies only to its base (``LiveOverlayDelta/applied(to:)``).
+    case overlayDelta(LiveOverlayDelta)
     /// `run`: `{runId, state}`, a run changed state.
     case run(runId: String, state: WorkspaceRunState)
     /// `session`: `{sessionId, updatedAt}`, the session's history moved.
@@ -18,6 +21,7 @@ public enum WorkspaceEvent: Sendable, Hashable {
     public var name: String {
         switch self {
         case .overlay: "overlay"
+        case .overlayDelta: "overlay.delta"
         case .run: "run"
         case .session: "session"
         case .desktop: "desktop"
@@ -29,6 +33,7 @@ public enum WorkspaceEvent: Sendable, Hashable {
     public var dataJSON: JSONValue {
         switch self {
         case .overlay(let overlay): overlay.jsonValue
+        case .overlayDelta(let delta): delta.jsonValue
         case .run(let runId, let state): ["runId": .string(runId), "state": .string(state.rawValue)]
         case .session(let sessionId, let updatedAt):
             ["sessionId": .string(sessionId), "updatedAt": .number(JSONNumber(updatedAt))]
@@ -48,6 +53,8 @@ public enum WorkspaceEvent: Sendable, Hashable {
         switch name {
         case "overlay":
             return .overlay(try LiveOverlay.decode(value, at: path))
+        case "overlay.delta":
+            return .overlayDelta(try LiveOverlayDelta.decode(value, at: path))
         case "run":
             let reader = try JSONObjectReader(value, at: path)
             try reader.requireExactKeys(["runId", "state"])

@@ -21,6 +21,16 @@ struct WorkspaceEventTriggersTests {
         #expect(triggers.desktopOnline == nil)
     }
 
+    @Test func aDeltaIsAppliedToTheOverlayShown() throws {
+        var triggers = WorkspaceEventTriggers()
+        var next = Self.overlay
+        next.revision = 2
+        next.blocks[0].text = "Working on it"
+        let delta = try #require(LiveOverlayDelta(from: Self.overlay, to: next))
+        #expect(triggers.handle(.overlayDelta(delta)) == [.applyOverlayDelta(delta)])
+        #expect(triggers == WorkspaceEventTriggers(), "the overlay shown is the host's, not kept here")
+    }
+
     @Test("a run that has not ended does nothing", arguments: [WorkspaceRunState.started, .queued])
     func runNotEnded(state: WorkspaceRunState) {
         var triggers = WorkspaceEventTriggers()

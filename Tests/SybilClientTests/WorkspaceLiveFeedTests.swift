@@ -55,4 +55,46 @@ struct WorkspaceLiveFeedTests {
         host.park()
         rpc.verifyDone()
     }
+
+    @Test func aDeltaAppliesToTheShownOverlayOldNewsIsIgnoredAndAMissedChangeReloads() async throws {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let host = makeHost(rpc: rpc)
+        let live = LiveOverlay(settlementEpoch: 4, revision: 1, blocks: [block("l1", epoch: 4)])
+        await rpc.serveLoad(
+            of: chatA, with: Envelopes.envelope(["a1"], overlay: live, activeRun: "run-4"), to: host
+        ) { host.activate() }
+        let (updates, continuation) = AsyncStream<Update>.makeStream()
+        let feed = WorkspaceLiveFeed()
+        feed.follow(updates, host: host)
+
+        let grown = LiveOverlay(
+            settlementEpoch: 4, revision: 2, blocks: [block("l1", epoch: 4), block("l2", epoch: 4)])
+        let delta = try #require(LiveOverlayDelta(from: live, to: grown))
+        continuation.yield(.event(.overlayDelta(delta), id: "1.1"))
+        await feed.waitForEvents(1)
+        #expect(host.timeline.overlay == grown, "the delta's base is the overlay shown")
+        // The same delta again is old news: nothing changes and nothing loads.
+        continuation.yield(.event(.overlayDelta(delta), id: "1.2"))
+        await feed.waitForEvents(2)
+        #expect(host.timeline.overlay == grown)
+        #expect(host.appliedLoads == 1)
+
+        // A delta from revision 3 means revision 3 was missed: the chat reloads.
+        rpc.expect(.load(chatA))
+        let missed = LiveOverlayDelta(
+            settlementEpoch: 4, revision: 4, baseRevision: 3, blockIds: ["l1"], blocks: [])
+        continuation.yield(.event(.overlayDelta(missed), id: "1.3"))
+        await feed.waitForEvents(3)
+        #expect(host.timeline.overlay == grown, "it is not applied")
+        await rpc.waitForCall(.load(chatA))
+        let reloaded = LiveOverlay(settlementEpoch: 4, revision: 4, blocks: [block("l1", epoch: 4)])
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a1"], overlay: reloaded, activeRun: "run-4")))
+        await eventually("the snapshot applies") { host.appliedLoads == 2 }
+        #expect(host.timeline.overlay == reloaded)
+
+        continuation.finish()
+        await feed.stop()
+        host.park()
+        rpc.verifyDone()
+    }
 }

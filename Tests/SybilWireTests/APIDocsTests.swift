@@ -53,7 +53,8 @@ struct APIDocsTests {
     }
 
     static let jsonTags: Set<String> = [
-        "envelope", "older-page", "thread-page", "live-overlay", "error-body", "chat-chunk", "value",
+        "envelope", "older-page", "thread-page", "live-overlay", "live-overlay-delta", "error-body", "chat-chunk",
+        "value",
     ]
     static let sseTags: Set<String> = ["openai-stream", "workspace-events"]
 
@@ -110,6 +111,7 @@ struct APIDocsTests {
         case "older-page": _ = try WorkspaceChatPage.decode(value, at: .root, kind: .olderPage)
         case "thread-page": _ = try WorkspaceChatPage.decode(value, at: .root, kind: .threadPage)
         case "live-overlay": _ = try LiveOverlay.decode(value, at: .root)
+        case "live-overlay-delta": _ = try LiveOverlayDelta.decode(value, at: .root)
         case "error-body": _ = try APIErrorBody.decode(value, at: .root)
         case "chat-chunk": _ = try ChatCompletionChunk.decode(value, at: .root)
         case "value": break
@@ -132,9 +134,16 @@ struct APIDocsTests {
             default: Issue.record("\(example): the stream must end with [DONE] or an error frame")
             }
         case "workspace-events":
+            // Every event decodes, and each delta applies to the overlay the example showed before it.
+            var overlay: LiveOverlay?
             for event in events {
-                let value = try JSONReader().parse(event.data)
-                if event.type == "overlay" { _ = try LiveOverlay.decode(value, at: .root) }
+                switch try WorkspaceEvent.decode(name: event.type, data: event.dataBytes) {
+                case .overlay(let whole): overlay = whole
+                case .overlayDelta(let delta):
+                    overlay = overlay.flatMap { delta.applied(to: $0) }
+                    if overlay == nil { Issue.record("\(example): a delta that does not apply") }
+                default: break
+                }
             }
         default:
             Issue.record("\(example): unknown tag")

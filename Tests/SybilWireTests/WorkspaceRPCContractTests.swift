@@ -950,6 +950,6 @@ struct WorkspaceRPCContractTests {
                 names.insert(event.name)
             }
         }
-        #expect(names == ["overlay", "run", "session", "desktop", "reset"])
+        #expect(names == ["overlay", "overlay.delta", "run", "session", "desktop", "reset"])
     }
 }
