@@ -105,7 +105,7 @@ enum ServeCommand {
             case "--in-memory": inMemory = true
             case "--max-connections":
                 configuration.maximumConnections = try cursor.integer(for: option, inlineValue: inline, in: 1...100_000)
-            case "--attachments-unavailable": options.openProxyAvailable = false
+            case "--attachments-unavailable": options.attachmentsAvailable = false
             default: throw cursor.unknown(option)
             }
         }
