@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilNet
+import SybilWire
 import Testing
 
 @testable import SybilCLI

@@ -1,4 +1,5 @@
 import SybilNet
+import SybilWire
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import SybilCore
 import SybilNet
 import SybilServer
+import SybilWire
 import Synchronization
 
 /// Runs blocking socket work on a thread of its own, so a test waiting on a socket never
