@@ -13,13 +13,13 @@ enum AgentCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let first = arguments.first else {
-            io.writeOutput(HelpText.agent)
+            io.writeOutput(CommandSpec.agent.help)
             return .success
         }
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
-            io.writeOutput(HelpText.agent)
+            io.writeOutput(CommandSpec.agent.help)
             return .success
         case "send": return try await AgentSendCommand.run(rest, io: io)
         case "tail": return try await AgentTailCommand.run(rest, io: io)
@@ -147,14 +147,6 @@ enum AgentCommand {
 
     private static func worst(_ lhs: ExitCode, _ rhs: ExitCode) -> ExitCode {
         lhs == .success ? rhs : lhs
-    }
-
-    /// `--wait SECONDS`: 1 to 3,600.
-    static func waitLimit(_ text: String, command: String) throws(UsageError) -> Duration {
-        guard let seconds = Int(text), (1...3_600).contains(seconds) else {
-            throw UsageError(command: command, message: "--wait needs whole seconds from 1 to 3600, got '\(text)'")
-        }
-        return .seconds(seconds)
     }
 }
 

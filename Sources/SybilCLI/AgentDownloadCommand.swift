@@ -19,22 +19,17 @@ enum AgentDownloadCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, command: name, help: HelpText.agentDownload, common: \.common, parse: parse
+            arguments, io: io, spec: .agentDownload, common: \.common, parse: parse
         ) { request, connection in
             await download(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        var output: String?
-        let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) {
-            option, inline, cursor throws(UsageError) in
-            guard option == "-o" || option == "--output" else { return false }
-            output = try cursor.value(for: option, inlineValue: inline)
-            return true
-        }
-        guard let (common, words) = parsed else { return nil }
-        guard words.count == 1, let uploadId = words.first, !uploadId.isEmpty else {
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .agentDownload)
+        else { return nil }
+        let output = parsed.text(outputOption)
+        guard let uploadId = parsed.positionals.first, !uploadId.isEmpty else {
             throw UsageError(command: name, message: "needs one UPLOAD_ID, e.g. sybil agent download 0d9c6a4e-…")
         }
         return Request(common: common, uploadId: uploadId, output: output)

@@ -6,6 +6,9 @@ import SybilCore
 /// with their original request ids and times (the server answers a repeat with the first
 /// receipt, so nothing is stored twice), then the command waits for the echoes.
 enum AgentRetryCommand {
+    static let retryName = "sybil agent retry"
+    static let resendAllName = "sybil agent resend-all"
+
     struct Request {
         var common: ClientCommand.Common
         var requestId: String?
@@ -13,33 +16,27 @@ enum AgentRetryCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO, all: Bool) async throws(UsageError) -> ExitCode {
-        let command = all ? "sybil agent resend-all" : "sybil agent retry"
+        let spec = all ? CommandSpec.agentResendAll : .agentRetry
+        let command = spec.name
         let parse = { (arguments: [String], environment: [String: String]) throws(UsageError) -> Request? in
-            try Self.parse(arguments, environment: environment, command: command, all: all)
+            try Self.parse(arguments, environment: environment, all: all)
         }
         return try await ClientCommand.run(
-            arguments, io: io, command: command, help: all ? HelpText.agentResendAll : HelpText.agentRetry,
-            common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
             await retry(request, all: all, command: command, connection: connection, io: io)
         }
     }
 
-    static func parse(_ arguments: [String], environment: [String: String], command: String, all: Bool)
-        throws(UsageError) -> Request?
+    static func parse(_ arguments: [String], environment: [String: String], all: Bool) throws(UsageError)
+        -> Request?
     {
-        var wait = Duration.seconds(60)
-        let parsed = try ClientCommand.parse(arguments, environment: environment, command: command) {
-            option, inline, cursor throws(UsageError) in
-            guard option == "--wait" else { return false }
-            wait = try AgentCommand.waitLimit(try cursor.value(for: option, inlineValue: inline), command: command)
-            return true
+        let spec = all ? CommandSpec.agentResendAll : .agentRetry
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec) else {
+            return nil
         }
-        guard let (common, words) = parsed else { return nil }
-        if words.count > (all ? 0 : 1) {
-            throw UsageError(command: command, message: "unexpected argument '\(words[all ? 0 : 1])'")
-        }
-        return Request(common: common, requestId: words.first, wait: wait)
+        let wait = Duration.seconds(parsed.integer(AgentCommand.waitOption) ?? 60)
+        return Request(common: common, requestId: parsed.positionals.first, wait: wait)
     }
 
     @MainActor

@@ -26,28 +26,22 @@ enum AgentSendCommand {
             return status
         }
         return try await ClientCommand.run(
-            arguments, io: io, command: name, help: HelpText.agentSend, common: \.common, parse: parse
+            arguments, io: io, spec: .agentSend, common: \.common, parse: parse
         ) { request, connection in
             await send(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        var files: [(path: String, kind: AgentAttachmentSource.Kind)] = []
-        var wait = Duration.seconds(60)
-        let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) {
-            option, inline, cursor throws(UsageError) in
-            switch option {
-            case "--attach": files.append((try cursor.value(for: option, inlineValue: inline), .file))
-            case "--photo": files.append((try cursor.value(for: option, inlineValue: inline), .photo))
-            case "--wait":
-                wait = try AgentCommand.waitLimit(try cursor.value(for: option, inlineValue: inline), command: name)
-            default: return false
-            }
-            return true
+        let spec = CommandSpec.agentSend
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec) else {
+            return nil
         }
-        guard let (common, words) = parsed else { return nil }
-        let text = words.joined(separator: " ")
+        let files = parsed.occurrences(of: [Option.attach, Option.photo]).map { occurrence in
+            (path: occurrence.value, kind: occurrence.option == Option.photo ? AgentAttachmentSource.Kind.photo : .file)
+        }
+        let wait = Duration.seconds(parsed.integer(AgentCommand.waitOption) ?? 60)
+        let text = parsed.positionals.joined(separator: " ")
         if text.allSatisfy(\.isWhitespace) && files.isEmpty {
             throw UsageError(command: name, message: "needs TEXT (or --attach FILE), e.g. sybil agent send \"Hi\"")
         }

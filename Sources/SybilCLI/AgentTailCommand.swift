@@ -19,31 +19,17 @@ enum AgentTailCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, command: name, help: HelpText.agentTail, common: \.common, parse: parse
+            arguments, io: io, spec: .agentTail, common: \.common, parse: parse
         ) { request, connection in
             await tail(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        var count = 20
-        var follow = true
-        let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) {
-            option, inline, cursor throws(UsageError) in
-            switch option {
-            case "--no-follow": follow = false
-            case "--count":
-                let text = try cursor.value(for: option, inlineValue: inline)
-                guard let value = Int(text), (1...10_000).contains(value) else {
-                    throw UsageError(command: name, message: "--count needs a number from 1 to 10000, got '\(text)'")
-                }
-                count = value
-            default: return false
-            }
-            return true
-        }
-        guard let (common, words) = parsed else { return nil }
-        if let extra = words.first { throw UsageError(command: name, message: "unexpected argument '\(extra)'") }
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .agentTail)
+        else { return nil }
+        let count = parsed.integer(Option.count) ?? 20
+        let follow = !parsed.given(Option.noFollow)
         return Request(common: common, count: count, follow: follow)
     }
 

@@ -36,7 +36,7 @@ enum AskCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments, environment: io.environment) else {
-            io.writeOutput(HelpText.ask)
+            io.writeOutput(CommandSpec.ask.help)
             return .success
         }
         guard let store = ChatHistoryLocation.store(keeping: request.save, io: io, command: name) else {
@@ -127,35 +127,23 @@ enum AskCommand {
 
     /// The request for `arguments`, or `nil` when help was asked for.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var words: [String] = []
-        var target = ServerTarget(environment: environment)
+        guard let parsed = try CommandSpec.ask.parse(arguments) else { return nil }
+        var target = ServerTarget(environment: environment, parsed: parsed)
         var request = Request(
-            question: "", target: target, model: SybilServerOptions.scriptedModel, system: nil, seed: 1)
+            question: "", target: target, model: parsed.text(Option.model) ?? SybilServerOptions.scriptedModel,
+            system: parsed.text(Option.system), seed: UInt64(parsed.integer(ChatOptions.seed) ?? 1))
+        request.save = !parsed.given(Option.noSave)
+        request.raw = parsed.given(ChatOptions.raw)
         var continued: [String] = []
-        while let next = cursor.next() {
-            switch next {
-            case .positional(let word): words.append(word)
-            case .option(let option, let inline):
-                switch option {
-                case "-h", "--help": return nil
-                case _ where try target.parse(option, inlineValue: inline, cursor: &cursor): continue
-                case "--model": request.model = try cursor.value(for: option, inlineValue: inline)
-                case "--system": request.system = try cursor.value(for: option, inlineValue: inline)
-                case "--seed":
-                    request.seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
-                case "--no-save": request.save = false
-                case "--raw": request.raw = true
-                case "-c", "--continue":
-                    request.conversation = .latest
-                    continued.append("--continue")
-                case "--chat":
-                    request.conversation = .id(try cursor.value(for: option, inlineValue: inline))
-                    continued.append("--chat")
-                default: throw cursor.unknown(option)
-                }
-            }
+        if parsed.given(Option.continueLatest) {
+            request.conversation = .latest
+            continued.append("--continue")
         }
+        if let id = parsed.text(Option.chat) {
+            request.conversation = .id(id)
+            continued.append("--chat")
+        }
+        let words = parsed.positionals
         if Set(continued).count > 1 {
             throw UsageError(command: name, message: "--continue and --chat exclude each other")
         }

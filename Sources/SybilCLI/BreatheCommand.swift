@@ -13,8 +13,8 @@ import Synchronization
 /// are pure (`SybilMotion`).
 enum BreatheCommand {
     static let name = "sybil breathe"
-    static let secondsRange = 1...3_600
-    static let framesRange = 1...10_000
+    /// How long the animation runs without `--seconds`.
+    static let defaultSeconds = 60
     static let framesPerSecond = 30
     /// Points per terminal cell: cells are about twice as tall as wide.
     static let pointsPerColumn = 2.0
@@ -35,24 +35,15 @@ enum BreatheCommand {
     static func run<C: Clock>(_ arguments: [String], io: CommandIO, isTerminal: Bool, clock: C)
         async throws(UsageError) -> ExitCode where C.Duration == Duration
     {
-        var options = Options()
-        var cursor = ArgumentCursor(arguments, command: name)
-        while let token = cursor.next() {
-            switch token {
-            case .option(let option, _) where option == "-h" || option == "--help":
-                io.writeOutput(HelpText.breathe)
-                return .success
-            case .option("--seconds", let inline):
-                options.seconds = try cursor.integer(for: "--seconds", inlineValue: inline, in: secondsRange)
-            case .option("--frames", let inline):
-                options.frames = try cursor.integer(for: "--frames", inlineValue: inline, in: framesRange)
-            case .option("--dark", nil): options.theme = .dark
-            case .option("--light", nil): options.theme = .light
-            case .option(let option, _): throw cursor.unknown(option)
-            case .positional(let argument):
-                throw UsageError(command: name, message: "takes no arguments, got '\(argument)'")
-            }
+        guard let parsed = try CommandSpec.breathe.parse(arguments) else {
+            io.writeOutput(CommandSpec.breathe.help)
+            return .success
         }
+        var options = Options()
+        // Absent, the number of seconds depends on --frames; the last theme given wins.
+        options.seconds = parsed.given(Option.seconds) ? parsed.integer(Option.seconds) : nil
+        options.frames = parsed.integer(Option.frames)
+        if parsed.occurrences(of: [Option.dark, Option.light]).last?.option == Option.light { options.theme = .light }
         let output = TerminalOutput(
             environment: io.environment, isTerminal: isTerminal, size: isTerminal ? io.terminalSize() : nil)
         let color = output.isStyled
@@ -66,7 +57,7 @@ enum BreatheCommand {
                 command: name, message: "standard output is not a terminal; use --frames N to print frames")
         }
         await BreatheAnimation(
-            seconds: options.seconds ?? 60, scene: scene(options.theme, size),
+            seconds: options.seconds ?? defaultSeconds, scene: scene(options.theme, size),
             grid: BreathingSceneGridRenderer(columns: size.columns, rows: size.rows - 1, color: color), io: io
         ).run(clock: clock)
         return .success

@@ -6,10 +6,11 @@ enum DebugEnvelopeCommand {
     static let name = "sybil debug envelope"
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
-        guard case .run(let file) = try ArgumentCursor.fileCommand(arguments, command: name) else {
-            io.writeOutput(HelpText.debugEnvelope)
+        guard let parsed = try CommandSpec.debugEnvelope.parse(arguments) else {
+            io.writeOutput(CommandSpec.debugEnvelope.help)
             return .success
         }
+        let file = parsed.positionals.first
         guard let bytes = SybilCommandLine.readInput(SybilCommandLine.inputPath(file), io: io) else {
             return .noInput
         }

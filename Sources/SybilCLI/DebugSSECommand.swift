@@ -4,27 +4,14 @@ import SybilWire
 /// `sybil debug sse [--chunk-bytes N] [FILE]`: one JSON line per event, then an end line.
 enum DebugSSECommand {
     static let name = "sybil debug sse"
-    static let chunkBytesRange = 1...16_777_216
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
-        var chunkBytes: Int?
-        let request = try ArgumentCursor.fileCommand(arguments, command: name) {
-            (cursor, option, inlineValue) throws(UsageError) -> Bool in
-            guard option == "--chunk-bytes" else { return false }
-            let text = try cursor.value(for: option, inlineValue: inlineValue)
-            guard let value = Int(text), chunkBytesRange.contains(value) else {
-                throw UsageError(
-                    command: name,
-                    message:
-                        "--chunk-bytes must be a whole number from 1 to \(chunkBytesRange.upperBound), got '\(text)'")
-            }
-            chunkBytes = value
-            return true
-        }
-        guard case .run(let file) = request else {
-            io.writeOutput(HelpText.debugSSE)
+        guard let parsed = try CommandSpec.debugSSE.parse(arguments) else {
+            io.writeOutput(CommandSpec.debugSSE.help)
             return .success
         }
+        let file = parsed.positionals.first
+        let chunkBytes = parsed.integer(chunkBytesOption)
         var parser = EventStreamParser()
         let writer = JSONWriter()
         let emit: (ServerSentEvent) -> Void = { event in

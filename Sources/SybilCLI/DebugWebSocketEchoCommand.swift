@@ -5,28 +5,14 @@ import SybilNet
 /// `sybil debug ws-echo URL`: a WebSocket echo client for conformance suites.
 enum DebugWebSocketEchoCommand {
     static let name = "sybil debug ws-echo"
-    static let maximumMessageRange = 1...(1 << 30)
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        var maximumMessage = 16 << 20
-        let request = try ArgumentCursor.fileCommand(arguments, command: name) {
-            (cursor, option, inlineValue) throws(UsageError) -> Bool in
-            guard option == "--max-message" else { return false }
-            let text = try cursor.value(for: option, inlineValue: inlineValue)
-            guard let value = Int(text), maximumMessageRange.contains(value) else {
-                throw UsageError(
-                    command: name,
-                    message:
-                        "--max-message must be a whole number from 1 to \(maximumMessageRange.upperBound), got '\(text)'"
-                )
-            }
-            maximumMessage = value
-            return true
-        }
-        guard case .run(let target) = request else {
-            io.writeOutput(HelpText.debugWebSocketEcho)
+        guard let parsed = try CommandSpec.debugWebSocketEcho.parse(arguments) else {
+            io.writeOutput(CommandSpec.debugWebSocketEcho.help)
             return .success
         }
+        let target = parsed.positionals.first
+        let maximumMessage = parsed.integer(maximumMessageOption) ?? 16 << 20
         guard let target, let url = URL(string: target), ["ws", "wss"].contains(url.scheme?.lowercased() ?? ""),
             url.host != nil
         else {

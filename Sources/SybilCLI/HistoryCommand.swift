@@ -12,7 +12,7 @@ enum HistoryCommand {
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
-            io.writeOutput(HelpText.history)
+            io.writeOutput(CommandSpec.history.help)
             return .success
         case "list":
             return try await list(rest, io: io)
@@ -27,21 +27,11 @@ enum HistoryCommand {
 
     static func list(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         let command = name + " list"
-        var cursor = ArgumentCursor(arguments, command: command)
-        var limit = 20
-        while let token = cursor.next() {
-            switch token {
-            case .option(let option, _) where option == "-h" || option == "--help":
-                io.writeOutput(HelpText.historyList)
-                return .success
-            case .option("--limit", let inline):
-                limit = try cursor.integer(for: "--limit", inlineValue: inline, in: 1...10_000)
-            case .option(let option, _):
-                throw cursor.unknown(option)
-            case .positional:
-                throw UsageError(command: command, message: "takes options only, no arguments")
-            }
+        guard let parsed = try CommandSpec.historyList.parse(arguments) else {
+            io.writeOutput(CommandSpec.historyList.help)
+            return .success
         }
+        let limit = parsed.integer(listLimitOption) ?? 20
         let store: SQLiteChatHistory
         switch ChatHistoryLocation.openForReading(io: io, command: command) {
         case .store(let opened): store = opened
@@ -72,21 +62,13 @@ enum HistoryCommand {
 
     static func show(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         let command = name + " show"
-        var cursor = ArgumentCursor(arguments, command: command)
-        var id: String?
-        while let token = cursor.next() {
-            switch token {
-            case .option(let option, _) where option == "-h" || option == "--help":
-                io.writeOutput(HelpText.historyShow)
-                return .success
-            case .option(let option, _):
-                throw cursor.unknown(option)
-            case .positional(let argument):
-                guard id == nil else { throw UsageError(command: command, message: "takes one ID, got another") }
-                id = argument
-            }
+        guard let parsed = try CommandSpec.historyShow.parse(arguments) else {
+            io.writeOutput(CommandSpec.historyShow.help)
+            return .success
         }
-        guard let id else { throw UsageError(command: command, message: "needs a conversation ID") }
+        guard let id = parsed.positionals.first else {
+            throw UsageError(command: command, message: "needs a conversation ID")
+        }
         let quoted = TerminalStyle.safe(String(id.prefix(100)))
         let store: SQLiteChatHistory
         switch ChatHistoryLocation.openForReading(io: io, command: command) {

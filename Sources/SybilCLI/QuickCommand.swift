@@ -23,7 +23,7 @@ enum QuickCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments, environment: io.environment) else {
-            io.writeOutput(HelpText.quick)
+            io.writeOutput(CommandSpec.quick.help)
             return .success
         }
         let preferences: FileKeyValueStore
@@ -94,34 +94,21 @@ enum QuickCommand {
 
     /// The request for `arguments`, or `nil` when help was asked for.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var words: [String] = []
-        var target = ServerTarget(environment: environment)
+        guard let parsed = try CommandSpec.quick.parse(arguments) else { return nil }
+        var target = ServerTarget(environment: environment, parsed: parsed)
         var request = Request(target: target)
-        while let next = cursor.next() {
-            switch next {
-            case .positional(let word): words.append(word)
-            case .option(let option, let inline):
-                switch option {
-                case "-h", "--help": return nil
-                case _ where try target.parse(option, inlineValue: inline, cursor: &cursor): continue
-                case "--model":
-                    let model = try cursor.value(for: option, inlineValue: inline)
-                    guard !model.allSatisfy(\.isWhitespace), model.utf8.count <= ChatModelChoice.maximumNameBytes else {
-                        throw UsageError(
-                            command: name,
-                            message: "--model needs a name of 1 to \(ChatModelChoice.maximumNameBytes) bytes")
-                    }
-                    request.model = model
-                case "--remember-model": request.remember = true
-                case "--open-in-chat": request.openInChat = true
-                case "--raw": request.raw = true
-                case "--seed":
-                    request.seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
-                default: throw cursor.unknown(option)
-                }
+        if let model = parsed.text(Option.model) {
+            guard !model.allSatisfy(\.isWhitespace), model.utf8.count <= ChatModelChoice.maximumNameBytes else {
+                throw UsageError(
+                    command: name, message: "--model needs a name of 1 to \(ChatModelChoice.maximumNameBytes) bytes")
             }
+            request.model = model
         }
+        request.remember = parsed.given(Option.remember)
+        request.openInChat = parsed.given(Option.openInChat)
+        request.raw = parsed.given(ChatOptions.raw)
+        request.seed = UInt64(parsed.integer(ChatOptions.seed) ?? 1)
+        let words = parsed.positionals
         if request.remember && request.model == nil {
             throw UsageError(command: name, message: "--remember-model needs --model NAME")
         }

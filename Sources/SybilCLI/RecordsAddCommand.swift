@@ -16,7 +16,7 @@ enum RecordsAddCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments) else {
-            io.writeOutput(HelpText.recordsAdd)
+            io.writeOutput(CommandSpec.recordsAdd.help)
             return .success
         }
         return await save(request, io: io)
@@ -25,26 +25,11 @@ enum RecordsAddCommand {
     /// The record to save, or `nil` when help was asked for. Every value is range-checked
     /// here, before anything is opened.
     static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var words: [String] = []
-        var note: String?
-        var seconds: Int?
-        var cycles: Int?
-        let durations = Int(Record.durationRange.lowerBound)...Int(Record.durationRange.upperBound)
-        let cycleRange = Int(Record.cyclesRange.lowerBound)...Int(Record.cyclesRange.upperBound)
-        while let token = cursor.next() {
-            switch token {
-            case .positional(let word): words.append(word)
-            case .option(let option, let inline):
-                switch option {
-                case "-h", "--help": return nil
-                case "--note": note = try cursor.value(for: option, inlineValue: inline)
-                case "--seconds": seconds = try cursor.integer(for: option, inlineValue: inline, in: durations)
-                case "--cycles": cycles = try cursor.integer(for: option, inlineValue: inline, in: cycleRange)
-                default: throw cursor.unknown(option)
-                }
-            }
-        }
+        guard let parsed = try CommandSpec.recordsAdd.parse(arguments) else { return nil }
+        let words = parsed.positionals
+        let note = parsed.text(Option.note)
+        let seconds = parsed.integer(Option.seconds)
+        let cycles = parsed.integer(Option.cycles)
         guard let kind = words.first else {
             throw UsageError(command: name, message: "say what to add: mood, breathing, meditation or profile")
         }

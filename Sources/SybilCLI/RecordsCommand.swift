@@ -12,13 +12,13 @@ enum RecordsCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let first = arguments.first else {
-            io.writeOutput(HelpText.records)
+            io.writeOutput(CommandSpec.records.help)
             return .success
         }
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
-            io.writeOutput(HelpText.records)
+            io.writeOutput(CommandSpec.records.help)
             return .success
         case "add": return try await RecordsAddCommand.run(rest, io: io)
         case "list": return try await RecordsListCommand.run(rest, io: io)

@@ -13,7 +13,7 @@ enum RecordsListCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments) else {
-            io.writeOutput(HelpText.recordsList)
+            io.writeOutput(CommandSpec.recordsList.help)
             return .success
         }
         return await list(request, io: io)
@@ -21,21 +21,10 @@ enum RecordsListCommand {
 
     /// The options, or `nil` when help was asked for.
     static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
-        var cursor = ArgumentCursor(arguments, command: name)
+        guard let parsed = try CommandSpec.recordsList.parse(arguments) else { return nil }
         var request = Request()
-        while let token = cursor.next() {
-            switch token {
-            case .positional(let word):
-                throw UsageError(command: name, message: "takes options only, got '\(word)'")
-            case .option(let option, let inline):
-                switch option {
-                case "-h", "--help": return nil
-                case "--unsynced": request.unsyncedOnly = true
-                case "--limit": request.limit = try cursor.integer(for: option, inlineValue: inline, in: 1...10_000)
-                default: throw cursor.unknown(option)
-                }
-            }
-        }
+        request.unsyncedOnly = parsed.given(Option.unsynced)
+        request.limit = parsed.integer(Option.limit) ?? request.limit
         return request
     }
 

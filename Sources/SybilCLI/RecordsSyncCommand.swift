@@ -10,7 +10,7 @@ enum RecordsSyncCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, command: name, help: HelpText.recordsSync, common: \.common, parse: parse
+            arguments, io: io, spec: .recordsSync, common: \.common, parse: parse
         ) { _, connection in
             await sync(connection, io: io)
         }
@@ -18,9 +18,9 @@ enum RecordsSyncCommand {
 
     /// The common options, or `nil` when help was asked for; no arguments are taken.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
-        -> (common: ClientCommand.Common, words: [String])?
+        -> (common: ClientCommand.Common, parsed: ParsedArguments)?
     {
-        try ClientCommand.parseOptionsOnly(arguments, environment: environment, command: name)
+        try ClientCommand.parse(arguments, environment: environment, spec: .recordsSync)
     }
 
     @MainActor

@@ -20,7 +20,7 @@ enum SearchCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments) else {
-            io.writeOutput(HelpText.search)
+            io.writeOutput(CommandSpec.search.help)
             return .success
         }
         return await search(request, io: io)
@@ -53,22 +53,9 @@ enum SearchCommand {
 
     /// The request, or `nil` when help was asked for.
     static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var words: [String] = []
-        var limit = 100
-        while let token = cursor.next() {
-            switch token {
-            case .option(let option, _) where option == "-h" || option == "--help":
-                return nil
-            case .option("--limit", let inline):
-                limit = try cursor.integer(
-                    for: "--limit", inlineValue: inline, in: 1...SQLiteChatHistory.maximumSearchLimit)
-            case .option(let option, _):
-                throw cursor.unknown(option)
-            case .positional(let word):
-                words.append(word)
-            }
-        }
+        guard let parsed = try CommandSpec.search.parse(arguments) else { return nil }
+        let words = parsed.positionals
+        let limit = parsed.integer(limitOption) ?? 100
         guard !words.isEmpty else { throw UsageError(command: name, message: "needs a QUERY") }
         return Request(query: words.joined(separator: " "), limit: limit)
     }

@@ -23,7 +23,7 @@ enum ServeCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments, environment: io.environment, random: io.random) else {
-            io.writeOutput(HelpText.serve)
+            io.writeOutput(CommandSpec.serve.help)
             return .success
         }
         let server: ReferenceServer
@@ -51,64 +51,39 @@ enum ServeCommand {
         return .success
     }
 
-    /// The request for `arguments`, or `nil` when help was asked for.
     /// The request for `arguments`, or `nil` when help was asked for; a token nobody gave is drawn
     /// from `random`.
     static func parse(
         _ arguments: [String], environment: [String: String], random: any RandomSource = SystemRandomSource()
     ) throws(UsageError) -> Request? {
-        var cursor = ArgumentCursor(arguments, command: name)
-        var configuration = HTTPServer.Configuration(port: defaultPort)
-        var token: String?
-        var tokenSource: String?
+        guard let parsed = try CommandSpec.serve.parse(arguments) else { return nil }
+        var configuration = HTTPServer.Configuration(
+            host: parsed.text(Option.host) ?? "127.0.0.1", port: parsed.integer(Option.port) ?? defaultPort,
+            maximumConnections: parsed.integer(Option.maximumConnections) ?? 4_096)
+        var token = parsed.text(Option.token)
+        var tokenSource = token == nil ? nil : "--token"
         var options = SybilServerOptions(token: "")
-        var dataDirectory: String?
-        var inMemory = false
-        var fixture = false
-        var hostGiven = false
-        var portGiven = false
-        while let next = cursor.next() {
-            guard case .option(let option, let inline) = next else {
-                throw UsageError(command: name, message: "takes options only, no arguments")
+        options.seed = UInt64(parsed.integer(Option.seed) ?? 1)
+        options.pace = .milliseconds(parsed.integer(Option.pace) ?? 40)
+        options.coldStart = parsed.integer(Option.coldStart).map { .seconds($0) }
+        options.idleTimeout = .seconds(parsed.integer(Option.idleTimeout) ?? 300)
+        options.coldStartWaits = parsed.given(Option.coldStartWait)
+        if let text = parsed.text(Option.upstream) {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host != nil
+            else {
+                throw UsageError(command: name, message: "--upstream needs an http: or https: URL, got '\(text)'")
             }
-            switch option {
-            case "-h", "--help": return nil
-            case "--host":
-                configuration.host = try cursor.value(for: option, inlineValue: inline)
-                hostGiven = true
-            case "--port":
-                configuration.port = try cursor.integer(for: option, inlineValue: inline, in: 0...65_535)
-                portGiven = true
-            case "--fixture": fixture = true
-            case "--token":
-                token = try cursor.value(for: option, inlineValue: inline)
-                tokenSource = "--token"
-            case "--seed": options.seed = UInt64(try cursor.integer(for: option, inlineValue: inline, in: 0...Int.max))
-            case "--pace":
-                options.pace = .milliseconds(try cursor.integer(for: option, inlineValue: inline, in: 0...60_000))
-            case "--cold-start":
-                options.coldStart = .seconds(try cursor.integer(for: option, inlineValue: inline, in: 0...600))
-            case "--idle-timeout":
-                options.idleTimeout = .seconds(try cursor.integer(for: option, inlineValue: inline, in: 0...86_400))
-            case "--cold-start-wait": options.coldStartWaits = true
-            case "--upstream":
-                let text = try cursor.value(for: option, inlineValue: inline)
-                guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-                    url.host != nil
-                else {
-                    throw UsageError(command: name, message: "--upstream needs an http: or https: URL, got '\(text)'")
-                }
-                options.upstream = url
-            case "--debug-endpoints": options.debugEndpoints = true
-            case "--debug-desktops": options.debugDesktops = true
-            case "--data-dir": dataDirectory = try cursor.value(for: option, inlineValue: inline)
-            case "--in-memory": inMemory = true
-            case "--max-connections":
-                configuration.maximumConnections = try cursor.integer(for: option, inlineValue: inline, in: 1...100_000)
-            case "--attachments-unavailable": options.openProxyAvailable = false
-            default: throw cursor.unknown(option)
-            }
+            options.upstream = url
         }
+        options.debugEndpoints = parsed.given(Option.debugEndpoints)
+        options.debugDesktops = parsed.given(Option.debugDesktops)
+        options.attachmentsAvailable = !parsed.given(Option.attachmentsUnavailable)
+        let dataDirectory = parsed.text(Option.dataDirectory)
+        let inMemory = parsed.given(Option.inMemory)
+        let fixture = parsed.given(Option.fixture)
+        let hostGiven = parsed.given(Option.host)
+        let portGiven = parsed.given(Option.port)
         if inMemory && dataDirectory != nil {
             throw UsageError(command: name, message: "--in-memory and --data-dir exclude each other")
         }

@@ -20,16 +20,24 @@ struct ServerTarget {
 
     private var apiURLText: String?
 
-    /// Takes `--api-url` and `--token`; returns whether `option` was one of them.
-    mutating func parse(_ option: String, inlineValue: String?, cursor: inout ArgumentCursor) throws(UsageError)
-        -> Bool
-    {
-        switch option {
-        case "--api-url": apiURLText = try cursor.value(for: option, inlineValue: inlineValue)
-        case "--token": token = try cursor.value(for: option, inlineValue: inlineValue)
-        default: return false
-        }
-        return true
+    /// `--api-url URL`; `example` is shown in its help.
+    static func apiURLOption(example: String? = nil) -> OptionSpec {
+        .text(
+            "--api-url", valueName: "URL",
+            help: example.map {
+                "The server's base URL, e.g. \($0)\n(default: $SYBIL_API_URL, else the embedded server)."
+            } ?? "The server's base URL (default: $SYBIL_API_URL, else the\nembedded server).")
+    }
+
+    /// `--token TOKEN`.
+    static let tokenOption = OptionSpec.text(
+        "--token", valueName: "TOKEN", help: "The bearer token (default: $SYBIL_TOKEN).")
+
+    /// The target the environment names, with `--api-url` and `--token` from `parsed` over it.
+    init(environment: [String: String], parsed: ParsedArguments) {
+        self.init(environment: environment)
+        if let text = parsed.text(Self.apiURLOption()) { apiURLText = text }
+        if let token = parsed.text(Self.tokenOption) { self.token = token }
     }
 
     /// Checks the URL once every option is read.

@@ -19,13 +19,13 @@ public enum SybilCommandLine {
 
     private static func dispatch(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let first = arguments.first else {
-            io.writeOutput(HelpText.sybil)
+            io.writeOutput(CommandSpec.sybil.help)
             return .success
         }
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help", "help":
-            io.writeOutput(HelpText.sybil)
+            io.writeOutput(CommandSpec.sybil.help)
             return .success
         case "--version":
             io.writeOutput("sybil \(version)\n")
@@ -53,13 +53,13 @@ public enum SybilCommandLine {
 
     private static func debug(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let first = arguments.first else {
-            io.writeOutput(HelpText.debug)
+            io.writeOutput(CommandSpec.debug.help)
             return .success
         }
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
-            io.writeOutput(HelpText.debug)
+            io.writeOutput(CommandSpec.debug.help)
             return .success
         case "envelope":
             return try DebugEnvelopeCommand.run(rest, io: io)

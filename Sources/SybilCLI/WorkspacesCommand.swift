@@ -15,13 +15,13 @@ enum WorkspacesCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let first = arguments.first else {
-            io.writeOutput(HelpText.workspaces)
+            io.writeOutput(CommandSpec.workspaces.help)
             return .success
         }
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
-            io.writeOutput(HelpText.workspaces)
+            io.writeOutput(CommandSpec.workspaces.help)
             return .success
         case "list":
             return try await WorkspacesListCommand.run(rest, io: io)

@@ -8,7 +8,7 @@ enum WorkspacesListCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, command: name, help: HelpText.workspacesList, common: \.common, parse: parse
+            arguments, io: io, spec: .workspacesList, common: \.common, parse: parse
         ) { _, connection in
             await list(WorkspacesCommand.desktop(connection), io: io)
         }
@@ -16,9 +16,9 @@ enum WorkspacesListCommand {
 
     /// The options, or `nil` when help was asked for; no arguments are taken.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
-        -> (common: ClientCommand.Common, words: [String])?
+        -> (common: ClientCommand.Common, parsed: ParsedArguments)?
     {
-        try ClientCommand.parseOptionsOnly(arguments, environment: environment, command: name)
+        try ClientCommand.parse(arguments, environment: environment, spec: .workspacesList)
     }
 
     private static func list(_ desktop: WorkspaceDesktopClient, io: CommandIO) async -> ExitCode {

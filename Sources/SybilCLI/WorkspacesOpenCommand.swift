@@ -21,26 +21,20 @@ enum WorkspacesOpenCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, command: name, help: HelpText.workspacesOpen, common: \.common, parse: parse
+            arguments, io: io, spec: .workspacesOpen, common: \.common, parse: parse
         ) { request, connection in
             await open(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        var threadId: String?
-        var follow = true
-        let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) {
-            option, inline, cursor throws(UsageError) in
-            switch option {
-            case "--thread": threadId = try cursor.value(for: option, inlineValue: inline)
-            case "--no-follow": follow = false
-            default: return false
-            }
-            return true
-        }
-        guard let (common, words) = parsed else { return nil }
-        guard words.count == 1, let session = words.first, !session.isEmpty else {
+        guard
+            let (common, parsed) = try ClientCommand.parse(
+                arguments, environment: environment, spec: .workspacesOpen)
+        else { return nil }
+        let threadId = parsed.text(Option.thread)
+        let follow = !parsed.given(Option.noFollow)
+        guard let session = parsed.positionals.first, !session.isEmpty else {
             throw UsageError(command: name, message: "needs one SESSION, e.g. sybil workspaces open sess-42")
         }
         return Request(common: common, session: session, threadId: threadId, follow: follow)

@@ -23,25 +23,20 @@ enum WorkspacesSendCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, command: name, help: HelpText.workspacesSend, common: \.common, parse: parse
+            arguments, io: io, spec: .workspacesSend, common: \.common, parse: parse
         ) { request, connection in
             await send(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        var steer = false
-        var attachments: [String] = []
-        let parsed = try ClientCommand.parse(arguments, environment: environment, command: name) {
-            option, inline, cursor throws(UsageError) in
-            switch option {
-            case "--steer": steer = true
-            case "--attach": attachments.append(try cursor.value(for: option, inlineValue: inline))
-            default: return false
-            }
-            return true
-        }
-        guard let (common, words) = parsed else { return nil }
+        guard
+            let (common, parsed) = try ClientCommand.parse(
+                arguments, environment: environment, spec: .workspacesSend)
+        else { return nil }
+        let steer = parsed.given(Option.steer)
+        let attachments = parsed.texts(Option.attach)
+        let words = parsed.positionals
         guard let session = words.first, !session.isEmpty else {
             throw UsageError(
                 command: name, message: "needs SESSION and TEXT, e.g. sybil workspaces send sess-42 \"Hi\"")

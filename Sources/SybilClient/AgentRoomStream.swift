@@ -130,7 +130,7 @@ public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration 
                     )
                 case .closed(let code, let reason):
                     switch code {
-                    case WebSocketCloseCode.openProxyUnavailable: return .attachmentsUnavailable
+                    case WebSocketCloseCode.attachmentsUnavailable: return .attachmentsUnavailable
                     case WebSocketCloseCode.policyViolation:
                         return .authenticationFailed(reason.isEmpty ? "close code 1008" : reason)
                     default: return .closed(code: code, reason: reason)

@@ -1,5 +1,6 @@
 import Foundation
 import SybilNet
+import SybilWire
 
 /// Why a stream connection could not be opened.
 public enum AgentRoomStreamConnectError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilNet
+import SybilWire
 
 /// The live ``AgentRoomStreamConnector``: ``SocketWebSocket`` on Linux (with the injected
 /// clock for its keepalive pings and the injected random source for masks and keys), and

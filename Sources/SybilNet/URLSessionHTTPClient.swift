@@ -1,4 +1,5 @@
 import Foundation
+import SybilWire
 import Synchronization
 
 #if canImport(FoundationNetworking)

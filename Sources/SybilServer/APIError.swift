@@ -1,5 +1,6 @@
 import SybilCore
 import SybilNet
+import SybilWire
 
 /// An error answer in the shape every surface shares (docs/api/README.md): status, message,
 /// `type`, `code`, optional `param` and `details`, and `Retry-After` for 429 and 503.

@@ -146,7 +146,7 @@ final class AgentRoomService: Sendable {
     /// ``AgentUploadForm`` by the transport or read from a whole body; or the raw bytes with
     /// `X-Upload-Id` and `X-File-Name`.
     func upload(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        guard options.openProxyAvailable else {
+        guard options.attachmentsAvailable else {
             throw APIError(
                 status: 503, message: "Attachments are unavailable right now; text messages still work.",
                 code: "open_proxy_unavailable", retryAfterSeconds: 30)
@@ -296,8 +296,8 @@ final class AgentRoomService: Sendable {
             socket.close(code: 1011, reason: "history unavailable")
             return
         }
-        guard options.openProxyAvailable else {
-            socket.close(code: WebSocketCloseCode.openProxyUnavailable, reason: "open proxy unavailable")
+        guard options.attachmentsAvailable else {
+            socket.close(code: WebSocketCloseCode.attachmentsUnavailable, reason: "attachments unavailable")
             return
         }
         let pingInterval = options.pingInterval

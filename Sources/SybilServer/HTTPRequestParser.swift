@@ -1,5 +1,6 @@
 import Foundation
 import SybilNet
+import SybilWire
 
 /// A request's start line and header fields.
 public struct HTTPRequestHead: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import SybilNet
+import SybilWire
 
 /// Serializes HTTP/1.1 responses: the status line and fields, then either a whole body with
 /// Content-Length or a chunked stream.

@@ -1,4 +1,5 @@
 import SybilNet
+import SybilWire
 
 /// A complete request as a handler sees it: the head, the whole body (or the consumer that
 /// took it as it arrived) and the parsed query.

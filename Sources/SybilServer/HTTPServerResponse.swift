@@ -1,5 +1,6 @@
 import SybilCore
 import SybilNet
+import SybilWire
 
 /// What a handler answers: a status, header fields and one of three kinds of body.
 public struct HTTPServerResponse: Sendable {

@@ -72,7 +72,7 @@ public final class SybilServerApp: HTTPHandler {
     /// limits stop it at once and its bytes are held once; every other body is collected.
     public func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? {
         guard case .route(.agentUpload, _) = ServerRoute.match(method: head.method, path: head.path),
-            options.openProxyAvailable, isAuthorized(head.headers),
+            options.attachmentsAvailable, isAuthorized(head.headers),
             let contentType = head.headers["Content-Type"], AgentUploadForm.isMultipart(contentType)
         else { return nil }
         // A Content-Type without a usable boundary is answered by the handler, after the body.

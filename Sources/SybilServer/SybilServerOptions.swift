@@ -37,7 +37,7 @@ public struct SybilServerOptions: Sendable {
     /// Storage.
     public var storage: Storage = .inMemory
     /// When false, attachments are refused with 503 and Agent streams close with 4503.
-    public var openProxyAvailable = true
+    public var attachmentsAvailable = true
     /// The attachment storage quota.
     public var quotaBytes: Int64 = 1 << 30
     /// Uploads accepted per minute before 429.

@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilNet
+import SybilWire
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

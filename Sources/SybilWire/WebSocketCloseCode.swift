@@ -15,8 +15,8 @@ public enum WebSocketCloseCode {
     public static let messageTooBig: UInt16 = 1009
     /// No code was present (never sent on the wire; reported for an empty close payload).
     public static let noStatus: UInt16 = 1005
-    /// The open proxy that attachments need is unavailable (Sybil's application code).
-    public static let openProxyUnavailable: UInt16 = 4503
+    /// Attachments cannot be stored now; text messages still work (Sybil's application code).
+    public static let attachmentsUnavailable: UInt16 = 4503
 
     /// Whether a peer may put `code` in a close frame: the assigned codes 1000–1003 and
     /// 1007–1014 (1012–1014 registered with IANA), and the registered and private ranges

@@ -153,7 +153,7 @@ struct DebugSSECommandTests {
         if !accepted {
             #expect(
                 test.stderr
-                    == "sybil debug sse: --chunk-bytes must be a whole number from 1 to 16777216, got '\(value)'\nRun 'sybil debug sse --help' for usage.\n"
+                    == "sybil debug sse: --chunk-bytes needs a whole number from 1 to 16777216, got '\(value)'\nRun 'sybil debug sse --help' for usage.\n"
             )
         }
     }
@@ -161,7 +161,7 @@ struct DebugSSECommandTests {
     @Test func chunkBytesNeedsAValue() async {
         let test = TestIO()
         #expect(await test.run("debug", "sse", "--chunk-bytes") == 64)
-        #expect(test.stderr.hasPrefix("sybil debug sse: --chunk-bytes needs a value\n"))
+        #expect(test.stderr.hasPrefix("sybil debug sse: --chunk-bytes needs a value (N)\n"))
     }
 
     @Test func missingFileExits66() async {

@@ -52,7 +52,7 @@ struct DebugWebSocketEchoTests {
             (["debug", "ws-echo", "http://h/x"], "needs a ws: or wss: URL, got 'http://h/x'"),
             (
                 ["debug", "ws-echo", "--max-message", "0", "ws://h/"],
-                "--max-message must be a whole number from 1 to 1073741824, got '0'"
+                "--max-message needs a whole number from 1 to 1073741824, got '0'"
             ),
         ] {
             let test = TestIO()

@@ -136,21 +136,21 @@ struct HistoryCommandTests {
             (["search"], "sybil search: needs a QUERY\n"),
             (
                 ["search", "--limit", "0", "x"],
-                "sybil search: --limit must be a whole number from 1 to 1000, got '0'\n"
+                "sybil search: --limit needs a whole number from 1 to 1000, got '0'\n"
             ),
             (
                 ["search", "--limit", "1001", "x"],
-                "sybil search: --limit must be a whole number from 1 to 1000, got '1001'\n"
+                "sybil search: --limit needs a whole number from 1 to 1000, got '1001'\n"
             ),
             (["search", "--color", "x"], "sybil search: unknown option '--color'\n"),
             (["history", "nope"], "sybil history: unknown subcommand 'nope'\n"),
-            (["history", "list", "x"], "sybil history list: takes options only, no arguments\n"),
+            (["history", "list", "x"], "sybil history list: takes no arguments, got 'x'\n"),
             (
                 ["history", "list", "--limit", "0"],
-                "sybil history list: --limit must be a whole number from 1 to 10000, got '0'\n"
+                "sybil history list: --limit needs a whole number from 1 to 10000, got '0'\n"
             ),
             (["history", "show"], "sybil history show: needs a conversation ID\n"),
-            (["history", "show", "a", "b"], "sybil history show: takes one ID, got another\n"),
+            (["history", "show", "a", "b"], "sybil history show: takes one ID, got another: 'b'\n"),
         ])
     func usage(arguments: [String], message: String) async {
         let home = Home()

@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilNet
+import SybilWire
 import Testing
 
 @testable import SybilCLI
@@ -49,12 +50,12 @@ struct ServeAndAskTests {
         arguments: [
             (["ask"], "sybil ask: needs a question"),
             (["ask", "--api-url", "ftp://x", "q"], "sybil ask: --api-url needs an http: or https: URL, got 'ftp://x'"),
-            (["serve", "--port", "65536"], "sybil serve: --port must be a whole number from 0 to 65535, got '65536'"),
+            (["serve", "--port", "65536"], "sybil serve: --port needs a whole number from 0 to 65535, got '65536'"),
             (
                 ["serve", "--in-memory", "--data-dir", "/tmp/x"],
                 "sybil serve: --in-memory and --data-dir exclude each other"
             ),
-            (["serve", "extra"], "sybil serve: takes options only, no arguments"),
+            (["serve", "extra"], "sybil serve: takes no arguments, got 'extra'"),
             (["serve", "--token", "has space"], "sybil serve: the token must be visible ASCII without spaces"),
         ])
     func usageErrors(arguments: [String], message: String) async {

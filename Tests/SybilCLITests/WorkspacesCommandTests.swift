@@ -126,7 +126,7 @@ struct WorkspacesCommandTests {
             (["workspaces", "frobnicate"], "sybil workspaces: unknown subcommand 'frobnicate'"),
             (["workspaces", "open"], "sybil workspaces open: needs one SESSION"),
             (["workspaces", "send", "sess-42"], "sybil workspaces send: needs TEXT (or --attach FILE)"),
-            (["workspaces", "list", "extra"], "sybil workspaces list: takes options only, no arguments"),
+            (["workspaces", "list", "extra"], "sybil workspaces list: takes no arguments, got 'extra'"),
             (
                 ["workspaces", "list", "--api-url", "http://127.0.0.1:1", "--in-memory"],
                 "sybil workspaces list: --in-memory is for the embedded server, not --api-url"

@@ -2,6 +2,7 @@ import Foundation
 import SybilClient
 import SybilNet
 import SybilStore
+import SybilWire
 import Synchronization
 import Testing
 

@@ -96,7 +96,7 @@ struct AgentComposerEndToEndTests {
     }
 
     @Test func attachmentsUnavailableDisableSelectionAndKeepTheDraft() async throws {
-        let server = try startServer { $0.openProxyAvailable = false }
+        let server = try startServer { $0.attachmentsAvailable = false }
         defer { Task { await server.shutdown() } }
         let composer = try await Self.open(server, directory: temporaryDirectory())
         await composer.start()

@@ -304,8 +304,8 @@ struct AgentRoomEndToEndTests {
         await server.shutdown()
     }
 
-    @Test func anUnavailableOpenProxyTurnsAttachmentsOffButKeepsTheRoom() async throws {
-        let server = try startRoomServer { $0.openProxyAvailable = false }
+    @Test func unavailableAttachmentsTurnAttachmentsOffButKeepTheRoom() async throws {
+        let server = try startRoomServer { $0.attachmentsAvailable = false }
         let model = try room(server.baseURL.absoluteString, clock: ManualClock())
         await model.start()
         #expect(model.attachmentLimits == .v1)

@@ -177,15 +177,17 @@ struct SocketWebSocketTests {
         }
     }
 
-    @Test func handshakeAcceptValueFromTheRFC() {
-        // RFC 6455 §1.3.
-        #expect(WebSocketHandshake.acceptValue(for: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
-        let head = WebSocketHandshake(key: "dGhlIHNhbXBsZSBub25jZQ==").requestHead(
-            for: URL(string: "wss://h:443/chat")!)
+    @Test func requestHeadTakesTargetAndHostFromTheURL() {
+        let handshake = WebSocketHandshake(key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let head = handshake.requestHead(for: URL(string: "wss://h:443/chat")!)
         #expect(
             head
                 == "GET /chat HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         )
+        // A port other than the scheme's default is kept; no path is "/"; the query is kept.
+        let other = handshake.requestHead(for: URL(string: "ws://h:444?x=1")!)
+        #expect(other.hasPrefix("GET /?x=1 HTTP/1.1\r\nHost: h:444\r\n"))
+        #expect(handshake.requestHead(for: URL(string: "ws://h:80/a")!).contains("\r\nHost: h\r\n"))
     }
 }
 

@@ -1,5 +1,6 @@
 import SybilNet
 import SybilTesting
+import SybilWire
 import Synchronization
 import Testing
 

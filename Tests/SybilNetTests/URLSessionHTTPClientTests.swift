@@ -1,6 +1,7 @@
 import Foundation
 import SybilNet
 import SybilTesting
+import SybilWire
 import Synchronization
 import Testing
 

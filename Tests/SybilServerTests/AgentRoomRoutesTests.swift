@@ -178,7 +178,7 @@ struct AgentRoomRoutesTests {
     }
 
     @Test func unavailableAttachmentsAre503ButTextStillWorks() async throws {
-        let harness = try AppHarness { $0.openProxyAvailable = false }
+        let harness = try AppHarness { $0.attachmentsAvailable = false }
         let refused = await upload(harness, id: "a", bytes: [1])
         #expect(refused.status == 503)
         #expect(refused.headers["Retry-After"] == "30")

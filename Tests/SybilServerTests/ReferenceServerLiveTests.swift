@@ -103,11 +103,11 @@ struct ReferenceServerLiveTests {
     }
 
     @Test func unavailableAttachmentsCloseTheStreamWith4503AfterTheReplay() async throws {
-        let (server, _) = try start { $0.openProxyAvailable = false }
+        let (server, _) = try start { $0.attachmentsAvailable = false }
         let socket = try await connectStream(server, after: nil)
         var last: WebSocketIncoming?
         for try await message in socket.incoming { last = message }
-        #expect(last == .closed(code: 4503, reason: "open proxy unavailable"))
+        #expect(last == .closed(code: 4503, reason: "attachments unavailable"))
         await server.shutdown()
     }
 

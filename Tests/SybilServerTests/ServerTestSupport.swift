@@ -3,6 +3,7 @@ import SybilCore
 import SybilNet
 import SybilServer
 import SybilTesting
+import SybilWire
 import Synchronization
 
 /// Runs blocking socket work on a thread of its own, so a test waiting on a socket never

@@ -1,0 +1,149 @@
+/// The declarations of `sybil agent` and its subcommands: options, arguments and help.
+extension CommandSpec {
+    static let agent = CommandSpec(
+        name: AgentCommand.name, overview: "The Sybil Agent room: one persistent room with an agent.",
+        usage: .subcommands(optional: false),
+        subcommands: [
+            Row(
+                label: "send TEXT",
+                help: "Queue a message (with --attach FILE…) and wait until the\nroom's echo confirms it."),
+            Row(label: "tail", help: "Print the visible transcript, then follow it live."),
+            Row(label: "retry [REQUEST_ID]", help: "Send a failed message again with its original request id."),
+            Row(label: "resend-all", help: "Send every failed message again, in order."),
+            Row(label: "download UPLOAD_ID", help: "Save an attachment's original bytes, verified."),
+        ],
+        notes: """
+            Messages go through an outbox saved before anything is sent, scoped to the server
+            ($XDG_DATA_HOME/sybil/client/agent). Without --api-url or SYBIL_API_URL the reference
+            server runs in this process, keeping its data in $XDG_DATA_HOME/sybil/embedded
+            (--in-memory for none). `sybil agent <subcommand> --help` says more.
+            """)
+
+    static let agentSend = CommandSpec(
+        name: AgentSendCommand.name, overview: "Queue a message in the Agent room and wait for its echo.",
+        discussion: """
+            Checks every attachment against the room's limits before anything is sent, uploads
+            them one at a time (progress on standard error), saves the message in the outbox,
+            sends it, and exits once the room's canonical echo confirmed it. Messages an earlier
+            run left queued are sent first, in order. A send whose outcome is unknown stays in
+            the outbox as failed; `sybil agent retry` sends it again with the same request id,
+            so the room never holds it twice.
+            """,
+        arguments: [
+            Argument(
+                name: "TEXT",
+                help: "The message (the arguments joined by spaces); may be\nempty when files are attached.",
+                repeats: true)
+        ],
+        options: [
+            AgentSendCommand.Option.attach, AgentSendCommand.Option.photo,
+            AgentCommand.waitOption.withHelp("How long to wait for the echo ({range}; default {default})."),
+        ] + agentCommonOptions,
+        exitStatus: """
+            0 confirmed by the room's echo, 64 usage error, 65 refused (a file over a limit,
+            a room without attachments, or the server's refusal; the reason is printed),
+            66 a file or the outbox cannot be read, 69 the server could not be reached or
+            the send failed (it stays in the outbox with Retry), 76 the server broke the
+            contract.
+            """)
+
+    static let agentTail = CommandSpec(
+        name: AgentTailCommand.name, overview: "Print the Agent room's visible transcript, then follow it live.",
+        discussion: """
+            Prints the newest visible messages with date separators (tool traffic is hidden),
+            then follows the room: replies, the agent's activity and the unread count, until
+            SIGINT or SIGTERM. Reconnects replay from the last message merged, so nothing is
+            printed twice and nothing is skipped.
+            """,
+        options: [AgentTailCommand.Option.count, AgentTailCommand.Option.noFollow] + agentCommonOptions,
+        exitStatus: """
+            0 success, 64 usage error, 69 the server could not be reached, 76 the server broke
+            the contract.
+            """)
+
+    static let agentRetry = CommandSpec(
+        name: AgentRetryCommand.retryName, overview: "Send a failed message again with its original request id.",
+        discussion: """
+            Without REQUEST_ID, retries the failed message that holds the queue. The message
+            keeps its request id and time, so a send whose acknowledgement was lost is not
+            stored twice. Then sends what was queued behind it and waits for the echoes.
+            """,
+        arguments: [
+            Argument(
+                name: "REQUEST_ID", help: "The request id `sybil agent tail` or a failed send printed.", optional: true)
+        ],
+        options: [AgentCommand.waitOption]
+            + agentCommonOptions,
+        exitStatus: """
+            0 confirmed, 64 usage error, 65 no such failed message, or refused for good,
+            66 the outbox cannot be read, 69 the server could not be reached (it stays in the
+            outbox), 76 the server broke the contract.
+            """)
+
+    static let agentResendAll = CommandSpec(
+        name: AgentRetryCommand.resendAllName, overview: "Send every failed Agent room message again, in order.",
+        discussion: "Each failed message keeps its request id and time. Waits for every echo.",
+        options: [AgentCommand.waitOption]
+            + agentCommonOptions,
+        exitStatus: """
+            0 all confirmed (or nothing had failed), 64 usage error, 65 one was refused for
+            good, 66 the outbox cannot be read, 69 the server could not be reached (they stay
+            in the outbox), 76 the server broke the contract.
+            """)
+
+    static let agentDownload = CommandSpec(
+        name: AgentDownloadCommand.name, overview: "Save an Agent room attachment's original bytes.",
+        discussion: """
+            Finds the attachment in the room's history, downloads its original over the
+            authenticated connection (redirects are refused) and checks its exact size and
+            SHA-256 before writing anything.
+            """,
+        arguments: [Argument(name: "UPLOAD_ID", help: "The attachment's upload id, as `sybil agent tail` prints it.")],
+        options: [AgentDownloadCommand.outputOption] + agentCommonOptions,
+        exitStatus: """
+            0 success, 64 usage error, 65 no such attachment or the bytes do not match,
+            69 the server could not be reached, 73 the output cannot be written, 76 the
+            server broke the contract.
+            """)
+
+    /// `--api-url`, `--token`, `--in-memory` and help, as every Agent subcommand has them.
+    static let agentCommonOptions = ClientCommand.options(apiURLExample: "http://127.0.0.1:8799/api")
+}
+
+extension AgentCommand {
+    /// `--wait SECONDS`: how long a subcommand waits for the room's echoes.
+    static let waitOption = OptionSpec.integer(
+        "--wait", valueName: "SECONDS", range: 1...3_600, default: 60,
+        help: "How long to wait for the echoes ({range}; default {default}).")
+}
+
+extension AgentSendCommand {
+    /// The options of `sybil agent send`.
+    enum Option {
+        static let attach = OptionSpec.text(
+            "--attach", valueName: "FILE", repeatable: true,
+            help: "Attach FILE (repeatable, at most 8 per message, 8 MiB per\nfile, 6 MiB per image, 32 MiB in all).")
+        static let photo = OptionSpec.text(
+            "--photo", valueName: "FILE", repeatable: true,
+            help: "Attach FILE as a photo: HEIC/HEIF becomes a bounded JPEG.")
+    }
+}
+
+extension AgentTailCommand {
+    /// The options of `sybil agent tail`.
+    enum Option {
+        static let count = OptionSpec.integer(
+            "--count", range: 1...10_000, default: 20,
+            help: "How many visible messages to print first ({range};\ndefault {default}).")
+        static let noFollow = OptionSpec.flag("--no-follow", help: "Print the transcript and exit.")
+    }
+}
+
+extension AgentDownloadCommand {
+    /// `-o, --output FILE`.
+    static let outputOption = OptionSpec.text(
+        "-o", "--output", valueName: "FILE",
+        help:
+            "Write to FILE (default: the attachment's file name in the\ncurrent directory). An existing file is not overwritten."
+    )
+}

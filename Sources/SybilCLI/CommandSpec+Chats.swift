@@ -1,0 +1,100 @@
+import SybilClient
+import SybilServer
+
+/// The declarations of `sybil ask` and `sybil quick`: options, arguments and help.
+extension CommandSpec {
+    static let ask = CommandSpec(
+        name: AskCommand.name, overview: "Stream an answer from an AI chat server and keep the exchange.",
+        discussion: """
+            Sends QUESTION (the arguments joined by spaces) to an OpenAI-compatible
+            POST /v1/chat/completions with stream: true, through the same client stack the apps
+            use: warm-up with GET /healthz, the send gate, the bearer token, the event-stream
+            transport and its single retry for a cold start, a timeout or an expired token; a
+            reply cut off midway is resumed where it stopped, without sending the question again.
+            Prints the reply on standard output as it arrives: on a terminal as rendered Markdown,
+            block by block (plain with NO_COLOR); otherwise, or with --raw, as the text arrives.
+
+            The question is saved in the local history ($XDG_DATA_HOME/sybil/client/chats.sqlite)
+            before it is sent, and the reply as it arrives; a failed reply is saved as failed, and
+            Ctrl+C stops the reply and saves what arrived as stopped. The
+            conversation's id is printed on standard error, for `sybil history show ID` or
+            `sybil ask --chat ID`.
+
+            Without --api-url or SYBIL_API_URL it starts the reference server in-process on a free
+            loopback port and talks to it over HTTP, so it works with no setup at all.
+            """,
+        arguments: [questionArgument],
+        options: [
+            AskCommand.Option.continueLatest, AskCommand.Option.chat, AskCommand.Option.noSave,
+            AskCommand.Option.model, AskCommand.Option.system, ChatOptions.raw,
+        ] + ChatOptions.server,
+        exitStatus: """
+            0 the whole reply arrived and was saved, 64 usage error, 66 no such conversation
+            to continue, 69 the server could not be reached or failed, 73 the history could
+            not be written, 76 the reply broke off or the server refused the request, 130 the
+            reply was stopped with Ctrl+C.
+            """)
+
+    static let quick = CommandSpec(
+        name: QuickCommand.name, overview: "Ask a Quick Question.",
+        discussion: """
+            Asks QUESTION (the arguments joined by spaces) the way the Quick Question panel does
+            and prints the answer as it arrives (rendered Markdown on a terminal, the text itself
+            otherwise or with --raw). It asks OpenAI's chat-latest unless a model was
+            kept with --remember-model; that choice is Quick Question's own
+            ($XDG_DATA_HOME/sybil/preferences), separate from the regular chat's. Nothing is kept
+            in the history unless --open-in-chat is given.
+            """,
+        arguments: [questionArgument],
+        options: [
+            QuickCommand.Option.model, QuickCommand.Option.remember, QuickCommand.Option.openInChat,
+            ChatOptions.raw.withHelp("Print the answer's Markdown as it arrives, unrendered."),
+        ] + ChatOptions.server,
+        exitStatus: """
+            0 the whole answer arrived, 64 usage error, 69 the server could not be reached or
+            failed, 73 the preference or the chat could not be saved, 76 the answer broke off
+            or the server refused the request.
+            """)
+
+    private static let questionArgument = Argument(name: "QUESTION", help: "What to ask.", repeats: true)
+}
+
+/// The options `sybil ask` and `sybil quick` share.
+enum ChatOptions {
+    /// `--raw`.
+    static let raw = OptionSpec.flag("--raw", help: "Print the reply's Markdown as it arrives, unrendered.")
+    /// `--seed N`.
+    static let seed = OptionSpec.integer(
+        "--seed", range: 0...Int.max, default: 1, help: "The embedded server's agent seed (default: {default}).")
+    /// The server options, then help.
+    static let server = [
+        ServerTarget.apiURLOption(example: "https://api.openai.com"), ServerTarget.tokenOption, seed, .help,
+    ]
+}
+
+extension AskCommand {
+    /// The options of `sybil ask`.
+    enum Option {
+        static let continueLatest = OptionSpec.flag(
+            "-c", "--continue", help: "Continue the most recent conversation (its messages are\nsent along).")
+        static let chat = OptionSpec.text("--chat", valueName: "ID", help: "Continue the saved conversation ID.")
+        static let noSave = OptionSpec.flag("--no-save", help: "Keep nothing: the exchange lives in memory only.")
+        static let model = OptionSpec.text(
+            "--model", valueName: "NAME", default: SybilServerOptions.scriptedModel,
+            help: "The model to ask for (default: {default}).")
+        static let system = OptionSpec.text(
+            "--system", valueName: "TEXT", help: "A system message sent before the messages (not saved).")
+    }
+}
+
+extension QuickCommand {
+    /// The options of `sybil quick`.
+    enum Option {
+        static let model = OptionSpec.text(
+            "--model", valueName: "NAME", help: "Ask NAME this time (default: the kept model, else\nchat-latest).")
+        static let remember = OptionSpec.flag("--remember-model", help: "Keep --model NAME as Quick Question's model.")
+        static let openInChat = OptionSpec.flag(
+            "--open-in-chat",
+            help: "Save the question and the answer as a chat in the history\nand print its id on standard error.")
+    }
+}

@@ -1,0 +1,101 @@
+import SybilWire
+
+/// The declarations of `sybil records` and its subcommands: options, arguments and help.
+extension CommandSpec {
+    static let records = CommandSpec(
+        name: RecordsCommand.name,
+        overview: "Local-first records: moods, breathing and meditation sessions, a profile.",
+        usage: .subcommands(optional: false),
+        subcommands: [
+            Row(label: "add mood SCORE", help: "Save a mood from 1 to 5 (--note TEXT to add a note)."),
+            Row(label: "add breathing", help: "Save a breathing session (--seconds N, --cycles N)."),
+            Row(label: "add meditation", help: "Save a meditation session (--seconds N)."),
+            Row(label: "add profile NAME", help: "Save the display name (the newest one is in force)."),
+            Row(label: "list", help: "Print the saved records, newest first, with their state."),
+            Row(label: "sync", help: "Upload every unsynced record and mark what the server\nconfirmed."),
+        ],
+        notes: """
+            Records are saved on this device first ($XDG_DATA_HOME/sybil/client/records.sqlite),
+            so adding one never waits for a network. `sybil records sync` uploads them in
+            batches; a record is marked synced only once the server confirmed it, so an
+            interrupted sync is simply run again and nothing is stored twice.
+            `sybil records <subcommand> --help` says more.
+            """)
+
+    static let recordsAdd = CommandSpec(
+        name: RecordsAddCommand.name, overview: "Save a record on this device.",
+        usage: .lines([
+            "sybil records add mood SCORE [--note TEXT]", "sybil records add breathing --seconds N [--cycles N]",
+            "sybil records add meditation --seconds N", "sybil records add profile NAME...",
+        ]),
+        discussion: """
+            The record gets a new id and the current time and is on disk when the command
+            ends; it stays unsynced until `sybil records sync` uploads it.
+            """,
+        arguments: [
+            Argument(name: "SCORE", help: "The mood, a whole number from 1 (low) to 5 (high)."),
+            Argument(
+                name: "NAME", help: "The display name (the arguments joined by spaces),\n1 to 100 characters.",
+                repeats: true),
+        ],
+        options: [RecordsAddCommand.Option.note, RecordsAddCommand.Option.seconds, RecordsAddCommand.Option.cycles],
+        exitStatus: """
+            0 saved, 64 usage error, 65 a value the records contract refuses, 73 the
+            records cannot be written.
+            """)
+
+    static let recordsList = CommandSpec(
+        name: RecordsListCommand.name, overview: "Print the records saved on this device, newest first.",
+        usage: .spelled,
+        discussion: """
+            One line per record: its time (UTC), what it holds, its sync state and its id.
+            A record the server rejected stays unsynced and shows the server's reason. The
+            counts go to standard error.
+            """,
+        options: [RecordsListCommand.Option.unsynced, RecordsListCommand.Option.limit],
+        exitStatus: """
+            0 success, 64 usage error, 66 the records cannot be read, 73 the records file
+            cannot be opened.
+            """)
+
+    static let recordsSync = CommandSpec(
+        name: RecordsSyncCommand.name, overview: "Upload every unsynced record and mark what the server confirmed.",
+        discussion: """
+            Sends the records in batches of up to 500, oldest first. Each record is marked
+            synced only after the server's answer for it says it is stored (new, or already
+            there from an earlier, interrupted sync), so a record is never stored twice and a
+            synced record is never sent again. A record the server rejects stays unsynced
+            with the reason (see `sybil records list --unsynced`) and is offered again next
+            time. Without --api-url or SYBIL_API_URL the reference server runs in this
+            process, keeping its data in $XDG_DATA_HOME/sybil/embedded (--in-memory for none).
+            """,
+        options: ClientCommand.options(),
+        exitStatus: """
+            0 every record is synced, 64 usage error, 65 the server rejected some records
+            (they stay unsynced), 69 the server could not be reached or refused the sync,
+            73 the records cannot be read or written, 76 the server broke the contract.
+            """)
+}
+
+extension RecordsAddCommand {
+    /// The options of `sybil records add`.
+    enum Option {
+        static let note = OptionSpec.text(
+            "--note", valueName: "TEXT", help: "A note for a mood, at most \(Record.maxNoteBytes) bytes of UTF-8.")
+        static let seconds = OptionSpec.integer(
+            "--seconds", range: Int(Record.durationRange.lowerBound)...Int(Record.durationRange.upperBound),
+            help: "How long the session lasted, {range} seconds.")
+        static let cycles = OptionSpec.integer(
+            "--cycles", range: Int(Record.cyclesRange.lowerBound)...Int(Record.cyclesRange.upperBound),
+            help: "Breathing cycles done, {range} (default 0).")
+    }
+}
+
+extension RecordsListCommand {
+    /// The options of `sybil records list`.
+    enum Option {
+        static let unsynced = OptionSpec.flag("--unsynced", help: "Only the records not synced yet.")
+        static let limit = OptionSpec.integer(
+            "--limit", range: 1...10_000, default: 50, help: "Print at most N records, {range} (default {default}).")
+    }
+}

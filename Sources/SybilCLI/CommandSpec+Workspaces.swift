@@ -1,0 +1,90 @@
+/// The declarations of `sybil workspaces` and its subcommands: options, arguments and help.
+extension CommandSpec {
+    static let workspaces = CommandSpec(
+        name: WorkspacesCommand.name, overview: "Workspace chats: coding-agent sessions that run on a desktop.",
+        usage: .subcommands(optional: false),
+        subcommands: [
+            Row(label: "list", help: "List desktops, projects and sessions with their state."),
+            Row(label: "open SESSION", help: "Print a chat's rows, then follow it live until Ctrl+C."),
+            Row(
+                label: "send SESSION TEXT",
+                help: "Send a message (or --steer the running turn); exits once\nthe desktop accepted it."),
+        ],
+        notes: """
+            Without --api-url or SYBIL_API_URL the reference server plays the desktop in this
+            process, keeping its data in $XDG_DATA_HOME/sybil/embedded (--in-memory for none).
+            `sybil workspaces <subcommand> --help` says more.
+            """)
+
+    static let workspacesList = CommandSpec(
+        name: WorkspacesListCommand.name, overview: "List desktops, projects and sessions with their state.",
+        discussion: """
+            Prints each desktop (online or offline), the projects of each online desktop with
+            their folder, and each project's sessions, newest first, with when their history last
+            changed and whether a run is active.
+            """,
+        options: ClientCommand.options(),
+        exitStatus: """
+            0 success, 64 usage error, 65 the desktop refused the request, 69 the server could
+            not be reached or a desktop is offline, 76 the server broke the contract.
+            """)
+
+    static let workspacesOpen = CommandSpec(
+        name: WorkspacesOpenCommand.name, overview: "Print a workspace chat, then follow it live.",
+        discussion: """
+            Loads the chat's newest window and prints its rows as the chat screen shows them
+            (thinking out, the running turn's thinking as a status line, subagent work hidden).
+            Then follows the desktop's events: live rows, run endings and newer history reload
+            and print what changed, until SIGINT or SIGTERM.
+            """,
+        arguments: [sessionArgument],
+        options: [WorkspacesOpenCommand.Option.thread, WorkspacesOpenCommand.Option.noFollow]
+            + ClientCommand.options(),
+        exitStatus: """
+            0 success, 64 usage error, 65 unknown session or thread, 69 the server could not be
+            reached or the desktop is offline, 76 the server broke the contract.
+            """)
+
+    static let workspacesSend = CommandSpec(
+        name: WorkspacesSendCommand.name, overview: "Send a message into a workspace chat.",
+        discussion: """
+            Saves the message in the outbox ($XDG_DATA_HOME/sybil/client) before anything is sent,
+            uploads the attachments first (progress on standard error), then submits it and exits
+            once the desktop accepted it. Messages an earlier run left in the outbox for this chat
+            are sent first, in order, with their original ids. With the embedded server it also
+            waits for the turn to end, so the reply is in history for the next command.
+            """,
+        arguments: [
+            sessionArgument,
+            Argument(name: "TEXT", help: "The message (the arguments joined by spaces).", repeats: true),
+        ],
+        options: [WorkspacesSendCommand.Option.steer, WorkspacesSendCommand.Option.attach] + ClientCommand.options(),
+        exitStatus: """
+            0 the desktop accepted it, 64 usage error, 65 the desktop rejected it (the reason
+            is printed) or the session is unknown, 66 the outbox cannot be opened, 69 the
+            server could not be reached or gave no receipt yet (a saved message stays in the
+            outbox and is sent again by the next send to this chat), 76 the server broke the
+            contract.
+            """)
+
+    private static let sessionArgument = Argument(
+        name: "SESSION", help: "A session id (e.g. sess-42) or DESKTOP/PROJECT/SESSION.")
+}
+
+extension WorkspacesOpenCommand {
+    /// The options of `sybil workspaces open`.
+    enum Option {
+        static let thread = OptionSpec.text(
+            "--thread", valueName: "ID", help: "Print the subagent thread ID of the chat instead, and exit.")
+        static let noFollow = OptionSpec.flag("--no-follow", help: "Print the current window and exit.")
+    }
+}
+
+extension WorkspacesSendCommand {
+    /// The options of `sybil workspaces send`.
+    enum Option {
+        static let steer = OptionSpec.flag("--steer", help: "Steer the running turn instead of starting a new one.")
+        static let attach = OptionSpec.text(
+            "--attach", valueName: "FILE", repeatable: true, help: "Attach FILE (repeatable; at most 1 GiB each).")
+    }
+}

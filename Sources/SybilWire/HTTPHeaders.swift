@@ -1,0 +1,76 @@
+/// Request and response header fields; names compare case-insensitively, order is kept. The
+/// client's HTTP and WebSocket code (SybilNet) and the server (SybilServer) share this one type.
+public struct HTTPHeaders: Sendable, Hashable, Sequence {
+    /// The fields in order.
+    public private(set) var fields: [(name: String, value: String)] = []
+
+    /// Headers from `(name, value)` pairs.
+    public init(_ fields: [(String, String)] = []) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The first value of `name`.
+    public subscript(name: String) -> String? {
+        fields.first { Self.sameName($0.name, name) }?.value
+    }
+
+    /// Adds a field, keeping earlier ones with the same name.
+    public mutating func append(_ name: String, _ value: String) {
+        fields.append((name, value))
+    }
+
+    /// Sets `name` to `value`, replacing earlier values.
+    public mutating func set(_ name: String, _ value: String) {
+        fields.removeAll { Self.sameName($0.name, name) }
+        fields.append((name, value))
+    }
+
+    /// Whether the comma-separated list in `name` holds `token`, ignoring ASCII case and the
+    /// optional white space around each element (`Connection: keep-alive, Upgrade`).
+    public func listContains(_ name: String, token: String) -> Bool {
+        guard let value = self[name] else { return false }
+        return value.split(separator: ",").contains { Self.sameName(Self.trimmed($0), token) }
+    }
+
+    /// `value` without the optional white space (spaces and tabs) at either end (RFC 9110 §5.5).
+    static func trimmed(_ value: Substring) -> String {
+        let isWhiteSpace = { (character: Character) in character == " " || character == "\t" }
+        guard let first = value.firstIndex(where: { !isWhiteSpace($0) }),
+            let last = value.lastIndex(where: { !isWhiteSpace($0) })
+        else { return "" }
+        return String(value[first...last])
+    }
+
+    /// Whether two field names are equal ignoring ASCII case (names are ASCII tokens).
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let a?, let b?):
+                if a == b { continue }
+                guard a | 0x20 == b | 0x20, (a | 0x20) >= 0x61, (a | 0x20) <= 0x7A else { return false }
+            default: return false
+            }
+        }
+    }
+
+    /// The fields in order.
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    /// Equal when the same fields (names as written) come in the same order.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Hashes the fields in order.
+    public func hash(into hasher: inout Hasher) {
+        for field in fields {
+            hasher.combine(field.name)
+            hasher.combine(field.value)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import SybilCore
+
+/// The WebSocket opening handshake (RFC 6455 §4), both sides, without I/O. The client sends
+/// ``requestHead(target:host:headers:)`` with a fresh random key and checks the answer with
+/// ``validate(responseHead:)`` (101, `Upgrade: websocket`, `Connection: Upgrade`, the
+/// `Sec-WebSocket-Accept` derived from the key with SHA-1, no extension it did not offer). The
+/// server checks an upgrade request with ``accept(method:headers:)`` and answers its accept value.
+public struct WebSocketHandshake: Sendable, Hashable {
+    /// The GUID every accept value is derived with.
+    public static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+    /// The one protocol version spoken, sent in `Sec-WebSocket-Version` (and with a 426).
+    public static let version = "13"
+
+    /// The `Sec-WebSocket-Key` sent: 16 random bytes in base64.
+    public let key: String
+
+    /// A handshake with a key drawn from `random`.
+    public init(random: some RandomSource) {
+        var bytes: [UInt8] = []
+        for _ in 0..<2 {
+            let word = random.nextUInt64()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> shift)) }
+        }
+        key = Base64.encode(bytes)
+    }
+
+    /// A handshake with a given key (tests).
+    public init(key: String) {
+        self.key = key
+    }
+
+    /// The `Sec-WebSocket-Accept` a server must answer for `key`.
+    public static func acceptValue(for key: String) -> String {
+        Base64.encode(SHA1.digest(Array((key + guid).utf8)))
+    }
+
+    /// The request head for the origin-form `target` (`/path?query`) on `host` (the `Host`
+    /// field: the host, with `:port` unless it is the scheme's default), with extra fields.
+    public func requestHead(target: String, host: String, headers: HTTPHeaders = HTTPHeaders()) -> String {
+        var lines = [
+            "GET \(target) HTTP/1.1", "Host: \(host)", "Upgrade: websocket", "Connection: Upgrade",
+            "Sec-WebSocket-Key: \(key)", "Sec-WebSocket-Version: \(Self.version)",
+        ]
+        for field in headers { lines.append("\(field.name): \(field.value)") }
+        return lines.joined(separator: "\r\n") + "\r\n\r\n"
+    }
+
+    /// Checks the server's response head (status line and fields, without the blank line).
+    public func validate(responseHead head: String) throws(WebSocketHandshakeError) {
+        let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+        let status = lines.first ?? ""
+        let parts = status.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1.1"), parts[1] == "101" else {
+            throw .unexpectedStatus(status)
+        }
+        var fields = HTTPHeaders()
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields.set(String(line[..<colon]), HTTPHeaders.trimmed(line[line.index(after: colon)...]))
+        }
+        guard fields["Upgrade"]?.lowercased() == "websocket" else { throw .missingUpgrade(fields["Upgrade"]) }
+        guard fields.listContains("Connection", token: "upgrade") else {
+            throw .missingConnectionUpgrade(fields["Connection"])
+        }
+        let expected = Self.acceptValue(for: key)
+        guard fields["Sec-WebSocket-Accept"] == expected else {
+            throw .wrongAccept(expected: expected, got: fields["Sec-WebSocket-Accept"])
+        }
+        if let extensions = fields["Sec-WebSocket-Extensions"], !extensions.isEmpty {
+            throw .unrequestedExtension(extensions)
+        }
+    }
+
+    /// The server side (RFC 6455 §4.2.1): the accept value for a valid upgrade request, or why
+    /// it is not one. Only a GET upgrades; `Upgrade` must be `websocket`, `Connection` must list
+    /// `Upgrade`, the version must be 13 and the key 16 bytes in base64.
+    public static func accept(method: String, headers: HTTPHeaders) throws(WebSocketUpgradeError) -> String {
+        guard method == "GET" else { throw .notGet(method) }
+        guard headers["Upgrade"]?.lowercased() == "websocket" else { throw .missingUpgrade }
+        guard headers.listContains("Connection", token: "upgrade") else { throw .missingConnectionUpgrade }
+        guard headers["Sec-WebSocket-Version"] == version else { throw .unsupportedVersion }
+        guard let key = headers["Sec-WebSocket-Key"], Base64.decode(key)?.count == 16 else { throw .invalidKey }
+        return acceptValue(for: key)
+    }
+}
