@@ -78,8 +78,9 @@ public final class DeliveryDriver {
                 progress.raise(.chats, to: index)
                 try progress.save(progressPath)
             }
+            // One line per message: the supervisor places its kills by these.
+            log("queued \(plan.text(of: index))")
             if index % 10 == 0 {
-                log("queued \(plan.text(of: index))")
                 await agent.pump()
                 await workspace.pump()
             }

@@ -39,14 +39,17 @@ extension WorkspaceStore {
         var live: WorkspaceLiveState.Live
     }
 
-    /// Accepts a new turn: stores the run (running when the chat is idle, else queued), the
-    /// user's text and the receipt in one transaction, then shows the live user row.
+    /// Accepts a new turn: stores the run (running when the chat is idle with nothing queued,
+    /// else queued behind the turns already waiting), the user's text and the receipt in one
+    /// transaction, then shows the live user row.
     func acceptSend(
         _ chat: WorkspaceChatKey, operationId: String, text: String, now: Int64, call: WorkspaceCallLedger.CallRecord
     ) throws -> (runId: String, started: StartedRun?, live: WorkspaceLiveState.Live) {
         let runId = "run-\(runNumber + 1)"
         var state = live.state(of: chat)
-        let startsNow = state.runId == nil
+        // Between one run ending and the next queued one starting the chat has no run, but
+        // the waiting turns still come first.
+        let startsNow = state.runId == nil && state.queue.isEmpty
         let base = UInt64(try history.nextSequence())
         try database.transaction {
             try database.query(

@@ -29,9 +29,14 @@ struct KillNineDeliveryTests {
             Thread { continuation.resume(returning: ChildProcess.run("/usr/bin/python3", arguments)) }.start()
         }
         #expect(status == 0, "\(output)")
-        for line in ["driver kills    5", "duplicates      0", "missing         0", "out of order    0"] {
+        for line in ["duplicates      0", "missing         0", "out of order    0"] {
             #expect(output.contains(line + "\n"), "\(output)")
         }
+        // Three of the five kills land as the driver queues chosen messages, so they always
+        // fall inside the run; the other two at random moments, unless the driver finished.
+        let kills = output.split(separator: "\n").first { $0.hasPrefix("driver kills") }
+            .flatMap { $0.split(separator: " ").dropFirst(2).first }.flatMap { Int($0) }
+        #expect((kills ?? 0) >= 3, "\(output)")
         #expect(output.contains("result          passed"), "\(output)")
     }
 }

@@ -16,7 +16,39 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+
+
+class QueueProgress:
+    """Follows the newest message a driver life reports queued (its "queued m-…" lines on
+    standard error), copying every line to the driver's log."""
+
+    def __init__(self, driver, log, newest):
+        self.newest = newest
+        self.ended = False
+        self.condition = threading.Condition()
+        self.thread = threading.Thread(target=self._read, args=(driver, log), daemon=True)
+        self.thread.start()
+
+    def _read(self, driver, log):
+        for line in driver.stderr:
+            log.write(line)
+            log.flush()
+            words = line.split()
+            if len(words) >= 3 and words[1] == b"queued" and words[2].startswith(b"m-"):
+                with self.condition:
+                    self.newest = max(self.newest, int(words[2][2:]))
+                    self.condition.notify_all()
+        with self.condition:
+            self.ended = True
+            self.condition.notify_all()
+
+    def wait_for(self, index, deadline):
+        """Returns once message `index` was queued, the driver ended, or the deadline passed."""
+        with self.condition:
+            while self.newest < index and not self.ended and time.monotonic() < deadline:
+                self.condition.wait(timeout=1)
 
 
 def free_port():
@@ -65,8 +97,9 @@ def main():
                         help="SIGKILLs and restarts of the server while the driver runs (default: 3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the kill delays (default: 1)")
     parser.add_argument("--max-delay", type=float, default=None,
-                        help="longest random wait before a kill, in seconds (default: twice the expected run "
-                        "time over the kills; the Agent room takes 60 messages a minute)")
+                        help="longest random wait before each of the second half of the kills, in seconds (the "
+                        "first half land as the driver queues randomly chosen messages; default: twice the "
+                        "expected run time over the kills; the Agent room takes 60 messages a minute)")
     parser.add_argument("--bin", default=None, help="folder with sybil and sybil-chaos (default: .build/debug)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
     parser.add_argument("--timeout", type=float, default=900, help="give up after this many seconds (default: 900)")
@@ -88,6 +121,10 @@ def main():
         expected = 0.3 + args.messages / 30 if agent <= 60 else (agent - 60) * 0.6
         args.max_delay = max(0.1, 2 * expected / max(1, args.kills))
     rng = random.Random(args.seed)
+    # The first half of the kills land as the driver queues chosen messages, the rest at random
+    # moments while it sends and resends.
+    by_queue = args.kills - args.kills // 2
+    queue_points = sorted(rng.choices(range(args.messages), k=by_queue)) if args.messages > 1 else []
     work = tempfile.mkdtemp(prefix="sybil-kill9-")
     port, token = free_port(), f"kill9-{args.seed}"
     url = f"http://127.0.0.1:{port}"
@@ -104,16 +141,26 @@ def main():
     kills = launches = failures = server_restarts = 0
     server.start()
     driver = None
+    progress = None
     try:
         while True:
             if time.monotonic() > deadline:
                 sys.exit(f"kill9: gave up after {args.timeout:.0f} s; see {work}")
             if driver is None:
-                driver = subprocess.Popen(drive, stdout=subprocess.PIPE, stderr=driver_log, stdin=subprocess.DEVNULL)
+                driver = subprocess.Popen(drive, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                          stdin=subprocess.DEVNULL)
+                progress = QueueProgress(driver, driver_log, progress.newest if progress else -1)
                 launches += 1
             if kills < args.kills:
                 try:
-                    driver.wait(timeout=rng.uniform(0, args.max_delay))
+                    if kills < len(queue_points):
+                        # Lands right after the driver reported queuing that message: inside the
+                        # run however fast the machine is.
+                        progress.wait_for(queue_points[kills], deadline)
+                        driver.wait(timeout=0.001)
+                    else:
+                        # Lands at a random moment: inside a send, a resend or a wait.
+                        driver.wait(timeout=rng.uniform(0, args.max_delay))
                 except subprocess.TimeoutExpired:
                     if kills in server_kills_at:
                         # The server dies and comes back while the driver carries on.
