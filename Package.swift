@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SybilMotion", targets: ["SybilMotion"]),
         .executable(name: "sybil", targets: ["sybil"]),
         .executable(name: "sybil-bench", targets: ["sybil-bench"]),
+        .executable(name: "sybil-fuzz", targets: ["sybil-fuzz"]),
     ],
     targets: [
         .systemLibrary(
@@ -84,6 +85,10 @@ let package = Package(
                 "SybilTesting", "SybilMarkdown", "CCMarkGFM",
             ],
             exclude: ["README.md"]),
+        // Fuzzing: the targets as a library, a driver that replays the corpus (or, built by
+        // scripts/fuzz with -DLIBFUZZER, runs libFuzzer), and the corpus replay in the tests.
+        .target(name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilServer"]),
+        .executableTarget(name: "sybil-fuzz", dependencies: ["SybilFuzzTargets"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
@@ -109,6 +114,7 @@ let package = Package(
                 "SybilImaging",
             ],
             exclude: ["Golden"]),
+        .testTarget(name: "SybilFuzzTargetsTests", dependencies: ["SybilFuzzTargets"]),
     ],
     swiftLanguageModes: [.v6]
 )
