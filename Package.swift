@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "sybil", targets: ["sybil"]),
         .executable(name: "sybil-bench", targets: ["sybil-bench"]),
         .executable(name: "sybil-chaos", targets: ["sybil-chaos"]),
+        .executable(name: "sybil-fuzz", targets: ["sybil-fuzz"]),
     ],
     targets: [
         .systemLibrary(
@@ -91,6 +92,10 @@ let package = Package(
             exclude: ["README.md"]),
         .executableTarget(name: "sybil-chaos", dependencies: ["SybilChaos"]),
         .testTarget(name: "SybilChaosTests", dependencies: ["SybilChaos", "SybilStore", "SybilTesting"]),
+        // Fuzzing: the targets as a library, a driver that replays the corpus (or, built by
+        // scripts/fuzz with -DLIBFUZZER, runs libFuzzer), and the corpus replay in the tests.
+        .target(name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilServer"]),
+        .executableTarget(name: "sybil-fuzz", dependencies: ["SybilFuzzTargets"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
@@ -122,6 +127,7 @@ let package = Package(
                 "SybilImaging",
             ],
             exclude: ["Golden"]),
+        .testTarget(name: "SybilFuzzTargetsTests", dependencies: ["SybilFuzzTargets"]),
     ],
     swiftLanguageModes: [.v6]
 )

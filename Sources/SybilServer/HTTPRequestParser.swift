@@ -106,6 +106,11 @@ public struct HTTPRequestParser: Sendable {
     private var currentLimit = 0
     /// How far the current head has been searched for its end already.
     private var headScanned = 0
+    /// Bytes of the current request's trailer section read so far.
+    private var trailerBytes = 0
+    /// The longest chunk-size line (size and extensions), in bytes.
+    private static let maximumChunkLine = 1_024
+    private static let chunkLineTooLong = HTTPParseError.badRequest("a chunk-size line is longer than 1024 bytes")
 
     /// A parser; `bodyLimit` gives the largest body for a request once its head is known.
     public init(maximumHeadBytes: Int = 16 << 10, bodyLimit: @escaping @Sendable (HTTPRequestHead) -> Int) {
@@ -170,10 +175,13 @@ public struct HTTPRequestParser: Sendable {
             }
             return true
         case .chunkSize:
+            // The same limit whether the line arrives whole or in pieces: a partial line is
+            // refused once it is already longer (a CR at its end may still start its CRLF).
             guard let line = takeLine() else {
-                if buffer.count > 1_024 { throw .badRequest("a chunk-size line is longer than 1024 bytes") }
+                if partialLineLength > Self.maximumChunkLine { throw Self.chunkLineTooLong }
                 return false
             }
+            guard line.count <= Self.maximumChunkLine else { throw Self.chunkLineTooLong }
             // chunk-size [ *( BWS ";" BWS ext-name [ BWS "=" BWS ext-value ] ) ]: extensions
             // are legal and ignored (RFC 9112 §7.1.1).
             guard !line.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else {
@@ -207,13 +215,20 @@ public struct HTTPRequestParser: Sendable {
             state = .chunkSize
             return true
         case .trailers:
+            // The trailer section is bounded like a head, by its total size (each line with its
+            // CRLF), whether it arrives whole or in pieces.
             guard let line = takeLine() else {
-                if buffer.count > maximumHeadBytes { throw .headersTooLarge(limit: maximumHeadBytes) }
+                let partial = partialLineLength
+                if partial > 0, trailerBytes + partial + 2 > maximumHeadBytes {
+                    throw .headersTooLarge(limit: maximumHeadBytes)
+                }
                 return false
             }
             if line.isEmpty {
                 finishRequest(&events)
             } else {
+                trailerBytes += line.count + 2
+                guard trailerBytes <= maximumHeadBytes else { throw .headersTooLarge(limit: maximumHeadBytes) }
                 try Self.checkTrailer(line)
             }
             return true
@@ -287,6 +302,13 @@ public struct HTTPRequestParser: Sendable {
     private mutating func finishRequest(_ events: inout [Event]) {
         events.append(.end)
         state = .head
+        trailerBytes = 0
+    }
+
+    /// The length of the line begun in `buffer` (no CRLF in it yet), without a final CR that
+    /// may be the start of its CRLF.
+    private var partialLineLength: Int {
+        buffer.count - (buffer.last == 0x0D ? 1 : 0)
     }
 
     /// Removes and returns one CRLF-terminated line, without the CRLF.

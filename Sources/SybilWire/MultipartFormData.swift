@@ -33,8 +33,12 @@ public struct MultipartFormData: Sendable, Hashable {
         self.parts = parts
     }
 
-    /// `multipart/form-data; boundary=…`.
-    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+    /// `multipart/form-data; boundary=…`, the boundary quoted when it is not a token (RFC 2046
+    /// allows spaces and `'()+,/:=?` in a boundary, which a bare parameter value cannot hold).
+    public var contentType: String {
+        let isToken = boundary.utf8.allSatisfy(MultipartFormDataParser.isTokenByte)
+        return "multipart/form-data; boundary=" + (isToken ? boundary : "\"\(boundary)\"")
+    }
 
     /// The encoded body. A file name is sent as a quoted `filename` with `"`, `\`, CR and
     /// LF escaped as `%22`, `%5C`, `%0D`, `%0A` (the WHATWG form encoding).
