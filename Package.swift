@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "SybilStore", targets: ["SybilStore"]),
         .library(name: "SybilMarkdown", targets: ["SybilMarkdown"]),
         .library(name: "SybilMotion", targets: ["SybilMotion"]),
+        .library(name: "SybilTUI", targets: ["SybilTUI"]),
         .executable(name: "sybil", targets: ["sybil"]),
         .executable(name: "sybil-bench", targets: ["sybil-bench"]),
         .executable(name: "sybil-chaos", targets: ["sybil-chaos"]),
@@ -72,6 +73,10 @@ let package = Package(
         .target(name: "SybilMarkdown", dependencies: ["SybilCore", "CCMarkGFM"], exclude: ["README.md"]),
         .target(name: "SybilMotion", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(
+            name: "SybilTUI",
+            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilClient", "SybilMarkdown", "SybilMotion"],
+            exclude: ["README.md"]),
+        .target(
             name: "SybilCLI",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilNet", "SybilStore", "SybilServer", "SybilClient",
@@ -108,6 +113,7 @@ let package = Package(
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore", "SybilWire"]),
         .testTarget(name: "SybilMarkdownTests", dependencies: ["SybilMarkdown", "SybilCore"]),
         .testTarget(name: "SybilMotionTests", dependencies: ["SybilMotion", "SybilCore"]),
+        .testTarget(name: "SybilTUITests", dependencies: ["SybilTUI", "SybilTesting"]),
         .testTarget(
             name: "SybilEndToEndTests",
             dependencies: [
