@@ -229,6 +229,14 @@ struct HTTPConnectionStateMachine {
         }
     }
 
+    /// The stream producer or WebSocket session offered more output while the backlog was
+    /// above the limit (it does not wait for room and the client does not read): cut the
+    /// client off, as ``write(_:into:)`` does when the loop itself sees the backlog.
+    mutating func producerOverran(into actions: inout [Action]) {
+        guard phase == .streaming || phase == .webSocket else { return }
+        close(into: &actions)
+    }
+
     /// The stream producer returned: the last chunk ends the response.
     mutating func streamEnded(now: Duration, into actions: inout [Action]) {
         guard phase == .streaming else { return }

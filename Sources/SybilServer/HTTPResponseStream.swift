@@ -6,16 +6,26 @@ import Synchronization
 /// ``waitForRoom()`` before producing more, so what waits for the client stays bounded.
 /// Safe to use from any task.
 public final class HTTPResponseStream: Sendable {
-    private let deliver: @Sendable ([UInt8]) -> Void
+    private let deliver: @Sendable ([UInt8]) -> Bool
     private let room: @Sendable () async -> Void
     private let open = Atomic<Bool>(true)
 
     /// A stream whose body bytes go to `deliver` (the server frames them as chunks; tests
     /// collect them). `room` returns once the client's unsent backlog is small enough for more
     /// (at once when there is no backlog to wait for).
-    public init(
+    public convenience init(
         deliver: @escaping @Sendable ([UInt8]) -> Void, room: @escaping @Sendable () async -> Void = {}
     ) {
+        self.init(
+            accepting: { bytes in
+                deliver(bytes)
+                return true
+            }, room: room)
+    }
+
+    /// A stream whose `deliver` may refuse bytes (the transport, once the client stopped
+    /// reading): a refusal closes the stream.
+    init(accepting deliver: @escaping @Sendable ([UInt8]) -> Bool, room: @escaping @Sendable () async -> Void) {
         self.deliver = deliver
         self.room = room
     }
@@ -31,11 +41,15 @@ public final class HTTPResponseStream: Sendable {
         return isOpen
     }
 
-    /// Writes `bytes`; returns `false` (and drops them) once the stream is closed.
+    /// Writes `bytes`; returns `false` (and drops them) once the stream is closed, or when the
+    /// transport refuses them because the client has stopped reading (which closes it).
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
         guard isOpen else { return false }
-        if !bytes.isEmpty { deliver(bytes) }
+        if !bytes.isEmpty, !deliver(bytes) {
+            markClosed()
+            return false
+        }
         return true
     }
 

@@ -39,12 +39,35 @@ final class OutputBackpressure: Sendable {
         self.suspended = statistics
     }
 
-    /// The producer posted `count` bytes for the loop.
-    func posted(_ count: Int) {
-        state.withLock { state in
+    /// Whether bytes a producer offers may go to the loop.
+    enum Admission: Equatable {
+        /// They go: the loop will apply them.
+        case accepted
+        /// Refused, and the gate closed now: the backlog passed the limit, so the client is not
+        /// reading (the caller has the loop cut it off, once).
+        case overran
+        /// Refused: the gate closed earlier.
+        case refused
+    }
+
+    /// The producer offers `count` bytes for the loop. They are refused once the backlog
+    /// (posted and not yet applied, plus unsent) is above `limit`, so a producer that never
+    /// waits for room cannot pile up output faster than the loop applies it; one large
+    /// offer on an empty backlog is accepted whatever its size, as the loop accepts it.
+    func admit(_ count: Int, limit: Int) -> Admission {
+        let (admission, resumed) = state.withLock { state -> (Admission, [CheckedContinuation<Void, Never>]) in
+            if state.closed { return (.refused, []) }
+            if state.inFlight + state.unsent > limit {
+                state.closed = true
+                defer { state.waiters.removeAll() }
+                return (.overran, Array(state.waiters.values))
+            }
             state.inFlight += count
             state.waiting = marks.mustWait(backlog: state.inFlight + state.unsent, wasWaiting: state.waiting)
+            return (.accepted, [])
         }
+        resume(resumed)
+        return admission
     }
 
     /// The loop applied `applied` posted bytes; `unsent` bytes wait for the socket now.

@@ -54,11 +54,11 @@ extension ServerEventLoop {
             connection.enqueue(bytes)
         case .startStream(let producer):
             let room = OutputBackpressure(statistics: statistics)
+            let limit = connection.machine.limits.maximumBacklog
             let stream = HTTPResponseStream(
-                deliver: { [weak self] bytes in
+                accepting: { [weak self] bytes in
                     let framed = HTTPResponseWriter.chunk(bytes)
-                    room.posted(framed.count)
-                    self?.post(.produced(id, framed, room))
+                    return self?.offer(framed, on: id, to: room, limit: limit) ?? false
                 },
                 room: { await room.waitForRoom() })
             let task = Task { [weak self] in
@@ -73,14 +73,15 @@ extension ServerEventLoop {
             Task { await producer(closed) }.cancel()
         case .startWebSocket(let session):
             let room = OutputBackpressure(statistics: statistics)
+            let limit = connection.machine.limits.maximumBacklog
             let socket = ServerWebSocket(
-                deliver: { [weak self] outgoing in
+                accepting: { [weak self] outgoing in
                     switch outgoing {
                     case .frame(let bytes):
-                        room.posted(bytes.count)
-                        self?.post(.produced(id, bytes, room))
+                        return self?.offer(bytes, on: id, to: room, limit: limit) ?? false
                     case .close(let code, let reason):
                         self?.post(.webSocketClose(id, code: code, reason: reason))
+                        return true
                     }
                 },
                 room: { await room.waitForRoom() },
@@ -141,6 +142,22 @@ extension ServerEventLoop {
         connection.watchingReadable = readable
         connection.watchingWritable = writable
         poller.modify(connection.descriptor, token: connection.id, readable: readable, writable: writable)
+    }
+
+    /// Offers a producer's framed bytes to the loop through the connection's gate: posted when
+    /// admitted; on the first refusal over the backlog limit the loop is told to cut the
+    /// client off. Called on the producer's task.
+    private func offer(_ bytes: [UInt8], on id: UInt64, to room: OutputBackpressure, limit: Int) -> Bool {
+        switch room.admit(bytes.count, limit: limit) {
+        case .accepted:
+            post(.produced(id, bytes, room))
+            return true
+        case .overran:
+            post(.overran(id, room))
+            return false
+        case .refused:
+            return false
+        }
     }
 
     private func stopWork(_ connection: ServerConnection) {

@@ -13,6 +13,7 @@ enum LoopCommand: Sendable {
     /// A stream producer or session posted `bytes` (framed), counted in `room`.
     case produced(UInt64, [UInt8], OutputBackpressure)
     case endStream(UInt64)
+    case overran(UInt64, OutputBackpressure)
     case webSocketClose(UInt64, code: UInt16, reason: String)
     case webSocketConsumed(UInt64)
     case sessionEnded(UInt64)
@@ -197,6 +198,10 @@ final class ServerEventLoop: @unchecked Sendable {
             }
             connection.machine.produced(bytes, into: &actions)
             settle(connection, now: now, applied: bytes.count)
+        case .overran(let id, let room):
+            guard let connection = connections[id], connection.work.room === room else { return }
+            connection.machine.producerOverran(into: &actions)
+            settle(connection, now: now)
         case .endStream(let id):
             guard let connection = connections[id] else { return }
             connection.machine.streamEnded(now: now, into: &actions)

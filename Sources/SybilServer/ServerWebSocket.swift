@@ -25,7 +25,7 @@ public final class ServerWebSocket: Sendable {
     /// Messages from the client, ending with `.closed`.
     public let incoming: AsyncStream<WebSocketIncoming>
     private let inbox: ServerWebSocketInbox
-    private let deliver: @Sendable (Outgoing) -> Void
+    private let deliver: @Sendable (Outgoing) -> Bool
     private let room: @Sendable () async -> Void
     private let open = Atomic<Bool>(true)
 
@@ -35,11 +35,17 @@ public final class ServerWebSocket: Sendable {
     public convenience init(
         deliver: @escaping @Sendable (Outgoing) -> Void, room: @escaping @Sendable () async -> Void = {}
     ) {
-        self.init(deliver: deliver, room: room, consumed: {})
+        self.init(
+            accepting: { outgoing in
+                deliver(outgoing)
+                return true
+            }, room: room, consumed: {})
     }
 
+    /// A socket whose `deliver` may refuse a frame (the transport, once the client stopped
+    /// reading): a refusal marks the socket disconnected.
     init(
-        deliver: @escaping @Sendable (Outgoing) -> Void, room: @escaping @Sendable () async -> Void,
+        accepting deliver: @escaping @Sendable (Outgoing) -> Bool, room: @escaping @Sendable () async -> Void,
         consumed: @escaping @Sendable () -> Void
     ) {
         self.deliver = deliver
@@ -96,7 +102,7 @@ public final class ServerWebSocket: Sendable {
     /// Starts the closing handshake; later sends are dropped.
     public func close(code: UInt16, reason: String = "") {
         guard open.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        deliver(.close(code: code, reason: reason))
+        _ = deliver(.close(code: code, reason: reason))
     }
 
     /// Hands a message from the client to the session (the transport calls this). After
@@ -118,7 +124,10 @@ public final class ServerWebSocket: Sendable {
 
     private func send(_ frame: WebSocketFrame) -> Bool {
         guard isOpen else { return false }
-        deliver(.frame(frame.encoded(maskingKey: nil)))
+        guard deliver(.frame(frame.encoded(maskingKey: nil))) else {
+            markDisconnected()
+            return false
+        }
         return true
     }
 }

@@ -59,6 +59,8 @@ struct ConnectionMachineHarness {
 
     mutating func streamEnded() -> [String] { run { $0.streamEnded(now: $1, into: &$2) } }
 
+    mutating func overran() -> [String] { run { machine, _, actions in machine.producerOverran(into: &actions) } }
+
     mutating func sessionEnded() -> [String] { run { $0.sessionEnded(now: $1, into: &$2) } }
 
     mutating func consumed(_ weight: Int) -> [String] {

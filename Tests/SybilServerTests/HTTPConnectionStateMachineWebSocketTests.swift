@@ -101,7 +101,7 @@ struct OutputWatermarksTests {
     @Test func aWaitingProducerResumesBelowTheLowMarkOrWhenTheConnectionCloses() async {
         let statistics = TransportStatistics.Counters()
         let room = OutputBackpressure(statistics: statistics)
-        room.posted((256 << 10) + 1)
+        #expect(room.admit((256 << 10) + 1, limit: 16 << 20) == .accepted)
         let resumed = Task { await room.waitForRoom() }
         #expect(await ConditionWait.until { statistics.snapshot.suspendedProducers == 1 })
         room.update(applied: (256 << 10) + 1, unsent: 64 << 10)
@@ -116,5 +116,34 @@ struct OutputWatermarksTests {
         room.close()
         await closed.value
         #expect(statistics.snapshot.suspendedProducers == 0)
+    }
+
+    @Test func aProducerThatNeverWaitsIsRefusedOnceTheBacklogPassesTheLimit() async {
+        let limit = 16 << 20
+        let room = OutputBackpressure()
+        // One offer larger than the limit is accepted on an empty backlog, as the loop accepts it.
+        #expect(room.admit(limit + 1, limit: limit) == .accepted)
+        room.update(applied: limit + 1, unsent: limit)
+        // At the limit exactly more may go; above it the gate closes once, then refuses.
+        #expect(room.admit(1, limit: limit) == .accepted)
+        #expect(room.admit(1, limit: limit) == .overran)
+        #expect(room.isClosed)
+        #expect(room.admit(1, limit: limit) == .refused)
+        // A producer waiting for room returns at once after the overrun.
+        await room.waitForRoom()
+    }
+
+    @Test func anOverrunCutsAStreamingOrWebSocketClientOffAndIsIgnoredOtherwise() {
+        var idle = ConnectionMachineHarness()
+        #expect(idle.overran() == [])
+
+        var streaming = ConnectionMachineHarness()
+        _ = streaming.read("GET /s HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = streaming.respond(HTTPServerResponse(status: 200, body: .stream { _ in }))
+        #expect(streaming.overran() == ["stopWork", "close"])
+
+        var socket = ConnectionMachineHarness()
+        _ = socket.upgrade()
+        #expect(socket.overran() == ["stopWork", "close"])
     }
 }
