@@ -43,7 +43,7 @@ extension ServerEventLoop {
         switch action {
         case .dispatch(let request):
             let handler = handler
-            Task { [weak self] in
+            Task(executorPreference: ServerExecutor.shared) { [weak self] in
                 let response = await handler.handle(request)
                 self?.post(.respond(id, response))
             }
@@ -61,7 +61,7 @@ extension ServerEventLoop {
                     return self?.offer(framed, on: id, to: room, limit: limit) ?? false
                 },
                 room: { await room.waitForRoom() })
-            let task = Task { [weak self] in
+            let task = Task(executorPreference: ServerExecutor.shared) { [weak self] in
                 await producer(stream)
                 self?.post(.endStream(id))
             }
@@ -70,7 +70,7 @@ extension ServerEventLoop {
             // The producer runs against a closed stream so whatever it set up is released.
             let closed = HTTPResponseStream { _ in }
             closed.markClosed()
-            Task { await producer(closed) }.cancel()
+            Task(executorPreference: ServerExecutor.shared) { await producer(closed) }.cancel()
         case .startWebSocket(let session):
             let room = OutputBackpressure(statistics: statistics)
             let limit = connection.machine.limits.maximumBacklog
@@ -86,7 +86,7 @@ extension ServerEventLoop {
                 },
                 room: { await room.waitForRoom() },
                 consumed: { [weak self] in self?.post(.webSocketConsumed(id)) })
-            let task = Task { [weak self] in
+            let task = Task(executorPreference: ServerExecutor.shared) { [weak self] in
                 await session(socket)
                 self?.post(.sessionEnded(id))
             }

@@ -40,7 +40,7 @@ final class ServiceTasks: Sendable {
             state.nextID += 1
             let id = state.nextID
             // Created under the lock: the task's own removal cannot run before its insertion.
-            let task = Task { [self] in
+            let task = Task(executorPreference: ServerExecutor.shared) { [self] in
                 await work()
                 finished(id)
             }
