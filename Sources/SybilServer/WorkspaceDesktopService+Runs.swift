@@ -23,32 +23,14 @@ extension WorkspaceDesktopService {
         }
         let fingerprint = JSONWriter().string(from: .object(params.object))
         if let previous = try await previousAnswer(submission.callKey, fingerprint: fingerprint) { return previous }
-        @Sendable func receipt(_ outcome: WorkspaceSubmitReceipt.Outcome) -> JSONValue {
-            WorkspaceSubmitReceipt(
-                operationId: submission.operationId, mutationId: submission.mutationId, outcome: outcome
-            ).jsonValue
-        }
         // The receipt is stored with the run and the user's text, in one transaction, before
         // it is answered: an accepted message is never lost.
         let call = WorkspaceCallLedger.CallRecord(key: submission.callKey, fingerprint: fingerprint) { runId in
-            JSONWriter().string(from: receipt(.accepted(runId: runId)))
+            JSONWriter().string(from: Self.receipt(submission, .accepted(runId: runId)))
         }
         let now = time.epochMilliseconds()
         if case .steer(let activeRunId) = submission.mode {
-            guard
-                let state = try await store.acceptSteer(
-                    chat, runId: activeRunId, operationId: submission.operationId, text: submission.text, now: now,
-                    call: call)
-            else {
-                // Clients restore the composer on this rejection.
-                let rejected = receipt(
-                    .rejected(reason: "The run finished before the steer arrived; send it as a new message."))
-                try await store.recordCall(
-                    call.key, fingerprint: call.fingerprint, result: JSONWriter().string(from: rejected))
-                return rejected
-            }
-            publish(chat, .overlay(state.overlay))
-            return receipt(.accepted(runId: activeRunId))
+            return try await steer(submission, into: chat, runId: activeRunId, call: call, now: now)
         }
         let accepted = try await store.acceptSend(
             chat, operationId: submission.operationId, text: submission.text, now: now, call: call)
@@ -58,7 +40,37 @@ extension WorkspaceDesktopService {
             publish(chat, .overlay(accepted.live.overlay))
             publish(chat, .run(runId: accepted.runId, state: .queued))
         }
-        return receipt(.accepted(runId: accepted.runId))
+        return Self.receipt(submission, .accepted(runId: accepted.runId))
+    }
+
+    /// A steer joins the running run `runId`, or is rejected (and the rejection stored under
+    /// its call key) when that run has ended. Not optimised: Swift 6.3.1's release build
+    /// crashes (signal 11) splitting this coroutine when LLVM's inliner has run over it.
+    @_optimize(none)
+    private func steer(
+        _ submission: WorkspaceSubmission, into chat: WorkspaceChatKey, runId: String,
+        call: WorkspaceCallLedger.CallRecord, now: Int64
+    ) async throws -> JSONValue {
+        let joined = try await store.acceptSteer(
+            chat, runId: runId, operationId: submission.operationId, text: submission.text, now: now, call: call)
+        if let overlay = joined?.overlay {
+            publish(chat, .overlay(overlay))
+            return Self.receipt(submission, .accepted(runId: runId))
+        }
+        // Clients restore the composer on this rejection.
+        let rejected = Self.receipt(
+            submission, .rejected(reason: "The run finished before the steer arrived; send it as a new message."))
+        let stored = JSONWriter().string(from: rejected)
+        try await store.recordCall(call.key, fingerprint: call.fingerprint, result: stored)
+        return rejected
+    }
+
+    /// The receipt answering `submission` with `outcome`.
+    private static func receipt(
+        _ submission: WorkspaceSubmission, _ outcome: WorkspaceSubmitReceipt.Outcome
+    ) -> JSONValue {
+        WorkspaceSubmitReceipt(operationId: submission.operationId, mutationId: submission.mutationId, outcome: outcome)
+            .jsonValue
     }
 
     /// The stored answer of `callKey`, or `nil` for a new call; a key reused with other params
