@@ -119,21 +119,24 @@ struct SSEChatTransportTests {
         }
     }
 
-    @Test func aSilentStreamStallsAfterTheTimeoutMeasuredFromTheLastBytes() async {
+    @Test func aSilentStreamStallsAfterTheTimeoutMeasuredFromTheLastBytes() async throws {
         let http = StubHTTPClient()
         let clock = ManualClock()
         let feed = http.body(http.respond(status: 200, headers: sseHeaders))
         let transport = SSEChatTransport(http: http, clock: clock, stallTimeout: .seconds(30))
         let consumer = Task { await collect(transport) }
-        #expect(await clock.waitForSleepers(count: 1))
+        // Each step waits for the transport's own signal; if one never comes the test stops
+        // there (a later step would otherwise wait for a deadline the clock never reaches).
+        defer { consumer.cancel() }
+        try #require(await clock.waitForSleepers(count: 1))
         clock.advance(by: .seconds(20))
         let reads = clock.nowReads
         feed.yield(Array(": heartbeat\n\n".utf8))  // activity moves the deadline to 50 s
-        #expect(await clock.waitForNowReads(after: reads), "the transport noted the heartbeat's time")
+        try #require(await clock.waitForNowReads(after: reads), "the transport noted the heartbeat's time")
         let sleeps = clock.sleepsStarted
         clock.advance(by: .seconds(29))  // 49 s: 29 s after the heartbeat
         // The watch woke at 30 s and, seeing the heartbeat, sleeps again instead of stalling.
-        #expect(await clock.waitForSleeps(after: sleeps))
+        try #require(await clock.waitForSleeps(after: sleeps))
         #expect(http.cancelledRequests.isEmpty, "not stalled 1 s before the deadline")
         clock.advance(by: .seconds(1))
         let result = await consumer.value

@@ -239,7 +239,10 @@ struct WorkspaceRoutesTests {
             running.map(\.revision) == running.map(\.revision).sorted()
                 && Set(running.map(\.revision)).count == running.count)
         #expect((running.first?.revision ?? 0) >= 1)
-        #expect(running.last?.blocks.last?.type == .agentReply)
+        // Every running overlay leads with the user's message; the reply follows as it streams
+        // (a lagging stream may see only the newest overlays, so which ones is not fixed).
+        #expect(running.allSatisfy { $0.blocks.first?.type == .user })
+        #expect(running.allSatisfy { $0.blocks.dropFirst().allSatisfy { $0.type != .user } })
         #expect(overlays.last?.settlementEpoch == 2)
         #expect(overlays.last?.revision == 0)
         #expect(overlays.last?.blocks.isEmpty == true)
