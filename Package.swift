@@ -74,7 +74,10 @@ let package = Package(
         .target(name: "SybilMotion", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(
             name: "SybilTUI",
-            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilClient", "SybilMarkdown", "SybilMotion"],
+            dependencies: [
+                "SybilCore", "SybilWire", "SybilTimeline", "SybilClient", "SybilMarkdown", "SybilMotion",
+                .target(name: "CEpoll", condition: .when(platforms: [.linux])),
+            ],
             exclude: ["README.md"]),
         .target(
             name: "SybilCLI",
@@ -88,7 +91,7 @@ let package = Package(
             name: "sybil-bench",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilNet", "SybilServer",
-                "SybilTesting", "SybilMarkdown", "CCMarkGFM",
+                "SybilTesting", "SybilMarkdown", "CCMarkGFM", "SybilTUI",
             ],
             exclude: ["README.md"]),
         .target(
