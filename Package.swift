@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "SybilChaosTests", dependencies: ["SybilChaos", "SybilStore", "SybilTesting"]),
         // Fuzzing: the targets as a library, a driver that replays the corpus (or, built by
         // scripts/fuzz with -DLIBFUZZER, runs libFuzzer), and the corpus replay in the tests.
-        .target(name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilServer"]),
+        .target(name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilServer", "SybilTUI"]),
         .executableTarget(name: "sybil-fuzz", dependencies: ["SybilFuzzTargets"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
