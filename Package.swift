@@ -83,7 +83,7 @@ let package = Package(
             name: "SybilCLI",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilNet", "SybilStore", "SybilServer", "SybilClient",
-                "SybilMarkdown", "SybilMotion",
+                "SybilMarkdown", "SybilMotion", "SybilTUI",
             ],
             exclude: ["README.md"]),
         .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
@@ -116,7 +116,8 @@ let package = Package(
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore", "SybilWire"]),
         .testTarget(name: "SybilMarkdownTests", dependencies: ["SybilMarkdown", "SybilCore"]),
         .testTarget(name: "SybilMotionTests", dependencies: ["SybilMotion", "SybilCore"]),
-        .testTarget(name: "SybilTUITests", dependencies: ["SybilTUI", "SybilTesting"]),
+        .testTarget(
+            name: "SybilTUITests", dependencies: ["SybilTUI", "SybilTesting", "SybilNet", "SybilStore", "SybilWire"]),
         .testTarget(
             name: "SybilEndToEndTests",
             dependencies: [

@@ -1,0 +1,21 @@
+/// What the app asks its runner to do after a key, a click or a paste: the effects the pure
+/// ``TerminalApp`` cannot perform itself (sending, stopping, opening, searching, quitting).
+public enum AppCommand: Sendable, Hashable {
+    /// Send the composer's text on the open screen (the composer was cleared; give the text
+    /// back with ``TerminalApp/restoreDraft(_:)`` when it was not sent).
+    case send(String)
+    /// Stop the reply or turn running on the open screen.
+    case stopReply
+    /// Open a destination in the main area.
+    case open(AppDestination)
+    /// The search field changed: search for this query.
+    case search(String)
+    /// Retry the failed message on the open screen.
+    case retry
+    /// Send every failed message of the open screen again.
+    case resendAll
+    /// The reader is near the top of the timeline: load an older page if there is one.
+    case loadOlder
+    /// Leave the app.
+    case quit
+}

@@ -1,0 +1,158 @@
+import Testing
+
+@testable import SybilTUI
+
+/// The key bindings of the pure app state: what each key does to focus, the composer, the
+/// sidebar and the overlays, and which commands it hands the runner.
+@Suite("Terminal app keys")
+struct TerminalAppKeyTests {
+    private func app() -> TerminalApp {
+        var app = TerminalApp(theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))
+        app.sidebar.chats = [Sidebar.Chat(id: "c1", title: "First chat")]
+        return app
+    }
+
+    private func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TerminalInput {
+        .key(KeyEvent(key, modifiers: modifiers))
+    }
+
+    private func type(_ text: String, into app: inout TerminalApp) {
+        for character in text { _ = app.handle(key(.character(character)), now: .zero) }
+    }
+
+    @Test func returnSendsTheComposerTextAndClearsIt() {
+        var app = app()
+        #expect(app.focus == .composer)
+        type("Hallo Welt", into: &app)
+        #expect(app.handle(key(.enter), now: .zero) == [.send("Hallo Welt")])
+        #expect(app.composer.isEmpty)
+        #expect(app.handle(key(.enter), now: .zero) == [], "a blank composer sends nothing")
+    }
+
+    @Test func altEnterControlJAndShiftEnterStartANewLine() {
+        var app = app()
+        type("a", into: &app)
+        #expect(app.handle(key(.enter, .alt), now: .zero) == [])
+        type("b", into: &app)
+        #expect(app.handle(key(.character("j"), .control), now: .zero) == [])
+        type("c", into: &app)
+        #expect(app.handle(key(.enter, .shift), now: .zero) == [])
+        type("d", into: &app)
+        #expect(app.composer.text == "a\nb\nc\nd")
+        #expect(app.handle(key(.enter), now: .zero) == [.send("a\nb\nc\nd")])
+    }
+
+    @Test func controlCStopsARunningReplyAndTwiceWithinTwoSecondsQuits() {
+        var app = app()
+        app.isReplyRunning = true
+        let ctrlC = key(.character("c"), .control)
+        #expect(app.handle(ctrlC, now: .seconds(10)) == [.stopReply])
+        #expect(app.handle(ctrlC, now: .seconds(12)) == [.quit], "2 s after the first is still within the window")
+        app.isReplyRunning = false
+        #expect(app.handle(ctrlC, now: .seconds(20)) == [])
+        #expect(app.notice == "Press Ctrl+C again to quit.")
+        #expect(
+            app.handle(ctrlC, now: .seconds(22) + .milliseconds(1)) == [], "just over 2 s later starts again")
+        #expect(app.handle(ctrlC, now: .seconds(23)) == [.quit])
+    }
+
+    @Test func controlDQuitsOnlyOnAnEmptyComposer() {
+        var app = app()
+        type("ab", into: &app)
+        _ = app.handle(key(.left), now: .zero)
+        #expect(app.handle(key(.character("d"), .control), now: .zero) == [], "with text it deletes forward")
+        #expect(app.composer.text == "a")
+        _ = app.handle(key(.backspace), now: .zero)
+        #expect(app.handle(key(.character("d"), .control), now: .zero) == [.quit])
+    }
+
+    @Test func tabMovesFocusAroundAndShiftTabBack() {
+        var app = app()
+        _ = app.handle(key(.tab), now: .zero)
+        #expect(app.focus == .sidebar)
+        _ = app.handle(key(.tab), now: .zero)
+        #expect(app.focus == .timeline)
+        _ = app.handle(key(.tab, .shift), now: .zero)
+        #expect(app.focus == .sidebar)
+        _ = app.handle(key(.escape), now: .zero)
+        #expect(app.focus == .composer, "Esc goes back to the composer")
+        _ = app.handle(key(.escape), now: .zero)
+        #expect(app.focus == .sidebar, "Esc in the composer goes to the sidebar")
+    }
+
+    @Test func arrowsMoveTheSidebarSelectionAndReturnOpens() {
+        var app = app()
+        _ = app.handle(key(.tab), now: .zero)
+        #expect(app.sidebar.selection == .newChat)
+        _ = app.handle(key(.up), now: .zero)
+        #expect(app.sidebar.selection == .newChat, "the top stops")
+        _ = app.handle(key(.down), now: .zero)
+        #expect(app.sidebar.selection == .chat("c1"))
+        _ = app.handle(key(.down), now: .zero)
+        #expect(app.sidebar.selection == .agent)
+        #expect(app.handle(key(.enter), now: .zero) == [.open(.agent)])
+        #expect(app.focus == .composer)
+    }
+
+    @Test func controlKSearchesAndReturnOpensTheSelectedHit() {
+        var app = app()
+        #expect(app.handle(key(.character("k"), .control), now: .zero) == [.search("")])
+        #expect(app.handle(key(.character("w")), now: .zero) == [.search("w")])
+        #expect(app.handle(.paste("arm"), now: .zero) == [.search("warm")])
+        #expect(app.handle(key(.backspace), now: .zero) == [.search("war")])
+        app.showSearchResults(
+            [
+                SearchOverlay.Hit(destination: .chat("c1"), title: "First chat"),
+                SearchOverlay.Hit(destination: .chat("c2"), title: "Second chat"),
+            ], notice: nil)
+        _ = app.handle(key(.down), now: .zero)
+        #expect(app.handle(key(.enter), now: .zero) == [.open(.chat("c2"))])
+        #expect(app.overlay == nil)
+        _ = app.handle(key(.character("k"), .control), now: .zero)
+        _ = app.handle(key(.escape), now: .zero)
+        #expect(app.overlay == nil, "Esc closes the search")
+        #expect(app.focus == .composer)
+    }
+
+    @Test func f1ShowsTheKeyListAndEscClosesIt() {
+        var app = app()
+        _ = app.handle(key(.function(1)), now: .zero)
+        #expect(app.overlay == .help)
+        #expect(app.handle(key(.character("x")), now: .zero) == [])
+        #expect(app.composer.isEmpty, "keys do not reach the composer under an overlay")
+        _ = app.handle(key(.escape), now: .zero)
+        #expect(app.overlay == nil)
+    }
+
+    @Test func aClickOnASidebarRowOpensIt() {
+        var app = app()
+        _ = app.render(size: TerminalSize(columns: 60, rows: 16))
+        // Rows: 0 Chats, 1 + New chat, 2 First chat, 3 Sybil Agent (title), 4 Sybil Agent.
+        #expect(app.handle(.mouse(MouseEvent(.press(.left), column: 3, row: 4)), now: .zero) == [.open(.agent)])
+        #expect(app.handle(.mouse(MouseEvent(.press(.left), column: 3, row: 0)), now: .zero) == [])
+    }
+
+    @Test func aPasteGoesIntoTheComposerWhole() {
+        var app = app()
+        _ = app.handle(key(.tab), now: .zero)
+        #expect(app.handle(.paste("zwei\nZeilen"), now: .zero) == [])
+        #expect(app.focus == .composer)
+        #expect(app.composer.text == "zwei\nZeilen")
+    }
+
+    @Test func aDraftThatWasNotSentComesBack() {
+        var app = app()
+        type("nochmal", into: &app)
+        _ = app.handle(key(.enter), now: .zero)
+        app.restoreDraft("nochmal")
+        #expect(app.composer.text == "nochmal")
+        #expect(app.composer.cursor == 7)
+    }
+
+    @Test func timelineKeysRetryAndResend() {
+        var app = app()
+        app.focus = .timeline
+        #expect(app.handle(key(.character("r")), now: .zero) == [.retry])
+        #expect(app.handle(key(.character("R")), now: .zero) == [.resendAll])
+    }
+}
