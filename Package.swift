@@ -117,7 +117,10 @@ let package = Package(
         .testTarget(name: "SybilMarkdownTests", dependencies: ["SybilMarkdown", "SybilCore"]),
         .testTarget(name: "SybilMotionTests", dependencies: ["SybilMotion", "SybilCore"]),
         .testTarget(
-            name: "SybilTUITests", dependencies: ["SybilTUI", "SybilTesting", "SybilNet", "SybilStore", "SybilWire"]),
+            name: "SybilTUITests",
+            dependencies: [
+                "SybilTUI", "SybilTesting", "SybilNet", "SybilStore", "SybilWire", "SybilClient", "SybilTimeline", "SybilCore",
+            ]),
         .testTarget(
             name: "SybilEndToEndTests",
             dependencies: [
