@@ -97,3 +97,31 @@ static inline int sybil_signal_default(int sig) {
     action.sa_handler = SIG_DFL;
     return sigaction(sig, &action, (struct sigaction *)0);
 }
+
+// Opens a pseudo-terminal pair (the terminal layer's tests run a session on one): 0 with the
+// master and slave descriptors (read-write, not a controlling terminal, close-on-exec), or -1
+// with errno. glibc declares these only for _XOPEN_SOURCE or _GNU_SOURCE, so they are declared here.
+#include <fcntl.h>
+#include <stddef.h>
+#include <unistd.h>
+extern int posix_openpt(int flags);
+extern int grantpt(int fd);
+extern int unlockpt(int fd);
+extern int ptsname_r(int fd, char *buffer, size_t length);
+static inline int sybil_open_pty(int *master, int *slave) {
+    char name[128];
+    int primary = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (primary < 0) return -1;
+    if (grantpt(primary) != 0 || unlockpt(primary) != 0 || ptsname_r(primary, name, sizeof name) != 0) {
+        close(primary);
+        return -1;
+    }
+    int secondary = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (secondary < 0) {
+        close(primary);
+        return -1;
+    }
+    *master = primary;
+    *slave = secondary;
+    return 0;
+}

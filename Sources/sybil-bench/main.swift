@@ -61,6 +61,7 @@ if selected.contains("agent-outbox") {
     await benchmarkAgentOutbox(repetitions: repetitions)
 }
 if wants("resume") { await benchmarkChatResume() }
+if wants("tui-output") { benchmarkTUIOutput() }
 if selected.contains("workspace") {
     await benchmarkWorkspace(repetitions: repetitions)
 }

@@ -93,9 +93,9 @@ public final class TerminalInputReader: @unchecked Sendable {
             continuation.finish()
             return
         }
+        // Closing the write end wakes the thread's poll (the read end hangs up) without writing
+        // into a pipe whose reader may already be gone, which would raise SIGPIPE.
         guard writer >= 0 else { return }
-        var byte: UInt8 = 1
-        _ = write(writer, &byte, 1)
         close(writer)
     }
 }
