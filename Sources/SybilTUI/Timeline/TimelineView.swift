@@ -43,7 +43,9 @@ public struct TimelineView: Sendable {
         }
         let everythingFits = top.index == 0 && top.line == 0 && scroll.itemsBelow == 0 && index >= count
         if !everythingFits, area.columns > 1 {
-            drawIndicator(into: &grid, area: area, top: top.index, visible: index - top.index, count: count, scroll: scroll, theme: theme)
+            drawIndicator(
+                into: &grid, area: area, top: top.index, visible: index - top.index, count: count, scroll: scroll,
+                theme: theme)
         }
         if !scroll.isFollowingBottom, scroll.newItemCount > 0 {
             let label = " ↓ \(scroll.newItemCount) new "
@@ -73,7 +75,9 @@ public struct TimelineView: Sendable {
         }
         for offset in 0..<rows {
             let isThumb = offset >= position && offset < position + size
-            grid.write(isThumb ? "┃" : "│", column: column, row: area.row + offset, style: isThumb ? theme.secondary : theme.border)
+            grid.write(
+                isThumb ? "┃" : "│", column: column, row: area.row + offset,
+                style: isThumb ? theme.secondary : theme.border)
         }
     }
 }
