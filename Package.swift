@@ -88,7 +88,7 @@ let package = Package(
             name: "sybil-bench",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilNet", "SybilServer",
-                "SybilTesting", "SybilMarkdown", "CCMarkGFM",
+                "SybilTesting", "SybilMarkdown", "CCMarkGFM", "SybilTUI",
             ],
             exclude: ["README.md"]),
         .target(

@@ -188,3 +188,17 @@ private struct CountingItems: RandomAccessCollection {
         #expect(timeline.counter.reads <= 400)
     }
 }
+
+@Suite struct TimelineViewEdgeTests {
+    @Test func aLastItemCutAtTheBottomStillShowsTheIndicator() {
+        let tall = TimelineItem(id: "tall", role: .system, body: (1...12).map { "line \($0)" }.joined(separator: "\n"))
+        var scroll = TimelineScroll()
+        var layout = TimelineLayout()
+        var grid = CellGrid(columns: 30, rows: 8)
+        scroll.scrollToTop()
+        TimelineView().draw(
+            into: &grid, in: grid.bounds, items: [tall], scroll: &scroll, layout: &layout, theme: .monochrome)
+        #expect(grid.text(row: 0) == "line 1                       ┃")
+        #expect(grid.text(row: 7) == "line 8                       │")
+    }
+}
