@@ -36,6 +36,9 @@ if wants("envelope") {
 if wants("markdown") {
     benchmarkMarkdown()
 }
+if wants("tui-timeline") {
+    benchmarkTUITimeline()
+}
 if wants("snapshot") {
     benchmarkSnapshotApply()
 }

@@ -119,7 +119,8 @@ enum StyledWrapper {
                 {
                     if index > 0 { pieces.append(Piece(text: " ", width: 1, style: style, kind: .space)) }
                     if !word.isEmpty {
-                        pieces.append(Piece(text: String(Substring(word)), width: word.count, style: style, kind: .word))
+                        pieces.append(
+                            Piece(text: String(Substring(word)), width: word.count, style: style, kind: .word))
                     }
                 }
                 continue

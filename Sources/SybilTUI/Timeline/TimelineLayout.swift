@@ -80,10 +80,13 @@ public struct TimelineLayout: Sendable {
             spacer = false
         case .thinking:
             let text = item.body.isEmpty ? "Thinking…" : oneLine(item.body)
-            lines.append(StyledLine(DisplayWidth.truncate("✻ " + text, to: width), style: theme.secondary.adding(.italic)))
+            lines.append(
+                StyledLine(DisplayWidth.truncate("✻ " + text, to: width), style: theme.secondary.adding(.italic)))
             spacer = false
         case .subagent:
-            let row = StyledLine([StyledSpan("▸ ", style: theme.accent), StyledSpan(oneLine(item.body), style: theme.text)])
+            let row = StyledLine([
+                StyledSpan("▸ ", style: theme.accent), StyledSpan(oneLine(item.body), style: theme.text),
+            ])
             lines.append(StyledWrapper.clip(row, to: width))
             spacer = false
         case .dateSeparator:

@@ -112,8 +112,7 @@ public struct TimelineScroll: Sendable, Hashable {
     /// applying what was asked since the last draw and clamping: `id(i)` and `height(i)` give
     /// item `i`'s id and line count. Touches only the items near the viewport (and near the
     /// end while counting new items), never all of them.
-    mutating func resolve(count: Int, rows: Int, id: (Int) -> String, height: (Int) -> Int) -> (index: Int, line: Int)
-    {
+    mutating func resolve(count: Int, rows: Int, id: (Int) -> String, height: (Int) -> Int) -> (index: Int, line: Int) {
         viewportRows = rows
         defer {
             pendingLines = 0
@@ -137,7 +136,9 @@ public struct TimelineScroll: Sendable, Hashable {
             switch position {
             case .followingBottom:
                 top = bottomTop(count: count, rows: rows, height: height)
-                if delta >= 0 { return finish(top: top, following: true, count: count, rows: rows, id: id, height: height) }
+                if delta >= 0 {
+                    return finish(top: top, following: true, count: count, rows: rows, id: id, height: height)
+                }
             case .anchored(let itemId, let lineOffset):
                 top = (locate(itemId, count: count, id: id), lineOffset)
             }
@@ -183,14 +184,19 @@ public struct TimelineScroll: Sendable, Hashable {
             position = .anchored(itemId: id(top.index), lineOffset: top.line)
             newItemCount = countNew(count: count, id: id)
         }
-        // Lines above the top, up to a screen.
-        var above = top.line
-        var index = top.index
-        while above <= rows, index > 0 {
-            index -= 1
-            above += height(index)
+        // Lines above the top, up to a screen (every item takes a line at least, so far from
+        // the top nothing above needs laying out).
+        if top.index + top.line > rows {
+            isNearTop = false
+        } else {
+            var above = top.line
+            var index = top.index
+            while above <= rows, index > 0 {
+                index -= 1
+                above += height(index)
+            }
+            isNearTop = above <= rows
         }
-        isNearTop = above <= rows
         // Items below the last visible one.
         var shown = height(top.index) - top.line
         var last = top.index

@@ -31,6 +31,7 @@ public struct TimelineView: Sendable {
         var index = top.index
         var line = top.line
         let clip = GridRect(column: area.column, row: area.row, columns: width, rows: area.rows)
+        var lastItemWhole = true
         while row < area.endRow, index < count {
             let itemLines = lines(index)
             while line < itemLines.count, row < area.endRow {
@@ -38,12 +39,17 @@ public struct TimelineView: Sendable {
                 row += 1
                 line += 1
             }
+            lastItemWhole = line >= itemLines.count
             index += 1
             line = 0
         }
-        let everythingFits = top.index == 0 && top.line == 0 && scroll.itemsBelow == 0 && index >= count
+        let everythingFits = top.index == 0 && top.line == 0 && index >= count && lastItemWhole
         if !everythingFits, area.columns > 1 {
-            drawIndicator(into: &grid, area: area, top: top.index, visible: index - top.index, count: count, scroll: scroll, theme: theme)
+            let drawn = (top.index..<index).reduce(0) { $0 + (frame[$1]?.count ?? 0) }
+            let averageHeight = Double(max(drawn, 1)) / Double(max(index - top.index, 1))
+            drawIndicator(
+                into: &grid, area: area, top: top, averageHeight: averageHeight, count: count, scroll: scroll,
+                theme: theme)
         }
         if !scroll.isFollowingBottom, scroll.newItemCount > 0 {
             let label = " ↓ \(scroll.newItemCount) new "
@@ -53,27 +59,31 @@ public struct TimelineView: Sendable {
         }
     }
 
-    /// The track in the border colour and a thumb whose size and place follow the visible
-    /// items' share and position among all (item counts, not lines: line counts of items never
-    /// laid out are unknown).
+    /// The track in the border colour and a thumb whose size and place follow the viewport's
+    /// share of and position in all lines, estimated from the visible items' average height
+    /// (items never laid out have no known height).
     private func drawIndicator(
-        into grid: inout CellGrid, area: GridRect, top: Int, visible: Int, count: Int, scroll: TimelineScroll,
-        theme: Theme
+        into grid: inout CellGrid, area: GridRect, top: (index: Int, line: Int), averageHeight: Double, count: Int,
+        scroll: TimelineScroll, theme: Theme
     ) {
         let rows = area.rows
-        let column = area.endColumn - 1
-        let size = min(max(1, rows * max(visible, 1) / max(count, 1)), rows)
+        let total = max(averageHeight * Double(count), Double(rows))
+        let size = min(max(1, Int(Double(rows) * Double(rows) / total)), rows)
         let position: Int
         if scroll.isFollowingBottom {
             position = rows - size
-        } else if top == 0 {
+        } else if top.index == 0, top.line == 0 {
             position = 0
         } else {
-            position = min(max(1, rows * top / count), rows - size)
+            let above = averageHeight * Double(top.index) + Double(top.line)
+            position = min(max(1, Int(Double(rows) * above / total)), rows - size)
         }
+        let column = area.endColumn - 1
         for offset in 0..<rows {
             let isThumb = offset >= position && offset < position + size
-            grid.write(isThumb ? "┃" : "│", column: column, row: area.row + offset, style: isThumb ? theme.secondary : theme.border)
+            grid.write(
+                isThumb ? "┃" : "│", column: column, row: area.row + offset,
+                style: isThumb ? theme.secondary : theme.border)
         }
     }
 }
