@@ -10,6 +10,8 @@ public enum AppCommand: Sendable, Hashable {
     case open(AppDestination)
     /// The search field changed: search for this query.
     case search(String)
+    /// Return in the search field before its results arrived: search at once.
+    case submitSearch
     /// Retry the failed message on the open screen.
     case retry
     /// Send every failed message of the open screen again.

@@ -282,7 +282,13 @@ public struct TerminalApp: Sendable {
                 overlay = nil
                 return []
             case .enter:
-                guard let hit = search.selectedHit else { return [] }
+                guard let hit = search.selectedHit, !search.isPending else {
+                    // Return before the results arrived: search now, open the best hit then.
+                    guard !search.query.allSatisfy(\.isWhitespace) else { return [] }
+                    search.opensFirstHit = true
+                    overlay = .search(search)
+                    return [.submitSearch]
+                }
                 overlay = nil
                 focus = .composer
                 return [.open(hit.destination)]
@@ -294,6 +300,7 @@ public struct TerminalApp: Sendable {
                 guard !search.query.isEmpty else { return [] }
                 search.query.removeLast()
                 search.selected = 0
+                search.opensFirstHit = false
                 overlay = .search(search)
                 return [.search(search.query)]
             case .character("u") where event.modifiers == .control:
@@ -304,6 +311,7 @@ public struct TerminalApp: Sendable {
             case .character(let character) where event.modifiers.subtracting(.shift).isEmpty:
                 search.query.append(character)
                 search.selected = 0
+                search.opensFirstHit = false
                 overlay = .search(search)
                 return [.search(search.query)]
             default:
@@ -314,11 +322,22 @@ public struct TerminalApp: Sendable {
         }
     }
 
-    /// Feeds the search overlay the runner's hits (ignored when the overlay is closed).
-    public mutating func showSearchResults(_ hits: [SearchOverlay.Hit], notice: String?) {
-        guard case .search(var search) = overlay else { return }
+    /// Feeds the search overlay the runner's hits (ignored when the overlay is closed);
+    /// `pending` while the hits are not yet the current query's. When Return was pressed
+    /// before they arrived, the best hit opens now: the command to perform is returned.
+    public mutating func showSearchResults(_ hits: [SearchOverlay.Hit], notice: String?, pending: Bool = false)
+        -> AppCommand?
+    {
+        guard case .search(var search) = overlay else { return nil }
         search.show(hits, notice: notice)
+        search.isPending = pending
+        if search.opensFirstHit, !pending, let first = hits.first {
+            overlay = nil
+            focus = .composer
+            return .open(first.destination)
+        }
         overlay = .search(search)
+        return nil
     }
 
     // MARK: Mouse

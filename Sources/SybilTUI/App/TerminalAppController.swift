@@ -1,3 +1,4 @@
+import Observation
 import SybilClient
 import SybilStore
 import SybilWire
@@ -5,26 +6,29 @@ import SybilWire
 /// Joins the pure ``TerminalApp`` to the view models: performs the app's commands (send,
 /// stop, open, search, retry) on the open screen's model, and copies what the models publish
 /// into the app's state in ``sync()`` — the one place the runner observes, so a change of any
-/// model it reads asks for a redraw. Owns every task it starts; ``close()`` ends them.
+/// model it reads asks for a redraw. It is observable itself for what its tasks change (the
+/// open chat or session, finished work), never for ``app``, which drawing updates. Owns every
+/// task it starts; ``close()`` ends them.
 @MainActor
+@Observable
 public final class TerminalAppController {
     /// The screen state.
-    public private(set) var app: TerminalApp
+    @ObservationIgnored public private(set) var app: TerminalApp
     /// What the app is wired to.
-    public let services: TerminalAppServices
+    @ObservationIgnored public let services: TerminalAppServices
     /// The open chat, when a chat is open.
     public private(set) var chat: ChatConversationModel?
     /// The open workspace session, when one is open.
     public private(set) var workspace: WorkspaceSessionScreen?
     /// Whether a quit was asked for.
-    public private(set) var wantsToQuit = false
+    @ObservationIgnored public private(set) var wantsToQuit = false
     /// How many commands finished their work (tests wait on it).
     public private(set) var finishedWork = 0
 
-    private var tasks: [Int: Task<Void, Never>] = [:]
-    private var nextTask = 0
-    private var searchStarted = false
-    private var workspacesLoaded = false
+    @ObservationIgnored private var tasks: [Int: Task<Void, Never>] = [:]
+    @ObservationIgnored private var nextTask = 0
+    @ObservationIgnored private var searchStarted = false
+    @ObservationIgnored private var workspacesLoaded = false
 
     /// A controller over `services`, drawing with `theme`.
     public init(services: TerminalAppServices, theme: Theme, size: TerminalSize = .fallback) {
@@ -132,6 +136,8 @@ public final class TerminalAppController {
                 search.start()
             }
             search.query = query
+        case .submitSearch:
+            services.search.submit()
         case .retry:
             retry()
         case .resendAll:
@@ -272,6 +278,8 @@ public final class TerminalAppController {
     /// Copies what the models publish into the app's state. Everything this reads is what a
     /// redraw depends on: the runner calls it inside `withObservationTracking`.
     public func sync() {
+        // What the controller's own tasks changed (a chat opened, a send given back).
+        _ = finishedWork
         app.sidebar.chats = services.chats.conversations.map { Sidebar.Chat(id: $0.id, title: $0.title) }
         let room = services.agent?.room
         app.sidebar.agentUnread = room?.badgeCount ?? 0
@@ -352,6 +360,9 @@ public final class TerminalAppController {
         let unique = hits.filter { seen.insert($0.destination).inserted }
         let notice =
             search.errorMessage ?? (search.isSearching ? "Searching…" : search.notice)
-        app.showSearchResults(unique, notice: notice)
+        let pending = search.isSearching || (!search.isShowingRecent && search.settledQuery != search.query)
+        if let open = app.showSearchResults(unique, notice: notice, pending: pending) {
+            perform(open)
+        }
     }
 }

@@ -30,6 +30,10 @@ public struct SearchOverlay: Sendable, Hashable {
     public var selected = 0
     /// A line under the field: "Searching…", "More than 100 match; refine the query.", an error.
     public var notice: String?
+    /// Whether the hits are not yet the current query's (a search is under way).
+    public var isPending = false
+    /// Whether Return was pressed before the hits arrived: the best hit opens when they do.
+    public var opensFirstHit = false
 
     /// An empty search.
     public init() {}

@@ -114,6 +114,21 @@ struct TerminalAppKeyTests {
         #expect(app.focus == .composer)
     }
 
+    @Test func returnBeforeTheResultsArriveOpensTheBestHitWhenTheyDo() {
+        var app = app()
+        _ = app.handle(key(.character("k"), .control), now: .zero)
+        #expect(app.handle(key(.enter), now: .zero) == [], "an empty query opens nothing")
+        _ = app.handle(key(.character("w")), now: .zero)
+        let recent = [SearchOverlay.Hit(destination: .chat("old"), title: "Recent")]
+        #expect(app.showSearchResults(recent, notice: "Searching…", pending: true) == nil)
+        #expect(app.handle(key(.enter), now: .zero) == [.submitSearch], "the recent list is not the answer")
+        #expect(app.overlay != nil)
+        let hits = [SearchOverlay.Hit(destination: .chat("c1"), title: "First chat")]
+        #expect(app.showSearchResults(hits, notice: nil, pending: false) == .open(.chat("c1")))
+        #expect(app.overlay == nil)
+        #expect(app.focus == .composer)
+    }
+
     @Test func f1ShowsTheKeyListAndEscClosesIt() {
         var app = app()
         _ = app.handle(key(.function(1)), now: .zero)
