@@ -6,7 +6,7 @@ import Testing
 /// pseudo-terminal with pyte as the emulator against the embedded server (data in a temporary
 /// XDG_DATA_HOME): a chat reply streams in, an Agent room message is confirmed, a workspace
 /// session takes a message, search opens the chat, a resize redraws, Ctrl+D quits with 0 and
-/// the terminal is restored. Builds nothing: skipped, saying why, when the binary, python3,
+/// the terminal is restored; a relaunch lists the saved chat and Ctrl+C twice quits. Builds nothing: skipped, saying why, when the binary, python3,
 /// pexpect or pyte is missing.
 @Suite("Terminal app end to end", .timeLimit(.minutes(5)))
 struct TerminalAppEndToEndTests {
@@ -26,7 +26,7 @@ struct TerminalAppEndToEndTests {
     static let hasPython = python != nil
 
     @Test(
-        "chat, Agent room, workspace, search, resize and quit in a pseudo-terminal",
+        "chat, Agent room, workspace, search, resize, quit and relaunch in a pseudo-terminal",
         .enabled(if: hasBinary, "needs .build/debug/sybil (swift build --product sybil)"),
         .enabled(if: hasPython, "needs python3 with pexpect and pyte (pip install pexpect pyte)"))
     func fullSession() async throws {

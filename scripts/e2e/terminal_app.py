@@ -80,6 +80,22 @@ def fail(message, terminal):
     sys.exit(1)
 
 
+def finish(term):
+    """Waits for the app to exit; checks status 0 and that the terminal was put back."""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline and term.pump(0.1) is not None:
+        pass
+    term.child.expect(pexpect.EOF, timeout=TIMEOUT)
+    term.child.close()
+    if term.child.exitstatus != 0:
+        fail(f"the app exited with {term.child.exitstatus} (signal {term.child.signalstatus})", term)
+    tail = bytes(term.raw[-400:])
+    if b"\x1b[?1049l" not in tail:
+        fail("the alternate screen was not left at exit", term)
+    if b"\x1b[?25h" not in tail:
+        fail("the cursor was not shown again at exit", term)
+
+
 def step(message):
     print(f"ok: {message}", flush=True)
 
@@ -145,19 +161,17 @@ def main():
         step("the screen was redrawn at the new size")
 
         term.send("\x04")  # Ctrl+D on the empty composer
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline and term.pump(0.1) is not None:
-            pass
-        term.child.expect(pexpect.EOF, timeout=TIMEOUT)
-        term.child.close()
-        if term.child.exitstatus != 0:
-            fail(f"the app exited with {term.child.exitstatus} (signal {term.child.signalstatus})", term)
-        tail = bytes(term.raw[-400:])
-        if b"\x1b[?1049l" not in tail:
-            fail("the alternate screen was not left at exit", term)
-        if b"\x1b[?25h" not in tail:
-            fail("the cursor was not shown again at exit", term)
+        finish(term)
         step("Ctrl+D quit with status 0 and the terminal was restored")
+
+        # A relaunch finds the chat again (the data lives under XDG_DATA_HOME); Ctrl+C twice quits.
+        term = Terminal(binary, 100, 30, env)
+        term.wait_for("the saved chat after a relaunch", lambda t: "Tell me about terminals" in t)
+        term.send("\x03")
+        term.wait_for("the Ctrl+C hint", lambda t: "Press Ctrl+C again to quit." in t)
+        term.send("\x03")
+        finish(term)
+        step("a relaunch listed the saved chat and Ctrl+C twice quit with status 0")
     print("passed")
     return 0
 
