@@ -90,9 +90,17 @@ enum TerminalAppCommand {
             agentSession = session
         }
         let workspaces = WorkspaceAppWiring(common: request.common, connection: connection, io: io)
+        // Quick Question keeps its model choice with the other preferences; without them
+        // (unwritable data directory) it uses its default choice for this run.
+        let preferences: any KeyValueStore =
+            (try? FileKeyValueStore.standard(environment: io.environment)) ?? InMemoryKeyValueStore()
+        let quick = QuickQuestionModel(
+            preferences: preferences, store: store, makeStreaming: { stack.streaming(model: $0.model) },
+            now: ChatClientStack.now, ids: ChatClientStack.ids, platform: .desktop)
         let services = TerminalAppServices(
             chats: chats, search: search, agent: agentSession?.composer,
-            workspaces: TerminalAppServices.Workspaces(list: workspaces.list, open: workspaces.open))
+            workspaces: TerminalAppServices.Workspaces(list: workspaces.list, open: workspaces.open),
+            quickQuestion: quick)
         let theme = ThemeChoice.resolve(environment: io.environment, reportedBackground: nil)
         let session = TerminalSession(
             device: TerminalDevice(), modes: .fullScreen, colors: theme.appearance != .monochrome)

@@ -153,6 +153,16 @@ def main():
         term.wait_for("the chat opened from search", lambda t: "Search chats" not in t and "You asked about" in t)
         step("search found the chat and opened it")
 
+        term.send("\x11")  # Ctrl+Q
+        term.wait_for("the Quick Question panel", lambda t: "Quick Question" in t)
+        term.send("What is a pty?\r")
+        term.wait_for("the Quick Question answer", lambda t: "about “What is a pty?”" in t)
+        term.send("\x0f")  # Ctrl+O: open in a chat
+        term.wait_for(
+            "the answer opened as a chat", lambda t: "Quick Question" not in t and "│ What is a pty?" in t
+        )
+        step("a Quick Question was answered and opened in a chat")
+
         term.resize(80, 24)
         term.wait_for(
             "a redraw at 80x24",

@@ -18,6 +18,14 @@ public enum AppCommand: Sendable, Hashable {
     case resendAll
     /// The reader is near the top of the timeline: load an older page if there is one.
     case loadOlder
+    /// Show the Quick Question panel (the overlay opened; copy in the model's draft and answer).
+    case showQuickQuestion
+    /// Ask this Quick Question.
+    case askQuickQuestion(String)
+    /// The Quick Question panel was hidden with this draft (kept, with the answer).
+    case hideQuickQuestion(String)
+    /// Save the Quick Question and its answer as a chat and open it.
+    case openQuickQuestionInChat
     /// Leave the app.
     case quit
 }

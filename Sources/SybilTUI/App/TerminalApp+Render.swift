@@ -35,6 +35,9 @@ extension TerminalApp {
         case .search(let search):
             let end = search.draw(into: &grid, in: SearchOverlay.frame(size: size), theme: theme)
             return (grid, CursorPlacement(column: end.column, row: end.row))
+        case .quickQuestion(let quick):
+            let end = quick.draw(into: &grid, in: QuickQuestionOverlay.frame(size: size), theme: theme)
+            return (grid, CursorPlacement(column: end.column, row: end.row))
         case nil:
             return (grid, focus == .composer ? cursor : nil)
         }

@@ -20,6 +20,8 @@ public struct TerminalApp: Sendable {
         case help
         /// The search over the saved chats.
         case search(SearchOverlay)
+        /// The Quick Question panel.
+        case quickQuestion(QuickQuestionOverlay)
     }
 
     /// How long after one Ctrl+C a second one quits.
@@ -115,6 +117,9 @@ public struct TerminalApp: Sendable {
         case (.function(1), _):
             overlay = .help
             return []
+        case (.character("q"), .control), (.character("Q"), .control), (.function(2), _):
+            overlay = .quickQuestion(QuickQuestionOverlay())
+            return [.showQuickQuestion]
         case (.tab, let modifiers):
             moveFocus(backwards: modifiers.contains(.shift))
             return []
@@ -142,6 +147,10 @@ public struct TerminalApp: Sendable {
             return [.quit]
         }
         lastInterrupt = now
+        if case .quickQuestion(let quick) = overlay, quick.isAnswering {
+            notice = "Stopped. Press Ctrl+C again to quit."
+            return [.stopReply]
+        }
         if isReplyRunning {
             notice = "Stopped. Press Ctrl+C again to quit."
             return [.stopReply]
@@ -259,6 +268,10 @@ public struct TerminalApp: Sendable {
             return [.search(search.query)]
         case .help:
             return []
+        case .quickQuestion(var quick):
+            quick.type(text)
+            overlay = .quickQuestion(quick)
+            return []
         case nil:
             focus = .composer
             composer.insert(text)
@@ -270,6 +283,8 @@ public struct TerminalApp: Sendable {
 
     private mutating func handle(_ event: KeyEvent, overlay current: Overlay) -> [AppCommand] {
         switch current {
+        case .quickQuestion(let quick):
+            return handleQuickQuestion(event, quick)
         case .help:
             switch event.key {
             case .escape, .enter, .function(1), .character("q"): overlay = nil
@@ -320,6 +335,64 @@ public struct TerminalApp: Sendable {
             overlay = .search(search)
             return []
         }
+    }
+
+    private mutating func handleQuickQuestion(_ event: KeyEvent, _ current: QuickQuestionOverlay) -> [AppCommand] {
+        var quick = current
+        let modifiers = event.modifiers
+        switch event.key {
+        case .escape, .function(2):
+            overlay = nil
+            return [.hideQuickQuestion(quick.prompt.text)]
+        case .character("q") where modifiers == .control:
+            overlay = nil
+            return [.hideQuickQuestion(quick.prompt.text)]
+        case .character("o") where modifiers == .control:
+            overlay = nil
+            focus = .composer
+            return [.hideQuickQuestion(quick.prompt.text), .openQuickQuestionInChat]
+        case .enter where modifiers.isEmpty:
+            let text = quick.prompt.text
+            guard !text.allSatisfy(\.isWhitespace), !quick.isAnswering else { return [] }
+            quick.isPromptSelected = true
+            overlay = .quickQuestion(quick)
+            return [.askQuickQuestion(text)]
+        case .enter:
+            quick.type("\n")
+        case .character("j") where modifiers == .control:
+            quick.type("\n")
+        case .character(let character) where modifiers.subtracting(.shift).isEmpty:
+            quick.type(String(character))
+        case .backspace:
+            if quick.isPromptSelected { quick.prompt.clear() } else { quick.prompt.deleteBackward() }
+            quick.isPromptSelected = false
+        case .left:
+            quick.isPromptSelected = false
+            quick.prompt.moveLeft()
+        case .right:
+            quick.isPromptSelected = false
+            quick.prompt.moveRight()
+        case .home: quick.prompt.moveLineStart()
+        case .end: quick.prompt.moveLineEnd()
+        default: return []
+        }
+        overlay = .quickQuestion(quick)
+        return []
+    }
+
+    /// Copies the Quick Question model's state into its overlay (ignored when it is closed);
+    /// `draft` replaces the prompt only when asked (on opening).
+    public mutating func showQuickQuestion(
+        draft: String?, model: String, question: String?, answer: String, isAnswering: Bool, status: String?
+    ) {
+        guard case .quickQuestion(var quick) = overlay else { return }
+        if let draft { quick = QuickQuestionOverlay(draft: draft) }
+        quick.model = model
+        quick.question = question
+        quick.answer = answer
+        quick.isAnswering = isAnswering
+        quick.status = status
+        overlay = .quickQuestion(quick)
     }
 
     /// Feeds the search overlay the runner's hits (ignored when the overlay is closed);

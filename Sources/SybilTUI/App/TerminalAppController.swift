@@ -126,7 +126,40 @@ public final class TerminalAppController {
         case .send(let text):
             send(text)
         case .stopReply:
-            chat?.stop()
+            if case .quickQuestion = app.overlay {
+                services.quickQuestion?.stop()
+            } else {
+                chat?.stop()
+            }
+        case .showQuickQuestion:
+            guard let quick = services.quickQuestion else {
+                app.overlay = nil
+                app.notice = "Quick Question is not available here."
+                return
+            }
+            quick.open()
+            showQuickQuestion(quick, draft: quick.draft)
+        case .askQuickQuestion(let text):
+            guard let quick = services.quickQuestion else { return }
+            quick.open()
+            quick.type(text)
+            quick.submit()
+        case .hideQuickQuestion(let draft):
+            guard let quick = services.quickQuestion else { return }
+            quick.open()
+            quick.type(draft)
+            quick.hide()
+        case .openQuickQuestionInChat:
+            guard let quick = services.quickQuestion else { return }
+            run { [weak self] in
+                guard let self else { return }
+                guard let id = await quick.openInChat() else {
+                    self.app.notice = quick.lastError ?? "Ask a question first; then it can be opened in a chat."
+                    return
+                }
+                await self.services.chats.refresh()
+                self.open(.chat(id))
+            }
         case .open(let destination):
             open(destination)
         case .search(let query):
@@ -325,6 +358,21 @@ public final class TerminalAppController {
             app.isReplyRunning = false
         }
         syncSearch()
+        if case .quickQuestion = app.overlay, let quick = services.quickQuestion {
+            showQuickQuestion(quick, draft: nil)
+        }
+    }
+
+    private func showQuickQuestion(_ quick: QuickQuestionModel, draft: String?) {
+        let status: String? =
+            switch quick.answerState {
+            case .stopped?: "Stopped"
+            case .failed(let reason)?: "Failed: \(reason)"
+            default: quick.lastError
+            }
+        app.showQuickQuestion(
+            draft: draft, model: quick.choice.model, question: quick.question, answer: quick.answer,
+            isAnswering: quick.isAnswering, status: quick.lastError ?? status)
     }
 
     private func agentStatus(_ agent: AgentRoomComposer) -> String? {

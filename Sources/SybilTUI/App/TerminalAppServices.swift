@@ -42,15 +42,18 @@ public struct TerminalAppServices {
     public var agent: AgentRoomComposer?
     /// The workspaces, if the server has them.
     public var workspaces: Workspaces?
+    /// The Quick Question panel's model, if there is one.
+    public var quickQuestion: QuickQuestionModel?
 
     /// Creates the services.
     public init(
         chats: ChatListModel, search: ChatSearchModel<ContinuousClock>, agent: AgentRoomComposer?,
-        workspaces: Workspaces?
+        workspaces: Workspaces?, quickQuestion: QuickQuestionModel? = nil
     ) {
         self.chats = chats
         self.search = search
         self.agent = agent
         self.workspaces = workspaces
+        self.quickQuestion = quickQuestion
     }
 }

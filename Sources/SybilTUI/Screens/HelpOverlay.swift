@@ -6,6 +6,7 @@ public enum HelpOverlay {
         ("", "Everywhere"),
         ("Tab / Shift+Tab", "Move focus: sidebar, timeline, composer"),
         ("Ctrl+K", "Search the saved chats"),
+        ("Ctrl+Q, F2", "Quick Question (Esc hides, Ctrl+O opens in a chat)"),
         ("F1", "This key list"),
         ("PgUp / PgDn, wheel", "Scroll the timeline"),
         ("Ctrl+C", "Stop the reply; twice within 2 s quits"),

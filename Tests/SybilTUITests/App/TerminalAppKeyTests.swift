@@ -129,6 +129,31 @@ struct TerminalAppKeyTests {
         #expect(app.focus == .composer)
     }
 
+    @Test func quickQuestionOpensWithThePromptSelectedAsksHidesAndOpensInAChat() {
+        var app = app()
+        #expect(app.handle(key(.character("q"), .control), now: .zero) == [.showQuickQuestion])
+        app.showQuickQuestion(
+            draft: "alte Frage", model: "chat-latest", question: nil, answer: "", isAnswering: false, status: nil)
+        guard case .quickQuestion(let opened) = app.overlay else {
+            Issue.record("the overlay is not open")
+            return
+        }
+        #expect(opened.isPromptSelected && opened.prompt.text == "alte Frage")
+        type("Neu", into: &app)
+        #expect(app.handle(key(.enter), now: .zero) == [.askQuickQuestion("Neu")], "typing replaced the selection")
+        app.showQuickQuestion(
+            draft: nil, model: "chat-latest", question: "Neu", answer: "Teil", isAnswering: true, status: nil)
+        #expect(app.handle(key(.enter), now: .zero) == [], "nothing is asked while an answer arrives")
+        #expect(app.handle(key(.character("c"), .control), now: .seconds(1)) == [.stopReply])
+        #expect(app.handle(key(.escape), now: .seconds(5)) == [.hideQuickQuestion("Neu")])
+        #expect(app.overlay == nil)
+        _ = app.handle(key(.function(2)), now: .seconds(6))
+        #expect(
+            app.handle(key(.character("o"), .control), now: .seconds(6)) == [
+                .hideQuickQuestion(""), .openQuickQuestionInChat,
+            ])
+    }
+
     @Test func f1ShowsTheKeyListAndEscClosesIt() {
         var app = app()
         _ = app.handle(key(.function(1)), now: .zero)
