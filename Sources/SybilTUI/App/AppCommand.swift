@@ -26,6 +26,8 @@ public enum AppCommand: Sendable, Hashable {
     case hideQuickQuestion(String)
     /// Save the Quick Question and its answer as a chat and open it.
     case openQuickQuestionInChat
+    /// The sidebar got focus: list the chats and the workspaces again.
+    case refreshSidebar
     /// Leave the app.
     case quit
 }

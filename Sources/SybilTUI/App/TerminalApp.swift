@@ -122,14 +122,14 @@ public struct TerminalApp: Sendable {
             return [.showQuickQuestion]
         case (.tab, let modifiers):
             moveFocus(backwards: modifiers.contains(.shift))
-            return []
+            return focus == .sidebar ? [.refreshSidebar] : []
         case (.pageUp, _):
             return scrollTimeline(.pageUp)
         case (.pageDown, _):
             return scrollTimeline(.pageDown)
         case (.escape, _):
             focus = focus == .composer ? .sidebar : .composer
-            return []
+            return focus == .sidebar ? [.refreshSidebar] : []
         default:
             break
         }

@@ -123,6 +123,12 @@ public final class TerminalAppController {
         switch command {
         case .quit:
             wantsToQuit = true
+        case .refreshSidebar:
+            let chats = services.chats
+            run { [weak self] in
+                await chats.refresh()
+                await self?.loadWorkspaces()
+            }
         case .send(let text):
             send(text)
         case .stopReply:

@@ -95,8 +95,9 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
         for timer in timers { timer.cancel() }
         continuation.finish()
         self.continuation = nil
-        await controller.close()
+        // The terminal is put back first: closing may wait for a send in flight.
         terminal.stop()
+        await controller.close()
     }
 
     /// Handles a terminal event; returns whether the loop ends.

@@ -68,7 +68,7 @@ struct TerminalAppKeyTests {
 
     @Test func tabMovesFocusAroundAndShiftTabBack() {
         var app = app()
-        _ = app.handle(key(.tab), now: .zero)
+        #expect(app.handle(key(.tab), now: .zero) == [.refreshSidebar], "the sidebar lists afresh when focused")
         #expect(app.focus == .sidebar)
         _ = app.handle(key(.tab), now: .zero)
         #expect(app.focus == .timeline)
