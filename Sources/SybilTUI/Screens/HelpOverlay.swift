@@ -17,6 +17,7 @@ public enum HelpOverlay {
         ("Alt+Enter, Ctrl+J, Shift+Enter", "New line"),
         ("Ctrl+A / Ctrl+E, Home / End", "Start / end of the line"),
         ("Ctrl+W, Ctrl+U", "Delete a word / to the line start"),
+        ("/steer TEXT", "Steer the running workspace turn"),
         ("", "Sidebar"),
         ("↑ / ↓, Home / End", "Move the selection"),
         ("Return, click", "Open the chat, the Agent room or a session"),

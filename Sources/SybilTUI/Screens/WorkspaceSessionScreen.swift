@@ -42,18 +42,19 @@ public final class WorkspaceSessionScreen {
         if let notice = composer.notice { return notice }
         if let error = screen.host.lastLoadError { return "Could not load the session: \(error)" }
         if screen.host.appliedLoads == 0 { return "Loading the session…" }
-        if screen.displayRows.pinnedStatus != nil { return "The desktop is running a turn" }
+        if screen.displayRows.pinnedStatus != nil { return "The desktop is running a turn; /steer TEXT joins it" }
         return nil
     }
 
-    /// Sends `text` as a new turn; returns whether it was taken (else the draft goes back).
+    /// The prefix that sends a message into the running turn instead of starting a new one.
+    public static let steerPrefix = "/steer "
+
+    /// Sends `text` as a new turn, or, when it starts with ``steerPrefix``, the rest of it into
+    /// the running turn; returns whether it was taken (else the draft goes back).
     public func send(_ text: String) async -> Bool {
-        composer.draft = text
-        let outcome = await composer.send()
-        if outcome == nil {
-            return false
-        }
-        return true
+        let steer = text.hasPrefix(Self.steerPrefix)
+        composer.draft = steer ? String(text.dropFirst(Self.steerPrefix.count)) : text
+        return await composer.send(steer: steer) != nil
     }
 
     /// Closes the screen model, the composer and the feed (once).
