@@ -203,7 +203,13 @@ public final class TerminalAppController {
         case .agent:
             guard let agent = services.agent else { return }
             run { [weak self] in
-                await agent.updateCaption(text)
+                let (caption, paths) = ComposerAttachments.split(text)
+                if !paths.isEmpty, let problem = await Self.attach(paths, to: agent.draft) {
+                    self?.app.restoreDraft(text)
+                    self?.app.notice = problem
+                    return
+                }
+                await agent.updateCaption(caption)
                 if await agent.send() == nil {
                     self?.app.restoreDraft(text)
                     self?.app.notice = agent.notice ?? "The message was not queued."
@@ -226,6 +232,44 @@ public final class TerminalAppController {
                 }
             }
         }
+    }
+
+    /// Selects the files at `paths` in the Agent room's draft and waits until each is
+    /// uploaded; returns why not when one failed.
+    private static func attach(_ paths: [String], to draft: AgentAttachmentDraft) async -> String? {
+        guard draft.canSelect else { return "This room takes no attachments right now; nothing was sent." }
+        let before = Set(draft.items.map(\.id))
+        await draft.select(
+            paths.map { path in
+                AgentAttachmentSource.file(
+                    atPath: path, kind: .file, fileName: String(path.split(separator: "/").last ?? Substring(path)))
+            })
+        let added = draft.items.map(\.id).filter { !before.contains($0) }
+        if added.count < paths.count {
+            return draft.notes.last ?? "A file could not be attached; nothing was sent."
+        }
+        func settled() -> Bool {
+            added.allSatisfy { id in
+                guard let item = draft.item(id) else { return true }
+                return item.isReady || item.failure != nil || item.state == .interrupted
+            }
+        }
+        while !settled() {
+            guard !Task.isCancelled else { return "Attaching was cancelled." }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                withObservationTracking {
+                    _ = settled()
+                } onChange: {
+                    continuation.resume()
+                }
+            }
+        }
+        for id in added {
+            if let item = draft.item(id), !item.isReady {
+                return "\(ComposerAttachments.describe(item)); nothing was sent."
+            }
+        }
+        return nil
     }
 
     private func retry() {
@@ -346,7 +390,11 @@ public final class TerminalAppController {
                     rows: agent.room.rows, pending: agent.pending, activity: agent.room.activity,
                     roomError: agent.room.roomError)
                 app.isReplyRunning = false
-                app.screenStatus = agentStatus(agent)
+                let uploads = agent.draft.items.filter { !$0.isReady }
+                app.screenStatus =
+                    uploads.isEmpty
+                    ? agentStatus(agent)
+                    : "Attaching " + uploads.map(ComposerAttachments.describe).joined(separator: ", ")
             } else {
                 app.items = [
                     TimelineItem(id: "no-agent", role: .system, body: "This server has no Agent room.")

@@ -103,3 +103,15 @@ struct TimelineAdapterTests {
         #expect(items[4].body == "Thinking…")
     }
 }
+
+/// The composer's `/attach` lines.
+@Suite("Composer attachments")
+struct ComposerAttachmentsTests {
+    @Test func attachLinesNameFilesAndTheRestIsTheMessage() {
+        let split = ComposerAttachments.split("/attach /tmp/build.log\nSieh dir das an\n/attach  a b.pdf \n")
+        #expect(split.paths == ["/tmp/build.log", "a b.pdf"])
+        #expect(split.caption == "Sieh dir das an")
+        #expect(ComposerAttachments.split("kein Anhang").paths.isEmpty)
+        #expect(ComposerAttachments.split("/attach \nText").paths.isEmpty, "an empty path attaches nothing")
+    }
+}
