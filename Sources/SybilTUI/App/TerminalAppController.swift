@@ -28,7 +28,6 @@ public final class TerminalAppController {
     @ObservationIgnored private var tasks: [Int: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextTask = 0
     @ObservationIgnored private var searchStarted = false
-    @ObservationIgnored private var workspacesLoaded = false
 
     /// A controller over `services`, drawing with `theme`.
     public init(services: TerminalAppServices, theme: Theme, size: TerminalSize = .fallback) {
@@ -63,7 +62,6 @@ public final class TerminalAppController {
         case .failure(let problem):
             app.sidebar.workspacesProblem = problem.message
         }
-        workspacesLoaded = true
     }
 
     /// Draws with `theme` from now on (the terminal reported its background).

@@ -1,3 +1,4 @@
+import SybilClient
 import Testing
 
 @testable import SybilTUI
@@ -115,5 +116,32 @@ struct TerminalAppRenderTests {
         let lines = grid.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines[0] == " New chat")
         #expect(lines[6] == "› Message Sybil…")
+    }
+}
+
+/// The Agent room and a workspace session drawn whole.
+@Suite("Terminal app screens: Agent room and workspace")
+struct TerminalAppSurfaceRenderTests {
+    @Test func theAgentRoomWithAQueuedAndAFailedMessage() throws {
+        var app = TerminalApp(theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))
+        app.show(.agent, title: "Sybil Agent")
+        let failure = AgentOutboxFailure(kind: .unavailable, message: "busy")
+        app.items = AgentTimelineAdapter.items(
+            rows: [],
+            pending: [
+                AgentOutboxEntry(requestId: "r1", text: "Erste", createdAt: 1, state: .queued),
+                AgentOutboxEntry(requestId: "r2", text: "Zweite", createdAt: 2, state: .failed, failure: failure),
+            ], activity: .idle)
+        app.sidebar.workspaces = []
+        let (grid, cursor) = app.render(size: TerminalSize(columns: 60, rows: 16))
+        let text = grid.text
+        #expect(text.contains("Chats               │ Sybil Agent"))
+        #expect(text.contains(" ▸Sybil Agent"))
+        #expect(text.contains("Erste"))
+        #expect(text.contains("Queued"))
+        #expect(text.contains("Zweite"))
+        #expect(text.contains("Failed:"))
+        #expect(text.contains("› Message Sybil Agent…"))
+        #expect(cursor == CursorPlacement(column: 23, row: 14))
     }
 }
