@@ -1,14 +1,29 @@
+import Foundation
 import SybilStore
 
-/// A chat's messages as timeline entries: the person's messages, the replies (Markdown), a
-/// reply still arriving marked as such, a stopped or failed one with its reason and what to
-/// do. System prompts are not shown. Pure.
+/// A chat's messages as timeline entries: a date separator before each day's first message,
+/// the person's messages, the replies (Markdown), a reply still arriving marked as such, a
+/// stopped or failed one with its reason and what to do. System prompts are not shown. Pure.
 public enum ChatTimelineAdapter {
     /// The entries for `messages`; `lastError` (the model's sentence) is shown under the last
-    /// entry when no failed reply already says it.
-    public static func items(_ messages: [ChatMessageRecord], lastError: String? = nil) -> [TimelineItem] {
+    /// entry when no failed reply already says it. Days are counted in `timeZone`.
+    public static func items(
+        _ messages: [ChatMessageRecord], lastError: String? = nil, timeZone: TimeZone = .current
+    ) -> [TimelineItem] {
         var items: [TimelineItem] = []
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        var lastDay: DateComponents?
         for message in messages {
+            if message.role != .system {
+                let date = Date(timeIntervalSince1970: Double(message.createdAt) / 1000)
+                let day = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+                if day != lastDay {
+                    lastDay = day
+                    let label = dayLabel(day)
+                    items.append(TimelineItem(id: "day-\(label)", role: .dateSeparator, body: label))
+                }
+            }
             switch message.role {
             case .system:
                 continue
@@ -49,6 +64,18 @@ public enum ChatTimelineAdapter {
                     revision: revision(lastError, 4)))
         }
         return items
+    }
+
+    /// "Monday, 30 November 2026".
+    static func dayLabel(_ day: DateComponents) -> String {
+        let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        let months = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ]
+        let weekday = weekdays[((day.weekday ?? 1) - 1 + 7) % 7]
+        let month = months[((day.month ?? 1) - 1 + 12) % 12]
+        return "\(weekday), \(day.day ?? 1) \(month) \(day.year ?? 1970)"
     }
 
     /// A revision that changes with what is drawn.

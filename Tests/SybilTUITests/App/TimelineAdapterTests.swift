@@ -1,3 +1,4 @@
+import Foundation
 import SybilClient
 import SybilStore
 import SybilTimeline
@@ -20,7 +21,8 @@ struct TimelineAdapterTests {
                 id: "a3", conversationId: "c", role: .assistant, text: "", state: .failed(reason: "Server down"),
                 createdAt: 4),
         ]
-        let items = ChatTimelineAdapter.items(messages, lastError: "Server down")
+        let items = Array(
+            ChatTimelineAdapter.items(messages, lastError: "Server down", timeZone: .gmt).dropFirst())
         #expect(items.map(\.id) == ["u", "a1", "a2", "a3"], "the system prompt is not shown; a failed reply says it")
         #expect(items[0].role == .user && items[0].author == "You" && !items[0].isMarkdown)
         #expect(items[1].role == .assistant && items[1].isMarkdown)
@@ -37,11 +39,27 @@ struct TimelineAdapterTests {
         #expect(items.last?.tone == .error)
     }
 
+    @Test func aDateSeparatorComesBeforeEachDaysFirstMessage() {
+        let day: Int64 = 86_400_000
+        let base: Int64 = 20_422 * day  // Sunday, 30 November 2025, 00:00 UTC
+        let messages: [ChatMessageRecord] = [
+            .init(id: "1", conversationId: "c", role: .user, text: "a", createdAt: base + 1),
+            .init(id: "2", conversationId: "c", role: .assistant, text: "b", createdAt: base + day - 1),
+            .init(id: "3", conversationId: "c", role: .user, text: "c", createdAt: base + day),
+        ]
+        let items = ChatTimelineAdapter.items(messages, timeZone: .gmt)
+        #expect(items.map(\.role) == [.dateSeparator, .user, .assistant, .dateSeparator, .user])
+        #expect(items[0].body == "Sunday, 30 November 2025")
+        #expect(items[3].body == "Monday, 1 December 2025")
+        let berlin = ChatTimelineAdapter.items(messages, timeZone: TimeZone(identifier: "Europe/Berlin")!)
+        #expect(berlin.map(\.role) == [.dateSeparator, .user, .dateSeparator, .assistant, .user])
+    }
+
     @Test func aStreamingReplyChangesItsRevisionAsTextArrives() {
         func reply(_ text: String) -> TimelineItem {
             ChatTimelineAdapter.items([
                 .init(id: "a", conversationId: "c", role: .assistant, text: text, state: .streaming, createdAt: 1)
-            ])[0]
+            ])[1]
         }
         #expect(reply("Hal").revision != reply("Hallo").revision)
         #expect(reply("Hallo").revision == reply("Hallo").revision)
