@@ -26,6 +26,10 @@ public enum AppCommand: Sendable, Hashable {
     case hideQuickQuestion(String)
     /// Save the Quick Question and its answer as a chat and open it.
     case openQuickQuestionInChat
+    /// Open the newest subagent thread of the open workspace session in its own view.
+    case openThread
+    /// Close the subagent thread's view, back to the session.
+    case closeThread
     /// The sidebar got focus: list the chats and the workspaces again.
     case refreshSidebar
     /// Leave the app.

@@ -11,4 +11,9 @@ public enum AppDestination: Sendable, Hashable {
     case agent
     /// A workspace session on a desktop.
     case session(WorkspaceChatKey)
+
+    /// Whether this is a workspace session.
+    public var isSession: Bool {
+        if case .session = self { true } else { false }
+    }
 }

@@ -49,6 +49,8 @@ public struct TerminalApp: Sendable {
     public var timelineLayout = TimelineLayout()
     /// Whether a reply or a turn is running on the open screen (Ctrl+C stops it).
     public var isReplyRunning = false
+    /// Whether a subagent thread's view is open over the workspace session (Esc closes it).
+    public var isThreadOpen = false
     /// A line about the open screen shown in the status line (connection, "Sybil is typing…").
     public var screenStatus: String?
     /// A passing message in the status line ("Press Ctrl+C again to quit").
@@ -127,6 +129,8 @@ public struct TerminalApp: Sendable {
             return scrollTimeline(.pageUp)
         case (.pageDown, _):
             return scrollTimeline(.pageDown)
+        case (.escape, _) where isThreadOpen:
+            return [.closeThread]
         case (.escape, _):
             focus = focus == .composer ? .sidebar : .composer
             return focus == .sidebar ? [.refreshSidebar] : []
@@ -193,6 +197,7 @@ public struct TerminalApp: Sendable {
         case .end: return scrollTimeline(.bottom)
         case .character("r") where event.modifiers.isEmpty: return [.retry]
         case .character("R"): return [.resendAll]
+        case .character("t") where event.modifiers.isEmpty: return [.openThread]
         case .enter:
             focus = .composer
             return []

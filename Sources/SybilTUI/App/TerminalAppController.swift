@@ -1,6 +1,7 @@
 import Observation
 import SybilClient
 import SybilStore
+import SybilTimeline
 import SybilWire
 
 /// Joins the pure ``TerminalApp`` to the view models: performs the app's commands (send,
@@ -121,6 +122,16 @@ public final class TerminalAppController {
         switch command {
         case .quit:
             wantsToQuit = true
+        case .openThread:
+            guard let screen = workspace?.screen,
+                let row = screen.displayRows.rows.last(where: { $0.subagentThreadId != nil })
+            else {
+                app.notice = "No subagent thread here to open."
+                return
+            }
+            screen.openThread(fromRow: row.id)
+        case .closeThread:
+            workspace?.screen.closeThread()
         case .refreshSidebar:
             let chats = services.chats
             run { [weak self] in
@@ -361,6 +372,9 @@ public final class TerminalAppController {
     public func sync() {
         // What the controller's own tasks changed (a chat opened, a send given back).
         _ = finishedWork
+        let threadWasOpen = app.isThreadOpen
+        app.isThreadOpen = app.sidebar.current.isSession && workspace?.screen.threadViewer != nil
+        if threadWasOpen != app.isThreadOpen { app.scroll = TimelineScroll() }
         app.sidebar.chats = services.chats.conversations.map { Sidebar.Chat(id: $0.id, title: $0.title) }
         let room = services.agent?.room
         app.sidebar.agentUnread = room?.badgeCount ?? 0
@@ -400,7 +414,13 @@ public final class TerminalAppController {
                 app.screenStatus = nil
             }
         case .session:
-            if let workspace {
+            if let workspace, let thread = workspace.screen.threadViewer {
+                app.items = WorkspaceTimelineAdapter.items(
+                    DisplayRows(timeline: thread.timeline.rows, activeRunId: nil))
+                app.screenStatus =
+                    thread.lastLoadError.map { "The thread could not be loaded: \($0)" }
+                    ?? (thread.isLoading ? "Loading the thread…" : "Subagent thread \(thread.threadId) · Esc goes back")
+            } else if let workspace {
                 app.items = workspace.items
                 app.screenStatus = workspace.status
             } else {

@@ -26,6 +26,7 @@ public enum HelpOverlay {
         ("↑ / ↓, Home / End", "Scroll; top; bottom (follow)"),
         ("r", "Retry the failed message"),
         ("R", "Resend all failed messages"),
+        ("t", "Open the newest subagent thread (Esc goes back)"),
     ]
 
     /// The box the key list takes on a screen of `size`.

@@ -194,5 +194,9 @@ struct TerminalAppKeyTests {
         app.focus = .timeline
         #expect(app.handle(key(.character("r")), now: .zero) == [.retry])
         #expect(app.handle(key(.character("R")), now: .zero) == [.resendAll])
+        #expect(app.handle(key(.character("t")), now: .zero) == [.openThread])
+        app.isThreadOpen = true
+        #expect(app.handle(key(.escape), now: .zero) == [.closeThread], "Esc leaves the thread first")
+        #expect(app.focus == .timeline)
     }
 }
