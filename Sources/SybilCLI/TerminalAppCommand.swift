@@ -112,6 +112,7 @@ enum TerminalAppCommand {
             return .unavailable
         }
         let controller = TerminalAppController(services: services, theme: theme, size: session.size)
+        controller.setReduceMotion(ThemeChoice.reduceMotion(environment: io.environment))
         await controller.start()
         let runner = TerminalAppRunner(
             controller: controller, terminal: session, clock: ContinuousClock(), environment: io.environment)

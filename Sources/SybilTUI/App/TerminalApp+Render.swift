@@ -29,6 +29,10 @@ extension TerminalApp {
         drawStatus(into: &grid, layout.status)
 
         switch overlay {
+        case .breathing:
+            breathing?.resize(size)
+            breathing?.draw(into: &grid, in: grid.bounds, theme: theme)
+            return (grid, nil)
         case .help:
             HelpOverlay.draw(into: &grid, in: HelpOverlay.frame(size: size), theme: theme)
             return (grid, nil)

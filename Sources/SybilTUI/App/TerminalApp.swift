@@ -22,6 +22,8 @@ public struct TerminalApp: Sendable {
         case search(SearchOverlay)
         /// The Quick Question panel.
         case quickQuestion(QuickQuestionOverlay)
+        /// The breathing screen (its scene is ``TerminalApp/breathing``).
+        case breathing
     }
 
     /// How long after one Ctrl+C a second one quits.
@@ -51,6 +53,12 @@ public struct TerminalApp: Sendable {
     public var isReplyRunning = false
     /// Whether a subagent thread's view is open over the workspace session (Esc closes it).
     public var isThreadOpen = false
+    /// Whether motion is reduced (a still breathing scene).
+    public var reduceMotion = false
+    /// The breathing screen's scene while it is open.
+    public internal(set) var breathing: BreathingScreen?
+    /// When the breathing screen opened, on the inputs' time line.
+    private var breathingStartedAt = Duration.zero
     /// A line about the open screen shown in the status line (connection, "Sybil is typing…").
     public var screenStatus: String?
     /// A passing message in the status line ("Press Ctrl+C again to quit").
@@ -118,6 +126,11 @@ public struct TerminalApp: Sendable {
             return [.search("")]
         case (.function(1), _):
             overlay = .help
+            return []
+        case (.character("b"), .control), (.character("B"), .control), (.function(3), _):
+            overlay = .breathing
+            breathing = BreathingScreen(size: size, appearance: theme.appearance, reduceMotion: reduceMotion)
+            breathingStartedAt = now
             return []
         case (.character("q"), .control), (.character("Q"), .control), (.function(2), _):
             overlay = .quickQuestion(QuickQuestionOverlay())
@@ -271,7 +284,7 @@ public struct TerminalApp: Sendable {
             search.selected = 0
             overlay = .search(search)
             return [.search(search.query)]
-        case .help:
+        case .help, .breathing:
             return []
         case .quickQuestion(var quick):
             quick.type(text)
@@ -290,6 +303,14 @@ public struct TerminalApp: Sendable {
         switch current {
         case .quickQuestion(let quick):
             return handleQuickQuestion(event, quick)
+        case .breathing:
+            switch event.key {
+            case .escape, .enter, .function(3), .character("q"):
+                overlay = nil
+                breathing = nil
+            default: break
+            }
+            return []
         case .help:
             switch event.key {
             case .escape, .enter, .function(1), .character("q"): overlay = nil
@@ -383,6 +404,16 @@ public struct TerminalApp: Sendable {
         }
         overlay = .quickQuestion(quick)
         return []
+    }
+
+    /// A frame tick at `now` (the inputs' time line): advances the breathing scene; returns
+    /// whether the screen changed.
+    public mutating func tick(now: Duration) -> Bool {
+        guard overlay == .breathing, var scene = breathing else { return false }
+        let elapsed = now - breathingStartedAt
+        scene.advance(to: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        breathing = scene
+        return !scene.reduceMotion
     }
 
     /// Copies the Quick Question model's state into its overlay (ignored when it is closed);

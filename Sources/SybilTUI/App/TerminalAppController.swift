@@ -89,14 +89,27 @@ public final class TerminalAppController {
         app.render(size: size)
     }
 
-    /// Called on each frame tick while a workspace session is open: its screen model takes
-    /// frames to publish rows.
-    public func frame() {
+    /// Called on each frame tick while ``needsFrames``: a workspace session's screen model
+    /// takes frames to publish rows; the breathing scene advances. Returns whether the screen
+    /// must be drawn again (the models' own changes are observed).
+    public func frame(now: Duration) -> Bool {
         _ = workspace?.screen.frame()
+        return app.tick(now: now)
     }
 
-    /// Whether the open screen needs frames (a workspace session).
-    public var needsFrames: Bool { workspace != nil }
+    /// Whether the open screen needs frames (a workspace session, the breathing screen).
+    public var needsFrames: Bool { workspace != nil || app.overlay == .breathing }
+
+    /// How often frames come while ``needsFrames``: 30 a second for the breathing scene, else
+    /// ten (the screen model's frames).
+    public var frameTickInterval: Duration {
+        app.overlay == .breathing ? .seconds(1) / 30 : .milliseconds(100)
+    }
+
+    /// Whether motion is reduced (from `SYBIL_REDUCE_MOTION`).
+    public func setReduceMotion(_ reduce: Bool) {
+        app.reduceMotion = reduce
+    }
 
     /// Waits for the work started so far (sends, opens) to finish.
     public func settle() async {

@@ -13,8 +13,6 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
     public static var escapeTimeout: Duration { .milliseconds(50) }
     /// The shortest time between two frames (60 frames a second).
     public static var frameInterval: Duration { .milliseconds(16) }
-    /// How often a workspace session's screen model gets a frame.
-    public static var screenModelInterval: Duration { .milliseconds(100) }
 
     /// The controller it drives.
     public let controller: TerminalAppController
@@ -65,7 +63,7 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
         }
         let ticker = Task { @MainActor [clock, controller] in
             while !Task.isCancelled {
-                do { try await clock.sleep(for: Self.screenModelInterval) } catch { return }
+                do { try await clock.sleep(for: controller.frameTickInterval) } catch { return }
                 if controller.needsFrames { continuation.yield(.screenModelFrame) }
             }
         }
@@ -85,7 +83,7 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
                 frameScheduled = false
                 draw()
             case .screenModelFrame:
-                controller.frame()
+                if controller.frame(now: origin.duration(to: clock.now)) { requestFrame() }
             case .terminalEnded:
                 break loop
             }

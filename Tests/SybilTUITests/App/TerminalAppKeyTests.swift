@@ -154,6 +154,30 @@ struct TerminalAppKeyTests {
             ])
     }
 
+    @Test func theBreathingScreenAdvancesWithFrameTicksAndStaysStillWithReducedMotion() {
+        var app = app()
+        _ = app.handle(key(.function(3)), now: .seconds(10))
+        #expect(app.overlay == .breathing)
+        let advanced = app.tick(now: .seconds(12))
+        #expect(advanced)
+        #expect(app.breathing?.elapsed == 2, "time runs from when it opened")
+        let (grid, cursor) = app.render(size: TerminalSize(columns: 60, rows: 16))
+        #expect(cursor == nil)
+        #expect(grid.text.contains("~"), "the horizon is drawn")
+        #expect(grid.text(row: 15).hasSuffix("Esc closes"))
+        _ = app.handle(key(.escape), now: .seconds(13))
+        #expect(app.overlay == nil && app.breathing == nil)
+        let afterClosing = app.tick(now: .seconds(14))
+        #expect(!afterClosing, "no frames once closed")
+
+        var still = self.app()
+        still.reduceMotion = true
+        _ = still.handle(key(.character("b"), .control), now: .zero)
+        let moved = still.tick(now: .seconds(5))
+        #expect(!moved)
+        #expect(still.breathing?.elapsed == 0)
+    }
+
     @Test func f1ShowsTheKeyListAndEscClosesIt() {
         var app = app()
         _ = app.handle(key(.function(1)), now: .zero)
