@@ -97,10 +97,17 @@ enum TerminalAppCommand {
         let quick = QuickQuestionModel(
             preferences: preferences, store: store, makeStreaming: { stack.streaming(model: $0.model) },
             now: ChatClientStack.now, ids: ChatClientStack.ids, platform: .desktop)
+        // Records live on this device; `s` in their overlay syncs them with this server.
+        let recordsSync: ((RecordStore) -> RecordSync)? = (try? AgentAPIBase(connection.baseURL)).map { base in
+            let api = RecordsHTTPClient(
+                base: base, http: URLSessionHTTPClient(followRedirects: false), tokens: connection.tokens)
+            return { RecordSync(store: $0, api: api, now: RecordsCommand.now) }
+        }
+        let records = await RecordsCommand.model(command: name, io: io, sync: recordsSync)?.model
         let services = TerminalAppServices(
             chats: chats, search: search, agent: agentSession?.composer,
             workspaces: TerminalAppServices.Workspaces(list: workspaces.list, open: workspaces.open),
-            quickQuestion: quick)
+            quickQuestion: quick, records: records)
         let theme = ThemeChoice.resolve(environment: io.environment, reportedBackground: nil)
         let session = TerminalSession(
             device: TerminalDevice(), modes: .fullScreen, colors: theme.appearance != .monochrome)

@@ -30,6 +30,10 @@ public enum AppCommand: Sendable, Hashable {
     case openThread
     /// Close the subagent thread's view, back to the session.
     case closeThread
+    /// Log a mood with this score (1–5) in the records.
+    case logMood(Int)
+    /// Sync the records now.
+    case syncRecords
     /// The sidebar got focus: list the chats and the workspaces again.
     case refreshSidebar
     /// Leave the app.

@@ -33,6 +33,9 @@ extension TerminalApp {
             breathing?.resize(size)
             breathing?.draw(into: &grid, in: grid.bounds, theme: theme)
             return (grid, nil)
+        case .records(let records):
+            records.draw(into: &grid, in: RecordsOverlay.frame(size: size), theme: theme)
+            return (grid, nil)
         case .help:
             HelpOverlay.draw(into: &grid, in: HelpOverlay.frame(size: size), theme: theme)
             return (grid, nil)

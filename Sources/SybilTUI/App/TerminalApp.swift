@@ -24,6 +24,8 @@ public struct TerminalApp: Sendable {
         case quickQuestion(QuickQuestionOverlay)
         /// The breathing screen (its scene is ``TerminalApp/breathing``).
         case breathing
+        /// The records: what was logged on this device and what is unsynced.
+        case records(RecordsOverlay)
     }
 
     /// How long after one Ctrl+C a second one quits.
@@ -126,6 +128,9 @@ public struct TerminalApp: Sendable {
             return [.search("")]
         case (.function(1), _):
             overlay = .help
+            return []
+        case (.function(4), _):
+            overlay = .records(RecordsOverlay())
             return []
         case (.character("b"), .control), (.character("B"), .control), (.function(3), _):
             overlay = .breathing
@@ -284,7 +289,7 @@ public struct TerminalApp: Sendable {
             search.selected = 0
             overlay = .search(search)
             return [.search(search.query)]
-        case .help, .breathing:
+        case .help, .breathing, .records:
             return []
         case .quickQuestion(var quick):
             quick.type(text)
@@ -311,6 +316,19 @@ public struct TerminalApp: Sendable {
             default: break
             }
             return []
+        case .records:
+            switch event.key {
+            case .escape, .enter, .function(4), .character("q"):
+                overlay = nil
+                return []
+            case .character("s"):
+                return [.syncRecords]
+            case .character(let character):
+                guard let score = character.wholeNumberValue, (1...5).contains(score) else { return [] }
+                return [.logMood(score)]
+            default:
+                return []
+            }
         case .help:
             switch event.key {
             case .escape, .enter, .function(1), .character("q"): overlay = nil
@@ -414,6 +432,12 @@ public struct TerminalApp: Sendable {
         scene.advance(to: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
         breathing = scene
         return !scene.reduceMotion
+    }
+
+    /// Shows the records model's state in the records overlay (ignored when it is closed).
+    public mutating func showRecords(_ records: RecordsOverlay) {
+        guard case .records = overlay else { return }
+        overlay = .records(records)
     }
 
     /// Copies the Quick Question model's state into its overlay (ignored when it is closed);

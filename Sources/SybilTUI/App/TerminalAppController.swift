@@ -40,6 +40,7 @@ public final class TerminalAppController {
     /// workspaces in the background.
     public func start() async {
         await services.chats.refresh()
+        await services.records?.reload()
         chat = await services.chats.newChat()
         app.show(.newChat, title: "New chat")
         if let agent = services.agent {
@@ -135,6 +136,21 @@ public final class TerminalAppController {
         switch command {
         case .quit:
             wantsToQuit = true
+        case .logMood(let score):
+            guard let records = services.records else {
+                app.notice = "The records could not be opened on this device."
+                return
+            }
+            run { [weak self] in
+                do {
+                    _ = try await records.logMood(score: score, note: nil)
+                } catch {
+                    self?.app.notice = "The mood was not saved: \(error)"
+                }
+            }
+        case .syncRecords:
+            guard let records = services.records else { return }
+            run { _ = await records.syncNow() }
         case .openThread:
             guard let screen = workspace?.screen,
                 let row = screen.displayRows.rows.last(where: { $0.subagentThreadId != nil })
@@ -443,6 +459,15 @@ public final class TerminalAppController {
             app.isReplyRunning = false
         }
         syncSearch()
+        if case .records = app.overlay {
+            if let records = services.records {
+                app.showRecords(RecordsOverlay.showing(records))
+            } else {
+                var empty = RecordsOverlay()
+                empty.status = "The records could not be opened on this device."
+                app.showRecords(empty)
+            }
+        }
         if case .quickQuestion = app.overlay, let quick = services.quickQuestion {
             showQuickQuestion(quick, draft: nil)
         }

@@ -44,12 +44,15 @@ public struct TerminalAppServices {
     public var workspaces: Workspaces?
     /// The Quick Question panel's model, if there is one.
     public var quickQuestion: QuickQuestionModel?
+    /// The device's records, if they could be opened.
+    public var records: RecordsModel?
 
     /// Creates the services.
     public init(
         chats: ChatListModel, search: ChatSearchModel<ContinuousClock>, agent: AgentRoomComposer?,
-        workspaces: Workspaces?, quickQuestion: QuickQuestionModel? = nil
+        workspaces: Workspaces?, quickQuestion: QuickQuestionModel? = nil, records: RecordsModel? = nil
     ) {
+        self.records = records
         self.chats = chats
         self.search = search
         self.agent = agent

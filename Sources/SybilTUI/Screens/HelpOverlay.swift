@@ -9,6 +9,7 @@ public enum HelpOverlay {
         ("Ctrl+Q, F2", "Quick Question (Esc hides, Ctrl+O opens in a chat)"),
         ("F1", "This key list"),
         ("F3, Ctrl+B", "Breathe along with the sky-and-water scene"),
+        ("F4", "Records: log a mood (1–5), sync (s)"),
         ("PgUp / PgDn, wheel", "Scroll the timeline"),
         ("Ctrl+C", "Stop the reply; twice within 2 s quits"),
         ("Ctrl+D", "Quit (on an empty composer)"),

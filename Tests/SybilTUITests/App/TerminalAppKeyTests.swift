@@ -178,6 +178,23 @@ struct TerminalAppKeyTests {
         #expect(still.breathing?.elapsed == 0)
     }
 
+    @Test func theRecordsOverlayLogsMoodsAndSyncs() {
+        var app = app()
+        _ = app.handle(key(.function(4)), now: .zero)
+        #expect(app.handle(key(.character("4")), now: .zero) == [.logMood(4)])
+        #expect(app.handle(key(.character("9")), now: .zero) == [], "moods go from 1 to 5")
+        #expect(app.handle(key(.character("s")), now: .zero) == [.syncRecords])
+        var shown = RecordsOverlay()
+        shown.rows = [.init(summary: "mood 4", state: "unsynced", isSynced: false)]
+        shown.unsynced = 1
+        app.showRecords(shown)
+        let (grid, _) = app.render(size: TerminalSize(columns: 60, rows: 16))
+        #expect(grid.text.contains("Records · 1 unsynced"))
+        #expect(grid.text.contains("mood 4"))
+        _ = app.handle(key(.escape), now: .zero)
+        #expect(app.overlay == nil)
+    }
+
     @Test func f1ShowsTheKeyListAndEscClosesIt() {
         var app = app()
         _ = app.handle(key(.function(1)), now: .zero)
