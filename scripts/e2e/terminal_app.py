@@ -12,6 +12,7 @@ parallel on small machines.
 """
 
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -169,6 +170,19 @@ def main():
             lambda t: len(t.split("\n")) == 24 and "Ctrl+D quit" in t.split("\n")[23],
         )
         step("the screen was redrawn at the new size")
+
+        term.send("\x1a")  # Ctrl+Z: the terminal is put back and the process stops
+        term.wait_for("the suspend", lambda t: b"\x1b[?1049l" in term.raw[-400:])
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline and open(f"/proc/{term.child.pid}/stat").read().split()[2] != "T":
+            time.sleep(0.05)
+        before = len(term.raw)
+        os.kill(term.child.pid, signal.SIGCONT)
+        term.wait_for(
+            "the redraw after SIGCONT",
+            lambda t: b"\x1b[?1049h" in term.raw[before:] and "Ctrl+D quit" in t.split("\n")[23],
+        )
+        step("Ctrl+Z suspended the app and SIGCONT brought it back")
 
         term.send("\x04")  # Ctrl+D on the empty composer
         finish(term)

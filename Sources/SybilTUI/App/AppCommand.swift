@@ -36,6 +36,9 @@ public enum AppCommand: Sendable, Hashable {
     case syncRecords
     /// The sidebar got focus: list the chats and the workspaces again.
     case refreshSidebar
+    /// Put the terminal back and stop the process until it is continued (Ctrl+Z: raw mode
+    /// delivers it as a key).
+    case suspend
     /// Leave the app.
     case quit
 }

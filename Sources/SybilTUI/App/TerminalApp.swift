@@ -121,6 +121,8 @@ public struct TerminalApp: Sendable {
             return handle(event, overlay: overlay)
         }
         switch (event.key, event.modifiers) {
+        case (.character("z"), .control), (.character("Z"), .control):
+            return [.suspend]
         case (.character("d"), .control), (.character("D"), .control):
             return composer.isEmpty ? [.quit] : (focus == .composer ? edit(event) : [])
         case (.character("k"), .control), (.character("K"), .control):

@@ -23,6 +23,8 @@ public final class TerminalAppController {
     public private(set) var workspace: WorkspaceSessionScreen?
     /// Whether a quit was asked for.
     @ObservationIgnored public private(set) var wantsToQuit = false
+    /// Whether a suspend (Ctrl+Z) was asked for and not yet taken by the runner.
+    @ObservationIgnored public private(set) var wantsToSuspend = false
     /// How many commands finished their work (tests wait on it).
     public private(set) var finishedWork = 0
 
@@ -85,6 +87,12 @@ public final class TerminalAppController {
         return wantsToQuit
     }
 
+    /// Takes a pending suspend request: `true` once per Ctrl+Z.
+    public func takeSuspendRequest() -> Bool {
+        defer { wantsToSuspend = false }
+        return wantsToSuspend
+    }
+
     /// Draws the screen.
     public func render(size: TerminalSize) -> (CellGrid, CursorPlacement?) {
         app.render(size: size)
@@ -136,6 +144,8 @@ public final class TerminalAppController {
         switch command {
         case .quit:
             wantsToQuit = true
+        case .suspend:
+            wantsToSuspend = true
         case .logMood(let score):
             guard let records = services.records else {
                 app.notice = "The records could not be opened on this device."

@@ -136,6 +136,7 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
                 continue
             }
             if controller.handle(input, now: now) { return true }
+            if controller.takeSuspendRequest() { terminal.suspend() }
         }
         requestFrame()
         return false

@@ -13,6 +13,7 @@ public enum HelpOverlay {
         ("PgUp / PgDn, wheel", "Scroll the timeline"),
         ("Ctrl+C", "Stop the reply; twice within 2 s quits"),
         ("Ctrl+D", "Quit (on an empty composer)"),
+        ("Ctrl+Z", "Suspend (fg brings it back)"),
         ("Esc", "Close an overlay; back to the sidebar"),
         ("", "Composer"),
         ("Return", "Send"),

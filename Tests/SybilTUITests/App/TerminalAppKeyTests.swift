@@ -56,6 +56,11 @@ struct TerminalAppKeyTests {
         #expect(app.handle(ctrlC, now: .seconds(23)) == [.quit])
     }
 
+    @Test func controlZAsksToSuspend() {
+        var app = app()
+        #expect(app.handle(key(.character("z"), .control), now: .zero) == [.suspend])
+    }
+
     @Test func controlDQuitsOnlyOnAnEmptyComposer() {
         var app = app()
         type("ab", into: &app)
