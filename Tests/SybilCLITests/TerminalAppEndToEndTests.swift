@@ -5,8 +5,9 @@ import Testing
 /// The terminal app end to end: `scripts/e2e/terminal_app.py` runs the built `sybil` in a
 /// pseudo-terminal with pyte as the emulator against the embedded server (data in a temporary
 /// XDG_DATA_HOME): a chat reply streams in, an Agent room message is confirmed, a workspace
-/// session takes a message, search opens the chat, a resize redraws, Ctrl+D quits with 0 and
-/// the terminal is restored; a relaunch lists the saved chat and Ctrl+C twice quits. Builds nothing: skipped, saying why, when the binary, python3,
+/// session takes a message, search opens the chat, a Quick Question opens in a chat, a resize
+/// redraws, Ctrl+Z suspends and SIGCONT redraws, Ctrl+D quits with 0 and the terminal is
+/// restored; a relaunch lists the saved chat and Ctrl+C twice quits. Builds nothing: skipped, saying why, when the binary, python3,
 /// pexpect or pyte is missing.
 @Suite("Terminal app end to end", .timeLimit(.minutes(5)))
 struct TerminalAppEndToEndTests {
