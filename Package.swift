@@ -74,13 +74,16 @@ let package = Package(
         .target(name: "SybilMotion", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(
             name: "SybilTUI",
-            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilClient", "SybilMarkdown", "SybilMotion"],
+            dependencies: [
+                "SybilCore", "SybilWire", "SybilTimeline", "SybilClient", "SybilMarkdown", "SybilMotion",
+                .target(name: "CEpoll", condition: .when(platforms: [.linux])),
+            ],
             exclude: ["README.md"]),
         .target(
             name: "SybilCLI",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilNet", "SybilStore", "SybilServer", "SybilClient",
-                "SybilMarkdown", "SybilMotion",
+                "SybilMarkdown", "SybilMotion", "SybilTUI",
             ],
             exclude: ["README.md"]),
         .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
@@ -88,7 +91,7 @@ let package = Package(
             name: "sybil-bench",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilNet", "SybilServer",
-                "SybilTesting", "SybilMarkdown", "CCMarkGFM",
+                "SybilTesting", "SybilMarkdown", "CCMarkGFM", "SybilTUI",
             ],
             exclude: ["README.md"]),
         .target(
@@ -99,7 +102,7 @@ let package = Package(
         .testTarget(name: "SybilChaosTests", dependencies: ["SybilChaos", "SybilStore", "SybilTesting"]),
         // Fuzzing: the targets as a library, a driver that replays the corpus (or, built by
         // scripts/fuzz with -DLIBFUZZER, runs libFuzzer), and the corpus replay in the tests.
-        .target(name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilServer"]),
+        .target(name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilServer", "SybilTUI"]),
         .executableTarget(name: "sybil-fuzz", dependencies: ["SybilFuzzTargets"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
@@ -113,7 +116,11 @@ let package = Package(
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore", "SybilWire"]),
         .testTarget(name: "SybilMarkdownTests", dependencies: ["SybilMarkdown", "SybilCore"]),
         .testTarget(name: "SybilMotionTests", dependencies: ["SybilMotion", "SybilCore"]),
-        .testTarget(name: "SybilTUITests", dependencies: ["SybilTUI", "SybilTesting"]),
+        .testTarget(
+            name: "SybilTUITests",
+            dependencies: [
+                "SybilTUI", "SybilTesting", "SybilNet", "SybilStore", "SybilWire", "SybilClient", "SybilTimeline", "SybilCore",
+            ]),
         .testTarget(
             name: "SybilEndToEndTests",
             dependencies: [

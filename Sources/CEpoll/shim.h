@@ -44,3 +44,84 @@ extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
 static inline int sybil_accept(int listener) {
     return accept4(listener, (struct sockaddr *)0, (socklen_t *)0, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+
+// Terminal helpers for SybilTUI's terminal layer: ioctl is variadic and struct sigaction holds
+// a union, neither of which Swift calls directly.
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+
+// The window size of the terminal on fd: 0 with columns and rows filled, or -1 with errno.
+static inline int sybil_window_size(int fd, int *columns, int *rows) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return -1;
+    *columns = size.ws_col;
+    *rows = size.ws_row;
+    return 0;
+}
+
+// Sets the window size of a pseudo-terminal (tests resize the pty this way): 0 or -1 with errno.
+static inline int sybil_set_window_size(int fd, int columns, int rows) {
+    struct winsize size;
+    size.ws_col = (unsigned short)columns;
+    size.ws_row = (unsigned short)rows;
+    size.ws_xpixel = 0;
+    size.ws_ypixel = 0;
+    return ioctl(fd, TIOCSWINSZ, &size);
+}
+
+// The size of a struct sigaction, for storage that sybil_signal_install saves into.
+static inline unsigned long sybil_sigaction_size(void) { return sizeof(struct sigaction); }
+
+// Installs handler for sig (SA_RESTART; SA_RESETHAND too when reset_after is non-zero), saving
+// the action it replaces into previous (sybil_sigaction_size() bytes) unless that is NULL: 0 or
+// -1 with errno.
+static inline int sybil_signal_install(int sig, void (*handler)(int), int reset_after, void *previous) {
+    struct sigaction action;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART | (reset_after ? SA_RESETHAND : 0);
+    action.sa_handler = handler;
+    return sigaction(sig, &action, (struct sigaction *)previous);
+}
+
+// Puts back an action saved by sybil_signal_install (async-signal-safe): 0 or -1 with errno.
+static inline int sybil_signal_put_back(int sig, const void *previous) {
+    return sigaction(sig, (const struct sigaction *)previous, (struct sigaction *)0);
+}
+
+// Puts sig back to its default disposition (async-signal-safe): 0 or -1 with errno.
+static inline int sybil_signal_default(int sig) {
+    struct sigaction action;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;
+    action.sa_handler = SIG_DFL;
+    return sigaction(sig, &action, (struct sigaction *)0);
+}
+
+// Opens a pseudo-terminal pair (the terminal layer's tests run a session on one): 0 with the
+// master and slave descriptors (read-write, not a controlling terminal, close-on-exec), or -1
+// with errno. glibc declares these only for _XOPEN_SOURCE or _GNU_SOURCE, so they are declared here.
+#include <fcntl.h>
+#include <stddef.h>
+#include <unistd.h>
+extern int posix_openpt(int flags);
+extern int grantpt(int fd);
+extern int unlockpt(int fd);
+extern int ptsname_r(int fd, char *buffer, size_t length);
+static inline int sybil_open_pty(int *master, int *slave) {
+    char name[128];
+    int primary = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (primary < 0) return -1;
+    if (grantpt(primary) != 0 || unlockpt(primary) != 0 || ptsname_r(primary, name, sizeof name) != 0) {
+        close(primary);
+        return -1;
+    }
+    int secondary = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (secondary < 0) {
+        close(primary);
+        return -1;
+    }
+    *master = primary;
+    *slave = secondary;
+    return 0;
+}

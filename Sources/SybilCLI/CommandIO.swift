@@ -20,6 +20,9 @@ public struct CommandIO: Sendable {
     /// Whether standard output is a terminal (then output may carry terminal styling, unless
     /// `NO_COLOR` is set).
     public var outputIsTerminal: Bool
+    /// Whether standard input is a terminal (with standard output one too, `sybil` opens the
+    /// terminal app).
+    public var inputIsTerminal: Bool
     /// The terminal's size in columns and rows, when standard output is one that reports it.
     public var terminalSize: @Sendable () -> (columns: Int, rows: Int)?
     /// Where generated secrets (a server's token) and ids come from: the system's source live,
@@ -35,8 +38,10 @@ public struct CommandIO: Sendable {
         waitForTermination: @escaping @Sendable () async -> Void = {},
         outputIsTerminal: Bool = false,
         terminalSize: @escaping @Sendable () -> (columns: Int, rows: Int)? = { nil },
-        random: any RandomSource = SystemRandomSource()
+        random: any RandomSource = SystemRandomSource(),
+        inputIsTerminal: Bool = false
     ) {
+        self.inputIsTerminal = inputIsTerminal
         self.readChunks = readChunks
         self.writeOutput = writeOutput
         // Error lines quote what peers said (a server's message, a rejection's reason): a
@@ -109,6 +114,7 @@ public struct CommandIO: Sendable {
                 return nil
             }
             return (Int(size.ws_col), Int(size.ws_row))
-        }
+        },
+        inputIsTerminal: isatty(STDIN_FILENO) == 1
     )
 }

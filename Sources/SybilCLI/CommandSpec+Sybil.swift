@@ -2,8 +2,14 @@
 extension CommandSpec {
     static let sybil = CommandSpec(
         name: "sybil", overview: "Sybil, a resilient client engine and tools for AI and agent chats.",
-        usage: .lines(["sybil <command> [<options>]"]), subcommandTitle: "COMMANDS",
+        usage: .lines(["sybil [--in-memory | --api-url URL [--token TOKEN]]", "sybil <command> [<options>]"]),
+        discussion: """
+            On a terminal, sybil with no command opens the terminal app (see sybil app --help);
+            otherwise it prints this help.
+            """,
+        subcommandTitle: "COMMANDS",
         subcommands: [
+            Row(label: "app", help: "Open the full-screen terminal app (chats, Agent, workspaces)."),
             Row(
                 label: "ask QUESTION",
                 help:

@@ -71,7 +71,7 @@ extension CommandSpec {
     /// Every command and subcommand `sybil` has, for tests that check all declarations at once.
     static var all: [CommandSpec] {
         [
-            sybil, ask, quick, serve, agent, agentSend, agentTail, agentRetry, agentResendAll, agentDownload,
+            sybil, app, ask, quick, serve, agent, agentSend, agentTail, agentRetry, agentResendAll, agentDownload,
             workspaces, workspacesList, workspacesOpen, workspacesSend, search, history, historyList, historyShow,
             records, recordsAdd, recordsList, recordsSync, breathe, debug, debugEnvelope, debugSSE, debugWebSocketEcho,
         ]

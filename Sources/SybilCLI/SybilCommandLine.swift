@@ -19,11 +19,15 @@ public enum SybilCommandLine {
 
     private static func dispatch(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let first = arguments.first else {
+            // On a terminal, `sybil` is the app; anywhere else it explains itself.
+            if io.inputIsTerminal && io.outputIsTerminal { return try await TerminalAppCommand.run([], io: io) }
             io.writeOutput(CommandSpec.sybil.help)
             return .success
         }
+        if TerminalAppCommand.takes(arguments) { return try await TerminalAppCommand.run(arguments, io: io) }
         let rest = Array(arguments.dropFirst())
         switch first {
+        case "app": return try await TerminalAppCommand.run(rest, io: io)
         case "-h", "--help", "help":
             io.writeOutput(CommandSpec.sybil.help)
             return .success

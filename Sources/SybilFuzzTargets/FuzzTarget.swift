@@ -17,6 +17,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable, Hashable {
     /// SybilWire's `WebSocketFrameDecoder` and `WebSocketMessageAssembler` (the first byte
     /// chooses client or server frames).
     case websocket
+    /// SybilTUI's `TerminalInputDecoder`.
+    case terminalInput = "terminal-input"
 
     /// Runs one input through the target.
     public func run(_ bytes: [UInt8]) throws(FuzzFailure) {
@@ -27,6 +29,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable, Hashable {
         case .http: try HTTPRequestFuzzTarget.run(bytes)
         case .multipart: try MultipartFuzzTarget.run(bytes)
         case .websocket: try WebSocketFuzzTarget.run(bytes)
+        case .terminalInput: try TerminalInputFuzzTarget.run(bytes)
         }
     }
 }

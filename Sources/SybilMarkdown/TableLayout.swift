@@ -16,13 +16,7 @@ struct TableLayout {
         guard columns > 0 else { return [] }
         let rows = [table.header] + table.rows
         let flat = rows.map { row in (0..<columns).map { $0 < row.count ? singleLine(row[$0]) : [] } }
-        var widths = [Int](repeating: 1, count: columns)
-        for row in flat {
-            for (column, runs) in row.enumerated() {
-                widths[column] = max(widths[column], DisplayWidth.columns(of: runs.plainText))
-            }
-        }
-        Self.shrink(&widths, toFit: width - (3 * columns + 1))
+        let widths = table.columnWidths(fitting: width)
         var result: [TerminalLine] = [border("┌", "┬", "┐", widths)]
         for (index, row) in flat.enumerated() {
             result.append(contentsOf: rowLines(row, widths: widths, isHeader: index == 0))
@@ -76,13 +70,7 @@ struct TableLayout {
             var text = bar
             for (column, cell) in cells.enumerated() {
                 let line = lineIndex < cell.count ? cell[lineIndex] : .empty
-                let room = max(widths[column] - line.width, 0)
-                let (left, right): (Int, Int)
-                switch table.alignments[column] {
-                case .right: (left, right) = (room, 0)
-                case .center: (left, right) = (room / 2, room - room / 2)
-                case .left, .none: (left, right) = (0, room)
-                }
+                let (left, right) = table.alignments[column].padding(room: widths[column] - line.width)
                 text += " " + String(repeating: " ", count: left) + line.text + String(repeating: " ", count: right)
                 text += " " + bar
             }

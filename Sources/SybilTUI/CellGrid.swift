@@ -36,7 +36,8 @@ public struct CellGrid: Sendable, Hashable {
         guard contains(column: column, row: row) else { return }
         let index = row * columns + column
         let old = cells[index]
-        if old.isContinuation, column > 0 {
+        // A continuation written after its own new lead (as `write` does) keeps that lead.
+        if old.isContinuation, column > 0, !(cell.isContinuation && cells[index - 1].width == 2) {
             cells[index - 1] = .blank(cells[index - 1].style)
         }
         if old.width == 2, column + 1 < columns, cell.width != 2 {

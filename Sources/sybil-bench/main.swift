@@ -36,6 +36,9 @@ if wants("envelope") {
 if wants("markdown") {
     benchmarkMarkdown()
 }
+if wants("tui-timeline") {
+    benchmarkTUITimeline()
+}
 if wants("snapshot") {
     benchmarkSnapshotApply()
 }
@@ -61,6 +64,7 @@ if selected.contains("agent-outbox") {
     await benchmarkAgentOutbox(repetitions: repetitions)
 }
 if wants("resume") { await benchmarkChatResume() }
+if wants("tui-output") { benchmarkTUIOutput() }
 if selected.contains("workspace") {
     await benchmarkWorkspace(repetitions: repetitions)
 }

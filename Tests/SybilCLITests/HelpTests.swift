@@ -10,6 +10,8 @@ struct HelpTests {
             (["-h"], "sybil-help.txt"),
             (["help"], "sybil-help.txt"),
             ([], "sybil-help.txt"),
+            (["app", "--help"], "app-help.txt"),
+            (["--in-memory", "--help"], "app-help.txt"),
             (["debug", "--help"], "debug-help.txt"),
             (["debug"], "debug-help.txt"),
             (["debug", "envelope", "--help"], "debug-envelope-help.txt"),

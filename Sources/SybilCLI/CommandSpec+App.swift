@@ -1,0 +1,28 @@
+/// The declaration of `sybil app` (what `sybil` opens on a terminal): options and help.
+extension CommandSpec {
+    static let app = CommandSpec(
+        name: TerminalAppCommand.name, overview: "Open the full-screen terminal app.",
+        discussion: """
+            The terminal app: a sidebar with the chats, Sybil Agent and the workspaces
+            (desktops, projects, sessions), the open one's timeline, and a composer. On launch a
+            new chat's composer has focus: type and press Return to send, and the reply streams
+            in. Alt+Enter, Ctrl+J or Shift+Enter starts a new line; Tab moves the focus; Ctrl+K
+            searches the saved chats; F1 lists every key. Ctrl+C stops a reply; Ctrl+C twice, or
+            Ctrl+D on an empty composer, quits.
+
+            `sybil` with no command opens it when standard input and output are a terminal, as
+            does `sybil` with only these options. Without --api-url or SYBIL_API_URL it starts
+            the reference server in-process on a free loopback port, with its data under
+            $XDG_DATA_HOME/sybil/embedded so chats, the Agent room and the workspaces survive a
+            relaunch (--in-memory for a throwaway one). Chats are kept in
+            $XDG_DATA_HOME/sybil/client/chats.sqlite. NO_COLOR turns colours off.
+            """,
+        options: [
+            TerminalAppCommand.modelOption, ServerTarget.apiURLOption(), ServerTarget.tokenOption,
+            ClientCommand.inMemoryOption, ChatOptions.seed, .help,
+        ],
+        exitStatus: """
+            0 the app was closed, 64 usage error or not a terminal, 69 the server could not be
+            started, 73 the chat history could not be opened.
+            """)
+}

@@ -1,0 +1,130 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilServer
+import SybilStore
+import SybilTUI
+import SybilWire
+
+/// `sybil` on a terminal (or `sybil app`): the full-screen terminal app over the same view
+/// models as the other commands — the chats list and conversation over `ChatClientStack`, the
+/// history search, the Agent room through `AgentCommand.open`, the workspaces through the
+/// live desktop client, the host cache, the screen model, the composer and the outbox.
+/// Without `--api-url` the embedded reference server answers on loopback with its data
+/// under `$XDG_DATA_HOME/sybil/embedded` (`--in-memory` for a throwaway one).
+enum TerminalAppCommand {
+    static let name = "sybil app"
+
+    /// `--model NAME`.
+    static let modelOption = OptionSpec.text(
+        "--model", valueName: "NAME", default: SybilServerOptions.scriptedModel,
+        help: "The model chats ask for (default: {default}).")
+
+    struct Request {
+        var common: ClientCommand.Common
+        var model: String
+        var seed: UInt64
+    }
+
+    /// Whether `arguments` given to `sybil` itself are the app's options (`--in-memory`,
+    /// `--api-url URL`, …): then `sybil` opens the app with them.
+    static func takes(_ arguments: [String]) -> Bool {
+        guard let first = arguments.first else { return false }
+        let names = CommandSpec.app.options.flatMap(\.names).filter { !["-h", "--help"].contains($0) }
+        return names.contains { first == $0 || first.hasPrefix($0 + "=") }
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let request = try parse(arguments, environment: io.environment) else {
+            io.writeOutput(CommandSpec.app.help)
+            return .success
+        }
+        guard io.inputIsTerminal, io.outputIsTerminal else {
+            io.writeError(
+                "\(name): standard input and output must be a terminal; for scripts use sybil ask, sybil agent send or sybil workspaces send\n"
+            )
+            return .usage
+        }
+        guard let store = ChatHistoryLocation.store(keeping: !request.common.inMemory, io: io, command: name) else {
+            return .cannotCreate
+        }
+        let connection = request.common.target.connect(command: name, io: io) { options in
+            options.seed = request.seed
+            options.pace = .milliseconds(15)
+            options.storage =
+                request.common.inMemory
+                ? .inMemory : .directory(XDGDirectories(environment: io.environment).sybilData + "/embedded")
+        }
+        guard let connection else { return .unavailable }
+        let status = await runApp(request, store: store, connection: connection, io: io)
+        await connection.close()
+        return status
+    }
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .app) else {
+            return nil
+        }
+        if let extra = parsed.positionals.first {
+            throw parsed.error("takes no arguments, got '\(extra)'")
+        }
+        return Request(
+            common: common, model: parsed.text(modelOption) ?? SybilServerOptions.scriptedModel,
+            seed: UInt64(parsed.integer(ChatOptions.seed) ?? 1))
+    }
+
+    @MainActor
+    private static func runApp(
+        _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
+    ) async -> ExitCode {
+        let stack = ChatClientStack(connection: connection)
+        let chats = ChatListModel(
+            streaming: stack.streaming(model: request.model), store: store, model: request.model,
+            now: ChatClientStack.now, ids: ChatClientStack.ids, warmUp: stack.warmUp)
+        let search = ChatSearchModel(store: store, clock: ContinuousClock())
+        var agentSession: AgentCommand.Session?
+        if case .success(let session) = await AgentCommand.open(
+            request.common, connection: connection, command: name, io: io)
+        {
+            agentSession = session
+        }
+        let workspaces = WorkspaceAppWiring(common: request.common, connection: connection, io: io)
+        // Quick Question keeps its model choice with the other preferences; without them
+        // (unwritable data directory) it uses its default choice for this run.
+        let preferences: any KeyValueStore =
+            (try? FileKeyValueStore.standard(environment: io.environment)) ?? InMemoryKeyValueStore()
+        let quick = QuickQuestionModel(
+            preferences: preferences, store: store, makeStreaming: { stack.streaming(model: $0.model) },
+            now: ChatClientStack.now, ids: ChatClientStack.ids, platform: .desktop)
+        // Records live on this device; `s` in their overlay syncs them with this server.
+        let recordsSync: ((RecordStore) -> RecordSync)? = (try? AgentAPIBase(connection.baseURL)).map { base in
+            let api = RecordsHTTPClient(
+                base: base, http: URLSessionHTTPClient(followRedirects: false), tokens: connection.tokens)
+            return { RecordSync(store: $0, api: api, now: RecordsCommand.now) }
+        }
+        let records = await RecordsCommand.model(command: name, io: io, sync: recordsSync)?.model
+        let services = TerminalAppServices(
+            chats: chats, search: search, agent: agentSession?.composer,
+            workspaces: TerminalAppServices.Workspaces(list: workspaces.list, open: workspaces.open),
+            quickQuestion: quick, records: records)
+        let theme = ThemeChoice.resolve(environment: io.environment, reportedBackground: nil)
+        let session = TerminalSession(
+            device: TerminalDevice(), modes: .fullScreen, colors: theme.appearance != .monochrome)
+        do {
+            try session.start()
+        } catch {
+            session.stop()
+            io.writeError("\(name): cannot set up the terminal: \(error)\n")
+            return .unavailable
+        }
+        let controller = TerminalAppController(services: services, theme: theme, size: session.size)
+        controller.setReduceMotion(ThemeChoice.reduceMotion(environment: io.environment))
+        await controller.start()
+        let runner = TerminalAppRunner(
+            controller: controller, terminal: session, clock: ContinuousClock(), environment: io.environment)
+        await runner.run()
+        if let scratch = agentSession?.scratch { try? FileManager.default.removeItem(atPath: scratch) }
+        return .success
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilServer
+import SybilStore
+import SybilTUI
+import SybilWire
+
+/// The terminal app's workspaces over one connection: listing desktops → projects →
+/// sessions through the live desktop client, and opening a session the way
+/// `sybil workspaces open` and `send` do — the host cache selects (mounts) it, its screen
+/// model and live feed follow it, its composer sends through the outbox copy.
+@MainActor
+final class WorkspaceAppWiring {
+    private let desktop: WorkspaceDesktopClient
+    private let connection: ServerTarget.Connection
+    private let common: ClientCommand.Common
+    private let io: CommandIO
+    private let cache: WorkspaceChatHostCache
+    private var outbox: WorkspaceOutbox?
+
+    init(common: ClientCommand.Common, connection: ServerTarget.Connection, io: CommandIO) {
+        let desktop = WorkspacesCommand.desktop(connection)
+        self.desktop = desktop
+        self.connection = connection
+        self.common = common
+        self.io = io
+        cache = WorkspaceChatHostCache { key in
+            WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
+        }
+    }
+
+    /// Desktops with their projects and sessions (offline desktops without them).
+    func list() async -> Result<[SidebarDesktop], TerminalAppServices.WorkspacesProblem> {
+        do {
+            var desktops: [SidebarDesktop] = []
+            for listed in try await desktop.desktops() {
+                var entry = SidebarDesktop(id: listed.desktopId, name: listed.name, online: listed.online)
+                if listed.online {
+                    for project in try await desktop.projects(desktopId: listed.desktopId) {
+                        let sessions = try await desktop.sessions(
+                            desktopId: listed.desktopId, projectId: project.projectId)
+                        entry.projects.append(
+                            SidebarDesktop.Project(
+                                id: project.projectId, name: project.name,
+                                sessions: sessions.map {
+                                    SidebarDesktop.Session(id: $0.sessionId, title: $0.title, running: $0.running)
+                                }))
+                    }
+                }
+                desktops.append(entry)
+            }
+            return .success(desktops)
+        } catch {
+            return .failure(TerminalAppServices.WorkspacesProblem("Workspaces unavailable: \(error)"))
+        }
+    }
+
+    /// Why the outbox copy is in memory although it should be on disk, if it is.
+    private(set) var outboxProblem: String?
+
+    /// The outbox copy (opened once): on disk under `$XDG_DATA_HOME/sybil/client`, or in
+    /// memory with `--in-memory` (and when the file cannot be opened, saying so).
+    private func openOutbox() -> WorkspaceOutbox {
+        if let outbox { return outbox }
+        let opened: WorkspaceOutbox
+        do {
+            let store: any KeyValueStore =
+                common.inMemory
+                ? InMemoryKeyValueStore()
+                : try FileKeyValueStore(directory: XDGDirectories(environment: io.environment).sybilData + "/client")
+            opened = try WorkspaceOutbox(store: store)
+        } catch {
+            outboxProblem = "The outbox cannot be saved (\(error)); messages are kept in memory only."
+            do {
+                opened = try WorkspaceOutbox(store: InMemoryKeyValueStore())
+            } catch {
+                // An in-memory store does not fail.
+                preconditionFailure("an in-memory outbox failed to open: \(error)")
+            }
+        }
+        outbox = opened
+        return opened
+    }
+
+    /// Opens `key`: selected in the host cache, its screen model, live feed and composer.
+    func open(_ key: WorkspaceChatKey, title: String) async -> WorkspaceSessionScreen {
+        cache.select(key)
+        let host =
+            cache.selectedHost
+            ?? WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
+        let screen = WorkspaceChatScreenModel(host: host, clock: ContinuousClock())
+        let feed = WorkspaceLiveFeed()
+        let events = WorkspaceEventsClient(
+            chat: key, baseURL: connection.baseURL, http: URLSessionHTTPClient(), tokens: connection.tokens,
+            clock: ContinuousClock(), random: SystemRandomSource())
+        feed.follow(
+            events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) },
+            everyHostStale: { [cache] in cache.markEveryHostStale() })
+        let ids = RandomUUIDGenerator(source: SystemRandomSource())
+        let now = ServerTime.live.epochMilliseconds
+        let outbox = openOutbox()
+        let sender = WorkspaceOutboxSender(outbox: outbox, rpc: desktop, clock: ContinuousClock(), ids: ids, now: now)
+        let staging = XDGDirectories(environment: io.environment).sybilData + "/staging"
+        let composer = WorkspaceChatComposer(
+            host: host, outbox: outbox, sender: sender,
+            uploader: AttachmentUploader(rpc: desktop, stagingDirectory: staging), ids: ids, now: now)
+        Task { await composer.restore() }
+        return WorkspaceSessionScreen(key: key, title: title, screen: screen, composer: composer) { [cache] in
+            await feed.stop()
+            if cache.selectedHost?.key == key { cache.select(nil) }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// What the app asks its runner to do after a key, a click or a paste: the effects the pure
+/// ``TerminalApp`` cannot perform itself (sending, stopping, opening, searching, quitting).
+public enum AppCommand: Sendable, Hashable {
+    /// Send the composer's text on the open screen (the composer was cleared; give the text
+    /// back with ``TerminalApp/restoreDraft(_:)`` when it was not sent).
+    case send(String)
+    /// Stop the reply or turn running on the open screen.
+    case stopReply
+    /// Open a destination in the main area.
+    case open(AppDestination)
+    /// The search field changed: search for this query.
+    case search(String)
+    /// Return in the search field before its results arrived: search at once.
+    case submitSearch
+    /// Retry the failed message on the open screen.
+    case retry
+    /// Send every failed message of the open screen again.
+    case resendAll
+    /// The reader is near the top of the timeline: load an older page if there is one.
+    case loadOlder
+    /// Show the Quick Question panel (the overlay opened; copy in the model's draft and answer).
+    case showQuickQuestion
+    /// Ask this Quick Question.
+    case askQuickQuestion(String)
+    /// The Quick Question panel was hidden with this draft (kept, with the answer).
+    case hideQuickQuestion(String)
+    /// Save the Quick Question and its answer as a chat and open it.
+    case openQuickQuestionInChat
+    /// Open the newest subagent thread of the open workspace session in its own view.
+    case openThread
+    /// Close the subagent thread's view, back to the session.
+    case closeThread
+    /// Log a mood with this score (1–5) in the records.
+    case logMood(Int)
+    /// Sync the records now.
+    case syncRecords
+    /// The sidebar got focus: list the chats and the workspaces again.
+    case refreshSidebar
+    /// Put the terminal back and stop the process until it is continued (Ctrl+Z: raw mode
+    /// delivers it as a key).
+    case suspend
+    /// Leave the app.
+    case quit
+}

@@ -1,0 +1,135 @@
+extension TerminalApp {
+    /// The key hints of the status line when nothing else is to be said.
+    static let keyHints = "Tab focus · Ctrl+K search · F1 keys · Ctrl+D quit"
+
+    /// Draws the whole screen for `size` and says where the cursor goes (`nil`: hidden). The
+    /// frame depends only on the state (the timeline's layout cache and scroll position are
+    /// updated as a side effect of laying out, never of the clock).
+    public mutating func render(size newSize: TerminalSize) -> (CellGrid, CursorPlacement?) {
+        size = newSize
+        let composerWidth = AppLayout.composerWidth(size: size)
+        let composed = composer.layout(width: max(1, composerWidth))
+        let layout = AppLayout(size: size, composerLines: composed.lines.count)
+        var grid = CellGrid(columns: size.columns, rows: size.rows, style: theme.text)
+
+        sidebarHits = sidebar.draw(
+            into: &grid, in: layout.sidebar, theme: theme, focused: focus == .sidebar && overlay == nil)
+        for y in layout.border.row..<layout.border.endRow where !layout.border.isEmpty {
+            grid.write("│", column: layout.border.column, row: y, style: theme.border)
+        }
+        drawTitle(into: &grid, layout.title)
+        drawTimeline(into: &grid, layout.timeline)
+        let separatorStyle = focus == .composer && overlay == nil ? theme.accent : theme.border
+        if !layout.separator.isEmpty {
+            grid.write(
+                String(repeating: "─", count: layout.separator.columns), column: layout.separator.column,
+                row: layout.separator.row, style: separatorStyle.subtracting(.bold))
+        }
+        let cursor = drawComposer(into: &grid, layout: layout, composed: composed)
+        drawStatus(into: &grid, layout.status)
+
+        switch overlay {
+        case .breathing:
+            breathing?.resize(size)
+            breathing?.draw(into: &grid, in: grid.bounds, theme: theme)
+            return (grid, nil)
+        case .records(let records):
+            records.draw(into: &grid, in: RecordsOverlay.frame(size: size), theme: theme)
+            return (grid, nil)
+        case .help:
+            HelpOverlay.draw(into: &grid, in: HelpOverlay.frame(size: size), theme: theme)
+            return (grid, nil)
+        case .search(let search):
+            let end = search.draw(into: &grid, in: SearchOverlay.frame(size: size), theme: theme)
+            return (grid, CursorPlacement(column: end.column, row: end.row))
+        case .quickQuestion(let quick):
+            let end = quick.draw(into: &grid, in: QuickQuestionOverlay.frame(size: size), theme: theme)
+            return (grid, CursorPlacement(column: end.column, row: end.row))
+        case nil:
+            return (grid, focus == .composer ? cursor : nil)
+        }
+    }
+
+    private func drawTitle(into grid: inout CellGrid, _ rect: GridRect) {
+        guard !rect.isEmpty else { return }
+        let marker = focus == .timeline && overlay == nil ? "▌" : " "
+        grid.write(marker, column: rect.column, row: rect.row, style: theme.accent, clip: rect)
+        grid.write(
+            DisplayWidth.truncate(title, to: rect.columns - 1), column: rect.column + 1, row: rect.row,
+            style: theme.accent, clip: rect)
+    }
+
+    private mutating func drawTimeline(into grid: inout CellGrid, _ rect: GridRect) {
+        guard !rect.isEmpty else { return }
+        if items.isEmpty {
+            grid.fill(rect, style: theme.text)
+            let hint =
+                sidebar.current == .agent
+                ? "Write to Sybil Agent below; Return sends." : "Type a message below and press Return."
+            grid.write(
+                DisplayWidth.truncate(hint, to: rect.columns - 1), column: rect.column + 1,
+                row: rect.row + rect.rows / 2, style: theme.secondary, clip: rect)
+            return
+        }
+        TimelineView().draw(
+            into: &grid, in: rect, items: items, scroll: &scroll, layout: &timelineLayout, theme: theme)
+    }
+
+    private func drawComposer(into grid: inout CellGrid, layout: AppLayout, composed: ComposerLayout)
+        -> CursorPlacement?
+    {
+        let rect = layout.composer
+        guard !rect.isEmpty else { return nil }
+        grid.write("› ", column: layout.prompt.column, row: layout.prompt.row, style: theme.accent, clip: layout.prompt)
+        if composer.isEmpty {
+            let placeholder =
+                switch sidebar.current {
+                case .agent: "Message Sybil Agent…"
+                case .session: "Message the workspace session…"
+                default: "Message Sybil…"
+                }
+            grid.write(
+                DisplayWidth.truncate(placeholder, to: rect.columns), column: rect.column, row: rect.row,
+                style: theme.secondary, clip: rect)
+            return CursorPlacement(column: rect.column, row: rect.row)
+        }
+        let first = max(0, min(composed.cursorLine - rect.rows + 1, composed.lines.count - rect.rows))
+        for (offset, line) in composed.lines.dropFirst(first).prefix(rect.rows).enumerated() {
+            grid.write(line, column: rect.column, row: rect.row + offset, style: theme.text, clip: rect)
+        }
+        return CursorPlacement(
+            column: min(rect.column + composed.cursorColumn, rect.endColumn - 1),
+            row: rect.row + composed.cursorLine - first)
+    }
+
+    private func drawStatus(into grid: inout CellGrid, _ rect: GridRect) {
+        guard !rect.isEmpty else { return }
+        let style = notice != nil ? theme.warning : theme.secondary
+        let left = notice ?? screenStatus ?? ""
+        let hints = Self.keyHints
+        let room = rect.columns - DisplayWidth.of(hints) - 2
+        if room >= 12 || left.isEmpty {
+            grid.write(
+                DisplayWidth.truncate(left, to: max(0, room)), column: rect.column, row: rect.row, style: style,
+                clip: rect)
+            if DisplayWidth.of(hints) <= rect.columns {
+                grid.write(
+                    hints, column: rect.endColumn - DisplayWidth.of(hints), row: rect.row, style: theme.secondary,
+                    clip: rect)
+            }
+        } else {
+            grid.write(
+                DisplayWidth.truncate(left, to: rect.columns), column: rect.column, row: rect.row, style: style,
+                clip: rect)
+        }
+    }
+}
+
+extension CellStyle {
+    /// This style without `attributes`.
+    func subtracting(_ attributes: CellAttributes) -> CellStyle {
+        var copy = self
+        copy.attributes.subtract(attributes)
+        return copy
+    }
+}

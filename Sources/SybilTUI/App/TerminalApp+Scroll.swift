@@ -1,0 +1,28 @@
+extension TerminalApp {
+    /// A scroll request from a key or the wheel.
+    enum ScrollStep {
+        case lines(Int)
+        case pageUp, pageDown, top, bottom
+    }
+
+    /// Scrolls the timeline; asks for an older page when the reader is near the top.
+    mutating func scrollTimeline(_ step: ScrollStep) -> [AppCommand] {
+        switch step {
+        case .lines(let lines): scroll.scroll(byLines: lines)
+        case .pageUp: scroll.pageUp()
+        case .pageDown: scroll.pageDown()
+        case .top: scroll.scrollToTop()
+        case .bottom: scroll.scrollToBottom()
+        }
+        switch step {
+        case .lines(let lines) where lines < 0: return scroll.isNearTop ? [.loadOlder] : []
+        case .pageUp, .top: return scroll.isNearTop ? [.loadOlder] : []
+        default: return []
+        }
+    }
+
+    /// Follows the bottom again (after sending).
+    mutating func scrollTimelineToBottom() {
+        scroll.scrollToBottom()
+    }
+}

@@ -1,0 +1,536 @@
+import Observation
+import SybilClient
+import SybilStore
+import SybilTimeline
+import SybilWire
+
+/// Joins the pure ``TerminalApp`` to the view models: performs the app's commands (send,
+/// stop, open, search, retry) on the open screen's model, and copies what the models publish
+/// into the app's state in ``sync()`` — the one place the runner observes, so a change of any
+/// model it reads asks for a redraw. It is observable itself for what its tasks change (the
+/// open chat or session, finished work), never for ``app``, which drawing updates. Owns every
+/// task it starts; ``close()`` ends them.
+@MainActor
+@Observable
+public final class TerminalAppController {
+    /// The screen state.
+    @ObservationIgnored public private(set) var app: TerminalApp
+    /// What the app is wired to.
+    @ObservationIgnored public let services: TerminalAppServices
+    /// The open chat, when a chat is open.
+    public private(set) var chat: ChatConversationModel?
+    /// The open workspace session, when one is open.
+    public private(set) var workspace: WorkspaceSessionScreen?
+    /// Whether a quit was asked for.
+    @ObservationIgnored public private(set) var wantsToQuit = false
+    /// Whether a suspend (Ctrl+Z) was asked for and not yet taken by the runner.
+    @ObservationIgnored public private(set) var wantsToSuspend = false
+    /// How many commands finished their work (tests wait on it).
+    public private(set) var finishedWork = 0
+
+    @ObservationIgnored private var tasks: [Int: Task<Void, Never>] = [:]
+    @ObservationIgnored private var nextTask = 0
+    @ObservationIgnored private var searchStarted = false
+
+    /// A controller over `services`, drawing with `theme`.
+    public init(services: TerminalAppServices, theme: Theme, size: TerminalSize = .fallback) {
+        self.services = services
+        self.app = TerminalApp(theme: theme, size: size)
+    }
+
+    /// Opens a new chat with the composer focused, starts the Agent room and lists the
+    /// workspaces in the background.
+    public func start() async {
+        await services.chats.refresh()
+        await services.records?.reload()
+        chat = await services.chats.newChat()
+        app.show(.newChat, title: "New chat")
+        if let agent = services.agent {
+            run { await agent.start() }
+        }
+        if services.workspaces != nil {
+            run { [weak self] in await self?.loadWorkspaces() }
+        } else {
+            app.sidebar.workspaces = []
+        }
+        sync()
+    }
+
+    /// Lists the workspaces again.
+    public func loadWorkspaces() async {
+        guard let workspaces = services.workspaces else { return }
+        switch await workspaces.list() {
+        case .success(let desktops):
+            app.sidebar.workspaces = desktops
+            app.sidebar.workspacesProblem = nil
+        case .failure(let problem):
+            app.sidebar.workspacesProblem = problem.message
+        }
+    }
+
+    /// Draws with `theme` from now on (the terminal reported its background).
+    public func setTheme(_ theme: Theme) {
+        app.theme = theme
+    }
+
+    /// The screen changed size.
+    public func resize(_ size: TerminalSize) {
+        app.resize(size)
+    }
+
+    /// Applies an input; returns whether the app should quit.
+    @discardableResult
+    public func handle(_ input: TerminalInput, now: Duration) -> Bool {
+        let commands = app.handle(input, now: now)
+        for command in commands { perform(command) }
+        sync()
+        return wantsToQuit
+    }
+
+    /// Takes a pending suspend request: `true` once per Ctrl+Z.
+    public func takeSuspendRequest() -> Bool {
+        defer { wantsToSuspend = false }
+        return wantsToSuspend
+    }
+
+    /// Draws the screen.
+    public func render(size: TerminalSize) -> (CellGrid, CursorPlacement?) {
+        app.render(size: size)
+    }
+
+    /// Called on each frame tick while ``needsFrames``: a workspace session's screen model
+    /// takes frames to publish rows; the breathing scene advances. Returns whether the screen
+    /// must be drawn again (the models' own changes are observed).
+    public func frame(now: Duration) -> Bool {
+        _ = workspace?.screen.frame()
+        return app.tick(now: now)
+    }
+
+    /// Whether the open screen needs frames (a workspace session, the breathing screen).
+    public var needsFrames: Bool { workspace != nil || app.overlay == .breathing }
+
+    /// How often frames come while ``needsFrames``: 30 a second for the breathing scene, else
+    /// ten (the screen model's frames).
+    public var frameTickInterval: Duration {
+        app.overlay == .breathing ? .seconds(1) / 30 : .milliseconds(100)
+    }
+
+    /// Whether motion is reduced (from `SYBIL_REDUCE_MOTION`).
+    public func setReduceMotion(_ reduce: Bool) {
+        app.reduceMotion = reduce
+    }
+
+    /// Waits for the work started so far (sends, opens) to finish.
+    public func settle() async {
+        while let task = tasks.values.first {
+            await task.value
+        }
+    }
+
+    /// Stops the running reply and all work, closes the open screens and the room.
+    public func close() async {
+        chat?.stop()
+        for task in tasks.values { task.cancel() }
+        await settle()
+        await workspace?.close()
+        workspace = nil
+        await services.search.close()
+        await services.agent?.close()
+    }
+
+    // MARK: Commands
+
+    private func perform(_ command: AppCommand) {
+        switch command {
+        case .quit:
+            wantsToQuit = true
+        case .suspend:
+            wantsToSuspend = true
+        case .logMood(let score):
+            guard let records = services.records else {
+                app.notice = "The records could not be opened on this device."
+                return
+            }
+            run { [weak self] in
+                do {
+                    _ = try await records.logMood(score: score, note: nil)
+                } catch {
+                    self?.app.notice = "The mood was not saved: \(error)"
+                }
+            }
+        case .syncRecords:
+            guard let records = services.records else { return }
+            run { _ = await records.syncNow() }
+        case .openThread:
+            guard let screen = workspace?.screen,
+                let row = screen.displayRows.rows.last(where: { $0.subagentThreadId != nil })
+            else {
+                app.notice = "No subagent thread here to open."
+                return
+            }
+            screen.openThread(fromRow: row.id)
+        case .closeThread:
+            workspace?.screen.closeThread()
+        case .refreshSidebar:
+            let chats = services.chats
+            run { [weak self] in
+                await chats.refresh()
+                await self?.loadWorkspaces()
+            }
+        case .send(let text):
+            send(text)
+        case .stopReply:
+            if case .quickQuestion = app.overlay {
+                services.quickQuestion?.stop()
+            } else {
+                chat?.stop()
+            }
+        case .showQuickQuestion:
+            guard let quick = services.quickQuestion else {
+                app.overlay = nil
+                app.notice = "Quick Question is not available here."
+                return
+            }
+            quick.open()
+            showQuickQuestion(quick, draft: quick.draft)
+        case .askQuickQuestion(let text):
+            guard let quick = services.quickQuestion else { return }
+            quick.open()
+            quick.type(text)
+            quick.submit()
+        case .hideQuickQuestion(let draft):
+            guard let quick = services.quickQuestion else { return }
+            quick.open()
+            quick.type(draft)
+            quick.hide()
+        case .openQuickQuestionInChat:
+            guard let quick = services.quickQuestion else { return }
+            run { [weak self] in
+                guard let self else { return }
+                guard let id = await quick.openInChat() else {
+                    self.app.notice = quick.lastError ?? "Ask a question first; then it can be opened in a chat."
+                    return
+                }
+                await self.services.chats.refresh()
+                self.open(.chat(id))
+            }
+        case .open(let destination):
+            open(destination)
+        case .search(let query):
+            let search = services.search
+            if !searchStarted {
+                searchStarted = true
+                search.start()
+            }
+            search.query = query
+        case .submitSearch:
+            services.search.submit()
+        case .retry:
+            retry()
+        case .resendAll:
+            guard app.sidebar.current == .agent, let agent = services.agent else { return }
+            run { [weak self] in
+                do { _ = try await agent.resendAll() } catch { self?.app.notice = "Could not resend: \(error)" }
+            }
+        case .loadOlder:
+            switch app.sidebar.current {
+            case .agent:
+                if let room = services.agent?.room, room.hasMoreBefore, !room.isLoadingOlder {
+                    run { await room.loadOlder() }
+                }
+            case .session:
+                _ = workspace?.screen.loadOlder()
+            default:
+                break
+            }
+        }
+    }
+
+    private func send(_ text: String) {
+        switch app.sidebar.current {
+        case .agent:
+            guard let agent = services.agent else { return }
+            run { [weak self] in
+                let (caption, paths) = ComposerAttachments.split(text)
+                if !paths.isEmpty, let problem = await Self.attach(paths, to: agent.draft) {
+                    self?.app.restoreDraft(text)
+                    self?.app.notice = problem
+                    return
+                }
+                await agent.updateCaption(caption)
+                if await agent.send() == nil {
+                    self?.app.restoreDraft(text)
+                    self?.app.notice = agent.notice ?? "The message was not queued."
+                }
+            }
+        case .session:
+            guard let workspace else { return }
+            run { [weak self] in
+                if await !workspace.send(text) {
+                    self?.app.restoreDraft(text)
+                    self?.app.notice = workspace.composer.notice ?? "The message was not sent."
+                }
+            }
+        case .newChat, .chat:
+            guard let chat else { return }
+            run { [weak self] in
+                if await !chat.send(text) {
+                    self?.app.restoreDraft(text)
+                    self?.app.notice = chat.lastError ?? "Wait for the reply to finish, then send again."
+                }
+            }
+        }
+    }
+
+    /// Selects the files at `paths` in the Agent room's draft and waits until each is
+    /// uploaded; returns why not when one failed.
+    private static func attach(_ paths: [String], to draft: AgentAttachmentDraft) async -> String? {
+        guard draft.canSelect else { return "This room takes no attachments right now; nothing was sent." }
+        let before = Set(draft.items.map(\.id))
+        await draft.select(
+            paths.map { path in
+                AgentAttachmentSource.file(
+                    atPath: path, kind: .file, fileName: String(path.split(separator: "/").last ?? Substring(path)))
+            })
+        let added = draft.items.map(\.id).filter { !before.contains($0) }
+        if added.count < paths.count {
+            return draft.notes.last ?? "A file could not be attached; nothing was sent."
+        }
+        func settled() -> Bool {
+            added.allSatisfy { id in
+                guard let item = draft.item(id) else { return true }
+                return item.isReady || item.failure != nil || item.state == .interrupted
+            }
+        }
+        while !settled() {
+            guard !Task.isCancelled else { return "Attaching was cancelled." }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                withObservationTracking {
+                    _ = settled()
+                } onChange: {
+                    continuation.resume()
+                }
+            }
+        }
+        for id in added {
+            if let item = draft.item(id), !item.isReady {
+                return "\(ComposerAttachments.describe(item)); nothing was sent."
+            }
+        }
+        return nil
+    }
+
+    private func retry() {
+        switch app.sidebar.current {
+        case .agent:
+            guard let agent = services.agent,
+                let failed = agent.pending.first(where: { $0.state == .failed })
+            else { return }
+            run { [weak self] in
+                do { try await agent.retry(failed.requestId) } catch { self?.app.notice = "Could not retry: \(error)" }
+            }
+        case .session:
+            guard let workspace else { return }
+            run { await workspace.composer.retryUnaccepted() }
+        case .newChat, .chat:
+            guard let chat, chat.canRetry else { return }
+            run { await chat.retry() }
+        }
+    }
+
+    private func open(_ destination: AppDestination) {
+        let previous = app.sidebar.current
+        if destination == previous, destination != .newChat { return }
+        services.agent?.room.isSelected = destination == .agent
+        if case .session = previous, let closing = workspace {
+            workspace = nil
+            run { await closing.close() }
+        }
+        switch destination {
+        case .newChat:
+            chat = nil
+            app.show(.newChat, title: "New chat")
+            run { [weak self] in
+                guard let self else { return }
+                self.chat = await self.services.chats.newChat()
+            }
+        case .chat(let id):
+            let title = services.chats.conversations.first { $0.id == id }?.title ?? "Chat"
+            chat = nil
+            app.show(destination, title: title)
+            run { [weak self] in
+                guard let self else { return }
+                self.chat = await self.services.chats.open(id)
+            }
+        case .agent:
+            chat = nil
+            app.show(.agent, title: "Sybil Agent")
+            if let room = services.agent?.room { room.viewportReachedBottom() }
+        case .session(let key):
+            chat = nil
+            let title = sessionTitle(key)
+            app.show(destination, title: title)
+            guard let workspaces = services.workspaces else { return }
+            run { [weak self] in
+                let screen = await workspaces.open(key, title)
+                guard let self, self.app.sidebar.current == destination else {
+                    await screen.close()
+                    return
+                }
+                self.workspace = screen
+            }
+        }
+    }
+
+    private func sessionTitle(_ key: WorkspaceChatKey) -> String {
+        for desktop in app.sidebar.workspaces ?? [] where desktop.id == key.desktopId {
+            for project in desktop.projects where project.id == key.projectId {
+                if let session = project.sessions.first(where: { $0.id == key.sessionId }) {
+                    return "\(desktop.name) › \(project.name) › \(session.title)"
+                }
+            }
+        }
+        return key.description
+    }
+
+    /// Starts `work` as a task this controller owns.
+    private func run(_ work: @escaping @MainActor () async -> Void) {
+        let id = nextTask
+        nextTask += 1
+        tasks[id] = Task { @MainActor [weak self] in
+            await work()
+            self?.tasks[id] = nil
+            self?.finishedWork += 1
+        }
+    }
+
+    // MARK: State
+
+    /// Copies what the models publish into the app's state. Everything this reads is what a
+    /// redraw depends on: the runner calls it inside `withObservationTracking`.
+    public func sync() {
+        // What the controller's own tasks changed (a chat opened, a send given back).
+        _ = finishedWork
+        let threadWasOpen = app.isThreadOpen
+        app.isThreadOpen = app.sidebar.current.isSession && workspace?.screen.threadViewer != nil
+        if threadWasOpen != app.isThreadOpen { app.scroll = TimelineScroll() }
+        app.sidebar.chats = services.chats.conversations.map { Sidebar.Chat(id: $0.id, title: $0.title) }
+        let room = services.agent?.room
+        app.sidebar.agentUnread = room?.badgeCount ?? 0
+        if app.sidebar.current == .newChat, let record = chat?.record {
+            // The new chat was saved with its first message: it is now that chat.
+            app.sidebar.current = .chat(record.id)
+            app.sidebar.selection = .chat(record.id)
+            app.title = record.title
+        }
+        switch app.sidebar.current {
+        case .newChat, .chat:
+            if let chat {
+                app.items = ChatTimelineAdapter.items(chat.messages, lastError: chat.lastError)
+                app.isReplyRunning = chat.isTyping
+                app.screenStatus =
+                    chat.isTyping ? "Sybil is typing… Ctrl+C stops" : chat.isLoading ? "Loading the chat…" : nil
+            } else {
+                app.items = []
+                app.isReplyRunning = false
+                app.screenStatus = nil
+            }
+        case .agent:
+            if let agent = services.agent {
+                app.items = AgentTimelineAdapter.items(
+                    rows: agent.room.rows, pending: agent.pending, activity: agent.room.activity,
+                    roomError: agent.room.roomError)
+                app.isReplyRunning = false
+                let uploads = agent.draft.items.filter { !$0.isReady }
+                app.screenStatus =
+                    uploads.isEmpty
+                    ? agentStatus(agent)
+                    : "Attaching " + uploads.map(ComposerAttachments.describe).joined(separator: ", ")
+            } else {
+                app.items = [
+                    TimelineItem(id: "no-agent", role: .system, body: "This server has no Agent room.")
+                ]
+                app.screenStatus = nil
+            }
+        case .session:
+            if let workspace, let thread = workspace.screen.threadViewer {
+                app.items = WorkspaceTimelineAdapter.items(
+                    DisplayRows(timeline: thread.timeline.rows, activeRunId: nil))
+                app.screenStatus =
+                    thread.lastLoadError.map { "The thread could not be loaded: \($0)" }
+                    ?? (thread.isLoading ? "Loading the thread…" : "Subagent thread \(thread.threadId) · Esc goes back")
+            } else if let workspace {
+                app.items = workspace.items
+                app.screenStatus = workspace.status
+            } else {
+                app.items = []
+                app.screenStatus = "Opening the session…"
+            }
+            app.isReplyRunning = false
+        }
+        syncSearch()
+        if case .records = app.overlay {
+            if let records = services.records {
+                app.showRecords(RecordsOverlay.showing(records))
+            } else {
+                var empty = RecordsOverlay()
+                empty.status = "The records could not be opened on this device."
+                app.showRecords(empty)
+            }
+        }
+        if case .quickQuestion = app.overlay, let quick = services.quickQuestion {
+            showQuickQuestion(quick, draft: nil)
+        }
+    }
+
+    private func showQuickQuestion(_ quick: QuickQuestionModel, draft: String?) {
+        let status: String? =
+            switch quick.answerState {
+            case .stopped?: "Stopped"
+            case .failed(let reason)?: "Failed: \(reason)"
+            default: quick.lastError
+            }
+        app.showQuickQuestion(
+            draft: draft, model: quick.choice.model, question: quick.question, answer: quick.answer,
+            isAnswering: quick.isAnswering, status: quick.lastError ?? status)
+    }
+
+    private func agentStatus(_ agent: AgentRoomComposer) -> String? {
+        if let notice = agent.notice { return notice }
+        if let hold = agent.holdReason { return hold }
+        switch agent.room.connection {
+        case .idle: return "Not connected"
+        case .connecting: return "Connecting to the room…"
+        case .connected: return nil
+        case .reconnecting(let reason, let retryIn): return "Reconnecting in \(retryIn) (\(reason))"
+        }
+    }
+
+    private func syncSearch() {
+        guard case .search = app.overlay else { return }
+        let search = services.search
+        let hits: [SearchOverlay.Hit]
+        if search.isShowingRecent {
+            hits = search.recent.map { SearchOverlay.Hit(destination: .chat($0.id), title: $0.title) }
+        } else {
+            hits = search.results.compactMap { hit in
+                let id: String
+                switch hit.source {
+                case .title(let conversationId): id = conversationId
+                case .message(let conversationId, _): id = conversationId
+                case .webSearch: return nil
+                }
+                let excerpt = search.excerpt(hit, width: 60)
+                return SearchOverlay.Hit(destination: .chat(id), title: hit.title, excerpt: excerpt.runs)
+            }
+        }
+        var seen: Set<AppDestination> = []
+        let unique = hits.filter { seen.insert($0.destination).inserted }
+        let notice =
+            search.errorMessage ?? (search.isSearching ? "Searching…" : search.notice)
+        let pending = search.isSearching || (!search.isShowingRecent && search.settledQuery != search.query)
+        if let open = app.showSearchResults(unique, notice: notice, pending: pending) {
+            perform(open)
+        }
+    }
+}

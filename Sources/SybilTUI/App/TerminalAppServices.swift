@@ -1,0 +1,62 @@
+import SybilClient
+import SybilWire
+
+/// The view models the terminal app is wired to, built by the command line over one server
+/// connection: the chats list, the history search, the Agent room (composer, room, outbox) and
+/// the workspaces (listing desktops → projects → sessions, opening a session).
+@MainActor
+public struct TerminalAppServices {
+    /// Lists the workspaces and opens a session.
+    public struct Workspaces {
+        /// Lists the desktops with their projects and sessions, or says why not.
+        public var list: @MainActor () async -> Result<[SidebarDesktop], WorkspacesProblem>
+        /// Opens a session's screen (host mounted, live feed followed).
+        public var open: @MainActor (WorkspaceChatKey, _ title: String) async -> WorkspaceSessionScreen
+
+        /// Creates the workspace seam.
+        public init(
+            list: @escaping @MainActor () async -> Result<[SidebarDesktop], WorkspacesProblem>,
+            open: @escaping @MainActor (WorkspaceChatKey, _ title: String) async -> WorkspaceSessionScreen
+        ) {
+            self.list = list
+            self.open = open
+        }
+    }
+
+    /// Why the workspaces could not be listed, as a sentence for the sidebar.
+    public struct WorkspacesProblem: Error, Sendable, Hashable {
+        /// The sentence.
+        public var message: String
+
+        /// Creates a problem.
+        public init(_ message: String) {
+            self.message = message
+        }
+    }
+
+    /// The chats list (new, open, recent).
+    public var chats: ChatListModel
+    /// The history search behind Ctrl+K.
+    public var search: ChatSearchModel<ContinuousClock>
+    /// The Agent room, if the server has one.
+    public var agent: AgentRoomComposer?
+    /// The workspaces, if the server has them.
+    public var workspaces: Workspaces?
+    /// The Quick Question panel's model, if there is one.
+    public var quickQuestion: QuickQuestionModel?
+    /// The device's records, if they could be opened.
+    public var records: RecordsModel?
+
+    /// Creates the services.
+    public init(
+        chats: ChatListModel, search: ChatSearchModel<ContinuousClock>, agent: AgentRoomComposer?,
+        workspaces: Workspaces?, quickQuestion: QuickQuestionModel? = nil, records: RecordsModel? = nil
+    ) {
+        self.records = records
+        self.chats = chats
+        self.search = search
+        self.agent = agent
+        self.workspaces = workspaces
+        self.quickQuestion = quickQuestion
+    }
+}

@@ -1,0 +1,280 @@
+/// The text being written in the composer and its cursor: a pure value with the editing
+/// operations the app binds keys to (which key does what is the app's decision).
+///
+/// The cursor is an offset in grapheme clusters (`Character`s) from the start of ``text``,
+/// `0...text.count`, so the buffer is `Hashable` and `Sendable` and a cursor never points
+/// inside a grapheme. Lines are separated by newline characters (LF; any `Character` with
+/// `isNewline`). Words are runs of letters, digits and `_`, or runs of other non-space
+/// characters; whitespace (including newlines) separates them.
+public struct ComposerBuffer: Sendable, Hashable {
+    /// The text. Setting it keeps the cursor in range.
+    public var text: String {
+        didSet { cursor = min(max(cursor, 0), text.count) }
+    }
+
+    /// The cursor, in graphemes from the start of the text. Setting it clamps it to
+    /// `0...text.count`.
+    public var cursor: Int {
+        didSet { cursor = min(max(cursor, 0), text.count) }
+    }
+
+    /// Creates a buffer holding `text` with the cursor at its end.
+    public init(text: String = "") {
+        self.text = text
+        cursor = text.count
+    }
+
+    /// Whether there is no text.
+    public var isEmpty: Bool { text.isEmpty }
+
+    // MARK: - Editing
+
+    /// Inserts `text` at the cursor as it is (a paste keeps its newlines and tabs) and moves
+    /// the cursor after it.
+    public mutating func insert(_ text: String) {
+        replace(cursor..<cursor, with: text)
+    }
+
+    /// Inserts a line break at the cursor.
+    public mutating func insertNewline() {
+        insert("\n")
+    }
+
+    /// Deletes the grapheme before the cursor (Backspace).
+    public mutating func deleteBackward() {
+        guard cursor > 0 else { return }
+        replace((cursor - 1)..<cursor, with: "")
+    }
+
+    /// Deletes the grapheme after the cursor (Delete).
+    public mutating func deleteForward() {
+        guard cursor < text.count else { return }
+        replace(cursor..<(cursor + 1), with: "")
+    }
+
+    /// Deletes back to the start of the word before the cursor, with the spaces between.
+    public mutating func deleteWordBackward() {
+        replace(wordStart(before: cursor)..<cursor, with: "")
+    }
+
+    /// Deletes from the start of the line to the cursor; at the start of a line, joins it to
+    /// the line before.
+    public mutating func deleteToLineStart() {
+        let start = lineStart(at: cursor)
+        replace((start == cursor ? max(0, cursor - 1) : start)..<cursor, with: "")
+    }
+
+    /// Deletes from the cursor to the end of the line; at the end of a line, joins the next
+    /// line to it.
+    public mutating func deleteToLineEnd() {
+        let end = lineEnd(at: cursor)
+        replace(cursor..<(end == cursor ? min(text.count, cursor + 1) : end), with: "")
+    }
+
+    /// Removes all text.
+    public mutating func clear() {
+        text = ""
+        cursor = 0
+    }
+
+    // MARK: - Moving
+
+    /// Moves the cursor one grapheme left (stays at the start).
+    public mutating func moveLeft() {
+        cursor -= 1
+    }
+
+    /// Moves the cursor one grapheme right (stays at the end).
+    public mutating func moveRight() {
+        cursor += 1
+    }
+
+    /// Moves the cursor to the start of the word before it.
+    public mutating func moveWordLeft() {
+        cursor = wordStart(before: cursor)
+    }
+
+    /// Moves the cursor to the end of the word after it.
+    public mutating func moveWordRight() {
+        let characters = Array(text)
+        var index = cursor
+        while index < characters.count, characters[index].isWhitespace { index += 1 }
+        guard index < characters.count else {
+            cursor = index
+            return
+        }
+        let kind = Self.wordKind(characters[index])
+        while index < characters.count, Self.wordKind(characters[index]) == kind { index += 1 }
+        cursor = index
+    }
+
+    /// Moves the cursor to the start of its line (logical line, not visual).
+    public mutating func moveLineStart() {
+        cursor = lineStart(at: cursor)
+    }
+
+    /// Moves the cursor to the end of its line (logical line, not visual).
+    public mutating func moveLineEnd() {
+        cursor = lineEnd(at: cursor)
+    }
+
+    /// Moves the cursor to the visual line above when laid out at `width`, to the column
+    /// nearest its own without passing it. Returns `false`, leaving the cursor, when it is on
+    /// the first visual line (the app may then use ↑ for history or scrolling).
+    @discardableResult
+    public mutating func moveUp(width: Int) -> Bool {
+        moveVertically(by: -1, width: width)
+    }
+
+    /// Moves the cursor to the visual line below when laid out at `width`. Returns `false`,
+    /// leaving the cursor, when it is on the last visual line.
+    @discardableResult
+    public mutating func moveDown(width: Int) -> Bool {
+        moveVertically(by: 1, width: width)
+    }
+
+    // MARK: - Layout
+
+    /// The text wrapped at `width` display columns (at least 1): after the last space that
+    /// fits where there is one, otherwise between graphemes; the space where a line breaks is
+    /// not drawn (the cursor can still stand on it, at the end of the line). Wide graphemes take two columns and are never split.
+    public func layout(width: Int) -> ComposerLayout {
+        let characters = Array(text)
+        let rows = Self.rows(of: characters, width: width)
+        let (line, column) = Self.position(of: cursor, in: rows, characters: characters)
+        let lines = rows.map { String(characters[$0.start..<$0.shownEnd]) }
+        return ComposerLayout(lines: lines, cursorLine: line, cursorColumn: column)
+    }
+
+    /// One visual line: the graphemes `start..<shownEnd` are drawn, and cursor offsets
+    /// `start...lastCursor` are on it.
+    private struct Row {
+        var start: Int
+        var shownEnd: Int
+        var lastCursor: Int
+    }
+
+    private static func rows(of characters: [Character], width: Int) -> [Row] {
+        let width = max(1, width)
+        var rows: [Row] = []
+        var lineStart = 0
+        while true {
+            var lineEnd = lineStart
+            while lineEnd < characters.count, !characters[lineEnd].isNewline { lineEnd += 1 }
+            wrap(characters, from: lineStart, to: lineEnd, width: width, into: &rows)
+            if lineEnd == characters.count { return rows }
+            lineStart = lineEnd + 1
+        }
+    }
+
+    /// Wraps the logical line `start..<end` into rows.
+    private static func wrap(
+        _ characters: [Character], from start: Int, to end: Int, width: Int, into rows: inout [Row]
+    ) {
+        var start = start
+        while true {
+            var used = 0
+            var fits = start
+            while fits < end, used + DisplayWidth.of(characters[fits]) <= width {
+                used += DisplayWidth.of(characters[fits])
+                fits += 1
+            }
+            if fits == end {
+                rows.append(Row(start: start, shownEnd: end, lastCursor: end))
+                return
+            }
+            let next: Int
+            var shownEnd: Int
+            if fits == start {
+                // A grapheme wider than the whole line stands alone on it.
+                next = start + 1
+                shownEnd = next
+                if next == end {
+                    rows.append(Row(start: start, shownEnd: end, lastCursor: end))
+                    return
+                }
+            } else if characters[fits].isWhitespace {
+                next = fits + 1
+                shownEnd = fits
+            } else if let space = (start..<fits).last(where: { characters[$0].isWhitespace }), space > start {
+                next = space + 1
+                shownEnd = space
+            } else {
+                next = fits
+                shownEnd = fits
+            }
+            rows.append(Row(start: start, shownEnd: shownEnd, lastCursor: next - 1))
+            start = next
+        }
+    }
+
+    private static func position(of cursor: Int, in rows: [Row], characters: [Character]) -> (line: Int, column: Int) {
+        let line = rows.firstIndex { cursor >= $0.start && cursor <= $0.lastCursor } ?? rows.count - 1
+        let row = rows[line]
+        let column = DisplayWidth.of(String(characters[row.start..<min(cursor, characters.count)]))
+        return (line, column)
+    }
+
+    private mutating func moveVertically(by step: Int, width: Int) -> Bool {
+        let characters = Array(text)
+        let rows = Self.rows(of: characters, width: width)
+        let (line, column) = Self.position(of: cursor, in: rows, characters: characters)
+        let target = line + step
+        guard rows.indices.contains(target) else { return false }
+        let row = rows[target]
+        var offset = row.start
+        var used = 0
+        while offset < row.lastCursor {
+            let next = used + DisplayWidth.of(characters[offset])
+            if next > column { break }
+            used = next
+            offset += 1
+        }
+        cursor = offset
+        return true
+    }
+
+    // MARK: - Helpers
+
+    /// Replaces the graphemes in `range` with `replacement` and puts the cursor after it.
+    private mutating func replace(_ range: Range<Int>, with replacement: String) {
+        let characters = Array(text)
+        let head = String(characters[..<range.lowerBound]) + replacement
+        text = head + String(characters[range.upperBound...])
+        cursor = head.count
+    }
+
+    private enum WordKind {
+        case space, word, other
+    }
+
+    private static func wordKind(_ character: Character) -> WordKind {
+        if character.isWhitespace { return .space }
+        if character.isLetter || character.isNumber || character == "_" { return .word }
+        return .other
+    }
+
+    private func wordStart(before offset: Int) -> Int {
+        let characters = Array(text)
+        var index = offset
+        while index > 0, characters[index - 1].isWhitespace { index -= 1 }
+        guard index > 0 else { return 0 }
+        let kind = Self.wordKind(characters[index - 1])
+        while index > 0, Self.wordKind(characters[index - 1]) == kind { index -= 1 }
+        return index
+    }
+
+    private func lineStart(at offset: Int) -> Int {
+        let characters = Array(text)
+        var index = offset
+        while index > 0, !characters[index - 1].isNewline { index -= 1 }
+        return index
+    }
+
+    private func lineEnd(at offset: Int) -> Int {
+        let characters = Array(text)
+        var index = offset
+        while index < characters.count, !characters[index].isNewline { index += 1 }
+        return index
+    }
+}

@@ -1,0 +1,69 @@
+import SybilClient
+import SybilTimeline
+import SybilWire
+
+/// The Agent room as timeline entries: its transcript rows (day separators, messages with
+/// their attachment cards), then the outbox's messages not confirmed yet with where they are
+/// (queued, sending, awaiting the room's echo, failed with what to do), then the agent's
+/// activity pinned at the bottom. Pure.
+public enum AgentTimelineAdapter {
+    /// The entries for the room's `rows`, the outbox's `pending` entries and `activity`.
+    public static func items(
+        rows: [AgentTranscriptRow], pending: [AgentOutboxEntry], activity: AgentRoomModel.Activity,
+        roomError: String? = nil
+    ) -> [TimelineItem] {
+        var items: [TimelineItem] = []
+        for row in rows {
+            switch row {
+            case .day(let day):
+                items.append(TimelineItem(id: "day-\(day.dayNumber)", role: .dateSeparator, body: "\(day)"))
+            case .message(let message):
+                var body = message.text
+                for attachment in message.attachments {
+                    body += "\n📎 \(attachment.fileName) (\(attachment.mimeType), \(attachment.size) bytes)"
+                }
+                let isUser = message.role == .user
+                items.append(
+                    TimelineItem(
+                        id: "message-\(message.messageId)", role: isUser ? .user : .assistant,
+                        author: isUser ? "You" : "Sybil Agent", body: body, isMarkdown: !isUser,
+                        revision: ChatTimelineAdapter.revision(body, 0)))
+            }
+        }
+        for entry in pending where entry.state != .confirmed {
+            let (status, tone) = describe(entry)
+            items.append(
+                TimelineItem(
+                    id: "outbox-\(entry.requestId)", role: .user, author: "You", body: entry.label, status: status,
+                    tone: tone, revision: ChatTimelineAdapter.revision(entry.label + status, 0)))
+        }
+        if let roomError {
+            items.append(
+                TimelineItem(
+                    id: "room-error", role: .system, body: roomError, tone: .error,
+                    revision: ChatTimelineAdapter.revision(roomError, 0)))
+        }
+        if case .working(let detail) = activity {
+            let text = detail.isEmpty ? "The agent is working…" : "The agent is working: \(detail)"
+            items.append(
+                TimelineItem(
+                    id: "agent-activity", role: .thinking, body: text, revision: ChatTimelineAdapter.revision(text, 0)))
+        }
+        return items
+    }
+
+    /// The status line and tone of an outbox entry.
+    public static func describe(_ entry: AgentOutboxEntry) -> (String, TimelineItem.Tone) {
+        switch entry.state {
+        case .queued: ("Queued", .warning)
+        case .sending: ("Sending…", .warning)
+        case .awaitingEcho: ("Sent, waiting for the room", .normal)
+        case .confirmed: ("Confirmed", .success)
+        case .failed:
+            (
+                "Failed: \(entry.failure.map(\.description) ?? "unknown reason") (r retries, R resends all)",
+                .error
+            )
+        }
+    }
+}

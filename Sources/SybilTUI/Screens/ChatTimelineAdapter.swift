@@ -1,0 +1,88 @@
+import Foundation
+import SybilStore
+
+/// A chat's messages as timeline entries: a date separator before each day's first message,
+/// the person's messages, the replies (Markdown), a reply still arriving marked as such, a
+/// stopped or failed one with its reason and what to do. System prompts are not shown. Pure.
+public enum ChatTimelineAdapter {
+    /// The entries for `messages`; `lastError` (the model's sentence) is shown under the last
+    /// entry when no failed reply already says it. Days are counted in `timeZone`.
+    public static func items(
+        _ messages: [ChatMessageRecord], lastError: String? = nil, timeZone: TimeZone = .current
+    ) -> [TimelineItem] {
+        var items: [TimelineItem] = []
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        var lastDay: DateComponents?
+        for message in messages {
+            if message.role != .system {
+                let date = Date(timeIntervalSince1970: Double(message.createdAt) / 1000)
+                let day = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+                if day != lastDay {
+                    lastDay = day
+                    let label = dayLabel(day)
+                    items.append(TimelineItem(id: "day-\(label)", role: .dateSeparator, body: label))
+                }
+            }
+            switch message.role {
+            case .system:
+                continue
+            case .user:
+                items.append(
+                    TimelineItem(
+                        id: message.id, role: .user, author: "You", body: message.text,
+                        revision: revision(message.text, 0)))
+            case .assistant:
+                var item = TimelineItem(
+                    id: message.id, role: .assistant, author: "Sybil", body: message.text, isMarkdown: true)
+                switch message.state {
+                case .complete:
+                    item.revision = revision(message.text, 0)
+                case .streaming:
+                    item.status = "Sybil is typing… (Ctrl+C stops)"
+                    item.revision = revision(message.text, 1)
+                case .stopped:
+                    item.status = "Stopped"
+                    item.tone = .warning
+                    item.revision = revision(message.text, 2)
+                case .failed(let reason):
+                    item.status = "Failed: \(reason) (r retries)"
+                    item.tone = .error
+                    item.revision = revision(message.text + reason, 3)
+                }
+                items.append(item)
+            }
+        }
+        let saidByReply: Bool = {
+            guard let last = messages.last, case .failed = last.state else { return false }
+            return true
+        }()
+        if let lastError, !saidByReply {
+            items.append(
+                TimelineItem(
+                    id: "chat-error", role: .system, body: lastError, status: nil, tone: .error,
+                    revision: revision(lastError, 4)))
+        }
+        return items
+    }
+
+    /// "Monday, 30 November 2026".
+    static func dayLabel(_ day: DateComponents) -> String {
+        let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        let months = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ]
+        let weekday = weekdays[((day.weekday ?? 1) - 1 + 7) % 7]
+        let month = months[((day.month ?? 1) - 1 + 12) % 12]
+        return "\(weekday), \(day.day ?? 1) \(month) \(day.year ?? 1970)"
+    }
+
+    /// A revision that changes with what is drawn.
+    static func revision(_ text: String, _ kind: Int) -> Int {
+        var hasher = Hasher()
+        hasher.combine(text)
+        hasher.combine(kind)
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,68 @@
+import SybilClient
+import SybilWire
+
+/// An open workspace session: its host (mounted through the host cache), its screen model,
+/// its composer joined to the outbox, and whatever follows its live events. The command line
+/// builds one over the live desktop client; the app draws
+/// ``items`` and sends through the composer.
+@MainActor
+public final class WorkspaceSessionScreen {
+    /// The session.
+    public let key: WorkspaceChatKey
+    /// The title shown above the timeline.
+    public let title: String
+    /// The screen model (display rows, older pages, frames).
+    public let screen: WorkspaceChatScreenModel<ContinuousClock>
+    /// The composer joined to the outbox.
+    public let composer: WorkspaceChatComposer
+    /// What stops the live feed and parks the host.
+    private let onClose: @MainActor () async -> Void
+    private var isClosed = false
+
+    /// A session screen; `onClose` stops what follows it (the live feed) and parks the host.
+    public init(
+        key: WorkspaceChatKey, title: String, screen: WorkspaceChatScreenModel<ContinuousClock>,
+        composer: WorkspaceChatComposer, onClose: @escaping @MainActor () async -> Void
+    ) {
+        self.key = key
+        self.title = title
+        self.screen = screen
+        self.composer = composer
+        self.onClose = onClose
+    }
+
+    /// The timeline entries: display rows as the screen model decided them, then messages
+    /// history does not carry yet.
+    public var items: [TimelineItem] {
+        WorkspaceTimelineAdapter.items(screen.displayRows, deliveries: composer.deliveries)
+    }
+
+    /// A line for the status bar: a load error, a notice of the composer, or loading.
+    public var status: String? {
+        if let notice = composer.notice { return notice }
+        if let error = screen.host.lastLoadError { return "Could not load the session: \(error)" }
+        if screen.host.appliedLoads == 0 { return "Loading the session…" }
+        if screen.displayRows.pinnedStatus != nil { return "The desktop is running a turn; /steer TEXT joins it" }
+        return nil
+    }
+
+    /// The prefix that sends a message into the running turn instead of starting a new one.
+    public static let steerPrefix = "/steer "
+
+    /// Sends `text` as a new turn, or, when it starts with ``steerPrefix``, the rest of it into
+    /// the running turn; returns whether it was taken (else the draft goes back).
+    public func send(_ text: String) async -> Bool {
+        let steer = text.hasPrefix(Self.steerPrefix)
+        composer.draft = steer ? String(text.dropFirst(Self.steerPrefix.count)) : text
+        return await composer.send(steer: steer) != nil
+    }
+
+    /// Closes the screen model, the composer and the feed (once).
+    public func close() async {
+        guard !isClosed else { return }
+        isClosed = true
+        screen.close()
+        await composer.close()
+        await onClose()
+    }
+}

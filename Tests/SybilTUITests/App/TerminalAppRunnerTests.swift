@@ -1,0 +1,121 @@
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilStore
+import SybilTesting
+import Synchronization
+import Testing
+
+@testable import SybilTUI
+
+/// The run loop over a recording terminal and the real chat models (a scripted stream, an
+/// in-memory history): input bytes in, frames out, the reply drawn as it streams, quitting
+/// and the restore on the way out.
+@Suite("Terminal app runner", .timeLimit(.minutes(1)))
+@MainActor
+struct TerminalAppRunnerTests {
+    /// A terminal that records frames and whether it was stopped.
+    final class RecordingTerminal: AppTerminal {
+        let events: AsyncStream<TerminalEvent>
+        let continuation: AsyncStream<TerminalEvent>.Continuation
+        private let state = Mutex((frames: [String](), stopped: false, size: TerminalSize(columns: 60, rows: 16)))
+
+        init() {
+            (events, continuation) = AsyncStream<TerminalEvent>.makeStream()
+        }
+
+        var size: TerminalSize { state.withLock { $0.size } }
+        var frames: [String] { state.withLock { $0.frames } }
+        var stopped: Bool { state.withLock { $0.stopped } }
+        var lastFrame: String { frames.last ?? "" }
+
+        func resize(_ size: TerminalSize) {
+            state.withLock { $0.size = size }
+            continuation.yield(.resize(size))
+        }
+
+        func type(_ text: String) { continuation.yield(.input(Array(text.utf8))) }
+        func present(_ grid: CellGrid, cursor: CursorPlacement?) { state.withLock { $0.frames.append(grid.text) } }
+        func suspend() {}
+        func stop() { state.withLock { $0.stopped = true } }
+    }
+
+    /// Streams "Hallo" and " Welt", one delta per call to `release()`.
+    final class SteppedStreaming: ChatStreaming {
+        private let continuation = Mutex<AsyncThrowingStream<String, any Error>.Continuation?>(nil)
+        func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error> {
+            let (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
+            self.continuation.withLock { $0 = continuation }
+            return stream
+        }
+        func send(_ delta: String) { _ = continuation.withLock { $0 }?.yield(delta) }
+        func finish() { continuation.withLock { $0 }?.finish() }
+    }
+
+    private func controller(streaming: any ChatStreaming) -> TerminalAppController {
+        let store = InMemoryChatHistory()
+        let chats = ChatListModel(
+            streaming: streaming, store: store, model: "m", now: { 1_000 }, ids: SequentialIDGenerator(prefix: "id"),
+            warmUp: nil)
+        let services = TerminalAppServices(
+            chats: chats, search: ChatSearchModel(store: store, clock: ContinuousClock()), agent: nil, workspaces: nil)
+        return TerminalAppController(services: services, theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))
+    }
+
+    @Test func aSentMessageAndItsReplyAreDrawnAsTheyStreamAndControlDQuits() async {
+        let streaming = SteppedStreaming()
+        let controller = controller(streaming: streaming)
+        await controller.start()
+        let terminal = RecordingTerminal()
+        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: ContinuousClock())
+        let run = Task { await runner.run() }
+        #expect(await ConditionWait.until { terminal.lastFrame.contains("Message Sybil…") })
+        terminal.type("Grüß dich\r")
+        #expect(await ConditionWait.until { terminal.lastFrame.contains("Sybil is typing") })
+        streaming.send("Hallo")
+        #expect(await ConditionWait.until { terminal.lastFrame.contains("Hallo") })
+        streaming.send(" Welt")
+        streaming.finish()
+        #expect(await ConditionWait.until { terminal.lastFrame.contains("Hallo Welt") })
+        #expect(await ConditionWait.until { !terminal.lastFrame.contains("typing") })
+        #expect(terminal.lastFrame.contains("Grüß dich"))
+        #expect(!terminal.stopped)
+        terminal.type("\u{04}")
+        await run.value
+        #expect(terminal.stopped, "the terminal is put back on the way out")
+    }
+
+    @Test func aResizeRedrawsAtTheNewSizeAndTheEndOfInputQuits() async {
+        let controller = controller(streaming: SteppedStreaming())
+        await controller.start()
+        let terminal = RecordingTerminal()
+        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: ContinuousClock())
+        let run = Task { await runner.run() }
+        #expect(await ConditionWait.until { !terminal.frames.isEmpty })
+        terminal.resize(TerminalSize(columns: 30, rows: 8))
+        #expect(
+            await ConditionWait.until {
+                terminal.lastFrame.split(separator: "\n", omittingEmptySubsequences: false).count == 8
+            })
+        terminal.continuation.yield(.inputClosed)
+        await run.value
+        #expect(terminal.stopped)
+    }
+
+    @Test func controlCTwiceQuitsAndALoneEscIsFlushedAsEsc() async {
+        let controller = controller(streaming: SteppedStreaming())
+        await controller.start()
+        let terminal = RecordingTerminal()
+        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: ContinuousClock())
+        let run = Task { await runner.run() }
+        #expect(await ConditionWait.until { !terminal.frames.isEmpty })
+        terminal.type("\u{1B}")
+        // The lone Esc becomes the key after the escape timeout: focus moves to the sidebar.
+        #expect(await ConditionWait.until { controller.app.focus == .sidebar })
+        terminal.type("\u{03}")
+        #expect(await ConditionWait.until { terminal.lastFrame.contains("Press Ctrl+C again to quit.") })
+        terminal.type("\u{03}")
+        await run.value
+        #expect(terminal.stopped)
+    }
+}

@@ -1,0 +1,86 @@
+import Testing
+
+@testable import SybilTUI
+
+@Suite struct TimelineLayoutTests {
+    private let theme = Theme.dark
+
+    private func text(_ item: TimelineItem, width: Int = 30) -> [String] {
+        TimelineLayout.lines(for: item, width: width, theme: theme).map(\.plainText)
+    }
+
+    @Test func rolesDecideTheLook() {
+        #expect(text(TimelineItem(id: "u", role: .user, body: "Hallo Sybil")) == ["You", "Hallo Sybil", ""])
+        #expect(
+            text(TimelineItem(id: "a", role: .assistant, author: "Sybil", body: "**Hi** there", isMarkdown: true))
+                == ["Sybil", "Hi there", ""])
+        #expect(text(TimelineItem(id: "t", role: .thinking, body: "")) == ["✻ Thinking…"])
+        #expect(
+            text(TimelineItem(id: "s", role: .subagent, body: "Refactor the parser (4)")) == [
+                "▸ Refactor the parser (4)"
+            ])
+        #expect(
+            text(TimelineItem(id: "d", role: .dateSeparator, body: "Monday, 30 November")) == [
+                "  ── Monday, 30 November ──"
+            ])
+        #expect(text(TimelineItem(id: "n", role: .unreadMarker, body: ""), width: 13) == ["  ── new ──"])
+        #expect(
+            text(
+                TimelineItem(id: "x", role: .activity, body: "Read Package.swift and more", isMarkdown: false),
+                width: 16)
+                == ["· Read", "  Package.swift", "  and more"])
+    }
+
+    @Test func dimRolesUseTheSecondaryStyleAndTheMarkerTheAccent() {
+        let system = TimelineLayout.lines(
+            for: TimelineItem(id: "s", role: .system, body: "Offline"), width: 20, theme: theme)
+        #expect(system[0].spans[0].style == theme.secondary)
+        let marker = TimelineLayout.lines(
+            for: TimelineItem(id: "n", role: .unreadMarker, body: ""), width: 20, theme: theme)
+        #expect(marker[0].spans[0].style == theme.accent)
+    }
+
+    @Test func statusLinesTakeTheirTonesColour() {
+        let item = TimelineItem(id: "u", role: .user, body: "hi", status: "Failed: offline — r to retry", tone: .error)
+        let lines = TimelineLayout.lines(for: item, width: 20, theme: theme)
+        #expect(lines.map(\.plainText) == ["You", "hi", "Failed: offline — r…", ""])
+        #expect(lines[2].spans[0].style == theme.error)
+    }
+
+    @Test func controlCharactersInPlainTextAreNotPassedThrough() {
+        let lines = text(TimelineItem(id: "s", role: .system, body: "a\u{1B}[2Jb"))
+        #expect(lines[0] == "a\u{FFFD}[2Jb")
+    }
+
+    @Test func theCacheHitsByIdRevisionAndWidth() {
+        var layout = TimelineLayout()
+        var item = TimelineItem(id: "a", role: .assistant, body: "one")
+        _ = layout.lines(for: item, width: 20, theme: theme)
+        _ = layout.lines(for: item, width: 20, theme: theme)
+        #expect(layout.layoutCount == 1)
+        _ = layout.lines(for: item, width: 21, theme: theme)
+        #expect(layout.layoutCount == 2)
+        item.body = "two"
+        item.revision = 1
+        #expect(layout.lines(for: item, width: 20, theme: theme).map(\.plainText) == ["two", ""])
+        #expect(layout.layoutCount == 3)
+        _ = layout.lines(for: item, width: 20, theme: .light)
+        #expect(layout.layoutCount == 4)
+        #expect(layout.cachedCount == 1)
+    }
+
+    @Test func theCacheIsBoundedAndDropsTheLeastRecentlyUsed() {
+        var layout = TimelineLayout(capacity: 3)
+        let items = (0..<4).map { TimelineItem(id: "\($0)", role: .system, body: "item \($0)") }
+        for item in items.prefix(3) { _ = layout.lines(for: item, width: 10, theme: theme) }
+        _ = layout.lines(for: items[0], width: 10, theme: theme)  // 0 is now the most recent
+        _ = layout.lines(for: items[3], width: 10, theme: theme)  // drops 1
+        #expect(layout.cachedCount == 3)
+        #expect(layout.layoutCount == 4)
+        _ = layout.lines(for: items[0], width: 10, theme: theme)
+        _ = layout.lines(for: items[2], width: 10, theme: theme)
+        #expect(layout.layoutCount == 4)
+        _ = layout.lines(for: items[1], width: 10, theme: theme)
+        #expect(layout.layoutCount == 5)
+    }
+}
