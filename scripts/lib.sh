@@ -37,10 +37,11 @@ install_system_packages() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# Python packages the test peers use (an independent WebSocket client, the openai SDK and
-# the llm command-line tool against the OpenAI-compatible routes). Without pip or a
+# Python packages the test peers use (an independent WebSocket client, the openai SDK,
+# the llm command-line tool against the OpenAI-compatible routes, pexpect and pyte as the
+# terminal for the terminal app). Without pip or a
 # network the tests that need them skip and say why.
-python_packages=(websockets openai llm)
+python_packages=(websockets openai llm pexpect pyte)
 
 install_python_packages() {
     command -v python3 >/dev/null 2>&1 || return 0

@@ -80,9 +80,12 @@ struct WorkspaceEventMemoryTests {
         let lastRunning = try #require(shown.dropLast().last)
         #expect(lastRunning.blocks.first?.text == Self.longText)
         // The last token's delta may have been replaced by the new epoch's overlay (only the
-        // newest matters to a stream that lags), so the reply shown is a prefix of the whole.
-        let reply = try #require(lastRunning.blocks.last?.text)
-        #expect(!reply.isEmpty && tokens.joined().hasPrefix(reply))
+        // newest matters to a stream that lags; one that lags the whole run sees no reply at
+        // all), so the reply shown, when there is one, is a prefix of the whole.
+        if lastRunning.blocks.count > 1 {
+            let reply = try #require(lastRunning.blocks.last?.text)
+            #expect(!reply.isEmpty && tokens.joined().hasPrefix(reply))
+        }
         // Revisions only go up (a stream that lags gets consecutive deltas joined into one).
         let revisions = shown.dropFirst().dropLast().map(\.revision)
         #expect(revisions == revisions.sorted() && Set(revisions).count == revisions.count)
