@@ -119,7 +119,8 @@ let package = Package(
         .testTarget(
             name: "SybilTUITests",
             dependencies: [
-                "SybilTUI", "SybilTesting", "SybilNet", "SybilStore", "SybilWire", "SybilClient", "SybilTimeline", "SybilCore",
+                "SybilTUI", "SybilTesting", "SybilNet", "SybilStore", "SybilWire", "SybilClient", "SybilTimeline",
+                "SybilCore",
             ]),
         .testTarget(
             name: "SybilEndToEndTests",
