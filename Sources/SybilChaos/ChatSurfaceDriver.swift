@@ -47,7 +47,7 @@ final class ChatSurfaceDriver {
                 baseURL: connection.baseURL, http: URLSessionHTTPClient(), clock: ContinuousClock(),
                 tokens: connection.tokens, gate: nil, model: Self.model, stallTimeout: .seconds(10)),
             store: history, model: Self.model,
-            now: { Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down)) },
+            now: DriverClock.milliseconds,
             ids: RandomUUIDGenerator(source: SystemRandomSource()), warmUp: nil, conversationId: existing?.id)
         self.model = model
         await model.enter()
