@@ -154,7 +154,9 @@ struct WorkspaceEndToEndTests {
         #expect(received.events.map(\.id) == expected.map(\.id), "every event once, in order, across the cut")
         #expect(received.events.map(\.event) == expected.map(\.event))
         let beforeCut = received.events.filter { $0.connection == 1 }
-        #expect(beforeCut.count == 4)
+        // The cut falls after the fourth blank line on the wire; a heartbeat comment that came
+        // in between (a slow run passes the heartbeat interval) takes one of those places.
+        #expect((1...4).contains(beforeCut.count))
         #expect(cutting.lastEventIDs == [nil, beforeCut.last?.id], "the reconnect named the last event seen")
     }
 
