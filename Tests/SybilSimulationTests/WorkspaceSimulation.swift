@@ -136,10 +136,8 @@ final class WorkspaceSimulation {
             let phone = try current()
             phone.composer.draft = text
             let outcome = await drive { await phone.composer.send() }
-            if let index = written.lastIndex(where: { $0.text == text }),
-                let delivery = phone.composer.deliveries.first(where: { $0.text == text })
-            {
-                written[index].operationId = delivery.id
+            if let index = written.lastIndex(where: { $0.text == text }) {
+                written[index].operationId = try await operationId(of: text, on: phone)
             }
             if case .rejected(let reason)? = outcome {
                 throw violation("a new message was rejected for good: \(reason)")
@@ -343,6 +341,16 @@ final class WorkspaceSimulation {
     }
 
     // MARK: Support
+
+    /// The operation id the phone gave `text`: from its bubble, or, once history confirmed it
+    /// and the bubble left (a fast server can settle it before the send returns), from the
+    /// server's rows, where settled user rows keep their operation id.
+    private func operationId(of text: String, on phone: Phone) async throws -> String? {
+        if let delivery = phone.composer.deliveries.first(where: { $0.text == text }) { return delivery.id }
+        let load = try await truth.codexChatLoad(Self.chat)
+        let rows = load.timeline.filter { $0.type == .user } + load.liveOverlay.blocks.filter { $0.type == .user }
+        return rows.last { $0.text == text }?.operationId
+    }
 
     private func serverUserOperations() async throws -> ServerView {
         let load = try await truth.codexChatLoad(Self.chat)
