@@ -98,12 +98,14 @@ let package = Package(
             name: "SybilChaos",
             dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilNet", "SybilClient"],
             exclude: ["README.md"]),
-        .executableTarget(name: "sybil-chaos", dependencies: ["SybilChaos"]),
+        .executableTarget(name: "sybil-chaos", dependencies: ["SybilChaos"], exclude: ["README.md"]),
         .testTarget(name: "SybilChaosTests", dependencies: ["SybilChaos", "SybilStore", "SybilTesting"]),
         // Fuzzing: the targets as a library, a driver that replays the corpus (or, built by
         // scripts/fuzz with -DLIBFUZZER, runs libFuzzer), and the corpus replay in the tests.
-        .target(name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilServer", "SybilTUI"]),
-        .executableTarget(name: "sybil-fuzz", dependencies: ["SybilFuzzTargets"]),
+        .target(
+            name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilServer", "SybilTUI"],
+            exclude: ["README.md"]),
+        .executableTarget(name: "sybil-fuzz", dependencies: ["SybilFuzzTargets"], exclude: ["README.md"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
