@@ -32,15 +32,26 @@ final class TestGate: Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = state.withLock { state in
+                // Checked under the lock: a cancellation that came before this wait was
+                // registered found no waiter to resume, so it must be seen here (else the
+                // wait never ends and holds the whole test run).
+                let outcome: Result<Bool, CancellationError> = state.withLock { state in
+                    if Task.isCancelled {
+                        state.cancelled += 1
+                        return .failure(CancellationError())
+                    }
                     if state.permits > 0 {
                         state.permits -= 1
-                        return true
+                        return .success(true)
                     }
                     state.waiters.append((ticket, continuation))
-                    return false
+                    return .success(false)
                 }
-                if resumeNow { continuation.resume() }
+                switch outcome {
+                case .failure(let error): continuation.resume(throwing: error)
+                case .success(true): continuation.resume()
+                case .success(false): break
+                }
             }
         } onCancel: {
             let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
