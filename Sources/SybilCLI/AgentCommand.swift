@@ -78,7 +78,7 @@ enum AgentCommand {
         }
         // The live defaults: a command is where real time and randomness enter the engine.
         let ids = RandomUUIDGenerator(source: SystemRandomSource())
-        let now = LiveClock.milliseconds
+        let now = WallClock.milliseconds
         let outbox: AgentOutbox
         do {
             outbox = try await AgentOutbox.open(directory: directory, baseURL: scope, ids: ids, now: now)

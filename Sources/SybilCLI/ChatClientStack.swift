@@ -40,7 +40,7 @@ struct ChatClientStack {
         }
     }
 
-    static let now = LiveClock.milliseconds
+    static let now = WallClock.milliseconds
 
     /// Random version-4 UUIDs.
     static let ids = RandomUUIDGenerator()

@@ -53,7 +53,7 @@ enum RecordsCommand {
     }
 
     /// Milliseconds since 1970 from the wall clock.
-    static let now = LiveClock.milliseconds
+    static let now = WallClock.milliseconds
 
     /// `mood 4 "slept well"`, `breathing 120 s, 12 cycles`, `meditation 600 s`, `profile "Ana"`.
     static func summary(_ record: Record) -> String {

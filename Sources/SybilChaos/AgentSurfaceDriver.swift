@@ -23,7 +23,7 @@ final class AgentSurfaceDriver {
         self.plan = plan
         let base = try AgentAPIBase(connection.baseURL)
         let ids = RandomUUIDGenerator(source: SystemRandomSource())
-        let now = DriverClock.milliseconds
+        let now = WallClock.milliseconds
         outbox = try await AgentOutbox.open(directory: directory, baseURL: connection.baseURL, ids: ids, now: now)
         if let problem = outbox.loadProblems.first { throw ChaosError("the Agent outbox lost data: \(problem)") }
         let api = try connection.agentAPI()

@@ -47,7 +47,7 @@ final class ChatSurfaceDriver {
                 baseURL: connection.baseURL, http: URLSessionHTTPClient(), clock: ContinuousClock(),
                 tokens: connection.tokens, gate: nil, model: Self.model, stallTimeout: .seconds(10)),
             store: history, model: Self.model,
-            now: DriverClock.milliseconds,
+            now: WallClock.milliseconds,
             ids: RandomUUIDGenerator(source: SystemRandomSource()), warmUp: nil, conversationId: existing?.id)
         self.model = model
         await model.enter()

@@ -20,7 +20,7 @@ final class WorkspaceSurfaceDriver {
     private let composer: WorkspaceChatComposer
     private let plan: DeliveryPlan
     private let ids = RandomUUIDGenerator(source: SystemRandomSource())
-    private let now = DriverClock.milliseconds
+    private let now = WallClock.milliseconds
     private var lastRetry = ContinuousClock.now
     /// When each accepted, unconfirmed operation was first seen so this life.
     private var acceptedSince: [String: ContinuousClock.Instant] = [:]
