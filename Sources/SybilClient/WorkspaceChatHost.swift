@@ -37,6 +37,12 @@ public final class WorkspaceChatHost {
     @ObservationIgnored private var pollTask: Task<Void, Never>?
     /// Whether the current poll wait was chosen for a busy host (10 s) or an idle one (60 s).
     @ObservationIgnored private var pollAssumedBusy: Bool?
+    /// Which pending messages were already looked for before the window, and from where.
+    @ObservationIgnored private var lookBack = PendingLookBack()
+    /// The look-back reading older pages for pending messages, if one runs.
+    @ObservationIgnored private var lookBackTask: Task<Void, Never>?
+    /// Look-backs finished so far (whatever they found).
+    public private(set) var finishedLookBacks = 0
 
     /// A parked host for `key`. Nothing loads until ``activate()``.
     public init(
@@ -72,6 +78,8 @@ public final class WorkspaceChatHost {
         isActive = false
         pollTask?.cancel()
         pollTask = nil
+        lookBackTask?.cancel()
+        lookBackTask = nil
         pollAssumedBusy = nil
         perform(scheduler.setRunning(false, fence))
     }
@@ -158,8 +166,40 @@ public final class WorkspaceChatHost {
             refreshState.loaded()
             lastLoadError = nil
             appliedLoads += 1
+            startLookBackIfNeeded()
         }
         perform(next)
+        reschedulePollingIfBusinessChanged()
+    }
+
+    /// After a newest window: reads older pages, without showing them, for pending messages
+    /// that may have settled before the window (``PendingLookBack``), and confirms those found.
+    /// A look-back cut short (a page failed to load, the host parked) is tried again after a
+    /// later load.
+    private func startLookBackIfNeeded() {
+        guard lookBackTask == nil, let plan = lookBack.plan(for: timeline) else { return }
+        let rpc = rpc
+        let key = key
+        lookBackTask = Task { [weak self] in
+            var progress = PendingLookBack.Progress(plan)
+            var cursor: String? = plan.cursor
+            var complete = true
+            while let current = cursor {
+                guard !Task.isCancelled, let page = try? await rpc.codexChatLoadPageBefore(key, cursor: current) else {
+                    complete = false
+                    break
+                }
+                cursor = progress.read(page)
+            }
+            self?.lookBackFinished(progress, complete: complete)
+        }
+    }
+
+    private func lookBackFinished(_ progress: PendingLookBack.Progress, complete: Bool) {
+        if !Task.isCancelled { lookBackTask = nil }
+        if !complete { lookBack.forget(progress.plan) }
+        finishedLookBacks += 1
+        report(timeline.confirmFromOlderHistory(progress.found))
         reschedulePollingIfBusinessChanged()
     }
 

@@ -133,6 +133,21 @@ public struct WorkspaceTimeline: Sendable, Hashable {
         return finish(before: before, epochAdvanced: false)
     }
 
+    /// Confirms pending messages whose rows a look-back found in pages before the window
+    /// (``PendingLookBack``): history carries them, by operation id, though the window does not
+    /// show them. Ids that are not pending are ignored.
+    @discardableResult
+    public mutating func confirmFromOlderHistory(_ operationIds: [String]) -> SnapshotOutcome {
+        let found = Set(operationIds)
+        let confirmed = pending.filter { found.contains($0.operationId) }.map(\.operationId)
+        guard !confirmed.isEmpty else { return .unchanged }
+        let before = content
+        pending.removeAll { found.contains($0.operationId) }
+        var outcome = finish(before: before, epochAdvanced: false)
+        outcome.confirmedOperations = confirmed + outcome.confirmedOperations
+        return outcome
+    }
+
     // MARK: Derivation
 
     /// Everything that is visible; the revision advances when it changes.

@@ -176,14 +176,17 @@ func eventually(
 @MainActor
 extension ScriptedWorkspaceChatRPC {
     /// Expects the newest-window load of `chat` that `action` causes, answers it with
-    /// `envelope`, and waits until `host` has applied it.
+    /// `envelope`, and waits until `host` has applied it. `followUps` are the calls the
+    /// applied load itself causes (a look-back's pages), expected after the load.
     func serveLoad(
         of chat: WorkspaceChatKey, with envelope: WorkspaceChatLoadEnvelope,
         to host: @autoclosure @escaping @MainActor () -> WorkspaceChatHost?,
+        followedBy followUps: [Call] = [],
         sourceLocation: SourceLocation = #_sourceLocation,
         after action: @MainActor () -> Void
     ) async {
         expect(.load(chat))
+        for call in followUps { expect(call) }
         action()
         await waitForCall(.load(chat), sourceLocation: sourceLocation)
         let applied = (host()?.appliedLoads ?? 0) + 1
