@@ -25,6 +25,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         fields.append((name, value))
     }
 
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { Self.sameName($0.name, name) }
+    }
+
     /// Whether the comma-separated list in `name` holds `token`, ignoring ASCII case and the
     /// optional white space around each element (`Connection: keep-alive, Upgrade`).
     public func listContains(_ name: String, token: String) -> Bool {

@@ -1,0 +1,254 @@
+/// An incremental HTTP/1.1 response parser for a client (RFC 9112): bytes in, the final head
+/// and body pieces out. Interim 1xx heads are skipped; the body is framed by chunked coding,
+/// by Content-Length, or by the connection's end; a response to `HEAD`, a 204 and a 304 have
+/// none. Everything is range-checked: the head and the trailers against
+/// ``maximumHeadBytes``, a chunk-size line against 1 KiB, lengths against overflow. Received
+/// body bytes are handed on as they arrive, so the buffer never holds more than one head.
+public struct HTTPResponseParser: Sendable {
+    /// What the parser found.
+    public enum Event: Sendable, Hashable {
+        /// The final response head.
+        case head(status: Int, headers: HTTPHeaders)
+        /// A piece of the body.
+        case body([UInt8])
+        /// The response is complete.
+        case end
+    }
+
+    /// Why a response cannot be read.
+    public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What was wrong, naming the field.
+        public var description: String
+
+        init(_ description: String) {
+            self.description = description
+        }
+    }
+
+    private enum State: Sendable {
+        case head
+        case fixedBody(remaining: Int)
+        case untilClose
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers(bytes: Int)
+        case done
+    }
+
+    /// The largest head (status line and fields), and the largest trailer section.
+    public let maximumHeadBytes: Int
+    /// The longest chunk-size line (size and extensions).
+    public static let maximumChunkLine = 1_024
+    private let requestWasHead: Bool
+    private var state = State.head
+    private var buffer: [UInt8] = []
+    private var headScanned = 0
+
+    /// A parser for the response to a request; `requestWasHead` when its method was `HEAD`.
+    public init(requestWasHead: Bool = false, maximumHeadBytes: Int = 64 << 10) {
+        self.requestWasHead = requestWasHead
+        self.maximumHeadBytes = maximumHeadBytes
+    }
+
+    /// Whether the response is complete.
+    public var isComplete: Bool {
+        if case .done = state { return true }
+        return false
+    }
+
+    /// Feeds received bytes and appends what they complete to `events`. When the bytes hold an
+    /// error, what came before it is appended first and then the error thrown, so the events
+    /// are the same however the bytes were split. Bytes after the end of the response are
+    /// ignored (the client sent `Connection: close`).
+    public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [Event]) throws(ParseError) {
+        if case .done = state { return }
+        buffer.append(contentsOf: bytes)
+        while try step(&events) {}
+    }
+
+    /// The connection ended: appends the end of a body read to the end of the connection, and
+    /// throws when the response was cut short.
+    public mutating func finish(into events: inout [Event]) throws(ParseError) {
+        switch state {
+        case .done:
+            return
+        case .untilClose:
+            state = .done
+            events.append(.end)
+        case .head:
+            throw ParseError("the connection closed before the response head was complete")
+        default:
+            throw ParseError("the connection closed before the response body was complete")
+        }
+    }
+
+    private mutating func step(_ events: inout [Event]) throws(ParseError) -> Bool {
+        switch state {
+        case .head:
+            guard let end = Self.headEnd(in: buffer, from: headScanned) else {
+                headScanned = max(0, buffer.count - 3)
+                if buffer.count > maximumHeadBytes { throw Self.headTooLarge(maximumHeadBytes) }
+                return false
+            }
+            headScanned = 0
+            guard end + 4 <= maximumHeadBytes else { throw Self.headTooLarge(maximumHeadBytes) }
+            let (status, headers) = try Self.parseHead(buffer[..<end])
+            buffer.removeSubrange(..<(end + 4))
+            if (100...199).contains(status) { return true }  // 100 Continue, 103 Early Hints
+            // The framing is checked before the head is handed on: a head whose body cannot be
+            // framed is a malformed response, not a response with a failing body.
+            let body = try Self.bodyFraming(status: status, headers: headers, requestWasHead: requestWasHead)
+            events.append(.head(status: status, headers: headers))
+            state = body
+            if case .done = body { events.append(.end) }
+            return true
+        case .fixedBody(let remaining):
+            guard !buffer.isEmpty else { return false }
+            let count = min(remaining, buffer.count)
+            events.append(.body(Array(buffer[..<count])))
+            buffer.removeSubrange(..<count)
+            state = count == remaining ? .done : .fixedBody(remaining: remaining - count)
+            if count == remaining { events.append(.end) }
+            return true
+        case .untilClose:
+            guard !buffer.isEmpty else { return false }
+            events.append(.body(buffer))
+            buffer.removeAll(keepingCapacity: true)
+            return false
+        case .chunkSize:
+            guard let line = try takeLine(limit: Self.maximumChunkLine, what: "a chunk-size line") else { return false }
+            let size = try Self.chunkSize(line)
+            state = size == 0 ? .trailers(bytes: 0) : .chunkData(remaining: size)
+            return true
+        case .chunkData(let remaining):
+            guard !buffer.isEmpty else { return false }
+            let count = min(remaining, buffer.count)
+            events.append(.body(Array(buffer[..<count])))
+            buffer.removeSubrange(..<count)
+            state = count == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - count)
+            return true
+        case .chunkDataEnd:
+            guard buffer.count >= 2 else { return false }
+            guard buffer[0] == 0x0D, buffer[1] == 0x0A else { throw ParseError("chunk data is not followed by CRLF") }
+            buffer.removeSubrange(..<2)
+            state = .chunkSize
+            return true
+        case .trailers(let bytes):
+            let room = maximumHeadBytes - bytes
+            guard let line = try takeLine(limit: room, what: "the trailer section") else { return false }
+            if line.isEmpty {
+                state = .done
+                events.append(.end)
+            } else {
+                state = .trailers(bytes: bytes + line.count + 2)
+            }
+            return true
+        case .done:
+            return false
+        }
+    }
+
+    /// The state the body starts in: `.done` when there is none.
+    private static func bodyFraming(
+        status: Int, headers: HTTPHeaders, requestWasHead: Bool
+    ) throws(ParseError) -> State {
+        if requestWasHead || status == 204 || status == 304 { return .done }
+        if let coding = headers["Transfer-Encoding"] {
+            let codings = coding.split(separator: ",").map { HTTPHeaders.trimmed($0).lowercased() }
+            // RFC 9112 §6.3: a final coding other than chunked is read to the end.
+            return codings.last == "chunked" ? .chunkSize : .untilClose
+        }
+        let lengths = headers.fields.filter { HTTPHeaders.sameName($0.name, "Content-Length") }.map(\.value)
+        guard let first = lengths.first else { return .untilClose }
+        let values = Set(lengths.flatMap { $0.split(separator: ",").map { HTTPHeaders.trimmed($0) } })
+        guard values.count == 1, let text = values.first, !text.isEmpty, text.count <= 18,
+            text.allSatisfy({ $0.isASCII && $0.isNumber }), let length = Int(text)
+        else { throw ParseError("Content-Length \(first.debugDescription) is not one valid length") }
+        return length == 0 ? .done : .fixedBody(remaining: length)
+    }
+
+    /// Takes one CRLF-terminated line (without it), or `nil` when it is not complete yet;
+    /// throws when the line already exceeds `limit` bytes.
+    private mutating func takeLine(limit: Int, what: String) throws(ParseError) -> [UInt8]? {
+        guard let lf = buffer.firstIndex(of: 0x0A) else {
+            if buffer.count > limit + 1 { throw ParseError("\(what) is longer than \(limit) bytes") }
+            return nil
+        }
+        guard lf > 0, buffer[lf - 1] == 0x0D else { throw ParseError("a bare LF in \(what)") }
+        guard lf - 1 <= limit else { throw ParseError("\(what) is longer than \(limit) bytes") }
+        let line = Array(buffer[..<(lf - 1)])
+        buffer.removeSubrange(...lf)
+        return line
+    }
+
+    private static func chunkSize(_ line: [UInt8]) throws(ParseError) -> Int {
+        guard !line.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else {
+            throw ParseError("a control character in a chunk-size line")
+        }
+        // chunk-size [ chunk-ext ]: extensions are allowed and ignored (RFC 9112 §7.1.1).
+        let sizeBytes = line[..<(line.firstIndex(of: UInt8(ascii: ";")) ?? line.endIndex)]
+        let text = HTTPHeaders.trimmed(Substring(String(decoding: sizeBytes, as: UTF8.self)))
+        guard !text.isEmpty, text.count <= 15, text.allSatisfy(\.isHexDigit), let size = Int(text, radix: 16) else {
+            throw ParseError("invalid chunk size \(text.debugDescription)")
+        }
+        return size
+    }
+
+    private static func headTooLarge(_ limit: Int) -> ParseError {
+        ParseError("the response head is longer than \(limit) bytes")
+    }
+
+    /// The index of the CRLFCRLF that ends a head, searching from `start`.
+    private static func headEnd(in buffer: [UInt8], from start: Int) -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        var index = max(0, start)
+        while index + 3 < buffer.count {
+            if buffer[index] == 0x0D, buffer[index + 1] == 0x0A, buffer[index + 2] == 0x0D, buffer[index + 3] == 0x0A {
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// `HTTP/1.x SSS reason` and the field lines.
+    private static func parseHead(_ bytes: ArraySlice<UInt8>) throws(ParseError) -> (Int, HTTPHeaders) {
+        guard !bytes.contains(0) else { throw ParseError("a NUL byte in the response head") }
+        let text = String(decoding: bytes, as: UTF8.self)
+        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)[...]
+        let statusLine = lines.removeFirst()
+        let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0] == "HTTP/1.1" || parts[0] == "HTTP/1.0" else {
+            throw ParseError("the status line \(String(statusLine.prefix(80)).debugDescription) is not HTTP/1.x")
+        }
+        guard parts[1].count == 3, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let status = Int(parts[1]),
+            status >= 100
+        else { throw ParseError("the status code \(String(parts[1].prefix(20)).debugDescription) is not 3 digits") }
+        var headers = HTTPHeaders()
+        for line in lines {
+            guard !line.contains("\n"), !line.contains("\r") else { throw ParseError("a bare CR or LF in the head") }
+            guard let first = line.first, first != " ", first != "\t" else {
+                throw ParseError("a header line starts with white space (folded lines are not allowed)")
+            }
+            guard let colon = line.firstIndex(of: ":") else {
+                throw ParseError("the header line \(String(line.prefix(80)).debugDescription) has no colon")
+            }
+            let name = line[..<colon]
+            guard name.utf8.allSatisfy(isTokenByte) else {
+                throw ParseError("the header name \(String(name.prefix(80)).debugDescription) is not a token")
+            }
+            headers.append(String(name), HTTPHeaders.trimmed(line[line.index(after: colon)...]))
+        }
+        return (status, headers)
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+}
