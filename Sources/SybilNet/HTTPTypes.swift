@@ -66,8 +66,20 @@ public struct HTTPStreamingResponse: Sendable {
     }
 }
 
+/// A request that could not be sent, or a response that could not be read, with what was
+/// wrong.
+public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong, naming the field.
+    public var description: String
+
+    /// An error saying `description`.
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
 /// The HTTP seam: everything the network layer sends goes through one of these. Tests use a
-/// stub; apps use ``URLSessionHTTPClient``.
+/// stub; apps use ``DefaultHTTPClient/make(followRedirects:)``.
 public protocol HTTPClient: Sendable {
     /// Sends `request` and returns once the response head arrived; the body streams.
     func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse

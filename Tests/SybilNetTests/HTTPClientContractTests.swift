@@ -5,9 +5,25 @@ import SybilWire
 import Synchronization
 import Testing
 
-@Suite("URLSession HTTP client against a loopback server", .timeLimit(.minutes(2)))
-struct URLSessionHTTPClientTests {
-    @Test func bodyChunksArriveAsTheServerSendsThem() async throws {
+/// The HTTP clients the apps can use: the same contract over URLSession and our own sockets.
+enum HTTPClientKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case urlSession
+    case socket
+
+    var testDescription: String { rawValue }
+
+    func make(followRedirects: Bool = true) -> any HTTPClient {
+        switch self {
+        case .urlSession: URLSessionHTTPClient(followRedirects: followRedirects)
+        case .socket: SocketHTTPClient(followRedirects: followRedirects)
+        }
+    }
+}
+
+@Suite("HTTP clients against a loopback server", .timeLimit(.minutes(2)))
+struct HTTPClientContractTests {
+    @Test(arguments: HTTPClientKind.allCases)
+    func bodyChunksArriveAsTheServerSendsThem(_ kind: HTTPClientKind) async throws {
         let release = DispatchSemaphore(value: 0)
         let server = try LoopbackHTTPServer { _, connection in
             connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -15,7 +31,7 @@ struct URLSessionHTTPClientTests {
             release.wait()  // the rest only after the test saw the first event
             connection.write("9\r\ndata: b\n\n\r\n0\r\n\r\n")
         }
-        let client = URLSessionHTTPClient()
+        let client = kind.make()
         let response = try await client.send(HTTPRequest(url: APIEndpoint.url(base: server.url, path: "v1/stream")))
         #expect(response.head.status == 200)
         #expect(response.head.headers["content-type"] == "text/event-stream")
@@ -32,7 +48,8 @@ struct URLSessionHTTPClientTests {
         #expect(String(decoding: rest, as: UTF8.self) == "data: b\n\n")
     }
 
-    @Test func requestContractHeadersAndBody() async throws {
+    @Test(arguments: HTTPClientKind.allCases)
+    func requestContractHeadersAndBody(_ kind: HTTPClientKind) async throws {
         let server = try LoopbackHTTPServer { _, connection in
             connection.write("HTTP/1.1 201 Created\r\nContent-Length: 2\r\nRetry-After: 7\r\n\r\nok")
         }
@@ -43,7 +60,7 @@ struct URLSessionHTTPClientTests {
             method: "POST",
             url: APIEndpoint.url(base: server.url.appendingPathComponent("api"), path: "agent/messages"),
             headers: headers, body: Array(#"{"text":"hi"}"#.utf8))
-        let response = try await URLSessionHTTPClient().send(request)
+        let response = try await kind.make().send(request)
         #expect(response.head.status == 201)
         #expect(response.head.headers["retry-after"] == "7")
         #expect(try await response.collect() == Array("ok".utf8))
@@ -53,7 +70,8 @@ struct URLSessionHTTPClientTests {
         #expect(received.body == Array(#"{"text":"hi"}"#.utf8))
     }
 
-    @Test func aRefusedConnectionThrows() async throws {
+    @Test(arguments: HTTPClientKind.allCases)
+    func aRefusedConnectionThrows(_ kind: HTTPClientKind) async throws {
         let port: UInt16
         do {
             let server = try LoopbackHTTPServer { _, _ in }
@@ -61,7 +79,7 @@ struct URLSessionHTTPClientTests {
         }
         let url = URL(string: "http://127.0.0.1:\(port)/healthz")!
         await #expect(throws: (any Error).self) {
-            _ = try await URLSessionHTTPClient().send(HTTPRequest(url: url, timeout: .seconds(5)))
+            _ = try await kind.make().send(HTTPRequest(url: url, timeout: .seconds(5)))
         }
     }
 }
