@@ -10,7 +10,7 @@ import SybilNet
 struct ChatClientStack {
     let baseURL: URL
     let tokens: TokenProvider
-    let http = URLSessionHTTPClient()
+    let http = DefaultHTTPClient.make()
     let clock = ContinuousClock()
     let warmUp: WarmUpManager<ContinuousClock>
 

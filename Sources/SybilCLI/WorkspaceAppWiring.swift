@@ -93,7 +93,7 @@ final class WorkspaceAppWiring {
         let screen = WorkspaceChatScreenModel(host: host, clock: ContinuousClock())
         let feed = WorkspaceLiveFeed()
         let events = WorkspaceEventsClient(
-            chat: key, baseURL: connection.baseURL, http: URLSessionHTTPClient(), tokens: connection.tokens,
+            chat: key, baseURL: connection.baseURL, http: DefaultHTTPClient.make(), tokens: connection.tokens,
             clock: ContinuousClock(), random: SystemRandomSource())
         feed.follow(
             events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) },

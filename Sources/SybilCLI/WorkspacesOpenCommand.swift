@@ -76,7 +76,7 @@ enum WorkspacesOpenCommand {
         io.writeError("\(name): following \(chat); Ctrl+C stops\n")
         let feed = WorkspaceLiveFeed()
         let events = WorkspaceEventsClient(
-            chat: chat, baseURL: connection.baseURL, http: URLSessionHTTPClient(), tokens: connection.tokens,
+            chat: chat, baseURL: connection.baseURL, http: DefaultHTTPClient.make(), tokens: connection.tokens,
             clock: ContinuousClock(), random: SystemRandomSource())
         feed.follow(
             events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) },

@@ -28,13 +28,13 @@ public struct ChaosConnection: Sendable {
     /// The desktop client (workspaces).
     public func desktop() -> WorkspaceDesktopClient {
         WorkspaceDesktopClient(
-            baseURL: baseURL, http: URLSessionHTTPClient(), tokens: tokens, timeout: .seconds(10))
+            baseURL: baseURL, http: DefaultHTTPClient.make(), tokens: tokens, timeout: .seconds(10))
     }
 
     /// The Agent room's REST client.
     public func agentAPI() throws -> AgentRoomHTTPClient {
         AgentRoomHTTPClient(
-            base: try AgentAPIBase(baseURL), http: URLSessionHTTPClient(followRedirects: false), tokens: tokens,
+            base: try AgentAPIBase(baseURL), http: DefaultHTTPClient.make(followRedirects: false), tokens: tokens,
             random: SystemRandomSource())
     }
 

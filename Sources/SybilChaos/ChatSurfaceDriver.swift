@@ -44,7 +44,7 @@ final class ChatSurfaceDriver {
         let existing = try await history.recentConversations(limit: 1_000).last
         let model = ChatConversationModel(
             streaming: ChatStreamingService(
-                baseURL: connection.baseURL, http: URLSessionHTTPClient(), clock: ContinuousClock(),
+                baseURL: connection.baseURL, http: DefaultHTTPClient.make(), clock: ContinuousClock(),
                 tokens: connection.tokens, gate: nil, model: Self.model, stallTimeout: .seconds(10)),
             store: history, model: Self.model,
             now: WallClock.milliseconds,

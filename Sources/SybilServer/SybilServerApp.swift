@@ -35,7 +35,7 @@ public final class SybilServerApp: HTTPHandler {
         self.options = options
         expectedToken = Array(options.token.utf8)
         // Upstream redirects are never followed: the API key must not travel to another host.
-        let forwarding = options.upstream == nil ? nil : (upstream ?? URLSessionHTTPClient(followRedirects: false))
+        let forwarding = options.upstream == nil ? nil : (upstream ?? DefaultHTTPClient.make(followRedirects: false))
         chats = ChatCompletionsService(options: options, time: time, upstream: forwarding, random: random)
         agentRoom = AgentRoomService(store: try AgentRoomStore(options.storage), options: options, time: time)
         desktop = WorkspaceDesktopService(

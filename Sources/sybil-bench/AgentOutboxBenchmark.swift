@@ -55,7 +55,7 @@ private func agentBenchRequest(_ baseURL: URL, _ submission: AgentRoomSubmission
 /// 1,000 bare POSTs, one at a time; seconds.
 private func agentBenchBare(count: Int, round: Int) async throws -> Double {
     let server = try startAgentBenchServer()
-    let http = URLSessionHTTPClient()
+    let http = DefaultHTTPClient.make()
     let start = ContinuousClock.now
     for index in 0..<count {
         let submission = AgentRoomSubmission(
@@ -126,12 +126,12 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
     let sender = AgentOutboxSender(
         outbox: outbox,
         api: AgentRoomHTTPClient(
-            base: base, http: URLSessionHTTPClient(followRedirects: false), tokens: tokens, random: random),
+            base: base, http: DefaultHTTPClient.make(followRedirects: false), tokens: tokens, random: random),
         removesConfirmed: removesConfirmed)
 
     // The room, as the app has it: every merged message goes to the sender.
     let room = AgentRoomModel(
-        base: base, tokens: tokens, http: URLSessionHTTPClient(followRedirects: false), clock: ContinuousClock(),
+        base: base, tokens: tokens, http: DefaultHTTPClient.make(followRedirects: false), clock: ContinuousClock(),
         random: random, timeZone: TimeZone(identifier: "UTC")!)
     room.onMessageMerged = { sender.messageMerged($0) }
     await room.start()

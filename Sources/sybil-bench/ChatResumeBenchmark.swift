@@ -100,7 +100,7 @@ private final class ResumeBenchClient: HTTPClient {
         var repeatedEvents = 0
     }
 
-    private let inner = URLSessionHTTPClient(followRedirects: false)
+    private let inner = DefaultHTTPClient.make(followRedirects: false)
     private let limit: Int?
     private let state: Mutex<State>
 

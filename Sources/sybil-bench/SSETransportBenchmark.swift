@@ -29,7 +29,7 @@ func benchmarkSSETransport() async {
             }
             connection.write("data: [DONE]\n\n")
         }
-        let transport = SSEChatTransport(http: URLSessionHTTPClient(), clock: ContinuousClock())
+        let transport = SSEChatTransport(http: DefaultHTTPClient.make(), clock: ContinuousClock())
         var chunks = 0
         let start = clock.now
         for try await _ in transport.chunks(for: HTTPRequest(url: server.url)) { chunks += 1 }

@@ -142,7 +142,7 @@ private final class RawEventWatcher: Sendable {
         let request = eventsRequest(baseURL: baseURL, chat: chat)
         task.withLock {
             $0 = Task {
-                let http = URLSessionHTTPClient()
+                let http = DefaultHTTPClient.make()
                 do {
                     let response = try await http.send(request)
                     guard response.head.status == 200 else {
@@ -247,7 +247,7 @@ private final class BenchPhone {
         watcher = RawEventWatcher(baseURL: server.baseURL, chat: chat)
         host.activate()
         let events = WorkspaceEventsClient(
-            chat: chat, baseURL: server.baseURL, http: URLSessionHTTPClient(), tokens: benchTokens(),
+            chat: chat, baseURL: server.baseURL, http: DefaultHTTPClient.make(), tokens: benchTokens(),
             clock: ContinuousClock(), random: SeededRandomSource(seed: 1))
         feed.follow(events.updates(), host: host)
         let host = host
@@ -351,7 +351,7 @@ private func benchmarkWorkspaceSends(count: Int, warmUp: Int) async throws {
     try? FileManager.default.removeItem(atPath: directory)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     // One URLSession client carries every RPC of the three paths.
-    let rpcHTTP = URLSessionHTTPClient()
+    let rpcHTTP = DefaultHTTPClient.make()
     let bare = try await BarePath(
         server: server, chat: WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-43"),
         http: rpcHTTP)
@@ -421,13 +421,13 @@ private struct FanOut: Sendable {
 private func benchmarkWorkspaceFanOut(rounds: Int) async throws {
     let server = try startWorkspaceServer()
     let chat = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-42")
-    let desktop = WorkspaceDesktopClient(baseURL: server.baseURL, http: URLSessionHTTPClient(), tokens: benchTokens())
+    let desktop = WorkspaceDesktopClient(baseURL: server.baseURL, http: DefaultHTTPClient.make(), tokens: benchTokens())
     let tally = Watched(FanOut())
     var followers: [Task<Void, Never>] = []
 
     func follow(_ index: Int) {
         let events = WorkspaceEventsClient(
-            chat: chat, baseURL: server.baseURL, http: URLSessionHTTPClient(), tokens: benchTokens(),
+            chat: chat, baseURL: server.baseURL, http: DefaultHTTPClient.make(), tokens: benchTokens(),
             clock: ContinuousClock(), random: SeededRandomSource(seed: UInt64(index + 1)))
         followers.append(
             Task.detached {

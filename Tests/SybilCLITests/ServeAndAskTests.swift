@@ -75,7 +75,7 @@ struct ServeAndAskTests {
         #expect(test.stdout.contains("sybil serve: token from SYBIL_TOKEN\n"))
         #expect(!test.stderr.contains("warning"))  // loopback by default
         #expect(!test.stdout.contains("from-env"))
-        let health = try await URLSessionHTTPClient().send(
+        let health = try await DefaultHTTPClient.make().send(
             HTTPRequest(method: "GET", url: APIEndpoint.url(base: base, path: "healthz"), timeout: .seconds(5)))
         #expect(health.head.status == 200)
         test.terminate()
@@ -132,7 +132,7 @@ struct ServeAndAskTests {
             let request = HTTPRequest(
                 url: APIEndpoint.url(base: apiBase, path: "agent/read"),
                 headers: HTTPHeaders([("Authorization", "Bearer fixture-token")]), timeout: .seconds(30))
-            #expect(try await URLSessionHTTPClient().send(request).head.status == 200, "\(apiBase)")
+            #expect(try await DefaultHTTPClient.make().send(request).head.status == 200, "\(apiBase)")
         }
         test.terminate()
         #expect(await running.value == 0)
@@ -161,7 +161,7 @@ struct ServeAndAskTests {
             let request = HTTPRequest(
                 url: APIEndpoint.url(base: base, path: "agent/read"),
                 headers: HTTPHeaders([("Authorization", authorization)]), timeout: .seconds(30))
-            return try await URLSessionHTTPClient().send(request).head.status
+            return try await DefaultHTTPClient.make().send(request).head.status
         }
         #expect(try await status("Bearer \(token)") == 200)
         #expect(try await status("Bearer \(ServeCommand.randomToken(from: SeededRandomSource(seed: 77)))") == 401)

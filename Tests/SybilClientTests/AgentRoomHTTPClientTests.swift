@@ -16,7 +16,8 @@ struct AgentRoomHTTPClientTests {
     ) throws -> AgentRoomHTTPClient {
         AgentRoomHTTPClient(
             base: try AgentAPIBase(string: server.url.absoluteString + path),
-            http: URLSessionHTTPClient(followRedirects: false), tokens: tokens, random: SeededRandomSource(seed: seed))
+            http: DefaultHTTPClient.make(followRedirects: false), tokens: tokens, random: SeededRandomSource(seed: seed)
+        )
     }
 
     private func client(_ http: RoomScriptedHTTP, tokens: TokenProvider = F.tokens()) throws -> AgentRoomHTTPClient {

@@ -32,7 +32,7 @@ struct AgentOutboxEndToEndTests {
         /// `path` is appended to the server's root URL as it is ("", "/api", "/api/").
         static func launch(
             _ server: ReferenceServer, path: String = "",
-            http: any HTTPClient = URLSessionHTTPClient(followRedirects: false)
+            http: any HTTPClient = DefaultHTTPClient.make(followRedirects: false)
         ) async throws -> Phone {
             let base = try AgentAPIBase(string: server.baseURL.absoluteString + path)
             let directory = temporaryDirectory()
@@ -50,7 +50,7 @@ struct AgentOutboxEndToEndTests {
         /// and connected to its stream. The caller stops it.
         func openRoom() async -> AgentRoomModel {
             let room = AgentRoomModel(
-                base: base, tokens: endToEndTokens(), http: URLSessionHTTPClient(followRedirects: false),
+                base: base, tokens: endToEndTokens(), http: DefaultHTTPClient.make(followRedirects: false),
                 clock: ContinuousClock(), random: SeededRandomSource(seed: 5), timeZone: TimeZone(identifier: "UTC")!)
             let sender = sender
             room.onMessageMerged = { sender.messageMerged($0) }
@@ -156,7 +156,7 @@ struct AgentOutboxEndToEndTests {
 /// reads the server's whole answer and then fails as if the connection dropped, so the server
 /// did the work but the phone never hears of it. Records each submission's status and body.
 final class AnswerLosingHTTPClient: HTTPClient {
-    private let inner = URLSessionHTTPClient(followRedirects: false)
+    private let inner = DefaultHTTPClient.make(followRedirects: false)
     private let state: Mutex<(toLose: Int, answers: [(status: Int, body: [UInt8])])>
 
     init(losing count: Int) { state = Mutex((count, [])) }

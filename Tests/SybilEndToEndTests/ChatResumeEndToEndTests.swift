@@ -64,7 +64,7 @@ struct ChatResumeEndToEndTests {
             "model": .string(SybilServerOptions.scriptedModel),
             "messages": [["role": "user", "content": .string(question)]],
         ]
-        let response = try await URLSessionHTTPClient().send(
+        let response = try await DefaultHTTPClient.make().send(
             HTTPRequest(
                 method: "POST", url: APIEndpoint.url(base: baseURL, path: "v1/chat/completions"),
                 headers: HTTPHeaders([("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")]),
@@ -96,7 +96,7 @@ final class ChatStreamCuttingClient: HTTPClient {
         var armed: Bool
     }
 
-    private let inner = URLSessionHTTPClient(followRedirects: false)
+    private let inner = DefaultHTTPClient.make(followRedirects: false)
     private let limit: Int?
     private let state: Mutex<State>
 

@@ -37,7 +37,8 @@ func endToEndTokens() -> TokenProvider {
 }
 
 /// The live desktop client of `server`.
-func desktopClient(_ server: ReferenceServer, http: any HTTPClient = URLSessionHTTPClient()) -> WorkspaceDesktopClient {
+func desktopClient(_ server: ReferenceServer, http: any HTTPClient = DefaultHTTPClient.make()) -> WorkspaceDesktopClient
+{
     WorkspaceDesktopClient(baseURL: server.baseURL, http: http, tokens: endToEndTokens())
 }
 
@@ -182,7 +183,7 @@ actor EventLog {
 /// event boundary (a dropped connection), and records the `Last-Event-ID` of every events
 /// request. Other requests pass through.
 final class CuttingHTTPClient: HTTPClient {
-    private let inner = URLSessionHTTPClient()
+    private let inner = DefaultHTTPClient.make()
     private let cutAfterEvents: Int
     private let state = Mutex<(streams: Int, lastEventIDs: [String?])>((0, []))
 

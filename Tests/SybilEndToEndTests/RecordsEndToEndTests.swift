@@ -17,7 +17,7 @@ import Testing
 struct RecordsEndToEndTests {
     /// Counts the records carried by every batch upload that goes over the wire.
     final class CountingHTTP: HTTPClient {
-        private let inner = URLSessionHTTPClient(followRedirects: false)
+        private let inner = DefaultHTTPClient.make(followRedirects: false)
         private let counts = Mutex((batches: 0, records: 0))
 
         var batches: Int { counts.withLock { $0.batches } }
@@ -94,7 +94,7 @@ struct RecordsEndToEndTests {
         guard case .success(let second)? = await online.syncNow() else { return #expect(Bool(false)) }
         #expect(second == RecordSync.Report())
         #expect(http.batches == 1 && http.records == 3)
-        let held = try await serverRecords(try api(base, URLSessionHTTPClient()))
+        let held = try await serverRecords(try api(base, DefaultHTTPClient.make()))
         #expect(Set(held.map(\.id)) == Set(online.records.map(\.record.id)))
         #expect(held.count == 3)
     }
@@ -119,7 +119,7 @@ struct RecordsEndToEndTests {
         #expect(report.duplicates == 2 && report.created == 3)
         #expect(try await store.unsyncedCount() == 0)
         #expect(http.records == 7)
-        let held = try await serverRecords(try api(server.baseURL, URLSessionHTTPClient()))
+        let held = try await serverRecords(try api(server.baseURL, DefaultHTTPClient.make()))
         #expect(held.count == 5)
         #expect(Set(held.map(\.id)).count == 5)
     }
@@ -133,7 +133,7 @@ struct RecordsEndToEndTests {
         let records = try (0..<RecordBatch.maxRecords).map {
             try Record(id: ids.makeID(), createdAt: Int64($0), payload: .mood(score: 5, note: note))
         }
-        let api = try api(server.baseURL, URLSessionHTTPClient())
+        let api = try api(server.baseURL, DefaultHTTPClient.make())
         let results = try await api.upload(records)
         #expect(results.allSatisfy { $0.status == .created })
         let page = try await api.page(after: nil, limit: RecordPage.limitRange.upperBound)

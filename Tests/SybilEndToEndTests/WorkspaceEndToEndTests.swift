@@ -131,7 +131,7 @@ struct WorkspaceEndToEndTests {
             chat: emptyChat, baseURL: server.baseURL, http: cutting, tokens: endToEndTokens(), clock: reconnectClock,
             random: SeededRandomSource(seed: 1), policy: policy)
         let whole = WorkspaceEventsClient(
-            chat: emptyChat, baseURL: server.baseURL, http: URLSessionHTTPClient(), tokens: endToEndTokens(),
+            chat: emptyChat, baseURL: server.baseURL, http: DefaultHTTPClient.make(), tokens: endToEndTokens(),
             clock: ContinuousClock(), random: SeededRandomSource(seed: 1))
         let cutLog = EventLog(cut.updates())
         let wholeLog = EventLog(whole.updates())
@@ -289,7 +289,7 @@ struct WorkspaceEndToEndTests {
         #expect(!rows.isEmpty)
 
         let brokenDesktop = WorkspaceDesktopClient(
-            baseURL: URL(string: "http://127.0.0.1:\(broken.port)")!, http: URLSessionHTTPClient(),
+            baseURL: URL(string: "http://127.0.0.1:\(broken.port)")!, http: DefaultHTTPClient.make(),
             tokens: endToEndTokens())
         do {
             _ = try await brokenDesktop.codexChatLoad(seededChat)
@@ -313,7 +313,7 @@ struct WorkspaceEndToEndTests {
     {
         let feed = WorkspaceLiveFeed()
         let events = WorkspaceEventsClient(
-            chat: chat, baseURL: server.baseURL, http: URLSessionHTTPClient(), tokens: endToEndTokens(),
+            chat: chat, baseURL: server.baseURL, http: DefaultHTTPClient.make(), tokens: endToEndTokens(),
             clock: ContinuousClock(), random: SeededRandomSource(seed: 1))
         feed.follow(events.updates(), host: host)
         return feed

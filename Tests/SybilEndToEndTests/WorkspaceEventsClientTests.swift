@@ -19,7 +19,7 @@ struct WorkspaceEventsClientTests {
         }
         let clock = ManualClock()
         let follower = WorkspaceEventsClient(
-            chat: seededChat, baseURL: URL(string: "http://127.0.0.1:\(peer.port)")!, http: URLSessionHTTPClient(),
+            chat: seededChat, baseURL: URL(string: "http://127.0.0.1:\(peer.port)")!, http: DefaultHTTPClient.make(),
             tokens: endToEndTokens(), clock: clock, random: SeededRandomSource(seed: 1),
             policy: ReconnectPolicy(initialDelay: .seconds(1), jitter: 0))
         var updates = follower.updates().makeAsyncIterator()
@@ -63,7 +63,7 @@ struct WorkspaceEventsClientTests {
             while !connection.read().isEmpty {}
         }
         let follower = WorkspaceEventsClient(
-            chat: seededChat, baseURL: URL(string: "http://127.0.0.1:\(peer.port)")!, http: URLSessionHTTPClient(),
+            chat: seededChat, baseURL: URL(string: "http://127.0.0.1:\(peer.port)")!, http: DefaultHTTPClient.make(),
             tokens: endToEndTokens(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
         var updates = follower.updates().makeAsyncIterator()
         #expect(await updates.next() == .connected)

@@ -75,7 +75,7 @@ extension EventLog.Snapshot {
 /// Passes requests to a URLSession client and records what the events streams carried: the
 /// event names and the bytes.
 final class RecordingEventsHTTPClient: HTTPClient {
-    private let inner = URLSessionHTTPClient()
+    private let inner = DefaultHTTPClient.make()
     private let state = Mutex<(parser: EventStreamParser, types: [String], bytes: Int)>((EventStreamParser(), [], 0))
 
     var eventTypes: [String] { state.withLock { $0.types } }

@@ -120,7 +120,7 @@ struct APIBasePathTests {
             let request = HTTPRequest(
                 url: APIEndpoint.url(base: try #require(URL(string: base)), path: "agent/descriptor"),
                 headers: HTTPHeaders([("Authorization", "Bearer live")]), timeout: .seconds(30))
-            let response = try await URLSessionHTTPClient().send(request)
+            let response = try await DefaultHTTPClient.make().send(request)
             #expect(response.head.status == 200, "\(base)")
             let descriptor = try AgentRoomDescriptor.decode(try JSONReader().parse(await response.collect()), at: .root)
             #expect(descriptor.attachments?.limits == .v1)

@@ -40,7 +40,7 @@ struct AgentTurnRecoveryTests {
         let request = HTTPRequest(
             method: method, url: APIEndpoint.url(base: server.baseURL, path: path), headers: headers,
             body: body.map { Array($0.utf8) } ?? [], timeout: .seconds(30))
-        let response = try await URLSessionHTTPClient().send(request)
+        let response = try await DefaultHTTPClient.make().send(request)
         return (response.head.status, try JSONReader().parse(await response.collect()))
     }
 

@@ -256,7 +256,7 @@ struct AgentUploadTests {
             url: APIEndpoint.url(base: server.baseURL.appendingPathComponent("api"), path: "agent/uploads"),
             headers: HTTPHeaders([("Authorization", "Bearer live"), ("Content-Type", form.contentType)]),
             body: form.encoded(), timeout: .seconds(30))
-        let response = try await URLSessionHTTPClient().send(request)
+        let response = try await DefaultHTTPClient.make().send(request)
         #expect(response.head.status == 201)
         let descriptor = try AgentAttachment.decodeUploadAnswer(
             try JSONReader().parse(await response.collect()), at: .root)

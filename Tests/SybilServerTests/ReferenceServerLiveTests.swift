@@ -29,7 +29,7 @@ struct ReferenceServerLiveTests {
             method: "POST", url: APIEndpoint.url(base: server.baseURL, path: path),
             headers: HTTPHeaders([("Authorization", "Bearer \(Self.token)"), ("Content-Type", "application/json")]),
             body: Array(body.utf8), timeout: .seconds(30))
-        let response = try await URLSessionHTTPClient().send(request)
+        let response = try await DefaultHTTPClient.make().send(request)
         return (response.head.status, try JSONReader().parse(await response.collect()))
     }
 
@@ -50,7 +50,7 @@ struct ReferenceServerLiveTests {
     private func ask(
         _ server: ReferenceServer, _ prompt: String, token: String = Self.token,
         refresher: (any TokenRefresher)? = nil, gate: (any SendGate)? = nil,
-        http: any HTTPClient = URLSessionHTTPClient()
+        http: any HTTPClient = DefaultHTTPClient.make()
     ) async throws -> String {
         let tokens = TokenProvider(
             current: TokenLocation(store: InMemorySecretStore(["t": token]), account: "t"), refresher: refresher)
@@ -124,7 +124,7 @@ struct ReferenceServerLiveTests {
             $0.coldStart = .seconds(5)
             $0.coldStartWaits = true
         }
-        let http = URLSessionHTTPClient()
+        let http = DefaultHTTPClient.make()
         let manager = await MainActor.run {
             WarmUpManager(http: http, baseURL: server.baseURL, clock: ContinuousClock())
         }

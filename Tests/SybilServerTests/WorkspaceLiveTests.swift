@@ -31,7 +31,7 @@ struct WorkspaceLiveTests {
             headers: HTTPHeaders([("Authorization", "Bearer \(Self.token)"), ("Content-Type", "application/json")]),
             body: Array("{\"method\": \"\(method)\", \"callKey\": \(key), \"params\": \(params)}".utf8),
             timeout: .seconds(30))
-        let response = try await URLSessionHTTPClient().send(request)
+        let response = try await DefaultHTTPClient.make().send(request)
         return (response.head.status, try JSONReader().parse(await response.collect()))
     }
 
@@ -75,7 +75,7 @@ struct WorkspaceLiveTests {
                 base: server.baseURL, path: "v1/workspaces/events",
                 query: [("desktopId", ids[0]), ("projectId", ids[1]), ("sessionId", ids[2])]),
             headers: headers, body: nil, timeout: .seconds(30))
-        let response = try await URLSessionHTTPClient().send(request)
+        let response = try await DefaultHTTPClient.make().send(request)
         #expect(response.head.status == 200)
         return Events(bytes: response.body.makeAsyncIterator())
     }
