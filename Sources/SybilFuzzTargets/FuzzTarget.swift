@@ -12,6 +12,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable, Hashable {
     case sse
     /// SybilServer's `HTTPRequestParser`.
     case http
+    /// SybilWire's `HTTPResponseParser`, the client's reader of a server's answer (an odd first
+    /// byte makes it the answer to `HEAD`).
+    case httpResponse = "http-response"
     /// SybilWire's `MultipartFormDataParser` (the first line of the input is the Content-Type).
     case multipart
     /// SybilWire's `WebSocketFrameDecoder` and `WebSocketMessageAssembler` (the first byte
@@ -27,6 +30,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable, Hashable {
         case .envelope: try EnvelopeFuzzTarget.run(bytes)
         case .sse: try EventStreamFuzzTarget.run(bytes)
         case .http: try HTTPRequestFuzzTarget.run(bytes)
+        case .httpResponse: try HTTPResponseFuzzTarget.run(bytes)
         case .multipart: try MultipartFuzzTarget.run(bytes)
         case .websocket: try WebSocketFuzzTarget.run(bytes)
         case .terminalInput: try TerminalInputFuzzTarget.run(bytes)
