@@ -26,9 +26,7 @@ final class WorkspaceAppWiring {
         self.connection = connection
         self.common = common
         self.io = io
-        cache = WorkspaceChatHostCache { key in
-            WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
-        }
+        cache = WorkspaceSessionParts.hostCache(desktop: desktop)
     }
 
     /// Desktops with their projects and sessions (offline desktops without them).
@@ -66,11 +64,7 @@ final class WorkspaceAppWiring {
         if let outbox { return outbox }
         let opened: WorkspaceOutbox
         do {
-            let store: any KeyValueStore =
-                common.inMemory
-                ? InMemoryKeyValueStore()
-                : try FileKeyValueStore(directory: XDGDirectories(environment: io.environment).sybilData + "/client")
-            opened = try WorkspaceOutbox(store: store)
+            opened = try WorkspaceSessionParts.outbox(common: common, environment: io.environment)
         } catch {
             outboxProblem = "The outbox cannot be saved (\(error)); messages are kept in memory only."
             do {
@@ -91,21 +85,9 @@ final class WorkspaceAppWiring {
             cache.selectedHost
             ?? WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
         let screen = WorkspaceChatScreenModel(host: host, clock: ContinuousClock())
-        let feed = WorkspaceLiveFeed()
-        let events = WorkspaceEventsClient(
-            chat: key, baseURL: connection.baseURL, http: DefaultHTTPClient.make(), tokens: connection.tokens,
-            clock: ContinuousClock(), random: SystemRandomSource())
-        feed.follow(
-            events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) },
-            everyHostStale: { [cache] in cache.markEveryHostStale() })
-        let ids = RandomUUIDGenerator(source: SystemRandomSource())
-        let now = ServerTime.live.epochMilliseconds
-        let outbox = openOutbox()
-        let sender = WorkspaceOutboxSender(outbox: outbox, rpc: desktop, clock: ContinuousClock(), ids: ids, now: now)
-        let staging = XDGDirectories(environment: io.environment).sybilData + "/staging"
-        let composer = WorkspaceChatComposer(
-            host: host, outbox: outbox, sender: sender,
-            uploader: AttachmentUploader(rpc: desktop, stagingDirectory: staging), ids: ids, now: now)
+        let feed = WorkspaceSessionParts.follow(host, screen: screen, cache: cache, connection: connection)
+        let composer = WorkspaceSessionParts.composer(
+            host: host, outbox: openOutbox(), desktop: desktop, environment: io.environment)
         Task { await composer.restore() }
         return WorkspaceSessionScreen(key: key, title: title, screen: screen, composer: composer) { [cache] in
             await feed.stop()

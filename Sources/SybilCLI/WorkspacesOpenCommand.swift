@@ -54,9 +54,7 @@ enum WorkspacesOpenCommand {
             return await openThread(threadId, of: chat, desktop: desktop, io: io)
         }
         // The app's host cache: the chat is selected (mounted and activated) like a tapped row.
-        let cache = WorkspaceChatHostCache { key in
-            WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
-        }
+        let cache = WorkspaceSessionParts.hostCache(desktop: desktop)
         cache.select(chat)
         guard let host = cache.selectedHost else { return .success }
         let screen = WorkspaceChatScreenModel(host: host, clock: ContinuousClock())
@@ -74,13 +72,7 @@ enum WorkspacesOpenCommand {
         for line in printer.lines(for: screen.displayRows) { io.writeOutput(line + "\n") }
         guard request.follow else { return .success }
         io.writeError("\(name): following \(chat); Ctrl+C stops\n")
-        let feed = WorkspaceLiveFeed()
-        let events = WorkspaceEventsClient(
-            chat: chat, baseURL: connection.baseURL, http: DefaultHTTPClient.make(), tokens: connection.tokens,
-            clock: ContinuousClock(), random: SystemRandomSource())
-        feed.follow(
-            events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) },
-            everyHostStale: { cache.markEveryHostStale() })
+        let feed = WorkspaceSessionParts.follow(host, screen: screen, cache: cache, connection: connection)
         let stop = StopFlag()
         let waiter = Task { @MainActor in
             await io.waitForTermination()

@@ -59,30 +59,20 @@ enum WorkspacesSendCommand {
         case .found(let found): chat = found
         case .failed(let status): return status
         }
-        let directories = XDGDirectories(environment: io.environment)
         let outbox: WorkspaceOutbox
         do {
-            let store: any KeyValueStore =
-                request.common.inMemory
-                ? InMemoryKeyValueStore() : try FileKeyValueStore(directory: directories.sybilData + "/client")
-            outbox = try WorkspaceOutbox(store: store)
+            outbox = try WorkspaceSessionParts.outbox(common: request.common, environment: io.environment)
         } catch {
             io.writeError("\(name): the outbox cannot be opened, so nothing was sent: \(error)\n")
             return .noInput
         }
         for problem in await outbox.loadProblems { io.writeError("\(name): \(problem)\n") }
-        let clock = ContinuousClock()
-        let ids = RandomUUIDGenerator(source: SystemRandomSource())
-        let now = ServerTime.live.epochMilliseconds
-        let host = WorkspaceChatHost(key: chat, rpc: desktop, clock: clock, random: SystemRandomSource())
+        let host = WorkspaceChatHost(key: chat, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
         defer { host.park() }
         host.activate()
         await ObservationWait.until { host.appliedLoads > 0 || host.lastLoadError != nil }
-        let sender = WorkspaceOutboxSender(outbox: outbox, rpc: desktop, clock: clock, ids: ids, now: now)
-        let composer = WorkspaceChatComposer(
-            host: host, outbox: outbox, sender: sender,
-            uploader: AttachmentUploader(rpc: desktop, stagingDirectory: directories.sybilData + "/staging"), ids: ids,
-            now: now)
+        let composer = WorkspaceSessionParts.composer(
+            host: host, outbox: outbox, desktop: desktop, environment: io.environment)
         let earlier = await outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }.count
         if earlier > 0 { io.writeError("\(name): sending \(earlier) earlier message(s) left in the outbox first\n") }
         await composer.restore()

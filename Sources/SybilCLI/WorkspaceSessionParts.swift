@@ -1,0 +1,63 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilServer
+import SybilStore
+import SybilWire
+
+/// The parts of a workspace chat every client path builds the same way — `sybil workspaces
+/// open`, `sybil workspaces send` and the terminal app: the host cache over the live desktop
+/// client, the outbox copy (on disk under `$XDG_DATA_HOME/sybil/client`, or in memory with
+/// `--in-memory`), the composer joined to it with its sender and chunked uploader, and the
+/// live feed that follows the desktop's events into a host and its screen model.
+@MainActor
+enum WorkspaceSessionParts {
+    /// The host cache: a chat's host is made on first selection over `desktop`.
+    static func hostCache(desktop: WorkspaceDesktopClient) -> WorkspaceChatHostCache {
+        WorkspaceChatHostCache { key in
+            WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
+        }
+    }
+
+    /// Opens the outbox copy: in memory with `--in-memory`, else the file store under the data
+    /// directory. Throws when the file store cannot be opened.
+    static func outbox(common: ClientCommand.Common, environment: [String: String]) throws -> WorkspaceOutbox {
+        let store: any KeyValueStore =
+            common.inMemory
+            ? InMemoryKeyValueStore()
+            : try FileKeyValueStore(directory: XDGDirectories(environment: environment).sybilData + "/client")
+        return try WorkspaceOutbox(store: store)
+    }
+
+    /// The composer of `host`'s chat: sends through `outbox` with a sender over `desktop`,
+    /// uploads attachments in chunks, staging them under the data directory.
+    static func composer(
+        host: WorkspaceChatHost, outbox: WorkspaceOutbox, desktop: WorkspaceDesktopClient,
+        environment: [String: String]
+    ) -> WorkspaceChatComposer {
+        let ids = RandomUUIDGenerator(source: SystemRandomSource())
+        let now = ServerTime.live.epochMilliseconds
+        let sender = WorkspaceOutboxSender(outbox: outbox, rpc: desktop, clock: ContinuousClock(), ids: ids, now: now)
+        let staging = XDGDirectories(environment: environment).sybilData + "/staging"
+        return WorkspaceChatComposer(
+            host: host, outbox: outbox, sender: sender,
+            uploader: AttachmentUploader(rpc: desktop, stagingDirectory: staging), ids: ids, now: now)
+    }
+
+    /// Follows the desktop's events for `host`'s chat: overlays go to `screen`, a reset marks
+    /// every host of `cache` stale. Stop the returned feed when the chat closes.
+    static func follow(
+        _ host: WorkspaceChatHost, screen: WorkspaceChatScreenModel<ContinuousClock>, cache: WorkspaceChatHostCache,
+        connection: ServerTarget.Connection
+    ) -> WorkspaceLiveFeed {
+        let feed = WorkspaceLiveFeed()
+        let events = WorkspaceEventsClient(
+            chat: host.key, baseURL: connection.baseURL, http: DefaultHTTPClient.make(), tokens: connection.tokens,
+            clock: ContinuousClock(), random: SystemRandomSource())
+        feed.follow(
+            events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) },
+            everyHostStale: { cache.markEveryHostStale() })
+        return feed
+    }
+}
