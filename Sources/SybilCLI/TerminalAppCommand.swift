@@ -78,6 +78,34 @@ enum TerminalAppCommand {
     private static func runApp(
         _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
+        let (services, agentScratch) = await services(request, store: store, connection: connection, io: io)
+        let theme = ThemeChoice.resolve(environment: io.environment, reportedBackground: nil)
+        let session = TerminalSession(
+            device: TerminalDevice(), modes: .fullScreen, colors: theme.appearance != .monochrome)
+        do {
+            try session.start()
+        } catch {
+            session.stop()
+            io.writeError("\(name): cannot set up the terminal: \(error)\n")
+            return .unavailable
+        }
+        let controller = TerminalAppController(services: services, theme: theme, size: session.size)
+        controller.setReduceMotion(ThemeChoice.reduceMotion(environment: io.environment))
+        await controller.start()
+        let runner = TerminalAppRunner(
+            controller: controller, terminal: session, clock: ContinuousClock(), environment: io.environment)
+        await runner.run()
+        if let agentScratch { try? FileManager.default.removeItem(atPath: agentScratch) }
+        return .success
+    }
+
+    /// The view models the app is wired to over `connection`: chats and search over `store`,
+    /// the Agent room, the workspaces, Quick Question and the records; with the Agent room's
+    /// scratch folder, removed when the app ends.
+    @MainActor
+    static func services(
+        _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
+    ) async -> (TerminalAppServices, agentScratch: String?) {
         let stack = ChatClientStack(connection: connection)
         let chats = ChatListModel(
             streaming: stack.streaming(model: request.model), store: store, model: request.model,
@@ -108,23 +136,6 @@ enum TerminalAppCommand {
             chats: chats, search: search, agent: agentSession?.composer,
             workspaces: TerminalAppServices.Workspaces(list: workspaces.list, open: workspaces.open),
             quickQuestion: quick, records: records)
-        let theme = ThemeChoice.resolve(environment: io.environment, reportedBackground: nil)
-        let session = TerminalSession(
-            device: TerminalDevice(), modes: .fullScreen, colors: theme.appearance != .monochrome)
-        do {
-            try session.start()
-        } catch {
-            session.stop()
-            io.writeError("\(name): cannot set up the terminal: \(error)\n")
-            return .unavailable
-        }
-        let controller = TerminalAppController(services: services, theme: theme, size: session.size)
-        controller.setReduceMotion(ThemeChoice.reduceMotion(environment: io.environment))
-        await controller.start()
-        let runner = TerminalAppRunner(
-            controller: controller, terminal: session, clock: ContinuousClock(), environment: io.environment)
-        await runner.run()
-        if let scratch = agentSession?.scratch { try? FileManager.default.removeItem(atPath: scratch) }
-        return .success
+        return (services, agentSession?.scratch)
     }
 }

@@ -61,7 +61,16 @@ extension TerminalApp {
 
     private mutating func drawTimeline(into grid: inout CellGrid, _ rect: GridRect) {
         guard !rect.isEmpty else { return }
+        defer {
+            if let cover = timelineCover {
+                grid.fill(rect, style: theme.text)
+                grid.write(
+                    DisplayWidth.truncate(cover, to: rect.columns - 1), column: rect.column + 1,
+                    row: rect.row + rect.rows / 2, style: theme.secondary, clip: rect)
+            }
+        }
         if items.isEmpty {
+            timelineViewport = .empty(rows: rect.rows)
             grid.fill(rect, style: theme.text)
             let hint =
                 sidebar.current == .agent
@@ -71,8 +80,9 @@ extension TerminalApp {
                 row: rect.row + rect.rows / 2, style: theme.secondary, clip: rect)
             return
         }
-        TimelineView().draw(
-            into: &grid, in: rect, items: items, scroll: &scroll, layout: &timelineLayout, theme: theme)
+        timelineViewport = TimelineView().draw(
+            into: &grid, in: rect, items: items, scroll: &scroll, layout: &timelineLayout, theme: theme,
+            measuring: timelineMeasuredLines)
     }
 
     private func drawComposer(into grid: inout CellGrid, layout: AppLayout, composed: ComposerLayout)

@@ -7,6 +7,7 @@ extension TerminalApp {
 
     /// Scrolls the timeline; asks for an older page when the reader is near the top.
     mutating func scrollTimeline(_ step: ScrollStep) -> [AppCommand] {
+        timelineWasScrolled = true
         switch step {
         case .lines(let lines): scroll.scroll(byLines: lines)
         case .pageUp: scroll.pageUp()
@@ -23,6 +24,13 @@ extension TerminalApp {
 
     /// Follows the bottom again (after sending).
     mutating func scrollTimelineToBottom() {
+        timelineWasScrolled = true
         scroll.scrollToBottom()
+    }
+
+    /// Whether the person scrolled the timeline since the last call (then cleared).
+    public mutating func takeTimelineScrolled() -> Bool {
+        defer { timelineWasScrolled = false }
+        return timelineWasScrolled
     }
 }

@@ -51,6 +51,17 @@ public struct TerminalApp: Sendable {
     public var scroll = TimelineScroll()
     /// The laid-out lines, cached by item id, revision and width.
     public var timelineLayout = TimelineLayout()
+    /// Lines to measure above and below the viewport at each draw (0: none), for a screen
+    /// model that decides scrolling from ``timelineViewport``.
+    public var timelineMeasuredLines = 0
+    /// What the last draw of the timeline showed.
+    public internal(set) var timelineViewport: TimelineDrawReport?
+    /// A sentence drawn over the timeline while a screen model covers it (the list is still
+    /// laid out and measured beneath).
+    public var timelineCover: String?
+    /// Whether the person scrolled the timeline since ``takeTimelineScrolled()`` was last
+    /// called (a drag, to a screen model).
+    var timelineWasScrolled = false
     /// Whether a reply or a turn is running on the open screen (Ctrl+C stops it).
     public var isReplyRunning = false
     /// Whether a subagent thread's view is open over the workspace session (Esc closes it).

@@ -28,6 +28,10 @@ public final class TerminalAppController {
     /// How many commands finished their work (tests wait on it).
     public private(set) var finishedWork = 0
 
+    /// The workspace screen model the viewport reports go to, the last report and the last
+    /// scroll command applied (by its sequence number).
+    @ObservationIgnored private var reported:
+        (screen: ObjectIdentifier, viewport: WorkspaceChatViewport?, sequence: UInt64)?
     @ObservationIgnored private var tasks: [Int: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextTask = 0
     @ObservationIgnored private var searchStarted = false
@@ -93,17 +97,66 @@ public final class TerminalAppController {
         return wantsToSuspend
     }
 
-    /// Draws the screen.
+    /// Draws the screen, then tells an open workspace session's screen model what the
+    /// timeline now shows (so it never decides from a layout older than the screen).
     public func render(size: TerminalSize) -> (CellGrid, CursorPlacement?) {
-        app.render(size: size)
+        let frame = app.render(size: size)
+        if let workspace { reportViewport(to: workspace.screen) }
+        return frame
     }
 
     /// Called on each frame tick while ``needsFrames``: a workspace session's screen model
     /// takes frames to publish rows; the breathing scene advances. Returns whether the screen
     /// must be drawn again (the models' own changes are observed).
     public func frame(now: Duration) -> Bool {
-        _ = workspace?.screen.frame()
-        return app.tick(now: now)
+        let scrolled = workspace.map(driveScreenModel) ?? false
+        return app.tick(now: now) || scrolled
+    }
+
+    /// One display tick of the open workspace session's screen model: the last draw is
+    /// reported as its viewport (a scroll by the person as a drag that ended where the view
+    /// is now), the model takes its frame, and a scroll command it published is applied.
+    /// Returns whether the scroll moved. The composer counts as open while it holds a draft
+    /// (overlay updates slow down while the person types).
+    private func driveScreenModel(_ session: WorkspaceSessionScreen) -> Bool {
+        let screen = session.screen
+        reportViewport(to: screen)
+        screen.frame()
+        guard screen.scrollCommandSequence != reported?.sequence, let measured = app.timelineViewport else {
+            return false
+        }
+        reported?.sequence = screen.scrollCommandSequence
+        let before = app.scroll
+        WorkspaceViewportReport.apply(screen.scrollCommand, to: &app.scroll, measured: measured)
+        return app.scroll != before
+    }
+
+    /// Reports the last draw of the timeline to `screen` when it changed, or when the person
+    /// scrolled (as a drag that ended where the view is now). Nothing is reported before the
+    /// session's rows arrived, nor while a subagent thread is shown instead.
+    private func reportViewport(to screen: WorkspaceChatScreenModel<ContinuousClock>) {
+        let identity = ObjectIdentifier(screen)
+        if reported?.screen != identity {
+            reported = (identity, nil, screen.scrollCommandSequence)
+            _ = app.takeTimelineScrolled()
+        }
+        guard screen.threadViewer == nil, screen.host.appliedLoads > 0, let measured = app.timelineViewport else {
+            return
+        }
+        func viewport(dragging: Bool) -> WorkspaceChatViewport {
+            WorkspaceViewportReport.viewport(
+                measured, isComposerOpen: app.focus == .composer && !app.composer.isEmpty, isDragging: dragging,
+                reduceMotion: app.reduceMotion)
+        }
+        if app.takeTimelineScrolled() {
+            screen.updateViewport(viewport(dragging: true))
+            reported?.viewport = nil
+        }
+        let now = viewport(dragging: false)
+        if reported?.viewport != now {
+            screen.updateViewport(now)
+            reported?.viewport = now
+        }
     }
 
     /// Whether the open screen needs frames (a workspace session, the breathing screen).
@@ -423,6 +476,8 @@ public final class TerminalAppController {
             app.sidebar.selection = .chat(record.id)
             app.title = record.title
         }
+        app.timelineMeasuredLines = 0
+        app.timelineCover = nil
         switch app.sidebar.current {
         case .newChat, .chat:
             if let chat {
@@ -462,6 +517,8 @@ public final class TerminalAppController {
             } else if let workspace {
                 app.items = workspace.items
                 app.screenStatus = workspace.status
+                app.timelineMeasuredLines = WorkspaceViewportReport.measuredLines
+                if workspace.screen.isCovered { app.timelineCover = "Loading the session…" }
             } else {
                 app.items = []
                 app.screenStatus = "Opening the session…"

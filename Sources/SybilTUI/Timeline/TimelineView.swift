@@ -7,14 +7,17 @@ public struct TimelineView: Sendable {
     public init() {}
 
     /// Draws `items` (oldest first) into `rect` of `grid`, resolving and clamping `scroll`,
-    /// laying out through `layout`'s cache.
+    /// laying out through `layout`'s cache. Returns what was shown; with `measuring` above 0 it
+    /// also counts the lines above and below the viewport up to that many (laying out at most
+    /// that many more items each way).
+    @discardableResult
     public func draw(
         into grid: inout CellGrid, in rect: GridRect, items: some RandomAccessCollection<TimelineItem>,
-        scroll: inout TimelineScroll, layout: inout TimelineLayout, theme: Theme
-    ) {
+        scroll: inout TimelineScroll, layout: inout TimelineLayout, theme: Theme, measuring limit: Int = 0
+    ) -> TimelineDrawReport {
         let area = rect.intersection(grid.bounds)
         grid.fill(area, style: theme.text)
-        guard !area.isEmpty else { return }
+        guard !area.isEmpty else { return .empty(rows: 0) }
         let width = max(area.columns - 1, 1)
         let count = items.count
         var frame: [Int: [StyledLine]] = [:]
@@ -26,22 +29,44 @@ public struct TimelineView: Sendable {
             return lines
         }
         let top = scroll.resolve(count: count, rows: area.rows, id: { item($0).id }, height: { lines($0).count })
-        guard count > 0 else { return }
+        guard count > 0 else { return .empty(rows: area.rows) }
         var row = area.row
         var index = top.index
         var line = top.line
         let clip = GridRect(column: area.column, row: area.row, columns: width, rows: area.rows)
         var lastItemWhole = true
+        var shown: [TimelineDrawReport.Item] = []
+        var linesLeftInLast = 0
         while row < area.endRow, index < count {
             let itemLines = lines(index)
+            shown.append(TimelineDrawReport.Item(id: item(index).id, row: row - area.row - line))
             while line < itemLines.count, row < area.endRow {
                 grid.write(itemLines[line], column: area.column, row: row, clip: clip)
                 row += 1
                 line += 1
             }
             lastItemWhole = line >= itemLines.count
+            linesLeftInLast = itemLines.count - line
             index += 1
             line = 0
+        }
+        var measured = TimelineDrawReport(
+            rows: area.rows, items: shown, linesAbove: 0, linesShown: row - area.row, linesBelow: 0, limit: limit)
+        if limit > 0 {
+            var above = top.line
+            var before = top.index
+            while above < limit, before > 0 {
+                before -= 1
+                above += lines(before).count
+            }
+            var below = linesLeftInLast
+            var after = index
+            while below < limit, after < count {
+                below += lines(after).count
+                after += 1
+            }
+            measured.linesAbove = min(above, limit)
+            measured.linesBelow = min(below, limit)
         }
         let everythingFits = top.index == 0 && top.line == 0 && index >= count && lastItemWhole
         if !everythingFits, area.columns > 1 {
@@ -57,6 +82,7 @@ public struct TimelineView: Sendable {
             let column = area.column + max((width - labelWidth) / 2, 0)
             grid.write(label, column: column, row: area.endRow - 1, style: theme.accent.adding(.inverse), clip: clip)
         }
+        return measured
     }
 
     /// The track in the border colour and a thumb whose size and place follow the viewport's

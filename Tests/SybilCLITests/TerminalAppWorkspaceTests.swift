@@ -1,0 +1,153 @@
+import Foundation
+import SybilClient
+import SybilServer
+import SybilStore
+import SybilTUI
+import SybilTesting
+import SybilWire
+import Synchronization
+import Testing
+
+@testable import SybilCLI
+
+/// The terminal app's workspace sessions as a person uses them: the app's own services over
+/// the reference server on a loopback socket, the real run loop, keys typed as bytes, and the
+/// frames it presents. The screen model decides from the viewport the terminal reports.
+@Suite("Terminal app: workspace sessions", .timeLimit(.minutes(2)))
+@MainActor
+struct TerminalAppWorkspaceTests {
+    /// A terminal that records the frames presented.
+    final class RecordingTerminal: AppTerminal {
+        let events: AsyncStream<TerminalEvent>
+        let continuation: AsyncStream<TerminalEvent>.Continuation
+        let size: TerminalSize
+        private let frames = Mutex<[String]>([])
+
+        init(size: TerminalSize) {
+            self.size = size
+            (events, continuation) = AsyncStream<TerminalEvent>.makeStream()
+        }
+
+        var frameCount: Int { frames.withLock { $0.count } }
+        var lastFrame: String { frames.withLock { $0.last ?? "" } }
+        func type(_ text: String) { continuation.yield(.input(Array(text.utf8))) }
+        func present(_ grid: CellGrid, cursor: CursorPlacement?) { frames.withLock { $0.append(grid.text) } }
+        func suspend() {}
+        func stop() {}
+    }
+
+    /// The app over `server`, running, with its terminal.
+    struct Running {
+        let controller: TerminalAppController
+        let terminal: RecordingTerminal
+        let run: Task<Void, Never>
+        let data: URL
+
+        /// Types `keys` and waits until a frame after them was presented.
+        func type(_ keys: String) async {
+            let before = terminal.frameCount
+            terminal.type(keys)
+            _ = await ConditionWait.until { terminal.frameCount > before }
+        }
+
+        /// Quits with Ctrl+D (the composer is empty) and waits for the run loop to end.
+        func quit() async {
+            terminal.type("\u{04}")
+            await run.value
+            try? FileManager.default.removeItem(at: data)
+        }
+    }
+
+    private static let token = "tui-token"
+    static let down = "\u{1B}[B"
+    static let home = "\u{1B}[H"
+    static let pageUp = "\u{1B}[5~"
+    static let sessionKey = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-42")
+
+    private func start(_ server: ReferenceServer) async throws -> Running {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-tui-\(UUID().uuidString)")
+        let environment = [
+            "SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": Self.token, "XDG_DATA_HOME": data.path,
+        ]
+        let io = TestIO(environment: environment).io
+        let request = try #require(try TerminalAppCommand.parse([], environment: environment))
+        let connection = try #require(request.common.target.connect(command: "test", io: io))
+        let (services, _) = await TerminalAppCommand.services(
+            request, store: InMemoryChatHistory(), connection: connection, io: io)
+        let size = TerminalSize(columns: 100, rows: 30)
+        let controller = TerminalAppController(services: services, theme: .monochrome, size: size)
+        await controller.start()
+        let terminal = RecordingTerminal(size: size)
+        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: ContinuousClock())
+        let run = Task { await runner.run() }
+        return Running(controller: controller, terminal: terminal, run: run, data: data)
+    }
+
+    /// Opens `key` from the sidebar with the keys a person presses: Tab, Home, Down to its row,
+    /// Return; waits until its rows are drawn.
+    private func open(_ key: WorkspaceChatKey, in app: Running) async {
+        #expect(await ConditionWait.until { app.controller.app.sidebar.workspaces?.isEmpty == false })
+        await app.type("\t")
+        await app.type(Self.home)
+        let destinations = app.controller.app.sidebar.rows.compactMap(\.destination)
+        let index = try? #require(destinations.firstIndex(of: .session(key)))
+        for _ in 0..<(index ?? 0) { await app.type(Self.down) }
+        #expect(app.controller.app.sidebar.selection == .session(key))
+        await app.type("\r")
+        #expect(
+            await ConditionWait.until {
+                app.controller.workspace?.screen.isCovered == false && !app.controller.app.items.isEmpty
+            }, "the session's cover lifts once its rows are laid out")
+    }
+
+    private func server() throws -> ReferenceServer {
+        var options = SybilServerOptions(token: Self.token)
+        options.pace = .zero
+        return try ReferenceServer(options: options)
+    }
+
+    @Test func scrollingUpASessionLoadsOlderPagesUntilTheFirstMessageKeepingTheReadersRow() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let app = try await start(server)
+        await open(Self.sessionKey, in: app)
+        let screen = try #require(app.controller.workspace?.screen)
+        #expect(
+            await ConditionWait.until { app.terminal.lastFrame.contains("Fix login: question 40") },
+            "the newest message drawn at the bottom")
+        #expect(!app.terminal.lastFrame.contains("Fix login: question 1\n"))
+        let firstWindow = screen.displayRows.rows.count
+        let hasOlder = screen.host.timeline.hasOlderEntries
+        #expect(hasOlder, "sess-42's history is longer than the first window")
+        #expect(screen.olderPagesAdded == 0)
+
+        // The timeline focused (composer → sidebar → timeline); Home goes to the oldest loaded
+        // row, within 90 lines of the top: the screen model asks for the page before it.
+        await app.type("\t")
+        await app.type("\t")
+        await app.type(Self.home)
+        let topRow = app.controller.app.items.first?.id
+        #expect(app.controller.app.timelineViewport?.linesAbove == 0, "at the top of what is loaded")
+        // Drawn after the prepend: the older page's lines are above the viewport.
+        #expect(
+            await ConditionWait.until {
+                screen.olderPagesAdded == 1 && (app.controller.app.timelineViewport?.linesAbove ?? 0) > 0
+            })
+        #expect(screen.displayRows.rows.count > firstWindow)
+        let shown = try #require(app.controller.app.timelineViewport?.items.first)
+        #expect(shown.id == topRow, "the row the reader was at is still on the top row after the prepend")
+        #expect(shown.row == 0)
+
+        // Paging on up loads page after page until the first message.
+        var presses = 0
+        while !app.terminal.lastFrame.contains("Fix login: question 1 "), presses < 200 {
+            await app.type(Self.pageUp)
+            presses += 1
+            if screen.isLoadingOlderPage { _ = await ConditionWait.until { !screen.isLoadingOlderPage } }
+        }
+        #expect(app.terminal.lastFrame.contains("Fix login: question 1 "), "after \(presses) pages up")
+        let hasMore = screen.host.timeline.hasOlderEntries
+        #expect(!hasMore, "every page loaded")
+        await app.quit()
+    }
+}
