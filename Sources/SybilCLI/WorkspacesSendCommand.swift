@@ -130,9 +130,7 @@ enum WorkspacesSendCommand {
     private static func upload(_ paths: [String], composer: WorkspaceChatComposer, io: CommandIO) async -> Bool {
         guard !paths.isEmpty else { return true }
         let drafts = paths.compactMap { path in
-            composer.attach(
-                AttachmentUploader.File(
-                    path: path, fileName: (path as NSString).lastPathComponent, mimeType: mimeType(of: path)))
+            composer.attach(AttachmentUploader.File(path: path))
         }
         var reported: [String: Int] = [:]
         func report() {
@@ -160,21 +158,5 @@ enum WorkspacesSendCommand {
             ok = false
         }
         return ok
-    }
-
-    /// A MIME type from the file name's extension.
-    static func mimeType(of path: String) -> String {
-        switch (path as NSString).pathExtension.lowercased() {
-        case "png": "image/png"
-        case "jpg", "jpeg": "image/jpeg"
-        case "gif": "image/gif"
-        case "heic": "image/heic"
-        case "pdf": "application/pdf"
-        case "txt", "log": "text/plain"
-        case "md": "text/markdown"
-        case "json": "application/json"
-        case "swift": "text/x-swift"
-        default: "application/octet-stream"
-        }
     }
 }

@@ -50,9 +50,9 @@ struct TerminalAppWorkspaceTests {
             _ = await ConditionWait.until { terminal.frameCount > before }
         }
 
-        /// Quits with Ctrl+D (the composer is empty) and waits for the run loop to end.
+        /// Quits with Ctrl+C twice and waits for the run loop to end.
         func quit() async {
-            terminal.type("\u{04}")
+            terminal.type("\u{03}\u{03}")
             await run.value
             try? FileManager.default.removeItem(at: data)
         }
@@ -148,6 +148,39 @@ struct TerminalAppWorkspaceTests {
         #expect(app.terminal.lastFrame.contains("Fix login: question 1 "), "after \(presses) pages up")
         let hasMore = screen.host.timeline.hasOlderEntries
         #expect(!hasMore, "every page loaded")
+        await app.quit()
+    }
+
+    @Test func attachLinesUploadTheFilesBeforeTheMessageAndAMissingFileGivesTheDraftBack() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let app = try await start(server)
+        defer { try? FileManager.default.removeItem(at: app.data) }
+        await open(Self.sessionKey, in: app)
+        let session = try #require(app.controller.workspace)
+        try FileManager.default.createDirectory(at: app.data, withIntermediateDirectories: true)
+        let file = app.data.appendingPathComponent("build.log")
+        try Data(repeating: 0x61, count: 3 << 20).write(to: file)
+
+        // A path that does not exist: nothing is sent and the whole draft comes back.
+        let missing = app.data.appendingPathComponent("missing.log").path
+        await app.type("/attach \(missing)\nSieh dir das an\r")
+        #expect(await ConditionWait.until { app.controller.app.notice?.contains("nothing was sent") == true })
+        #expect(app.controller.app.composer.text == "/attach \(missing)\nSieh dir das an")
+        #expect(session.composer.deliveries.isEmpty)
+        #expect(session.composer.attachments.isEmpty, "the failed file is not kept for the next message")
+
+        // Ctrl+U, Backspace, Ctrl+U clear the two lines; then a real file, uploaded in chunks,
+        // then the message.
+        await app.type("\u{15}\u{7F}\u{15}")
+        #expect(app.controller.app.composer.isEmpty)
+        await app.type("/attach \(file.path)\nSieh dir das an\r")
+        #expect(
+            await ConditionWait.until {
+                session.composer.deliveries.last.map { $0.state == .accepted && $0.text == "Sieh dir das an" } == true
+            }, "the desktop accepted the message with its finished upload")
+        #expect(session.composer.attachments.isEmpty)
+        #expect(app.controller.app.composer.isEmpty)
         await app.quit()
     }
 }

@@ -319,7 +319,13 @@ public final class TerminalAppController {
         case .session:
             guard let workspace else { return }
             run { [weak self] in
-                if await !workspace.send(text) {
+                let (caption, paths) = ComposerAttachments.split(text)
+                if !paths.isEmpty, let problem = await workspace.attach(paths) {
+                    self?.app.restoreDraft(text)
+                    self?.app.notice = problem
+                    return
+                }
+                if await !workspace.send(caption) {
                     self?.app.restoreDraft(text)
                     self?.app.notice = workspace.composer.notice ?? "The message was not sent."
                 }

@@ -21,7 +21,7 @@ public enum HelpOverlay {
         ("Ctrl+A / Ctrl+E, Home / End", "Start / end of the line"),
         ("Ctrl+W, Ctrl+U", "Delete a word / to the line start"),
         ("/steer TEXT", "Steer the running workspace turn"),
-        ("/attach PATH", "Attach a file to an Agent room message (a line each)"),
+        ("/attach PATH", "Attach a file to the next message, Agent room or session (a line each)"),
         ("", "Sidebar"),
         ("↑ / ↓, Home / End", "Move the selection"),
         ("Return, click", "Open the chat, the Agent room or a session"),

@@ -37,8 +37,13 @@ public final class WorkspaceSessionScreen {
         WorkspaceTimelineAdapter.items(screen.displayRows, deliveries: composer.deliveries)
     }
 
-    /// A line for the status bar: a load error, a notice of the composer, or loading.
+    /// A line for the status bar: uploads in progress, a load error, a notice of the
+    /// composer, or loading.
     public var status: String? {
+        let uploading = composer.attachments.filter { $0.uploadId == nil && $0.failure == nil }
+        if !uploading.isEmpty {
+            return "Attaching " + uploading.map(ComposerAttachments.describe).joined(separator: ", ")
+        }
         if let notice = composer.notice { return notice }
         if let error = screen.host.lastLoadError { return "Could not load the session: \(error)" }
         if screen.host.appliedLoads == 0 { return "Loading the session…" }
@@ -55,6 +60,19 @@ public final class WorkspaceSessionScreen {
         let steer = text.hasPrefix(Self.steerPrefix)
         composer.draft = steer ? String(text.dropFirst(Self.steerPrefix.count)) : text
         return await composer.send(steer: steer) != nil
+    }
+
+    /// Uploads the files at `paths` for the next message and waits until each has ended;
+    /// returns why not when one could not be attached (the failed ones are removed, so the
+    /// message can be sent again once the path is right).
+    public func attach(_ paths: [String]) async -> String? {
+        let drafts = paths.compactMap { composer.attach(AttachmentUploader.File(path: $0)) }
+        guard drafts.count == paths.count else { return composer.notice ?? "The files could not be attached." }
+        await composer.waitForUploads()
+        let failed = drafts.filter { $0.uploadId == nil }
+        guard !failed.isEmpty else { return nil }
+        for draft in failed { composer.removeAttachment(id: draft.id) }
+        return failed.map(ComposerAttachments.describe).joined(separator: "; ") + "; nothing was sent."
     }
 
     /// Closes the screen model, the composer and the feed (once).

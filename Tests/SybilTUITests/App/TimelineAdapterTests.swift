@@ -125,6 +125,17 @@ struct TimelineAdapterTests {
 /// The composer's `/attach` lines.
 @Suite("Composer attachments")
 struct ComposerAttachmentsTests {
+    @Test func theProgressBarFillsAtItsBoundariesAndClampsNonsense() {
+        #expect(ComposerAttachments.bar(0) == "▕░░░░░░░░░░▏ 0%")
+        #expect(ComposerAttachments.bar(0.09) == "▕░░░░░░░░░░▏ 9%")
+        #expect(ComposerAttachments.bar(0.1) == "▕█░░░░░░░░░▏ 10%")
+        #expect(ComposerAttachments.bar(0.45) == "▕████░░░░░░▏ 45%")
+        #expect(ComposerAttachments.bar(1) == "▕██████████▏ 100%")
+        #expect(ComposerAttachments.bar(1.7) == ComposerAttachments.bar(1))
+        #expect(ComposerAttachments.bar(-3) == ComposerAttachments.bar(0))
+        #expect(ComposerAttachments.bar(.nan) == ComposerAttachments.bar(0))
+    }
+
     @Test func attachLinesNameFilesAndTheRestIsTheMessage() {
         let split = ComposerAttachments.split("/attach /tmp/build.log\nSieh dir das an\n/attach  a b.pdf \n")
         #expect(split.paths == ["/tmp/build.log", "a b.pdf"])
