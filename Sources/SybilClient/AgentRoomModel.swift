@@ -76,9 +76,19 @@ public final class AgentRoomModel {
     public var isSelected = false {
         didSet {
             guard isSelected != oldValue else { return }
+            markerTaken = false
+            unreadMarkerMessageId = nil
+            takeUnreadMarker()
             feedGate(.selected(isSelected))
         }
     }
+
+    /// The message the "new" marker sits above while the room is selected: the first unread
+    /// public assistant reply as of the moment it was selected (or, selected before the read
+    /// position was known, as of its arrival). Reading does not move it; leaving the room
+    /// clears it.
+    public private(set) var unreadMarkerMessageId: String?
+    @ObservationIgnored private var markerTaken = false
 
     /// Called with every message merged for the first time or changed by the server, from
     /// pages and the stream alike (the outbox confirms sends by their canonical echo).
@@ -365,8 +375,16 @@ public final class AgentRoomModel {
         if let current = readState?.readCursor, let incoming = state.readCursor, incoming < current { return }
         if state.readCursor == nil, readState?.readCursor != nil { return }
         readState = state
+        takeUnreadMarker()
         feedGate(.sharedRead(state.readCursor))
         updateUnread()
+    }
+
+    /// Places the "new" marker once per selection, as soon as the read position is known.
+    private func takeUnreadMarker() {
+        guard isSelected, !markerTaken, readState != nil else { return }
+        markerTaken = true
+        unreadMarkerMessageId = AgentTranscript.unreadMarker(in: history, readState: readState)
     }
 
     private func updateUnread() {

@@ -128,4 +128,14 @@ public struct AgentTranscript: Sendable {
             || (readCursor.flatMap { cursor in history.oldestCursor.map { $0 <= cursor } } ?? false)
         return covered ? merged : max(merged, readState?.unread ?? 0)
     }
+
+    /// The message the "new" marker goes above: the first public assistant reply after the
+    /// shared read cursor of `readState` among the merged messages (when the history does not
+    /// reach back to the cursor, the first loaded one), or `nil` when nothing is unread or the
+    /// read position is not known.
+    public static func unreadMarker(in history: AgentRoomHistory, readState: AgentReadState?) -> String? {
+        guard let readState else { return nil }
+        let messages = history.messages
+        return messages[history.firstIndex(after: readState.readCursor)...].first(where: \.countsAsUnread)?.messageId
+    }
 }

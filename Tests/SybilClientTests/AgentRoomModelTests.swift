@@ -93,6 +93,41 @@ struct AgentRoomModelTests {
         await model.stop()
     }
 
+    @Test func theNewMarkerStaysWhereItWasWhenTheRoomOpenedUntilTheRoomIsLeft() async throws {
+        let room = FakeRoomAPI([F.message(1), F.message(2, role: .user), F.message(3), F.message(4)])
+        room.setReadCursor(F.cursor(1))
+        let model = try model(room)
+        await model.start()
+        #expect(model.unreadMarkerMessageId == nil, "no marker while another chat is selected")
+        model.isSelected = true
+        #expect(model.unreadMarkerMessageId == "msg-3", "the first unread reply as the room opened")
+        model.entranceAnimationFinished()
+        model.viewportReachedBottom()
+        await waitForRoom("the shared read") { model.unreadCount == 0 }
+        #expect(model.unreadMarkerMessageId == "msg-3", "reading does not move it")
+        let socket = await sockets.connection(1)
+        socket.send(.message(F.message(5)))
+        await waitForRoom("a new reply") { model.history.messages.count == 5 }
+        #expect(model.unreadMarkerMessageId == "msg-3")
+        model.isSelected = false
+        #expect(model.unreadMarkerMessageId == nil, "leaving the room clears it")
+        model.isSelected = true
+        await waitForRoom("the second shared read") { model.readState?.readCursor == F.cursor(4) }
+        #expect(model.unreadMarkerMessageId == "msg-5", "reopened: above what is unread now")
+        await model.stop()
+    }
+
+    @Test func aRoomSelectedBeforeItsReadPositionArrivedPlacesTheMarkerWhenItDoes() async throws {
+        let room = FakeRoomAPI([F.message(1), F.message(2)])
+        room.setReadCursor(F.cursor(1))
+        let model = try model(room)
+        model.isSelected = true
+        #expect(model.unreadMarkerMessageId == nil)
+        await model.start()
+        #expect(model.unreadMarkerMessageId == "msg-2")
+        await model.stop()
+    }
+
     @Test func nothingIsAcknowledgedWhileTheRoomIsNotSelected() async throws {
         let room = FakeRoomAPI([F.message(1)])
         let model = try model(room)

@@ -18,6 +18,26 @@ struct AgentTranscriptTests {
         }
     }
 
+    @Test func theNewMarkerGoesAboveTheFirstPublicReplyAfterTheReadCursor() {
+        var history = AgentRoomHistory()
+        _ = history.applyNewestPage(
+            AgentRoomPage(
+                messages: [
+                    F.message(1), F.message(2, role: .user), F.tool(3), F.message(4, visibility: .internal),
+                    F.message(5), F.message(6),
+                ], nextCursor: F.cursor(6), hasMoreBefore: false))
+        func marker(_ read: Int?) -> String? {
+            AgentTranscript.unreadMarker(
+                in: history, readState: AgentReadState(readCursor: read.map(F.cursor), unread: 0))
+        }
+        #expect(AgentTranscript.unreadMarker(in: history, readState: nil) == nil, "read position unknown")
+        #expect(marker(nil) == "msg-1", "nothing read yet")
+        #expect(marker(1) == "msg-5", "the user's message, the tool call and the internal one are no replies")
+        #expect(marker(4) == "msg-5")
+        #expect(marker(5) == "msg-6", "the cursor itself is read")
+        #expect(marker(6) == nil, "everything read")
+    }
+
     @Test func toolCallsAndInternalMessagesAreHiddenInLoadedHistoryAndLiveUpdates() {
         var history = AgentRoomHistory()
         _ = history.applyNewestPage(

@@ -32,6 +32,8 @@ public final class TerminalAppController {
     /// scroll command applied (by its sequence number).
     @ObservationIgnored private var reported:
         (screen: ObjectIdentifier, viewport: WorkspaceChatViewport?, sequence: UInt64)?
+    /// The Agent room's newest message drawn at the bottom, as last reported to the room.
+    @ObservationIgnored private var agentRoomShown: String?
     @ObservationIgnored private var tasks: [Int: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextTask = 0
     @ObservationIgnored private var searchStarted = false
@@ -102,7 +104,28 @@ public final class TerminalAppController {
     public func render(size: TerminalSize) -> (CellGrid, CursorPlacement?) {
         let frame = app.render(size: size)
         if let workspace { reportViewport(to: workspace.screen) }
+        reportAgentRoomShown()
         return frame
+    }
+
+    /// Tells the open Agent room what its shared read waits for: the transcript drawn at its
+    /// bottom with its newest message on screen (the terminal has no entrance animation, so
+    /// a drawn message has finished entering), or scrolled away from it.
+    private func reportAgentRoomShown() {
+        guard app.sidebar.current == .agent, app.overlay == nil, let room = services.agent?.room else {
+            agentRoomShown = nil
+            return
+        }
+        let newest = room.rows.last(where: { $0.message != nil })?.message?.messageId
+        guard app.scroll.isFollowingBottom, let newest else {
+            if agentRoomShown != nil { room.viewportLeftBottom() }
+            agentRoomShown = nil
+            return
+        }
+        guard agentRoomShown != newest else { return }
+        agentRoomShown = newest
+        room.viewportReachedBottom()
+        room.entranceAnimationFinished()
     }
 
     /// Called on each frame tick while ``needsFrames``: a workspace session's screen model
@@ -424,7 +447,6 @@ public final class TerminalAppController {
         case .agent:
             chat = nil
             app.show(.agent, title: "Sybil Agent")
-            if let room = services.agent?.room { room.viewportReachedBottom() }
         case .session(let key):
             chat = nil
             let title = sessionTitle(key)
@@ -500,7 +522,7 @@ public final class TerminalAppController {
             if let agent = services.agent {
                 app.items = AgentTimelineAdapter.items(
                     rows: agent.room.rows, pending: agent.pending, activity: agent.room.activity,
-                    roomError: agent.room.roomError)
+                    roomError: agent.room.roomError, unreadMarker: agent.room.unreadMarkerMessageId)
                 app.isReplyRunning = false
                 let uploads = agent.draft.items.filter { !$0.isReady }
                 app.screenStatus =

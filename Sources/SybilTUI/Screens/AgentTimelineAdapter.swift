@@ -2,15 +2,15 @@ import SybilClient
 import SybilTimeline
 import SybilWire
 
-/// The Agent room as timeline entries: its transcript rows (day separators, messages with
-/// their attachment cards), then the outbox's messages not confirmed yet with where they are
+/// The Agent room as timeline entries: its transcript rows (day separators, the "new" marker
+/// above the first unread reply, messages with their attachment cards), then the outbox's messages not confirmed yet with where they are
 /// (queued, sending, awaiting the room's echo, failed with what to do), then the agent's
 /// activity pinned at the bottom. Pure.
 public enum AgentTimelineAdapter {
     /// The entries for the room's `rows`, the outbox's `pending` entries and `activity`.
     public static func items(
         rows: [AgentTranscriptRow], pending: [AgentOutboxEntry], activity: AgentRoomModel.Activity,
-        roomError: String? = nil
+        roomError: String? = nil, unreadMarker: String? = nil
     ) -> [TimelineItem] {
         var items: [TimelineItem] = []
         for row in rows {
@@ -18,6 +18,9 @@ public enum AgentTimelineAdapter {
             case .day(let day):
                 items.append(TimelineItem(id: "day-\(day.dayNumber)", role: .dateSeparator, body: "\(day)"))
             case .message(let message):
+                if message.messageId == unreadMarker {
+                    items.append(TimelineItem(id: "unread-marker", role: .unreadMarker, body: "new"))
+                }
                 var body = message.text
                 for attachment in message.attachments {
                     body += "\n📎 \(attachment.fileName) (\(attachment.mimeType), \(attachment.size) bytes)"

@@ -102,6 +102,9 @@ struct TimelineAdapterTests {
         #expect(items[6].status?.hasPrefix("Failed: ") == true)
         #expect(items[6].status?.hasSuffix("(r retries, R resends all)") == true)
         #expect(items[7].role == .thinking && items[7].body == "The agent is working: Reading build.log")
+        let marked = AgentTimelineAdapter.items(rows: rows, pending: [], activity: .idle, unreadMarker: "m2")
+        #expect(marked.map(\.id) == ["day-20000", "message-m1", "unread-marker", "message-m2"])
+        #expect(marked[2].role == .unreadMarker)
     }
 
     @Test func aWorkspaceShowsDisplayRowsDeliveriesAndThePinnedStatus() {

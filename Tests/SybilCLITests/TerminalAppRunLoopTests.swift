@@ -10,12 +10,12 @@ import Testing
 
 @testable import SybilCLI
 
-/// The terminal app's workspace sessions as a person uses them: the app's own services over
+/// The terminal app as a person uses it: the app's own services over
 /// the reference server on a loopback socket, the real run loop, keys typed as bytes, and the
-/// frames it presents. The screen model decides from the viewport the terminal reports.
-@Suite("Terminal app: workspace sessions", .timeLimit(.minutes(2)))
+/// frames it presents. The screen models decide from what the terminal reports it drew.
+@Suite("Terminal app over its run loop and the reference server", .timeLimit(.minutes(2)))
 @MainActor
-struct TerminalAppWorkspaceTests {
+struct TerminalAppRunLoopTests {
     /// A terminal that records the frames presented.
     final class RecordingTerminal: AppTerminal {
         let events: AsyncStream<TerminalEvent>
@@ -181,6 +181,36 @@ struct TerminalAppWorkspaceTests {
             }, "the desktop accepted the message with its finished upload")
         #expect(session.composer.attachments.isEmpty)
         #expect(app.controller.app.composer.isEmpty)
+        await app.quit()
+    }
+
+    @Test func aReplyThatArrivedWhileTheRoomWasClosedIsMarkedNewWhenItOpens() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let app = try await start(server)
+        defer { try? FileManager.default.removeItem(at: app.data) }
+        let room = try #require(app.controller.services.agent?.room)
+        // Another device writes to the room; the scripted agent answers while a chat is open.
+        let receipt = try await room.api.submit(
+            AgentRoomSubmission(requestId: "other-device-1", text: "Bist du da?", createdAt: 1_800_000_000_000))
+        #expect(receipt.requestId == "other-device-1")
+        #expect(await ConditionWait.until { app.controller.app.sidebar.agentUnread > 0 }, "the sidebar badge")
+        // Tab to the sidebar, Home, down to the room, Return.
+        await app.type("\t")
+        await app.type(Self.home)
+        let index = try #require(app.controller.app.sidebar.rows.compactMap(\.destination).firstIndex(of: .agent))
+        for _ in 0..<index { await app.type(Self.down) }
+        await app.type("\r")
+        #expect(
+            await ConditionWait.until {
+                let frame = app.terminal.lastFrame
+                guard let marker = frame.range(of: "── new ──"), let question = frame.range(of: "Bist du da?") else {
+                    return false
+                }
+                return question.upperBound < marker.lowerBound
+            }, "the new marker sits below the question, above the reply")
+        #expect(await ConditionWait.until { room.unreadCount == 0 }, "at the bottom, the reply is read")
+        #expect(app.terminal.lastFrame.contains("── new ──"), "reading does not take the marker away")
         await app.quit()
     }
 }
