@@ -115,7 +115,13 @@ struct TerminalAppRunLoopTests {
         #expect(
             await ConditionWait.until { app.terminal.lastFrame.contains("Fix login: question 40") },
             "the newest message drawn at the bottom")
-        #expect(!app.terminal.lastFrame.contains("Fix login: question 1\n"))
+        func showsTheFirstQuestion() -> Bool {
+            app.terminal.lastFrame.split(separator: "\n").contains { line in
+                guard let range = line.range(of: "Fix login: question 1") else { return false }
+                return line[range.upperBound...].first?.isNumber != true
+            }
+        }
+        #expect(!showsTheFirstQuestion(), "the first window starts later")
         let firstWindow = screen.displayRows.rows.count
         let hasOlder = screen.host.timeline.hasOlderEntries
         #expect(hasOlder, "sess-42's history is longer than the first window")
@@ -131,7 +137,8 @@ struct TerminalAppRunLoopTests {
         // Drawn after the prepend: the older page's lines are above the viewport.
         #expect(
             await ConditionWait.until {
-                screen.olderPagesAdded == 1 && (app.controller.app.timelineViewport?.linesAbove ?? 0) > 0
+                // A page shorter than 90 lines loads the next one too: at least one.
+                screen.olderPagesAdded >= 1 && (app.controller.app.timelineViewport?.linesAbove ?? 0) > 0
             })
         #expect(screen.displayRows.rows.count > firstWindow)
         let shown = try #require(app.controller.app.timelineViewport?.items.first)
@@ -140,12 +147,12 @@ struct TerminalAppRunLoopTests {
 
         // Paging on up loads page after page until the first message.
         var presses = 0
-        while !app.terminal.lastFrame.contains("Fix login: question 1 "), presses < 200 {
+        while !showsTheFirstQuestion(), presses < 200 {
             await app.type(Self.pageUp)
             presses += 1
             if screen.isLoadingOlderPage { _ = await ConditionWait.until { !screen.isLoadingOlderPage } }
         }
-        #expect(app.terminal.lastFrame.contains("Fix login: question 1 "), "after \(presses) pages up")
+        #expect(showsTheFirstQuestion(), "after \(presses) pages up")
         let hasMore = screen.host.timeline.hasOlderEntries
         #expect(!hasMore, "every page loaded")
         await app.quit()

@@ -1,7 +1,7 @@
 import SybilMarkdown
 
 /// Lays out ``TimelineItem``s as styled lines for a width, the role deciding the look: the
-/// person's messages under "You", replies under their author with Markdown rendered when
+/// person's messages on the right (three quarters of the width at most, flush right), replies under their author with Markdown rendered when
 /// ``TimelineItem/isMarkdown``, system and activity rows dim, the thinking status and a
 /// subagent row as one line, date separators and the unread marker centred; a status line
 /// under an item in its tone's colour. Laid-out lines are cached by (id, revision, width) in
@@ -65,8 +65,17 @@ public struct TimelineLayout: Sendable {
         var spacer = true
         switch item.role {
         case .user:
-            lines.append(header(item.author ?? "You", style: theme.user.adding(.bold), width: width))
-            lines += body(item, style: theme.text, width: width, theme: theme)
+            // The person's own message sits on the right, as a bubble does on a phone: wrapped
+            // to three quarters of the width, the block flush right, its status under it.
+            var block = body(item, style: theme.user, width: bubbleWidth(width), theme: theme)
+            if let status = item.status, !status.isEmpty {
+                block.append(
+                    StyledLine(
+                        DisplayWidth.truncate(oneLine(status), to: bubbleWidth(width)), style: tone(item.tone, theme)))
+            }
+            lines += flushRight(block, width: width)
+            lines.append(.empty)
+            return lines
         case .assistant:
             if let author = item.author { lines.append(header(author, style: theme.accent, width: width)) }
             lines += body(item, style: theme.assistant, width: width, theme: theme)
@@ -102,6 +111,21 @@ public struct TimelineLayout: Sendable {
         }
         if spacer { lines.append(.empty) }
         return lines
+    }
+
+    /// The widest a message of the person's takes: three quarters of `width`, at least 1.
+    static func bubbleWidth(_ width: Int) -> Int {
+        width < 24 ? width : max(width * 3 / 4, 1)
+    }
+
+    /// `block` moved right so its widest line ends at the last column; its lines keep their
+    /// left edge with each other.
+    private static func flushRight(_ block: [StyledLine], width: Int) -> [StyledLine] {
+        let widest = block.map(\.width).max() ?? 0
+        let pad = max(width - widest, 0)
+        guard pad > 0 else { return block }
+        let indent = StyledSpan(String(repeating: " ", count: pad))
+        return block.map { $0.spans.isEmpty ? $0 : StyledLine([indent] + $0.spans) }
     }
 
     private static func header(_ text: String, style: CellStyle, width: Int) -> StyledLine {

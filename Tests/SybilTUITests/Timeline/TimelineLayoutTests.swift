@@ -10,7 +10,10 @@ import Testing
     }
 
     @Test func rolesDecideTheLook() {
-        #expect(text(TimelineItem(id: "u", role: .user, body: "Hallo Sybil")) == ["You", "Hallo Sybil", ""])
+        #expect(
+            text(TimelineItem(id: "u", role: .user, body: "Hallo Sybil")) == [
+                String(repeating: " ", count: 19) + "Hallo Sybil", "",
+            ], "the person's message flush right, without a name above it")
         #expect(
             text(TimelineItem(id: "a", role: .assistant, author: "Sybil", body: "**Hi** there", isMarkdown: true))
                 == ["Sybil", "Hi there", ""])
@@ -40,11 +43,34 @@ import Testing
         #expect(marker[0].spans[0].style == theme.accent)
     }
 
+    @Test func thePersonsMessagesWrapAtThreeQuartersAndEndAtTheRightEdge() {
+        // 40 columns: a bubble of 30, its lines keeping one left edge, the block flush right.
+        let item = TimelineItem(
+            id: "u", role: .user, body: "Kannst du mir die Logs von gestern zeigen? 中文也可以", status: "Sending…",
+            tone: .warning)
+        let lines = TimelineLayout.lines(for: item, width: 40, theme: theme)
+        let texts = lines.map(\.plainText)
+        #expect(texts.last == "")
+        let block = lines.dropLast()
+        #expect(block.allSatisfy { $0.width <= 40 })
+        let indents = Set(texts.dropLast().map { $0.prefix(while: { $0 == " " }).count })
+        #expect(indents.count == 1, "one left edge for the whole block")
+        let indent = indents.first ?? 0
+        let widest = (block.map(\.width).max() ?? 0) - indent
+        #expect(widest <= 30 && widest > 20, "wrapped at three quarters of the width")
+        #expect(block.contains { $0.width == 40 }, "the widest line ends at the last column")
+        #expect(texts[texts.count - 2].hasSuffix("Sending…"))
+        #expect(lines[lines.count - 2].spans.last?.style == theme.warning, "the status under it in its tone")
+        // Narrow screens give the message the whole width.
+        #expect(TimelineLayout.bubbleWidth(23) == 23)
+        #expect(TimelineLayout.bubbleWidth(24) == 18)
+    }
+
     @Test func statusLinesTakeTheirTonesColour() {
         let item = TimelineItem(id: "u", role: .user, body: "hi", status: "Failed: offline — r to retry", tone: .error)
         let lines = TimelineLayout.lines(for: item, width: 20, theme: theme)
-        #expect(lines.map(\.plainText) == ["You", "hi", "Failed: offline — r…", ""])
-        #expect(lines[2].spans[0].style == theme.error)
+        #expect(lines.map(\.plainText) == ["hi", "Failed: offline — r…", ""])
+        #expect(lines[1].spans[0].style == theme.error)
     }
 
     @Test func controlCharactersInPlainTextAreNotPassedThrough() {

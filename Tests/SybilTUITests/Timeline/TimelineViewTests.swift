@@ -75,8 +75,9 @@ private struct CountingItems: RandomAccessCollection {
             text
                 == screen(
                     [
-                        "  ── Monday, 30 November ──", "You", "Wie groß ist 中文?", "", "Sybil", "Sehr groß 👍", "",
-                        "✻ Reading files",
+                        "  ── Monday, 30 November ──", String(repeating: " ", count: 11) + "Wie groß ist 中文?", "",
+                        "Sybil", "Sehr groß 👍", "",
+                        "✻ Reading files", "",
                     ], thumb: nil))
     }
 
