@@ -39,6 +39,9 @@ if wants("markdown") {
 if wants("tui-timeline") {
     benchmarkTUITimeline()
 }
+if wants("chat-items") {
+    benchmarkChatItems()
+}
 if wants("snapshot") {
     benchmarkSnapshotApply()
 }

@@ -16,12 +16,15 @@ import Testing
 @Suite("Terminal app over its run loop and the reference server", .timeLimit(.minutes(2)))
 @MainActor
 struct TerminalAppRunLoopTests {
-    /// A terminal that records the frames presented.
+    /// A terminal that records the frames presented, each with how many of the terminal's
+    /// events the run loop had handled when it was drawn.
     final class RecordingTerminal: AppTerminal {
         let events: AsyncStream<TerminalEvent>
         let continuation: AsyncStream<TerminalEvent>.Continuation
         let size: TerminalSize
-        private let frames = Mutex<[String]>([])
+        private let frames = Mutex<[(text: String, eventsHandled: Int)]>([])
+        /// The run loop's count of handled events, read as each frame is presented.
+        nonisolated(unsafe) var eventsHandled: @MainActor () -> Int = { 0 }
 
         init(size: TerminalSize) {
             self.size = size
@@ -29,25 +32,35 @@ struct TerminalAppRunLoopTests {
         }
 
         var frameCount: Int { frames.withLock { $0.count } }
-        var lastFrame: String { frames.withLock { $0.last ?? "" } }
+        var lastFrame: String { frames.withLock { $0.last?.text ?? "" } }
+        /// Whether a frame drawn after `count` events were handled was presented.
+        func presented(afterEvents count: Int) -> Bool { frames.withLock { ($0.last?.eventsHandled ?? 0) >= count } }
         func type(_ text: String) { continuation.yield(.input(Array(text.utf8))) }
-        func present(_ grid: CellGrid, cursor: CursorPlacement?) { frames.withLock { $0.append(grid.text) } }
+        func present(_ grid: CellGrid, cursor: CursorPlacement?) {
+            let handled = MainActor.assumeIsolated { eventsHandled() }
+            frames.withLock { $0.append((grid.text, handled)) }
+        }
         func suspend() {}
         func stop() {}
     }
 
     /// The app over `server`, running, with its terminal.
+    @MainActor
     struct Running {
         let controller: TerminalAppController
+        let runner: TerminalAppRunner<ContinuousClock>
         let terminal: RecordingTerminal
         let run: Task<Void, Never>
         let data: URL
 
-        /// Types `keys` and waits until a frame after them was presented.
+        /// Types `keys` (one read) and waits until a frame drawn after they were handled was
+        /// presented.
         func type(_ keys: String) async {
-            let before = terminal.frameCount
+            let target = runner.terminalEventsHandled + 1
             terminal.type(keys)
-            _ = await ConditionWait.until { terminal.frameCount > before }
+            #expect(
+                await ConditionWait.until { terminal.presented(afterEvents: target) },
+                "a frame after \(keys.debugDescription)")
         }
 
         /// Quits with Ctrl+C twice and waits for the run loop to end.
@@ -79,8 +92,9 @@ struct TerminalAppRunLoopTests {
         await controller.start()
         let terminal = RecordingTerminal(size: size)
         let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: ContinuousClock())
+        terminal.eventsHandled = { runner.terminalEventsHandled }
         let run = Task { await runner.run() }
-        return Running(controller: controller, terminal: terminal, run: run, data: data)
+        return Running(controller: controller, runner: runner, terminal: terminal, run: run, data: data)
     }
 
     /// Opens `key` from the sidebar with the keys a person presses: Tab, Home, Down to its row,
@@ -129,11 +143,10 @@ struct TerminalAppRunLoopTests {
 
         // The timeline focused (composer → sidebar → timeline); Home goes to the oldest loaded
         // row, within 90 lines of the top: the screen model asks for the page before it.
+        let topRow = app.controller.app.items.first?.id
         await app.type("\t")
         await app.type("\t")
         await app.type(Self.home)
-        let topRow = app.controller.app.items.first?.id
-        #expect(app.controller.app.timelineViewport?.linesAbove == 0, "at the top of what is loaded")
         // Drawn after the prepend: the older page's lines are above the viewport.
         #expect(
             await ConditionWait.until {

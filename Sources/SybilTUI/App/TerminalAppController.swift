@@ -34,6 +34,8 @@ public final class TerminalAppController {
         (screen: ObjectIdentifier, viewport: WorkspaceChatViewport?, sequence: UInt64)?
     /// The Agent room's newest message drawn at the bottom, as last reported to the room.
     @ObservationIgnored private var agentRoomShown: String?
+    /// The open chat's entries, rebuilt from the first changed message only.
+    @ObservationIgnored private var chatItems = ChatTimelineCache()
     @ObservationIgnored private var tasks: [Int: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextTask = 0
     @ObservationIgnored private var searchStarted = false
@@ -509,7 +511,7 @@ public final class TerminalAppController {
         switch app.sidebar.current {
         case .newChat, .chat:
             if let chat {
-                app.items = ChatTimelineAdapter.items(chat.messages, lastError: chat.lastError)
+                app.items = chatItems.items(chat.messages, lastError: chat.lastError)
                 app.isReplyRunning = chat.isTyping
                 app.screenStatus =
                     chat.isTyping ? "Sybil is typing… Ctrl+C stops" : chat.isLoading ? "Loading the chat…" : nil

@@ -18,6 +18,8 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
     public let controller: TerminalAppController
     /// How many frames were presented.
     public private(set) var framesPresented = 0
+    /// How many terminal events (input reads, resizes, signals) were handled.
+    public private(set) var terminalEventsHandled = 0
 
     private let terminal: any AppTerminal
     private let clock: C
@@ -73,7 +75,9 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
         loop: for await wake in stream {
             switch wake {
             case .terminal(let event):
-                if handle(event) { break loop }
+                let quits = handle(event)
+                terminalEventsHandled += 1
+                if quits { break loop }
             case .flushEscape(let generation):
                 guard generation == escapeGeneration else { continue }
                 if deliver(decoder.flush()) { break loop }

@@ -11,59 +11,77 @@ public enum ChatTimelineAdapter {
         _ messages: [ChatMessageRecord], lastError: String? = nil, timeZone: TimeZone = .current
     ) -> [TimelineItem] {
         var items: [TimelineItem] = []
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+        let calendar = calendar(in: timeZone)
         var lastDay: DateComponents?
         for message in messages {
-            if message.role != .system {
-                let date = Date(timeIntervalSince1970: Double(message.createdAt) / 1000)
-                let day = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
-                if day != lastDay {
-                    lastDay = day
-                    let label = dayLabel(day)
-                    items.append(TimelineItem(id: "day-\(label)", role: .dateSeparator, body: label))
-                }
-            }
-            switch message.role {
-            case .system:
-                continue
-            case .user:
-                items.append(
-                    TimelineItem(
-                        id: message.id, role: .user, author: "You", body: message.text,
-                        revision: revision(message.text, 0)))
-            case .assistant:
-                var item = TimelineItem(
-                    id: message.id, role: .assistant, author: "Sybil", body: message.text, isMarkdown: true)
-                switch message.state {
-                case .complete:
-                    item.revision = revision(message.text, 0)
-                case .streaming:
-                    item.status = "Sybil is typing… (Ctrl+C stops)"
-                    item.revision = revision(message.text, 1)
-                case .stopped:
-                    item.status = "Stopped"
-                    item.tone = .warning
-                    item.revision = revision(message.text, 2)
-                case .failed(let reason):
-                    item.status = "Failed: \(reason) (r retries)"
-                    item.tone = .error
-                    item.revision = revision(message.text + reason, 3)
-                }
-                items.append(item)
+            append(message, to: &items, lastDay: &lastDay, calendar: calendar)
+        }
+        if let error = errorItem(after: messages, lastError: lastError) { items.append(error) }
+        return items
+    }
+
+    /// A Gregorian calendar counting days in `timeZone`.
+    static func calendar(in timeZone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+
+    /// Appends `message`'s entries: a date separator when its day differs from `lastDay`
+    /// (updated), then the message itself; a system prompt adds nothing.
+    static func append(
+        _ message: ChatMessageRecord, to items: inout [TimelineItem], lastDay: inout DateComponents?,
+        calendar: Calendar
+    ) {
+        switch message.role {
+        case .system:
+            return
+        case .user, .assistant:
+            let date = Date(timeIntervalSince1970: Double(message.createdAt) / 1000)
+            let day = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+            if day != lastDay {
+                lastDay = day
+                let label = dayLabel(day)
+                items.append(TimelineItem(id: "day-\(label)", role: .dateSeparator, body: label))
             }
         }
-        let saidByReply: Bool = {
-            guard let last = messages.last, case .failed = last.state else { return false }
-            return true
-        }()
-        if let lastError, !saidByReply {
+        switch message.role {
+        case .system:
+            return
+        case .user:
             items.append(
                 TimelineItem(
-                    id: "chat-error", role: .system, body: lastError, status: nil, tone: .error,
-                    revision: revision(lastError, 4)))
+                    id: message.id, role: .user, author: "You", body: message.text,
+                    revision: revision(message.text, 0)))
+        case .assistant:
+            var item = TimelineItem(
+                id: message.id, role: .assistant, author: "Sybil", body: message.text, isMarkdown: true)
+            switch message.state {
+            case .complete:
+                item.revision = revision(message.text, 0)
+            case .streaming:
+                item.status = "Sybil is typing… (Ctrl+C stops)"
+                item.revision = revision(message.text, 1)
+            case .stopped:
+                item.status = "Stopped"
+                item.tone = .warning
+                item.revision = revision(message.text, 2)
+            case .failed(let reason):
+                item.status = "Failed: \(reason) (r retries)"
+                item.tone = .error
+                item.revision = revision(message.text + reason, 3)
+            }
+            items.append(item)
         }
-        return items
+    }
+
+    /// The entry for `lastError` under the last message, unless a failed reply says it.
+    static func errorItem(after messages: [ChatMessageRecord], lastError: String?) -> TimelineItem? {
+        guard let lastError else { return nil }
+        if let last = messages.last, case .failed = last.state { return nil }
+        return TimelineItem(
+            id: "chat-error", role: .system, body: lastError, status: nil, tone: .error,
+            revision: revision(lastError, 4))
     }
 
     /// "Monday, 30 November 2026".
