@@ -150,12 +150,15 @@ final class SimulatedNetwork: HTTPClient {
         state.withLock { $0.trace.append(line) }
     }
 
-    /// The operation id a submission names.
+    /// The id a submission names: a desktop call's `params.operationId`, or an Agent room
+    /// message's `requestId`.
     private static func operation(in body: [UInt8]) -> String? {
-        guard case .object(let object)? = try? JSONReader().parse(body), case .object(let params)? = object["params"],
-            case .string(let operation)? = params["operationId"]
-        else { return nil }
-        return operation
+        guard case .object(let object)? = try? JSONReader().parse(body) else { return nil }
+        if case .object(let params)? = object["params"], case .string(let operation)? = params["operationId"] {
+            return operation
+        }
+        if case .string(let requestId)? = object["requestId"] { return requestId }
+        return nil
     }
 
     private func decide(_ route: String) -> NetworkFault {
