@@ -21,6 +21,8 @@ enum NetworkFault: String, Sendable, CaseIterable {
     /// The request is held in the network: the client waits until it gives up; the driver later
     /// delivers it late (the server does it, nobody hears) or loses it.
     case held
+    /// A streamed answer (an event stream) is cut part way: the connection resets.
+    case cutStream
 }
 
 /// The network between the simulated phone and the reference server's handler: requests go
@@ -121,7 +123,9 @@ final class SimulatedNetwork: HTTPClient {
         }
         switch fault {
         case .none:
-            return try await Self.streaming(handle(serverRequest))
+            let response = await handle(serverRequest)
+            guard case .stream = response.body else { return try Self.streaming(response) }
+            return try streaming(response, cutAfter: cutPoint(route))
         case .dropped:
             throw ConnectionReset()
         case .unavailable:
@@ -135,7 +139,54 @@ final class SimulatedNetwork: HTTPClient {
             throw ConnectionReset()
         case .held:
             return try await Self.streaming(hold(serverRequest))
+        case .cutStream:
+            // Drawn by `cutPoint(_:)` for answers that stream, never as a request's fault.
+            throw ConnectionReset()
         }
+    }
+
+    /// For a streamed answer: after how many written pieces the connection is cut, or `nil`
+    /// to let it run to its end (drawn from the route's own sequence, as its faults are).
+    private func cutPoint(_ route: String) -> Int? {
+        let seed = seed
+        let faultPercent = faultPercent
+        return state.withLock { state in
+            guard state.faultsOn else { return nil }
+            let source = state.sources[route] ?? SeededRandomSource(seed: seed ^ Self.hash(route))
+            state.sources[route] = source
+            guard source.next(below: 100) < faultPercent else { return nil }
+            state.counts[.cutStream, default: 0] += 1
+            return Int(source.next(below: 12))
+        }
+    }
+
+    /// `response` as the client sees it; a streamed body (an event stream) runs its producer
+    /// into the client's body and, with `cutAfter`, resets after that many pieces.
+    private func streaming(_ response: HTTPServerResponse, cutAfter cut: Int?) throws -> HTTPStreamingResponse {
+        guard case .stream(let producer) = response.body else { return try Self.streaming(response) }
+        let head = HTTPResponseHead(status: response.status, headers: response.headers)
+        let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let written = Mutex(0)
+        let writer = HTTPResponseStream { bytes in
+            let count = written.withLock { count in
+                count += 1
+                return count
+            }
+            if let cut, count > cut {
+                continuation.finish(throwing: ConnectionReset())
+            } else {
+                continuation.yield(bytes)
+            }
+        }
+        let task = Task {
+            await producer(writer)
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in
+            writer.markClosed()
+            task.cancel()
+        }
+        return HTTPStreamingResponse(head: head, body: body)
     }
 
     /// Hands `request` to the server, noting the submission it carries.
@@ -236,7 +287,7 @@ final class SimulatedNetwork: HTTPClient {
                     continuation.finish()
                 })
         case .stream, .webSocket:
-            // The simulated surfaces call only whole-body routes.
+            // Streams are answered by the instance method; nothing simulated opens a WebSocket.
             throw ConnectionReset()
         }
     }
