@@ -38,7 +38,8 @@ let package = Package(
         .systemLibrary(
             name: "CCMarkGFM", path: "Sources/CCMarkGFM", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"]), .brew(["cmark-gfm"])]),
-        .target(name: "SybilCore", exclude: ["README.md"]),
+        .target(name: "CSybilSanitizer", exclude: ["README.md"]),
+        .target(name: "SybilCore", dependencies: ["CSybilSanitizer"], exclude: ["README.md"]),
         .target(
             name: "SybilImaging",
             dependencies: [

@@ -1,12 +1,12 @@
+import SybilCore
 import SybilNet
-import Synchronization
 
 /// Passes a chat stream through while writing each delta to standard output as it arrives, and
 /// keeps the error the stream ended with (the command's exit status depends on its kind).
 final class EchoingChatStream: ChatStreaming {
     private let base: any ChatStreaming
     private let write: @Sendable (String) -> Void
-    private let state = Mutex<(failure: (any Error)?, wroteText: Bool)>((nil, false))
+    private let state = Locked<(failure: (any Error)?, wroteText: Bool)>((nil, false))
 
     init(_ base: any ChatStreaming, write: @escaping @Sendable (String) -> Void) {
         self.base = base

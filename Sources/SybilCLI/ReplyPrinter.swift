@@ -1,5 +1,5 @@
+import SybilCore
 import SybilMarkdown
-import Synchronization
 
 /// Writes a reply to standard output as it streams. On a terminal the Markdown is rendered
 /// block by block as each block completes (styled unless `NO_COLOR`, wrapped to the terminal's
@@ -14,7 +14,7 @@ final class ReplyPrinter: Sendable {
     }
 
     private let output: @Sendable (String) -> Void
-    private let state: Mutex<(mode: Mode, wroteText: Bool, finished: Bool)>
+    private let state: Locked<(mode: Mode, wroteText: Bool, finished: Bool)>
 
     /// A printer for `terminal`, writing through `write`; `raw` keeps the text as it arrives.
     init(terminal: TerminalOutput, raw: Bool, write: @escaping @Sendable (String) -> Void) {
@@ -25,7 +25,7 @@ final class ReplyPrinter: Sendable {
                 MarkdownStreamRenderer(
                     renderer: TerminalMarkdownRenderer(width: terminal.columns, color: terminal.isStyled)))
             : .raw(safe: terminal.isTerminal)
-        state = Mutex((mode, false, false))
+        state = Locked((mode, false, false))
     }
 
     /// Writes what `delta` completes (rendered mode) or `delta` itself (raw mode); nothing once

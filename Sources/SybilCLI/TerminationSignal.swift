@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import SybilCore
 
 #if canImport(Glibc)
     import Glibc
@@ -23,7 +23,7 @@ final class TerminationSignal: Sendable {
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private static let numbers = [SIGINT, SIGTERM]
 
     /// Returns when SIGINT or SIGTERM arrives (at once if one already did), or when the calling

@@ -3,7 +3,6 @@ import SybilCore
 import SybilNet
 import SybilStore
 import SybilWire
-import Synchronization
 
 /// Attachment originals for cards (SPEC §6.1): downloaded through `AgentRoomAPI.original(of:)`
 /// (the authenticated session and API base; redirects refused; exact size and SHA-256
@@ -54,7 +53,7 @@ public actor AgentDownloads {
     private let exportDirectory: String
     private let ids: any IDGenerator
     private let io = AgentAttachmentIOQueue(label: "sybil.agent-downloads")
-    private let published = Mutex(Statistics())
+    private let published = Locked(Statistics())
 
     /// Downloads through `api`; exports go to folders under `exportDirectory` (a temporary
     /// directory), named by `ids`.

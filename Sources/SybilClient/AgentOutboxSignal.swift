@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 /// A generation counter with waiters: ``AgentOutboxSender`` notes the generation, looks at the
 /// outbox, and waits for the generation to move on. Cancelling the waiting task ends the wait.
@@ -9,7 +9,7 @@ final class AgentOutboxSignal: Sendable {
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The current generation.
     var generation: Int { state.withLock { $0.generation } }

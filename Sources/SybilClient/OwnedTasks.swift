@@ -1,10 +1,10 @@
-import Synchronization
+import SybilCore
 
 /// The tasks a screen model started, by purpose: starting a task for a purpose cancels the
 /// one it replaces, and ``cancelAll()`` ends them all. Not isolated to an actor, so that a
 /// `deinit` can cancel what a torn-down model still owns.
 final class OwnedTasks<Key: Hashable & Sendable>: Sendable {
-    private let tasks = Mutex<[Key: Task<Void, Never>]>([:])
+    private let tasks = Locked<[Key: Task<Void, Never>]>([:])
 
     init() {}
 

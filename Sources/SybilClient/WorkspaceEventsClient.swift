@@ -2,7 +2,6 @@ import Foundation
 import SybilCore
 import SybilNet
 import SybilWire
-import Synchronization
 
 /// Follows `GET /v1/workspaces/events` for one chat (docs/api/workspaces.md): decodes every
 /// event strictly, remembers the last event id, and after a drop reconnects with backoff
@@ -192,9 +191,9 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
 
 /// The last event id seen on a connection, shared by its reader and whoever reconnects.
 private final class LastEventID: Sendable {
-    private let id: Mutex<String?>
+    private let id: Locked<String?>
 
-    init(_ id: String?) { self.id = Mutex(id) }
+    init(_ id: String?) { self.id = Locked(id) }
 
     var value: String? {
         get { id.withLock { $0 } }
@@ -205,7 +204,7 @@ private final class LastEventID: Sendable {
 /// The overlay a follower's stream has given so far (whole, or as deltas applied to it);
 /// `nil` before the first or after a delta that did not apply.
 private final class StreamOverlay: Sendable {
-    private let overlay = Mutex<LiveOverlay?>(nil)
+    private let overlay = Locked<LiveOverlay?>(nil)
 
     var value: LiveOverlay? {
         get { overlay.withLock { $0 } }

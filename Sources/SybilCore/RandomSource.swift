@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A source of random 64-bit values, injected wherever logic needs randomness (jitter, IDs),
 /// so that tests can seed it and replay exactly.
 public protocol RandomSource: Sendable {
@@ -54,11 +52,11 @@ public struct SystemRandomSource: RandomSource {
 /// A deterministic SplitMix64 generator: the same seed gives the same sequence on every
 /// platform. Used by tests and by commands that take `--seed`.
 public final class SeededRandomSource: RandomSource {
-    private let state: Mutex<UInt64>
+    private let state: Locked<UInt64>
 
     /// Creates a generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) {
-        state = Mutex(seed)
+        state = Locked(seed)
     }
 
     /// The next value of the SplitMix64 sequence.

@@ -1,5 +1,5 @@
 import CCMarkGFM
-import Synchronization
+import SybilCore
 
 /// Owns one `cmark_parser` (freed in `deinit`) with the GFM table, strikethrough and
 /// autolink extensions attached.
@@ -11,7 +11,7 @@ import Synchronization
 final class CMarkParser {
     /// Serializes cmark-gfm parsing in this process; `true` once the core extensions are
     /// registered (registration itself is not thread-safe either).
-    private static let lock = Mutex(false)
+    private static let lock = Locked(false)
     /// The extensions every parse attaches.
     private static let extensionNames = ["table", "strikethrough", "autolink"]
 

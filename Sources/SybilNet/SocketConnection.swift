@@ -2,7 +2,7 @@
     import COpenSSL
     import Foundation
     import Glibc
-    import Synchronization
+    import SybilCore
 
     /// A TCP connection, optionally TLS (OpenSSL, with certificate and host-name checks), run
     /// by one I/O thread that polls the socket and a wake pipe: received bytes go to
@@ -15,7 +15,7 @@
         private let descriptor: Int32
         private let wake: (read: Int32, write: Int32)
         private let tls: TLSSession?
-        private let state = Mutex(State())
+        private let state = Locked(State())
         private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
 
         private struct State {

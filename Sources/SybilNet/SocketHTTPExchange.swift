@@ -1,7 +1,7 @@
 #if canImport(Glibc) && canImport(COpenSSL)
     import Foundation
     import SybilWire
-    import Synchronization
+    import SybilCore
 
     #if canImport(FoundationNetworking)
         import FoundationNetworking
@@ -18,7 +18,7 @@
         private let requestWasHead: Bool
         private let body: AsyncThrowingStream<[UInt8], any Error>
         private let bodyContinuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
-        private let state: Mutex<State>
+        private let state: Locked<State>
 
         private struct State {
             var headWaiter: CheckedContinuation<HTTPStreamingResponse, any Error>?
@@ -35,7 +35,7 @@
             self.timeout = timeout
             self.requestWasHead = requestWasHead
             (body, bodyContinuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-            state = Mutex(State(lastActivity: ContinuousClock.now))
+            state = Locked(State(lastActivity: ContinuousClock.now))
         }
 
         /// Connects (within the request's timeout), writes `request` and starts reading.
@@ -256,13 +256,13 @@
         private static func connect(
             host: String, port: Int, tls: Bool, trustedCertificatesFile: String?, timeout: Duration
         ) async throws -> SocketConnection {
-            let outcome = Mutex<CheckedContinuation<SocketConnection, any Error>?>(nil)
+            let outcome = Locked<CheckedContinuation<SocketConnection, any Error>?>(nil)
             let settle: @Sendable (Result<SocketConnection, any Error>) -> Bool = { result in
                 guard let continuation = outcome.withLock({ $0.take() }) else { return false }
                 continuation.resume(with: result)
                 return true
             }
-            let tasks = Mutex<[Task<Void, Never>]>([])
+            let tasks = Locked<[Task<Void, Never>]>([])
             defer { for task in tasks.withLock({ $0 }) { task.cancel() } }
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in

@@ -2,7 +2,6 @@
     import Foundation
     import SybilCore
     import SybilWire
-    import Synchronization
 
     /// An RFC 6455 client over ``SocketConnection`` (TCP, TLS for `wss:`): validated opening
     /// handshake, masked frames, fragmented messages reassembled, pings answered and keepalive
@@ -13,9 +12,9 @@
 
         private let socket: SocketConnection
         private let random: any RandomSource
-        private let state = Mutex(State())
+        private let state = Locked(State())
         private let continuation: AsyncThrowingStream<WebSocketIncoming, any Error>.Continuation
-        private let tasks = Mutex<[Task<Void, Never>]>([])
+        private let tasks = Locked<[Task<Void, Never>]>([])
 
         private struct State {
             var closeSent = false

@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 /// When a streamed body last delivered bytes, and a wait that returns once it has been silent
 /// for `timeout` on the injected clock (heartbeats count: a healthy stream is never silent
@@ -7,13 +7,13 @@ public final class StreamStallWatch<C: Clock>: Sendable where C.Duration == Dura
     private let clock: C
     /// How long the stream may stay silent.
     public let timeout: Duration
-    private let last: Mutex<C.Instant>
+    private let last: Locked<C.Instant>
 
     /// A watch that counts from now.
     public init(clock: C, timeout: Duration) {
         self.clock = clock
         self.timeout = timeout
-        last = Mutex(clock.now)
+        last = Locked(clock.now)
     }
 
     /// Bytes arrived.

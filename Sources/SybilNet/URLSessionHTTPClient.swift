@@ -1,6 +1,6 @@
 import Foundation
+import SybilCore
 import SybilWire
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -51,7 +51,7 @@ public final class URLSessionHTTPClient: HTTPClient {
 }
 
 /// Routes URLSession's delegate callbacks to the waiting request. Its state is behind a
-/// `Mutex`, and URLSession calls it on its own serial delegate queue, so it is safe to share
+/// `Locked`, and URLSession calls it on its own serial delegate queue, so it is safe to share
 /// (hence `@unchecked Sendable`: NSObject subclasses cannot be checked).
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct Pending {
@@ -60,7 +60,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         var bodyContinuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
     }
 
-    private let pending = Mutex<[Int: Pending]>([:])
+    private let pending = Locked<[Int: Pending]>([:])
     private let followRedirects: Bool
 
     init(followRedirects: Bool) {

@@ -1,6 +1,6 @@
 #if canImport(Darwin)
     import Foundation
-    import Synchronization
+    import SybilCore
 
     /// The WebSocket client on Apple platforms: `URLSessionWebSocketTask` behind
     /// ``WebSocketConnection``, kept thin (the Linux client is ``SocketWebSocket``).
@@ -8,7 +8,7 @@
         public let incoming: AsyncThrowingStream<WebSocketIncoming, any Error>
         private let task: URLSessionWebSocketTask
         private let continuation: AsyncThrowingStream<WebSocketIncoming, any Error>.Continuation
-        private let keepalive = Mutex<Task<Void, Never>?>(nil)
+        private let keepalive = Locked<Task<Void, Never>?>(nil)
 
         /// Opens a connection to `url` with `options` (headers, message size, keepalive).
         public init(url: URL, options: WebSocketOptions = WebSocketOptions(), session: URLSession = .shared) {

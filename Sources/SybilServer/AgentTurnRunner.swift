@@ -1,5 +1,5 @@
+import SybilCore
 import SybilWire
-import Synchronization
 
 /// The scripted agent at work in the Agent room: one task that answers the turns the store
 /// says are pending, oldest first, one at a time. A submission stores its turn and then
@@ -20,14 +20,14 @@ final class AgentTurnRunner: Sendable {
 
     /// The state the runner and its task share.
     private final class Shared: Sendable {
-        let state = Mutex(State())
+        let state = Locked(State())
     }
 
     private let wakeups: AsyncStream<Void>.Continuation
     private let stream: AsyncStream<Void>
     private let shared: Shared
     private let work: Work
-    private let started = Mutex(false)
+    private let started = Locked(false)
 
     /// A runner that does nothing until ``start(on:)``.
     init(

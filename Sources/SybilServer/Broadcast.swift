@@ -1,3 +1,4 @@
+import SybilCore
 import Synchronization
 
 /// Fans values out to every current subscriber (live streams of one room or chat). A
@@ -5,7 +6,7 @@ import Synchronization
 /// and past that its stream ends after the values it has, with no gap: its client reconnects
 /// and replays from the last one it got (its cursor or `Last-Event-ID`).
 final class Broadcast<Value: Sendable>: Sendable {
-    private let subscribers = Mutex<[UInt64: AsyncStream<Value>.Continuation]>([:])
+    private let subscribers = Locked<[UInt64: AsyncStream<Value>.Continuation]>([:])
     private let nextID = Atomic<UInt64>(0)
     private let bufferLimit: Int
 

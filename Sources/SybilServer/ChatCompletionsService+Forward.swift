@@ -2,7 +2,6 @@ import Foundation
 import SybilCore
 import SybilNet
 import SybilWire
-import Synchronization
 
 extension ChatCompletionsService {
     /// Sends `body` to the upstream. A streamed answer (200, `text/event-stream`) is parsed and
@@ -59,8 +58,8 @@ extension ChatCompletionsService {
 
     /// When the upstream last sent bytes (server uptime), shared by the reader and the watchdog.
     private final class LastActivity: Sendable {
-        private let value: Mutex<Duration>
-        init(_ now: Duration) { value = Mutex(now) }
+        private let value: Locked<Duration>
+        init(_ now: Duration) { value = Locked(now) }
         var time: Duration { value.withLock { $0 } }
         func touch(_ now: Duration) { value.withLock { $0 = now } }
     }

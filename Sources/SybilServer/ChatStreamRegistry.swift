@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 /// Running and recently finished chat streams, shared by the producers that generate them and
 /// the connections that read them (docs/api/chats.md, "Resuming a stream"). Generation is
@@ -16,12 +16,12 @@ final class ChatStreamRegistry: Sendable {
         case cancelled
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let now: @Sendable () -> Duration
 
     /// A registry with `limits`, reading the time from `now` (the server's injected uptime).
     init(limits: ChatStreamTable.Limits = ChatStreamTable.Limits(), now: @escaping @Sendable () -> Duration) {
-        state = Mutex(State(table: ChatStreamTable(limits: limits)))
+        state = Locked(State(table: ChatStreamTable(limits: limits)))
         self.now = now
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 /// A scale-to-zero service's start-up, simulated: the first request after `idleTimeout`
 /// without requests (or the very first) begins a start that lasts `duration`; requests
@@ -13,7 +13,7 @@ final class ColdStartGate: Sendable {
 
     private let duration: Duration
     private let idleTimeout: Duration
-    private let state = Mutex<(lastRequest: Duration?, readyAt: Duration?)>((nil, nil))
+    private let state = Locked<(lastRequest: Duration?, readyAt: Duration?)>((nil, nil))
 
     init(duration: Duration, idleTimeout: Duration) {
         self.duration = duration

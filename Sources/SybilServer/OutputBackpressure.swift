@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 /// The high- and low-water marks of a connection's unsent output, as a rule: producers must
 /// wait once the backlog is above ``high`` and may go on once it is below ``low``.
@@ -30,7 +30,7 @@ final class OutputBackpressure: Sendable {
     }
 
     private let marks: OutputWatermarks
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let suspended: TransportStatistics.Counters?
 
     /// A gate with `marks`; `suspended` counts producers waiting right now (statistics).

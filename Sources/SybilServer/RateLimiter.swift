@@ -1,10 +1,10 @@
-import Synchronization
+import SybilCore
 
 /// At most `limit` events in any `window`; a refused event is told when to retry.
 final class RateLimiter: Sendable {
     private let limit: Int
     private let window: Duration
-    private let events = Mutex<[Duration]>([])
+    private let events = Locked<[Duration]>([])
 
     init(limit: Int, window: Duration = .seconds(60)) {
         self.limit = limit

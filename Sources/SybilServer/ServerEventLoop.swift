@@ -1,5 +1,5 @@
+import SybilCore
 import SybilWire
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -34,7 +34,7 @@ final class ServerEventLoop: @unchecked Sendable {
     let poller: EventPoller
     private let listener: Int32
     private let limits: HTTPConnectionStateMachine.Limits
-    private let commands = Mutex<[LoopCommand]>([])
+    private let commands = Locked<[LoopCommand]>([])
     var connections: [UInt64: ServerConnection] = [:]
     private var nextID: UInt64 = 1
     private var drainDeadline: Duration?

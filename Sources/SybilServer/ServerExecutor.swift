@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import SybilCore
 
 /// The threads the server's own work runs on: request handlers, stream producers, WebSocket
 /// sessions and the services' background turns prefer this task executor over the shared
@@ -13,7 +13,7 @@ public final class ServerExecutor: TaskExecutor {
     /// The executor every server in the process shares.
     public static let shared = ServerExecutor(threads: 2)
 
-    private let jobs = Mutex(JobQueue())
+    private let jobs = Locked(JobQueue())
     private let available = DispatchSemaphore(value: 0)
 
     /// An executor with `threads` threads of its own, which run for the life of the process.

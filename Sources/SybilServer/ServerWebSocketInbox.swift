@@ -1,6 +1,6 @@
+import SybilCore
 import SybilNet
 import SybilWire
-import Synchronization
 
 /// The messages a WebSocket session has not taken yet, in order, and the weight it has taken
 /// since the transport last asked: the transport bounds the inbox by what it delivered minus
@@ -17,7 +17,7 @@ final class ServerWebSocketInbox: Sendable {
         var reportPending = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let consumed: @Sendable () -> Void
 
     init(consumed: @escaping @Sendable () -> Void) {
@@ -42,7 +42,7 @@ final class ServerWebSocketInbox: Sendable {
 
     /// The next message, or `nil` after `.closed` or when the waiting task is cancelled.
     func next() async -> WebSocketIncoming? {
-        let cancelled = Mutex(false)
+        let cancelled = Locked(false)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketIncoming?, Never>) in
                 let (ready, report) = state.withLock { state -> (WebSocketIncoming??, Bool) in

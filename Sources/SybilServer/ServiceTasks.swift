@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 /// The work a service started on tasks of its own (an Agent turn loop, a workspace run, a
 /// chat stream's producer or forwarder), tracked from start to end: each task is held under a
@@ -26,7 +26,7 @@ final class ServiceTasks: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// No tasks yet.
     init() {}

@@ -1,8 +1,8 @@
-import Synchronization
+import SybilCore
 
 /// A one-time signal that any number of tasks can wait for.
 final class StopSignal: Sendable {
-    private let state = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Fires the signal, resuming every waiter now and later.
     func signal() {

@@ -1,7 +1,6 @@
 import Foundation
 import SybilCore
 import SybilWire
-import Synchronization
 
 /// The workspace desktop surface (docs/api/workspaces.md): `POST /v1/workspaces/rpc` with
 /// browsing, chat loads, older and thread pages, submission with receipts, chunked uploads by
@@ -40,14 +39,14 @@ final class WorkspaceDesktopService: Sendable {
         var upload: Int64 = 0
     }
 
-    private let counters = Mutex(Counters())
-    let log = Mutex(EventLog())
+    private let counters = Locked(Counters())
+    let log = Locked(EventLog())
     /// Desktops' online state, from the world at start; `desktop.setOnline` changes it.
-    private let online: Mutex<[String: Bool]>
+    private let online: Locked<[String: Bool]>
     /// The running runs' tasks (named `run <runId>`), tracked until they end.
     let runTasks = ServiceTasks()
     /// Runs asked to stop: their cancellation ends them as `stopped`, not `failed`.
-    let stopping = Mutex<Set<String>>([])
+    let stopping = Locked<Set<String>>([])
     /// Calls with effects run one at a time, so a retry racing its first attempt finds the
     /// first one's answer instead of running it twice.
     private let effects = SerialAsyncChain()
@@ -62,7 +61,7 @@ final class WorkspaceDesktopService: Sendable {
         self.options = options
         self.time = time
         agent = ScriptedAgent(seed: options.seed)
-        online = Mutex(Dictionary(uniqueKeysWithValues: WorkspaceWorld.desktops.map { ($0.desktopId, $0.online) }))
+        online = Locked(Dictionary(uniqueKeysWithValues: WorkspaceWorld.desktops.map { ($0.desktopId, $0.online) }))
     }
 
     // MARK: RPC

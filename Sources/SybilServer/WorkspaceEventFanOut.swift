@@ -1,5 +1,5 @@
+import SybilCore
 import SybilWire
-import Synchronization
 
 /// Hands each chat's live events to its subscribers (the `GET /v1/workspaces/events`
 /// streams) with the memory they hold bounded per subscriber and in total. A subscriber takes
@@ -46,7 +46,7 @@ final class WorkspaceEventFanOut: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let totalLimit: Int
     let subscriberBytes: Int
     let subscriberEvents: Int

@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 /// Small values by key (preferences, the outbox copy). UserDefaults on Apple; on Linux
 /// ``FileKeyValueStore``. Not for secrets: tokens go to the secret store.
@@ -63,7 +63,7 @@ public struct FileKeyValueStore: KeyValueStore {
 /// A store in memory, for tests and previews. It outlives the objects that use it, so a test
 /// can drop those objects (a simulated crash) and start new ones on the same data.
 public final class InMemoryKeyValueStore: KeyValueStore {
-    private let values = Mutex<[String: [UInt8]]>([:])
+    private let values = Locked<[String: [UInt8]]>([:])
 
     /// An empty store.
     public init() {}

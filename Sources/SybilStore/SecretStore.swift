@@ -1,5 +1,4 @@
 import SybilCore
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -77,7 +76,7 @@ public struct FileSecretStore: SecretStore {
 
 /// Secrets in memory, for tests.
 public final class InMemorySecretStore: SecretStore {
-    private let secrets = Mutex<[String: String]>([:])
+    private let secrets = Locked<[String: String]>([:])
 
     /// A store holding `initial`.
     public init(_ initial: [String: String] = [:]) {

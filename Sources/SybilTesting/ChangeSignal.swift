@@ -1,3 +1,4 @@
+import SybilCore
 import Synchronization
 
 /// A notification for state that changes under a lock: whoever changes the state calls
@@ -12,7 +13,7 @@ public final class ChangeSignal: Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A signal nobody waits on yet.
     public init() {}

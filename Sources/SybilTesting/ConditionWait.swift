@@ -1,5 +1,5 @@
 import Observation
-import Synchronization
+import SybilCore
 
 /// Waits for a condition over `@Observable` state: re-checked whenever what it read changes
 /// (the code's own signal), and at least every `recheck` for state that is not observable.
@@ -12,7 +12,7 @@ public enum ConditionWait {
         limit: Duration = .seconds(30), recheck: Duration = .milliseconds(20),
         _ condition: @escaping @MainActor () -> Bool
     ) async -> Bool {
-        let gaveUp = Mutex(false)
+        let gaveUp = Locked(false)
         let deadline = Task {
             try? await ContinuousClock().sleep(for: limit)
             gaveUp.withLock { $0 = true }
@@ -21,7 +21,7 @@ public enum ConditionWait {
         while !condition() {
             if gaveUp.withLock({ $0 }) || Task.isCancelled { return false }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumed = Mutex(false)
+                let resumed = Locked(false)
                 let resume: @Sendable () -> Void = {
                     let first = resumed.withLock { flag in
                         defer { flag = true }

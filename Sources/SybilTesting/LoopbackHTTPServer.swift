@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SybilCore
 
 #if canImport(Glibc)
     import Glibc
@@ -58,7 +58,7 @@ public final class LoopbackHTTPServer: Sendable {
     public let port: UInt16
     private let listener: Int32
     private final class RequestLog: Sendable {
-        let requests = Mutex<[Request]>([])
+        let requests = Locked<[Request]>([])
     }
 
     private let log = RequestLog()

@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 /// A `Clock` that moves only when a test calls ``advance(by:)``: sleepers wake in deadline
 /// order, exactly when the clock passes their deadline, and never on wall time.
@@ -43,7 +43,7 @@ public final class ManualClock: Clock, Sendable {
         var nowReads = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Notified whenever a sleeper starts or stops sleeping, or the time is read.
     private let changes = ChangeSignal()
 

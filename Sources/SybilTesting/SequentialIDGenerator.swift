@@ -1,10 +1,9 @@
 import SybilCore
-import Synchronization
 
 /// IDs `prefix-1`, `prefix-2`, … in order: readable, deterministic ids for tests and benchmarks.
 public final class SequentialIDGenerator: IDGenerator {
     private let prefix: String
-    private let counter = Mutex(0)
+    private let counter = Locked(0)
 
     /// A generator whose ids start with `prefix`.
     public init(prefix: String) { self.prefix = prefix }

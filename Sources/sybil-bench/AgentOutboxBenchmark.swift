@@ -7,7 +7,6 @@ import SybilServer
 import SybilStore
 import SybilTesting
 import SybilWire
-import Synchronization
 
 // `agent-outbox`: the Agent room outbox against the reference server in this process
 // (in-memory storage, no pause between agent steps, loopback, a bearer token).
@@ -107,7 +106,7 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
     try? FileManager.default.removeItem(atPath: directory)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/" + (try AgentOutboxScope(baseURL: base.url)).fileName
-    let writes = Mutex((count: 0, bytes: 0))
+    let writes = Locked((count: 0, bytes: 0))
     let outbox = try await AgentOutbox.open(
         directory: directory, baseURL: base.url, ids: SequentialIDGenerator(prefix: "outbox-\(round)"),
         now: { agentBenchCreatedAt },

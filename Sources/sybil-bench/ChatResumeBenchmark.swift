@@ -4,7 +4,6 @@ import SybilNet
 import SybilServer
 import SybilStore
 import SybilWire
-import Synchronization
 
 // `resume`: what a dropped chat reply costs on the wire afterwards. The reference server runs in
 // this process on loopback (a 5 ms pause between tokens, a long reply); a conversation of 20
@@ -102,11 +101,11 @@ private final class ResumeBenchClient: HTTPClient {
 
     private let inner = DefaultHTTPClient.make(followRedirects: false)
     private let limit: Int?
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(cutAfterEvents limit: Int?) {
         self.limit = limit
-        state = Mutex(State(armed: limit != nil))
+        state = Locked(State(armed: limit != nil))
     }
 
     var sent: Int { state.withLock { $0.total.sent } }

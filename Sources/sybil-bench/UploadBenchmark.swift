@@ -6,7 +6,6 @@ import SybilStore
 import SybilTesting
 import SybilTimeline
 import SybilWire
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -19,7 +18,7 @@ import Synchronization
 /// A desktop in the same process that takes chunks and only counts them.
 final class CountingUploadDesktop: WorkspaceUploadRPC {
     let chunkSize = 1 << 20
-    private let counted = Mutex<Int64>(0)
+    private let counted = Locked<Int64>(0)
     var base64Bytes: Int64 { counted.withLock { $0 } }
 
     func beginUpload(callKey: String, _ request: AttachmentUploadRequest) async throws -> AttachmentUploadBegin {

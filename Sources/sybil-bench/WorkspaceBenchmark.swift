@@ -8,7 +8,6 @@ import SybilStore
 import SybilTesting
 import SybilTimeline
 import SybilWire
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -69,9 +68,9 @@ private final class Watched<State: Sendable>: Sendable {
         var next = 0
     }
 
-    private let box: Mutex<Box>
+    private let box: Locked<Box>
 
-    init(_ state: State) { box = Mutex(Box(state: state)) }
+    init(_ state: State) { box = Locked(Box(state: state)) }
 
     func read<T: Sendable>(_ body: (State) -> T) -> T { box.withLock { body($0.state) } }
 
@@ -135,7 +134,7 @@ private final class RawEventWatcher: Sendable {
     }
 
     let state = Watched(State())
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = Locked<Task<Void, Never>?>(nil)
 
     init(baseURL: URL, chat: WorkspaceChatKey) {
         let state = state

@@ -1,15 +1,15 @@
 import Foundation
+import SybilCore
 import SybilNet
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 @Suite("sybil debug ws-echo", .timeLimit(.minutes(2)))
 struct DebugWebSocketEchoTests {
     /// What the server got back, in order.
     final class Echoes: Sendable {
-        let frames = Mutex<[WebSocketFrame]>([])
+        let frames = Locked<[WebSocketFrame]>([])
     }
 
     @Test func echoesTextAndBinaryUntilTheServerCloses() async throws {

@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 import Testing
 
 @testable import SybilCLI
@@ -8,7 +8,7 @@ import Testing
 struct ReplyPrinterTests {
     /// Collects what the printer writes.
     final class Sink: Sendable {
-        private let written = Mutex<[String]>([])
+        private let written = Locked<[String]>([])
         var writes: [String] { written.withLock { $0 } }
         var text: String { writes.joined() }
         func write(_ text: String) { written.withLock { $0.append(text) } }

@@ -1,11 +1,11 @@
 import Foundation
 import SybilClient
+import SybilCore
 import SybilServer
 import SybilStore
 import SybilTUI
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 @testable import SybilCLI
@@ -22,7 +22,7 @@ struct TerminalAppRunLoopTests {
         let events: AsyncStream<TerminalEvent>
         let continuation: AsyncStream<TerminalEvent>.Continuation
         let size: TerminalSize
-        private let frames = Mutex<[(text: String, eventsHandled: Int)]>([])
+        private let frames = Locked<[(text: String, eventsHandled: Int)]>([])
         /// The run loop's count of handled events, read as each frame is presented.
         nonisolated(unsafe) var eventsHandled: @MainActor () -> Int = { 0 }
 

@@ -1,6 +1,6 @@
 import Foundation
 import SybilCLI
-import Synchronization
+import SybilCore
 import Testing
 
 /// An in-memory `CommandIO`: files and standard input are byte arrays, output is captured.
@@ -25,7 +25,7 @@ final class TestIO: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let files: [String: [UInt8]]
     let stdin: [UInt8]
     /// Size of the chunks handed to the command, like a pipe delivering partial reads.
@@ -34,7 +34,7 @@ final class TestIO: Sendable {
     let environment: [String: String]
     /// The terminal standard output pretends to be (columns, rows), or `nil` for a pipe.
     let terminal: (columns: Int, rows: Int)?
-    private let termination = Mutex<(requested: Bool, next: Int, waiters: [Int: CheckedContinuation<Void, Never>])>(
+    private let termination = Locked<(requested: Bool, next: Int, waiters: [Int: CheckedContinuation<Void, Never>])>(
         (false, 0, [:]))
 
     init(

@@ -4,7 +4,6 @@ import SybilCore
 import SybilStore
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// The saved draft (SPEC §6.1): relaunch, storage failures, the handoff to the outbox and its
@@ -124,7 +123,7 @@ struct AgentAttachmentPersistenceTests {
 
     @Test func aCrashDuringTheHandoffIsRecoveredWithOneCallAndNoSecondSend() async throws {
         try await AttachmentFixtures.withDirectory { directory in
-            let outbox = Mutex<[String: AgentAttachmentHandoff]>([:])
+            let outbox = Locked<[String: AgentAttachmentHandoff]>([:])
             let isInOutbox: (String) async -> Bool = { id in outbox.withLock { $0[id] != nil } }
             let first = await draft(store(directory), api: FakeAgentRoomAPI())
             await first.updateCaption("")

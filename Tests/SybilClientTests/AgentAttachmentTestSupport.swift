@@ -4,7 +4,6 @@ import SybilCore
 import SybilNet
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// A gate that blocked work waits at until the test lets it through: one permit per
@@ -17,7 +16,7 @@ final class TestGate: Sendable {
         var cancelled = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Tasks waiting now.
     var waiting: Int { state.withLock { $0.waiters.count } }
@@ -104,7 +103,7 @@ final class ActivityProbe: Sendable {
         var maxRunning = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var events: [String] { state.withLock { $0.events } }
     var maxRunning: Int { state.withLock { $0.maxRunning } }
@@ -141,7 +140,7 @@ final class FakeAgentRoomAPI: AgentRoomAPI {
         var maxDownloadsRunning = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let probe: ActivityProbe
     let uploadGate: TestGate?
     let downloadGate: TestGate?
@@ -243,7 +242,7 @@ final class FakeAgentRoomAPI: AgentRoomAPI {
 /// A storage that passes through to another until told to fail (a full disk, a broken folder).
 final class SwitchableAttachmentStorage: AgentAttachmentStorage {
     private let base: any AgentAttachmentStorage
-    private let failing = Mutex(false)
+    private let failing = Locked(false)
 
     init(_ base: any AgentAttachmentStorage) { self.base = base }
 
@@ -343,7 +342,7 @@ enum AttachmentFixtures {
 enum TaskOutcome {
     @MainActor
     static func of<T: Sendable>(_ task: Task<T, any Error>) async -> Result<T, any Error>? {
-        let box = Mutex<Result<T, any Error>?>(nil)
+        let box = Locked<Result<T, any Error>?>(nil)
         Task {
             let result = await task.result
             box.withLock { $0 = result }

@@ -1,7 +1,6 @@
 import SybilClient
 import SybilCore
 import SybilWire
-import Synchronization
 import Testing
 
 /// The Agent room's submit route, as the server keeps it: a message once per request id (the
@@ -37,7 +36,7 @@ final class AgentOutboxFakeRoom: AgentRoomAPI {
         var releases = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Runs at the start of every submission, before anything else (tests look at the disk).
     let onSubmit: @Sendable (AgentRoomSubmission) -> Void
 
@@ -102,7 +101,7 @@ final class AgentOutboxFakeRoom: AgentRoomAPI {
     }
 
     private func hang() async throws(AgentRoomError) {
-        let cancelled = Mutex(false)
+        let cancelled = Locked(false)
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in

@@ -4,7 +4,6 @@ import SybilCore
 import SybilStore
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// The sender over a fake room that answers only submissions.
@@ -52,7 +51,7 @@ struct AgentOutboxSenderTests {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
         // What was on disk when each submission left.
-        let seen = Mutex<[[AgentOutboxEntry.State]]>([])
+        let seen = Locked<[[AgentOutboxEntry.State]]>([])
         let scope = try AgentOutboxScope(baseURL: outboxBase)
         let path = directory.path + "/" + scope.fileName
         let room = AgentOutboxFakeRoom { _ in

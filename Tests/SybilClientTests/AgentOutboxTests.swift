@@ -4,7 +4,6 @@ import SybilCore
 import SybilStore
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// A directory of its own under the system's temporary directory, removed by `cleanUp()`.
@@ -30,8 +29,8 @@ final class DiskSwitch: Sendable {
         var description: String { "the process died" }
     }
 
-    private let dead = Mutex(false)
-    private let writes = Mutex(0)
+    private let dead = Locked(false)
+    private let writes = Locked(0)
 
     var isDead: Bool { dead.withLock { $0 } }
     /// Writes that completed.
@@ -108,7 +107,7 @@ struct AgentOutboxTests {
     @Test func fileWorkRunsOffTheMainThread() async throws {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
-        let onMain = Mutex<[Bool]>([])
+        let onMain = Locked<[Bool]>([])
         let outbox = try await AgentOutbox.open(
             directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
             checkpoint: { _ in onMain.withLock { $0.append(Thread.isMainThread) } })
@@ -366,7 +365,7 @@ struct AgentOutboxTests {
 /// writes pass.
 final class WriteGate: Sendable {
     private let blocking: Int
-    private let state = Mutex((open: false, started: 0, blocked: 0, completed: 0))
+    private let state = Locked((open: false, started: 0, blocked: 0, completed: 0))
     private let condition = NSCondition()
 
     init(blocking: Int = 1) { self.blocking = blocking }

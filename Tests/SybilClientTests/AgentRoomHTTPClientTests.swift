@@ -4,7 +4,6 @@ import SybilCore
 import SybilNet
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 @Suite("Agent room HTTP client", .timeLimit(.minutes(2)))
@@ -59,7 +58,7 @@ struct AgentRoomHTTPClientTests {
     }
 
     @Test func a401RenewsTheTokenOnceAndRepeatsTheCall() async throws {
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let server = try LoopbackHTTPServer { _, connection in
             let call = calls.withLock { count -> Int in
                 count += 1
@@ -108,7 +107,7 @@ struct AgentRoomHTTPClientTests {
     }
 
     @Test func aRedirectIsRefusedAndNeverFollowed() async throws {
-        let followed = Mutex(false)
+        let followed = Locked(false)
         let server = try LoopbackHTTPServer { request, connection in
             if request.requestLine.contains("/elsewhere") { followed.withLock { $0 = true } }
             connection.write(
@@ -383,7 +382,7 @@ struct AgentRoomHTTPClientTests {
     }
 
     @Test func aDownloadNeverReadsMoreThanItsSizePlusOneByte() async throws {
-        let pulled = Mutex(0)
+        let pulled = Locked(0)
         let endless: @Sendable (HTTPRequest) -> HTTPStreamingResponse = { _ in
             let body = AsyncThrowingStream<[UInt8], any Error>(unfolding: {
                 pulled.withLock { $0 += 1 }

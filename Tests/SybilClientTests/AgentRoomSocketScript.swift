@@ -3,7 +3,6 @@ import SybilClient
 import SybilCore
 import SybilNet
 import SybilWire
-import Synchronization
 import Testing
 
 /// A WebSocket the test plays the server of: it sends frames and closes, and sees what the
@@ -13,7 +12,7 @@ final class ScriptedAgentSocket: WebSocketConnection {
     let url: URL
     let headers: HTTPHeaders
     private let continuation: AsyncThrowingStream<WebSocketIncoming, any Error>.Continuation
-    private let state = Mutex<(closes: [UInt16], waiters: [CheckedContinuation<UInt16, Never>])>(([], []))
+    private let state = Locked<(closes: [UInt16], waiters: [CheckedContinuation<UInt16, Never>])>(([], []))
 
     init(url: URL, headers: HTTPHeaders) {
         self.url = url
@@ -71,7 +70,7 @@ final class ScriptedAgentSocket: WebSocketConnection {
 
 /// Hands out scripted sockets in order; a connect can be scripted to fail first.
 final class ScriptedAgentSockets: AgentRoomStreamConnector {
-    private let state = Mutex<
+    private let state = Locked<
         (
             failures: [AgentRoomStreamConnectError], opened: [ScriptedAgentSocket], attempts: [(URL, HTTPHeaders)],
             waiters: [(index: Int, continuation: CheckedContinuation<ScriptedAgentSocket, Never>)]
@@ -124,7 +123,7 @@ final class ScriptedAgentSockets: AgentRoomStreamConnector {
 
 /// A cursor shared between a test and the stream's replay closure.
 final class RoomCursorBox: Sendable {
-    private let cursor = Mutex<AgentCursor?>(nil)
+    private let cursor = Locked<AgentCursor?>(nil)
 
     var value: AgentCursor? {
         get { cursor.withLock { $0 } }

@@ -4,7 +4,6 @@ import SybilCore
 import SybilNet
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 @Suite("Agent room stream", .timeLimit(.minutes(2)))
@@ -180,7 +179,7 @@ struct AgentRoomStreamTests {
     @Test func stoppingClosesTheSocketAndConnectsNoMore() async throws {
         let stream = try stream()
         let replayPoint = replayPoint
-        let connected = Mutex(0)
+        let connected = Locked(0)
         let consumer = Task {
             for await update in stream.updates(replayFrom: { replayPoint.value }) {
                 if case .connected = update { connected.withLock { $0 += 1 } }

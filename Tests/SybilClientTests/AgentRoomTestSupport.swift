@@ -5,7 +5,6 @@ import SybilNet
 import SybilStore
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// Builders and doubles shared by the Agent room client tests.
@@ -53,7 +52,7 @@ enum AgentRoomFixtures {
 final class RoomTokenRefresher: TokenRefresher {
     struct Refused: Error {}
 
-    private let calls = Mutex(0)
+    private let calls = Locked(0)
     private let fails: Bool
 
     init(fails: Bool = false) { self.fails = fails }
@@ -73,10 +72,10 @@ final class RoomTokenRefresher: TokenRefresher {
 /// An HTTP client answering from a script, one response per request in order, recording each
 /// request; a request past the end of the script fails the test.
 final class RoomScriptedHTTP: HTTPClient {
-    private let script: Mutex<[@Sendable (HTTPRequest) -> HTTPStreamingResponse]>
-    private let log = Mutex<[HTTPRequest]>([])
+    private let script: Locked<[@Sendable (HTTPRequest) -> HTTPStreamingResponse]>
+    private let log = Locked<[HTTPRequest]>([])
 
-    init(_ script: [@Sendable (HTTPRequest) -> HTTPStreamingResponse]) { self.script = Mutex(script) }
+    init(_ script: [@Sendable (HTTPRequest) -> HTTPStreamingResponse]) { self.script = Locked(script) }
 
     var requests: [HTTPRequest] { log.withLock { $0 } }
 
@@ -140,7 +139,7 @@ final class FakeRoomAPI: AgentRoomAPI {
         var markReads: [AgentCursor] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(_ messages: [AgentRoomMessage] = []) { state.withLock { $0.messages = messages } }
 

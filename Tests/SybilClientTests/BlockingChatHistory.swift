@@ -1,6 +1,6 @@
 import SybilClient
+import SybilCore
 import SybilStore
-import Synchronization
 
 /// A chat history whose searches block until the test releases them, one by one, so a test
 /// decides the order in which searches finish. Only search and the recent list are expected;
@@ -16,7 +16,7 @@ final class BlockingChatHistory: ChatHistoryStore {
         var recentCalls = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let recentConversations: [ChatConversationRecord]
 
     init(recent: [ChatConversationRecord] = []) {

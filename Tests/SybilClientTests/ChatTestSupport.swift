@@ -1,16 +1,16 @@
 import Foundation
 import SybilClient
+import SybilCore
 import SybilNet
 import SybilStore
 import SybilWire
-import Synchronization
 import Testing
 
 /// A time in milliseconds that only a test moves.
 final class TestTime: Sendable {
-    private let value: Mutex<Int64>
+    private let value: Locked<Int64>
 
-    init(_ start: Int64 = 1_000) { value = Mutex(start) }
+    init(_ start: Int64 = 1_000) { value = Locked(start) }
 
     var now: @Sendable () -> Int64 { { [self] in value.withLock { $0 } } }
 
@@ -33,7 +33,7 @@ final class ControlledStreaming: ChatStreaming {
         var cancelled = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let history: RecordingChatHistory?
 
     init(history: RecordingChatHistory? = nil) { self.history = history }
@@ -110,7 +110,7 @@ final class RecordingChatHistory: ChatHistoryStore {
     }
 
     let base = InMemoryChatHistory()
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var appended: [ChatMessageRecord] { state.withLock { $0.appended } }
     var updates: [Update] { state.withLock { $0.updates } }
@@ -244,7 +244,7 @@ final class RecordingWarmUp: ChatWarmUp {
 /// An HTTP client that answers health checks with 200 once the test opens it, and fails any
 /// other request; it counts what it was asked.
 final class HealthCheckHTTPClient: HTTPClient {
-    private let state = Mutex<(requests: [HTTPRequest], waiting: [CheckedContinuation<Void, Never>], open: Bool)>(
+    private let state = Locked<(requests: [HTTPRequest], waiting: [CheckedContinuation<Void, Never>], open: Bool)>(
         ([], [], false))
 
     var requests: [HTTPRequest] { state.withLock { $0.requests } }

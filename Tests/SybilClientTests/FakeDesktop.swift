@@ -1,7 +1,7 @@
 import SybilClient
+import SybilCore
 import SybilStore
 import SybilWire
-import Synchronization
 import Testing
 
 /// A desktop that takes submissions the way the real one does: each call key runs at most
@@ -29,7 +29,7 @@ final class FakeDesktop: WorkspaceSubmitRPC {
         var callWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var behaviour: Behaviour {
         get { state.withLock { $0.behaviour } }
@@ -109,7 +109,7 @@ struct FakeDesktopError: Error, CustomStringConvertible {
 /// data written before stays in `inner` for the next launch).
 final class FailingKeyValueStore: KeyValueStore {
     let inner: InMemoryKeyValueStore
-    private let failing = Mutex(false)
+    private let failing = Locked(false)
 
     init(inner: InMemoryKeyValueStore = InMemoryKeyValueStore()) {
         self.inner = inner

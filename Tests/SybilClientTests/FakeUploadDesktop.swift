@@ -1,7 +1,7 @@
 import Foundation
 import SybilClient
+import SybilCore
 import SybilWire
-import Synchronization
 
 /// A desktop that receives chunked uploads: each call key runs at most once, chunks are
 /// decoded and appended, and it can fail a given chunk once (a dropped connection).
@@ -18,11 +18,11 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
         var finishedSize: Int64?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// `keepBytes`: false for large uploads, where only the count matters.
     init(chunkSize: Int = 1 << 20, keepBytes: Bool = true) {
-        state = Mutex(State(chunkSize: chunkSize, keepBytes: keepBytes))
+        state = Locked(State(chunkSize: chunkSize, keepBytes: keepBytes))
     }
 
     var calls: [String] { state.withLock { $0.calls } }

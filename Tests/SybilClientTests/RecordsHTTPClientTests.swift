@@ -4,7 +4,6 @@ import SybilCore
 import SybilNet
 import SybilStore
 import SybilWire
-import Synchronization
 import Testing
 
 /// The records surface over HTTP: requests under the base path with the token, answers
@@ -14,14 +13,14 @@ struct RecordsHTTPClientTests {
     /// Answers each request with the next scripted response and keeps the requests; a request
     /// beyond the script fails the call.
     final class ScriptedHTTP: HTTPClient {
-        private let state: Mutex<(answers: [(Int, [UInt8])], requests: [HTTPRequest])>
+        private let state: Locked<(answers: [(Int, [UInt8])], requests: [HTTPRequest])>
 
         init(_ answers: [(Int, String)]) {
-            state = Mutex((answers.map { ($0.0, Array($0.1.utf8)) }, []))
+            state = Locked((answers.map { ($0.0, Array($0.1.utf8)) }, []))
         }
 
         init(status: Int, bytes: [UInt8]) {
-            state = Mutex(([(status, bytes)], []))
+            state = Locked(([(status, bytes)], []))
         }
 
         var requests: [HTTPRequest] { state.withLock { $0.requests } }

@@ -3,7 +3,6 @@ import SybilCore
 import SybilStore
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// The records view model: logging is saved locally first and works with no server; the list
@@ -12,7 +11,7 @@ import Testing
 @MainActor
 struct RecordsModelTests {
     final class Clock: Sendable {
-        let time = Mutex(1_800_000_000_000 as Int64)
+        let time = Locked(1_800_000_000_000 as Int64)
         func tick() -> Int64 {
             time.withLock {
                 $0 += 1_000

@@ -1,8 +1,8 @@
 import SybilClient
+import SybilCore
 import SybilTesting
 import SybilTimeline
 import SybilWire
-import Synchronization
 import Testing
 
 /// A desktop that answers only what a test expects. Every call must match the next expected
@@ -51,7 +51,7 @@ final class ScriptedWorkspaceChatRPC: WorkspaceChatRPC {
         var nextWaiter = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Calls made so far, in order.
     var received: [Call] { state.withLock { $0.received } }

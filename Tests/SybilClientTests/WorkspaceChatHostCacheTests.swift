@@ -1,9 +1,9 @@
 import Observation
 import SybilClient
+import SybilCore
 import SybilTesting
 import SybilTimeline
 import SybilWire
-import Synchronization
 import Testing
 
 @MainActor
@@ -118,7 +118,7 @@ struct WorkspaceChatHostCacheTests {
 
 /// A flag the observation callback (which may run on any thread) can set.
 private final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = Locked(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }
 }

@@ -3,7 +3,6 @@ import SybilCore
 import SybilStore
 import SybilTesting
 import SybilTimeline
-import Synchronization
 import Testing
 
 @Suite("Workspace outbox sender", .timeLimit(.minutes(2)))
@@ -110,7 +109,7 @@ struct WorkspaceOutboxSenderTests {
 /// An in-memory store that counts writes and lets a test wait for the n-th one.
 final class WriteSignallingKeyValueStore: KeyValueStore {
     private let inner = InMemoryKeyValueStore()
-    private let state = Mutex<(writes: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
+    private let state = Locked<(writes: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
 
     var writes: Int { state.withLock { $0.writes } }
 

@@ -4,7 +4,6 @@ import SybilCore
 import SybilStore
 import SybilTimeline
 import SybilWire
-import Synchronization
 import Testing
 
 @Suite("Workspace outbox copy", .timeLimit(.minutes(2)))
@@ -156,7 +155,7 @@ struct WorkspaceOutboxExecutorTests {
     /// A store that records, for each save, whether it ran on `executor`.
     private final class WhereSaved: KeyValueStore {
         let executor: SerialQueueExecutor
-        let onExecutor = Mutex<[Bool]>([])
+        let onExecutor = Locked<[Bool]>([])
         let values = InMemoryKeyValueStore()
 
         init(executor: SerialQueueExecutor) { self.executor = executor }

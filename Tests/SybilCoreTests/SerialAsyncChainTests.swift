@@ -1,13 +1,12 @@
 import SybilCore
 import SybilTesting
-import Synchronization
 import Testing
 
 @Suite("Serial async chain", .timeLimit(.minutes(2)))
 struct SerialAsyncChainTests {
     /// Records starts and ends of jobs.
     final class Log: Sendable {
-        private let entries = Mutex<[String]>([])
+        private let entries = Locked<[String]>([])
         func append(_ entry: String) { entries.withLock { $0.append(entry) } }
         var all: [String] { entries.withLock { $0 } }
     }

@@ -6,7 +6,6 @@ import SybilNet
 import SybilServer
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -157,9 +156,9 @@ struct AgentOutboxEndToEndTests {
 /// did the work but the phone never hears of it. Records each submission's status and body.
 final class AnswerLosingHTTPClient: HTTPClient {
     private let inner = DefaultHTTPClient.make(followRedirects: false)
-    private let state: Mutex<(toLose: Int, answers: [(status: Int, body: [UInt8])])>
+    private let state: Locked<(toLose: Int, answers: [(status: Int, body: [UInt8])])>
 
-    init(losing count: Int) { state = Mutex((count, [])) }
+    init(losing count: Int) { state = Locked((count, [])) }
 
     /// Status and body of every submission the server answered.
     var submitAnswers: [(status: Int, body: [UInt8])] { state.withLock { $0.answers } }

@@ -4,12 +4,11 @@ import SybilCore
 import SybilNet
 import SybilTesting
 import SybilWire
-import Synchronization
 
 /// The live stream connector (`SocketWebSocket`), recording the `after` of every connect.
 final class RecordingStreamConnector: AgentRoomStreamConnector {
     private let inner: AgentRoomStreamSocketConnector<ManualClock>
-    private let log = Mutex<[String?]>([])
+    private let log = Locked<[String?]>([])
 
     init(clock: ManualClock) {
         inner = AgentRoomStreamSocketConnector(clock: clock, random: SeededRandomSource(seed: 13))
@@ -33,7 +32,7 @@ final class RecordingStreamConnector: AgentRoomStreamConnector {
 /// stays open until the client closes it. One connection at a time.
 final class FakeAgentRoomServer: Sendable {
     private final class TargetLog: Sendable {
-        let list = Mutex<[String]>([])
+        let list = Locked<[String]>([])
     }
 
     let server: LoopbackHTTPServer

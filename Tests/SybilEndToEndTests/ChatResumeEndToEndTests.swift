@@ -4,7 +4,6 @@ import SybilNet
 import SybilServer
 import SybilStore
 import SybilWire
-import Synchronization
 import Testing
 
 /// A chat reply whose connection is cut mid-stream, over real loopback sockets: the client
@@ -98,11 +97,11 @@ final class ChatStreamCuttingClient: HTTPClient {
 
     private let inner = DefaultHTTPClient.make(followRedirects: false)
     private let limit: Int?
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(cutFirstStreamAfterEvents limit: Int?) {
         self.limit = limit
-        state = Mutex(State(armed: limit != nil))
+        state = Locked(State(armed: limit != nil))
     }
 
     var requests: [HTTPRequest] { state.withLock { $0.requests } }

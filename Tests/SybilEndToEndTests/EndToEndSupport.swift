@@ -7,7 +7,6 @@ import SybilServer
 import SybilStore
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// The token every end-to-end server uses.
@@ -109,7 +108,7 @@ final class UnreachableSubmit: WorkspaceSubmitRPC {
 /// Submissions passed to `inner`, counted.
 final class CountingSubmit: WorkspaceSubmitRPC {
     private let inner: any WorkspaceSubmitRPC
-    private let calls = Mutex(0)
+    private let calls = Locked(0)
 
     init(_ inner: any WorkspaceSubmitRPC) { self.inner = inner }
 
@@ -185,7 +184,7 @@ actor EventLog {
 final class CuttingHTTPClient: HTTPClient {
     private let inner = DefaultHTTPClient.make()
     private let cutAfterEvents: Int
-    private let state = Mutex<(streams: Int, lastEventIDs: [String?])>((0, []))
+    private let state = Locked<(streams: Int, lastEventIDs: [String?])>((0, []))
 
     init(cutAfterEvents: Int) { self.cutAfterEvents = cutAfterEvents }
 
@@ -235,7 +234,7 @@ final class CountingUploadRPC: WorkspaceUploadRPC {
 
     private let inner: any WorkspaceUploadRPC
     private let failAfterChunks: Int?
-    private let sent = Mutex<[Int]>([])
+    private let sent = Locked<[Int]>([])
 
     init(_ inner: any WorkspaceUploadRPC, failAfterChunks: Int? = nil) {
         self.inner = inner
@@ -273,9 +272,9 @@ final class CountingUploadRPC: WorkspaceUploadRPC {
 /// A load seam that forwards to one desktop and can be switched to another (a desktop that
 /// starts answering nonsense).
 final class SwitchingChatRPC: WorkspaceChatRPC {
-    private let current: Mutex<any WorkspaceChatRPC>
+    private let current: Locked<any WorkspaceChatRPC>
 
-    init(first: any WorkspaceChatRPC) { current = Mutex(first) }
+    init(first: any WorkspaceChatRPC) { current = Locked(first) }
 
     func use(_ rpc: any WorkspaceChatRPC) { current.withLock { $0 = rpc } }
 

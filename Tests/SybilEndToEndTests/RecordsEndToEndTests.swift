@@ -6,7 +6,6 @@ import SybilServer
 import SybilStore
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// Records end to end over real sockets (seed 004): logged with no server, synced to the
@@ -18,7 +17,7 @@ struct RecordsEndToEndTests {
     /// Counts the records carried by every batch upload that goes over the wire.
     final class CountingHTTP: HTTPClient {
         private let inner = DefaultHTTPClient.make(followRedirects: false)
-        private let counts = Mutex((batches: 0, records: 0))
+        private let counts = Locked((batches: 0, records: 0))
 
         var batches: Int { counts.withLock { $0.batches } }
         var records: Int { counts.withLock { $0.records } }
@@ -42,7 +41,7 @@ struct RecordsEndToEndTests {
     }
 
     private func model(_ store: RecordStore, sync: RecordSync?) -> RecordsModel {
-        let time = Mutex(Int64(1_800_000_000_000))
+        let time = Locked(Int64(1_800_000_000_000))
         return RecordsModel(
             store: store, sync: sync, ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 13)),
             now: {

@@ -5,7 +5,6 @@ import SybilNet
 import SybilServer
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 @testable import SybilServer
@@ -76,7 +75,7 @@ extension EventLog.Snapshot {
 /// event names and the bytes.
 final class RecordingEventsHTTPClient: HTTPClient {
     private let inner = DefaultHTTPClient.make()
-    private let state = Mutex<(parser: EventStreamParser, types: [String], bytes: Int)>((EventStreamParser(), [], 0))
+    private let state = Locked<(parser: EventStreamParser, types: [String], bytes: Int)>((EventStreamParser(), [], 0))
 
     var eventTypes: [String] { state.withLock { $0.types } }
     var bytes: Int { state.withLock { $0.bytes } }

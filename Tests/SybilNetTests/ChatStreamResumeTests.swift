@@ -1,8 +1,8 @@
 import Foundation
+import SybilCore
 import SybilNet
 import SybilStore
 import SybilTesting
-import Synchronization
 import Testing
 
 @Suite("Chat streaming: resuming dropped streams and timeouts", .timeLimit(.minutes(2)))
@@ -237,7 +237,7 @@ private func driving<T: Sendable>(
 
 /// A refresher that counts its calls.
 private final class CountingRefresher: TokenRefresher {
-    let calls = Mutex(0)
+    let calls = Locked(0)
     func refreshToken(expired: String?) async throws -> String {
         calls.withLock { $0 += 1 }
         return "fresh"
@@ -248,7 +248,7 @@ private final class CountingRefresher: TokenRefresher {
 /// `next`.
 private final class HangingFirstClient: HTTPClient {
     let next: StubHTTPClient
-    private let hung = Mutex(false)
+    private let hung = Locked(false)
 
     init(then next: StubHTTPClient) { self.next = next }
 
@@ -269,7 +269,7 @@ private final class HangingFirstClient: HTTPClient {
 private final class RecordingClock: Clock, Sendable {
     typealias Instant = ManualClock.Instant
     let base: ManualClock
-    private let recorded = Mutex<[Instant]>([])
+    private let recorded = Locked<[Instant]>([])
     /// Notified on every sleep recorded.
     let slept = ChangeSignal()
 

@@ -1,16 +1,16 @@
 import Foundation
+import SybilCore
 import SybilNet
 import SybilStore
 import SybilTesting
-import Synchronization
 import Testing
 
 @Suite("Chat streaming service", .timeLimit(.minutes(2)))
 struct ChatStreamingServiceTests {
     /// A gate the test opens by hand.
     final class ManualGate: SendGate {
-        private let opened = Mutex<CheckedContinuation<Void, Never>?>(nil)
-        private let isOpen = Mutex(false)
+        private let opened = Locked<CheckedContinuation<Void, Never>?>(nil)
+        private let isOpen = Locked(false)
         /// Notified when a caller starts waiting at the gate.
         let reached = ChangeSignal()
         var isWaiting: Bool { opened.withLock { $0 != nil } }
@@ -32,7 +32,7 @@ struct ChatStreamingServiceTests {
     }
 
     final class Refresher: TokenRefresher {
-        let calls = Mutex(0)
+        let calls = Locked(0)
         func refreshToken(expired: String?) async throws -> String {
             calls.withLock { $0 += 1 }
             return "fresh"

@@ -1,7 +1,7 @@
+import SybilCore
 import SybilNet
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// An HTTP client whose responses the test writes: each `send` takes the next scripted head
@@ -20,7 +20,7 @@ final class StubHTTPClient: HTTPClient {
         var cancelled: [Int] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Notified when a request is sent or a body is cancelled.
     let changed = ChangeSignal()
 

@@ -1,12 +1,12 @@
+import SybilCore
 import SybilNet
 import SybilStore
-import Synchronization
 import Testing
 
 @Suite("Token chain", .timeLimit(.minutes(2)))
 struct TokenProviderTests {
     final class CountingRefresher: TokenRefresher {
-        private let count = Mutex(0)
+        private let count = Locked(0)
         var calls: Int { count.withLock { $0 } }
         func refreshToken(expired: String?) async throws -> String {
             let number = count.withLock { value -> Int in

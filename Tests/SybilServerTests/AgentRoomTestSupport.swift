@@ -3,7 +3,6 @@ import SybilCore
 import SybilNet
 import SybilTesting
 import SybilWire
-import Synchronization
 
 @testable import SybilServer
 
@@ -128,7 +127,7 @@ final class AgentStreamProbe: Sendable {
     init(session: @escaping @Sendable (ServerWebSocket) async -> Void) {
         let (frames, continuation) = AsyncStream.makeStream(of: Frame.self)
         self.frames = frames
-        let decoder = Mutex(WebSocketFrameDecoder(expectMasked: false, maximumPayload: 1 << 20))
+        let decoder = Locked(WebSocketFrameDecoder(expectMasked: false, maximumPayload: 1 << 20))
         let socket = ServerWebSocket { outgoing in
             switch outgoing {
             case .close(let code, let reason): continuation.yield(.close(code: code, reason: reason))

@@ -4,7 +4,6 @@ import SybilNet
 import SybilServer
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 /// The reference server's handler in-process, on a manual clock, with in-memory storage and
@@ -99,7 +98,7 @@ func collect(_ response: HTTPServerResponse, until stop: @escaping @Sendable ([U
     async -> [UInt8]
 {
     guard case .stream(let producer) = response.body else { return response.bodyBytes ?? [] }
-    let collected = Mutex<[UInt8]>([])
+    let collected = Locked<[UInt8]>([])
     let written = ChangeSignal()
     let stream = HTTPResponseStream { bytes in
         collected.withLock { $0.append(contentsOf: bytes) }

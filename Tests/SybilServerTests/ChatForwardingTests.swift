@@ -4,7 +4,6 @@ import SybilNet
 import SybilServer
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 @Suite("Chat completions forwarded upstream", .timeLimit(.minutes(2)))
@@ -24,11 +23,11 @@ struct ChatForwardingTests {
             var headers: [(String, String)] = []
         }
 
-        private let answers: Mutex<[Answer]>
-        private let seen = Mutex<[HTTPRequest]>([])
-        private let open = Mutex<[AsyncThrowingStream<[UInt8], any Error>.Continuation]>([])
+        private let answers: Locked<[Answer]>
+        private let seen = Locked<[HTTPRequest]>([])
+        private let open = Locked<[AsyncThrowingStream<[UInt8], any Error>.Continuation]>([])
 
-        init(_ answers: [Answer]) { self.answers = Mutex(answers) }
+        init(_ answers: [Answer]) { self.answers = Locked(answers) }
 
         var requests: [HTTPRequest] { seen.withLock { $0 } }
 
@@ -142,7 +141,7 @@ struct ChatForwardingTests {
         ])
         let app = try app(upstream, clock: clock)
         let response = await send(app, "POST", "/v1/chat/completions", body: request)
-        let done = Mutex(false)
+        let done = Locked(false)
         let collecting = Task {
             defer { done.withLock { $0 = true } }
             return await collect(response)

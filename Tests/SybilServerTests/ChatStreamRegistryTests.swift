@@ -1,5 +1,5 @@
+import SybilCore
 import SybilTesting
-import Synchronization
 import Testing
 
 @testable import SybilServer
@@ -59,7 +59,7 @@ struct ChatStreamRegistryTests {
     }
 
     @Test func theRegistryReadsTimeFromItsInjectedClock() {
-        let now = Mutex(Duration.zero)
+        let now = Locked(Duration.zero)
         let registry = ChatStreamRegistry(limits: .init(retention: .seconds(10))) { now.withLock { $0 } }
         #expect(registry.open("s"))
         registry.finish("s")
@@ -72,7 +72,7 @@ struct ChatStreamRegistryTests {
 
 /// The stream ids whose readers woke, in order.
 private final class Woken: Sendable {
-    private let state = Mutex<[String]>([])
+    private let state = Locked<[String]>([])
     var ids: [String] { state.withLock { $0 } }
     func add(_ id: String) {
         state.withLock { $0.append(id) }

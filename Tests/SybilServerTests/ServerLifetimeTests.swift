@@ -3,7 +3,6 @@ import SybilCore
 import SybilNet
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 @testable import SybilServer
@@ -86,8 +85,8 @@ struct ServerLifetimeTests {
 /// An upstream that answers a stream head and then stays silent; records when its body is
 /// dropped.
 private final class OpenUpstream: HTTPClient {
-    private let feeds = Mutex<[AsyncThrowingStream<[UInt8], any Error>.Continuation]>([])
-    private let dropped = Mutex(false)
+    private let feeds = Locked<[AsyncThrowingStream<[UInt8], any Error>.Continuation]>([])
+    private let dropped = Locked(false)
 
     var cancelled: Bool { dropped.withLock { $0 } }
 

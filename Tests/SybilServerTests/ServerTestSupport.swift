@@ -4,7 +4,6 @@ import SybilNet
 import SybilServer
 import SybilTesting
 import SybilWire
-import Synchronization
 
 /// Runs blocking socket work on a thread of its own, so a test waiting on a socket never
 /// holds one of the few threads that handler tasks need (nor waits for the dispatch pool to
@@ -30,7 +29,7 @@ func eventually(_ condition: () -> Bool) async -> Bool {
 /// echoes WebSocket messages; other paths get 404.
 final class TransportTestHandler: HTTPHandler {
     let bodyLimitBytes: Int
-    private let held = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let held = Locked<[CheckedContinuation<Void, Never>]>([])
     private let streamsEnded = Counter()
 
     init(bodyLimitBytes: Int = 1024) {
@@ -106,7 +105,7 @@ final class TransportTestHandler: HTTPHandler {
 
 /// A thread-safe counter.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     var value: Int { count.withLock { $0 } }
 

@@ -1,5 +1,5 @@
+import SybilCore
 import SybilTesting
-import Synchronization
 import Testing
 
 @testable import SybilServer
@@ -11,7 +11,7 @@ import Testing
 struct ServiceTasksTests {
     /// A gate a task waits at without looking at cancellation (work that will not stop).
     final class Gate: Sendable {
-        private let waiters = Mutex<[CheckedContinuation<Void, Never>]>([])
+        private let waiters = Locked<[CheckedContinuation<Void, Never>]>([])
         let arrived = ChangeSignal()
         var waiting: Int { waiters.withLock { $0.count } }
 
@@ -50,7 +50,7 @@ struct ServiceTasksTests {
         await tasks.quiescent()  // nothing runs: at once
         let first = Gate()
         let second = Gate()
-        let ended = Mutex<[String]>([])
+        let ended = Locked<[String]>([])
         tasks.start("first") {
             await first.wait()
             ended.withLock { $0.append("first") }

@@ -4,7 +4,6 @@ import SybilNet
 import SybilServer
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -186,7 +185,7 @@ struct UpstreamErrorTests {
     /// Records each request's target and `Authorization`; answers `answer`.
     final class RecordingHandler: HTTPHandler {
         let answer: @Sendable (HTTPServerRequest) -> HTTPServerResponse
-        private let seen = Mutex<[(target: String, authorization: String?)]>([])
+        private let seen = Locked<[(target: String, authorization: String?)]>([])
 
         init(answer: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse) { self.answer = answer }
 

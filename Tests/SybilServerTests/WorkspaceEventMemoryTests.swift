@@ -1,7 +1,6 @@
 import SybilCore
 import SybilTesting
 import SybilWire
-import Synchronization
 import Testing
 
 @testable import SybilServer
@@ -126,7 +125,7 @@ struct WorkspaceEventMemoryTests {
 
 /// Suspends callers of ``wait()`` until ``open()``.
 private final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func wait() async {
         await withCheckedContinuation { continuation in

@@ -2,7 +2,6 @@ import Foundation
 import SybilCore
 import SybilNet
 import SybilServer
-import Synchronization
 
 /// What the simulated network does to one request.
 enum NetworkFault: String, Sendable, CaseIterable {
@@ -57,7 +56,7 @@ final class SimulatedNetwork: HTTPClient {
     private let seed: UInt64
     private let faultPercent: UInt64
     private let heldRoutes: Set<String>
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let signal: SimulationSignal
 
     /// A network to `app`; `faultPercent` of the requests meet a fault; only `heldRoutes` are
@@ -166,7 +165,7 @@ final class SimulatedNetwork: HTTPClient {
         guard case .stream(let producer) = response.body else { return try Self.streaming(response) }
         let head = HTTPResponseHead(status: response.status, headers: response.headers)
         let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let written = Mutex(0)
+        let written = Locked(0)
         let writer = HTTPResponseStream { bytes in
             let count = written.withLock { count in
                 count += 1
@@ -310,7 +309,7 @@ final class ResponseWaiter: Sendable {
         var continuation: CheckedContinuation<HTTPServerResponse, any Error>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Whether nothing resolved it yet.
     var isWaiting: Bool { state.withLock { $0.result == nil } }

@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 /// A generation counter the driver waits on: everything that may let the driver move on (an
 /// action finished, the network held a request, a client gave up on one) fires it.
@@ -9,7 +9,7 @@ final class SimulationSignal: Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The current generation.
     var generation: UInt64 { state.withLock { $0.generation } }

@@ -7,7 +7,6 @@ import SybilStore
 import SybilTesting
 import SybilTimeline
 import SybilWire
-import Synchronization
 
 /// One seed of the workspace chat simulation: a phone (host, composer, outbox, sender and
 /// desktop client) talks to the reference server's handler through a ``SimulatedNetwork``;
@@ -197,7 +196,7 @@ final class WorkspaceSimulation {
     @discardableResult
     private func drive<T: Sendable>(_ action: @escaping @MainActor () async -> T) async -> T {
         let signal = signal
-        let finished = Mutex(false)
+        let finished = Locked(false)
         let task = Task { @MainActor in
             let result = await action()
             finished.withLock { $0 = true }

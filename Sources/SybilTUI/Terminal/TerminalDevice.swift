@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 #if canImport(Glibc)
     import Glibc
@@ -26,8 +26,8 @@ public final class TerminalDevice: @unchecked Sendable {
         var modes: TerminalModes?
     }
 
-    private let state = Mutex(State())
-    private let writing = Mutex(())
+    private let state = Locked(State())
+    private let writing = Locked(())
 
     /// Wraps `input` and `output` (0 and 1 by default); nothing is changed until
     /// ``enterRawMode(modes:)``.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SybilCore
 
 #if canImport(Glibc)
     import Glibc
@@ -18,8 +18,8 @@ public final class TerminalInputReader: @unchecked Sendable {
     /// The descriptor read.
     public let descriptor: Int32
     private let continuation: AsyncStream<[UInt8]>.Continuation
-    private let wake = Mutex<Int32?>(nil)
-    private let ended = Mutex(false)
+    private let wake = Locked<Int32?>(nil)
+    private let ended = Locked(false)
 
     /// A reader of `descriptor` (standard input by default); nothing is read until ``start()``.
     public init(descriptor: Int32 = 0) {

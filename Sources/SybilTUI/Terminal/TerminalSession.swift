@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 
 #if canImport(Glibc)
     import Glibc
@@ -8,7 +8,7 @@ import Synchronization
 
 /// The devices of live sessions, restored by the `atexit` hook if the process exits without
 /// stopping them.
-private let liveDevices = Mutex<[ObjectIdentifier: TerminalDevice]>([:])
+private let liveDevices = Locked<[ObjectIdentifier: TerminalDevice]>([:])
 
 private let exitHookInstalled: Bool = {
     atexit {
@@ -44,7 +44,7 @@ public final class TerminalSession: @unchecked Sendable {
     }
 
     private let continuation: AsyncStream<TerminalEvent>.Continuation
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let stopProcess: @Sendable () -> Void
 
     /// A session on `device` that will turn on `modes`; `colors: false` draws attributes only.
@@ -59,7 +59,7 @@ public final class TerminalSession: @unchecked Sendable {
         self.device = device
         self.modes = modes
         self.stopProcess = stopProcess
-        self.state = Mutex(State(writer: FrameWriter(colors: colors)))
+        self.state = Locked(State(writer: FrameWriter(colors: colors)))
         (events, continuation) = AsyncStream.makeStream(of: TerminalEvent.self, bufferingPolicy: .unbounded)
     }
 

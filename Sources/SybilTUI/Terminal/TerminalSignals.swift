@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SybilCore
 
 #if canImport(Glibc)
     import Glibc
@@ -64,7 +64,7 @@ public final class TerminalSignals: @unchecked Sendable {
     /// The forwarded signals, in the order they arrived; finishes after ``stop()``.
     public let signals: AsyncStream<TerminalSignal>
     private let continuation: AsyncStream<TerminalSignal>.Continuation
-    private let state = Mutex<(reader: Int32, writer: Int32)?>(nil)
+    private let state = Locked<(reader: Int32, writer: Int32)?>(nil)
 
     /// Signals whose default action would leave the terminal raw: faults and traps (Swift's
     /// runtime traps raise SIGILL or SIGTRAP) and abort.

@@ -3,7 +3,6 @@ import SybilCore
 import SybilNet
 import SybilStore
 import SybilTesting
-import Synchronization
 import Testing
 
 @testable import SybilTUI
@@ -18,7 +17,7 @@ struct TerminalAppRunnerTests {
     final class RecordingTerminal: AppTerminal {
         let events: AsyncStream<TerminalEvent>
         let continuation: AsyncStream<TerminalEvent>.Continuation
-        private let state = Mutex((frames: [String](), stopped: false, size: TerminalSize(columns: 60, rows: 16)))
+        private let state = Locked((frames: [String](), stopped: false, size: TerminalSize(columns: 60, rows: 16)))
 
         init() {
             (events, continuation) = AsyncStream<TerminalEvent>.makeStream()
@@ -42,7 +41,7 @@ struct TerminalAppRunnerTests {
 
     /// Streams "Hallo" and " Welt", one delta per call to `release()`.
     final class SteppedStreaming: ChatStreaming {
-        private let continuation = Mutex<AsyncThrowingStream<String, any Error>.Continuation?>(nil)
+        private let continuation = Locked<AsyncThrowingStream<String, any Error>.Continuation?>(nil)
         func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error> {
             let (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
             self.continuation.withLock { $0 = continuation }

@@ -1,4 +1,4 @@
-import Synchronization
+import SybilCore
 import Testing
 
 @testable import SybilTUI
@@ -134,7 +134,7 @@ private func next(
         let pty = try PseudoTerminal()
         defer { pty.close() }
         let original = pty.settings()
-        let stops = Mutex(0)
+        let stops = Locked(0)
         let session = TerminalSession(
             device: TerminalDevice(input: pty.slave, output: pty.slave), modes: .fullScreen, colors: true
         ) { stops.withLock { $0 += 1 } }

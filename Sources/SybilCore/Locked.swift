@@ -1,0 +1,34 @@
+import CSybilSanitizer
+import Synchronization
+
+/// A value only one thread reaches at a time: the standard library's `Mutex`, whose turns are
+/// also announced to ThreadSanitizer.
+///
+/// On Linux `Mutex` parks waiters on a futex inside the uninstrumented runtime, so under
+/// `scripts/sanitize --thread` two threads' turns look unordered and every access they guard
+/// is reported as a race. `Locked` tells the sanitizer where each turn begins and ends (a
+/// no-op in every other build), so its reports are the real ones.
+public struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
+    private let mutex: Mutex<Value>
+    /// Stands for this lock in the sanitizer's bookkeeping: an address that never moves.
+    private let identity = Identity()
+
+    private final class Identity: Sendable {}
+
+    /// A lock around `initialValue`.
+    public init(_ initialValue: consuming sending Value) {
+        mutex = Mutex(initialValue)
+    }
+
+    /// Runs `body` with the value while holding the lock, and returns what it returns.
+    public borrowing func withLock<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        let address = Unmanaged.passUnretained(identity).toOpaque()
+        return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
+            sybil_sanitizer_acquire(address)
+            defer { sybil_sanitizer_release(address) }
+            return try body(&value)
+        }
+    }
+}
