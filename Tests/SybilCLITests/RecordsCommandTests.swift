@@ -1,6 +1,7 @@
 import Foundation
 import SybilServer
 import SybilStore
+import SybilTesting
 import Testing
 
 @testable import SybilCLI
@@ -120,12 +121,12 @@ struct RecordsCommandTests {
         #expect(await io(data: data).run("records", "add", "mood", "3") == 0)
         var options = SybilServerOptions(token: Self.token)
         options.pace = .zero
-        let server = try ReferenceServer(options: options)
-        let url = server.baseURL.absoluteString
-        await server.shutdown()
+        let refusing = try RefusingPort()
+        let url = refusing.url.absoluteString
         let unreachable = io(data: data, ["SYBIL_API_URL": url, "SYBIL_TOKEN": Self.token])
         #expect(await unreachable.run("records", "sync") == 69)
         #expect(unreachable.stderr.contains("1 records stay unsynced"))
+        withExtendedLifetime(refusing) {}
         let live = try ReferenceServer(options: options)
         defer { Task { await live.shutdown() } }
         let wrongToken = io(data: data, ["SYBIL_API_URL": live.baseURL.absoluteString + "/api", "SYBIL_TOKEN": "nope"])

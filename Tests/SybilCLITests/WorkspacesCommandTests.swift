@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilServer
+import SybilTesting
 import Testing
 
 @testable import SybilCLI
@@ -85,14 +86,14 @@ struct WorkspacesCommandTests {
     @Test func sendSavesFirstAndTheNextSendDeliversWhatAnUnreachableServerMissed() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let closed = try server()
-        let unreachable = closed.baseURL.absoluteString
-        await closed.shutdown()
+        let closed = try RefusingPort()
+        let unreachable = closed.url.absoluteString
         let offline = TestIO(environment: [
             "SYBIL_API_URL": unreachable, "SYBIL_TOKEN": Self.token, "XDG_DATA_HOME": data.path,
         ])
         #expect(await offline.run("workspaces", "send", "desk-1/proj-app/sess-43", "Saved", "first") == 69)
         #expect(offline.stderr.contains("it stays in the outbox"))
+        withExtendedLifetime(closed) {}
 
         let server = try server()
         defer { Task { await server.shutdown() } }

@@ -67,9 +67,8 @@ struct RecordsEndToEndTests {
     @Test func recordsLoggedOfflineAreSyncedOnceAndNeverSentAgain() async throws {
         let store = try await RecordStore.inMemory()
         // No server: logging works, a sync fails and changes nothing.
-        let gone = try startServer()
-        let deadURL = gone.baseURL
-        await gone.shutdown()
+        let gone = try RefusingPort()
+        let deadURL = gone.url
         let offline = model(store, sync: RecordSync(store: store, api: try api(deadURL, CountingHTTP()), now: { 1 }))
         try await offline.logMood(score: 4, note: "after the walk")
         try await offline.logBreathing(seconds: 240, cycles: 20)
@@ -79,6 +78,7 @@ struct RecordsEndToEndTests {
         }
         #expect(offline.unsyncedCount == 3)
         #expect(offline.syncState == .failed)
+        withExtendedLifetime(gone) {}
 
         let server = try startServer()
         defer { Task { await server.shutdown() } }

@@ -72,15 +72,12 @@ struct HTTPClientContractTests {
 
     @Test(arguments: HTTPClientKind.allCases)
     func aRefusedConnectionThrows(_ kind: HTTPClientKind) async throws {
-        let port: UInt16
-        do {
-            let server = try LoopbackHTTPServer { _, _ in }
-            port = server.port
-        }
-        let url = URL(string: "http://127.0.0.1:\(port)/healthz")!
+        let refusing = try RefusingPort()
+        let url = refusing.url.appendingPathComponent("healthz")
         await #expect(throws: (any Error).self) {
             _ = try await kind.make().send(HTTPRequest(url: url, timeout: .seconds(5)))
         }
+        withExtendedLifetime(refusing) {}
     }
 }
 

@@ -236,11 +236,11 @@ struct UpstreamErrorTests {
     }
 
     @Test func aRefusedConnectionIs503WithoutTheUpstreamsAddress() async throws {
-        let gone = try listen(RecordingHandler { _ in .json([:]) })
+        let gone = try RefusingPort()
         let port = gone.port
-        await gone.shutdown()
         let app = try app(nil, base: "http://127.0.0.1:\(port)")
         let answer = await post(app)
+        withExtendedLifetime(gone) {}
         #expect(answer.status == 503)
         let body = try #require(errorBody(answer))
         #expect(body.code == "upstream_unavailable")
