@@ -161,6 +161,7 @@ final class AgentRoomService: Sendable {
             received = try Self.rawUpload(request)
         }
         let multipart = request.consumedBody != nil || AgentUploadForm.isMultipart(request.headers["Content-Type"])
+        if multipart { try Self.checkRawHeaders(request, beside: received) }
         let descriptor = try Self.check(received, multipart: multipart)
         let limiter = uploadLimiter
         let now = time.uptime()
@@ -205,6 +206,21 @@ final class AgentRoomService: Sendable {
         return AgentUploadForm.Upload(
             uploadId: uploadId, fileName: fileName,
             mimeType: mimeType.trimmingCharacters(in: .whitespaces).lowercased(), bytes: request.body)
+    }
+
+    /// The raw form's headers beside a multipart body may only repeat the form's id and file
+    /// name: a client that sends both must not have two answers to which upload it meant.
+    private static func checkRawHeaders(_ request: HTTPServerRequest, beside form: AgentUploadForm.Upload) throws {
+        if let headerId = request.headers["X-Upload-Id"], headerId != form.uploadId {
+            throw APIError.invalid(
+                "X-Upload-Id is for the raw form; on a multipart upload it may only repeat the uploadId part.",
+                param: "X-Upload-Id")
+        }
+        if let encodedName = request.headers["X-File-Name"], UploadNames.percentDecoded(encodedName) != form.fileName {
+            throw APIError.invalid(
+                "X-File-Name is for the raw form; on a multipart upload it may only repeat the file part's filename.",
+                param: "X-File-Name")
+        }
     }
 
     /// Checks an upload against the v1 rules and describes it: the id, the name and the

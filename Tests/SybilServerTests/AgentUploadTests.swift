@@ -60,6 +60,29 @@ struct AgentUploadTests {
         #expect(original.headers["X-Content-SHA256"] == descriptor.sha256)
     }
 
+    @Test(arguments: [false, true])
+    func theRawFormsHeadersBesideAFormMayOnlyRepeatItsIdAndName(streaming: Bool) async throws {
+        let harness = try AppHarness()
+        let form = AppHarness.uploadForm(id: "u-7", bytes: Array("ok".utf8), name: "a b.txt", type: "text/plain")
+        func upload(_ header: String, _ value: String) async -> HTTPServerResponse {
+            let headers = [("Content-Type", form.contentType), (header, value)]
+            return streaming
+                ? await harness.sendStreamed("POST", "/agent/uploads", body: form.encoded(), headers: headers, chunk: 5)
+                    .response
+                : await harness.send("POST", "/agent/uploads", body: form.encoded(), headers: headers)
+        }
+        for (header, other) in [
+            ("X-Upload-Id", ""), ("X-Upload-Id", "u-8"), ("X-File-Name", ""), ("X-File-Name", "b.txt"),
+        ] {
+            let refused = await upload(header, other)
+            #expect(refused.status == 400, "\(header) \"\(other)\" beside the form's u-7 and a b.txt")
+            #expect(try Self.error(refused).param == header)
+        }
+        #expect(await harness.send("GET", "/agent/uploads/u-7/original").status == 404, "nothing was stored")
+        #expect(await upload("X-Upload-Id", "u-7").status == 201)
+        #expect(await upload("X-File-Name", "a%20b.txt").status == 200, "the same upload again")
+    }
+
     @Test func aUTF8FileNameInFilenameStarIsKept() async throws {
         let harness = try AppHarness()
         let body = Array(
