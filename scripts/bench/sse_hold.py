@@ -8,6 +8,8 @@ import json
 import time
 import urllib.parse
 
+from procstatus import rss_kib
+
 parser = argparse.ArgumentParser()
 parser.add_argument("url")
 parser.add_argument("--count", type=int, default=1000)
@@ -15,14 +17,6 @@ parser.add_argument("--token", default="bench-token")
 parser.add_argument("--pid", type=int, required=True)
 parser.add_argument("--hold", type=float, default=3.0)
 args = parser.parse_args()
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 async def open_stream(url, opened):
