@@ -155,7 +155,13 @@ struct TerminalAppRunLoopTests {
             })
         #expect(screen.displayRows.rows.count > firstWindow)
         let shown = try #require(app.controller.app.timelineViewport?.items.first)
-        #expect(shown.id == topRow, "the row the reader was at is still on the top row after the prepend")
+        #expect(
+            shown.id == topRow,
+            """
+            the row the reader was at is still on the top row after the prepend \
+            (\(screen.olderPagesAdded) pages added, \(screen.displayRows.rows.count) rows, \
+            \(app.controller.app.timelineViewport?.linesAbove ?? -1) lines above)
+            """)
         #expect(shown.row == 0)
 
         // Paging on up loads page after page until the first message.
