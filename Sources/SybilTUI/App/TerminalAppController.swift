@@ -102,10 +102,19 @@ public final class TerminalAppController {
     }
 
     /// Draws the screen, then tells an open workspace session's screen model what the
-    /// timeline now shows (so it never decides from a layout older than the screen).
+    /// timeline now shows (so it never decides from a layout older than the screen). A scroll
+    /// the model decides from that draw (a restored prepend anchor) is applied against the same
+    /// draw and drawn at once: applied at a later tick it would be measured against a later
+    /// draw, and undo whatever the person scrolled in between.
     public func render(size: TerminalSize) -> (CellGrid, CursorPlacement?) {
-        let frame = app.render(size: size)
-        if let workspace { reportViewport(to: workspace.screen) }
+        var frame = app.render(size: size)
+        if let screen = workspace?.screen {
+            var redraws = 0
+            while redraws < 3, reportAndApply(to: screen) {
+                frame = app.render(size: size)
+                redraws += 1
+            }
+        }
         reportAgentRoomShown()
         return frame
     }
@@ -147,6 +156,19 @@ public final class TerminalAppController {
         let screen = session.screen
         reportViewport(to: screen)
         screen.frame()
+        return applyScrollCommand(of: screen)
+    }
+
+    /// Reports the last draw to `screen`, then applies a scroll command the report made it
+    /// publish. Returns whether the scroll moved.
+    private func reportAndApply(to screen: WorkspaceChatScreenModel<ContinuousClock>) -> Bool {
+        reportViewport(to: screen)
+        return applyScrollCommand(of: screen)
+    }
+
+    /// Applies the scroll command `screen` published since the last one applied, measured
+    /// against the last draw (the one the model last saw). Returns whether the scroll moved.
+    private func applyScrollCommand(of screen: WorkspaceChatScreenModel<ContinuousClock>) -> Bool {
         guard screen.scrollCommandSequence != reported?.sequence, let measured = app.timelineViewport else {
             return false
         }
