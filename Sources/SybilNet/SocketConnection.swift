@@ -42,9 +42,13 @@
         static func connect(
             host: String, port: Int, tls: Bool, trustedCertificatesFile: String? = nil
         ) async throws -> SocketConnection {
-            try await withCheckedThrowingContinuation { continuation in
+            // The outcome crosses from the connecting thread under a lock whose turns
+            // ThreadSanitizer sees; it cannot see the continuation's own hand-off when a
+            // Foundation thread resumes it, and would report the connection's fields as raced.
+            let outcome = Locked<Result<SocketConnection, any Error>?>(nil)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let thread = Thread {
-                    do {
+                    let result = Result { () throws -> SocketConnection in
                         let descriptor = try openTCP(host: host, port: port)
                         var session: TLSSession?
                         do {
@@ -59,13 +63,17 @@
                         }
                         let connection = try SocketConnection(descriptor: descriptor, tls: session)
                         connection.start()
-                        continuation.resume(returning: connection)
-                    } catch {
-                        continuation.resume(throwing: error)
+                        return connection
                     }
+                    outcome.withLock { $0 = result }
+                    continuation.resume()
                 }
                 thread.start()
             }
+            guard let result = outcome.withLock({ $0 }) else {
+                throw SocketError("the connecting thread ended without an outcome", 0)
+            }
+            return try result.get()
         }
 
         /// Queues `bytes` for sending.
