@@ -106,6 +106,9 @@ public struct HTTPRequestParser: Sendable {
     private var currentLimit = 0
     /// How far the current head has been searched for its end already.
     private var headScanned = 0
+    /// How far the partial line at the buffer's start (a chunk-size or trailer line) has been
+    /// searched for its CRLF already, so a line arriving byte by byte is scanned once.
+    private var lineScanned = 0
     /// Bytes of the current request's trailer section read so far.
     private var trailerBytes = 0
     /// The longest chunk-size line (size and extensions), in bytes.
@@ -313,10 +316,27 @@ public struct HTTPRequestParser: Sendable {
 
     /// Removes and returns one CRLF-terminated line, without the CRLF.
     private mutating func takeLine() -> [UInt8]? {
-        guard let end = buffer.firstRange(of: [0x0D, 0x0A]) else { return nil }
-        let line = Array(buffer[..<end.lowerBound])
-        buffer.removeSubrange(..<end.upperBound)
+        guard let end = Self.lineEnd(in: buffer, from: lineScanned) else {
+            // A final CR may be the start of the CRLF: it is looked at again.
+            lineScanned = max(0, buffer.count - 1)
+            return nil
+        }
+        lineScanned = 0
+        let line = Array(buffer[..<end])
+        buffer.removeSubrange(..<(end + 2))
         return line
+    }
+
+    /// Where the first CRLF starts, searching from `start`.
+    static func lineEnd(in buffer: [UInt8], from start: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { bytes in
+            var index = max(start, 0)
+            while index + 1 < bytes.count {
+                if bytes[index] == 0x0D, bytes[index + 1] == 0x0A { return index }
+                index += 1
+            }
+            return nil
+        }
     }
 
     /// Where the first CRLF CRLF starts, searching from `start`.
