@@ -118,6 +118,8 @@
                         self.fail(URLError(.timedOut))
                         return
                     }
+                    // The live network's silence timeout: real time, as URLSession's (tests drive
+                    // it against a real peer; no rule decides by it).
                     try? await Task.sleep(until: deadline, clock: .continuous)
                 }
             }
@@ -277,6 +279,7 @@
                         }
                     }
                     let timer = Task {
+                        // The live connect timeout, in real time like URLSession's.
                         guard (try? await Task.sleep(for: timeout)) != nil else { return }
                         _ = settle(.failure(URLError(.timedOut)))
                     }
