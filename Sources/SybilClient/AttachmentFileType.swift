@@ -1,8 +1,8 @@
 import Foundation
 
 /// The MIME type a chosen file is sent with, from its name's extension (what a file picker
-/// would report); anything unknown is `application/octet-stream`. For phone front ends whose
-/// file picker gives a name only; the terminal app's uploads read the type from the file.
+/// would report); anything unknown is `application/octet-stream`. Read through
+/// `AttachmentUploader.File(path:)` below, which the terminal app's `/attach` calls.
 public enum AttachmentFileType {
     /// The MIME type of the file at `path`.
     public static func mimeType(ofPath path: String) -> String {
