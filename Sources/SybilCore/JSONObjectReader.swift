@@ -1,8 +1,9 @@
 /// Reads one JSON object against a contract: each accessor names the member, checks its
 /// type and rule, and throws a ``JSONError`` whose path points at the member.
 ///
-/// Duplicate member names are rejected on construction. Call ``requireExactKeys(_:)`` (or
-/// ``rejectUnknownKeys(_:)``) to enforce the set of members.
+/// Member names are compared by code points, as RFC 8259 does (``JSONMemberName``), never
+/// by Swift's canonical equivalence. Duplicate member names are rejected on construction.
+/// Call ``requireExactKeys(_:)`` (or ``rejectUnknownKeys(_:)``) to enforce the set of members.
 public struct JSONObjectReader: Sendable {
     /// The object being read.
     public let object: JSONObject
@@ -14,23 +15,32 @@ public struct JSONObjectReader: Sendable {
         guard case .object(let object) = value else {
             throw .contract(path, "expected an object, got \(value.kindDescription)")
         }
+        if let key = Self.firstDuplicateKey(in: object) {
+            throw .contract(path.appending(key: key), Self.duplicateKey(key))
+        }
+        self.object = object
+        self.path = path
+    }
+
+    /// The first member name an earlier member of `object` has, compared by code points
+    /// (``JSONMemberName``): `"xK"` and `"x\u{212A}"` are two names. Linear in the members.
+    public static func firstDuplicateKey(in object: JSONObject) -> String? {
         let members = object.members
         if members.count > 16 {
             // A hostile object may have hundreds of thousands of members: linear, not quadratic.
-            var seen = Set<String>(minimumCapacity: members.count)
-            for member in members where !seen.insert(member.key).inserted {
-                throw .contract(path.appending(key: member.key), Self.duplicateKey(member.key))
+            var seen = Set<JSONMemberName>(minimumCapacity: members.count)
+            for member in members where !seen.insert(JSONMemberName(member.key)).inserted {
+                return member.key
             }
         } else if members.count > 1 {
             for position in 1..<members.count {
                 let key = members[position].key
-                for earlier in 0..<position where members[earlier].key == key {
-                    throw .contract(path.appending(key: key), Self.duplicateKey(key))
+                for earlier in 0..<position where JSONMemberName.equal(members[earlier].key, key) {
+                    return key
                 }
             }
         }
-        self.object = object
-        self.path = path
+        return nil
     }
 
     /// What a member named twice is told: `duplicate key 'x'`, the name escaped as in JSON
@@ -52,7 +62,7 @@ public struct JSONObjectReader: Sendable {
 
     /// Fails if a member is not one of `keys`.
     public func rejectUnknownKeys(_ keys: [String]) throws(JSONError) {
-        for member in object.members where !keys.contains(member.key) {
+        for member in object.members where !keys.contains(where: { JSONMemberName.equal($0, member.key) }) {
             throw .contract(
                 path.appending(key: member.key),
                 "unexpected member; allowed members are \(keys.map { JSONWriter.quoted($0) }.joined(separator: ", "))")

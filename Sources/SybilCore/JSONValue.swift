@@ -1,5 +1,8 @@
 /// A JSON document tree as read by ``JSONReader``: numbers keep their exact literal and
 /// objects keep their members in document order (duplicates included, for the decoder to judge).
+///
+/// Equality and hashing compare strings and member names by code points, as RFC 8259 does
+/// (see ``JSONMemberName``), not by Swift's canonical equivalence.
 public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
@@ -33,7 +36,8 @@ public enum JSONValue: Sendable, Hashable {
     }
 }
 
-/// One `"key": value` member of a JSON object.
+/// One `"key": value` member of a JSON object; members are equal when their names are the
+/// same code points and their values are equal.
 public struct JSONMember: Sendable, Hashable {
     /// The member's name.
     public var key: String
@@ -57,12 +61,65 @@ public struct JSONObject: Sendable, Hashable {
         self.members = members
     }
 
-    /// The value of the first member named `key`.
+    /// The value of the first member named `key`, compared by code points (a Kelvin sign
+    /// U+212A is not the letter `K`).
     public subscript(key: String) -> JSONValue? {
-        for member in members where member.key == key {
+        for member in members where JSONMemberName.equal(member.key, key) {
             return member.value
         }
         return nil
+    }
+}
+
+extension JSONValue {
+    /// Whether `lhs` and `rhs` are the same JSON value: strings and member names by code points,
+    /// numbers by literal, arrays and object members in order.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let left), .bool(let right)): left == right
+        case (.number(let left), .number(let right)): left == right
+        case (.string(let left), .string(let right)): JSONMemberName.equal(left, right)
+        case (.array(let left), .array(let right)): left == right
+        case (.object(let left), .object(let right)): left == right
+        default: false
+        }
+    }
+
+    /// Hashes consistently with ``==(_:_:)``: strings by their UTF-8 bytes.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case .bool(let flag):
+            hasher.combine(1 as UInt8)
+            hasher.combine(flag)
+        case .number(let number):
+            hasher.combine(2 as UInt8)
+            hasher.combine(number)
+        case .string(let text):
+            hasher.combine(3 as UInt8)
+            JSONMemberName.hash(text, into: &hasher)
+        case .array(let elements):
+            hasher.combine(4 as UInt8)
+            hasher.combine(elements)
+        case .object(let object):
+            hasher.combine(5 as UInt8)
+            hasher.combine(object)
+        }
+    }
+}
+
+extension JSONMember {
+    /// Whether the names are the same code points and the values are equal.
+    public static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
+        JSONMemberName.equal(lhs.key, rhs.key) && lhs.value == rhs.value
+    }
+
+    /// Hashes the name's UTF-8 bytes and the value.
+    public func hash(into hasher: inout Hasher) {
+        JSONMemberName.hash(key, into: &hasher)
+        hasher.combine(value)
     }
 }
 

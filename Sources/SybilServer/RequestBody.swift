@@ -45,8 +45,8 @@ enum RequestBody {
         case .object(let object):
             let members = object.members
             if members.count > 1 {
-                var seen = Set<String>(minimumCapacity: members.count)
-                for member in members where !seen.insert(member.key).inserted {
+                var seen = Set<JSONMemberName>(minimumCapacity: members.count)
+                for member in members where !seen.insert(JSONMemberName(member.key)).inserted {
                     return (path, member.key)
                 }
             }

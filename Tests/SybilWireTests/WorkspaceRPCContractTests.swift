@@ -87,6 +87,14 @@ struct WorkspaceRPCContractTests {
         expectRejection(at: "params.runId", "duplicate key") { try WorkspaceRPCRequest.decode(json: Array(text.utf8)) }
     }
 
+    @Test("a member name with the Kelvin sign U+212A is not callKey: names compare by code points")
+    func requestRefusesAKelvinSignCallKey() {
+        let text = #"{"method": "run.codexChatStop", "call\u212aey": "k-1", "params": {}}"#
+        expectRejection(at: "callKey", "required member is missing") {
+            try WorkspaceRPCRequest.decode(json: Array(text.utf8))
+        }
+    }
+
     @Test func paramsReaderNamesParamsMembers() throws {
         let request = try decodeRequest(Self.readRequest)
         #expect(request.paramsReader.path.description == "params")
