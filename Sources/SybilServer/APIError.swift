@@ -50,6 +50,12 @@ public struct APIError: Error, Sendable, Hashable {
         APIError(status: 404, message: message)
     }
 
+    /// The 500 for a failure inside the server (a store that cannot read or write, a bug):
+    /// generic on purpose, since the cause, with its SQL, paths and internals, goes to the
+    /// server's log and never to a client.
+    public static let internalFailure = APIError(
+        status: 500, message: "The server could not complete this request; try again later.")
+
     /// The error object (`{"error": {…}}`).
     public var body: JSONValue {
         var error: [JSONMember] = [

@@ -70,8 +70,11 @@ actor AgentRoomStore {
                 """),
     ]
 
+    /// The database's file name under a storage directory.
+    static let file = "agent-room.sqlite"
+
     init(_ storage: SybilServerOptions.Storage) throws {
-        database = try ServerDatabase.open(storage, file: "agent-room.sqlite", migrations: Self.migrations)
+        database = try ServerDatabase.open(storage, file: Self.file, migrations: Self.migrations)
     }
 
     // MARK: Messages

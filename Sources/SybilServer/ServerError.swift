@@ -10,6 +10,9 @@ public enum ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     case system(String, Int32)
     /// The host is not a numeric IPv4 or IPv6 address.
     case invalidHost(String)
+    /// The store's database file at `path` cannot be used: `reason` is what SQLite or the
+    /// system said (never SQL), `remedy` what the operator should do about it.
+    case database(path: String, reason: String, remedy: String)
 
     /// One sentence for logs and the command line.
     public var description: String {
@@ -18,6 +21,8 @@ public enum ServerError: Error, Sendable, Hashable, CustomStringConvertible {
             let reason = String(cString: strerror(code))
             return "\(call) failed: \(reason) (errno \(code))"
         case .invalidHost(let host): return "'\(host)' is not a numeric IPv4 or IPv6 address"
+        case .database(let path, let reason, let remedy):
+            return "the database '\(path)' cannot be used (\(reason)): \(remedy)"
         }
     }
 }

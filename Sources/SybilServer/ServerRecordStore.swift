@@ -31,9 +31,12 @@ actor ServerRecordStore {
                 """)
     ]
 
+    /// The database's file name under a storage directory.
+    static let file = "records.sqlite"
+
     init(_ storage: SybilServerOptions.Storage) throws {
         executor = SerialQueueExecutor(label: "sybil.server.records")
-        database = try ServerDatabase.open(storage, file: "records.sqlite", migrations: Self.migrations)
+        database = try ServerDatabase.open(storage, file: Self.file, migrations: Self.migrations)
         try database.execute("PRAGMA synchronous = FULL")
     }
 

@@ -14,35 +14,48 @@ public final class SybilServerApp: HTTPHandler {
     let agentRoom: AgentRoomService
     let desktop: WorkspaceDesktopService
     let records: RecordsService
+    private let log: ServerLog
 
     /// Opens storage, builds the surfaces and starts their work (the Agent room's turns);
     /// `upstream` carries forwarded chats (URLSession when `options.upstream` is set and none is
-    /// given); `random` draws chat stream ids.
+    /// given); `random` draws chat stream ids; `log` receives the causes of 500 answers. A store
+    /// that cannot start throws ``ServerError/database(path:reason:remedy:)`` naming its file.
     public convenience init(
         options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil,
-        random: any RandomSource = SystemRandomSource()
+        random: any RandomSource = SystemRandomSource(), log: ServerLog = .standardError
     ) throws {
-        try self.init(options: options, time: time, upstream: upstream, random: random, starting: true)
+        try self.init(options: options, time: time, upstream: upstream, random: random, starting: true, log: log)
     }
 
     /// The app; with `starting` false no work starts until ``start()`` (a server that fails to
     /// bind then has nothing to stop).
     init(
         options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)?, random: any RandomSource,
-        starting: Bool
+        starting: Bool, log: ServerLog = .standardError
     ) throws {
         self.time = time
         self.options = options
+        self.log = log
+        let storage = options.storage
         expectedToken = Array(options.token.utf8)
         // Upstream redirects are never followed: the API key must not travel to another host.
         let forwarding = options.upstream == nil ? nil : (upstream ?? DefaultHTTPClient.make(followRedirects: false))
         chats = ChatCompletionsService(options: options, time: time, upstream: forwarding, random: random)
-        agentRoom = AgentRoomService(store: try AgentRoomStore(options.storage), options: options, time: time)
-        desktop = WorkspaceDesktopService(
-            store: try WorkspaceStore(
-                options.storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds()),
-            uploads: try WorkspaceUploadStore(options.storage), options: options, time: time)
-        records = RecordsService(store: try ServerRecordStore(options.storage), time: time)
+        let agentStore = try ServerDatabase.starting(storage, file: AgentRoomStore.file) {
+            try AgentRoomStore(storage)
+        }
+        agentRoom = AgentRoomService(store: agentStore, options: options, time: time)
+        let workspaceStore = try ServerDatabase.starting(storage, file: WorkspaceSchema.file) {
+            try WorkspaceStore(storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds())
+        }
+        let uploadStore = try ServerDatabase.starting(storage, file: WorkspaceSchema.file) {
+            try WorkspaceUploadStore(storage)
+        }
+        desktop = WorkspaceDesktopService(store: workspaceStore, uploads: uploadStore, options: options, time: time)
+        let recordStore = try ServerDatabase.starting(storage, file: ServerRecordStore.file) {
+            try ServerRecordStore(storage)
+        }
+        records = RecordsService(store: recordStore, time: time)
         if starting { start() }
     }
 
@@ -147,7 +160,9 @@ public final class SybilServerApp: HTTPHandler {
             } catch let error as JSONError {
                 return APIError.invalid(error.message, param: error.path.description).response
             } catch {
-                return APIError(status: 500, message: "The server failed: \(error).").response
+                // The cause (SQL, paths, SQLite's words) is for the operator, never the client.
+                log("sybil serve: \(request.method) \(route.template) failed: \(error)")
+                return APIError.internalFailure.response
             }
         }
     }
