@@ -1,3 +1,5 @@
+import SybilCore
+
 /// The rules for what a client names an upload with, shared by the Agent room's uploads
 /// (docs/api/agent-room.md) and the workspace desktop's chunked uploads
 /// (docs/api/workspaces.md), so that nothing a client chose is stored or served back unless
@@ -5,9 +7,10 @@
 ///
 /// - an upload id is 1 to 128 bytes of visible ASCII without `/`: `^[!-.0-~]{1,128}$`;
 /// - a file name is 1 to 1024 bytes of UTF-8, not blank, not `.` or `..`, without `/` and
-///   without characters that change how text around them is shown: control characters
-///   (C0, DEL, C1), the line and paragraph separators, and the bidirectional controls that
-///   can make `gpj.exe` read as `exe.jpg`.
+///   without characters that change how text around them is shown: SybilCore's
+///   ``NameCharacters`` rule (control characters, the line and paragraph separators, the
+///   bidirectional controls that can make `gpj.exe` read as `exe.jpg`), which display names
+///   follow too.
 enum UploadNames {
     /// The longest upload id, in bytes.
     static let maxUploadIdBytes = 128
@@ -32,23 +35,13 @@ enum UploadNames {
         guard (1...maxFileNameBytes).contains(text.utf8.count), text != ".", text != "..", !text.contains("/"),
             text.unicodeScalars.contains(where: { !$0.properties.isWhitespace })
         else { return false }
-        return !text.unicodeScalars.contains(where: isHidingCharacter)
+        return NameCharacters.firstRefused(in: text) == nil
     }
 
     /// Whether `text` may name a file's place on the client's device (`/` allowed): 1 to
     /// 4096 bytes without control characters.
     static func isPath(_ text: String) -> Bool {
-        text.utf8.count <= 4096 && !text.unicodeScalars.contains(where: isHidingCharacter)
-    }
-
-    /// Control characters (C0, DEL, C1), the line and paragraph separators, and the
-    /// bidirectional marks, embeddings, overrides and isolates.
-    static func isHidingCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F: true
-        case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
+        text.utf8.count <= 4096 && NameCharacters.firstRefused(in: text) == nil
     }
 
     /// Decodes a percent-encoded UTF-8 header value (`+` stands for a space, as the route has

@@ -51,5 +51,9 @@ extension Record {
         guard name.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
             throw .contract(path, "must not be blank")
         }
+        // The file-name rule: nothing that changes how the text around it is shown.
+        if let refused = NameCharacters.firstRefused(in: name) {
+            throw .contract(path, "\(NameCharacters.rule), got \(NameCharacters.codePoint(refused))")
+        }
     }
 }
