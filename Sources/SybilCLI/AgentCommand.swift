@@ -46,7 +46,7 @@ enum AgentCommand {
     }
 
     /// The HTTP client of every agent command: redirects are refused, never followed.
-    static func http() -> any HTTPClient { DefaultHTTPClient.make(followRedirects: false) }
+    static func http() -> any HTTPClient { DefaultHTTPClient.make(redirects: .deliver) }
 
     /// Opens the room's parts: the outbox and draft of this server (the embedded one keeps one
     /// scope whatever its port), the room model and the sender. Says why on standard error and

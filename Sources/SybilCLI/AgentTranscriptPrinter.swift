@@ -1,11 +1,13 @@
 import Foundation
 import SybilClient
+import SybilCore
 import SybilTimeline
 import SybilWire
 
 /// Turns the Agent room's transcript rows into terminal lines: each row once, in order (day
-/// separators, then `[HH:mm] role: text` with attachment cards indented). Pure, so what
-/// `sybil agent tail` prints is tested without a server.
+/// separators, then `[HH:mm] role: text` with attachment cards indented), every line made safe
+/// for a terminal (``TerminalText``): what room members and the agent wrote is shown, never
+/// obeyed. Pure, so what `sybil agent tail` prints is tested without a server.
 struct AgentTranscriptPrinter {
     private var printed: Set<AgentTranscriptRow.ID> = []
     private let timeZone: TimeZone
@@ -28,7 +30,7 @@ struct AgentTranscriptPrinter {
             case .message(let message): lines += self.lines(for: message)
             }
         }
-        return lines
+        return lines.map(TerminalText.safe)
     }
 
     private func lines(for message: AgentRoomMessage) -> [String] {
@@ -54,14 +56,15 @@ struct AgentTranscriptPrinter {
             case .awaitingEcho: "sent, awaiting echo"
             default: entry.state.rawValue
             }
-        return "[\(state)] you: \(entry.label)"
+        return TerminalText.safe("[\(state)] you: \(entry.label)")
     }
 
     /// The agent's activity as a status line.
     static func describe(_ activity: AgentRoomModel.Activity) -> String {
         switch activity {
         case .idle: "the agent is idle"
-        case .working(let detail): detail.isEmpty ? "the agent is working" : "the agent is working: \(detail)"
+        case .working(let detail):
+            detail.isEmpty ? "the agent is working" : "the agent is working: \(TerminalText.oneLine(detail))"
         }
     }
 

@@ -45,8 +45,8 @@ public struct CommandIO: Sendable {
         self.readChunks = readChunks
         self.writeOutput = writeOutput
         // Error lines quote what peers said (a server's message, a rejection's reason): a
-        // control character in one never reaches the terminal (see `TerminalStyle.safe`).
-        self.writeError = { text in writeError(TerminalStyle.safe(text)) }
+        // control character in one never reaches the terminal (see `TerminalText.safe`).
+        self.writeError = { text in writeError(TerminalText.safe(text)) }
         self.environment = environment
         self.waitForTermination = waitForTermination
         self.outputIsTerminal = outputIsTerminal

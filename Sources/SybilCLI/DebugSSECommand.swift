@@ -20,22 +20,28 @@ enum DebugSSECommand {
             ]
             io.writeOutput(writer.string(from: line) + "\n")
         }
+        var refusal: EventStreamParser.LimitExceeded?
         do {
             try io.readChunks(SybilCommandLine.inputPath(file)) { chunk in
-                guard let size = chunkBytes else {
-                    parser.feed(chunk, dispatch: emit)
-                    return
-                }
+                let size = chunkBytes ?? max(chunk.count, 1)
                 var start = 0
-                while start < chunk.count {
+                while start < chunk.count, refusal == nil {
                     let end = min(start + size, chunk.count)
-                    parser.feed(chunk[start..<end], dispatch: emit)
+                    do throws(EventStreamParser.LimitExceeded) {
+                        try parser.feed(chunk[start..<end], dispatch: emit)
+                    } catch {
+                        refusal = error
+                    }
                     start = end
                 }
             }
         } catch {
             io.writeError("sybil: \(error)\n")
             return .noInput
+        }
+        if let refusal {
+            io.writeError("sybil: the event stream was refused: \(refusal)\n")
+            return .invalidData
         }
         parser.finish()
         let end: JSONValue = [

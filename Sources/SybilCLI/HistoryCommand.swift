@@ -1,4 +1,5 @@
 import Foundation
+import SybilCore
 import SybilMarkdown
 import SybilStore
 
@@ -69,7 +70,7 @@ enum HistoryCommand {
         guard let id = parsed.positionals.first else {
             throw UsageError(command: command, message: "needs a conversation ID")
         }
-        let quoted = TerminalStyle.safe(String(id.prefix(100)))
+        let quoted = TerminalText.safe(String(id.prefix(100)))
         let store: SQLiteChatHistory
         switch ChatHistoryLocation.openForReading(io: io, command: command) {
         case .store(let opened): store = opened

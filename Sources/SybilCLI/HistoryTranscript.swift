@@ -1,3 +1,4 @@
+import SybilCore
 import SybilStore
 import SybilTimeline
 
@@ -9,15 +10,15 @@ enum HistoryTranscript {
     /// assistant's text (rendered Markdown on a terminal; by default the text as saved, made safe).
     static func text(
         _ conversation: ChatConversationRecord, messages: [ChatMessageRecord], time: (Int64) -> String,
-        reply: (String) -> String = { TerminalStyle.safe($0) + "\n" }
+        reply: (String) -> String = { TerminalText.safe($0) + "\n" }
     ) -> String {
         var output = "\(line(conversation.title, width: 200))\n"
-        output += "id \(TerminalStyle.safe(conversation.id)), created \(time(conversation.createdAt)), "
+        output += "id \(TerminalText.safe(conversation.id)), created \(time(conversation.createdAt)), "
         output += "updated \(time(conversation.updatedAt)), \(count(messages.count))\n"
         for message in messages {
             output += "\n\(label(message)):\n"
             if !message.text.isEmpty {
-                output += message.role == .assistant ? reply(message.text) : TerminalStyle.safe(message.text) + "\n"
+                output += message.role == .assistant ? reply(message.text) : TerminalText.safe(message.text) + "\n"
             }
             if let mark = mark(message.state) { output += mark + "\n" }
         }

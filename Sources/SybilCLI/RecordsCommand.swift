@@ -70,7 +70,7 @@ enum RecordsCommand {
         if stored.isSynced { return "synced" }
         if let rejection = stored.rejection {
             // The server's words: shown, never obeyed.
-            return TerminalStyle.safe("unsynced, rejected (\(rejection.code)): \(rejection.message)")
+            return TerminalText.safe("unsynced, rejected (\(rejection.code)): \(rejection.message)")
         }
         return "unsynced"
     }

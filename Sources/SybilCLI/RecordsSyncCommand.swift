@@ -33,7 +33,7 @@ enum RecordsSyncCommand {
             return .usage
         }
         let api = RecordsHTTPClient(
-            base: base, http: DefaultHTTPClient.make(followRedirects: false), tokens: connection.tokens)
+            base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
         guard
             let (model, store) = await RecordsCommand.model(
                 command: name, io: io, sync: { RecordSync(store: $0, api: api, now: RecordsCommand.now) })

@@ -41,7 +41,7 @@ final class ReplyPrinter: Sendable {
                 state.mode = .rendered(renderer)
                 return text
             case .raw(let safe):
-                return safe ? MarkdownDocument.displaySafe(delta) : delta
+                return safe ? TerminalText.safe(delta) : delta
             }
         }
         if !text.isEmpty { output(text) }

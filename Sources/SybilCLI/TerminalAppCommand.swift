@@ -128,7 +128,7 @@ enum TerminalAppCommand {
         // Records live on this device; `s` in their overlay syncs them with this server.
         let recordsSync: ((RecordStore) -> RecordSync)? = (try? AgentAPIBase(connection.baseURL)).map { base in
             let api = RecordsHTTPClient(
-                base: base, http: DefaultHTTPClient.make(followRedirects: false), tokens: connection.tokens)
+                base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
             return { RecordSync(store: $0, api: api, now: RecordsCommand.now) }
         }
         let records = await RecordsCommand.model(command: name, io: io, sync: recordsSync)?.model

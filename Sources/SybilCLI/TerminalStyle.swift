@@ -20,20 +20,4 @@ struct TerminalStyle {
             run.isMatch && isStyled ? "\u{1B}[1m\(run.text)\u{1B}[22m" : run.text
         }.joined()
     }
-
-    /// `text` with every control character but line feed and tab shown as U+FFFD, and CR LF
-    /// as a line feed.
-    static func safe(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            if character == "\n" || character == "\r\n" || character == "\t" {
-                result.append(character == "\r\n" ? "\n" : character)
-            } else if character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                result.append("\u{FFFD}")
-            } else {
-                result.append(character)
-            }
-        }
-        return result
-    }
 }

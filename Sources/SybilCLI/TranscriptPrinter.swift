@@ -1,11 +1,13 @@
+import SybilCore
 import SybilTimeline
 import SybilWire
 
 /// Turns a chat's display rows into lines for a terminal log: a row is printed when it
 /// appears, again when its text changes (a streaming reply) and once more when history
 /// confirms it (a message goes from sending or live to confirmed under the same id); the
-/// pinned status when it changes. Pure, so what `sybil workspaces open` prints is tested
-/// without a server.
+/// pinned status when it changes. Every line is made safe for a terminal (``TerminalText``):
+/// the desktop's text is shown, never obeyed. Pure, so what `sybil workspaces open` prints is
+/// tested without a server.
 struct TranscriptPrinter {
     private var printed: [String: (text: String, confirmed: Bool)] = [:]
     private var pinned: String?
@@ -17,9 +19,9 @@ struct TranscriptPrinter {
             let now = (text: row.text, confirmed: row.state == .confirmed)
             if let before = printed[row.id], before.text == now.text, before.confirmed || !now.confirmed { continue }
             printed[row.id] = now
-            lines.append(Self.line(for: row))
+            lines.append(TerminalText.safe(Self.line(for: row)))
         }
-        let status = display.pinnedStatus.map { "  … \($0.text)" }
+        let status = display.pinnedStatus.map { "  … \(TerminalText.oneLine($0.text))" }
         if status != pinned {
             pinned = status
             if let status { lines.append(status) }

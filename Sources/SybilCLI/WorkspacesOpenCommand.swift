@@ -86,8 +86,8 @@ enum WorkspacesOpenCommand {
             for line in printer.lines(for: screen.displayRows) { io.writeOutput(line + "\n") }
             if feed.connection != connection {
                 connection = feed.connection
-                if case .reconnecting(let reason, let retryIn) = connection {
-                    io.writeError("\(name): events stream dropped (\(reason)); retrying in \(retryIn)\n")
+                if case .reconnecting = connection {
+                    io.writeError("\(name): events stream dropped; \(connection)\n")
                 }
             }
         }

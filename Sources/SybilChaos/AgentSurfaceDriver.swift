@@ -28,7 +28,7 @@ final class AgentSurfaceDriver {
         if let problem = outbox.loadProblems.first { throw ChaosError("the Agent outbox lost data: \(problem)") }
         let api = try connection.agentAPI()
         room = AgentRoomModel(
-            base: base, tokens: connection.tokens, http: DefaultHTTPClient.make(followRedirects: false),
+            base: base, tokens: connection.tokens, http: DefaultHTTPClient.make(redirects: .deliver),
             clock: ContinuousClock(), random: SystemRandomSource(), timeZone: .current,
             policy: ReconnectPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1)))
         sender = AgentOutboxSender(outbox: outbox, api: api, removesConfirmed: false)

@@ -34,7 +34,7 @@ public struct ChaosConnection: Sendable {
     /// The Agent room's REST client.
     public func agentAPI() throws -> AgentRoomHTTPClient {
         AgentRoomHTTPClient(
-            base: try AgentAPIBase(baseURL), http: DefaultHTTPClient.make(followRedirects: false), tokens: tokens,
+            base: try AgentAPIBase(baseURL), http: DefaultHTTPClient.make(redirects: .deliver), tokens: tokens,
             random: SystemRandomSource())
     }
 

@@ -11,7 +11,7 @@ import SybilWire
 /// arrive.
 ///
 /// Give it an ``HTTPClient`` that does not follow redirects
-/// (`DefaultHTTPClient.make(followRedirects: false)`): a client that followed one would have
+/// (`DefaultHTTPClient.make(redirects: .deliver)`): a client that followed one would have
 /// sent the request, credentials included, before this type sees the answer.
 public struct AgentRoomHTTPClient: AgentRoomAPI {
     /// The largest JSON answer read (a page of 200 messages fits many times over).

@@ -8,7 +8,7 @@ import SybilWire
 /// the token once through the token chain, and a `3xx` is never followed.
 ///
 /// Give it an ``HTTPClient`` that does not follow redirects
-/// (`DefaultHTTPClient.make(followRedirects: false)`).
+/// (`DefaultHTTPClient.make(redirects: .deliver)`).
 public struct RecordsHTTPClient: RecordsAPI {
     /// The largest answer read: 500 results, or a page of 500 records at their limits.
     public static let maximumAnswerBytes = 8 << 20

@@ -141,13 +141,17 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
         _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>, lastEventId: LastEventID,
         overlay: StreamOverlay, into continuation: AsyncStream<Update>.Continuation
     ) async throws -> String {
-        var parser = EventStreamParser()
-        var pendingBytes = 0
+        var parser = EventStreamParser(limits: .init(maximumEventBytes: maximumEventBytes))
         for try await chunk in body {
             watch.touch()
-            pendingBytes += chunk.count
-            for event in parser.feed(chunk) {
-                pendingBytes = 0
+            let events: [ServerSentEvent]
+            do {
+                events = try parser.feed(chunk)
+            } catch {
+                // Reading stops: the stream is dropped and its connection closed.
+                return "\(error)"
+            }
+            for event in events {
                 let update: Update
                 var shown = overlay.value
                 do {
@@ -180,9 +184,6 @@ public struct WorkspaceEventsClient<C: Clock>: Sendable where C.Duration == Dura
                 }
                 overlay.value = shown
                 if !event.lastEventId.isEmpty { lastEventId.value = event.lastEventId }
-            }
-            if pendingBytes > maximumEventBytes {
-                return "an event was larger than \(maximumEventBytes) bytes"
             }
         }
         return "the desktop ended the stream"

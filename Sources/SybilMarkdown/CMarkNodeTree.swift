@@ -1,4 +1,5 @@
 import CCMarkGFM
+import SybilCore
 
 /// What the tree walk reports: a node entered (with what the model needs of it) or a
 /// container left. No C type leaves this file.
@@ -84,7 +85,7 @@ final class CMarkNodeTree {
     /// (`&#27;`) after the input was made safe, so every literal, info string and URL is
     /// checked again.
     private static func safe(_ text: UnsafePointer<CChar>?) -> String {
-        text.map { MarkdownDocument.displaySafe(String(cString: $0)) } ?? ""
+        text.map { TerminalText.safe(String(cString: $0)) } ?? ""
     }
 
     private static func kind(of node: OpaquePointer) -> CMarkNodeKind {

@@ -37,7 +37,7 @@ public struct TerminalMarkdownRenderer: Sendable {
         do {
             return render(try MarkdownDocument.parse(markdown, limits: limits))
         } catch {
-            return render(blocks: [.html(MarkdownDocument.displaySafe(markdown))])
+            return render(blocks: [.html(TerminalText.safe(markdown))])
         }
     }
 

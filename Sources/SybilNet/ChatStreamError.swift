@@ -25,6 +25,11 @@ public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible 
     case malformedChunk(String)
     /// The connection failed.
     case transport(String)
+    /// The server redirected the request, which is never followed (the question would go to
+    /// an address the user did not choose).
+    case redirected(HTTPRedirectRefused)
+    /// The stream went past a limit (a line or an event too large): it was refused.
+    case tooLarge(String)
 
     /// One sentence for the user.
     public var description: String {
@@ -45,6 +50,8 @@ public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible 
         case .stalled(let after): return "The reply stalled (nothing for \(after))."
         case .malformedChunk(let reason): return "The reply could not be read: \(reason)"
         case .transport(let reason): return "The connection failed: \(reason)"
+        case .redirected(let refusal): return "The chat service could not be used: \(refusal)."
+        case .tooLarge(let reason): return "The reply was refused: \(reason)."
         }
     }
 

@@ -1,12 +1,18 @@
 /// The ``HTTPClient`` the apps use: ``SocketHTTPClient`` on Linux (URLSession there spins at
 /// full CPU while a streamed body is silent), ``URLSessionHTTPClient`` on Apple platforms.
+/// Neither follows a redirect.
 public enum DefaultHTTPClient {
-    /// A client; `followRedirects: false` makes a 3xx the final response.
-    public static func make(followRedirects: Bool = true) -> any HTTPClient {
+    /// A client; by default a redirect throws ``HTTPRedirectRefused`` naming its target, and
+    /// with ``HTTPRedirects/deliver`` a 3xx is the final response.
+    public static func make(redirects: HTTPRedirects = .refuse) -> any HTTPClient {
         #if canImport(Glibc) && canImport(COpenSSL)
-            SocketHTTPClient(followRedirects: followRedirects)
+            let client = SocketHTTPClient(followRedirects: false)
         #else
-            URLSessionHTTPClient(followRedirects: followRedirects)
+            let client = URLSessionHTTPClient(followRedirects: false)
         #endif
+        switch redirects {
+        case .refuse: return RedirectRefusingHTTPClient(inner: client)
+        case .deliver: return client
+        }
     }
 }

@@ -79,7 +79,7 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
 }
 
 /// The HTTP seam: everything the network layer sends goes through one of these. Tests use a
-/// stub; apps use ``DefaultHTTPClient/make(followRedirects:)``.
+/// stub; apps use ``DefaultHTTPClient/make(redirects:)``.
 public protocol HTTPClient: Sendable {
     /// Sends `request` and returns once the response head arrived; the body streams.
     func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse

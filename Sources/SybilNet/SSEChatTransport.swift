@@ -66,6 +66,8 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
                 continuation.finish(throwing: error)
             } catch is CancellationError {
                 continuation.finish(throwing: CancellationError())
+            } catch let refusal as HTTPRedirectRefused {
+                continuation.finish(throwing: ChatStreamError.redirected(refusal))
             } catch let error as URLError where error.code == .timedOut {
                 continuation.finish(throwing: ChatStreamError.stalled(after: request.timeout))
             } catch {
@@ -131,7 +133,14 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         do {
             for try await bytes in body {
                 watch.touch()
-                for event in parser.feed(bytes) {
+                let events: [ServerSentEvent]
+                do {
+                    events = try parser.feed(bytes)
+                } catch {
+                    // Reading stops here: dropping the body closes the connection.
+                    throw ChatStreamError.tooLarge(error.description)
+                }
+                for event in events {
                     let decoded: OpenAIStreamEvent
                     do {
                         decoded = try OpenAIStreamEvent.decode(event)

@@ -5,18 +5,25 @@
     import SybilCore
 
     /// A TCP connection, optionally TLS (OpenSSL, with certificate and host-name checks), run
-    /// by one I/O thread that polls the socket and a wake pipe: received bytes go to
-    /// ``inbound``; ``write(_:)`` queues bytes and wakes the thread. One thread does all reads
-    /// and writes, so an OpenSSL session is never used from two threads at once.
+    /// by one I/O thread that polls the socket and a wake pipe: received bytes wait in a
+    /// bounded inbox for ``receive()``; ``write(_:)`` queues bytes and wakes the thread. One
+    /// thread does all reads and writes, so an OpenSSL session is never used from two threads
+    /// at once.
+    ///
+    /// Backpressure: once the inbox holds ``inboxLimit`` bytes the thread stops reading until
+    /// the consumer takes them, so a peer that sends faster than its bytes are used is slowed
+    /// by TCP instead of filling memory. The most a connection holds for its consumer is
+    /// ``inboxLimit`` plus one read (``readSize``).
     final class SocketConnection: Sendable {
-        /// Received bytes; ends when the peer closes, throws when the connection fails.
-        let inbound: AsyncThrowingStream<[UInt8], any Error>
+        /// Bytes read from the socket at a time.
+        static let readSize = 64 * 1024
+        /// Received bytes the inbox holds before reading pauses.
+        static let inboxLimit = 256 * 1024
 
         private let descriptor: Int32
         private let wake: (read: Int32, write: Int32)
         private let tls: TLSSession?
         private let state = Locked(State())
-        private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
 
         private struct State {
             var outbound: [UInt8] = []
@@ -24,6 +31,17 @@
             /// The I/O thread ended and closed the descriptors: nothing may touch them again
             /// (their numbers may already belong to other files).
             var finished = false
+            /// Received chunks not yet taken, oldest first from `inboxHead`.
+            var inbox: [[UInt8]] = []
+            var inboxHead = 0
+            /// Bytes in `inbox[inboxHead...]`.
+            var inboxBytes = 0
+            /// The I/O thread stopped reading because the inbox was full.
+            var readingPaused = false
+            /// The consumer waiting in ``receive()``.
+            var waiter: CheckedContinuation<[UInt8]?, any Error>?
+            /// How the received stream ended: cleanly (`nil` error) or with a failure; set once.
+            var end: (any Error)??
         }
 
         private init(descriptor: Int32, tls: TLSSession?) throws(SocketError) {
@@ -32,7 +50,6 @@
             self.descriptor = descriptor
             self.tls = tls
             wake = (pipeEnds[0], pipeEnds[1])
-            (inbound, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             _ = fcntl(wake.read, F_SETFL, fcntl(wake.read, F_GETFL) | O_NONBLOCK)
             _ = fcntl(wake.write, F_SETFL, fcntl(wake.write, F_GETFL) | O_NONBLOCK)
@@ -82,10 +99,118 @@
             signal()
         }
 
-        /// Sends what is queued, then closes.
+        /// Sends what is queued, then closes; reading stops at once.
         func shutdown() {
             state.withLock { $0.closing = true }
             signal()
+        }
+
+        /// The next received bytes, in order; `nil` once the peer closed (after every byte
+        /// received before it); throws when the connection failed or the waiting task was
+        /// cancelled (which closes the connection).
+        func receive() async throws -> [UInt8]? {
+            if let ready = try state.withLock({ state throws -> [UInt8]?? in try Self.take(&state) }) {
+                resumeReadingIfDrained()
+                return ready
+            }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
+                    let outcome = state.withLock { state -> Result<[UInt8]?, any Error>? in
+                        do {
+                            if let ready = try Self.take(&state) { return .success(ready) }
+                        } catch {
+                            return .failure(error)
+                        }
+                        if Task.isCancelled { return .failure(CancellationError()) }
+                        precondition(state.waiter == nil, "two tasks wait on one socket connection")
+                        state.waiter = continuation
+                        return nil
+                    }
+                    if let outcome {
+                        continuation.resume(with: outcome)
+                        resumeReadingIfDrained()
+                    }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                if let waiter {
+                    waiter.resume(throwing: CancellationError())
+                    shutdown()
+                }
+            }
+        }
+
+        /// Bytes the inbox holds now (what backpressure bounds).
+        var bufferedBytes: Int {
+            state.withLock { $0.inboxBytes }
+        }
+
+        /// Whether reading stopped because the inbox is full.
+        var isReadingPaused: Bool {
+            state.withLock { $0.readingPaused }
+        }
+
+        /// The oldest chunk, `.some(nil)` at a clean end, `nil` when nothing is there yet.
+        private static func take(_ state: inout State) throws -> [UInt8]?? {
+            if state.inboxHead < state.inbox.count {
+                let chunk = state.inbox[state.inboxHead]
+                state.inbox[state.inboxHead] = []
+                state.inboxHead += 1
+                state.inboxBytes -= chunk.count
+                if state.inboxHead == state.inbox.count {
+                    state.inbox.removeAll(keepingCapacity: true)
+                    state.inboxHead = 0
+                }
+                return .some(chunk)
+            }
+            switch state.end {
+            case .none: return nil
+            case .some(.none): return .some(nil)
+            case .some(.some(let error)): throw error
+            }
+        }
+
+        /// Wakes the I/O thread when it paused on a full inbox that has room again.
+        private func resumeReadingIfDrained() {
+            let resume = state.withLock { state -> Bool in
+                guard state.readingPaused, state.inboxBytes < Self.inboxLimit else { return false }
+                state.readingPaused = false
+                return true
+            }
+            if resume { signal() }
+        }
+
+        /// Hands a received chunk to the waiting consumer, or keeps it in the inbox; returns
+        /// whether the inbox is now full.
+        private func deliver(_ chunk: [UInt8]) -> Bool {
+            let (waiter, full) = state.withLock { state -> (CheckedContinuation<[UInt8]?, any Error>?, Bool) in
+                if let waiter = state.waiter {
+                    state.waiter = nil
+                    return (waiter, false)
+                }
+                state.inbox.append(chunk)
+                state.inboxBytes += chunk.count
+                let full = state.inboxBytes >= Self.inboxLimit
+                if full { state.readingPaused = true }
+                return (nil, full)
+            }
+            waiter?.resume(returning: chunk)
+            return full
+        }
+
+        /// Ends the received stream (`nil`: cleanly); the waiting consumer learns at once,
+        /// a later one after the bytes still in the inbox.
+        private func endInbound(_ failure: (any Error)?) {
+            let waiter = state.withLock { state -> CheckedContinuation<[UInt8]?, any Error>? in
+                guard state.end == nil else { return nil }
+                state.end = .some(failure)
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            if let failure { waiter?.resume(throwing: failure) } else { waiter?.resume(returning: nil) }
         }
 
         /// Wakes the I/O thread. Under the state lock, so that it never writes to a descriptor
@@ -104,7 +229,7 @@
         }
 
         private func run() {
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            var buffer = [UInt8](repeating: 0, count: Self.readSize)
             // Bytes to send are `pending[sent...]`; partial sends move the offset instead of
             // shifting the buffer, so a large message costs one copy, not one per send.
             var pending: [UInt8] = []
@@ -112,9 +237,9 @@
             var failure: (any Error)?
             loop: while true {
                 var queued: [UInt8] = []
-                let closing = state.withLock { state -> Bool in
+                let (closing, paused) = state.withLock { state -> (Bool, Bool) in
                     swap(&queued, &state.outbound)
-                    return state.closing
+                    return (state.closing, state.readingPaused)
                 }
                 if sent == pending.count {
                     pending = queued
@@ -124,8 +249,14 @@
                 }
                 let hasPending = sent < pending.count
                 if closing && !hasPending { break }
+                // Closing or full: the socket is not read (a closing connection only sends).
+                let reading = !closing && !paused
+                // A socket neither read nor written is left out of the poll: its hang-up or error
+                // would otherwise be reported at once, again and again, while reading is paused.
                 var fds = [
-                    pollfd(fd: descriptor, events: Int16(POLLIN) | (hasPending ? Int16(POLLOUT) : 0), revents: 0),
+                    pollfd(
+                        fd: reading || hasPending ? descriptor : -1,
+                        events: (reading ? Int16(POLLIN) : 0) | (hasPending ? Int16(POLLOUT) : 0), revents: 0),
                     pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
                 ]
                 let ready = poll(&fds, 2, -1)
@@ -146,7 +277,11 @@
                         break
                     }
                 }
-                if fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+                let readable = fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0
+                if reading, readable {
+                    // Reads until the socket would block, the inbox is full or the
+                    // connection is closing: a peer that never pauses cannot keep this loop
+                    // from noticing either.
                     while true {
                         let result: Int
                         do {
@@ -157,11 +292,12 @@
                         }
                         if result == 0 { break loop }  // peer closed
                         if result < 0 { break }  // would block
-                        continuation.yield(Array(buffer[0..<result]))
+                        if deliver(Array(buffer[0..<result])) { break }
+                        if state.withLock({ $0.closing }) { break }
                     }
                 }
             }
-            if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
+            endInbound(failure)
             state.withLock { state in
                 state.finished = true
                 tls?.close()

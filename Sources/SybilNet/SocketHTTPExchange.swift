@@ -8,37 +8,45 @@
     #endif
 
     /// One request and its response on a connection of its own (``SocketHTTPClient``): the
-    /// request written at once, the response parsed as it arrives, the head handed to the
-    /// waiting caller and the body streamed on; a watchdog ends the exchange after a silence as
-    /// long as the request's timeout. The connection is closed when the response ends, fails,
-    /// or its consumer goes away.
+    /// request written at once, the response read and parsed only as its consumer asks for it
+    /// (the head by ``response()``, then the body chunk by chunk), so a server that sends faster
+    /// than its answer is used is slowed by TCP: between the socket and the consumer at most the
+    /// connection's bounded inbox and one read's events are held. A watchdog ends the exchange
+    /// when the server stays silent for the request's timeout while the consumer waits. The
+    /// connection is closed when the response ends, fails, or its consumer goes away
+    /// (cancelled, or the body dropped).
     final class SocketHTTPExchange: Sendable {
         private let connection: SocketConnection
         private let timeout: Duration
-        private let requestWasHead: Bool
-        private let body: AsyncThrowingStream<[UInt8], any Error>
-        private let bodyContinuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
         private let state: Locked<State>
 
         private struct State {
-            var headWaiter: CheckedContinuation<HTTPStreamingResponse, any Error>?
-            /// The head or the failure, when it came before anyone waited for it.
-            var early: Result<HTTPStreamingResponse, any Error>?
-            var headSeen = false
+            var parser: HTTPResponseParser
+            /// Parsed events not yet handed on, from `nextEvent`.
+            var events: [HTTPResponseParser.Event] = []
+            var nextEvent = 0
+            /// The parse error found after `events`: handed on once they are.
+            var parseError: HTTPResponseParser.ParseError?
+            /// Since when a consumer waits for the server; `nil` while nobody waits.
+            var waitingSince: ContinuousClock.Instant?
             var finished = false
-            var lastActivity: ContinuousClock.Instant
-            var tasks: [Task<Void, Never>] = []
+            /// Why the exchange was ended early (a timeout, a cancellation).
+            var failure: (any Error)?
+            var watchdog: Task<Void, Never>?
         }
 
         private init(connection: SocketConnection, timeout: Duration, requestWasHead: Bool) {
             self.connection = connection
             self.timeout = timeout
-            self.requestWasHead = requestWasHead
-            (body, bodyContinuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-            state = Locked(State(lastActivity: ContinuousClock.now))
+            state = Locked(State(parser: HTTPResponseParser(requestWasHead: requestWasHead)))
         }
 
-        /// Connects (within the request's timeout), writes `request` and starts reading.
+        deinit {
+            // The consumer dropped the body: nothing will read the rest.
+            close()
+        }
+
+        /// Connects (within the request's timeout), writes `request` and starts the watchdog.
         static func start(_ request: HTTPRequest, trustedCertificatesFile: String?) async throws -> SocketHTTPExchange {
             guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                 let host = request.url.host, !host.isEmpty
@@ -50,7 +58,7 @@
             let exchange = SocketHTTPExchange(
                 connection: connection, timeout: request.timeout, requestWasHead: request.method == "HEAD")
             connection.write(bytes)
-            exchange.startReading()
+            exchange.startWatchdog()
             return exchange
         }
 
@@ -59,20 +67,21 @@
             url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
         }
 
-        /// The response once its head arrived; the body streams. Throws `URLError(.timedOut)`
-        /// when no head came within the timeout; cancelling the waiting task closes it all.
+        /// The response once its head arrived; the body streams as it is read. Throws
+        /// `URLError(.timedOut)` when no head came within the timeout; cancelling the waiting
+        /// task closes it all.
         func response() async throws -> HTTPStreamingResponse {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    let early = state.withLock { state -> Result<HTTPStreamingResponse, any Error>? in
-                        if let early = state.early { return early }
-                        state.headWaiter = continuation
-                        return nil
-                    }
-                    if let early { continuation.resume(with: early) }
-                }
-            } onCancel: {
-                fail(CancellationError())
+            switch try await nextEvent() {
+            case .head(let status, let headers):
+                // The stream's closure owns the exchange: dropping the body closes it.
+                let next: @Sendable () async throws -> [UInt8]? = { [self] in try await nextBodyChunk() }
+                return HTTPStreamingResponse(
+                    head: HTTPResponseHead(status: status, headers: headers), body: AsyncThrowingStream(unfolding: next)
+                )
+            case .body, .end:
+                throw HTTPTransportError("the server's response is malformed: a body before its head")
+            case nil:
+                throw HTTPTransportError("the server closed the connection before a response")
             }
         }
 
@@ -81,122 +90,121 @@
             finish(nil)
         }
 
-        private func startReading() {
-            bodyContinuation.onTermination = { [weak self] termination in
-                if case .cancelled = termination { self?.fail(CancellationError()) }
-            }
-            let reader = Task { [self] in
-                var parser = HTTPResponseParser(requestWasHead: requestWasHead)
-                var events: [HTTPResponseParser.Event] = []
-                do {
-                    for try await chunk in connection.inbound {
-                        touch()
-                        events.removeAll(keepingCapacity: true)
-                        do throws(HTTPResponseParser.ParseError) {
-                            try parser.feed(chunk, into: &events)
-                        } catch {
-                            // What the bytes held before the error is handed on first.
-                            deliver(events)
-                            throw error
-                        }
-                        if deliver(events) { return }
-                    }
-                    events.removeAll()
-                    try parser.finish(into: &events)
-                    deliver(events)
-                } catch let error as HTTPResponseParser.ParseError {
-                    fail(HTTPTransportError("the server's response is malformed: \(error.description)"))
-                } catch {
-                    fail(error)
+        /// The next piece of the body, `nil` at its end.
+        private func nextBodyChunk() async throws -> [UInt8]? {
+            while true {
+                switch try await nextEvent() {
+                case .body(let bytes): if !bytes.isEmpty { return bytes }
+                case .end, nil:
+                    finish(nil)
+                    return nil
+                case .head: continue
                 }
             }
-            let watchdog = Task { [weak self, timeout] in
+        }
+
+        /// The next parsed event, reading from the connection only when none is left; `nil`
+        /// when the exchange was closed after a complete response.
+        private func nextEvent() async throws -> HTTPResponseParser.Event? {
+            while true {
+                let ready = try state.withLock { state throws -> HTTPResponseParser.Event?? in
+                    if state.nextEvent < state.events.count {
+                        defer { state.nextEvent += 1 }
+                        return .some(state.events[state.nextEvent])
+                    }
+                    if let error = state.parseError {
+                        state.parseError = nil
+                        throw HTTPTransportError("the server's response is malformed: \(error.description)")
+                    }
+                    if let failure = state.failure { throw failure }
+                    if state.finished { return .some(nil) }
+                    state.events.removeAll(keepingCapacity: true)
+                    state.nextEvent = 0
+                    state.waitingSince = ContinuousClock.now
+                    return nil
+                }
+                if let ready { return ready }
+                let chunk: [UInt8]?
+                do {
+                    chunk = try await connection.receive()
+                } catch {
+                    let failure = state.withLock { $0.failure }
+                    let reason = failure ?? error
+                    finish(reason)
+                    throw reason
+                }
+                state.withLock { state in
+                    state.waitingSince = nil
+                    guard state.failure == nil else { return }
+                    do throws(HTTPResponseParser.ParseError) {
+                        if let chunk {
+                            try state.parser.feed(chunk, into: &state.events)
+                        } else {
+                            try state.parser.finish(into: &state.events)
+                            if state.events.isEmpty { state.finished = true }
+                        }
+                    } catch {
+                        // What the bytes held before the error is handed on first.
+                        state.parseError = error
+                    }
+                }
+            }
+        }
+
+        /// Ends the exchange with `URLError(.timedOut)` when the server stays silent for the
+        /// timeout while a consumer waits; a consumer that is slow to ask costs nothing.
+        private func startWatchdog() {
+            let timeout = timeout
+            let watchdog = Task { [weak self] in
                 while !Task.isCancelled {
-                    guard let self, let last = self.lastActivity else { return }
-                    let deadline = last.advanced(by: timeout)
-                    if ContinuousClock.now >= deadline {
-                        self.fail(URLError(.timedOut))
+                    // The exchange is held only while the deadline is read, never while
+                    // sleeping: a dropped body closes it at once.
+                    guard let step = self?.watchdogStep(timeout: timeout) else { return }
+                    // The live network's silence timeout: real time, as URLSession's (tests
+                    // drive it against a real peer; no rule decides by it).
+                    switch step {
+                    case .sleep(let deadline): try? await Task.sleep(until: deadline, clock: .continuous)
+                    case .expired:
+                        self?.finish(URLError(.timedOut))
                         return
                     }
-                    // The live network's silence timeout: real time, as URLSession's (tests drive
-                    // it against a real peer; no rule decides by it).
-                    try? await Task.sleep(until: deadline, clock: .continuous)
                 }
             }
             let finished = state.withLock { state in
-                state.tasks = [reader, watchdog]
+                state.watchdog = watchdog
                 return state.finished
             }
-            if finished {
-                reader.cancel()
-                watchdog.cancel()
+            if finished { watchdog.cancel() }
+        }
+
+        private enum WatchdogStep {
+            case sleep(until: ContinuousClock.Instant)
+            case expired
+        }
+
+        private func watchdogStep(timeout: Duration) -> WatchdogStep? {
+            state.withLock { state in
+                guard !state.finished else { return nil }
+                let now = ContinuousClock.now
+                guard let since = state.waitingSince else { return .sleep(until: now.advanced(by: timeout)) }
+                let deadline = since.advanced(by: timeout)
+                return now >= deadline ? .expired : .sleep(until: deadline)
             }
         }
 
-        /// When the response last made progress; `nil` once the exchange is over.
-        private var lastActivity: ContinuousClock.Instant? {
-            state.withLock { $0.finished ? nil : $0.lastActivity }
-        }
-
-        private func touch() {
-            state.withLock { $0.lastActivity = ContinuousClock.now }
-        }
-
-        /// Hands on parsed events; returns whether the response ended.
-        @discardableResult
-        private func deliver(_ events: [HTTPResponseParser.Event]) -> Bool {
-            for event in events {
-                switch event {
-                case .head(let status, let headers):
-                    let response = HTTPStreamingResponse(
-                        head: HTTPResponseHead(status: status, headers: headers), body: body)
-                    let waiter = state.withLock { state -> CheckedContinuation<HTTPStreamingResponse, any Error>? in
-                        state.headSeen = true
-                        guard let waiter = state.headWaiter else {
-                            state.early = .success(response)
-                            return nil
-                        }
-                        state.headWaiter = nil
-                        return waiter
-                    }
-                    waiter?.resume(returning: response)
-                case .body(let bytes):
-                    bodyContinuation.yield(bytes)
-                case .end:
-                    finish(nil)
-                    return true
-                }
-            }
-            return false
-        }
-
-        private func fail(_ error: any Error) {
-            finish(error)
-        }
-
-        /// Ends the exchange once: the head waiter or the body gets `error` (the body ends
-        /// cleanly without one), the connection closes, the tasks stop.
+        /// Ends the exchange once: a waiting consumer gets `error` (or the clean end), the
+        /// connection closes, the watchdog stops.
         private func finish(_ error: (any Error)?) {
-            let ending = state.withLock {
-                state -> (CheckedContinuation<HTTPStreamingResponse, any Error>?, [Task<Void, Never>], Bool)? in
+            let watchdog = state.withLock { state -> Task<Void, Never>?? in
                 guard !state.finished else { return nil }
                 state.finished = true
-                let waiter = state.headWaiter
-                state.headWaiter = nil
-                if !state.headSeen, waiter == nil {
-                    state.early = .failure(error ?? HTTPTransportError("the exchange was closed before a response"))
-                }
-                let tasks = state.tasks
-                state.tasks = []
-                return (waiter, tasks, state.headSeen)
+                if state.failure == nil { state.failure = error }
+                defer { state.watchdog = nil }
+                return .some(state.watchdog)
             }
-            guard let (waiter, tasks, headSeen) = ending else { return }
+            guard let watchdog else { return }
             connection.shutdown()
-            for task in tasks { task.cancel() }
-            if let waiter {
-                waiter.resume(throwing: error ?? HTTPTransportError("the exchange was closed before a response"))
-            }
-            if headSeen, let error { bodyContinuation.finish(throwing: error) } else { bodyContinuation.finish() }
+            watchdog?.cancel()
         }
 
         // MARK: The request

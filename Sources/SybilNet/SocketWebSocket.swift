@@ -7,13 +7,21 @@
     /// handshake, masked frames, fragmented messages reassembled, pings answered and keepalive
     /// pings sent, the closing handshake with codes (application codes such as 4503 included),
     /// strict UTF-8 for text, a maximum message size, and a clear error for every violation.
+    ///
+    /// Bounded against any server: received messages wait for their consumer in a queue of at
+    /// most ``incomingLimit`` bytes (one larger message alone is allowed up to the maximum
+    /// message size), and while it is full the socket is not read, so TCP slows the server.
+    /// Once a frame is refused the socket is no longer read at all.
     public final class SocketWebSocket<C: Clock>: WebSocketConnection where C.Duration == Duration {
+        /// The bytes of received messages held for a consumer before reading pauses.
+        public static var incomingLimit: Int { 1 << 20 }
+
         public let incoming: AsyncThrowingStream<WebSocketIncoming, any Error>
 
         private let socket: SocketConnection
         private let random: any RandomSource
         private let state = Locked(State())
-        private let continuation: AsyncThrowingStream<WebSocketIncoming, any Error>.Continuation
+        private let queue: BoundedMessageQueue<WebSocketIncoming>
         private let tasks = Locked<[Task<Void, Never>]>([])
 
         private struct State {
@@ -33,17 +41,25 @@
                 host: host, port: port, tls: scheme == "wss", trustedCertificatesFile: options.trustedCertificatesFile)
             let handshake = WebSocketHandshake(random: random)
             socket.write(Array(handshake.requestHead(for: url, headers: options.headers).utf8))
-            var iterator = socket.inbound.makeAsyncIterator()
             var received: [UInt8] = []
-            let terminator = Array("\r\n\r\n".utf8)
             var headEnd: Range<Int>?
             while headEnd == nil {
-                guard let chunk = try await iterator.next() else {
+                let chunk: [UInt8]?
+                do {
+                    chunk = try await socket.receive()
+                } catch {
+                    socket.shutdown()
+                    throw error
+                }
+                guard let chunk else {
                     throw WebSocketError.handshake("the server closed the connection before answering")
                 }
+                // Only the new bytes (and the three before them) can complete the blank line:
+                // the head is searched once, however it is split.
+                let searchFrom = max(0, received.count - 3)
                 received += chunk
-                headEnd = received.firstRange(of: terminator)
-                if headEnd == nil, received.count > 16 << 10 {
+                headEnd = Self.blankLine(in: received, from: searchFrom)
+                if headEnd == nil, received.count > Self.maximumHandshakeHead {
                     socket.shutdown()
                     throw WebSocketError.handshake("the answer's head is longer than 16 KiB")
                 }
@@ -56,15 +72,41 @@
                 throw WebSocketError.handshake(error.description)
             }
             let connection = SocketWebSocket(socket: socket, random: random)
-            connection.start(
-                leftover: Array(received[headEnd!.upperBound...]), rest: iterator, options: options, clock: clock)
+            connection.start(leftover: Array(received[headEnd!.upperBound...]), options: options, clock: clock)
             return connection
+        }
+
+        /// Received bytes held for the consumer: messages in the queue and bytes in the socket's
+        /// inbox (what the bounds limit).
+        var bufferedBytes: Int {
+            queue.queuedBytes + socket.bufferedBytes
+        }
+
+        /// Whether the socket stopped reading because its inbox is full.
+        var isReadingPaused: Bool {
+            socket.isReadingPaused
+        }
+
+        /// The longest handshake answer head read.
+        static var maximumHandshakeHead: Int { 16 << 10 }
+
+        /// The first CR LF CR LF at or after `start`.
+        static func blankLine(in bytes: [UInt8], from start: Int) -> Range<Int>? {
+            var index = start
+            while index + 4 <= bytes.count {
+                if bytes[index] == 0x0D, bytes[index + 1] == 0x0A, bytes[index + 2] == 0x0D, bytes[index + 3] == 0x0A {
+                    return index..<(index + 4)
+                }
+                index += 1
+            }
+            return nil
         }
 
         private init(socket: SocketConnection, random: any RandomSource) {
             self.socket = socket
             self.random = random
-            (incoming, continuation) = AsyncThrowingStream<WebSocketIncoming, any Error>.makeStream()
+            queue = BoundedMessageQueue(limit: Self.incomingLimit)
+            incoming = queue.stream
         }
 
         deinit {
@@ -101,23 +143,26 @@
             socket.write(frame.encoded(maskingKey: mask))
         }
 
-        private func start(
-            leftover: [UInt8], rest: sending AsyncThrowingStream<[UInt8], any Error>.AsyncIterator,
-            options: WebSocketOptions,
-            clock: C
-        ) {
+        private func start(leftover: [UInt8], options: WebSocketOptions, clock: C) {
             // The reader holds the connection only while it works on received bytes, never
-            // while it waits: a socket its owner dropped is closed by `deinit`.
-            let reader = Task { [weak self] in
-                var iterator = rest
+            // while it waits (for bytes, or for room in the queue): a socket its owner dropped
+            // is closed by `deinit`.
+            let reader = Task { [weak self, socket, queue] in
                 var decoder = WebSocketFrameDecoder(expectMasked: false, maximumPayload: options.maximumMessage)
                 var assembler = WebSocketMessageAssembler(maximumMessage: options.maximumMessage)
                 decoder.append(leftover)
                 while true {
-                    guard let connection = self, !connection.process(&decoder, &assembler) else { return }
+                    guard let (messages, ending) = self?.process(&decoder, &assembler) else { return }
+                    for message in messages {
+                        guard await queue.push(message, cost: message.queuedBytes) else { return }
+                    }
+                    if let ending {
+                        self?.finish(throwing: ending.error)
+                        return
+                    }
                     let next: [UInt8]?
                     do {
-                        next = try await iterator.next()
+                        next = try await socket.receive()
                     } catch {
                         self?.finish(throwing: WebSocketError.connectionLost(String(describing: error)))
                         return
@@ -139,30 +184,40 @@
             tasks.withLock { $0 = [reader, keepalive] }
         }
 
-        /// Handles the complete frames in `decoder`; returns whether the connection is over.
+        /// How the connection ended, once its last messages are handed on.
+        private struct Ending {
+            var error: (any Error)?
+        }
+
+        /// Handles the complete frames in `decoder`: the messages they finish, and the ending
+        /// when the connection is over. After a refused frame the socket is no longer read.
         private func process(_ decoder: inout WebSocketFrameDecoder, _ assembler: inout WebSocketMessageAssembler)
-            -> Bool
+            -> ([WebSocketIncoming], Ending?)
         {
+            var messages: [WebSocketIncoming] = []
             do {
                 while let frame = try decoder.nextFrame() {
-                    if let event = try assembler.add(frame), handle(event) { return true }
+                    if let event = try assembler.add(frame), let over = handle(event, into: &messages) {
+                        return (messages, over)
+                    }
                 }
-                return false
+                return (messages, nil)
             } catch {
+                // Stop reading now: nothing more from this peer is wanted, only the close sent.
+                socket.shutdown()
                 write(
                     WebSocketFrame(
                         opcode: .close, payload: WebSocketCloseCode.payload(code: error.closeCode, reason: "")))
                 state.withLock { $0.closeSent = true }
-                finish(throwing: WebSocketError.protocolViolation(error))
-                return true
+                return (messages, Ending(error: WebSocketError.protocolViolation(error)))
             }
         }
 
-        /// Handles one event; returns whether the connection is over.
-        private func handle(_ event: WebSocketEvent) -> Bool {
+        /// Handles one event; returns the ending when the connection is over.
+        private func handle(_ event: WebSocketEvent, into messages: inout [WebSocketIncoming]) -> Ending? {
             switch event {
-            case .text(let text): continuation.yield(.text(text))
-            case .binary(let bytes): continuation.yield(.binary(bytes))
+            case .text(let text): messages.append(.text(text))
+            case .binary(let bytes): messages.append(.binary(bytes))
             case .ping(let payload): write(WebSocketFrame(opcode: .pong, payload: payload))
             case .pong: break
             case .close(let code, let reason):
@@ -174,11 +229,10 @@
                     let payload = code == 1005 ? [] : WebSocketCloseCode.payload(code: code, reason: "")
                     write(WebSocketFrame(opcode: .close, payload: payload))
                 }
-                continuation.yield(.closed(code: code, reason: reason))
-                finish(throwing: nil)
-                return true
+                messages.append(.closed(code: code, reason: reason))
+                return Ending(error: nil)
             }
-            return false
+            return nil
         }
 
         private func finish(throwing error: (any Error)?) {
@@ -187,9 +241,20 @@
                 return !state.finished
             }
             guard first else { return }
-            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+            queue.finish(throwing: error)
             socket.shutdown()
             for task in tasks.withLock({ $0 }) { task.cancel() }
         }
     }
 #endif
+
+extension WebSocketIncoming {
+    /// What the message costs a queue: its payload's bytes.
+    var queuedBytes: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .binary(let bytes): bytes.count
+        case .closed(_, let reason): reason.utf8.count
+        }
+    }
+}

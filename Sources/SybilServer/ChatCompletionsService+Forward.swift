@@ -115,16 +115,24 @@ extension ChatCompletionsService {
         overLimit: String, activity: @Sendable () -> Void
     ) async throws -> Bool {
         let limit = registry.limits.maximumBytes
-        var parser = EventStreamParser()
+        // One event may not exceed what the whole stream may hold; returning closes the
+        // upstream (the body is read only as it is asked for, so nothing more is downloaded).
+        var parser = EventStreamParser(limits: .init(maximumEventBytes: limit))
         var received = 0
         for try await bytes in body {
             activity()
             received += bytes.count
-            guard received <= limit + 64 << 10 else {
+            let events: [ServerSentEvent]
+            do {
+                guard received <= limit + 64 << 10 else {
+                    throw EventStreamParser.LimitExceeded.eventTooLarge(limit: limit)
+                }
+                events = try parser.feed(bytes)
+            } catch {
                 registry.append(id, data: overLimit, type: "error", overLimitFrame: overLimit)
                 return true
             }
-            for event in parser.feed(bytes) {
+            for event in events {
                 let type = event.type == "message" ? nil : event.type
                 let appended = registry.append(
                     id, data: renamed(event.data, to: id), type: type, overLimitFrame: overLimit)

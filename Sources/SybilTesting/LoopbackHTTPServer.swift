@@ -33,24 +33,42 @@ public final class LoopbackHTTPServer: Sendable {
     public final class Connection: Sendable {
         let descriptor: Int32
         init(descriptor: Int32) { self.descriptor = descriptor }
-        /// Writes text.
-        public func write(_ text: String) { write(Array(text.utf8)) }
+        /// Writes text; returns `false` when the peer is gone.
+        @discardableResult
+        public func write(_ text: String) -> Bool { write(Array(text.utf8)) }
         /// Up to `maximum` bytes, blocking; empty at the end of the stream.
         public func read(maximum: Int = 65_536) -> [UInt8] {
             var buffer = [UInt8](repeating: 0, count: maximum)
             let count = recv(descriptor, &buffer, maximum, 0)
             return count > 0 ? Array(buffer[0..<count]) : []
         }
-        /// Writes bytes.
-        public func write(_ bytes: [UInt8]) {
+        /// Writes bytes; returns `false` when the peer is gone (the rest is not sent).
+        @discardableResult
+        public func write(_ bytes: [UInt8]) -> Bool {
             var offset = 0
             while offset < bytes.count {
                 let sent = bytes[offset...].withUnsafeBytes {
                     send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
                 }
-                if sent <= 0 { return }
+                if sent <= 0 { return false }
                 offset += sent
             }
+            return true
+        }
+
+        /// Writes `block` again and again, up to `limit` bytes in all, counting what was sent in
+        /// `sent`; returns when the limit is reached or the peer is gone (`false`). A hostile
+        /// server's flood, bounded so a client that reads everything fails its test instead of
+        /// running forever.
+        @discardableResult
+        public func flood(_ block: [UInt8], limit: Int, sent: borrowing Locked<Int>) -> Bool {
+            var total = 0
+            while total < limit {
+                guard write(block) else { return false }
+                total += block.count
+                sent.withLock { $0 = total }
+            }
+            return true
         }
     }
 

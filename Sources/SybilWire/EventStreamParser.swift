@@ -20,6 +20,11 @@
 ///   (``ServerSentEvent/data``), so a multi-byte character split across chunks decodes
 ///   correctly; `event` and `id` values are decoded per complete line.
 ///
+/// Bounded against any server (``Limits``): a line that is not `data` may hold at most
+/// ``Limits/maximumLineBytes``, and an event's data at most ``Limits/maximumEventBytes``;
+/// past either, ``feed(_:dispatch:)`` throws ``LimitExceeded`` and the parser refuses all
+/// further input, so an endless line costs at most the limit, never memory without end.
+///
 /// Work is linear in the input: line ends are found with `memchr` and every byte is scanned
 /// for each of CR and LF at most once; a `data` value is copied once into the event (a line
 /// split across chunks is streamed into the event as it arrives), other partial lines at
@@ -47,6 +52,43 @@ public struct EventStreamParser: Sendable {
         case dataValue(skipSpace: Bool)
     }
 
+    /// The most a peer may make the parser hold.
+    public struct Limits: Sendable, Hashable {
+        /// The longest line that is not a `data` line (`event`, `id`, `retry`, comments,
+        /// unknown fields): 64 KiB by default.
+        public var maximumLineBytes: Int
+        /// The most data one event may carry (its `data` lines joined): 16 MiB by default.
+        public var maximumEventBytes: Int
+
+        /// Limits; the defaults hold any chat chunk or workspace event Sybil sends.
+        public init(maximumLineBytes: Int = 64 << 10, maximumEventBytes: Int = 16 << 20) {
+            precondition(maximumLineBytes > 0 && maximumEventBytes > 0, "limits must be positive")
+            self.maximumLineBytes = maximumLineBytes
+            self.maximumEventBytes = maximumEventBytes
+        }
+    }
+
+    /// The stream went past a limit: it is refused, not read further.
+    public enum LimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
+        /// A line other than `data` grew past this many bytes without ending.
+        case lineTooLong(limit: Int)
+        /// An event's data grew past this many bytes.
+        case eventTooLarge(limit: Int)
+
+        /// One sentence naming the limit.
+        public var description: String {
+            switch self {
+            case .lineTooLong(let limit): "a line of the event stream is longer than \(limit) bytes"
+            case .eventTooLarge(let limit): "an event of the event stream is larger than \(limit) bytes"
+            }
+        }
+    }
+
+    /// The bounds this parser enforces.
+    public let limits: Limits
+    /// The limit the stream went past; the parser refuses further input once it is set.
+    public private(set) var failure: LimitExceeded?
+
     /// The last event ID string: what a reconnection sends as `Last-Event-ID`. It changes
     /// only when an event is dispatched (a blank line), so an unterminated event never counts.
     public private(set) var lastEventId = ""
@@ -67,18 +109,25 @@ public struct EventStreamParser: Sendable {
     /// Data buffers up to this capacity are kept between events; larger ones are released.
     private static let reusedDataCapacity = 4 << 20
 
-    /// A parser at the start of a stream.
-    public init() {}
+    /// A parser at the start of a stream, bounded by `limits`.
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
 
-    /// Feeds the next chunk and returns the events it completes.
-    public mutating func feed(_ chunk: some Collection<UInt8>) -> [ServerSentEvent] {
+    /// Feeds the next chunk and returns the events it completes; throws when the stream went
+    /// past a limit (the events completed before that point are lost with it).
+    public mutating func feed(_ chunk: some Collection<UInt8>) throws(LimitExceeded) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
-        feed(chunk) { events.append($0) }
+        try feed(chunk) { events.append($0) }
         return events
     }
 
-    /// Feeds the next chunk, handing each completed event to `dispatch` in order.
-    public mutating func feed(_ chunk: some Collection<UInt8>, dispatch: (ServerSentEvent) -> Void) {
+    /// Feeds the next chunk, handing each completed event to `dispatch` in order; throws when
+    /// the stream went past a limit (the events before that point were dispatched).
+    public mutating func feed(_ chunk: some Collection<UInt8>, dispatch: (ServerSentEvent) -> Void)
+        throws(LimitExceeded)
+    {
+        if let failure { throw failure }
         let handled: Void? = chunk.withContiguousStorageIfAvailable { buffer in
             feedBuffer(buffer, dispatch: dispatch)
         }
@@ -86,12 +135,18 @@ public struct EventStreamParser: Sendable {
             let bytes = Array(chunk)
             bytes.withUnsafeBufferPointer { feedBuffer($0, dispatch: dispatch) }
         }
+        if let failure {
+            lineBuffer = []
+            dataBuffer = []
+            throw failure
+        }
     }
 
     /// Ends the stream: a partial line and an event without its blank line are discarded.
     /// ``lastEventId`` and ``reconnectionTime`` are kept, and the parser is ready for the
     /// next connection's stream (which may start with its own BOM).
     public mutating func finish() {
+        failure = nil
         lineBuffer.removeAll()
         dataBuffer.removeAll()
         lineState = .buffered
@@ -121,6 +176,7 @@ public struct EventStreamParser: Sendable {
             if skipSpace, buffer[position] == UInt8(ascii: " ") { position += 1 }
             let end = scanner.lineEnd(from: position)
             appendData(UnsafeBufferPointer(rebasing: buffer[position..<end]))
+            guard failure == nil else { return }
             guard end < buffer.count else {
                 lineState = .dataValue(skipSpace: false)
                 return
@@ -129,7 +185,7 @@ public struct EventStreamParser: Sendable {
             lineState = .buffered
             position = afterLineEnd(buffer, end)
         }
-        while position < buffer.count {
+        while position < buffer.count, failure == nil {
             let end = scanner.lineEnd(from: position)
             guard end < buffer.count else {
                 holdPartialLine(UnsafeBufferPointer(rebasing: buffer[position..<buffer.count]))
@@ -173,6 +229,10 @@ public struct EventStreamParser: Sendable {
             startStreamingData(value: UnsafeBufferPointer(rebasing: piece[5...]))
             return
         }
+        if lineBuffer.count + piece.count > limits.maximumLineBytes, !Self.mayBeData(lineBuffer, piece) {
+            failure = .lineTooLong(limit: limits.maximumLineBytes)
+            return
+        }
         lineBuffer.append(contentsOf: piece)
         statistics.bytesCopied += piece.count
         if lineBuffer.count >= 5, lineBuffer.count - piece.count < 5 {
@@ -196,8 +256,20 @@ public struct EventStreamParser: Sendable {
         lineState = .dataValue(skipSpace: false)
     }
 
+    /// Whether held bytes plus `piece` start a `data` line, or may still turn out to (a
+    /// `data` line is bounded by the event limit instead).
+    private static func mayBeData(_ held: [UInt8], _ piece: UnsafeBufferPointer<UInt8>) -> Bool {
+        let known = Array((held + Array(piece.prefix(5))).prefix(5))
+        return zip(known, Array("data:".utf8)).allSatisfy { $0 == $1 }
+    }
+
     @inline(__always)
     private mutating func appendData(_ bytes: UnsafeBufferPointer<UInt8>) {
+        // An event's data is its lines plus one LF each: the LFs count toward the limit too.
+        guard dataBuffer.count + bytes.count <= limits.maximumEventBytes else {
+            failure = .eventTooLarge(limit: limits.maximumEventBytes)
+            return
+        }
         dataBuffer.append(contentsOf: bytes)
         statistics.bytesCopied += bytes.count
     }
@@ -236,6 +308,10 @@ public struct EventStreamParser: Sendable {
             dispatchEvent(dispatch)
             return
         }
+        if line.count > limits.maximumLineBytes, !Self.hasDataPrefix(line) {
+            failure = .lineTooLong(limit: limits.maximumLineBytes)
+            return
+        }
         if line[0] == UInt8(ascii: ":") {
             statistics.comments += 1
             return
@@ -249,7 +325,7 @@ public struct EventStreamParser: Sendable {
         switch Field(name) {
         case .data:
             appendData(value)
-            dataBuffer.append(0x0A)
+            if failure == nil { dataBuffer.append(0x0A) }
         case .event:
             eventType = String(decoding: value, as: UTF8.self)
         case .id:

@@ -125,12 +125,12 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
     let sender = AgentOutboxSender(
         outbox: outbox,
         api: AgentRoomHTTPClient(
-            base: base, http: DefaultHTTPClient.make(followRedirects: false), tokens: tokens, random: random),
+            base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: tokens, random: random),
         removesConfirmed: removesConfirmed)
 
     // The room, as the app has it: every merged message goes to the sender.
     let room = AgentRoomModel(
-        base: base, tokens: tokens, http: DefaultHTTPClient.make(followRedirects: false), clock: ContinuousClock(),
+        base: base, tokens: tokens, http: DefaultHTTPClient.make(redirects: .deliver), clock: ContinuousClock(),
         random: random, timeZone: TimeZone(identifier: "UTC")!)
     room.onMessageMerged = { sender.messageMerged($0) }
     await room.start()

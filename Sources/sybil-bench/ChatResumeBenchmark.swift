@@ -99,7 +99,7 @@ private final class ResumeBenchClient: HTTPClient {
         var repeatedEvents = 0
     }
 
-    private let inner = DefaultHTTPClient.make(followRedirects: false)
+    private let inner = DefaultHTTPClient.make(redirects: .deliver)
     private let limit: Int?
     private let state: Locked<State>
 
@@ -136,7 +136,7 @@ private final class ResumeBenchClient: HTTPClient {
             var parser = EventStreamParser()
             do {
                 for try await bytes in response.body {
-                    let ids = parser.feed(bytes).map { Int64($0.lastEventId) ?? 0 }
+                    let ids = try parser.feed(bytes).map { Int64($0.lastEventId) ?? 0 }
                     let cutNow = state.withLock { state -> Bool in
                         state.total.received += bytes.count
                         if state.cut {

@@ -150,7 +150,7 @@ private final class RawEventWatcher: Sendable {
                     state.update { $0.opened = true }
                     var parser = EventStreamParser()
                     for try await chunk in response.body {
-                        for event in parser.feed(chunk) {
+                        for event in try parser.feed(chunk) {
                             let now = workspaceClock.now
                             if event.type == "overlay" {
                                 let data = event.dataBytes

@@ -105,7 +105,7 @@ struct AgentCommandTests {
         let send = io(server.baseURL, data: data)
         #expect(await send.run("agent", "send", "--photo", path.path, "--attach", path.path, "Two ways") == 0)
         let api = AgentRoomHTTPClient(
-            base: try AgentAPIBase(server.baseURL), http: DefaultHTTPClient.make(followRedirects: false),
+            base: try AgentAPIBase(server.baseURL), http: DefaultHTTPClient.make(redirects: .deliver),
             tokens: TokenProvider(
                 current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t")),
             random: SeededRandomSource(seed: 3))
@@ -134,7 +134,7 @@ struct AgentCommandTests {
         let second = io(server.baseURL, data: data)
         #expect(await second.run("agent", "send", "hello") == 0)
         let api = AgentRoomHTTPClient(
-            base: try AgentAPIBase(server.baseURL), http: DefaultHTTPClient.make(followRedirects: false),
+            base: try AgentAPIBase(server.baseURL), http: DefaultHTTPClient.make(redirects: .deliver),
             tokens: TokenProvider(current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t")),
             random: SeededRandomSource(seed: 3))
         let messages = try await api.messages(after: nil, before: nil, limit: 10).messages.filter { $0.role == .user }

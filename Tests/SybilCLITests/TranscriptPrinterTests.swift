@@ -1,3 +1,4 @@
+import Foundation
 import SybilTimeline
 import SybilWire
 import Testing
@@ -119,5 +120,36 @@ struct TranscriptPrinterTests {
         #expect(
             printer.lines(for: display([opener, panel])) == ["[agent] Spawned a helper  [thread th-9]"],
             "rows of the thread's own panel stay out of the transcript")
+    }
+}
+
+/// What a desktop or a room member wrote reaches the terminal shown, never obeyed.
+@Suite("Transcript printers and hostile text", .timeLimit(.minutes(1)))
+struct TranscriptPrinterHostileTextTests {
+    static let hostile = "hi\u{1B}]52;c;cHduZWQ=\u{07}\u{1B}[2J\u{1B}]0;owned\u{07}\u{9B}31m"
+    static let shown = "hi\u{FFFD}]52;c;cHduZWQ=\u{FFFD}\u{FFFD}[2J\u{FFFD}]0;owned\u{FFFD}\u{FFFD}31m"
+
+    @Test func workspaceRowsAreMadeSafe() {
+        var printer = TranscriptPrinter()
+        let row = TimelineRow(
+            identity: .row("r-1"), type: .agentReply, text: Self.hostile, timestamp: 1_764_400_000_000,
+            state: .confirmed)
+        #expect(printer.lines(for: DisplayRows(timeline: [row], activeRunId: nil)) == ["[agent] \(Self.shown)"])
+    }
+
+    @Test func agentRoomMessagesAndAttachmentNamesAreMadeSafe() throws {
+        var printer = AgentTranscriptPrinter(timeZone: .gmt)
+        let message = AgentRoomMessage(
+            messageId: "m-1", cursor: try #require(AgentCursor("c-1")), role: .user, visibility: .public,
+            text: Self.hostile, createdAt: 0,
+            attachments: [
+                AgentAttachment(
+                    uploadId: "u-1", fileName: "a\u{1B}[2J.png", mimeType: "image/png", size: 3,
+                    sha256: String(repeating: "0", count: 64))
+            ])
+        let lines = printer.lines(for: [.message(message)])
+        #expect(lines.first == "[00:00] user: \(Self.shown)")
+        #expect(lines.dropFirst().allSatisfy { !$0.unicodeScalars.contains("\u{1B}") })
+        #expect(lines.count == 2)
     }
 }

@@ -15,7 +15,7 @@ struct AgentRoomHTTPClientTests {
     ) throws -> AgentRoomHTTPClient {
         AgentRoomHTTPClient(
             base: try AgentAPIBase(string: server.url.absoluteString + path),
-            http: DefaultHTTPClient.make(followRedirects: false), tokens: tokens, random: SeededRandomSource(seed: seed)
+            http: DefaultHTTPClient.make(redirects: .deliver), tokens: tokens, random: SeededRandomSource(seed: seed)
         )
     }
 

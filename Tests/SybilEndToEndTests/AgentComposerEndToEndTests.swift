@@ -16,7 +16,7 @@ struct AgentComposerEndToEndTests {
     static func open(_ server: ReferenceServer, directory: URL, seed: UInt64 = 5) async throws -> AgentRoomComposer {
         let base = try AgentAPIBase(server.baseURL.appendingPathComponent("api"))
         let random = SeededRandomSource(seed: seed)
-        let http = DefaultHTTPClient.make(followRedirects: false)
+        let http = DefaultHTTPClient.make(redirects: .deliver)
         let api = AgentRoomHTTPClient(base: base, http: http, tokens: endToEndTokens(), random: random)
         let room = AgentRoomModel(
             base: base, tokens: endToEndTokens(), http: http, clock: ContinuousClock(), random: random,

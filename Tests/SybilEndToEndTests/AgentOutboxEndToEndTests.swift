@@ -31,7 +31,7 @@ struct AgentOutboxEndToEndTests {
         /// `path` is appended to the server's root URL as it is ("", "/api", "/api/").
         static func launch(
             _ server: ReferenceServer, path: String = "",
-            http: any HTTPClient = DefaultHTTPClient.make(followRedirects: false)
+            http: any HTTPClient = DefaultHTTPClient.make(redirects: .deliver)
         ) async throws -> Phone {
             let base = try AgentAPIBase(string: server.baseURL.absoluteString + path)
             let directory = temporaryDirectory()
@@ -49,7 +49,7 @@ struct AgentOutboxEndToEndTests {
         /// and connected to its stream. The caller stops it.
         func openRoom() async -> AgentRoomModel {
             let room = AgentRoomModel(
-                base: base, tokens: endToEndTokens(), http: DefaultHTTPClient.make(followRedirects: false),
+                base: base, tokens: endToEndTokens(), http: DefaultHTTPClient.make(redirects: .deliver),
                 clock: ContinuousClock(), random: SeededRandomSource(seed: 5), timeZone: TimeZone(identifier: "UTC")!)
             let sender = sender
             room.onMessageMerged = { sender.messageMerged($0) }
@@ -155,7 +155,7 @@ struct AgentOutboxEndToEndTests {
 /// reads the server's whole answer and then fails as if the connection dropped, so the server
 /// did the work but the phone never hears of it. Records each submission's status and body.
 final class AnswerLosingHTTPClient: HTTPClient {
-    private let inner = DefaultHTTPClient.make(followRedirects: false)
+    private let inner = DefaultHTTPClient.make(redirects: .deliver)
     private let state: Locked<(toLose: Int, answers: [(status: Int, body: [UInt8])])>
 
     init(losing count: Int) { state = Locked((count, [])) }

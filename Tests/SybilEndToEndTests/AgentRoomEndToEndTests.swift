@@ -52,14 +52,14 @@ struct AgentRoomEndToEndTests {
         connector: RecordingStreamConnector? = nil
     ) throws -> AgentRoomModel {
         AgentRoomModel(
-            base: try AgentAPIBase(string: base), tokens: tokens, http: DefaultHTTPClient.make(followRedirects: false),
+            base: try AgentAPIBase(string: base), tokens: tokens, http: DefaultHTTPClient.make(redirects: .deliver),
             connector: connector ?? RecordingStreamConnector(clock: clock), clock: clock,
             random: SeededRandomSource(seed: 11), timeZone: TimeZone(secondsFromGMT: 0)!, pageSize: pageSize)
     }
 
     private func client(_ base: String) throws -> AgentRoomHTTPClient {
         AgentRoomHTTPClient(
-            base: try AgentAPIBase(string: base), http: DefaultHTTPClient.make(followRedirects: false),
+            base: try AgentAPIBase(string: base), http: DefaultHTTPClient.make(redirects: .deliver),
             tokens: endToEndTokens(), random: SeededRandomSource(seed: 12))
     }
 

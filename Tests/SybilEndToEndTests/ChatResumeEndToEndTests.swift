@@ -95,7 +95,7 @@ final class ChatStreamCuttingClient: HTTPClient {
         var armed: Bool
     }
 
-    private let inner = DefaultHTTPClient.make(followRedirects: false)
+    private let inner = DefaultHTTPClient.make(redirects: .deliver)
     private let limit: Int?
     private let state: Locked<State>
 

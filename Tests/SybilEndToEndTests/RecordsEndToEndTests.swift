@@ -16,7 +16,7 @@ import Testing
 struct RecordsEndToEndTests {
     /// Counts the records carried by every batch upload that goes over the wire.
     final class CountingHTTP: HTTPClient {
-        private let inner = DefaultHTTPClient.make(followRedirects: false)
+        private let inner = DefaultHTTPClient.make(redirects: .deliver)
         private let counts = Locked((batches: 0, records: 0))
 
         var batches: Int { counts.withLock { $0.batches } }

@@ -83,7 +83,11 @@ final class RecordingEventsHTTPClient: HTTPClient {
     private func record(_ chunk: [UInt8]) {
         state.withLock { state in
             state.bytes += chunk.count
-            state.types += state.parser.feed(chunk).map(\.type)
+            do {
+                state.types += try state.parser.feed(chunk).map(\.type)
+            } catch {
+                Issue.record("the events stream was refused: \(error)")
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import SybilCore
 import SybilMarkdown
 import Testing
 
@@ -33,8 +34,8 @@ struct MarkdownHostileInputTests {
         // In a code block too; the stored text keeps tab and line ends.
         let code = plain.render(markdown: "```\na\tb\u{1B}[1m\n```")
         #expect(code == "    a    b\u{FFFD}[1m\n")  // tabs expand in code blocks
-        #expect(MarkdownDocument.displaySafe("plain\ttext\r\n") == "plain\ttext\n")
-        #expect(MarkdownDocument.displaySafe("shown\rhidden") == "shown\u{FFFD}hidden", "no return over the line")
+        #expect(TerminalText.safe("plain\ttext\r\n") == "plain\ttext\n")
+        #expect(TerminalText.safe("shown\rhidden") == "shown\u{FFFD}hidden", "no return over the line")
         #expect(plain.render(markdown: "Safe&#13;EVIL") == "Safe\u{FFFD}EVIL\n")
     }
 

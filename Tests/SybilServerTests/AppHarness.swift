@@ -120,7 +120,12 @@ func collect(_ response: HTTPServerResponse, until stop: @escaping @Sendable ([U
 /// The events of an event-stream body.
 func events(_ bytes: [UInt8]) -> [ServerSentEvent] {
     var parser = EventStreamParser()
-    return parser.feed(bytes)
+    do {
+        return try parser.feed(bytes)
+    } catch {
+        Issue.record("the event stream was refused: \(error)")
+        return []
+    }
 }
 
 /// Strict JSON of a response body.

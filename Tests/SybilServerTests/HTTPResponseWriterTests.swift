@@ -48,7 +48,7 @@ struct HTTPResponseWriterTests {
         #expect(String(decoding: HTTPResponseWriter.chunk([1, 2]), as: UTF8.self) == "2\r\n\u{1}\u{2}\r\n")
     }
 
-    @Test func eventsRoundTripThroughTheClientsParser() {
+    @Test func eventsRoundTripThroughTheClientsParser() throws {
         let cases: [(data: String, type: String?, id: String?)] = [
             ("plain", nil, nil), ("two\nlines", "delta", "7"), ("", nil, "8"), ("cr\r\nlf\rmix", "x", nil),
             ("  leading spaces", nil, nil), ("Grüße 🎉", nil, "9"),
@@ -58,7 +58,7 @@ struct HTTPResponseWriterTests {
             stream += SSEEventWriter.event(data: item.data, type: item.type, id: item.id, retry: 1_500)
         }
         var parser = EventStreamParser()
-        let events = parser.feed(stream)
+        let events = try parser.feed(stream)
         #expect(events.map(\.data) == ["plain", "two\nlines", "", "cr\nlf\nmix", "  leading spaces", "Grüße 🎉"])
         #expect(events.map(\.type) == ["message", "delta", "message", "x", "message", "message"])
         #expect(events.map(\.lastEventId) == ["", "7", "8", "8", "8", "9"])

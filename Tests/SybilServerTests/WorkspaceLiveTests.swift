@@ -56,7 +56,7 @@ struct WorkspaceLiveTests {
 
         /// Reads until `stop` holds for the events so far; returns them.
         mutating func read(until stop: ([ServerSentEvent]) -> Bool) async throws -> [ServerSentEvent] {
-            while !stop(received), let chunk = try await bytes.next() { received += parser.feed(chunk) }
+            while !stop(received), let chunk = try await bytes.next() { received += try parser.feed(chunk) }
             return received
         }
     }

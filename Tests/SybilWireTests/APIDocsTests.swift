@@ -86,7 +86,7 @@ struct APIDocsTests {
         #expect(examples.count >= 3)
         for example in examples {
             var parser = EventStreamParser()
-            let events = parser.feed(Array(example.body.utf8))
+            let events = try parser.feed(Array(example.body.utf8))
             #expect(!events.isEmpty, "\(example): no events")
             do {
                 try Self.checkEvents(events, tag: example.tag ?? "", example: example)

@@ -14,7 +14,11 @@ struct EventStreamParserTests {
         var start = 0
         while start < bytes.count {
             let end = min(start + step, bytes.count)
-            events += parser.feed(bytes[start..<end])
+            do {
+                events += try parser.feed(bytes[start..<end])
+            } catch {
+                Issue.record("refused at the default limits: \(error)")
+            }
             start = end
         }
         parser.finish()
@@ -36,54 +40,54 @@ struct EventStreamParserTests {
         }
     }
 
-    @Test func dispatchesOnBlankLineOnly() {
+    @Test func dispatchesOnBlankLineOnly() throws {
         #expect(parse("data: a\n") == [])
         #expect(parse("data: a\n\n") == [ServerSentEvent(data: "a")])
     }
 
-    @Test func unterminatedFinalEventIsDiscarded() {
+    @Test func unterminatedFinalEventIsDiscarded() throws {
         let result = parse(Array("data: a\n\ndata: b\nid: 7\n".utf8))
         #expect(result.events == [ServerSentEvent(data: "a")])
         #expect(result.parser.lastEventId == "", "the id of an unterminated event never counts")
     }
 
-    @Test func dataLinesJoinWithLineFeed() {
+    @Test func dataLinesJoinWithLineFeed() throws {
         #expect(parse("data: a\ndata:b\ndata\ndata:  c\n\n") == [ServerSentEvent(data: "a\nb\n\n c")])
     }
 
-    @Test func oneOptionalSpaceAfterColonIsRemoved() {
+    @Test func oneOptionalSpaceAfterColonIsRemoved() throws {
         #expect(parse("data:x\n\ndata: x\n\ndata:  x\n\n").map(\.data) == ["x", "x", " x"])
     }
 
-    @Test func fieldWithoutColonHasEmptyValue() {
+    @Test func fieldWithoutColonHasEmptyValue() throws {
         #expect(parse("data\n\n") == [ServerSentEvent(data: "")])
         #expect(parse("data\ndata\n\n") == [ServerSentEvent(data: "\n")])
         #expect(parse("event\ndata: x\n\n") == [ServerSentEvent(type: "message", data: "x")])
     }
 
-    @Test func emptyDataBufferDispatchesNothing() {
+    @Test func emptyDataBufferDispatchesNothing() throws {
         #expect(parse("event: ping\n\n") == [])
         #expect(parse("event: ping\n\ndata: x\n\n") == [ServerSentEvent(data: "x")], "the type does not leak")
     }
 
-    @Test func eventTypeAppliesToOneEvent() {
+    @Test func eventTypeAppliesToOneEvent() throws {
         #expect(
             parse("event: delta\ndata: 1\n\ndata: 2\n\n") == [
                 ServerSentEvent(type: "delta", data: "1"), ServerSentEvent(type: "message", data: "2"),
             ])
     }
 
-    @Test func commentsAreIgnoredAndCounted() {
+    @Test func commentsAreIgnoredAndCounted() throws {
         let result = parse(Array(": heartbeat\n:\ndata: x\n: mid\n\n".utf8))
         #expect(result.events == [ServerSentEvent(data: "x")])
         #expect(result.parser.statistics.comments == 3)
     }
 
-    @Test func unknownFieldsAreIgnored() {
+    @Test func unknownFieldsAreIgnored() throws {
         #expect(parse("foo: bar\nDATA: no\ndata: yes\n\n") == [ServerSentEvent(data: "yes")])
     }
 
-    @Test func lastEventIdPersistsAcrossEvents() {
+    @Test func lastEventIdPersistsAcrossEvents() throws {
         #expect(
             parse("id: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\n") == [
                 ServerSentEvent(data: "a", lastEventId: "1"), ServerSentEvent(data: "b", lastEventId: "1"),
@@ -91,18 +95,18 @@ struct EventStreamParserTests {
             ])
     }
 
-    @Test func idWithNullIsIgnored() {
+    @Test func idWithNullIsIgnored() throws {
         let events = parse(Array("id: 1\ndata: a\n\nid: 2\u{0}3\ndata: b\n\n".utf8)).events
         #expect(events.map(\.lastEventId) == ["1", "1"])
     }
 
-    @Test func idWithoutDataStillUpdatesLastEventIdAtTheBlankLine() {
+    @Test func idWithoutDataStillUpdatesLastEventIdAtTheBlankLine() throws {
         let result = parse(Array("id: 5\n\n".utf8))
         #expect(result.events == [])
         #expect(result.parser.lastEventId == "5")
     }
 
-    @Test func retryOnlyWhenAllDigits() {
+    @Test func retryOnlyWhenAllDigits() throws {
         #expect(parse(Array("retry: 1500\n".utf8)).parser.reconnectionTime == 1_500)
         #expect(parse(Array("retry: 0\n".utf8)).parser.reconnectionTime == 0)
         for bad in ["retry: 15x\n", "retry: -1\n", "retry: 1.5\n", "retry:\n", "retry:  1\n", "retry: ١\n"] {
@@ -112,102 +116,104 @@ struct EventStreamParserTests {
             parse(Array("retry: 10\nretry: x\n".utf8)).parser.reconnectionTime == 10, "a bad value keeps the old one")
     }
 
-    @Test func lineEndsCRLFAndCRLF() {
+    @Test func lineEndsCRLFAndCRLF() throws {
         let expected = [ServerSentEvent(data: "a\nb"), ServerSentEvent(data: "c")]
         #expect(parse("data: a\rdata: b\r\rdata: c\r\r") == expected)
         #expect(parse("data: a\r\ndata: b\r\n\r\ndata: c\r\n\r\n") == expected)
         #expect(parse("data: a\ndata: b\r\n\rdata: c\n\r\n") == expected)
     }
 
-    @Test func crlfSplitAcrossChunksIsOneLineEnd() {
+    @Test func crlfSplitAcrossChunksIsOneLineEnd() throws {
         var parser = EventStreamParser()
-        #expect(parser.feed(Array("data: a\r".utf8)) == [])
-        #expect(parser.feed(Array("\ndata: b\r".utf8)) == [])
+        #expect(try parser.feed(Array("data: a\r".utf8)) == [])
+        #expect(try parser.feed(Array("\ndata: b\r".utf8)) == [])
         // A CR is a complete line end at once: the blank line dispatches without waiting.
-        #expect(parser.feed(Array("\n\r".utf8)) == [ServerSentEvent(data: "a\nb")])
+        #expect(try parser.feed(Array("\n\r".utf8)) == [ServerSentEvent(data: "a\nb")])
         // The LF that completes that CRLF is not a second blank line; "data: c" follows.
-        #expect(parser.feed(Array("\ndata: c\n".utf8)) == [])
-        #expect(parser.feed(Array("\n".utf8)) == [ServerSentEvent(data: "c")])
+        #expect(try parser.feed(Array("\ndata: c\n".utf8)) == [])
+        #expect(try parser.feed(Array("\n".utf8)) == [ServerSentEvent(data: "c")])
     }
 
-    @Test func dataLineSplitAfterItsColonDropsOnlyOneSpace() {
+    @Test func dataLineSplitAfterItsColonDropsOnlyOneSpace() throws {
         var parser = EventStreamParser()
-        #expect(parser.feed(Array("data:".utf8)) == [])
-        #expect(parser.feed(Array("  x".utf8)) == [])
-        #expect(parser.feed(Array("y\ndat".utf8)) == [])
-        #expect(parser.feed(Array("a: z\r".utf8)) == [])
-        #expect(parser.feed(Array("\n\n".utf8)) == [ServerSentEvent(data: " xy\nz")])
+        #expect(try parser.feed(Array("data:".utf8)) == [])
+        #expect(try parser.feed(Array("  x".utf8)) == [])
+        #expect(try parser.feed(Array("y\ndat".utf8)) == [])
+        #expect(try parser.feed(Array("a: z\r".utf8)) == [])
+        #expect(try parser.feed(Array("\n\n".utf8)) == [ServerSentEvent(data: " xy\nz")])
     }
 
-    @Test func lfAfterCRLFIsABlankLine() {
+    @Test func lfAfterCRLFIsABlankLine() throws {
         // CR LF LF: the CRLF ends the data line, the lone LF is the blank line.
         #expect(parse("data: a\r\n\n") == [ServerSentEvent(data: "a")])
         // CR CR: two line ends.
         #expect(parse("data: a\r\r") == [ServerSentEvent(data: "a")])
     }
 
-    @Test func leadingBOMIsStrippedOnce() {
+    @Test func leadingBOMIsStrippedOnce() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         #expect(parse(bom + Array("data: a\n\n".utf8)).events == [ServerSentEvent(data: "a")])
         // A second BOM is part of the first line, which is then an unknown field name.
         #expect(parse(bom + bom + Array("data: a\n\ndata: b\n\n".utf8)).events == [ServerSentEvent(data: "b")])
     }
 
-    @Test func bomSplitAcrossChunks() {
+    @Test func bomSplitAcrossChunks() throws {
         var parser = EventStreamParser()
-        #expect(parser.feed([0xEF]) == [])
-        #expect(parser.feed([0xBB]) == [])
-        #expect(parser.feed([0xBF] + Array("data: x\n\n".utf8)) == [ServerSentEvent(data: "x")])
+        #expect(try parser.feed([0xEF]) == [])
+        #expect(try parser.feed([0xBB]) == [])
+        #expect(try parser.feed([0xBF] + Array("data: x\n\n".utf8)) == [ServerSentEvent(data: "x")])
     }
 
-    @Test func partialBOMIsContent() {
+    @Test func partialBOMIsContent() throws {
         // EF BB followed by something else is not a BOM; the bytes stay in the line.
         let bytes: [UInt8] = [0xEF, 0xBB] + Array("data: x\n\ndata: y\n\n".utf8)
         #expect(parse(bytes).events == [ServerSentEvent(data: "y")])
         expectSplitIndependent(bytes)
     }
 
-    @Test func everyNewStreamMayStartWithABOM() {
+    @Test func everyNewStreamMayStartWithABOM() throws {
         var parser = EventStreamParser()
-        _ = parser.feed([0xEF, 0xBB, 0xBF] + Array("id: 1\ndata: a\n\ndata: partial".utf8))
+        _ = try parser.feed([0xEF, 0xBB, 0xBF] + Array("id: 1\ndata: a\n\ndata: partial".utf8))
         parser.finish()
         #expect(
-            parser.feed([0xEF, 0xBB, 0xBF] + Array("data: b\n\n".utf8)) == [
+            try parser.feed([0xEF, 0xBB, 0xBF] + Array("data: b\n\n".utf8)) == [
                 ServerSentEvent(data: "b", lastEventId: "1")
             ])
     }
 
-    @Test func utf8IsDecodedWithReplacement() {
+    @Test func utf8IsDecodedWithReplacement() throws {
         let bytes: [UInt8] = Array("data: a".utf8) + [0xFF, 0xC3] + Array("b\n\n".utf8)
         #expect(parse(bytes).events.map(\.data) == ["a\u{FFFD}\u{FFFD}b"])
         #expect(parse(bytes).events.map(\.dataBytes) == [[0x61, 0xFF, 0xC3, 0x62]], "the bytes stay as received")
     }
 
-    @Test func multibyteCharacterSplitAcrossChunks() {
+    @Test func multibyteCharacterSplitAcrossChunks() throws {
         let bytes = Array("data: Grüße 你好 🎉\n\n".utf8)
         for size in 1...8 {
             #expect(parse(bytes, chunk: size).events == [ServerSentEvent(data: "Grüße 你好 🎉")], "chunk size \(size)")
         }
     }
 
-    @Test func splittingNeverChangesTheResult() {
+    @Test func splittingNeverChangesTheResult() throws {
         let stream =
             "\u{FEFF}: hi\r\nid: 1\revent: delta\ndata: a\r\ndata\n\nretry: 250\nid: 2\u{0}\ndata: ü\r\r"
             + "data: tail\n"
         expectSplitIndependent(Array(stream.utf8))
     }
 
-    @Test func finishDiscardsPartialLineAndResets() {
+    @Test func finishDiscardsPartialLineAndResets() throws {
         var parser = EventStreamParser()
-        _ = parser.feed(Array("id: 3\ndata: a\n\nevent: x\ndata: part".utf8))
+        _ = try parser.feed(Array("id: 3\ndata: a\n\nevent: x\ndata: part".utf8))
         parser.finish()
         #expect(parser.lastEventId == "3")
-        #expect(parser.feed(Array("\n\n".utf8)) == [], "the partial line is gone")
+        #expect(try parser.feed(Array("\n\n".utf8)) == [], "the partial line is gone")
         #expect(
-            parser.feed(Array("data: b\n\n".utf8)) == [ServerSentEvent(type: "message", data: "b", lastEventId: "3")])
+            try parser.feed(Array("data: b\n\n".utf8)) == [
+                ServerSentEvent(type: "message", data: "b", lastEventId: "3")
+            ])
     }
 
-    @Test func largeEventInSmallChunksIsLinearWork() {
+    @Test func largeEventInSmallChunksIsLinearWork() throws {
         // A 1.5 MB event arriving in 8 KB chunks: every byte is searched at most once for each
         // of CR and LF, and the data value is copied once (streamed into the event).
         let line = "data: " + String(repeating: "x", count: 1_499_990) + "\n\n"
@@ -217,7 +223,7 @@ struct EventStreamParserTests {
         var start = 0
         while start < bytes.count {
             let end = min(start + 8_192, bytes.count)
-            events += parser.feed(bytes[start..<end])
+            events += try parser.feed(bytes[start..<end])
             start = end
         }
         #expect(events.count == 1)
@@ -227,7 +233,7 @@ struct EventStreamParserTests {
         #expect(parser.statistics.bytesCopied <= bytes.count)
     }
 
-    @Test func manySmallEventsAreLinearWork() {
+    @Test func manySmallEventsAreLinearWork() throws {
         let event = "data: {\"choices\":[{\"delta\":{\"content\":\"tok\"}}]}\n\n"
         let bytes = Array(String(repeating: event, count: 10_000).utf8)
         var parser = EventStreamParser()
@@ -235,7 +241,7 @@ struct EventStreamParserTests {
         var start = 0
         while start < bytes.count {
             let end = min(start + 8_192, bytes.count)
-            parser.feed(bytes[start..<end]) { _ in count += 1 }
+            try parser.feed(bytes[start..<end]) { _ in count += 1 }
             start = end
         }
         #expect(count == 10_000)
@@ -243,5 +249,100 @@ struct EventStreamParserTests {
         #expect(parser.statistics.bytesScanned >= bytes.count)
         #expect(parser.statistics.bytesScanned <= 2 * bytes.count)
         #expect(parser.statistics.bytesCopied <= 2 * bytes.count)
+    }
+}
+
+/// The parser's bounds: a line or an event past its limit is refused, whatever the chunking,
+/// and the parser holds at most the limit.
+@Suite("Event stream parser limits", .timeLimit(.minutes(2)))
+struct EventStreamParserLimitTests {
+    private let limits = EventStreamParser.Limits(maximumLineBytes: 16, maximumEventBytes: 32)
+
+    /// The events and the refusal of `text` fed in `size`-byte chunks.
+    private func parse(_ text: String, chunk size: Int) -> ([String], EventStreamParser.LimitExceeded?) {
+        let bytes = Array(text.utf8)
+        var parser = EventStreamParser(limits: limits)
+        var events: [String] = []
+        var start = 0
+        while start < bytes.count {
+            let end = min(start + size, bytes.count)
+            do {
+                try parser.feed(bytes[start..<end]) { events.append($0.data) }
+            } catch {
+                return (events, error)
+            }
+            start = end
+        }
+        return (events, nil)
+    }
+
+    private func expect(
+        _ text: String, events: [String], refusal: EventStreamParser.LimitExceeded?,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for size in [1, 2, 3, 5, 7, text.utf8.count] {
+            let (found, error) = parse(text, chunk: size)
+            #expect(found == events, "chunk size \(size)", sourceLocation: sourceLocation)
+            #expect(error == refusal, "chunk size \(size)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aLineOfExactlyTheLimitIsRead() {
+        // "event: " + 9 bytes = 16 bytes.
+        expect("event: 123456789\ndata: a\n\n", events: ["a"], refusal: nil)
+        expect(": 34567890123456\ndata: a\n\n", events: ["a"], refusal: nil)
+    }
+
+    @Test func aLineOneByteOverTheLimitIsRefused() {
+        expect("data: a\n\nevent: 1234567890\ndata: b\n\n", events: ["a"], refusal: .lineTooLong(limit: 16))
+        expect(": 345678901234567\n", events: [], refusal: .lineTooLong(limit: 16))
+    }
+
+    @Test func anUnendingLineIsRefusedWithoutHoldingIt() throws {
+        var parser = EventStreamParser(limits: limits)
+        try parser.feed(Array("id: ".utf8)) { _ in }
+        var refused = false
+        for _ in 0..<100 {
+            do {
+                try parser.feed([UInt8](repeating: 0x41, count: 5)) { _ in }
+            } catch {
+                #expect(error == .lineTooLong(limit: 16))
+                refused = true
+                break
+            }
+        }
+        #expect(refused)
+        #expect(parser.statistics.bytesCopied <= 16)
+        #expect(throws: EventStreamParser.LimitExceeded.lineTooLong(limit: 16)) {
+            try parser.feed(Array("\n\n".utf8)) { _ in }
+        }
+        parser.finish()
+        #expect(try parser.feed(Array("data: again\n\n".utf8)).map(\.data) == ["again"], "finish starts anew")
+    }
+
+    @Test func anEventOfExactlyTheLimitIsRead() {
+        let exact = String(repeating: "x", count: 32)
+        expect("data: \(exact)\n\n", events: [exact], refusal: nil)
+        // Two lines and the LF between them: 15 + 1 + 16 = 32.
+        let first = String(repeating: "a", count: 15)
+        let second = String(repeating: "b", count: 16)
+        expect("data: \(first)\ndata: \(second)\n\n", events: ["\(first)\n\(second)"], refusal: nil)
+    }
+
+    @Test func anEventOneByteOverTheLimitIsRefused() {
+        let over = String(repeating: "x", count: 33)
+        expect("data: ok\n\ndata: \(over)\n\n", events: ["ok"], refusal: .eventTooLarge(limit: 32))
+        let first = String(repeating: "a", count: 16)
+        let second = String(repeating: "b", count: 16)
+        expect("data: \(first)\ndata: \(second)\n\n", events: [], refusal: .eventTooLarge(limit: 32))
+    }
+
+    @Test func theDefaultsAre64KiBLinesAnd16MiBEvents() {
+        let limits = EventStreamParser.Limits()
+        #expect(limits.maximumLineBytes == 65_536)
+        #expect(limits.maximumEventBytes == 16_777_216)
+        #expect(
+            EventStreamParser.LimitExceeded.lineTooLong(limit: 65_536).description
+                == "a line of the event stream is longer than 65536 bytes")
     }
 }

@@ -953,7 +953,7 @@ struct WorkspaceRPCContractTests {
         var names: Set<String> = []
         for example in examples {
             var parser = EventStreamParser()
-            for sse in parser.feed(Array(example.body.utf8)) {
+            for sse in try parser.feed(Array(example.body.utf8)) {
                 let event = try WorkspaceEvent.decode(name: sse.type, data: sse.dataBytes)
                 names.insert(event.name)
             }

@@ -1,5 +1,6 @@
 import Observation
 import SybilClient
+import SybilCore
 import SybilStore
 import SybilTimeline
 import SybilWire
@@ -611,7 +612,8 @@ public final class TerminalAppController {
         case .idle: return "Not connected"
         case .connecting: return "Connecting to the room…"
         case .connected: return nil
-        case .reconnecting(let reason, let retryIn): return "Reconnecting in \(retryIn) (\(reason))"
+        case .reconnecting(let reason, let retryIn):
+            return "Reconnecting in \(ReconnectDelay.seconds(retryIn)) s (\(TerminalText.oneLine(reason)))"
         }
     }
 

@@ -1,3 +1,4 @@
+import SybilCore
 import SybilMarkdown
 
 /// Markdown laid out as styled lines for a width, drawn from SybilMarkdown's styled-run model
@@ -15,7 +16,7 @@ public enum MarkdownLines {
             let document = try MarkdownDocument.parse(markdown)
             return lines(for: document.blocks, width: width, theme: theme)
         } catch {
-            let text = MarkdownDocument.displaySafe(markdown)
+            let text = TerminalText.safe(markdown)
             return StyledWrapper.wrap(plain: text, style: theme.text, width: max(width, 1))
         }
     }

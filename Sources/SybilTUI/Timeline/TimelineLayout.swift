@@ -1,3 +1,4 @@
+import SybilCore
 import SybilMarkdown
 
 /// Lays out ``TimelineItem``s as styled lines for a width, the role deciding the look: the
@@ -153,7 +154,7 @@ public struct TimelineLayout: Sendable {
     }
 
     /// Text from the network is drawn, never obeyed: control characters become U+FFFD.
-    private static func safe(_ text: String) -> String { MarkdownDocument.displaySafe(text) }
+    private static func safe(_ text: String) -> String { TerminalText.safe(text) }
 
     /// One line of text: newlines become spaces.
     private static func oneLine(_ text: String) -> String {
