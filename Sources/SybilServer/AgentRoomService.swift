@@ -392,7 +392,7 @@ final class AgentRoomService: Sendable {
     private static func cursorParameter(_ request: HTTPServerRequest, _ name: String) throws -> (
         sequence: Int64, cursor: AgentCursor
     )? {
-        guard let text = request.queryValue(name) else { return nil }
+        guard let text = try request.queryValue(name) else { return nil }
         guard let sequence = AgentRoomCursor.sequence(of: text) else {
             throw APIError.invalid(
                 "'\(name)' must be a message cursor such as \(AgentRoomCursor.example), got \(JSONWriter.quoted(String(text.prefix(80)))).",
@@ -406,7 +406,7 @@ final class AgentRoomService: Sendable {
     )
         throws -> Int
     {
-        guard let text = request.queryValue("limit") else { return fallback }
+        guard let text = try request.queryValue("limit") else { return fallback }
         guard let limit = Int(text), range.contains(limit) else {
             throw APIError.invalid(
                 "'limit' must be an integer from \(range.lowerBound) to \(range.upperBound), got \(text).",

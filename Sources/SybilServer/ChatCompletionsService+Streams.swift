@@ -133,9 +133,10 @@ extension ChatCompletionsService {
 
     /// `Last-Event-ID` (preferred) or `?after=`: a decimal event id, 0 for the start.
     static func resumePoint(_ request: HTTPServerRequest) throws(APIError) -> Int64 {
-        let (name, text): (String, String?) =
-            request.headers["Last-Event-ID"] != nil
-            ? ("Last-Event-ID", request.headers["Last-Event-ID"]) : ("after", request.queryValue("after"))
+        // Each is single-valued: a repeated one is refused, never read as its first value.
+        let lastEventID = try request.singleHeader("Last-Event-ID")
+        let after = try request.queryValue("after")
+        let (name, text): (String, String?) = lastEventID != nil ? ("Last-Event-ID", lastEventID) : ("after", after)
         guard let text else { return 0 }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.utf8.count <= maximumEventIDDigits,

@@ -121,6 +121,10 @@ public struct HTTPRequestParser: Sendable {
         self.bodyLimit = bodyLimit
     }
 
+    /// Bytes received and not yet handed out as events (a partial head or line, or the part of
+    /// one read beyond the current body piece): for the server's count of what it holds.
+    public var bufferedByteCount: Int { buffer.count }
+
     /// Whether the parser is between requests (nothing of a next one received yet).
     public var isIdle: Bool {
         if case .head = state { return buffer.isEmpty }
@@ -426,7 +430,11 @@ public struct HTTPRequestParser: Sendable {
             while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
             headers.append(text(name), text(valueStart..<valueEnd))
         }
-        if minorVersion == 1, headers["Host"] == nil { throw .badRequest("HTTP/1.1 requests need a Host header") }
+        // RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host field; none, or more than
+        // one, is a 400.
+        let hosts = headers.fields.count { $0.name.lowercased() == "host" }
+        if minorVersion == 1, hosts == 0 { throw .badRequest("HTTP/1.1 requests need a Host header") }
+        if hosts > 1 { throw .badRequest("more than one Host header") }
         return HTTPRequestHead(
             method: text(methodRange), target: target, minorVersion: minorVersion, headers: headers)
     }

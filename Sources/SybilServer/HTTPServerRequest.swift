@@ -32,38 +32,39 @@ public struct HTTPServerRequest: Sendable {
     /// The header fields.
     public var headers: HTTPHeaders { head.headers }
 
-    /// The query's name–value pairs in order, percent-decoded (`+` is a space).
+    /// The query's name–value pairs in order, each decoded by
+    /// ``PercentDecoding/queryComponent(_:)`` (`+` is a space there, and only there).
     public var query: [(name: String, value: String)] {
         guard let mark = head.target.firstIndex(of: "?") else { return [] }
         return head.target[head.target.index(after: mark)...].split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = Self.percentDecoded(parts[0])
-            let value = parts.count > 1 ? Self.percentDecoded(parts[1]) : ""
+            let name = PercentDecoding.queryComponent(parts[0])
+            let value = parts.count > 1 ? PercentDecoding.queryComponent(parts[1]) : ""
             return (name, value)
         }
     }
 
-    /// The first query value named `name`.
-    public func queryValue(_ name: String) -> String? {
-        query.first { $0.name == name }?.value
+    /// The value of the single-valued query parameter `name`, or `nil` when it is absent; a
+    /// parameter given twice is refused (400 naming it), never read as its first value.
+    public func queryValue(_ name: String) throws(APIError) -> String? {
+        var found: String?
+        for pair in query where pair.name == name {
+            guard found == nil else {
+                throw APIError.invalid("Give the query parameter '\(name)' once, not several times.", param: name)
+            }
+            found = pair.value
+        }
+        return found
     }
 
-    /// Percent-decodes `text` (`+` as a space); an invalid escape is kept as it is.
-    static func percentDecoded(_ text: Substring) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "+") {
-                bytes.append(0x20)
-            } else if byte == UInt8(ascii: "%"), utf8.count >= 2,
-                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
+    /// The value of the single-valued header field `name` (e.g. `Last-Event-ID`), or `nil`
+    /// when it is absent; a field given twice is refused (400 naming it), never read as its
+    /// first value.
+    public func singleHeader(_ name: String) throws(APIError) -> String? {
+        let values = head.headers.fields.filter { $0.name.lowercased() == name.lowercased() }
+        guard values.count <= 1 else {
+            throw APIError.invalid("Send one \(name) header, not several.", param: name)
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return values.first?.value
     }
 }

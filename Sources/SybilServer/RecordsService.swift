@@ -42,7 +42,7 @@ final class RecordsService: Sendable {
     /// `GET records?after=CURSOR&limit=N`.
     func list(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
         var after: Int64 = 0
-        if let text = request.queryValue("after") {
+        if let text = try request.queryValue("after") {
             guard let cursor = RecordCursor(text) else {
                 throw APIError.invalid(
                     "'after' must be a record cursor such as 42 (digits without sign or leading zeros), got \(JSONWriter.quoted(String(text.prefix(40)))).",
@@ -56,7 +56,7 @@ final class RecordsService: Sendable {
 
     /// `limit`: digits only, within ``RecordPage/limitRange``; the default when absent.
     static func limit(_ request: HTTPServerRequest) throws -> Int {
-        guard let text = request.queryValue("limit") else { return RecordPage.defaultLimit }
+        guard let text = try request.queryValue("limit") else { return RecordPage.defaultLimit }
         let range = RecordPage.limitRange
         guard (1...3).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
             let limit = Int(text), range.contains(limit)

@@ -115,7 +115,7 @@ public enum ServerRoute: String, Sendable, CaseIterable {
         for (expected, actual) in zip(templateParts, pathParts) {
             if expected.hasPrefix("{") && expected.hasSuffix("}") {
                 guard !actual.isEmpty else { return nil }
-                parameters[String(expected.dropFirst().dropLast())] = HTTPServerRequest.percentDecoded(actual)
+                parameters[String(expected.dropFirst().dropLast())] = PercentDecoding.pathSegment(actual)
             } else if expected != actual {
                 return nil
             }

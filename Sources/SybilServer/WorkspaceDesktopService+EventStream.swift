@@ -8,14 +8,14 @@ extension WorkspaceDesktopService {
     func eventStream(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
         var ids: [String] = []
         for name in ["desktopId", "projectId", "sessionId"] {
-            guard let value = request.queryValue(name), !value.isEmpty else {
+            guard let value = try request.queryValue(name), !value.isEmpty else {
                 throw APIError.invalid("Query parameter '\(name)' is required.", param: name)
             }
             ids.append(value)
         }
         let chat = WorkspaceChatKey(desktopId: ids[0], projectId: ids[1], sessionId: ids[2])
         guard try await store.exists(chat) else { throw APIError.notFound("No session \(chat.sessionId).") }
-        let lastEventID = request.headers["Last-Event-ID"]
+        let lastEventID = try request.singleHeader("Last-Event-ID")
         // Read before the lock (it awaits): the chat's overlay when no stream has been told of
         // one since the server started.
         let stored = await store.liveState(chat).overlay

@@ -55,8 +55,8 @@ final class TransportTestHandler: HTTPHandler {
             headers.set("X-Method", request.method)
             return HTTPServerResponse(status: 200, headers: headers, body: .bytes(request.body))
         case "/stream":
-            let count = Int(request.queryValue("count") ?? "3") ?? 3
-            let forever = request.queryValue("forever") != nil
+            let count = Int((try? request.queryValue("count")) ?? "3") ?? 3
+            let forever = (try? request.queryValue("forever")) != nil
             return .eventStream { [streamsEnded] stream in
                 defer { streamsEnded.increment() }
                 stream.writeComment()
