@@ -56,8 +56,10 @@ enum ServerDatabase {
                 path: path, reason: error.description,
                 remedy: "move it aside or restore it from a backup, then start again")
         default:
+            // Foundation's file errors (a folder that cannot be created) say it in one phrase.
+            let reason = (error as? CocoaError)?.localizedDescription ?? "\(error)"
             return .database(
-                path: path, reason: "\(error)",
+                path: path, reason: reason,
                 remedy: "make it and its folder readable and writable for this user, or start with another --data-dir")
         }
     }

@@ -44,6 +44,24 @@ struct DamagedStoreTests {
         #expect(!message.contains("PRAGMA"), "\(message)")
     }
 
+    @Test func aDataDirectoryThatIsAFileStopsTheStartNamingTheDatabase() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let notAFolder = directory + "/data"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: notAFolder))
+        var options = SybilServerOptions(token: "t")
+        options.storage = .directory(notAFolder)
+        let error = try #require(throws: (any Error).self) {
+            _ = try SybilServerApp(options: options, time: ServerTime(clock: ManualClock()) { 0 })
+        }
+        let message = "\(error)"
+        #expect(message.contains("'\(notAFolder)/agent-room.sqlite'"), "\(message)")
+        #expect(
+            message.hasSuffix(
+                "make it and its folder readable and writable for this user, or start with another --data-dir"))
+        #expect(!message.contains("NSCocoaErrorDomain"), "\(message)")
+    }
+
     /// The lines the app logged.
     private final class LogLines: Sendable {
         let lines = Locked<[String]>([])
