@@ -56,7 +56,7 @@ extension HTTPConnectionStateMachine {
     /// Feeds request bytes to the parser: the requests before a malformed one are answered
     /// first, in order; then the refusal, and the connection closes.
     mutating func parse(_ bytes: ArraySlice<UInt8>, now: Duration, into actions: inout [Action]) {
-        if requestStarted == nil { requestStarted = now }
+        if requestStarted == nil, partial == nil { requestStarted = now }
         var events: [HTTPRequestParser.Event] = []
         var parseError: HTTPParseError?
         do {
@@ -64,11 +64,15 @@ extension HTTPConnectionStateMachine {
         } catch {
             parseError = error
         }
-        for event in events {
+        for (index, event) in events.enumerated() {
             do {
-                try take(event, into: &actions)
+                // A parse error after the last event is about that event's request: a head
+                // the parser refuses (a declared length over the limit) gets no 100 Continue.
+                let refusedByParser = parseError != nil && index == events.count - 1
+                try take(event, refusedByParser: refusedByParser, now: now, into: &actions)
             } catch {
-                // A body consumer refused the request: answer, and read no more of it.
+                // A body consumer or the head's answer refused the request: answer, and read
+                // no more of it.
                 partial = nil
                 queue.append(.refused(error.response))
                 discardInput = true
@@ -86,20 +90,38 @@ extension HTTPConnectionStateMachine {
         advance(now: now, into: &actions)
     }
 
-    /// Applies one parser event to the request being read: a body piece goes to the handler's
-    /// consumer when it offered one (moved out while it works, so its buffers are never
-    /// copied), else into the collected body.
-    private mutating func take(_ event: HTTPRequestParser.Event, into actions: inout [Action]) throws(HTTPBodyRefusal) {
+    /// Applies one parser event to the request being read. A head the handler answers at once
+    /// is queued with that answer, its body dropped as it arrives when it is declared short,
+    /// else refused (thrown) so the connection closes after the answer. A body piece goes to
+    /// the handler's consumer when it offered one (moved out while it works, so its buffers
+    /// are never copied), else into the collected body.
+    private mutating func take(
+        _ event: HTTPRequestParser.Event, refusedByParser: Bool, now: Duration, into actions: inout [Action]
+    ) throws(HTTPBodyRefusal) {
         switch event {
         case .head(let head):
-            partial = Partial(head: head, consumer: bodyConsumer(head))
-            if head.headers["Expect"]?.lowercased() == "100-continue", phase == .reading, queue.isEmpty {
+            requestStarted = nil
+            if let answer = headResponse(head) {
+                guard !refusedByParser, let length = Self.declaredBodyLength(head), length <= limits.maximumDrainedBody
+                else { throw HTTPBodyRefusal(response: answer) }
+                queue.append(.answeredAtHead(answer, keepAlive: head.keepAlive, isHead: head.method == "HEAD"))
+                partial = Partial(head: head, discarding: true, now: now)
+                return
+            }
+            partial = Partial(head: head, consumer: bodyConsumer(head), now: now)
+            if head.headers["Expect"]?.lowercased() == "100-continue", phase == .reading, queue.isEmpty,
+                !refusedByParser
+            {
                 write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), into: &actions)
             }
         case .body(let bytes):
             guard var current = partial else { return }
             partial = nil
-            if var consumer = current.consumer {
+            current.bodyReceived += bytes.count
+            current.lastProgress = now
+            if current.discarding {
+                // Answered already: the bytes are dropped.
+            } else if var consumer = current.consumer {
                 current.consumer = nil
                 try consumer.consume(bytes)
                 current.consumer = consumer
@@ -108,8 +130,11 @@ extension HTTPConnectionStateMachine {
             }
             partial = current
         case .end:
+            // Whatever follows in the parser starts the next request's head.
+            requestStarted = now
             guard var current = partial else { return }
             partial = nil
+            if current.discarding { return }
             if var consumer = current.consumer {
                 current.consumer = nil
                 try consumer.finish()
@@ -143,6 +168,11 @@ extension HTTPConnectionStateMachine {
             isHeadRequest = false
             phase = .handling
             responded(response, now: now, into: &actions)
+        case .answeredAtHead(let response, let keepAlive, let isHead):
+            phase = .handling
+            keepAliveCurrent = keepAlive && !draining && !(inputEnded && queue.isEmpty)
+            isHeadRequest = isHead
+            responded(response, now: now, into: &actions)
         case .request(let request):
             phase = .handling
             keepAliveCurrent = request.head.keepAlive && !draining && !(inputEnded && queue.isEmpty)
@@ -151,11 +181,28 @@ extension HTTPConnectionStateMachine {
         }
     }
 
+    /// The body length `head` declares: 0 without one, `nil` when chunked (unknown).
+    static func declaredBodyLength(_ head: HTTPRequestHead) -> Int? {
+        var length = 0
+        for field in head.headers.fields {
+            switch field.name.lowercased() {
+            case "transfer-encoding": return nil
+            case "content-length": length = Int(field.value) ?? Int.max
+            default: continue
+            }
+        }
+        return length
+    }
+
     /// After a whole response: the next request, or the end of the connection.
     mutating func finishResponse(now: Duration, into actions: inout [Action]) {
         if phase == .streaming { actions.append(.stopWork) }
         if keepAliveCurrent {
             phase = .reading
+            // Input was not read while the response was in progress: the request being read
+            // is timed from now.
+            if requestStarted != nil { requestStarted = now }
+            partial?.restartClocks(now: now)
             advance(now: now, into: &actions)
         } else {
             phase = .handling

@@ -2,9 +2,11 @@ import SybilNet
 import SybilWire
 
 /// The rules of one server connection as a value: keep-alive, pipelined requests answered in
-/// order, 100-continue, refusals, HEAD, streamed and WebSocket responses, the WebSocket close
-/// handshake, lingering close, the request and idle timeouts, the output cut-off, the bounded
-/// WebSocket inbox and the shutdown drain.
+/// order (while a response is in progress, input is read only until the next request's head),
+/// answers decided by a request's head (its body never buffered), 100-continue, refusals,
+/// HEAD, streamed and WebSocket responses, the WebSocket close handshake, lingering close, the
+/// head, body and idle timeouts, the output cut-off, the bounded WebSocket inbox and the
+/// shutdown drain.
 ///
 /// It makes no system call, starts no task and reads no clock: every input carries the time,
 /// and every decision comes out as an ``Action`` the event loop carries out in order (and
@@ -13,16 +15,29 @@ import SybilWire
 struct HTTPConnectionStateMachine {
     /// Limits and timeouts.
     struct Limits: Sendable {
-        /// A request must arrive whole within this time of its first byte (408 otherwise).
+        /// A request's head must arrive whole within this time of its first byte (408
+        /// otherwise). Its body has no total deadline: it is held to ``bodyIdleTimeout`` and
+        /// ``minimumBodyRate`` instead, so a slow link that keeps sending is never cut off.
         var requestTimeout: Duration
         /// A connection with nothing in progress is closed after this long without input.
         var idleTimeout: Duration
+        /// A body that receives no byte for this long is refused (408), as nginx's
+        /// `client_body_timeout`.
+        var bodyIdleTimeout = Duration.seconds(30)
+        /// Once ``bodyRateGrace`` has passed since its head, a body must have averaged at least
+        /// this many bytes per second (408 otherwise): each byte received buys `1 / rate`
+        /// seconds more, as Apache's `mod_reqtimeout` `MinRate`.
+        var minimumBodyRate = 1_024
+        /// How long a body may take before ``minimumBodyRate`` applies.
+        var bodyRateGrace = Duration.seconds(10)
+        /// A request answered from its head (``HTTPHandler/headResponse(for:)``) whose declared
+        /// body is at most this long keeps its connection: the body is read and dropped. A
+        /// longer or chunked one is never read: the connection closes after the answer.
+        var maximumDrainedBody = 64 << 10
         /// After our side is done, input is read and discarded this long before closing.
         var lingerTime = Duration.seconds(2)
         /// A client with more than this unsent and still sent more does not read: cut off.
         var maximumBacklog = 16 << 20
-        /// Requests read ahead of the one being answered; reading pauses at this many.
-        var maximumQueuedRequests = 16
         /// Incoming WebSocket messages waiting for the session, by weight (payload bytes plus
         /// ``ServerWebSocket/messageOverhead`` each): reading stops above this.
         var inboxHighWater = 1 << 20
@@ -82,15 +97,54 @@ struct HTTPConnectionStateMachine {
     enum Queued {
         case request(HTTPServerRequest)
         case refusal(status: Int, message: String)
-        /// A body consumer refused the request with this answer.
+        /// A body consumer, or the handler from the head, refused the request with this
+        /// answer; the connection closes after it.
         case refused(HTTPServerResponse)
+        /// The handler answered from the head and the short body is dropped as it arrives;
+        /// the connection may stay open.
+        case answeredAtHead(HTTPServerResponse, keepAlive: Bool, isHead: Bool)
     }
 
-    /// The request being read: its head, and its body so far or the consumer taking it.
+    /// The request being read: its head, and its body so far or the consumer taking it (or
+    /// neither, when it was answered from its head and its body is dropped), with the body's
+    /// progress for its timeouts.
     struct Partial {
         var head: HTTPRequestHead
         var body: [UInt8] = []
         var consumer: (any HTTPRequestBodyConsumer)?
+        /// Answered from its head: the body is read and dropped.
+        var discarding = false
+        /// When the body's clocks started (its head arrived, or reading resumed).
+        var bodyStarted: Duration
+        /// Body bytes received since ``bodyStarted``.
+        var bodyReceived = 0
+        /// When a body byte last arrived (or the clocks started).
+        var lastProgress: Duration
+
+        init(
+            head: HTTPRequestHead, consumer: (any HTTPRequestBodyConsumer)? = nil, discarding: Bool = false,
+            now: Duration
+        ) {
+            self.head = head
+            self.consumer = consumer
+            self.discarding = discarding
+            bodyStarted = now
+            lastProgress = now
+        }
+
+        /// When the body has gone idle too long, or fallen below the minimum rate after the
+        /// grace: each byte received buys `1 / minimumBodyRate` seconds from its start.
+        func deadline(_ limits: Limits) -> Duration {
+            let earned = Duration.seconds(bodyReceived) / limits.minimumBodyRate
+            return min(lastProgress + limits.bodyIdleTimeout, bodyStarted + max(limits.bodyRateGrace, earned))
+        }
+
+        /// Starts the clocks again: time the connection did not read is not the body's.
+        mutating func restartClocks(now: Duration) {
+            bodyStarted = now
+            bodyReceived = 0
+            lastProgress = now
+        }
     }
 
     let limits: Limits
@@ -101,6 +155,7 @@ struct HTTPConnectionStateMachine {
     var inboxWeight = 0
     var parser: HTTPRequestParser
     let bodyConsumer: @Sendable (HTTPRequestHead) -> (any HTTPRequestBodyConsumer)?
+    let headResponse: @Sendable (HTTPRequestHead) -> HTTPServerResponse?
     var partial: Partial?
     var queue: [Queued] = []
     var closeAfterFlush = false
@@ -127,22 +182,40 @@ struct HTTPConnectionStateMachine {
     init(
         limits: Limits, parser: HTTPRequestParser,
         bodyConsumer: @escaping @Sendable (HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? = { _ in nil },
+        headResponse: @escaping @Sendable (HTTPRequestHead) -> HTTPServerResponse? = { _ in nil },
         now: Duration
     ) {
         self.limits = limits
         self.parser = parser
         self.bodyConsumer = bodyConsumer
+        self.headResponse = headResponse
         lastActivity = now
     }
 
-    /// Whether the loop should read from the connection now.
+    /// Whether the loop should read from the connection now. While a response is handled or
+    /// streamed, input is read only until the next request's head is complete (a body being
+    /// dropped is read on): its body, and the requests after it, wait in the peer's socket
+    /// until the response ends, instead of in memory for as long as a stream lives.
     var wantsInput: Bool {
-        phase != .closed && !inputEnded && queue.count < limits.maximumQueuedRequests && inboxStallDeadline == nil
+        guard !inputEnded, inboxStallDeadline == nil else { return false }
+        switch phase {
+        case .closed: return false
+        case .handling, .streaming: return queue.isEmpty && (partial?.discarding ?? true)
+        case .reading, .webSocket, .lingering: return true
+        }
     }
 
     /// Whether nothing of a request is waiting or in progress.
     var isIdle: Bool {
         phase == .reading && queue.isEmpty && parser.isIdle && backlog == 0 && partial == nil
+    }
+
+    /// Request bytes read and held: the body being collected, the requests read ahead and
+    /// waiting for their turn, and what the parser holds.
+    var bufferedRequestBytes: Int {
+        var held = parser.bufferedByteCount + (partial?.body.count ?? 0)
+        for case .request(let request) in queue { held += request.body.count }
+        return held
     }
 
     /// When ``tick(now:into:)`` has something to do next (`nil`: only other inputs matter).
@@ -151,6 +224,7 @@ struct HTTPConnectionStateMachine {
         case .lingering(let deadline):
             return deadline
         case .reading:
+            if let partial { return partial.deadline(limits) }
             if let requestStarted { return requestStarted + limits.requestTimeout }
             guard isIdle else { return nil }
             return draining ? lastActivity : lastActivity + limits.idleTimeout
@@ -194,7 +268,8 @@ struct HTTPConnectionStateMachine {
         case .reading:
             if queue.isEmpty && backlog == 0 { close(into: &actions) }
         case .handling:
-            keepAliveCurrent = false
+            // The requests already read are still answered, in order; the last of them closes.
+            if queue.isEmpty { keepAliveCurrent = false }
         case .lingering, .streaming, .webSocket:
             close(into: &actions)
         case .closed:
@@ -252,13 +327,30 @@ struct HTTPConnectionStateMachine {
         case .lingering(let deadline):
             if now >= deadline { close(into: &actions) }
         case .reading:
-            if let started = requestStarted {
+            if let current = partial {
+                guard now >= current.deadline(limits) else { return }
+                requestStarted = nil
+                partial = nil
+                discardInput = true
+                // A body being dropped was answered already: nothing more to say.
+                if current.discarding {
+                    close(into: &actions)
+                    return
+                }
+                let message =
+                    now >= current.lastProgress + limits.bodyIdleTimeout
+                    ? "The request body made no progress for \(limits.bodyIdleTimeout)."
+                    : "The request body arrived slower than \(limits.minimumBodyRate) bytes per second."
+                queue.append(.refusal(status: 408, message: message))
+                advance(now: now, into: &actions)
+            } else if let started = requestStarted {
                 guard now >= started + limits.requestTimeout else { return }
                 requestStarted = nil
                 partial = nil
                 discardInput = true
                 queue.append(
-                    .refusal(status: 408, message: "The request was not received within \(limits.requestTimeout)."))
+                    .refusal(status: 408, message: "The request head was not received within \(limits.requestTimeout).")
+                )
                 advance(now: now, into: &actions)
             } else if isIdle && (draining || now >= lastActivity + limits.idleTimeout) {
                 close(into: &actions)

@@ -5,6 +5,13 @@ public protocol HTTPHandler: Sendable {
     /// before they are read).
     func bodyLimit(for head: HTTPRequestHead) -> Int
 
+    /// The answer to a request that its head alone decides (a 401 for a missing token, say),
+    /// or `nil` to read its body and call ``handle(_:)``. Called on the event-loop thread once
+    /// the head is read, before any of the body is buffered; when it answers, no `100
+    /// Continue` is sent, the body is never buffered (a short declared one is read and
+    /// dropped, else the connection closes after the answer) and ``handle(_:)`` is not called.
+    func headResponse(for head: HTTPRequestHead) -> HTTPServerResponse?
+
     /// A consumer that takes the body of a request with `head` as it arrives, or `nil` to
     /// have it collected whole into ``HTTPServerRequest/body``. Called on the event-loop
     /// thread once the head is read.
@@ -18,6 +25,9 @@ public protocol HTTPHandler: Sendable {
 }
 
 extension HTTPHandler {
+    /// Every request's body is read unless a handler says otherwise.
+    public func headResponse(for head: HTTPRequestHead) -> HTTPServerResponse? { nil }
+
     /// Bodies are collected whole unless a handler says otherwise.
     public func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? { nil }
 }

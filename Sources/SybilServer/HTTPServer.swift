@@ -3,8 +3,9 @@ import Synchronization
 
 /// An HTTP/1.1 server on one event-loop thread (epoll on Linux, `poll` elsewhere): keep-alive
 /// and pipelining, Content-Length and chunked request bodies, limits (431, 413, 503 with
-/// Retry-After when full), idle and slow-request timeouts (408), streamed responses, WebSocket
-/// upgrades, and a graceful shutdown that lets in-flight responses finish.
+/// Retry-After when full), idle, head and body-progress timeouts (408), answers decided by a
+/// request's head (its body never buffered), streamed responses, WebSocket upgrades, and a
+/// graceful shutdown that lets in-flight responses finish.
 ///
 /// Handlers run on tasks of their own; idle connections cost a descriptor and a small
 /// object, not a thread. The server runs from `init` until ``shutdown(grace:)``; dropping the
@@ -22,13 +23,15 @@ public final class HTTPServer: Sendable {
         public var maximumHeadBytes: Int
         /// A kept-alive connection with nothing in progress is closed after this long.
         public var idleTimeout: Duration
-        /// A request must arrive whole within this time of its first byte (408 otherwise).
+        /// A request's head must arrive within this time of its first byte (408 otherwise);
+        /// its body has no total deadline, only an idle timeout and a minimum rate (see
+        /// `HTTPConnectionStateMachine.Limits`), so a slow link that keeps sending succeeds.
         public var requestTimeout: Duration
         /// Monotonic time for the timeouts; tests pass a manual clock's reading.
         public var uptime: @Sendable () -> Duration
 
         /// The defaults: 127.0.0.1, a free port, 4,096 connections, 16 KiB heads, 60 s idle,
-        /// 10 s per request.
+        /// 10 s per request head.
         public init(
             host: String = "127.0.0.1", port: Int = 0, maximumConnections: Int = 4096,
             maximumHeadBytes: Int = 16 << 10, idleTimeout: Duration = .seconds(60),

@@ -24,6 +24,8 @@ final class ServerConnection {
     var work = Work.none
     var output: [UInt8] = []
     var outputOffset = 0
+    /// Request bytes the machine held when last counted (``TransportStatistics``).
+    var heldRequestBytes = 0
     /// Bytes were queued since the last attempt to send.
     var unflushed = false
     /// Whether the rules want input now.

@@ -32,6 +32,7 @@ extension ServerEventLoop {
         updateInterest(connection)
         connection.work.room?.update(applied: applied, unsent: connection.pendingOutput)
         statistics.queuedOutput(queuedOutput)
+        countHeldRequests(connection, now: connection.machine.bufferedRequestBytes)
         lowerDeadline(connection.machine.nextDeadline)
     }
 
@@ -112,6 +113,14 @@ extension ServerEventLoop {
         return true
     }
 
+    /// Updates the count of request bytes held, for ``TransportStatistics``.
+    private func countHeldRequests(_ connection: ServerConnection, now held: Int) {
+        guard held != connection.heldRequestBytes else { return }
+        bufferedRequests += held - connection.heldRequestBytes
+        connection.heldRequestBytes = held
+        statistics.bufferedRequests(bufferedRequests)
+    }
+
     /// Sends what the socket takes; a failed send tells the machine.
     func flush(_ connection: ServerConnection) {
         connection.unflushed = false
@@ -180,6 +189,7 @@ extension ServerEventLoop {
     func close(_ connection: ServerConnection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         stopWork(connection)
+        countHeldRequests(connection, now: 0)
         queuedOutput -= connection.pendingOutput
         poller.remove(connection.descriptor)
         closeDescriptor(connection.descriptor)

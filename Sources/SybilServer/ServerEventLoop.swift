@@ -42,6 +42,8 @@ final class ServerEventLoop: @unchecked Sendable {
     /// No connection has a deadline before this (it may be earlier than needed, never later).
     private var earliestDeadline: Duration?
     var queuedOutput = 0
+    /// Request bytes all connections' machines hold (``TransportStatistics/bufferedRequestBytes``).
+    var bufferedRequests = 0
     var actions: [HTTPConnectionStateMachine.Action] = []
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     private static let listenerToken: UInt64 = 0
@@ -123,7 +125,7 @@ final class ServerEventLoop: @unchecked Sendable {
             let now = configuration.uptime()
             let machine = HTTPConnectionStateMachine(
                 limits: limits, parser: parser, bodyConsumer: { [handler] head in handler.bodyConsumer(for: head) },
-                now: now)
+                headResponse: { [handler] head in handler.headResponse(for: head) }, now: now)
             let connection = ServerConnection(id: id, descriptor: descriptor, machine: machine)
             connections[id] = connection
             poller.add(descriptor, token: id, readable: true, writable: false)

@@ -15,9 +15,11 @@ struct ConnectionMachineHarness {
 
     init(
         limits: Machine.Limits = Machine.Limits(requestTimeout: .seconds(10), idleTimeout: .seconds(60)),
-        bodyLimit: Int = 1024
+        bodyLimit: Int = 1024,
+        headResponse: @escaping @Sendable (HTTPRequestHead) -> HTTPServerResponse? = { _ in nil }
     ) {
-        machine = Machine(limits: limits, parser: HTTPRequestParser { _ in bodyLimit }, now: .zero)
+        machine = Machine(
+            limits: limits, parser: HTTPRequestParser { _ in bodyLimit }, headResponse: headResponse, now: .zero)
     }
 
     mutating func read(_ text: String) -> [String] { read(Array(text.utf8)) }
