@@ -56,20 +56,39 @@ public final class LoopbackHTTPServer: Sendable {
             return true
         }
 
-        /// Writes `block` again and again, up to `limit` bytes in all, counting what was sent in
-        /// `sent`; returns when the limit is reached or the peer is gone (`false`). A hostile
-        /// server's flood, bounded so a client that reads everything fails its test instead of
-        /// running forever.
-        @discardableResult
-        public func flood(_ block: [UInt8], limit: Int, sent: borrowing Locked<Int>) -> Bool {
+        /// Writes `block` again and again, up to `limit` bytes in all, keeping count in
+        /// `outcome`; returns when the limit is reached or the peer is gone. A hostile server's
+        /// flood, bounded so a client that reads everything fails its test instead of running
+        /// forever.
+        public func flood(_ block: [UInt8], limit: Int, into outcome: Flood) {
             var total = 0
             while total < limit {
-                guard write(block) else { return false }
+                guard write(block) else {
+                    outcome.end(sentEverything: false)
+                    return
+                }
                 total += block.count
-                sent.withLock { $0 = total }
+                outcome.count(total)
             }
-            return true
+            outcome.end(sentEverything: true)
         }
+    }
+
+    /// What a flood sent, and how it ended.
+    public final class Flood: Sendable {
+        private let state = Locked<(sent: Int, sentEverything: Bool?)>((0, nil))
+
+        /// A flood not started.
+        public init() {}
+
+        /// Bytes written so far.
+        public var sent: Int { state.withLock { $0.sent } }
+        /// `nil` while flooding; `true` when everything was written, `false` when the peer went
+        /// away first.
+        public var sentEverything: Bool? { state.withLock { $0.sentEverything } }
+
+        func count(_ total: Int) { state.withLock { $0.sent = total } }
+        func end(sentEverything: Bool) { state.withLock { $0.sentEverything = sentEverything } }
     }
 
     /// The port it listens on.

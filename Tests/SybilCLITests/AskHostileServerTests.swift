@@ -9,19 +9,18 @@
     @Suite("sybil ask against a hostile server", .timeLimit(.minutes(2)))
     struct AskHostileServerTests {
         @Test func anEndlessLineIsRefusedWith76() async throws {
-            let finished = Locked<Bool?>(nil)
-            let sent = Locked(0)
+            let flood = LoopbackHTTPServer.Flood()
             let server = try LoopbackHTTPServer { _, connection in
                 connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: ")
                 let block = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
-                finished.withLock { $0 = connection.flood(block, limit: 64 << 20, sent: sent) }
+                connection.flood(block, limit: 64 << 20, into: flood)
             }
             let test = TestIO(environment: ["SYBIL_TOKEN": "t"])
             let status = await test.run("ask", "--no-save", "--api-url", "http://127.0.0.1:\(server.port)", "Hallo")
             #expect(status == 76)
             #expect(test.stderr.contains("an event of the event stream is larger than 16777216 bytes"))
-            #expect(await ConditionWait.until { finished.withLock { $0 } != nil })
-            #expect(finished.withLock { $0 } == false, "sybil read all 64 MiB")
+            #expect(await ConditionWait.until { flood.sentEverything != nil })
+            #expect(flood.sentEverything == false, "sybil read all 64 MiB")
         }
 
         @Test func aRedirectToAnotherOriginIsRefusedAndTheQuestionGoesNowhere() async throws {

@@ -17,12 +17,10 @@
         static let block = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
 
         @Test func aConnectionWhoseBytesAreNotTakenStopsReadingAtItsInboxLimit() async throws {
-            let sent = Locked(0)
-            let finished = Locked<Bool?>(nil)
+            let flood = LoopbackHTTPServer.Flood()
             let server = try LoopbackHTTPServer { _, connection in
                 connection.write("HTTP/1.1 200 OK\r\n\r\n")
-                let all = connection.flood(Self.block, limit: Self.floodLimit, sent: sent)
-                finished.withLock { $0 = all }
+                connection.flood(Self.block, limit: Self.floodLimit, into: flood)
             }
             let connection = try await SocketConnection.connect(host: "127.0.0.1", port: Int(server.port), tls: false)
             connection.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
@@ -30,7 +28,7 @@
             #expect(paused, "the connection kept reading: \(connection.bufferedBytes) bytes held")
             #expect(connection.bufferedBytes >= SocketConnection.inboxLimit)
             #expect(connection.bufferedBytes <= SocketConnection.inboxLimit + SocketConnection.readSize)
-            #expect(finished.withLock { $0 } == nil, "the server could send everything: nothing slowed it")
+            #expect(flood.sentEverything == nil, "the server could send everything: nothing slowed it")
             // Taking the bytes resumes reading, and every byte the server sent arrives.
             var received = 0
             while let chunk = try await connection.receive() {
@@ -38,19 +36,17 @@
                 received += chunk.count
                 #expect(connection.bufferedBytes <= SocketConnection.inboxLimit + SocketConnection.readSize)
             }
-            #expect(finished.withLock { $0 } == true)
+            #expect(flood.sentEverything == true)
             #expect(received == Self.floodLimit + "HTTP/1.1 200 OK\r\n\r\n".utf8.count)
         }
 
         @Test func aBodyReadOnlyInPartIsNotDownloadedFurther() async throws {
             // An answer that claims 2 GiB: the caller takes what it allows and drops the rest.
-            let sent = Locked(0)
-            let finished = Locked<Bool?>(nil)
+            let flood = LoopbackHTTPServer.Flood()
             let server = try LoopbackHTTPServer { _, connection in
                 connection.write(
                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2147483648\r\n\r\n")
-                let all = connection.flood(Self.block, limit: Self.floodLimit, sent: sent)
-                finished.withLock { $0 = all }
+                connection.flood(Self.block, limit: Self.floodLimit, into: flood)
             }
             let client = SocketHTTPClient(followRedirects: false)
             let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/agent/messages"))
@@ -60,36 +56,32 @@
                 #expect(bytes.count == (1 << 20) + 1)
             }
             // The response is gone: its connection closed, and the server's writes fail.
-            let ended = await ConditionWait.until { finished.withLock { $0 } != nil }
+            let ended = await ConditionWait.until { flood.sentEverything != nil }
             #expect(ended)
-            #expect(finished.withLock { $0 } == false, "the client read all \(Self.floodLimit) bytes")
-            #expect(sent.withLock { $0 } < Self.floodLimit / 2)
+            #expect(flood.sentEverything == false, "the client read all \(Self.floodLimit) bytes")
+            #expect(flood.sent < Self.floodLimit / 2)
         }
 
         @Test func anEndlessEventStreamLineIsRefusedAtTheLineLimit() async throws {
-            let finished = Locked<Bool?>(nil)
-            let sent = Locked(0)
+            let flood = LoopbackHTTPServer.Flood()
             let server = try LoopbackHTTPServer { _, connection in
                 connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nevent: ")
-                let all = connection.flood(Self.block, limit: Self.floodLimit, sent: sent)
-                finished.withLock { $0 = all }
+                connection.flood(Self.block, limit: Self.floodLimit, into: flood)
             }
             let transport = SSEChatTransport(http: SocketHTTPClient(), clock: ContinuousClock())
             let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/v1/chat/completions"))
             await #expect(throws: ChatStreamError.tooLarge("a line of the event stream is longer than 65536 bytes")) {
                 for try await _ in transport.chunks(for: HTTPRequest(method: "POST", url: url, body: [])) {}
             }
-            #expect(await ConditionWait.until { finished.withLock { $0 } != nil })
-            #expect(finished.withLock { $0 } == false, "the client read all \(Self.floodLimit) bytes")
+            #expect(await ConditionWait.until { flood.sentEverything != nil })
+            #expect(flood.sentEverything == false, "the client read all \(Self.floodLimit) bytes")
         }
 
         @Test func anEndlessDataLineIsRefusedAtTheEventLimit() async throws {
-            let finished = Locked<Bool?>(nil)
-            let sent = Locked(0)
+            let flood = LoopbackHTTPServer.Flood()
             let server = try LoopbackHTTPServer { _, connection in
                 connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: ")
-                let all = connection.flood(Self.block, limit: Self.floodLimit, sent: sent)
-                finished.withLock { $0 = all }
+                connection.flood(Self.block, limit: Self.floodLimit, into: flood)
             }
             let transport = SSEChatTransport(http: SocketHTTPClient(), clock: ContinuousClock())
             let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/v1/chat/completions"))
@@ -99,8 +91,8 @@
             ) {
                 for try await _ in transport.chunks(for: HTTPRequest(method: "POST", url: url, body: [])) {}
             }
-            #expect(await ConditionWait.until { finished.withLock { $0 } != nil })
-            #expect(finished.withLock { $0 } == false, "the client read all \(Self.floodLimit) bytes")
+            #expect(await ConditionWait.until { flood.sentEverything != nil })
+            #expect(flood.sentEverything == false, "the client read all \(Self.floodLimit) bytes")
         }
 
         @Test func aRedirectIsRefusedNamingItsTargetAndNothingGoesThere() async throws {
@@ -128,14 +120,12 @@
         }
 
         @Test func aRefusedWebSocketFrameStopsTheReading() async throws {
-            let finished = Locked<Bool?>(nil)
-            let sent = Locked(0)
+            let flood = LoopbackHTTPServer.Flood()
             let server = try LoopbackHTTPServer { request, connection in
                 WebSocketPeer.answer(request, on: connection)
                 // A binary frame that claims 2 GiB, then the bytes keep coming.
                 connection.write([0x82, 127, 0, 0, 0, 0, 0x80, 0, 0, 0])
-                let all = connection.flood(Self.block, limit: Self.floodLimit, sent: sent)
-                finished.withLock { $0 = all }
+                connection.flood(Self.block, limit: Self.floodLimit, into: flood)
             }
             let socket = try await SocketWebSocket.connect(
                 to: server.webSocketURL, random: SeededRandomSource(seed: 3), clock: ManualClock())
@@ -145,20 +135,18 @@
             } catch let WebSocketError.protocolViolation(violation) {
                 #expect(violation.closeCode == WebSocketCloseCode.messageTooBig)
             }
-            #expect(await ConditionWait.until { finished.withLock { $0 } != nil })
-            #expect(finished.withLock { $0 } == false, "the client read all \(Self.floodLimit) bytes after refusing")
-            #expect(sent.withLock { $0 } < Self.floodLimit / 2)
+            #expect(await ConditionWait.until { flood.sentEverything != nil })
+            #expect(flood.sentEverything == false, "the client read all \(Self.floodLimit) bytes after refusing")
+            #expect(flood.sent < Self.floodLimit / 2)
         }
 
         @Test func webSocketMessagesNobodyTakesStopTheReadingAtTheQueueLimit() async throws {
-            let finished = Locked<Bool?>(nil)
-            let sent = Locked(0)
+            let flood = LoopbackHTTPServer.Flood()
             let message = WebSocketFrame(opcode: .text, payload: [UInt8](repeating: 0x61, count: 16 << 10)).encoded(
                 maskingKey: nil)
             let server = try LoopbackHTTPServer { request, connection in
                 WebSocketPeer.answer(request, on: connection)
-                let all = connection.flood(message, limit: Self.floodLimit, sent: sent)
-                finished.withLock { $0 = all }
+                connection.flood(message, limit: Self.floodLimit, into: flood)
             }
             let socket = try await SocketWebSocket.connect(
                 to: server.webSocketURL, random: SeededRandomSource(seed: 4), clock: ManualClock())
@@ -167,7 +155,7 @@
             let bound =
                 SocketWebSocket<ManualClock>.incomingLimit + SocketConnection.inboxLimit + SocketConnection.readSize
             #expect(socket.bufferedBytes <= bound)
-            #expect(finished.withLock { $0 } == nil, "the server could send everything: nothing slowed it")
+            #expect(flood.sentEverything == nil, "the server could send everything: nothing slowed it")
             // Taking messages lets the rest arrive, each whole.
             var taken = 0
             for try await incoming in socket.incoming {
