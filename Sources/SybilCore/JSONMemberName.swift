@@ -29,6 +29,9 @@ public struct JSONMemberName: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `lhs` and `rhs` are the same code points (not merely canonically equivalent).
     public static func equal(_ lhs: String, _ rhs: String) -> Bool {
+        // Text with the same code points is canonically equivalent too, so `String ==` failing
+        // settles it cheaply; when it holds, the bytes decide.
+        guard lhs == rhs else { return false }
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }

@@ -54,19 +54,40 @@ public struct JSONObjectReader: Sendable {
     /// Fails unless the members are exactly `keys`: names the first missing key, else the
     /// first extra one.
     public func requireExactKeys(_ keys: [String]) throws(JSONError) {
-        for key in keys where object[key] == nil {
+        guard keys.count <= 64 else {
+            for key in keys where object[key] == nil {
+                throw .contract(path.appending(key: key), "required member is missing")
+            }
+            try rejectUnknownKeys(keys)
+            return
+        }
+        // One pass over the members: each is matched to its key once (bit `i` for `keys[i]`).
+        var present: UInt64 = 0
+        var firstExtra: String?
+        for member in object.members {
+            if let index = keys.firstIndex(where: { JSONMemberName.equal($0, member.key) }) {
+                present |= 1 << UInt64(index)
+            } else if firstExtra == nil {
+                firstExtra = member.key
+            }
+        }
+        for (index, key) in keys.enumerated() where present & (1 << UInt64(index)) == 0 {
             throw .contract(path.appending(key: key), "required member is missing")
         }
-        try rejectUnknownKeys(keys)
+        if let firstExtra { throw unexpectedMember(firstExtra, keys) }
     }
 
     /// Fails if a member is not one of `keys`.
     public func rejectUnknownKeys(_ keys: [String]) throws(JSONError) {
         for member in object.members where !keys.contains(where: { JSONMemberName.equal($0, member.key) }) {
-            throw .contract(
-                path.appending(key: member.key),
-                "unexpected member; allowed members are \(keys.map { JSONWriter.quoted($0) }.joined(separator: ", "))")
+            throw unexpectedMember(member.key, keys)
         }
+    }
+
+    private func unexpectedMember(_ key: String, _ keys: [String]) -> JSONError {
+        .contract(
+            path.appending(key: key),
+            "unexpected member; allowed members are \(keys.map { JSONWriter.quoted($0) }.joined(separator: ", "))")
     }
 
     // MARK: Presence

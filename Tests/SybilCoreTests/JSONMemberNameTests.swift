@@ -42,6 +42,29 @@ struct JSONMemberNameTests {
         #expect(error.message.hasPrefix("duplicate key"))
     }
 
+    @Test(
+        "exact key sets compare code points and name the first missing, else the first extra member",
+        arguments: [8, 70])
+    func exactKeySets(count: Int) throws {
+        let keys = (0..<count).map { "k\($0)K" }
+        let exact = JSONObject(keys.reversed().map { JSONMember($0, 1) })
+        #expect(throws: Never.self) { try JSONObjectReader(.object(exact), at: .root).requireExactKeys(keys) }
+        var kelvin = exact
+        kelvin.members[0].key = "k\(count - 1)\u{212A}"
+        let missing = try #require(throws: JSONError.self) {
+            try JSONObjectReader(.object(kelvin), at: .root).requireExactKeys(keys)
+        }
+        #expect(missing.path.description == "k\(count - 1)K")
+        #expect(missing.message == "required member is missing")
+        var extra = exact
+        extra.members.append(JSONMember("k0\u{212A}", 2))
+        let unexpected = try #require(throws: JSONError.self) {
+            try JSONObjectReader(.object(extra), at: .root).requireExactKeys(keys)
+        }
+        #expect(unexpected.message.hasPrefix("unexpected member"))
+        #expect(Array(unexpected.path.description.utf8) == Array(#"["k0\#u{212A}"]"#.utf8))
+    }
+
     @Test func valuesCompareCodePoints() {
         let kelvin: JSONValue = .string("\u{212A}")
         let letter: JSONValue = .string("K")
