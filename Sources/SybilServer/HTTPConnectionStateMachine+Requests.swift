@@ -3,30 +3,31 @@ import SybilWire
 extension HTTPConnectionStateMachine {
     /// The handler answered the request being handled (or a refusal was made).
     mutating func responded(_ response: HTTPServerResponse, now: Duration, into actions: inout [Action]) {
-        guard phase == .handling else { return }
+        guard case .handling(let current) = phase else { return }
         defer { updateInterest(&actions) }
         var headers = response.headers
         switch response.body {
         case .bytes(let body):
             headers.set("Content-Length", String(body.count))
-            if !keepAliveCurrent { headers.set("Connection", "close") }
+            if !current.keepAlive { headers.set("Connection", "close") }
             var bytes = HTTPResponseWriter.head(status: response.status, headers: headers)
-            if !isHeadRequest { bytes.append(contentsOf: body) }
+            if !current.isHead { bytes.append(contentsOf: body) }
             write(bytes, into: &actions)
-            finishResponse(now: now, into: &actions)
+            finishResponse(current, now: now, into: &actions)
         case .stream(let producer):
             headers.set("Transfer-Encoding", "chunked")
-            if !keepAliveCurrent { headers.set("Connection", "close") }
+            if !current.keepAlive { headers.set("Connection", "close") }
             write(HTTPResponseWriter.head(status: response.status, headers: headers), into: &actions)
-            if isHeadRequest {
+            if current.isHead {
                 // The head a GET would get, and no body.
                 actions.append(.discardStream(producer))
-                finishResponse(now: now, into: &actions)
+                finishResponse(current, now: now, into: &actions)
                 return
             }
-            phase = .streaming
+            guard case .handling = phase else { return }
+            phase = .streaming(current)
             actions.append(.startStream(producer))
-        case .webSocket where isHeadRequest:
+        case .webSocket where current.isHead:
             // An upgrade needs GET (RFC 6455 §4.1); a HEAD never switches protocols.
             actions.append(.refuse(status: 400, message: "A WebSocket upgrade must be a GET request, not HEAD."))
         case .webSocket(let accept, let maximumMessage, let session):
@@ -34,7 +35,9 @@ extension HTTPConnectionStateMachine {
             headers.set("Connection", "Upgrade")
             headers.set("Sec-WebSocket-Accept", accept)
             write(HTTPResponseWriter.head(status: 101, headers: headers), into: &actions)
+            guard case .handling = phase else { return }
             queue.removeAll()
+            reading = .idle
             webSocketDecoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: maximumMessage)
             webSocketAssembler = WebSocketMessageAssembler(maximumMessage: maximumMessage)
             phase = .webSocket
@@ -48,15 +51,20 @@ extension HTTPConnectionStateMachine {
     /// The connection is one too many: it is answered 503 and nothing it sends is read.
     mutating func refuseConnection(message: String, now: Duration, into actions: inout [Action]) {
         queue.append(.refusal(status: 503, message: message))
-        discardInput = true
+        discardInput()
         advance(now: now, into: &actions)
         updateInterest(&actions)
+    }
+
+    /// What else arrives is read and dropped (unless nothing more will arrive anyway).
+    mutating func discardInput() {
+        if input == .open { input = .discarding }
     }
 
     /// Feeds request bytes to the parser: the requests before a malformed one are answered
     /// first, in order; then the refusal, and the connection closes.
     mutating func parse(_ bytes: ArraySlice<UInt8>, now: Duration, into actions: inout [Action]) {
-        if requestStarted == nil, partial == nil { requestStarted = now }
+        if case .idle = reading { reading = .head(started: now) }
         var events: [HTTPRequestParser.Event] = []
         var parseError: HTTPParseError?
         do {
@@ -73,19 +81,19 @@ extension HTTPConnectionStateMachine {
             } catch {
                 // A body consumer or the head's answer refused the request: answer, and read
                 // no more of it.
-                partial = nil
+                reading = .idle
                 queue.append(.refused(error.response))
-                discardInput = true
+                discardInput()
                 parseError = nil
                 break
             }
         }
         if let parseError {
-            partial = nil
+            reading = .idle
             queue.append(.refusal(status: parseError.status, message: parseError.description))
-            discardInput = true
-        } else if parser.isIdle {
-            requestStarted = nil
+            discardInput()
+        } else if parser.isIdle, case .head = reading {
+            reading = .idle
         }
         advance(now: now, into: &actions)
     }
@@ -100,23 +108,23 @@ extension HTTPConnectionStateMachine {
     ) throws(HTTPBodyRefusal) {
         switch event {
         case .head(let head):
-            requestStarted = nil
             if let answer = headResponse(head) {
                 guard !refusedByParser, let length = Self.declaredBodyLength(head), length <= limits.maximumDrainedBody
                 else { throw HTTPBodyRefusal(response: answer) }
                 queue.append(.answeredAtHead(answer, keepAlive: head.keepAlive, isHead: head.method == "HEAD"))
-                partial = Partial(head: head, discarding: true, now: now)
+                reading = .body(Partial(head: head, discarding: true, now: now))
                 return
             }
-            partial = Partial(head: head, consumer: bodyConsumer(head), now: now)
-            if head.headers["Expect"]?.lowercased() == "100-continue", phase == .reading, queue.isEmpty,
+            reading = .body(Partial(head: head, consumer: bodyConsumer(head), now: now))
+            if head.headers["Expect"]?.lowercased() == "100-continue", phase.isReading, queue.isEmpty,
                 !refusedByParser
             {
                 write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), into: &actions)
             }
         case .body(let bytes):
-            guard var current = partial else { return }
-            partial = nil
+            guard case .body(var current) = reading else { return }
+            // Moved out while it grows, so its buffer is never copied.
+            reading = .idle
             current.bodyReceived += bytes.count
             current.lastProgress = now
             if current.discarding {
@@ -128,13 +136,12 @@ extension HTTPConnectionStateMachine {
             } else {
                 current.body.append(contentsOf: bytes)
             }
-            partial = current
+            reading = .body(current)
         case .end:
             // Whatever follows in the parser starts the next request's head.
-            requestStarted = now
-            guard var current = partial else { return }
-            partial = nil
-            if current.discarding { return }
+            let finished = reading
+            reading = .head(started: now)
+            guard case .body(var current) = finished, !current.discarding else { return }
             if var consumer = current.consumer {
                 current.consumer = nil
                 try consumer.finish()
@@ -147,9 +154,9 @@ extension HTTPConnectionStateMachine {
 
     /// Dispatches the next queued request when the connection is between responses.
     mutating func advance(now: Duration, into actions: inout [Action]) {
-        guard phase == .reading else { return }
+        guard phase.isReading else { return }
         guard !queue.isEmpty else {
-            if inputEnded, backlog == 0 {
+            if input == .ended, backlog == 0 {
                 close(into: &actions)
             } else if draining, isIdle {
                 close(into: &actions)
@@ -157,26 +164,21 @@ extension HTTPConnectionStateMachine {
             return
         }
         let next = queue.removeFirst()
+        // The last request before the peer's half-close closes the connection.
+        let lastRequest = draining || (input == .ended && queue.isEmpty)
         switch next {
         case .refusal(let status, let message):
-            keepAliveCurrent = false
-            isHeadRequest = false
-            phase = .handling
+            phase = .handling(Response(keepAlive: false, isHead: false))
             actions.append(.refuse(status: status, message: message))
         case .refused(let response):
-            keepAliveCurrent = false
-            isHeadRequest = false
-            phase = .handling
+            phase = .handling(Response(keepAlive: false, isHead: false))
             responded(response, now: now, into: &actions)
         case .answeredAtHead(let response, let keepAlive, let isHead):
-            phase = .handling
-            keepAliveCurrent = keepAlive && !draining && !(inputEnded && queue.isEmpty)
-            isHeadRequest = isHead
+            phase = .handling(Response(keepAlive: keepAlive && !lastRequest, isHead: isHead))
             responded(response, now: now, into: &actions)
         case .request(let request):
-            phase = .handling
-            keepAliveCurrent = request.head.keepAlive && !draining && !(inputEnded && queue.isEmpty)
-            isHeadRequest = request.method == "HEAD"
+            phase = .handling(
+                Response(keepAlive: request.head.keepAlive && !lastRequest, isHead: request.method == "HEAD"))
             actions.append(.dispatch(request))
         }
     }
@@ -194,19 +196,28 @@ extension HTTPConnectionStateMachine {
         return length
     }
 
-    /// After a whole response: the next request, or the end of the connection.
-    mutating func finishResponse(now: Duration, into actions: inout [Action]) {
-        if phase == .streaming { actions.append(.stopWork) }
-        if keepAliveCurrent {
+    /// After the whole `response`: the next request, or the end of the connection.
+    mutating func finishResponse(_ response: Response, now: Duration, into actions: inout [Action]) {
+        // A write that cut the client off has closed the connection already.
+        guard !phase.isClosed else { return }
+        if phase.isStreaming { actions.append(.stopWork) }
+        if response.keepAlive {
             phase = .reading
             // Input was not read while the response was in progress: the request being read
             // is timed from now.
-            if requestStarted != nil { requestStarted = now }
-            partial?.restartClocks(now: now)
+            switch reading {
+            case .head: reading = .head(started: now)
+            case .body(var partial):
+                reading = .idle
+                partial.restartClocks(now: now)
+                reading = .body(partial)
+            case .idle: break
+            }
             advance(now: now, into: &actions)
         } else {
-            phase = .handling
-            closeAfterFlush = true
+            var complete = response
+            complete.complete = true
+            phase = .handling(complete)
             if backlog == 0 { startLingering(now: now, into: &actions) }
         }
     }

@@ -8,25 +8,25 @@ extension HTTPConnectionStateMachine {
     /// The session took messages weighing `weight` from its inbox: reading resumes once the
     /// inbox is at or below the low-water mark.
     mutating func webSocketConsumed(weight: Int, now: Duration, into actions: inout [Action]) {
-        guard phase == .webSocket else { return }
+        guard phase.isWebSocket else { return }
         inboxWeight = max(0, inboxWeight - weight)
         defer { updateInterest(&actions) }
         guard inboxStallDeadline != nil, inboxWeight <= limits.inboxLowWater else { return }
         inboxStallDeadline = nil
         // Frames read before reading stopped are decoded now.
-        if !discardInput { readFrames(now: now, into: &actions) }
+        if input == .open { readFrames(now: now, into: &actions) }
     }
 
     /// The session sent a close frame.
     mutating func sessionClosed(code: UInt16, reason: String, now: Duration, into actions: inout [Action]) {
-        guard phase == .webSocket else { return }
+        guard phase.isWebSocket else { return }
         sendClose(code: code, reason: reason, now: now, into: &actions)
         updateInterest(&actions)
     }
 
     /// The session returned: close with the code the client sent, else 1000.
     mutating func sessionEnded(now: Duration, into actions: inout [Action]) {
-        guard phase == .webSocket else { return }
+        guard phase.isWebSocket else { return }
         sendClose(code: webSocketPeerClose?.code ?? WebSocketCloseCode.normal, reason: "", now: now, into: &actions)
         updateInterest(&actions)
     }
@@ -47,7 +47,7 @@ extension HTTPConnectionStateMachine {
                     // A close frame that breaks RFC 6455 §5.5.1/§7.4 throws: answered 1002 or 1007.
                     let (code, reason) = try WebSocketCloseCode.parse(closePayload: frame.payload)
                     webSocketPeerClose = (code == WebSocketCloseCode.noStatus ? WebSocketCloseCode.normal : code, now)
-                    discardInput = true
+                    discardInput()
                     actions.append(.deliver(.closed(code: code, reason: reason)))
                     return
                 default:
@@ -87,14 +87,13 @@ extension HTTPConnectionStateMachine {
     /// Queues our close frame once (a code that must not be sent becomes 1002, the reason is
     /// cut to 120 bytes); the connection lingers once it is flushed.
     mutating func sendClose(code: UInt16, reason: String, now: Duration, into actions: inout [Action]) {
-        guard !webSocketCloseSent, phase == .webSocket else { return }
+        guard !webSocketCloseSent, phase.isWebSocket else { return }
         webSocketCloseSent = true
         actions.append(.closeSession)
         let sendable = WebSocketCloseCode.mayBeSent(code) ? code : WebSocketCloseCode.protocolError
         let payload = WebSocketCloseCode.payload(
             code: sendable, reason: String(decoding: reason.utf8.prefix(120), as: UTF8.self))
         write(WebSocketFrame(opcode: .close, payload: payload).encoded(maskingKey: nil), into: &actions)
-        closeAfterFlush = true
         if backlog == 0 { startLingering(now: now, into: &actions) }
     }
 }

@@ -76,79 +76,10 @@ struct HTTPConnectionStateMachine {
         case readInterest(Bool)
     }
 
-    /// What the connection is doing.
-    enum Phase: Equatable {
-        /// Between responses: the next queued request is dispatched when there is one.
-        case reading
-        /// A handler (or a refusal) is answering a request.
-        case handling
-        /// A chunked response body is being produced.
-        case streaming
-        /// The connection speaks WebSocket to a session.
-        case webSocket
-        /// Our side is done and our half shut down; input is discarded until the peer closes
-        /// or the deadline passes, so a final error response is not lost to a reset.
-        case lingering(deadline: Duration)
-        /// Closed.
-        case closed
-    }
-
-    /// A request read whole, or the reason one could not be read.
-    enum Queued {
-        case request(HTTPServerRequest)
-        case refusal(status: Int, message: String)
-        /// A body consumer, or the handler from the head, refused the request with this
-        /// answer; the connection closes after it.
-        case refused(HTTPServerResponse)
-        /// The handler answered from the head and the short body is dropped as it arrives;
-        /// the connection may stay open.
-        case answeredAtHead(HTTPServerResponse, keepAlive: Bool, isHead: Bool)
-    }
-
-    /// The request being read: its head, and its body so far or the consumer taking it (or
-    /// neither, when it was answered from its head and its body is dropped), with the body's
-    /// progress for its timeouts.
-    struct Partial {
-        var head: HTTPRequestHead
-        var body: [UInt8] = []
-        var consumer: (any HTTPRequestBodyConsumer)?
-        /// Answered from its head: the body is read and dropped.
-        var discarding = false
-        /// When the body's clocks started (its head arrived, or reading resumed).
-        var bodyStarted: Duration
-        /// Body bytes received since ``bodyStarted``.
-        var bodyReceived = 0
-        /// When a body byte last arrived (or the clocks started).
-        var lastProgress: Duration
-
-        init(
-            head: HTTPRequestHead, consumer: (any HTTPRequestBodyConsumer)? = nil, discarding: Bool = false,
-            now: Duration
-        ) {
-            self.head = head
-            self.consumer = consumer
-            self.discarding = discarding
-            bodyStarted = now
-            lastProgress = now
-        }
-
-        /// When the body has gone idle too long, or fallen below the minimum rate after the
-        /// grace: each byte received buys `1 / minimumBodyRate` seconds from its start.
-        func deadline(_ limits: Limits) -> Duration {
-            let earned = Duration.seconds(bodyReceived) / limits.minimumBodyRate
-            return min(lastProgress + limits.bodyIdleTimeout, bodyStarted + max(limits.bodyRateGrace, earned))
-        }
-
-        /// Starts the clocks again: time the connection did not read is not the body's.
-        mutating func restartClocks(now: Duration) {
-            bodyStarted = now
-            bodyReceived = 0
-            lastProgress = now
-        }
-    }
-
     let limits: Limits
     var phase = Phase.reading
+    var input = Input.open
+    var reading = Reading.idle
     /// Bytes written and not yet reported sent.
     var backlog = 0
     /// Incoming WebSocket messages delivered and not yet taken by the session, by weight.
@@ -156,21 +87,13 @@ struct HTTPConnectionStateMachine {
     var parser: HTTPRequestParser
     let bodyConsumer: @Sendable (HTTPRequestHead) -> (any HTTPRequestBodyConsumer)?
     let headResponse: @Sendable (HTTPRequestHead) -> HTTPServerResponse?
-    var partial: Partial?
     var queue: [Queued] = []
-    var closeAfterFlush = false
-    /// The peer has closed its sending half: nothing more will arrive.
-    var inputEnded = false
-    /// A request was refused or the peer sent its close frame: what else arrives is discarded.
-    var discardInput = false
+    /// The server is shutting down: no more keep-alive.
     var draining = false
     var lastActivity: Duration
-    /// When the first byte of the request being read arrived.
-    var requestStarted: Duration?
-    var keepAliveCurrent = true
-    var isHeadRequest = false
     var webSocketDecoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 1 << 20)
     var webSocketAssembler = WebSocketMessageAssembler(maximumMessage: 1 << 20)
+    /// Our close frame is queued: once flushed, the connection lingers.
     var webSocketCloseSent = false
     /// The client's close frame: the code to echo and when it arrived.
     var webSocketPeerClose: (code: UInt16, at: Duration)?
@@ -192,12 +115,18 @@ struct HTTPConnectionStateMachine {
         lastActivity = now
     }
 
+    /// The request whose body is arriving, when one is.
+    var partial: Partial? {
+        if case .body(let partial) = reading { return partial }
+        return nil
+    }
+
     /// Whether the loop should read from the connection now. While a response is handled or
     /// streamed, input is read only until the next request's head is complete (a body being
     /// dropped is read on): its body, and the requests after it, wait in the peer's socket
     /// until the response ends, instead of in memory for as long as a stream lives.
     var wantsInput: Bool {
-        guard !inputEnded, inboxStallDeadline == nil else { return false }
+        guard input != .ended, inboxStallDeadline == nil else { return false }
         switch phase {
         case .closed: return false
         case .handling, .streaming: return queue.isEmpty && (partial?.discarding ?? true)
@@ -207,7 +136,8 @@ struct HTTPConnectionStateMachine {
 
     /// Whether nothing of a request is waiting or in progress.
     var isIdle: Bool {
-        phase == .reading && queue.isEmpty && parser.isIdle && backlog == 0 && partial == nil
+        guard phase.isReading, queue.isEmpty, parser.isIdle, backlog == 0, case .idle = reading else { return false }
+        return true
     }
 
     /// Request bytes read and held: the body being collected, the requests read ahead and
@@ -224,10 +154,13 @@ struct HTTPConnectionStateMachine {
         case .lingering(let deadline):
             return deadline
         case .reading:
-            if let partial { return partial.deadline(limits) }
-            if let requestStarted { return requestStarted + limits.requestTimeout }
-            guard isIdle else { return nil }
-            return draining ? lastActivity : lastActivity + limits.idleTimeout
+            switch reading {
+            case .body(let partial): return partial.deadline(limits)
+            case .head(let started): return started + limits.requestTimeout
+            case .idle:
+                guard isIdle else { return nil }
+                return draining ? lastActivity : lastActivity + limits.idleTimeout
+            }
         case .webSocket:
             guard !webSocketCloseSent else { return nil }
             let echo = webSocketPeerClose.map { $0.at + limits.lingerTime }
@@ -244,10 +177,10 @@ struct HTTPConnectionStateMachine {
 
     /// Bytes arrived at `now`.
     mutating func bytesRead(_ bytes: ArraySlice<UInt8>, now: Duration, into actions: inout [Action]) {
-        guard phase != .closed else { return }
+        guard !phase.isClosed else { return }
         lastActivity = now
         defer { updateInterest(&actions) }
-        if discardInput { return }
+        guard input == .open else { return }
         switch phase {
         case .lingering, .closed:
             return
@@ -261,15 +194,18 @@ struct HTTPConnectionStateMachine {
 
     /// The peer closed its sending half (read returned 0).
     mutating func peerHalfClosed(now: Duration, into actions: inout [Action]) {
-        guard phase != .closed else { return }
-        inputEnded = true
+        guard !phase.isClosed else { return }
+        input = .ended
         defer { updateInterest(&actions) }
         switch phase {
         case .reading:
             if queue.isEmpty && backlog == 0 { close(into: &actions) }
-        case .handling:
+        case .handling(var response):
             // The requests already read are still answered, in order; the last of them closes.
-            if queue.isEmpty { keepAliveCurrent = false }
+            if queue.isEmpty {
+                response.keepAlive = false
+                phase = .handling(response)
+            }
         case .lingering, .streaming, .webSocket:
             close(into: &actions)
         case .closed:
@@ -284,14 +220,19 @@ struct HTTPConnectionStateMachine {
 
     /// The loop sent what it could; `remaining` bytes are still unsent.
     mutating func flushed(remaining: Int, now: Duration, into actions: inout [Action]) {
-        guard phase != .closed else { return }
+        guard !phase.isClosed else { return }
         backlog = remaining
         defer { updateInterest(&actions) }
         guard remaining == 0 else { return }
-        if closeAfterFlush {
-            if case .lingering = phase {} else { startLingering(now: now, into: &actions) }
-        } else if phase == .reading {
+        switch phase {
+        case .handling(let response) where response.complete:
+            startLingering(now: now, into: &actions)
+        case .webSocket where webSocketCloseSent:
+            startLingering(now: now, into: &actions)
+        case .reading:
             advance(now: now, into: &actions)
+        default:
+            return
         }
     }
 
@@ -308,15 +249,15 @@ struct HTTPConnectionStateMachine {
     /// above the limit (it does not wait for room and the client does not read): cut the
     /// client off, as ``write(_:into:)`` does when the loop itself sees the backlog.
     mutating func producerOverran(into actions: inout [Action]) {
-        guard phase == .streaming || phase == .webSocket else { return }
+        guard phase.isStreaming || phase.isWebSocket else { return }
         close(into: &actions)
     }
 
     /// The stream producer returned: the last chunk ends the response.
     mutating func streamEnded(now: Duration, into actions: inout [Action]) {
-        guard phase == .streaming else { return }
+        guard case .streaming(let response) = phase else { return }
         write(HTTPResponseWriter.lastChunk, into: &actions)
-        finishResponse(now: now, into: &actions)
+        finishResponse(response, now: now, into: &actions)
         updateInterest(&actions)
     }
 
@@ -327,11 +268,11 @@ struct HTTPConnectionStateMachine {
         case .lingering(let deadline):
             if now >= deadline { close(into: &actions) }
         case .reading:
-            if let current = partial {
+            switch reading {
+            case .body(let current):
                 guard now >= current.deadline(limits) else { return }
-                requestStarted = nil
-                partial = nil
-                discardInput = true
+                reading = .idle
+                input = .discarding
                 // A body being dropped was answered already: nothing more to say.
                 if current.discarding {
                     close(into: &actions)
@@ -343,17 +284,16 @@ struct HTTPConnectionStateMachine {
                     : "The request body arrived slower than \(limits.minimumBodyRate) bytes per second."
                 queue.append(.refusal(status: 408, message: message))
                 advance(now: now, into: &actions)
-            } else if let started = requestStarted {
+            case .head(let started):
                 guard now >= started + limits.requestTimeout else { return }
-                requestStarted = nil
-                partial = nil
-                discardInput = true
+                reading = .idle
+                input = .discarding
                 queue.append(
-                    .refusal(status: 408, message: "The request head was not received within \(limits.requestTimeout).")
-                )
+                    .refusal(
+                        status: 408, message: "The request head was not received within \(limits.requestTimeout)."))
                 advance(now: now, into: &actions)
-            } else if isIdle && (draining || now >= lastActivity + limits.idleTimeout) {
-                close(into: &actions)
+            case .idle:
+                if isIdle && (draining || now >= lastActivity + limits.idleTimeout) { close(into: &actions) }
             }
         case .webSocket:
             webSocketTick(now: now, into: &actions)
@@ -367,10 +307,11 @@ struct HTTPConnectionStateMachine {
     mutating func shutdown(now: Duration, into actions: inout [Action]) {
         guard !draining else { return }
         draining = true
-        keepAliveCurrent = false
         defer { updateInterest(&actions) }
         switch phase {
-        case .streaming:
+        case .streaming(var response):
+            response.keepAlive = false
+            phase = .streaming(response)
             actions.append(.stopWork)
         case .webSocket:
             sendClose(code: WebSocketCloseCode.goingAway, reason: "server shutting down", now: now, into: &actions)
@@ -378,7 +319,10 @@ struct HTTPConnectionStateMachine {
             if isIdle { close(into: &actions) }
         case .lingering:
             close(into: &actions)
-        case .handling, .closed:
+        case .handling(var response):
+            response.keepAlive = false
+            phase = .handling(response)
+        case .closed:
             return
         }
     }
@@ -402,21 +346,21 @@ struct HTTPConnectionStateMachine {
     }
 
     mutating func startLingering(now: Duration, into actions: inout [Action]) {
-        if phase == .streaming || phase == .webSocket { actions.append(.stopWork) }
+        if phase.isStreaming || phase.isWebSocket { actions.append(.stopWork) }
         phase = .lingering(deadline: now + limits.lingerTime)
         actions.append(.shutdownWriting)
-        if inputEnded || draining { close(into: &actions) }
+        if input == .ended || draining { close(into: &actions) }
     }
 
     mutating func close(into actions: inout [Action]) {
-        guard phase != .closed else { return }
-        if phase == .streaming || phase == .webSocket { actions.append(.stopWork) }
+        guard !phase.isClosed else { return }
+        if phase.isStreaming || phase.isWebSocket { actions.append(.stopWork) }
         phase = .closed
         actions.append(.close)
     }
 
     mutating func updateInterest(_ actions: inout [Action]) {
-        guard phase != .closed, wantsInput != readInterest else { return }
+        guard !phase.isClosed, wantsInput != readInterest else { return }
         readInterest = wantsInput
         actions.append(.readInterest(readInterest))
     }

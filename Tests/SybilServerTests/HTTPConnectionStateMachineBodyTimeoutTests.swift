@@ -33,7 +33,7 @@ struct HTTPConnectionStateMachineBodyTimeoutTests {
             sent += 32 << 10
             if sent < 4 << 20 { #expect(actions == [], "at \(second) s") }
         }
-        #expect(harness.machine.queue.isEmpty && harness.machine.partial == nil)
+        #expect(harness.machine.queue.isEmpty && harness.machine.partial == nil && harness.machine.wantsInput)
     }
 
     @Test func aBodyIdleForItsTimeoutIsRefusedWith408() {
