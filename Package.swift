@@ -34,6 +34,8 @@ let package = Package(
             name: "CHEIF", path: "Sources/CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CSecret", path: "Sources/CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .systemLibrary(
             name: "CCMarkGFM", path: "Sources/CCMarkGFM", pkgConfig: "libcmark-gfm",
@@ -69,7 +71,12 @@ let package = Package(
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
             ],
             exclude: ["README.md"]),
-        .target(name: "SybilStore", dependencies: ["SybilCore", "SybilWire", "CSQLite"], exclude: ["README.md"]),
+        .target(
+            name: "SybilStore",
+            dependencies: [
+                "SybilCore", "SybilWire", "CSQLite", .target(name: "CSecret", condition: .when(platforms: [.linux])),
+            ],
+            exclude: ["README.md"]),
         .target(name: "SybilTesting", dependencies: ["SybilCore"], exclude: ["README.md"]),
         .target(name: "SybilMarkdown", dependencies: ["SybilCore", "CCMarkGFM"], exclude: ["README.md"]),
         .target(name: "SybilMotion", dependencies: ["SybilCore"], exclude: ["README.md"]),

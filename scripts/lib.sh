@@ -14,8 +14,10 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 69
 fi
 
-# The Debian packages the package's system-library targets build against.
-debian_packages=(libsqlite3-dev libpng-dev libjpeg62-turbo-dev libheif-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev pkg-config)
+# The Debian packages the package's system-library targets build against, and what the Secret
+# Service test runs (a session bus and GNOME Keyring).
+debian_packages=(libsqlite3-dev libpng-dev libjpeg62-turbo-dev libheif-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libsecret-1-dev pkg-config
+    gnome-keyring dbus-daemon dbus-bin)
 
 install_system_packages() {
     local missing=()
