@@ -39,7 +39,7 @@ public final class SybilServerApp: HTTPHandler {
         let storage = options.storage
         expectedToken = Array(options.token.utf8)
         // Upstream redirects are never followed: the API key must not travel to another host.
-        let forwarding = options.upstream == nil ? nil : (upstream ?? DefaultHTTPClient.make(followRedirects: false))
+        let forwarding = options.upstream == nil ? nil : (upstream ?? DefaultHTTPClient.make(redirects: .deliver))
         chats = ChatCompletionsService(options: options, time: time, upstream: forwarding, random: random)
         let agentStore = try ServerDatabase.starting(storage, file: AgentRoomStore.file) {
             try AgentRoomStore(storage)
