@@ -44,6 +44,7 @@ public enum SybilCommandLine {
         case "workspaces":
             return try await WorkspacesCommand.run(rest, io: io)
         case "records": return try await RecordsCommand.run(rest, io: io)
+        case "keys": return try await KeysCommand.run(rest, io: io)
         case "search": return try await SearchCommand.run(rest, io: io)
         case "history": return try await HistoryCommand.run(rest, io: io)
         case "debug":
