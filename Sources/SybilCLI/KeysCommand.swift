@@ -34,7 +34,16 @@ enum KeysCommand {
 
     /// The NAME argument, checked; `nil` when help was asked for.
     static func parseName(_ arguments: [String], spec: CommandSpec) throws(UsageError) -> String? {
-        guard let parsed = try spec.parse(arguments) else { return nil }
+        let parsed: ParsedArguments
+        do {
+            guard let given = try spec.parse(arguments) else { return nil }
+            parsed = given
+        } catch  where error.message.hasPrefix("takes one NAME") {
+            // The extra word may be the key itself: it is never quoted back.
+            throw UsageError(
+                command: spec.name,
+                message: "takes only NAME; a key is read from standard input, never from an argument")
+        }
         guard let name = parsed.positionals.first else {
             throw UsageError(command: spec.name, message: "needs the key's NAME, e.g. \(spec.name) openai")
         }
