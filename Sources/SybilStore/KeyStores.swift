@@ -9,10 +9,13 @@ public enum KeyStores {
     /// found in the file store are moved into the Secret Service once when it becomes available.
     public static func open(environment: [String: String]) throws -> (store: any KeyStore, notice: String?) {
         let file = FileKeyStore.standard(environment: environment)
-        guard let service = secretService(environment: environment) else {
+        let service: any KeyStore
+        switch secretService(environment: environment) {
+        case .success(let found): service = found
+        case .failure(let reason):
             return (
                 file,
-                "Keys are kept in \(file.location), not in a Secret Service; start one (GNOME Keyring, KWallet) to use it instead."
+                "Keys are kept in \(file.location) because \(reason.text); start GNOME Keyring or KWallet to keep them in the Secret Service."
             )
         }
         let moved = try move(from: file, to: service)
@@ -32,13 +35,26 @@ public enum KeyStores {
         else { throw KeyNameError(name: name) }
     }
 
+    /// Why the Secret Service is not used, for the notice.
+    private struct Unavailable: Error {
+        /// `no session bus is set (DBUS_SESSION_BUS_ADDRESS)`.
+        var text: String
+    }
+
     /// The Secret Service, when the environment names a session bus and the service answers on it.
-    private static func secretService(environment: [String: String]) -> (any KeyStore)? {
+    private static func secretService(environment: [String: String]) -> Result<any KeyStore, Unavailable> {
+        guard let bus = environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else {
+            return .failure(Unavailable(text: "no session bus is set (DBUS_SESSION_BUS_ADDRESS)"))
+        }
         #if canImport(CSecret)
-            guard let bus = environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else { return nil }
-            return try? SecretServiceKeyStore()
+            do {
+                return .success(try SecretServiceKeyStore())
+            } catch {
+                let message = String(error.message.map { $0.isNewline ? " " : $0 }.prefix(200))
+                return .failure(Unavailable(text: "no Secret Service answered on the session bus (\(message))"))
+            }
         #else
-            return nil
+            return .failure(Unavailable(text: "this system has no Secret Service client"))
         #endif
     }
 
