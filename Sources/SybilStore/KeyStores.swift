@@ -6,7 +6,9 @@ public enum KeyStores {
     /// The Secret Service when a session bus offers one (DBUS_SESSION_BUS_ADDRESS set and the
     /// service answers), else the 0600 file store under $XDG_DATA_HOME/sybil/ (XDGDirectories),
     /// with `notice` set to a one-line sentence saying keys are kept in a file and where. Keys
-    /// found in the file store are moved into the Secret Service once when it becomes available.
+    /// found in the file store are moved into the Secret Service once when it becomes available
+    /// (a move that fails leaves them in the files, says why in `notice`, and is tried again at
+    /// the next open).
     public static func open(environment: [String: String]) throws -> (store: any KeyStore, notice: String?) {
         let file = FileKeyStore.standard(environment: environment)
         let service: any KeyStore
@@ -18,11 +20,20 @@ public enum KeyStores {
                 "Keys are kept in \(file.location) because \(reason.text); start GNOME Keyring or KWallet to keep them in the Secret Service."
             )
         }
-        let moved = try move(from: file, to: service)
-        let notice =
-            moved == 0
-            ? nil : "Moved \(moved) \(moved == 1 ? "key" : "keys") from \(file.location) into \(service.location)."
-        return (service, notice)
+        do {
+            let moved = try move(from: file, to: service)
+            let notice =
+                moved == 0
+                ? nil : "Moved \(moved) \(moved == 1 ? "key" : "keys") from \(file.location) into \(service.location)."
+            return (service, notice)
+        } catch {
+            // The service still works: keys not moved stay in the files and are tried again at
+            // the next open.
+            return (
+                service,
+                "Some keys are still in \(file.location) because moving them into \(service.location) failed (\(error)); fix that and they move at the next use."
+            )
+        }
     }
 
     /// A valid key name: 1–64 of A–Z a–z 0–9 . _ - ; else nil-free error message naming the name.

@@ -123,18 +123,38 @@ struct KeyStoreTests {
             #expect(try KeyStores.move(from: file, to: service) == 0)
         }
     }
+
+    @Test func aMoveThatFailsLeavesTheKeyInTheFile() throws {
+        try withDirectory { directory in
+            let file = FileKeyStore(directory: directory + "/keys")
+            try file.setKey("old-a", named: "a")
+            let service = RecordingKeyStore([:], failing: true)
+            #expect(throws: SecretServiceError.self) { try KeyStores.move(from: file, to: service) }
+            #expect(try file.key(named: "a") == "old-a")
+        }
+    }
 }
 
 /// A key store in memory that stands in for the Secret Service.
 private final class RecordingKeyStore: KeyStore {
     private let keys: Locked<[String: String]>
 
-    init(_ keys: [String: String]) { self.keys = Locked(keys) }
+    private let failing: Bool
+
+    init(_ keys: [String: String], failing: Bool = false) {
+        self.keys = Locked(keys)
+        self.failing = failing
+    }
 
     var all: [String: String] { keys.withLock { $0 } }
     var location: String { "the test store" }
     func key(named name: String) throws -> String? { keys.withLock { $0[name] } }
-    func setKey(_ secret: String, named name: String) throws { keys.withLock { $0[name] = secret } }
+    func setKey(_ secret: String, named name: String) throws {
+        if failing {
+            throw SecretServiceError(operation: "store the key '\(name)'", message: "the collection is locked")
+        }
+        keys.withLock { $0[name] = secret }
+    }
     func removeKey(named name: String) throws -> Bool { keys.withLock { $0.removeValue(forKey: name) != nil } }
     func keyNames() throws -> [String] { keys.withLock { $0.keys.sorted() } }
 }
