@@ -26,7 +26,8 @@ enum AskCommand {
     struct Request {
         var question: String
         var target: ServerTarget
-        var model: String
+        /// `--model`; `nil` asks the profile's model, else the server's first listed one.
+        var model: String?
         var system: String?
         var seed: UInt64
         var save = true
@@ -35,7 +36,7 @@ enum AskCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let request = try parse(arguments, environment: io.environment) else {
+        guard var request = try parse(arguments, environment: io.environment) else {
             io.writeOutput(CommandSpec.ask.help)
             return .success
         }
@@ -44,20 +45,24 @@ enum AskCommand {
         }
         guard let connection = ChatClientStack.connect(request.target, seed: request.seed, command: name, io: io)
         else { return .unavailable }
-        let status = await ask(request, store: store, connection: connection, io: io)
+        let model = await ChatClientStack.model(given: request.model, connection: connection, command: name, io: io)
+        request.model = model
+        request.system = request.system ?? connection.profile?.system
+        let status = await ask(request, model: model, store: store, connection: connection, io: io)
         await connection.close()
         return status
     }
 
     @MainActor
     private static func ask(
-        _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
+        _ request: Request, model chosenModel: String, store: any ChatHistoryStore,
+        connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
         let stack = ChatClientStack(connection: connection)
         let printer = ReplyPrinter(terminal: TerminalOutput(io: io), raw: request.raw, write: io.writeOutput)
-        let echo = EchoingChatStream(stack.streaming(model: request.model), write: printer.write)
+        let echo = EchoingChatStream(stack.streaming(model: chosenModel), write: printer.write)
         let list = ChatListModel(
-            streaming: echo, store: store, model: request.model, now: ChatClientStack.now, ids: ChatClientStack.ids,
+            streaming: echo, store: store, model: chosenModel, now: ChatClientStack.now, ids: ChatClientStack.ids,
             warmUp: stack.warmUp, systemPrompt: request.system)
         guard let model = await open(request.conversation, in: list, io: io) else { return .noInput }
         // Ctrl+C (or SIGTERM) stops the reply the way the app's Stop button does: what arrived
@@ -130,7 +135,7 @@ enum AskCommand {
         guard let parsed = try CommandSpec.ask.parse(arguments) else { return nil }
         var target = ServerTarget(environment: environment, parsed: parsed)
         var request = Request(
-            question: "", target: target, model: parsed.text(Option.model) ?? SybilServerOptions.scriptedModel,
+            question: "", target: target, model: parsed.text(Option.model),
             system: parsed.text(Option.system), seed: UInt64(parsed.integer(ChatOptions.seed) ?? 1))
         request.save = !parsed.given(Option.noSave)
         request.raw = parsed.given(ChatOptions.raw)

@@ -1,6 +1,9 @@
 import Foundation
+import SybilClient
 import SybilCore
 import SybilNet
+import SybilServer
+import SybilWire
 
 /// The client stack the chat commands share, as the apps wire it: one HTTP client, the
 /// warm-up manager (its health check single-flight), the send gate over it, and a streaming
@@ -9,14 +12,17 @@ import SybilNet
 @MainActor
 struct ChatClientStack {
     let baseURL: URL
-    let tokens: TokenProvider
+    /// `nil` for a server that needs no key: no `Authorization` is sent.
+    let tokens: TokenProvider?
+    let headers: HTTPHeaders
     let http = DefaultHTTPClient.make()
     let clock = ContinuousClock()
     let warmUp: WarmUpManager<ContinuousClock>
 
     init(connection: ServerTarget.Connection) {
         baseURL = connection.baseURL
-        tokens = connection.tokens
+        tokens = connection.sendsKey ? connection.tokens : nil
+        headers = connection.headers
         warmUp = WarmUpManager(http: http, baseURL: connection.baseURL, clock: clock)
     }
 
@@ -24,7 +30,7 @@ struct ChatClientStack {
     func streaming(model: String) -> ChatStreamingService<ContinuousClock> {
         ChatStreamingService(
             baseURL: baseURL, http: http, clock: clock, tokens: tokens, gate: WarmUpSendGate(manager: warmUp),
-            model: model)
+            model: model, headers: headers)
     }
 
     /// Milliseconds since 1970 from the system clock.
@@ -38,6 +44,37 @@ struct ChatClientStack {
             options.seed = seed
             options.pace = .milliseconds(15)
         }
+    }
+
+    /// The model to ask: `given` (`--model`), else the profile's, else the embedded server's
+    /// scripted model, else the server's first listed model (named on standard error). When
+    /// the list cannot be had the scripted model's name is sent, and the chat request's own
+    /// answer says what is wrong with the server.
+    static func model(given: String?, connection: ServerTarget.Connection, command: String, io: CommandIO) async
+        -> String
+    {
+        if let given { return given }
+        if let model = connection.profile?.model { return model }
+        if connection.embedded != nil { return SybilServerOptions.scriptedModel }
+        let key = connection.sendsKey ? (try? await connection.tokens.token()) ?? nil : nil
+        let client = ModelListClient(
+            baseURL: connection.baseURL, http: DefaultHTTPClient.make(), key: key, headers: connection.headers)
+        do {
+            if let first = try await client.models().models.first {
+                io.writeError(
+                    "\(command): asking \(TerminalText.oneLine(first.id)), the server's first model"
+                        + " (choose with --model or a profile's model)\n")
+                return first.id
+            }
+            io.writeError("\(command): the server lists no models; asking \(SybilServerOptions.scriptedModel)\n")
+        } catch {
+            if case .malformed(let reason) = error {
+                io.writeError(
+                    "\(command): the server's model list could not be read (\(reason));"
+                        + " asking \(SybilServerOptions.scriptedModel)\n")
+            }
+        }
+        return SybilServerOptions.scriptedModel
     }
 
     static let now = WallClock.milliseconds

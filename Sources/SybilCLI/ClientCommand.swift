@@ -14,7 +14,10 @@ enum ClientCommand {
     /// The options every client subcommand takes, after its own; `example` is shown in the
     /// help of `--api-url`.
     static func options(apiURLExample example: String? = nil) -> [OptionSpec] {
-        [ServerTarget.apiURLOption(example: example), ServerTarget.tokenOption, inMemoryOption, .help]
+        [
+            ServerTarget.profileOption, ServerTarget.apiURLOption(example: example), ServerTarget.tokenOption,
+            inMemoryOption, .help,
+        ]
     }
 
     /// Options every client subcommand takes.
@@ -28,7 +31,8 @@ enum ClientCommand {
             inMemory = parsed.given(ClientCommand.inMemoryOption)
             try target.validate(command: parsed.command)
             if inMemory && target.apiURL != nil {
-                throw parsed.error("--in-memory is for the embedded server, not --api-url")
+                throw parsed.error(
+                    "--in-memory is for the embedded server, not \(target.choice?.origin ?? "--api-url")")
             }
         }
     }

@@ -18,7 +18,8 @@ extension CommandSpec {
             $XDG_DATA_HOME/sybil/client/chats.sqlite. NO_COLOR turns colours off.
             """,
         options: [
-            TerminalAppCommand.modelOption, ServerTarget.apiURLOption(), ServerTarget.tokenOption,
+            TerminalAppCommand.modelOption, ServerTarget.profileOption, ServerTarget.apiURLOption(),
+            ServerTarget.tokenOption,
             ClientCommand.inMemoryOption, ChatOptions.seed, .help,
         ],
         exitStatus: """

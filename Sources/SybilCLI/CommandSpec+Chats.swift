@@ -20,8 +20,13 @@ extension CommandSpec {
             conversation's id is printed on standard error, for `sybil history show ID` or
             `sybil ask --chat ID`.
 
-            Without --api-url or SYBIL_API_URL it starts the reference server in-process on a free
-            loopback port and talks to it over HTTP, so it works with no setup at all.
+            The server is --api-url or --profile, else SYBIL_API_URL or SYBIL_PROFILE, else the
+            default profile of $XDG_CONFIG_HOME/sybil/config.toml (see `sybil profile`), else
+            OPENAI_BASE_URL and OPENAI_API_KEY as the openai SDK reads them. With none of these it
+            starts the reference server in-process on a free loopback port and talks to it over
+            HTTP: a scripted demo, not a model, so it works with no setup at all. A server without
+            a key gets no Authorization header. With no model given (--model or the profile's),
+            the server's first listed model is asked, and named on standard error.
             """,
         arguments: [questionArgument],
         options: [
@@ -68,7 +73,9 @@ enum ChatOptions {
         "--seed", range: 0...Int.max, default: 1, help: "The embedded server's agent seed (default: {default}).")
     /// The server options, then help.
     static let server = [
-        ServerTarget.apiURLOption(example: "https://api.openai.com"), ServerTarget.tokenOption, seed, .help,
+        ServerTarget.profileOption, ServerTarget.apiURLOption(example: "http://127.0.0.1:11434"),
+        ServerTarget.tokenOption,
+        seed, .help,
     ]
 }
 
@@ -80,8 +87,10 @@ extension AskCommand {
         static let chat = OptionSpec.text("--chat", valueName: "ID", help: "Continue the saved conversation ID.")
         static let noSave = OptionSpec.flag("--no-save", help: "Keep nothing: the exchange lives in memory only.")
         static let model = OptionSpec.text(
-            "--model", valueName: "NAME", default: SybilServerOptions.scriptedModel,
-            help: "The model to ask for (default: {default}).")
+            "--model", valueName: "NAME",
+            help:
+                "The model to ask for (default: the profile's, else the server's\nfirst listed model; the demo server's is \(SybilServerOptions.scriptedModel))."
+        )
         static let system = OptionSpec.text(
             "--system", valueName: "TEXT", help: "A system message sent before the messages (not saved).")
     }

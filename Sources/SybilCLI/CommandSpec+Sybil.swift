@@ -30,6 +30,8 @@ extension CommandSpec {
             Row(label: "history [list|show ID]", help: "List the saved chats, or print one."),
             Row(label: "records add|list|sync", help: "Save moods and sessions on this device; sync them later."),
             Row(label: "keys set|list|remove", help: "Store API keys where the system keeps secrets."),
+            Row(label: "profile add|list|use|remove", help: "The servers you use (config.toml): URL, model, key."),
+            Row(label: "models [--profile NAME] [--json]", help: "List the models a server offers."),
             Row(label: "breathe", help: "Breathe along with the animated sky-and-water scene."),
             Row(label: "debug envelope [FILE]", help: "Check a workspace chat load envelope and print it normalised."),
             Row(label: "debug sse [FILE]", help: "Parse a text/event-stream and print each event as JSON."),

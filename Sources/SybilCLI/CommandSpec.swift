@@ -74,6 +74,7 @@ extension CommandSpec {
             sybil, app, ask, quick, serve, agent, agentSend, agentTail, agentRetry, agentResendAll, agentDownload,
             workspaces, workspacesList, workspacesOpen, workspacesSend, search, history, historyList, historyShow,
             records, recordsAdd, recordsList, recordsSync, breathe, debug, debugEnvelope, debugSSE, debugWebSocketEcho,
+            keys, keysSet, keysList, keysRemove, profile, profileAdd, profileList, profileUse, profileRemove, models,
         ]
     }
 }

@@ -14,6 +14,8 @@ public enum ExitCode: Int32, Sendable {
     case cannotCreate = 73
     /// The peer broke the protocol (sysexits EX_PROTOCOL).
     case protocolError = 76
+    /// The server refused the key (sysexits EX_NOPERM).
+    case permissionDenied = 77
     /// The person interrupted the command (Ctrl+C): 128 + SIGINT, as shells report it.
     case interrupted = 130
 }

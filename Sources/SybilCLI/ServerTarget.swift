@@ -1,69 +1,104 @@
 import Foundation
+import SybilClient
+import SybilCore
 import SybilNet
 import SybilServer
 import SybilStore
+import SybilWire
 
-/// Which server a client command talks to: `--api-url`/`SYBIL_API_URL` with
-/// `--token`/`SYBIL_TOKEN`, or, without a URL, the reference server embedded in this process
-/// on a free loopback port (a generated token, never printed).
+/// Which server a client command talks to (``ServerChoice``): `--api-url` or `--profile`,
+/// `SYBIL_API_URL` or `SYBIL_PROFILE`, the configuration's default profile,
+/// `OPENAI_BASE_URL`/`OPENAI_API_KEY`, or, when none is set, the reference server embedded in
+/// this process on a free loopback port (a scripted demo, with a generated token never printed).
 struct ServerTarget {
-    /// The server's base URL, `nil` for the embedded server.
-    var apiURL: URL?
-    /// The bearer token for `apiURL`.
-    var token: String?
+    /// The server's base URL once validated, `nil` for the embedded server.
+    var apiURL: URL? { choice?.baseURL }
+    /// The choice, once ``validate(command:)`` made it.
+    private(set) var choice: ServerChoice?
+
+    private var apiURLText: String?
+    private var token: String?
+    private var profileName: String?
+    private let environment: [String: String]
 
     /// The target the environment names.
     init(environment: [String: String]) {
-        apiURLText = environment["SYBIL_API_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        token = environment["SYBIL_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        self.environment = environment
     }
-
-    private var apiURLText: String?
 
     /// `--api-url URL`; `example` is shown in its help.
     static func apiURLOption(example: String? = nil) -> OptionSpec {
         .text(
             "--api-url", valueName: "URL",
             help: example.map {
-                "The server's base URL, e.g. \($0)\n(default: $SYBIL_API_URL, else the embedded server)."
-            } ?? "The server's base URL (default: $SYBIL_API_URL, else the\nembedded server).")
+                "The server's base URL, with or without /v1, e.g.\n\($0) (default: $SYBIL_API_URL, a\nprofile, else the embedded server)."
+            }
+                ?? "The server's base URL, with or without /v1 (default:\n$SYBIL_API_URL, a profile, else the embedded server)."
+        )
     }
 
     /// `--token TOKEN`.
     static let tokenOption = OptionSpec.text(
-        "--token", valueName: "TOKEN", help: "The bearer token (default: $SYBIL_TOKEN).")
+        "--token", valueName: "TOKEN", help: "The bearer token (default: $SYBIL_TOKEN, else the\nprofile's key).")
 
-    /// The target the environment names, with `--api-url` and `--token` from `parsed` over it.
+    /// `--profile NAME`.
+    static let profileOption = OptionSpec.text(
+        "--profile", valueName: "NAME",
+        help: "Use the profile NAME from config.toml (default:\n$SYBIL_PROFILE, else default_profile).")
+
+    /// The target the environment names, with `--api-url`, `--profile` and `--token` from
+    /// `parsed` over it.
     init(environment: [String: String], parsed: ParsedArguments) {
         self.init(environment: environment)
-        if let text = parsed.text(Self.apiURLOption()) { apiURLText = text }
-        if let token = parsed.text(Self.tokenOption) { self.token = token }
+        apiURLText = parsed.text(Self.apiURLOption())
+        token = parsed.text(Self.tokenOption)
+        profileName = parsed.text(Self.profileOption)
     }
 
-    /// Checks the URL once every option is read.
+    /// Chooses the server once every option is read: a bad URL, an unknown profile or a
+    /// configuration file that cannot be read is a usage error naming it.
     mutating func validate(command: String) throws(UsageError) {
-        guard let text = apiURLText else { return }
-        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil
-        else {
-            throw UsageError(command: command, message: "--api-url needs an http: or https: URL, got '\(text)'")
+        let configuration: ClientConfiguration?
+        do {
+            configuration = try ConfigurationFile(environment: environment).load()
+        } catch {
+            throw UsageError(command: command, message: error.description)
         }
-        apiURL = url
+        do {
+            choice = try ServerChoice.resolve(
+                apiURL: apiURLText, token: token, profile: profileName, environment: environment,
+                configuration: configuration)
+        } catch {
+            throw UsageError(command: command, message: error.description)
+        }
     }
 
-    /// A live connection: the base URL, a token chain holding the token, and the embedded
-    /// server when there is one (stopped by ``Connection/close()``).
+    /// A live connection: the base URL, a token chain holding the key (or none), the profile's
+    /// headers, and the embedded server when there is one (stopped by ``Connection/close()``).
     struct Connection {
         var baseURL: URL
         var tokens: TokenProvider
+        /// Whether requests carry `Authorization` (a profile without a key sends none).
+        var sendsKey = true
+        /// How the server was chosen.
+        var origin: String
+        /// The profile, when one was chosen.
+        var profile: ClientProfile?
         var embedded: ReferenceServer?
+
+        /// The profile's header fields.
+        var headers: HTTPHeaders {
+            HTTPHeaders(profile?.headers.map { ($0.name, $0.value) } ?? [])
+        }
 
         func close() async {
             await embedded?.shutdown()
         }
     }
 
-    /// Connects: the given server, or an embedded one configured by `configure`. Reports a
-    /// server that cannot start on standard error and returns `nil`.
+    /// Connects: the chosen server, or an embedded one configured by `configure`. Reports a
+    /// server that cannot start, or a key that cannot be read, on standard error and returns
+    /// `nil`.
     func connect(
         command: String, io: CommandIO, configure: (inout SybilServerOptions) -> Void = { _ in }
     ) -> Connection? {
@@ -73,15 +108,47 @@ struct ServerTarget {
                 current: TokenLocation(
                     store: InMemorySecretStore(token.map { [account: $0] } ?? [:]), account: account))
         }
-        if let apiURL {
-            return Connection(baseURL: apiURL, tokens: tokens(token), embedded: nil)
+        let choice = choice ?? .embedded
+        if let baseURL = choice.baseURL {
+            let key: String?
+            switch choice.key {
+            case .none: key = nil
+            case .given(let value, _): key = value
+            case .environment(let variable, let value):
+                guard let value else {
+                    io.writeError("\(command): \(choice.origin) takes its key from $\(variable), which is not set\n")
+                    return nil
+                }
+                key = value
+            case .stored(let name):
+                do {
+                    let (store, notice) = try KeyStores.open(environment: io.environment)
+                    guard let found = try store.key(named: name) else {
+                        io.writeError(
+                            "\(command): \(choice.origin) uses the stored key '\(name)', which is not set;"
+                                + " store it with `sybil keys set \(name)`\n")
+                        return nil
+                    }
+                    _ = notice
+                    key = found
+                } catch {
+                    io.writeError("\(command): cannot read the stored key '\(name)': \(error)\n")
+                    return nil
+                }
+            }
+            return Connection(
+                baseURL: baseURL, tokens: tokens(key), sendsKey: key != nil, origin: choice.origin,
+                profile: choice.profile, embedded: nil)
         }
         var options = SybilServerOptions(token: ServeCommand.randomToken(from: io.random))
         configure(&options)
         do {
             let server = try ReferenceServer(options: options)
-            io.writeError("\(command): using the embedded server at \(server.baseURL.absoluteString)\n")
-            return Connection(baseURL: server.baseURL, tokens: tokens(options.token), embedded: server)
+            io.writeError(
+                "\(command): using the embedded server at \(server.baseURL.absoluteString)"
+                    + " (demo: scripted replies, not a model — connect one with `sybil profile add`)\n")
+            return Connection(
+                baseURL: server.baseURL, tokens: tokens(options.token), origin: choice.origin, embedded: server)
         } catch {
             io.writeError("\(command): cannot start the embedded server: \(error)\n")
             return nil

@@ -45,6 +45,8 @@ public enum SybilCommandLine {
             return try await WorkspacesCommand.run(rest, io: io)
         case "records": return try await RecordsCommand.run(rest, io: io)
         case "keys": return try await KeysCommand.run(rest, io: io)
+        case "profile": return try await ProfileCommand.run(rest, io: io)
+        case "models": return try await ModelsCommand.run(rest, io: io)
         case "search": return try await SearchCommand.run(rest, io: io)
         case "history": return try await HistoryCommand.run(rest, io: io)
         case "debug":

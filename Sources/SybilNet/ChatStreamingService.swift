@@ -43,16 +43,18 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     private let baseURL: URL
     private let transport: SSEChatTransport<C>
     private let clock: C
-    private let tokens: TokenProvider
+    private let tokens: TokenProvider?
+    private let headers: HTTPHeaders
     private let gate: (any SendGate)?
     private let model: String
     /// The waits between resume attempts (no jitter: it draws no randomness).
     public let resumePolicy: ReconnectPolicy
 
-    /// A service for `model` at `baseURL`. A `nil` gate sends at once.
+    /// A service for `model` at `baseURL`. A `nil` gate sends at once; `nil` tokens send no
+    /// `Authorization` (a server that needs no key); `headers` go with every request.
     public init(
-        baseURL: URL, http: any HTTPClient, clock: C, tokens: TokenProvider, gate: (any SendGate)?,
-        model: String, stallTimeout: Duration = .seconds(30),
+        baseURL: URL, http: any HTTPClient, clock: C, tokens: TokenProvider?, gate: (any SendGate)?,
+        model: String, headers: HTTPHeaders = HTTPHeaders(), stallTimeout: Duration = .seconds(30),
         resumePolicy: ReconnectPolicy = ReconnectPolicy(
             initialDelay: .milliseconds(250), maximumDelay: .seconds(2), jitter: 0)
     ) {
@@ -60,6 +62,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
         self.transport = SSEChatTransport(http: http, clock: clock, stallTimeout: stallTimeout)
         self.clock = clock
         self.tokens = tokens
+        self.headers = headers
         self.gate = gate
         self.model = model
         self.resumePolicy = resumePolicy
@@ -104,7 +107,11 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     {
         await gate?.open()
         try Task.checkCancellation()
-        guard var token = try await tokens.token() else { throw TokenError.signedOut }
+        var token: String?
+        if let tokens {
+            guard let found = try await tokens.token() else { throw TokenError.signedOut }
+            token = found
+        }
         var budget = RetryBudget()
         var progress = Progress()
         while true {
@@ -122,8 +129,8 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
                     continue  // a cold start: the container is up by now
                 case .stalled where budget.spend():
                     continue  // a timeout before any text: as a cold 5xx
-                case .unauthorized where budget.spend():
-                    token = try await tokens.refresh()
+                case .unauthorized where tokens != nil && budget.spend():
+                    token = try await tokens?.refresh()
                 default:
                     throw error
                 }
@@ -154,7 +161,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     /// Resumes a dropped stream until it ends, ``maximumResumeAttempts`` in a row fail, or the
     /// server no longer has it.
     private func resume(
-        _ progress: inout Progress, token: inout String, budget: inout RetryBudget, after drop: ChatStreamError,
+        _ progress: inout Progress, token: inout String?, budget: inout RetryBudget, after drop: ChatStreamError,
         _ continuation: AsyncThrowingStream<String, any Error>.Continuation
     ) async throws {
         var policy = resumePolicy
@@ -174,7 +181,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
                 case .interrupted where progress.lastEventID == before:
                     throw ChatStreamError.interrupted  // the server's stream ended without finishing
                 case .unauthorized:
-                    guard budget.spend() else { throw error }
+                    guard let tokens, budget.spend() else { throw error }
                     token = try await tokens.refresh()
                 default:
                     break
@@ -208,9 +215,9 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
             } && id != "." && id != ".."
     }
 
-    private func request(_ messages: [ChatMessage], token: String) -> HTTPRequest {
-        var headers = HTTPHeaders()
-        headers.set("Authorization", "Bearer \(token)")
+    private func request(_ messages: [ChatMessage], token: String?) -> HTTPRequest {
+        var headers = headers
+        if let token { headers.set("Authorization", "Bearer \(token)") }
         headers.set("Content-Type", "application/json")
         headers.set("Accept", "text/event-stream")
         return HTTPRequest(
@@ -219,9 +226,9 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     }
 
     /// `GET /v1/chat/completions/{id}/events` with `Last-Event-ID`: no body, no prompt.
-    private func resumeRequest(_ progress: Progress, token: String) -> HTTPRequest {
-        var headers = HTTPHeaders()
-        headers.set("Authorization", "Bearer \(token)")
+    private func resumeRequest(_ progress: Progress, token: String?) -> HTTPRequest {
+        var headers = headers
+        if let token { headers.set("Authorization", "Bearer \(token)") }
         headers.set("Accept", "text/event-stream")
         headers.set("Last-Event-ID", String(progress.lastEventID ?? 0))
         return HTTPRequest(

@@ -36,6 +36,10 @@ struct HelpTests {
             (["agent", "retry", "--help"], "agent-retry-help.txt"),
             (["agent", "resend-all", "--help"], "agent-resend-all-help.txt"),
             (["agent", "download", "--help"], "agent-download-help.txt"),
+            (["profile"], "profile-help.txt"),
+            (["profile", "--help"], "profile-help.txt"),
+            (["profile", "add", "--help"], "profile-add-help.txt"),
+            (["models", "--help"], "models-help.txt"),
         ])
     func help(arguments: [String], file: String) async throws {
         let test = TestIO()

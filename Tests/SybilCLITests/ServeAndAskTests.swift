@@ -25,7 +25,10 @@ struct ServeAndAskTests {
         let test = TestIO(environment: ["SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": "env-token"])
         #expect(await test.run("ask", "--no-save", "--system", "Answer briefly.", "Hallo") == 0)
         #expect(test.stdout == ScriptedAgent(seed: 9).reply(to: "Hallo").text + "\n")
-        #expect(test.stderr == "")
+        #expect(
+            test.stderr
+                == "sybil ask: asking sybil-scripted, the server's first model (choose with --model or a profile's model)\n"
+        )
         let refused = TestIO(environment: ["SYBIL_TOKEN": "wrong"])
         #expect(await refused.run("ask", "--no-save", "--api-url", server.baseURL.absoluteString, "Hallo") == 76)
         #expect(refused.stderr.contains("sign in again"))

@@ -1,0 +1,53 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilWire
+
+/// `sybil models`: the chosen server's `GET /v1/models`, one id per line or as JSON.
+enum ModelsCommand {
+    static let name = "sybil models"
+
+    /// `--json`.
+    static let json = OptionSpec.flag("--json", help: "Print one JSON object instead of one id per line.")
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: io.environment, spec: .models)
+        else {
+            io.writeOutput(CommandSpec.models.help)
+            return .success
+        }
+        let asJSON = parsed.given(json)
+        guard let connection = await ClientCommand.connect(common, command: name, io: io) else { return .unavailable }
+        defer { Task { await connection.close() } }
+        let key = connection.sendsKey ? try? await connection.tokens.token() : nil
+        let client = ModelListClient(
+            baseURL: connection.baseURL, http: DefaultHTTPClient.make(), key: key ?? nil, headers: connection.headers)
+        let list: ModelList
+        do {
+            list = try await client.models()
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            switch error {
+            case .unreachable: return .unavailable
+            case .refused(let status, _) where status == 401 || status == 403: return .permissionDenied
+            default: return .protocolError
+            }
+        }
+        if asJSON {
+            let models: [JSONValue] = list.models.map { model in
+                .object(
+                    JSONObject([
+                        JSONMember("id", .string(model.id)),
+                        JSONMember("created", model.created.map { .number(JSONNumber($0)) } ?? .null),
+                        JSONMember("ownedBy", model.ownedBy.map(JSONValue.string) ?? .null),
+                    ]))
+            }
+            io.writeOutput(
+                JSONWriter().string(from: .object(JSONObject([JSONMember("models", .array(models))]))) + "\n")
+        } else {
+            for model in list.models { io.writeOutput(TerminalText.safe(model.id) + "\n") }
+        }
+        return .success
+    }
+}

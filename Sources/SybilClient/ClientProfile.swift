@@ -1,0 +1,96 @@
+import Foundation
+import SybilCore
+
+/// One server a person uses, as `[profiles.NAME]` in `config.toml` holds it: where it is, which
+/// model to ask, and where its key is kept (the name of a stored key, or an environment
+/// variable). Never the key itself.
+public struct ClientProfile: Sendable, Hashable {
+    /// The profile's name (1–64 of letters, digits, `.`, `_`, `-`).
+    public var name: String
+    /// The server's base URL, as normalized by ``ServerAddress/normalized(_:)``.
+    public var baseURL: URL
+    /// The model to ask; `nil` asks the server's first listed model.
+    public var model: String?
+    /// The name of a stored key (`sybil keys set NAME`).
+    public var key: String?
+    /// An environment variable holding the key.
+    public var keyEnvironment: String?
+    /// A system prompt sent first in every new conversation.
+    public var system: String?
+    /// Header fields sent with every request, in order.
+    public var headers: [Header]
+
+    /// A header field a profile adds.
+    public struct Header: Sendable, Hashable {
+        /// The field name (a token).
+        public var name: String
+        /// Its value (no CR, LF or NUL).
+        public var value: String
+
+        /// A field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// A profile.
+    public init(
+        name: String, baseURL: URL, model: String? = nil, key: String? = nil, keyEnvironment: String? = nil,
+        system: String? = nil, headers: [Header] = []
+    ) {
+        self.name = name
+        self.baseURL = baseURL
+        self.model = model
+        self.key = key
+        self.keyEnvironment = keyEnvironment
+        self.system = system
+        self.headers = headers
+    }
+
+    /// Whether `name` can name a profile: 1–64 of letters, digits, `.`, `_`, `-`.
+    public static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2E || byte == 0x5F || byte == 0x2D
+            }
+    }
+}
+
+/// Base URLs as people write them: `http://127.0.0.1:11434`, `…/v1`, `…/v1/` all mean the same
+/// server, whose chat route is `/v1/chat/completions` under the returned base.
+public enum ServerAddress {
+    /// `text` as a base URL, or a sentence naming what is wrong with it.
+    public static func parse(_ text: String) -> Result<URL, ServerAddressError> {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else { return .failure(ServerAddressError(text: text)) }
+        guard url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
+            return .failure(ServerAddressError(text: text))
+        }
+        return .success(normalized(url))
+    }
+
+    /// `url` without a trailing `/` or `/v1`.
+    public static func normalized(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        var path = components.path
+        while path.hasSuffix("/") { path.removeLast() }
+        if path.lowercased().hasSuffix("/v1") { path.removeLast(3) }
+        while path.hasSuffix("/") { path.removeLast() }
+        components.path = path
+        return components.url ?? url
+    }
+}
+
+/// A base URL that is not an `http:` or `https:` URL with a host.
+public struct ServerAddressError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was given.
+    public var text: String
+
+    /// One sentence quoting the value.
+    public var description: String {
+        "needs an http: or https: URL, got '\(TerminalText.oneLine(text))'"
+    }
+}
