@@ -163,7 +163,7 @@
                     // The live network's silence timeout: real time, as URLSession's (tests
                     // drive it against a real peer; no rule decides by it).
                     switch step {
-                    case .sleep(let deadline): try? await Task.sleep(until: deadline, clock: .continuous)
+                    case .sleep(let deadline): try? await Task.sleep(until: deadline, clock: .continuous)  // real clock
                     case .expired:
                         self?.finish(URLError(.timedOut))
                         return
@@ -288,7 +288,7 @@
                     }
                     let timer = Task {
                         // The live connect timeout, in real time like URLSession's.
-                        guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                        guard (try? await Task.sleep(for: timeout)) != nil else { return }  // real clock
                         _ = settle(.failure(URLError(.timedOut)))
                     }
                     tasks.withLock { $0 = [connecting, timer] }

@@ -9,7 +9,7 @@ import SybilWire
 public final class SybilServerApp: HTTPHandler {
     private let options: SybilServerOptions
     private let time: ServerTime
-    private let expectedToken: [UInt8]
+    private let authorization: BearerAuthorization
     private let chats: ChatCompletionsService
     let agentRoom: AgentRoomService
     let desktop: WorkspaceDesktopService
@@ -37,7 +37,7 @@ public final class SybilServerApp: HTTPHandler {
         self.options = options
         self.log = log
         let storage = options.storage
-        expectedToken = Array(options.token.utf8)
+        authorization = BearerAuthorization(token: options.token)
         // Upstream redirects are never followed: the API key must not travel to another host.
         let forwarding = options.upstream == nil ? nil : (upstream ?? DefaultHTTPClient.make(redirects: .deliver))
         chats = ChatCompletionsService(options: options, time: time, upstream: forwarding, random: random)
@@ -199,23 +199,9 @@ public final class SybilServerApp: HTTPHandler {
         headers.fields.reduce(0) { $0 + ($1.name.lowercased() == "authorization" ? 1 : 0) }
     }
 
-    /// Whether the request carries exactly one Authorization field whose scheme is `Bearer`
-    /// in any case (RFC 9110 §11.1) and whose credentials are the token, compared in time
-    /// that depends only on the lengths, never on where they first differ.
+    /// Whether the request carries the token, by the one bearer rule (``BearerAuthorization``).
     private func isAuthorized(_ headers: HTTPHeaders) -> Bool {
-        guard Self.authorizationCount(headers) == 1, let value = headers["Authorization"] else { return false }
-        let field = Array(value.utf8)
-        let scheme = Array("bearer".utf8)
-        guard field.count > scheme.count, field[scheme.count] == 0x20,
-            field[..<scheme.count].map({ $0 | 0x20 }) == scheme
-        else { return false }
-        let given = field[(scheme.count + 1)...].drop { $0 == 0x20 }
-        var difference = UInt8(given.count == expectedToken.count ? 0 : 1)
-        for index in 0..<expectedToken.count {
-            let offset = given.startIndex + index
-            difference |= expectedToken[index] ^ (offset < given.endIndex ? given[offset] : 0)
-        }
-        return difference == 0
+        authorization.refusal(for: headers) == nil
     }
 
     private static func echo(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
