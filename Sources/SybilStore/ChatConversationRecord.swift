@@ -8,12 +8,16 @@ public struct ChatConversationRecord: Sendable, Hashable, Identifiable {
     public var createdAt: Int64
     /// When a message was last added or changed (the list is newest first by this).
     public var updatedAt: Int64
+    /// The system prompt the conversation was started with (`ask --system`, a profile's
+    /// `system`), sent again before its messages when it is continued; `nil` for none.
+    public var systemPrompt: String?
 
     /// Creates a record.
-    public init(id: String, title: String, createdAt: Int64, updatedAt: Int64) {
+    public init(id: String, title: String, createdAt: Int64, updatedAt: Int64, systemPrompt: String? = nil) {
         self.id = id
         self.title = title
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.systemPrompt = systemPrompt
     }
 }

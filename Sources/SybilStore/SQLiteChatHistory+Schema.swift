@@ -54,6 +54,11 @@ extension SQLiteChatHistory {
                 CREATE TABLE chat_search_terms (key TEXT NOT NULL, word TEXT NOT NULL, PRIMARY KEY (key, word))
                     WITHOUT ROWID;
                 """),
+        // A conversation's system prompt, kept so a continuation sends it again; NULL for none
+        // (every conversation saved before this migration).
+        SQLiteMigration(
+            name: "chat-history-6-system-prompt",
+            sql: "ALTER TABLE chat_conversations ADD COLUMN system_prompt TEXT;"),
     ]
 
     /// The full-text index (see `SQLiteChatHistory+Search.swift` for the choices): one row per

@@ -63,10 +63,13 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
 
     private static func insert(_ conversation: ChatConversationRecord, _ database: SQLiteDatabase) throws {
         try database.query(
-            "INSERT INTO chat_conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            """
+            INSERT INTO chat_conversations (id, title, created_at, updated_at, system_prompt)
+            VALUES (?, ?, ?, ?, ?)
+            """,
             [
                 .text(conversation.id), .text(conversation.title), .integer(conversation.createdAt),
-                .integer(conversation.updatedAt),
+                .integer(conversation.updatedAt), conversation.systemPrompt.map(SQLiteValue.text) ?? .null,
             ])
         let seq = try lastInsertRowid(database)
         try indexConversation(seq: seq, title: conversation.title, replacing: nil, database)
@@ -111,7 +114,8 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
         let path = path
         return try await run { database in
             try database.query(
-                "SELECT id, title, created_at, updated_at FROM chat_conversations WHERE id = ?", [.text(id)]
+                "SELECT id, title, created_at, updated_at, system_prompt FROM chat_conversations WHERE id = ?",
+                [.text(id)]
             ).first.map { try Self.conversation($0, path: path) }
         }
     }
@@ -122,7 +126,7 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
         return try await run { database in
             try database.query(
                 """
-                SELECT id, title, created_at, updated_at FROM chat_conversations
+                SELECT id, title, created_at, updated_at, system_prompt FROM chat_conversations
                 ORDER BY updated_at DESC, seq DESC LIMIT ?
                 """, [.integer(Int64(max(0, limit)))]
             ).map { try Self.conversation($0, path: path) }
@@ -187,7 +191,8 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
             id: try text(row, 0, "chat_conversations.id", path: path),
             title: try text(row, 1, "chat_conversations.title", path: path),
             createdAt: try integer(row, 2, "chat_conversations.created_at", path: path),
-            updatedAt: try integer(row, 3, "chat_conversations.updated_at", path: path))
+            updatedAt: try integer(row, 3, "chat_conversations.updated_at", path: path),
+            systemPrompt: try optionalText(row, 4, "chat_conversations.system_prompt", path: path))
     }
 
     /// The error for a write naming a record that is not saved (ids are the client's UUIDs,

@@ -138,7 +138,7 @@ struct SQLiteChatHistoryTests {
             names == [
                 .text("chat-history-1-conversations"), .text("chat-history-2-messages"),
                 .text("chat-history-3-web-searches"), .text("chat-history-4-search-index"),
-                .text("chat-history-5-search-terms"),
+                .text("chat-history-5-search-terms"), .text("chat-history-6-system-prompt"),
             ])
         #expect(try raw.query("PRAGMA journal_mode") == [[.text("wal")]])
     }
