@@ -15,6 +15,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable, Hashable {
     /// SybilWire's `HTTPResponseParser`, the client's reader of a server's answer (an odd first
     /// byte makes it the answer to `HEAD`).
     case httpResponse = "http-response"
+    /// The client's chat response path fed by a hostile server: `HTTPResponseParser`, then
+    /// `EventStreamParser` under its limits, then `OpenAIStreamEvent`, as the socket client and
+    /// the chat transport chain them.
+    case chatResponse = "chat-response"
     /// SybilWire's `MultipartFormDataParser` (the first line of the input is the Content-Type).
     case multipart
     /// SybilWire's `WebSocketFrameDecoder` and `WebSocketMessageAssembler` (the first byte
@@ -31,6 +35,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable, Hashable {
         case .sse: try EventStreamFuzzTarget.run(bytes)
         case .http: try HTTPRequestFuzzTarget.run(bytes)
         case .httpResponse: try HTTPResponseFuzzTarget.run(bytes)
+        case .chatResponse: try ChatResponseFuzzTarget.run(bytes)
         case .multipart: try MultipartFuzzTarget.run(bytes)
         case .websocket: try WebSocketFuzzTarget.run(bytes)
         case .terminalInput: try TerminalInputFuzzTarget.run(bytes)

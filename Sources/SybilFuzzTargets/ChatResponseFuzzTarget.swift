@@ -1,0 +1,168 @@
+import SybilCore
+import SybilWire
+
+/// Fuzzes the client's whole response path as a hostile chat server reaches it: the input is
+/// the bytes the server sends, read by ``HTTPResponseParser`` as the socket client reads them,
+/// its body fed piece by piece into ``EventStreamParser`` (under its limits) and each event
+/// decoded as ``OpenAIStreamEvent``, as the chat transport does, stopping where the transport
+/// stops (`[DONE]`, an error frame, a malformed chunk, a stream past a limit, a broken
+/// response). Fed whole, byte by byte or in seeded pieces, the path gives the same head, the
+/// same decoded events and the same ending. What it holds stays bounded: the response parser
+/// hands on every body byte of a read within that read (it keeps no body), no event carries more
+/// data than the event limit nor an id or type longer than the line limit, and the event-stream
+/// parser examines each byte at most twice. Runs under the default limits and under small ones
+/// that short inputs reach.
+public enum ChatResponseFuzzTarget {
+    /// Limits small enough that inputs of a few kilobytes reach them.
+    static let smallLimits = EventStreamParser.Limits(maximumLineBytes: 40, maximumEventBytes: 200)
+    /// A small response head limit, for the same reason.
+    static let maximumHeadBytes = 1_024
+
+    /// Where the path stopped.
+    enum Ending: Equatable {
+        case done, errorFrame, malformedChunk, tooLarge, responseFailed, bodyEnded
+    }
+
+    /// What the path made of one response.
+    struct Outcome: Equatable {
+        var status: Int?
+        var decoded: [OpenAIStreamEvent] = []
+        var ending: Ending?
+    }
+
+    /// Runs `bytes` through the path in each chunking, under both limits, and compares.
+    public static func run(_ bytes: [UInt8]) throws(FuzzFailure) {
+        try run(bytes, limits: EventStreamParser.Limits(), maximumHeadBytes: 64 << 10)
+        try run(bytes, limits: smallLimits, maximumHeadBytes: maximumHeadBytes)
+    }
+
+    static func run(_ bytes: [UInt8], limits: EventStreamParser.Limits, maximumHeadBytes: Int) throws(FuzzFailure) {
+        var reference: (name: String, outcome: Outcome)?
+        for (name, chunks) in FuzzSplits.chunkings(of: bytes) {
+            var outcome = try read(chunks, limits: limits, maximumHeadBytes: maximumHeadBytes, fedAs: name)
+            if outcome.ending == .responseFailed {
+                // How much of a body arrives before a broken response stops it depends on the
+                // reads (as in the http-response target); the refusal itself must not.
+                outcome.decoded = []
+            }
+            guard let reference else {
+                reference = (name, outcome)
+                continue
+            }
+            guard outcome == reference.outcome else {
+                throw FuzzFailure(
+                    target: .chatResponse,
+                    "fed \(reference.name): \(describe(reference.outcome)); fed \(name): \(describe(outcome))")
+            }
+        }
+    }
+
+    private static func read(
+        _ chunks: [ArraySlice<UInt8>], limits: EventStreamParser.Limits, maximumHeadBytes: Int, fedAs name: String
+    ) throws(FuzzFailure) -> Outcome {
+        var response = HTTPResponseParser(maximumHeadBytes: maximumHeadBytes)
+        var stream = EventStreamParser(limits: limits)
+        var outcome = Outcome()
+        var fed = 0
+        // Hands one read's events on; returns whether the transport stops here.
+        func deliver(_ events: [HTTPResponseParser.Event], read: Int) throws(FuzzFailure) -> Bool {
+            var bodyBytes = 0
+            for event in events {
+                switch event {
+                case .head(let status, _):
+                    outcome.status = status
+                case .body(let piece):
+                    bodyBytes += piece.count
+                    if try consume(piece) { return true }
+                case .end:
+                    outcome.ending = .bodyEnded
+                    return true
+                }
+            }
+            guard bodyBytes <= read else {
+                throw FuzzFailure(
+                    target: .chatResponse,
+                    "fed \(name): \(bodyBytes) body bytes handed on from a \(read)-byte read (body bytes were held)")
+            }
+            return false
+        }
+        // Feeds body bytes to the event-stream parser and decodes its events, as the transport.
+        func consume(_ piece: [UInt8]) throws(FuzzFailure) -> Bool {
+            let events: [ServerSentEvent]
+            do {
+                events = try stream.feed(piece)
+            } catch {
+                outcome.ending = .tooLarge
+                return true
+            }
+            for event in events {
+                guard event.dataBytes.count <= limits.maximumEventBytes,
+                    event.lastEventId.utf8.count <= limits.maximumLineBytes,
+                    event.type.utf8.count <= limits.maximumLineBytes
+                else {
+                    throw FuzzFailure(
+                        target: .chatResponse,
+                        "fed \(name): an event of \(event.dataBytes.count) data bytes, a \(event.type.utf8.count)-byte "
+                            + "type and a \(event.lastEventId.utf8.count)-byte id passed limits of "
+                            + "\(limits.maximumEventBytes) and \(limits.maximumLineBytes)")
+                }
+                let decoded: OpenAIStreamEvent
+                do {
+                    decoded = try OpenAIStreamEvent.decode(event)
+                } catch {
+                    outcome.ending = .malformedChunk
+                    return true
+                }
+                outcome.decoded.append(decoded)
+                switch decoded {
+                case .chunk: continue
+                case .done:
+                    outcome.ending = .done
+                    return true
+                case .error:
+                    outcome.ending = .errorFrame
+                    return true
+                }
+            }
+            return false
+        }
+        for chunk in chunks {
+            fed += chunk.count
+            var events: [HTTPResponseParser.Event] = []
+            var failed = false
+            do {
+                try response.feed(chunk, into: &events)
+            } catch {
+                failed = true
+            }
+            // What came before an error is handed on first, as the socket exchange does.
+            if try deliver(events, read: chunk.count) { break }
+            if failed {
+                outcome.ending = .responseFailed
+                break
+            }
+        }
+        if outcome.ending == nil {
+            var events: [HTTPResponseParser.Event] = []
+            do {
+                try response.finish(into: &events)
+                _ = try deliver(events, read: 0)
+            } catch let failure as FuzzFailure {
+                throw failure
+            } catch {
+                outcome.ending = .responseFailed
+            }
+        }
+        guard stream.statistics.bytesScanned <= 2 * fed else {
+            throw FuzzFailure(
+                target: .chatResponse,
+                "fed \(name): \(stream.statistics.bytesScanned) bytes scanned for line ends in a \(fed)-byte response")
+        }
+        return outcome
+    }
+
+    private static func describe(_ outcome: Outcome) -> String {
+        "status \(outcome.status.map(String.init) ?? "none"), \(outcome.decoded.count) events decoded, "
+            + "ending \(outcome.ending.map { "\($0)" } ?? "none")"
+    }
+}
