@@ -18,9 +18,43 @@ public struct ChatMessage: Sendable, Hashable {
 
 /// The one streaming protocol a chat page knows (the page never holds the transport and never
 /// bypasses the send gate); tests inject a mock.
+///
+/// ``deltas(to:)`` carries everything a reply streams (answer, reasoning, finish reason,
+/// usage); ``reply(to:)`` only its text. A conformer that knows only text implements
+/// ``reply(to:)`` and gets ``deltas(to:)`` from it; one that knows more implements both.
 public protocol ChatStreaming: Sendable {
     /// The reply's text deltas, in order; the stream ends after `[DONE]` or throws.
     func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error>
+    /// The reply's steps, in order (none empty); the stream ends after `[DONE]`, or after a
+    /// finish reason when the server closes without `[DONE]`, or throws.
+    func deltas(to messages: [ChatMessage]) -> AsyncThrowingStream<ChatDelta, any Error>
+}
+
+extension ChatStreaming {
+    /// The text deltas of ``reply(to:)`` as steps with only text.
+    public func deltas(to messages: [ChatMessage]) -> AsyncThrowingStream<ChatDelta, any Error> {
+        Self.map(reply(to: messages)) { $0.isEmpty ? nil : ChatDelta(text: $0) }
+    }
+
+    /// `upstream` with each element mapped by `transform` (`nil` drops it); cancelling the
+    /// result cancels the reading of `upstream`.
+    public static func map<In: Sendable, Out: Sendable>(
+        _ upstream: AsyncThrowingStream<In, any Error>, _ transform: @escaping @Sendable (In) -> Out?
+    ) -> AsyncThrowingStream<Out, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Out, any Error>.makeStream()
+        let task = Task {
+            do {
+                for try await element in upstream {
+                    if let mapped = transform(element) { continuation.yield(mapped) }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
 }
 
 /// The service layer of chat streaming (SPEC §5.1–5.2, seed 004): waits at the send gate,
@@ -69,7 +103,11 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     }
 
     public func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
+        Self.map(deltas(to: messages)) { $0.text.isEmpty ? nil : $0.text }
+    }
+
+    public func deltas(to messages: [ChatMessage]) -> AsyncThrowingStream<ChatDelta, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<ChatDelta, any Error>.makeStream()
         let task = Task {
             do {
                 try await run(messages, into: continuation)
@@ -96,13 +134,16 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     struct Progress {
         var streamID: String?
         var lastEventID: Int64?
+        /// Whether any answer or reasoning text arrived (then the request is not sent again).
         var receivedText = false
 
         /// Whether the server numbers this stream's events, so it can be resumed.
         var resumable: Bool { streamID != nil && lastEventID != nil }
     }
 
-    private func run(_ messages: [ChatMessage], into continuation: AsyncThrowingStream<String, any Error>.Continuation)
+    private func run(
+        _ messages: [ChatMessage], into continuation: AsyncThrowingStream<ChatDelta, any Error>.Continuation
+    )
         async throws
     {
         await gate?.open()
@@ -141,7 +182,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     /// Yields the text of `deliveries` whose event ids are new, recording progress.
     private func relay(
         _ deliveries: AsyncThrowingStream<SSEChatTransport<C>.Delivery, any Error>, _ progress: inout Progress,
-        _ continuation: AsyncThrowingStream<String, any Error>.Continuation
+        _ continuation: AsyncThrowingStream<ChatDelta, any Error>.Continuation
     ) async throws {
         for try await delivery in deliveries {
             if let eventID = delivery.eventID {
@@ -151,10 +192,9 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
                 }
                 progress.lastEventID = eventID
             }
-            let text = delivery.chunk.content
-            guard !text.isEmpty else { continue }
-            progress.receivedText = true
-            continuation.yield(text)
+            guard let step = ChatDelta(delivery.chunk) else { continue }
+            if !step.text.isEmpty || !step.reasoning.isEmpty { progress.receivedText = true }
+            continuation.yield(step)
         }
     }
 
@@ -162,7 +202,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     /// server no longer has it.
     private func resume(
         _ progress: inout Progress, token: inout String?, budget: inout RetryBudget, after drop: ChatStreamError,
-        _ continuation: AsyncThrowingStream<String, any Error>.Continuation
+        _ continuation: AsyncThrowingStream<ChatDelta, any Error>.Continuation
     ) async throws {
         var policy = resumePolicy
         var failures = 0

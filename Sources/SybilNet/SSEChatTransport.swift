@@ -7,7 +7,8 @@ import Synchronization
 /// status to a distinct ``ChatStreamError`` that keeps the server's body and `Retry-After`,
 /// insists on `text/event-stream`, feeds the body to the event-stream parser, and yields chat
 /// chunks until `data: [DONE]`. An `error` frame is a failure; a stream that ends without
-/// `[DONE]` is ``ChatStreamError/interrupted``; no bytes for `stallTimeout`, or no response
+/// `[DONE]` is ``ChatStreamError/interrupted`` unless a chunk brought a `finish_reason` (many
+/// servers close right after it, or after the usage chunk that follows it); no bytes for `stallTimeout`, or no response
 /// head within the request's `timeout` (both on the injected clock, or the HTTP client timing
 /// out), is ``ChatStreamError/stalled(after:)``. Cancelling the consumer cancels the request.
 ///
@@ -130,6 +131,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         into continuation: AsyncThrowingStream<Delivery, any Error>.Continuation
     ) async throws {
         var parser = EventStreamParser()
+        var finished = false
         do {
             for try await bytes in body {
                 watch.touch()
@@ -149,6 +151,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
                     }
                     switch decoded {
                     case .chunk(let chunk):
+                        if chunk.finishReason != nil { finished = true }
                         continuation.yield(Delivery(chunk: chunk, eventID: Self.eventID(event.lastEventId)))
                     case .done: return
                     case .error(let body): throw ChatStreamError.errorFrame(body)
@@ -163,7 +166,8 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
             if Task.isCancelled { throw CancellationError() }
             throw ChatStreamError.transport(String(describing: error))
         }
-        throw ChatStreamError.interrupted
+        // The body ended without `[DONE]`: complete when the reply said it was finished.
+        if !finished { throw ChatStreamError.interrupted }
     }
 
     /// A decimal event id (at most 18 digits), else `nil`.

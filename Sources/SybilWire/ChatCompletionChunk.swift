@@ -3,8 +3,11 @@ import SybilCore
 /// One `chat.completion.chunk` of an OpenAI-compatible streaming response.
 ///
 /// Known members are type-checked; unknown members are ignored, because compatible servers
-/// add fields freely. `choices` may be empty: the usage chunk that ends a stream asked for with
-/// `stream_options.include_usage` carries only ``usage``.
+/// add fields freely (`obfuscation`, `timings`, `system_fingerprint`, `service_tier`, `logprobs`,
+/// …). `choices` may be empty: the usage chunk that ends a stream asked for with
+/// `stream_options.include_usage` carries only ``usage``. A reasoning model's thinking arrives
+/// as `delta.reasoning_content` (DeepSeek, vLLM, llama.cpp) or `delta.reasoning` (Ollama,
+/// OpenRouter); both land in ``Choice/reasoning``.
 public struct ChatCompletionChunk: Sendable, Hashable {
     /// One choice's increment.
     public struct Choice: Sendable, Hashable {
@@ -14,14 +17,20 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         public var role: String?
         /// The next piece of content, if any.
         public var content: String?
+        /// The next piece of the model's reasoning (`reasoning_content` or `reasoning`), if any.
+        public var reasoning: String?
         /// Why the choice ended, in its last chunk.
         public var finishReason: FinishReason?
 
         /// Creates a choice increment.
-        public init(index: Int64, role: String? = nil, content: String? = nil, finishReason: FinishReason? = nil) {
+        public init(
+            index: Int64, role: String? = nil, content: String? = nil, reasoning: String? = nil,
+            finishReason: FinishReason? = nil
+        ) {
             self.index = index
             self.role = role
             self.content = content
+            self.reasoning = reasoning
             self.finishReason = finishReason
         }
     }
@@ -89,6 +98,16 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         choices.compactMap(\.content).joined()
     }
 
+    /// The concatenated reasoning of all choices (usually one; empty for most models).
+    public var reasoning: String {
+        choices.compactMap(\.reasoning).joined()
+    }
+
+    /// The first finish reason among the choices, in a choice's last chunk.
+    public var finishReason: FinishReason? {
+        choices.lazy.compactMap(\.finishReason).first
+    }
+
     /// Decodes a chunk object.
     public static func decode(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> ChatCompletionChunk {
         let reader = try JSONObjectReader(value, at: path)
@@ -116,6 +135,9 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         let delta = try JSONObjectReader(deltaValue, at: path.appending(key: "delta"))
         choice.role = try delta.optionalString("role")
         choice.content = try delta.optionalString("content")
+        // Servers name it one way or the other; one that sends both sends the same text twice.
+        choice.reasoning = try delta.optionalString("reasoning_content")
+        if choice.reasoning == nil { choice.reasoning = try delta.optionalString("reasoning") }
         return choice
     }
 
@@ -131,6 +153,9 @@ public struct ChatCompletionChunk: Sendable, Hashable {
             var delta: [JSONMember] = []
             if let role = choice.role { delta.append(JSONMember("role", .string(role))) }
             if let content = choice.content { delta.append(JSONMember("content", .string(content))) }
+            if let reasoning = choice.reasoning {
+                delta.append(JSONMember("reasoning_content", .string(reasoning)))
+            }
             return [
                 "index": .number(JSONNumber(choice.index)),
                 "delta": .object(JSONObject(delta)),
