@@ -17,6 +17,7 @@ import SybilCore
 /// base_url = "https://api.openai.com/v1"
 /// model = "gpt-4o-mini"
 /// key = "openai"                # sybil keys set openai
+/// key_command = "pass show openai"   # prints a fresh key when the server refuses one
 /// system = "Answer briefly."
 /// headers = { "OpenAI-Organization" = "org-123" }
 /// ```
@@ -105,7 +106,7 @@ public struct ClientConfiguration: Sendable, Hashable {
             case _?: throw ClientConfigurationError("\(path).\(key) must be a string")
             }
         }
-        let known = ["base_url", "model", "key", "key_env", "system", "headers"]
+        let known = ["base_url", "model", "key", "key_env", "key_command", "system", "headers"]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw ClientConfigurationError(
                 "\(path): unknown key '\(unknown)' (known: \(known.joined(separator: ", ")))")
@@ -122,6 +123,12 @@ public struct ClientConfiguration: Sendable, Hashable {
         let keyEnvironment = try string("key_env")
         if key != nil, keyEnvironment != nil {
             throw ClientConfigurationError("\(path): key and key_env exclude each other")
+        }
+        let keyCommand = try string("key_command")
+        if let keyCommand,
+            keyCommand.trimmingCharacters(in: .whitespaces).isEmpty || !HeaderRules.isFieldValue(keyCommand)
+        {
+            throw ClientConfigurationError("\(path).key_command must be one non-blank line")
         }
         var headers: [ClientProfile.Header] = []
         switch fields["headers"] {
@@ -141,7 +148,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         }
         return ClientProfile(
             name: name, baseURL: baseURL, model: try string("model"), key: key, keyEnvironment: keyEnvironment,
-            system: try string("system"), headers: headers)
+            system: try string("system"), headers: headers, keyCommand: keyCommand)
     }
 
     /// The file's text.
@@ -155,6 +162,7 @@ public struct ClientConfiguration: Sendable, Hashable {
             if let model = profile.model { fields["model"] = .string(model) }
             if let key = profile.key { fields["key"] = .string(key) }
             if let keyEnvironment = profile.keyEnvironment { fields["key_env"] = .string(keyEnvironment) }
+            if let keyCommand = profile.keyCommand { fields["key_command"] = .string(keyCommand) }
             if let system = profile.system { fields["system"] = .string(system) }
             if !profile.headers.isEmpty {
                 var headers = TOMLDocument.Table()

@@ -15,6 +15,9 @@ public struct ClientProfile: Sendable, Hashable {
     public var key: String?
     /// An environment variable holding the key.
     public var keyEnvironment: String?
+    /// A command whose output is a fresh key (``KeyCommand``): run when the server refuses the
+    /// key, and for the first key when neither `key` nor `key_env` is set.
+    public var keyCommand: String?
     /// A system prompt sent first in every new conversation.
     public var system: String?
     /// Header fields sent with every request, in order.
@@ -37,13 +40,14 @@ public struct ClientProfile: Sendable, Hashable {
     /// A profile.
     public init(
         name: String, baseURL: URL, model: String? = nil, key: String? = nil, keyEnvironment: String? = nil,
-        system: String? = nil, headers: [Header] = []
+        system: String? = nil, headers: [Header] = [], keyCommand: String? = nil
     ) {
         self.name = name
         self.baseURL = baseURL
         self.model = model
         self.key = key
         self.keyEnvironment = keyEnvironment
+        self.keyCommand = keyCommand
         self.system = system
         self.headers = headers
     }
