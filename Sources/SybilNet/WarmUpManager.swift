@@ -1,10 +1,13 @@
 import Foundation
 import Observation
+import SybilWire
 
 /// Wakes a scale-to-zero backend before the user sends (SPEC §5.1): returning to the
-/// foreground, switching tabs and entering a chat each trigger one unauthenticated health
-/// check (`GET /healthz`, 10 s timeout), single-flight across concurrent triggers; after a
-/// success the backend counts as warm for 60 s. State changes happen on the main actor.
+/// foreground, switching tabs and entering a chat each trigger one health check (10 s
+/// timeout), single-flight across concurrent triggers; after a success the backend counts as
+/// warm for 60 s. The check is a request the server serves (``WarmUpHealthCheck``): the open
+/// `GET /healthz` of a Sybil server, else `GET /v1/models` with the key. State changes happen
+/// on the main actor.
 @MainActor
 @Observable
 public final class WarmUpManager<C: Clock> where C.Duration == Duration {
@@ -42,17 +45,19 @@ public final class WarmUpManager<C: Clock> where C.Duration == Duration {
 
     @ObservationIgnored private let http: any HTTPClient
     @ObservationIgnored private let baseURL: URL
+    @ObservationIgnored private let check: WarmUpHealthCheck
     @ObservationIgnored private let clock: C
     @ObservationIgnored private var warmUntil: C.Instant?
     @ObservationIgnored private var inFlight: Task<Bool, Never>?
     @ObservationIgnored private var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
     @ObservationIgnored private var waiterCount = 0
 
-    /// A manager checking `baseURL/healthz` through `http`.
-    public init(http: any HTTPClient, baseURL: URL, clock: C) {
+    /// A manager sending `check` (by default `GET baseURL/healthz`) through `http`.
+    public init(http: any HTTPClient, baseURL: URL, clock: C, check: WarmUpHealthCheck = .healthz) {
         self.http = http
         self.baseURL = baseURL
         self.clock = clock
+        self.check = check
     }
 
     /// Whether a health check succeeded less than 60 s ago.
@@ -105,7 +110,8 @@ public final class WarmUpManager<C: Clock> where C.Duration == Duration {
         let http = http
         let clock = clock
         let request = HTTPRequest(
-            url: APIEndpoint.url(base: baseURL, path: "healthz"), timeout: Self.healthCheckTimeout)
+            url: APIEndpoint.url(base: baseURL, path: check.path), headers: check.headers,
+            timeout: Self.healthCheckTimeout)
         let task = Task { [weak self] in
             let outcome = await withTaskGroup(of: String?.self) { group in
                 group.addTask {
@@ -141,6 +147,33 @@ public final class WarmUpManager<C: Clock> where C.Duration == Duration {
         let waiting = waiters
         waiters = [:]
         for continuation in waiting.values { continuation.resume(returning: failure == nil) }
+    }
+}
+
+/// The request a ``WarmUpManager`` wakes its backend with: a path under the base URL and the
+/// header fields it carries. Only a request the server serves: a plain OpenAI-compatible
+/// server answers `/healthz` with 404.
+public struct WarmUpHealthCheck: Sendable, Hashable {
+    /// The path under the base URL (`healthz`, `v1/models`).
+    public var path: String
+    /// The header fields sent (the key, for a route that needs one).
+    public var headers: HTTPHeaders
+
+    /// A check of `path` carrying `headers`.
+    public init(path: String, headers: HTTPHeaders = HTTPHeaders()) {
+        self.path = path
+        self.headers = headers
+    }
+
+    /// The open `GET /healthz` of a Sybil server.
+    public static let healthz = WarmUpHealthCheck(path: "healthz")
+
+    /// `GET /v1/models`, which every OpenAI-compatible server serves; OpenAI requires the key
+    /// there, so `key` goes as `Authorization: Bearer`, with the profile's `headers`.
+    public static func models(key: String?, headers: HTTPHeaders = HTTPHeaders()) -> WarmUpHealthCheck {
+        var fields = headers
+        if let key { fields.set("Authorization", "Bearer \(key)") }
+        return WarmUpHealthCheck(path: "v1/models", headers: fields)
     }
 }
 
