@@ -36,6 +36,7 @@ enum AskCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        let output = try output(from: arguments)
         guard var request = try parse(arguments, environment: io.environment) else {
             io.writeOutput(CommandSpec.ask.help)
             return .success
@@ -48,19 +49,25 @@ enum AskCommand {
         let model = await ChatClientStack.model(given: request.model, connection: connection, command: name, io: io)
         request.model = model
         request.system = request.system ?? connection.profile?.system
-        let status = await ask(request, model: model, store: store, connection: connection, io: io)
+        let status = await ask(request, output: output, model: model, store: store, connection: connection, io: io)
         await connection.close()
         return status
     }
 
     @MainActor
     private static func ask(
-        _ request: Request, model chosenModel: String, store: any ChatHistoryStore,
+        _ request: Request, output: Output, model chosenModel: String, store: any ChatHistoryStore,
         connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
         let stack = ChatClientStack(connection: connection)
-        let printer = ReplyPrinter(terminal: TerminalOutput(io: io), raw: request.raw, write: io.writeOutput)
-        let echo = EchoingChatStream(stack.streaming(model: chosenModel), write: printer.write)
+        let printer = ReplyPrinter(
+            terminal: TerminalOutput(io: io), raw: request.raw, showReasoning: output.showReasoning,
+            write: io.writeOutput)
+        let indicator = waitingIndicator(io: io, stack: stack)
+        let echo = EchoingChatStream(stack.streaming(model: chosenModel)) { delta in
+            if !delta.text.isEmpty || !delta.reasoning.isEmpty { indicator?.stop() }
+            if !output.json { printer.receive(delta) }
+        }
         let list = ChatListModel(
             streaming: echo, store: store, model: chosenModel, now: ChatClientStack.now, ids: ChatClientStack.ids,
             warmUp: stack.warmUp, systemPrompt: request.system)
@@ -71,18 +78,27 @@ enum AskCommand {
             await io.waitForTermination()
             if !Task.isCancelled { model.stop() }
         }
+        indicator?.start()
         let sent = await model.send(request.question)
         interrupt.cancel()
+        await indicator?.finish()
         printer.finish()
         if request.save, let id = model.conversationId {
             io.writeError("\(name): conversation \(id)\n")
         }
-        guard sent, let reply = model.messages.last, reply.role == .assistant else {
+        let reply = model.messages.last.flatMap { $0.role == .assistant ? $0 : nil }
+        if output.json, sent, reply != nil {
+            let result = result(
+                of: reply, summary: echo.summary, model: chosenModel, conversationId: model.conversationId)
+            io.writeOutput(JSONWriter().string(from: result.jsonValue) + "\n")
+        }
+        guard sent, let reply else {
             io.writeError("\(name): \(model.lastError ?? "nothing was sent")\n")
             return .cannotCreate
         }
         switch reply.state {
         case .complete where model.lastError == nil:
+            if echo.summary.finishReason == .length { io.writeError("\(name): \(lengthNote)\n") }
             return .success
         case .complete, .streaming:
             io.writeError("\(name): \(model.lastError ?? "the reply was not saved")\n")

@@ -11,8 +11,12 @@ extension CommandSpec {
             use: warm-up with GET /healthz, the send gate, the bearer token, the event-stream
             transport and its single retry for a cold start, a timeout or an expired token; a
             reply cut off midway is resumed where it stopped, without sending the question again.
-            Prints the reply on standard output as it arrives: on a terminal as rendered Markdown,
-            block by block (plain with NO_COLOR); otherwise, or with --raw, as the text arrives.
+            Prints the reply on standard output as it arrives: on a terminal as rendered Markdown
+            (plain with NO_COLOR), the block still growing redrawn in place, after a spinner on
+            standard error while nothing has arrived ("waking the service" during a warm-up);
+            otherwise, or with --raw, as the text arrives. A reasoning model's thinking shows as
+            a dimmed "thinking..." line until the answer starts (--show-reasoning prints it). A
+            reply cut at the model's token limit is said so on standard error.
 
             The question is saved in the local history ($XDG_DATA_HOME/sybil/client/chats.sqlite)
             before it is sent, and the reply as it arrives; a failed reply is saved as failed, and
@@ -31,7 +35,8 @@ extension CommandSpec {
         arguments: [questionArgument],
         options: [
             AskCommand.Option.continueLatest, AskCommand.Option.chat, AskCommand.Option.noSave,
-            AskCommand.Option.model, AskCommand.Option.system, ChatOptions.raw,
+            AskCommand.Option.model, AskCommand.Option.system, ChatOptions.raw, AskCommand.Option.showReasoning,
+            AskCommand.Option.json,
         ] + ChatOptions.server,
         exitStatus: """
             0 the whole reply arrived and was saved, 64 usage error, 66 no such conversation
@@ -93,6 +98,10 @@ extension AskCommand {
         )
         static let system = OptionSpec.text(
             "--system", valueName: "TEXT", help: "A system message sent before the messages (not saved).")
+        static let showReasoning = OptionSpec.flag(
+            "--show-reasoning", help: "Print the model's reasoning before the answer (dimmed on a\nterminal).")
+        static let json = OptionSpec.flag(
+            "--json", help: "Print one JSON object when the reply ends, nothing else\n(docs/cli-json.md).")
     }
 }
 

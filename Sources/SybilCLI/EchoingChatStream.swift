@@ -1,32 +1,60 @@
+import SybilClient
 import SybilCore
 import SybilNet
 
-/// Passes a chat stream through while writing each delta to standard output as it arrives, and
-/// keeps the error the stream ended with (the command's exit status depends on its kind).
+/// Passes a chat stream through while handing each step to `show` as it arrives (the reply
+/// printer writes it to standard output), and keeps what the command reports at the end: the
+/// error the stream ended with (the exit status depends on its kind), the reasoning, the finish
+/// reason and the usage.
 final class EchoingChatStream: ChatStreaming {
-    private let base: any ChatStreaming
-    private let write: @Sendable (String) -> Void
-    private let state = Locked<(failure: (any Error)?, wroteText: Bool)>((nil, false))
+    /// What arrived besides the text.
+    struct Summary: Sendable {
+        var failure: (any Error)?
+        var wroteText = false
+        var reasoning = ""
+        var finishReason: ChatDelta.FinishReason?
+        var usage: ChatDelta.Usage?
+    }
 
-    init(_ base: any ChatStreaming, write: @escaping @Sendable (String) -> Void) {
+    private let base: any ChatStreaming
+    private let show: @Sendable (ChatDelta) -> Void
+    private let state = Locked(Summary())
+
+    init(_ base: any ChatStreaming, show: @escaping @Sendable (ChatDelta) -> Void) {
         self.base = base
-        self.write = write
+        self.show = show
+    }
+
+    /// A stream that writes only the text of each step through `write`.
+    convenience init(_ base: any ChatStreaming, write: @escaping @Sendable (String) -> Void) {
+        self.init(base) { delta in if !delta.text.isEmpty { write(delta.text) } }
     }
 
     /// The error the last reply ended with, if any.
     var failure: (any Error)? { state.withLock { $0.failure } }
     /// Whether any text was written.
     var wroteText: Bool { state.withLock { $0.wroteText } }
+    /// Everything the last reply brought besides its text.
+    var summary: Summary { state.withLock { $0 } }
 
     func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error> {
-        let upstream = base.reply(to: messages)
-        let (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
+        Self.map(deltas(to: messages)) { $0.text.isEmpty ? nil : $0.text }
+    }
+
+    func deltas(to messages: [ChatMessage]) -> AsyncThrowingStream<ChatDelta, any Error> {
+        let upstream = base.deltas(to: messages)
+        let (stream, continuation) = AsyncThrowingStream<ChatDelta, any Error>.makeStream()
         let task = Task { [self] in
             do {
                 for try await delta in upstream {
                     try Task.checkCancellation()  // a stopped reply shows nothing more
-                    write(delta)
-                    state.withLock { $0.wroteText = true }
+                    show(delta)
+                    state.withLock { summary in
+                        summary.wroteText = summary.wroteText || !delta.text.isEmpty
+                        summary.reasoning += delta.reasoning
+                        summary.finishReason = delta.finishReason ?? summary.finishReason
+                        summary.usage = delta.usage ?? summary.usage
+                    }
                     continuation.yield(delta)
                 }
                 continuation.finish()
@@ -40,11 +68,13 @@ final class EchoingChatStream: ChatStreaming {
     }
 
     /// The exit status for a reply that failed with the stream's error: the server could not be
-    /// reached or failed (69), or it broke off or refused (76).
+    /// reached or failed (69), it refused the key (77), or it broke off or refused (76).
     var failureExitCode: ExitCode {
+        if failure is KeyCommandError || failure as? TokenError == .cannotRefresh { return .permissionDenied }
         switch failure as? ChatStreamError {
-        case .transport?, .serverError?: .unavailable
-        default: .protocolError
+        case .transport?, .serverError?: return .unavailable
+        case .unauthorized?: return .permissionDenied
+        default: return .protocolError
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the commands know about where their standard output goes: whether it is a terminal,
 /// whether styling is wanted there (a terminal and no non-empty `NO_COLOR`,
 /// https://no-color.org), and its size — `$COLUMNS` / `$LINES` when set and in range, else the
@@ -40,5 +42,24 @@ struct TerminalOutput: Equatable {
         if let value = environment["LINES"].flatMap({ Int($0) }), Self.rowRange.contains(value) { rows = value }
         self.columns = min(max(columns, Self.columnRange.lowerBound), Self.columnRange.upperBound)
         self.rows = min(max(rows, Self.rowRange.lowerBound), Self.rowRange.upperBound)
+    }
+}
+
+extension TerminalOutput {
+    /// A terminal's raw stream for transient status lines.
+    struct StatusLine: Sendable {
+        /// Writes `text` as is, control sequences included.
+        var write: @Sendable (String) -> Void
+    }
+
+    /// Where transient status (the spinner while a reply has not started) is drawn: standard
+    /// error when it is a terminal, written as is, because ``CommandIO/writeError`` shows the
+    /// carriage return and CSI sequences a redraw needs as U+FFFD; `nil` when standard error is
+    /// not a terminal. Tests bind their own.
+    @TaskLocal static var statusLine: StatusLine? = standardErrorStatusLine()
+
+    private static func standardErrorStatusLine() -> StatusLine? {
+        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        return StatusLine { text in FileHandle.standardError.write(Data(text.utf8)) }
     }
 }

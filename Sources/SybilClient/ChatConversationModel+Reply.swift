@@ -6,8 +6,9 @@ extension ChatConversationModel {
     public static let emptyReplyReason = "The reply arrived empty. Retry to ask again."
 
     /// Streams the reply to the last question: saved as `.streaming` when the request leaves,
-    /// updated as text arrives, ended as `.complete`, `.stopped` or `.failed`. Runs in a task of
-    /// its own, so the ending is saved even when the caller is cancelled (that stops the reply).
+    /// updated as text arrives (reasoning, finish reason and usage go to ``replyDetails``), ended
+    /// as `.complete`, `.stopped` or `.failed`. Runs in a task of its own, so the ending is saved
+    /// even when the caller is cancelled (that stops the reply).
     func streamReply() async {
         let flow = Task { @MainActor in await self.runReply() }
         await withTaskCancellationHandler {
@@ -34,12 +35,17 @@ extension ChatConversationModel {
         }
         appendToTranscript(reply)
         touch(at: startedAt)
+        replyDetails = ChatDelta()
         let stream = Task { @MainActor () -> (String, ChatMessageRecord.State) in
             var text = ""
             if self.stopRequested { return (text, .stopped) }
             do {
-                for try await delta in streaming.reply(to: request) {
-                    text += delta
+                for try await delta in streaming.deltas(to: request) {
+                    self.replyDetails.reasoning += delta.reasoning
+                    self.replyDetails.finishReason = delta.finishReason ?? self.replyDetails.finishReason
+                    self.replyDetails.usage = delta.usage ?? self.replyDetails.usage
+                    guard !delta.text.isEmpty else { continue }
+                    text += delta.text
                     self.progress(text, of: reply.id)
                 }
                 if Task.isCancelled { return (text, .stopped) }

@@ -29,6 +29,9 @@ public final class ChatConversationModel {
     public private(set) var isLoading = false
     /// What went wrong last, as a sentence a person can act on; `nil` after a good reply.
     public private(set) var lastError: String?
+    /// The latest reply's reasoning, finish reason and usage as they arrived (its text is in
+    /// ``messages``); emptied when a reply starts. Not saved.
+    public internal(set) var replyDetails = ChatDelta()
     /// The model each request asks for.
     public let model: String
 

@@ -46,6 +46,16 @@ public struct MarkdownStreamRenderer: Sendable {
         return output
     }
 
+    /// What ``finish()`` would return now, without taking it: the rendering of the block still
+    /// growing (and its separator from the blocks before it), for a front end that redraws
+    /// that block in place as it grows. Its cost is that of the pending text only.
+    public func preview() -> String {
+        guard !pending.isEmpty else { return "" }
+        let rendered = renderer.render(markdown: String(decoding: pending, as: UTF8.self), limits: limits)
+        guard !rendered.isEmpty else { return "" }
+        return emittedAny ? "\n" + rendered : rendered
+    }
+
     /// The rendering of everything not yet returned; the renderer is then empty again.
     public mutating func finish() -> String {
         let output = emit(count: pending.count)

@@ -65,14 +65,17 @@ struct ChatCommandTests {
         plain["NO_COLOR"] = "1"
         let terminal = TestIO(environment: plain, terminal: (columns: 30, rows: 20))
         #expect(await terminal.run("ask", "--no-save", "How", "do", "**cold** starts", "work?") == 0)
-        let lines = terminal.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        // The growing paragraph is redrawn in place as it streams: what counts is the screen.
+        let screen = VirtualTerminal.screen(terminal.stdout, columns: 30)
+        #expect(screen.unknown.isEmpty && screen.overshoot == 0)
+        let lines = screen.text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count > 2 && lines.dropLast().allSatisfy { $0.count <= 30 && !$0.isEmpty })
         #expect(lines.last == "", "the reply ends with a line break")
         let words = { (text: String) in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) }
         #expect(raw.contains("**cold**"), "the scripted agent quotes the question's Markdown")
         #expect(!terminal.stdout.contains("**"), "strong text is drawn, not its asterisks")
         let unmarked = raw.replacingOccurrences(of: "**cold**", with: "cold")
-        #expect(words(terminal.stdout) == words(unmarked), "wrapped to the terminal, words unchanged")
+        #expect(words(screen.text) == words(unmarked), "wrapped to the terminal, words unchanged")
         let forcedRaw = TestIO(environment: plain, terminal: (columns: 30, rows: 20))
         #expect(await forcedRaw.run("ask", "--no-save", "--raw", "How", "do", "**cold** starts", "work?") == 0)
         #expect(forcedRaw.stdout == piped.stdout)

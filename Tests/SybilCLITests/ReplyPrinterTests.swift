@@ -17,17 +17,17 @@ struct ReplyPrinterTests {
     static let terminal = TerminalOutput(environment: ["NO_COLOR": "1"], isTerminal: true, size: (40, 20))
     static let pipe = TerminalOutput(environment: [:], isTerminal: false, size: nil)
 
-    @Test func onATerminalEachBlockIsWrittenOnceItIsComplete() {
+    @Test func onATerminalEachBlockIsWrittenOnceItIsCompleteAndTheGrowingOneRedrawn() {
         let sink = Sink()
         let printer = ReplyPrinter(terminal: Self.terminal, raw: false, write: sink.write)
         printer.write("# Title\n\nFirst ")
-        #expect(sink.text == "", "the heading may still be followed by more of its block")
+        #expect(sink.text == "# Title\n\nFirst\n", "drawn while its block may still grow")
         printer.write("paragraph.\n\n- one\n")
-        #expect(sink.text.hasPrefix("# Title\n"))
-        #expect(!sink.text.contains("one"))
+        #expect(sink.writes.last?.hasPrefix("\r\u{1B}[3A\u{1B}[J# Title\n\nFirst paragraph.\n") == true)
         printer.write("- two")
         printer.finish()
-        #expect(sink.text == "# Title\n\nFirst paragraph.\n\n• one\n• two\n")
+        #expect(
+            VirtualTerminal.screen(sink.text, columns: 40).text == "# Title\n\nFirst paragraph.\n\n• one\n• two\n")
     }
 
     @Test func throughAPipeTheTextGoesOutAsItArrivesWithOneLineBreakAtTheEnd() {

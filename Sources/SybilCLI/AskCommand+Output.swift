@@ -1,0 +1,52 @@
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilStore
+
+extension AskCommand {
+    /// How `sybil ask` shows the reply: `--json`, `--show-reasoning`.
+    struct Output: Equatable {
+        /// One ``AskResult`` object on standard output when the reply ends, nothing else.
+        var json = false
+        /// The model's reasoning printed before the answer.
+        var showReasoning = false
+    }
+
+    /// The note on standard error for a reply the token limit cut.
+    static let lengthNote = "the reply was cut at the model's token limit"
+
+    /// The output options of `arguments` (defaults when help was asked for).
+    static func output(from arguments: [String]) throws(UsageError) -> Output {
+        guard let parsed = try CommandSpec.ask.parse(arguments) else { return Output() }
+        let output = Output(json: parsed.given(Option.json), showReasoning: parsed.given(Option.showReasoning))
+        if output.json {
+            for other in [Option.showReasoning, ChatOptions.raw] where parsed.given(other) {
+                throw UsageError(command: name, message: "--json and \(other.name) exclude each other")
+            }
+        }
+        return output
+    }
+
+    /// The spinner on standard error while nothing has arrived, when both standard output and
+    /// standard error are terminals; "waking the service" while the warm-up gate still holds
+    /// the request back.
+    @MainActor
+    static func waitingIndicator(io: CommandIO, stack: ChatClientStack) -> WaitingIndicator<ContinuousClock>? {
+        guard io.outputIsTerminal, let status = TerminalOutput.statusLine else { return nil }
+        let warmUp = stack.warmUp
+        return WaitingIndicator(clock: stack.clock, write: status.write) { elapsed in
+            guard elapsed < WarmUpSendGate<ContinuousClock>.maximumWait else { return false }
+            return await MainActor.run { warmUp.state == .warming }
+        }
+    }
+
+    /// What `--json` writes for `reply`.
+    static func result(
+        of reply: ChatMessageRecord?, summary: EchoingChatStream.Summary, model: String, conversationId: String?
+    ) -> AskResult {
+        AskResult(
+            conversationId: conversationId, model: model, text: reply?.text ?? "",
+            reasoning: summary.reasoning.isEmpty ? nil : summary.reasoning,
+            finishReason: summary.finishReason?.rawValue, usage: summary.usage)
+    }
+}

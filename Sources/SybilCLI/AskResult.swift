@@ -1,0 +1,67 @@
+import SybilCore
+import SybilNet
+
+/// What `sybil ask --json` writes on standard output when the reply ends: one object, the
+/// shape documented in `docs/cli-json.md` (`## sybil ask --json`). Every member is always
+/// present; the ones that may be unknown are `null`.
+struct AskResult: Equatable {
+    /// The conversation's id (`null` when nothing was saved or created).
+    var conversationId: String?
+    /// The model asked.
+    var model: String
+    /// The reply's text as the model sent it (Markdown, unrendered).
+    var text: String
+    /// The model's reasoning, `null` when it sent none.
+    var reasoning: String?
+    /// The wire finish reason (`stop`, `length`, …), `null` when the stream ended without one.
+    var finishReason: String?
+    /// The token counts, `null` when the server sent none.
+    var usage: ChatDelta.Usage?
+
+    /// The members, in the order they are written.
+    static let keys = ["conversationId", "model", "text", "reasoning", "finishReason", "usage"]
+    /// The members of `usage`.
+    static let usageKeys = ["promptTokens", "completionTokens", "totalTokens"]
+
+    /// The object.
+    var jsonValue: JSONValue {
+        let usageValue: JSONValue =
+            usage.map { usage in
+                .object(
+                    JSONObject([
+                        JSONMember("promptTokens", .number(JSONNumber(usage.promptTokens))),
+                        JSONMember("completionTokens", .number(JSONNumber(usage.completionTokens))),
+                        JSONMember("totalTokens", .number(JSONNumber(usage.totalTokens))),
+                    ]))
+            } ?? .null
+        return .object(
+            JSONObject([
+                JSONMember("conversationId", conversationId.map(JSONValue.string) ?? .null),
+                JSONMember("model", .string(model)),
+                JSONMember("text", .string(text)),
+                JSONMember("reasoning", reasoning.map(JSONValue.string) ?? .null),
+                JSONMember("finishReason", finishReason.map(JSONValue.string) ?? .null),
+                JSONMember("usage", usageValue),
+            ]))
+    }
+
+    /// Decodes the object strictly: exactly the documented members, each of its type.
+    static func decode(_ value: JSONValue, at path: JSONPath = .root) throws(JSONError) -> AskResult {
+        let reader = try JSONObjectReader(value, at: path)
+        try reader.requireExactKeys(keys)
+        var usage: ChatDelta.Usage?
+        if let object = try reader.nullableObject("usage") {
+            let counts = try JSONObjectReader(.object(object), at: path.appending(key: "usage"))
+            try counts.requireExactKeys(usageKeys)
+            let range = 0...ChatDelta.Usage.maximumCount
+            usage = ChatDelta.Usage(
+                promptTokens: try counts.integer("promptTokens", in: range),
+                completionTokens: try counts.integer("completionTokens", in: range),
+                totalTokens: try counts.integer("totalTokens", in: range))
+        }
+        return AskResult(
+            conversationId: try reader.nullableString("conversationId"), model: try reader.string("model"),
+            text: try reader.string("text"), reasoning: try reader.nullableString("reasoning"),
+            finishReason: try reader.nullableString("finishReason"), usage: usage)
+    }
+}
