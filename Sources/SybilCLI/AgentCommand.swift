@@ -17,6 +17,15 @@ enum AgentCommand {
             return .success
         }
         let rest = Array(arguments.dropFirst())
+        let specs: [String: CommandSpec] = [
+            "send": .agentSend, "tail": .agentTail, "retry": .agentRetry, "resend-all": .agentResendAll,
+            "download": .agentDownload,
+        ]
+        if let spec = specs[first],
+            let refusal = await SurfaceGate.refusal(.agentRoom, spec: spec, arguments: rest, io: io)
+        {
+            return refusal
+        }
         switch first {
         case "-h", "--help":
             io.writeOutput(CommandSpec.agent.help)

@@ -21,9 +21,22 @@ struct ChatClientStack {
 
     init(connection: ServerTarget.Connection) {
         baseURL = connection.baseURL
-        tokens = connection.sendsKey ? connection.tokens : nil
-        headers = connection.headers
-        warmUp = WarmUpManager(http: http, baseURL: connection.baseURL, clock: clock)
+        var fields = connection.headers
+        if connection.sendsKey, !connection.renewsKey, let key = connection.key {
+            // A key nothing can renew is sent as it is: a 401 then reaches the user with the
+            // server's own message, instead of a renewal that cannot succeed.
+            tokens = nil
+            fields.set("Authorization", "Bearer \(key)")
+        } else {
+            tokens = connection.sendsKey ? connection.tokens : nil
+        }
+        headers = fields
+        // Warm-up sends only what the server serves: /healthz where it is a Sybil server,
+        // else /v1/models (with the key: OpenAI requires one there).
+        let check: WarmUpHealthCheck =
+            connection.capabilities?.hasHealthCheck == true
+            ? .healthz : .models(key: connection.sendsKey ? connection.key : nil, headers: connection.headers)
+        warmUp = WarmUpManager(http: http, baseURL: connection.baseURL, clock: clock, check: check)
     }
 
     /// The streaming service for `model`, behind the warm-up's send gate.

@@ -22,12 +22,15 @@ extension CommandSpec {
             The base URL may end in /v1 or not: http://127.0.0.1:11434 and
             http://127.0.0.1:11434/v1 are the same server. Without --key or --key-env no
             Authorization header is sent (Ollama, llama.cpp and LiteLLM without a master key
-            need none). The first profile added becomes the default.
+            need none). With --key-command the command's output is the key when the server
+            refuses one (and when no other key is given). The first profile added becomes the
+            default.
             """,
         arguments: [Argument(name: "NAME", help: "The profile's name: 1 to 64 letters, digits, '.', '_', '-'.")],
         options: [
             ProfileCommand.Option.baseURL, ProfileCommand.Option.model, ProfileCommand.Option.key,
-            ProfileCommand.Option.keyEnvironment, ProfileCommand.Option.system, .help,
+            ProfileCommand.Option.keyEnvironment, ProfileCommand.Option.keyCommand, ProfileCommand.Option.system,
+            .help,
         ],
         exitStatus: "0 saved, 64 usage error, 73 config.toml cannot be written.")
 

@@ -15,6 +15,9 @@ enum ProfileCommand {
             "--key", valueName: "KEYNAME", help: "The stored key to send (`sybil keys set KEYNAME`).")
         static let keyEnvironment = OptionSpec.text(
             "--key-env", valueName: "VAR", help: "The environment variable holding the key.")
+        static let keyCommand = OptionSpec.text(
+            "--key-command", valueName: "CMD",
+            help: "A shell command printing a fresh key, run when the server\nrefuses one (as `gh auth token`).")
         static let system = OptionSpec.text("--system", valueName: "TEXT", help: "A system prompt for new chats.")
     }
 
@@ -35,7 +38,10 @@ enum ProfileCommand {
             for profile in configuration.profiles {
                 let mark = profile.name == configuration.defaultProfile ? "*" : " "
                 let key =
-                    profile.key.map { "key \($0)" } ?? profile.keyEnvironment.map { "key from $\($0)" } ?? "no key"
+                    (profile.key.map { "key \($0)" } ?? profile.keyEnvironment.map { "key from $\($0)" }
+                        ?? (profile.keyCommand == nil ? "no key" : "key from its command"))
+                    + (profile.keyCommand != nil && (profile.key != nil || profile.keyEnvironment != nil)
+                        ? ", renewed by its command" : "")
                 io.writeOutput(
                     TerminalText.safe(
                         "\(mark) \(profile.name)  \(profile.baseURL.absoluteString)  "
@@ -82,11 +88,15 @@ enum ProfileCommand {
         let key = parsed.text(Option.key)
         let keyEnvironment = parsed.text(Option.keyEnvironment)
         if key != nil, keyEnvironment != nil { throw parsed.error("--key and --key-env exclude each other") }
+        let keyCommand = parsed.text(Option.keyCommand)
+        if let keyCommand, keyCommand.trimmingCharacters(in: .whitespaces).isEmpty || keyCommand.contains("\n") {
+            throw parsed.error("--key-command needs one non-blank line, got '\(TerminalText.oneLine(keyCommand))'")
+        }
         var configuration = try load(file, command: command)
         configuration.set(
             ClientProfile(
                 name: profileName, baseURL: baseURL, model: parsed.text(Option.model), key: key,
-                keyEnvironment: keyEnvironment, system: parsed.text(Option.system)))
+                keyEnvironment: keyEnvironment, system: parsed.text(Option.system), keyCommand: keyCommand))
         if configuration.defaultProfile == nil { configuration.defaultProfile = profileName }
         return save(configuration, to: file, command: command, io: io)
     }

@@ -80,6 +80,13 @@ struct ServerTarget {
         var tokens: TokenProvider
         /// Whether requests carry `Authorization` (a profile without a key sends none).
         var sendsKey = true
+        /// The key read when connecting, for requests that cannot renew it.
+        var key: String?
+        /// Whether a refused key can be renewed (the profile's `key_command`).
+        var renewsKey = false
+        /// What the server offers, when known without asking: the embedded server is a Sybil
+        /// server; another server as remembered from an earlier contact (``CapabilityDiscovery``).
+        var capabilities: ServerCapabilities?
         /// How the server was chosen.
         var origin: String
         /// The profile, when one was chosen.
@@ -103,16 +110,26 @@ struct ServerTarget {
         command: String, io: CommandIO, configure: (inout SybilServerOptions) -> Void = { _ in }
     ) -> Connection? {
         let account = "sybil-cli"
+        let choice = choice ?? .embedded
+        let keyCommand = choice.profile?.keyCommand.map { KeyCommand($0, environment: io.environment) }
         func tokens(_ token: String?) -> TokenProvider {
             TokenProvider(
                 current: TokenLocation(
-                    store: InMemorySecretStore(token.map { [account: $0] } ?? [:]), account: account))
+                    store: InMemorySecretStore(token.map { [account: $0] } ?? [:]), account: account),
+                refresher: keyCommand.map { KeyCommandRefresher(command: $0) })
         }
-        let choice = choice ?? .embedded
         if let baseURL = choice.baseURL {
-            let key: String?
+            var key: String?
             switch choice.key {
-            case .none: key = nil
+            case .none:
+                // A profile that only has a key command takes its first key from it too.
+                guard let keyCommand else { break }
+                switch keyCommand.runNow() {
+                case .success(let fresh): key = fresh
+                case .failure(let error):
+                    io.writeError("\(command): \(choice.origin): \(error)\n")
+                    return nil
+                }
             case .given(let value, _): key = value
             case .environment(let variable, let value):
                 guard let value else {
@@ -137,7 +154,8 @@ struct ServerTarget {
                 }
             }
             return Connection(
-                baseURL: baseURL, tokens: tokens(key), sendsKey: key != nil, origin: choice.origin,
+                baseURL: baseURL, tokens: tokens(key), sendsKey: key != nil, key: key, renewsKey: keyCommand != nil,
+                capabilities: Connection.discovery(io: io).remembered(baseURL), origin: choice.origin,
                 profile: choice.profile, embedded: nil)
         }
         var options = SybilServerOptions(token: ServeCommand.randomToken(from: io.random))
@@ -148,7 +166,8 @@ struct ServerTarget {
                 "\(command): using the embedded server at \(server.baseURL.absoluteString)"
                     + " (demo: scripted replies, not a model — connect one with `sybil profile add`)\n")
             return Connection(
-                baseURL: server.baseURL, tokens: tokens(options.token), origin: choice.origin, embedded: server)
+                baseURL: server.baseURL, tokens: tokens(options.token), key: options.token, capabilities: .sybil,
+                origin: choice.origin, embedded: server)
         } catch {
             io.writeError("\(command): cannot start the embedded server: \(error)\n")
             return nil

@@ -18,12 +18,16 @@ enum TerminalAppCommand {
 
     /// `--model NAME`.
     static let modelOption = OptionSpec.text(
-        "--model", valueName: "NAME", default: SybilServerOptions.scriptedModel,
-        help: "The model chats ask for (default: {default}).")
+        "--model", valueName: "NAME",
+        help: "The model chats ask for (default: the profile's, else the\nserver's first listed model).")
+
+    /// The header of the embedded server, a scripted demo.
+    static let demoHeader = "demo: scripted replies, not a model — connect one with `sybil profile add`"
 
     struct Request {
         var common: ClientCommand.Common
-        var model: String
+        /// `--model`, when given.
+        var model: String?
         var seed: UInt64
     }
 
@@ -70,8 +74,7 @@ enum TerminalAppCommand {
             throw parsed.error("takes no arguments, got '\(extra)'")
         }
         return Request(
-            common: common, model: parsed.text(modelOption) ?? SybilServerOptions.scriptedModel,
-            seed: UInt64(parsed.integer(ChatOptions.seed) ?? 1))
+            common: common, model: parsed.text(modelOption), seed: UInt64(parsed.integer(ChatOptions.seed) ?? 1))
     }
 
     @MainActor
@@ -106,17 +109,34 @@ enum TerminalAppCommand {
     static func services(
         _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
     ) async -> (TerminalAppServices, agentScratch: String?) {
+        // What the server offers decides what the app shows: a plain OpenAI-compatible
+        // server gets no Agent room, workspaces or records sync, only a line saying so.
+        var connection = connection
+        var capabilities = await connection.capabilities(io: io)
+        connection.capabilities = capabilities
+        let model = await ChatClientStack.model(given: request.model, connection: connection, command: name, io: io)
         let stack = ChatClientStack(connection: connection)
         let chats = ChatListModel(
-            streaming: stack.streaming(model: request.model), store: store, model: request.model,
+            streaming: stack.streaming(model: model), store: store, model: model,
             now: ChatClientStack.now, ids: ChatClientStack.ids, warmUp: stack.warmUp)
         let search = ChatSearchModel(store: store, clock: ContinuousClock())
         var agentSession: AgentCommand.Session?
-        if case .success(let session) = await AgentCommand.open(
-            request.common, connection: connection, command: name, io: io)
+        if capabilities?.offers(.agentRoom) ?? true,
+            case .success(let session) = await AgentCommand.open(
+                request.common, connection: connection, command: name, io: io)
         {
             agentSession = session
+            if connection.embedded == nil, case .rejected(404, _, _)? = await descriptorFailure(session.api) {
+                // Remembered as a Sybil server, but the room is gone: ask the server again.
+                let found = await ServerTarget.Connection.discovery(io: io).refresh(connection.discoveryServer)
+                capabilities = found.capabilities
+                if capabilities?.offers(.agentRoom) == false {
+                    await session.close()
+                    agentSession = nil
+                }
+            }
         }
+        let notOffered = Set(ServerSurface.allCases.filter { capabilities?.offers($0) == false })
         let workspaces = WorkspaceAppWiring(common: request.common, connection: connection, io: io)
         // Quick Question keeps its model choice with the other preferences; without them
         // (unwritable data directory) it uses its default choice for this run.
@@ -126,16 +146,42 @@ enum TerminalAppCommand {
             preferences: preferences, store: store, makeStreaming: { stack.streaming(model: $0.model) },
             now: ChatClientStack.now, ids: ChatClientStack.ids, platform: .desktop)
         // Records live on this device; `s` in their overlay syncs them with this server.
-        let recordsSync: ((RecordStore) -> RecordSync)? = (try? AgentAPIBase(connection.baseURL)).map { base in
+        let recordsBase = notOffered.contains(.records) ? nil : try? AgentAPIBase(connection.baseURL)
+        let recordsSync: ((RecordStore) -> RecordSync)? = recordsBase.map { base in
             let api = RecordsHTTPClient(
                 base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
             return { RecordSync(store: $0, api: api, now: RecordsCommand.now) }
         }
         let records = await RecordsCommand.model(command: name, io: io, sync: recordsSync)?.model
-        let services = TerminalAppServices(
+        var services = TerminalAppServices(
             chats: chats, search: search, agent: agentSession?.composer,
-            workspaces: TerminalAppServices.Workspaces(list: workspaces.list, open: workspaces.open),
+            workspaces: notOffered.contains(.workspaces)
+                ? nil : TerminalAppServices.Workspaces(list: workspaces.list, open: workspaces.open),
             quickQuestion: quick, records: records)
+        services.notOffered = notOffered
+        services.header = header(connection, model: model)
         return (services, agentSession?.scratch)
+    }
+
+    /// The header: the demo's own sentence for the embedded server, else the profile (or the
+    /// server's address) and the model.
+    static func header(_ connection: ServerTarget.Connection, model: String) -> String {
+        if connection.embedded != nil { return demoHeader }
+        let server =
+            connection.profile?.name
+            ?? (connection.baseURL.host ?? connection.baseURL.absoluteString)
+            + (connection.baseURL.port.map { ":\($0)" } ?? "")
+        return TerminalText.oneLine("\(server) · \(model)")
+    }
+
+    /// The room's descriptor failure, if asking for it fails.
+    @MainActor
+    private static func descriptorFailure(_ api: AgentRoomHTTPClient) async -> AgentRoomError? {
+        do {
+            _ = try await api.descriptor()
+            return nil
+        } catch {
+            return error
+        }
     }
 }

@@ -19,6 +19,12 @@ enum WorkspacesCommand {
             return .success
         }
         let rest = Array(arguments.dropFirst())
+        let specs: [String: CommandSpec] = ["list": .workspacesList, "open": .workspacesOpen, "send": .workspacesSend]
+        if let spec = specs[first],
+            let refusal = await SurfaceGate.refusal(.workspaces, spec: spec, arguments: rest, io: io)
+        {
+            return refusal
+        }
         switch first {
         case "-h", "--help":
             io.writeOutput(CommandSpec.workspaces.help)

@@ -95,6 +95,12 @@ extension ChatConversationModel {
 
     /// One sentence that says what happened and what the person can do.
     public static func sentence(for error: any Error) -> String {
+        if case .unauthorized(let body)? = error as? ChatStreamError {
+            // The server's own words say why (an unknown key, a revoked one, a missing scope).
+            let message = body?.message ?? ""
+            return "the server refused the key" + (message.isEmpty ? " (401)" : ": \(message)")
+        }
+        if let error = error as? KeyCommandError { return "the server refused the key, and \(error)" }
         if let error = error as? ChatStreamError {
             let advice: String
             switch error {

@@ -30,8 +30,8 @@ struct ServeAndAskTests {
                 == "sybil ask: asking sybil-scripted, the server's first model (choose with --model or a profile's model)\n"
         )
         let refused = TestIO(environment: ["SYBIL_TOKEN": "wrong"])
-        #expect(await refused.run("ask", "--no-save", "--api-url", server.baseURL.absoluteString, "Hallo") == 76)
-        #expect(refused.stderr.contains("sign in again"))
+        #expect(await refused.run("ask", "--no-save", "--api-url", server.baseURL.absoluteString, "Hallo") == 77)
+        #expect(refused.stderr.contains("the server refused the key: A valid bearer token is required"))
         let failing = TestIO(environment: ["SYBIL_TOKEN": "env-token"])
         #expect(
             await failing.run("ask", "--no-save", "--api-url", server.baseURL.absoluteString, "break [[error]]") == 76)

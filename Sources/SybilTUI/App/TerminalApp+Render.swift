@@ -54,8 +54,20 @@ extension TerminalApp {
         guard !rect.isEmpty else { return }
         let marker = focus == .timeline && overlay == nil ? "▌" : " "
         grid.write(marker, column: rect.column, row: rect.row, style: theme.accent, clip: rect)
+        // The header (server and model) takes the right, leaving the title at least its first
+        // 12 columns and a gap of 2.
+        var titleColumns = rect.columns - 1
+        if let header, !header.isEmpty {
+            let room = rect.columns - 1 - min(DisplayWidth.of(title), 12) - 2
+            let shown = room > 3 ? DisplayWidth.truncate(header, to: room) : ""
+            if !shown.isEmpty {
+                let width = DisplayWidth.of(shown)
+                grid.write(shown, column: rect.endColumn - width, row: rect.row, style: theme.secondary, clip: rect)
+                titleColumns = rect.columns - 1 - width - 2
+            }
+        }
         grid.write(
-            DisplayWidth.truncate(title, to: rect.columns - 1), column: rect.column + 1, row: rect.row,
+            DisplayWidth.truncate(title, to: max(0, titleColumns)), column: rect.column + 1, row: rect.row,
             style: theme.accent, clip: rect)
     }
 

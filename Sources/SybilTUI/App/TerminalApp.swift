@@ -45,6 +45,9 @@ public struct TerminalApp: Sendable {
     public var composer = ComposerBuffer()
     /// The open screen's title.
     public var title = "New chat"
+    /// Which server and model the app talks to, drawn at the right of the title row: the
+    /// profile (or "demo") and the model.
+    public var header: String?
     /// The open screen's timeline.
     public var items: [TimelineItem] = []
     /// The timeline's scroll position.

@@ -40,6 +40,10 @@ public final class TerminalAppController {
     @ObservationIgnored private var tasks: [Int: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextTask = 0
     @ObservationIgnored private var searchStarted = false
+    /// The frame time last passed to ``frame(now:)``.
+    @ObservationIgnored private var now = Duration.zero
+    /// The reconnect wait shown and when it was first seen, so the status counts it down.
+    @ObservationIgnored private var reconnectShown: (connection: AgentRoomModel.Connection, since: Duration)?
 
     /// A controller over `services`, drawing with `theme`.
     public init(services: TerminalAppServices, theme: Theme, size: TerminalSize = .fallback) {
@@ -54,10 +58,14 @@ public final class TerminalAppController {
         await services.records?.reload()
         chat = await services.chats.newChat()
         app.show(.newChat, title: "New chat")
-        if let agent = services.agent {
+        app.header = services.header
+        app.sidebar.notOffered = services.notOffered
+        if let agent = services.agent, !services.notOffered.contains(.agentRoom) {
             run { await agent.start() }
         }
-        if services.workspaces != nil {
+        if services.notOffered.contains(.workspaces) {
+            app.sidebar.workspaces = []
+        } else if services.workspaces != nil {
             run { [weak self] in await self?.loadWorkspaces() }
         } else {
             app.sidebar.workspaces = []
@@ -144,8 +152,21 @@ public final class TerminalAppController {
     /// takes frames to publish rows; the breathing scene advances. Returns whether the screen
     /// must be drawn again (the models' own changes are observed).
     public func frame(now: Duration) -> Bool {
+        self.now = now
         let scrolled = workspace.map(driveScreenModel) ?? false
-        return app.tick(now: now) || scrolled
+        var countedDown = false
+        if isCountingDown {
+            let before = app.screenStatus
+            sync()
+            countedDown = app.screenStatus != before
+        }
+        return app.tick(now: now) || scrolled || countedDown
+    }
+
+    /// Whether the status line counts a reconnect wait down (so frames tick each second).
+    private var isCountingDown: Bool {
+        guard app.sidebar.current == .agent, case .reconnecting? = services.agent?.room.connection else { return false }
+        return true
     }
 
     /// One display tick of the open workspace session's screen model: the last draw is
@@ -208,7 +229,7 @@ public final class TerminalAppController {
     }
 
     /// Whether the open screen needs frames (a workspace session, the breathing screen).
-    public var needsFrames: Bool { workspace != nil || app.overlay == .breathing }
+    public var needsFrames: Bool { workspace != nil || app.overlay == .breathing || isCountingDown }
 
     /// How often frames come while ``needsFrames``: 30 a second for the breathing scene, else
     /// ten (the screen model's frames).
@@ -613,7 +634,12 @@ public final class TerminalAppController {
         case .connecting: return "Connecting to the room…"
         case .connected: return nil
         case .reconnecting(let reason, let retryIn):
-            return "Reconnecting in \(ReconnectDelay.seconds(retryIn)) s (\(TerminalText.oneLine(reason)))"
+            // The wait counts down in whole seconds from when this reconnect was first shown.
+            if reconnectShown?.connection != agent.room.connection {
+                reconnectShown = (agent.room.connection, now)
+            }
+            let left = retryIn - (now - (reconnectShown?.since ?? now))
+            return "Reconnecting in \(ReconnectDelay.seconds(max(left, .zero))) s (\(TerminalText.oneLine(reason)))"
         }
     }
 

@@ -46,6 +46,11 @@ public struct TerminalAppServices {
     public var quickQuestion: QuickQuestionModel?
     /// The device's records, if they could be opened.
     public var records: RecordsModel?
+    /// What the server does not offer (``CapabilityDiscovery``): shown as not offered, never
+    /// tried.
+    public var notOffered: Set<ServerSurface> = []
+    /// The header's words: the profile (or "demo") and the model.
+    public var header: String?
 
     /// Creates the services.
     public init(

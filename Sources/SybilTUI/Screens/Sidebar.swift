@@ -1,3 +1,4 @@
+import SybilClient
 import SybilWire
 
 /// The sidebar's state: three sections (**Chats**, **Sybil Agent**, **Workspaces**) laid out
@@ -42,6 +43,9 @@ public struct Sidebar: Sendable, Hashable {
     public var workspaces: [SidebarDesktop]?
     /// Why the workspaces could not be listed, if they could not.
     public var workspacesProblem: String?
+    /// The surfaces the server does not offer: each shows one line saying so instead of its
+    /// rows (a plain OpenAI-compatible server offers chats only).
+    public var notOffered: Set<ServerSurface> = []
     /// The destination open in the main area.
     public var current: AppDestination = .newChat
     /// The selected row's destination (the keyboard cursor).
@@ -58,8 +62,16 @@ public struct Sidebar: Sendable, Hashable {
         }
         let unread = current == .agent || agentUnread == 0 ? nil : "\(agentUnread)"
         rows.append(.header("Sybil Agent"))
-        rows.append(.item(.agent, label: "Sybil Agent", indent: 1, badge: unread))
+        if notOffered.contains(.agentRoom) {
+            rows.append(.label(ServerSurface.agentRoom.notOfferedLine, indent: 1, tone: .normal))
+        } else {
+            rows.append(.item(.agent, label: "Sybil Agent", indent: 1, badge: unread))
+        }
         rows.append(.header("Workspaces"))
+        if notOffered.contains(.workspaces) {
+            rows.append(.label(ServerSurface.workspaces.notOfferedLine, indent: 1, tone: .normal))
+            return rows
+        }
         if let problem = workspacesProblem {
             rows.append(.label(problem, indent: 1, tone: .error))
         }
