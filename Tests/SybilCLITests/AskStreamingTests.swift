@@ -110,6 +110,36 @@
             #expect(VirtualTerminal.screen(test.stdout, columns: 40).text == "Blue sky.\n")
         }
 
+        @Test func whileTheWarmUpGateWaitsTheSpinnerSaysTheServiceIsWaking() async throws {
+            let status = Locked<[String]>([])
+            let waking = DispatchSemaphore(value: 0)
+            // The health check is answered only once the spinner said "waking the service".
+            let server = try LoopbackHTTPServer { request, connection in
+                if request.requestLine.hasPrefix("GET /healthz") || request.requestLine.hasPrefix("GET /v1/models") {
+                    _ = waking.wait(timeout: .now() + 30)
+                    connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+                    return
+                }
+                guard request.requestLine.hasPrefix("POST /v1/chat/completions") else {
+                    connection.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    return
+                }
+                let event = "data: " + Self.events[3] + "\n\n" + "data: [DONE]\n\n"
+                connection.write(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: \(event.utf8.count)\r\n\r\n"
+                        + event)
+            }
+            let line = TerminalOutput.StatusLine { text in
+                status.withLock { $0.append(text) }
+                if text.contains(WaitingSpinner.wakingText) { waking.signal() }
+            }
+            let test = TestIO(environment: ["NO_COLOR": "1"], terminal: (40, 20))
+            let exit = await TerminalOutput.$statusLine.withValue(line) { await ask(server, test: test) }
+            #expect(exit == 0)
+            #expect(status.withLock { $0 }.contains { $0.contains("waking the service 0s") })
+            #expect(status.withLock { $0.last } == "\r\u{1B}[K")
+        }
+
         @Test func theDocumentedExampleDecodes() throws {
             let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .appendingPathComponent("../../docs/cli-json.md").standardized
