@@ -88,12 +88,14 @@ public enum ChatResponseFuzzTarget {
         }
         // Feeds body bytes to the event-stream parser and decodes its events, as the transport.
         func consume(_ piece: [UInt8]) throws(FuzzFailure) -> Bool {
-            let events: [ServerSentEvent]
+            // The events completed before a limit was passed are handed on first (the lossy
+            // `feed(_:) -> [ServerSentEvent]` would make what is shown depend on the reads).
+            var events: [ServerSentEvent] = []
+            var refused = false
             do {
-                events = try stream.feed(piece)
+                try stream.feed(piece) { events.append($0) }
             } catch {
-                outcome.ending = .tooLarge
-                return true
+                refused = true
             }
             for event in events {
                 guard event.dataBytes.count <= limits.maximumEventBytes,
@@ -124,7 +126,8 @@ public enum ChatResponseFuzzTarget {
                     return true
                 }
             }
-            return false
+            if refused { outcome.ending = .tooLarge }
+            return refused
         }
         for chunk in chunks {
             fed += chunk.count
