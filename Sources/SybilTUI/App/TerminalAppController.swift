@@ -42,8 +42,8 @@ public final class TerminalAppController {
     @ObservationIgnored private var searchStarted = false
     /// The frame time last passed to ``frame(now:)``.
     @ObservationIgnored private var now = Duration.zero
-    /// The reconnect wait shown and when it was first seen, so the status counts it down.
-    @ObservationIgnored private var reconnectShown: (connection: AgentRoomModel.Connection, since: Duration)?
+    /// The Agent room's reconnect wait, counted down on the status line.
+    @ObservationIgnored private var reconnectCountdown = ReconnectCountdown()
 
     /// A controller over `services`, drawing with `theme`.
     public init(services: TerminalAppServices, theme: Theme, size: TerminalSize = .fallback) {
@@ -634,12 +634,8 @@ public final class TerminalAppController {
         case .connecting: return "Connecting to the room…"
         case .connected: return nil
         case .reconnecting(let reason, let retryIn):
-            // The wait counts down in whole seconds from when this reconnect was first shown.
-            if reconnectShown?.connection != agent.room.connection {
-                reconnectShown = (agent.room.connection, now)
-            }
-            let left = retryIn - (now - (reconnectShown?.since ?? now))
-            return "Reconnecting in \(ReconnectDelay.seconds(max(left, .zero))) s (\(TerminalText.oneLine(reason)))"
+            let left = reconnectCountdown.secondsLeft(reason: reason, retryIn: retryIn, now: now)
+            return "Reconnecting in \(left) s (\(TerminalText.oneLine(reason)))"
         }
     }
 
