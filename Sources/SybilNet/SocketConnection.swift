@@ -42,6 +42,8 @@
             var waiter: CheckedContinuation<[UInt8]?, any Error>?
             /// How the received stream ended: cleanly (`nil` error) or with a failure; set once.
             var end: (any Error)??
+            /// Bytes handed to the socket so far.
+            var sentBytes = 0
         }
 
         private init(descriptor: Int32, tls: TLSSession?) throws(SocketError) {
@@ -146,6 +148,22 @@
         /// Bytes the inbox holds now (what backpressure bounds).
         var bufferedBytes: Int {
             state.withLock { $0.inboxBytes }
+        }
+
+        /// Bytes handed to the socket (or the TLS session) since the connection opened: when it
+        /// has not grown since a request was queued, none of that request left this process.
+        var sentBytes: Int {
+            state.withLock { $0.sentBytes }
+        }
+
+        /// Whether another request may be written: the connection is open both ways, is not
+        /// closing, and holds no unread bytes (a peer that sent something unasked is not trusted
+        /// with the next request).
+        var isIdleAndOpen: Bool {
+            state.withLock { state in
+                !state.closing && !state.finished && state.end == nil && state.inboxBytes == 0
+                    && state.inboxHead == state.inbox.count && state.waiter == nil
+            }
         }
 
         /// Whether reading stopped because the inbox is full.
@@ -271,7 +289,9 @@
                 }
                 if fds[0].revents & Int16(POLLOUT) != 0, hasPending {
                     do {
-                        sent += try send(pending[sent...])
+                        let count = try send(pending[sent...])
+                        sent += count
+                        if count > 0 { state.withLock { $0.sentBytes += count } }
                     } catch {
                         failure = error
                         break

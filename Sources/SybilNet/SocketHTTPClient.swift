@@ -8,8 +8,13 @@
     #endif
 
     /// ``HTTPClient`` over our own sockets on Linux: HTTP/1.1 on a ``SocketConnection`` (TLS for
-    /// `https:`), one connection per request (`Connection: close`), the response read by
-    /// ``HTTPResponseParser``. A long streamed body costs nothing while it is silent: the
+    /// `https:`), the response read by ``HTTPResponseParser``. Connections are kept alive: one
+    /// whose response was read to its framed end waits in a small per-origin pool
+    /// (``SocketConnectionPool``) for the client's next request, so a session's sequential
+    /// requests to one server share one TCP connection. A request whose reused connection turns
+    /// out closed before any byte of an answer is sent once more on a new connection when that
+    /// is safe (`GET`, `HEAD`, or nothing of it sent); a `POST` that may have reached the
+    /// server is never sent twice. A long streamed body costs nothing while it is silent: the
     /// connection's thread sleeps in `poll`. (URLSession on Linux keeps a write source on a
     /// streaming socket after the request is sent and spins at full CPU while it waits.)
     ///
@@ -23,21 +28,40 @@
         public static let maximumRedirects = 5
         private let followRedirects: Bool
         private let trustedCertificatesFile: String?
+        private let pool: SocketConnectionPool
 
         /// A client; `followRedirects: false` makes a 3xx the final response;
         /// `trustedCertificatesFile` adds a PEM of certificates to trust for `https:`.
-        public init(followRedirects: Bool = true, trustedCertificatesFile: String? = nil) {
+        public convenience init(followRedirects: Bool = true, trustedCertificatesFile: String? = nil) {
+            self.init(
+                followRedirects: followRedirects, trustedCertificatesFile: trustedCertificatesFile,
+                idleClock: ContinuousClock())
+        }
+
+        /// A client whose idle connections age on `idleClock` (a test's manual clock).
+        public init<C: Clock<Duration>>(
+            followRedirects: Bool = true, trustedCertificatesFile: String? = nil, idleClock: C
+        ) {
             self.followRedirects = followRedirects
             self.trustedCertificatesFile = trustedCertificatesFile
+            pool = SocketConnectionPool(clock: idleClock)
         }
 
         public func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
             var current = request
             var redirects = 0
             while true {
-                let exchange = try await SocketHTTPExchange.start(
-                    current, trustedCertificatesFile: trustedCertificatesFile)
-                let response = try await exchange.response()
+                var exchange = try await SocketHTTPExchange.start(
+                    current, pool: pool, trustedCertificatesFile: trustedCertificatesFile)
+                let response: HTTPStreamingResponse
+                do {
+                    response = try await exchange.response()
+                } catch  where exchange.mayRetryOnNewConnection(method: current.method) {
+                    // The server had closed the idle connection: once more on a new one.
+                    exchange = try await SocketHTTPExchange.start(
+                        current, pool: pool, reuse: false, trustedCertificatesFile: trustedCertificatesFile)
+                    response = try await exchange.response()
+                }
                 guard followRedirects, redirects < Self.maximumRedirects,
                     let next = Self.redirect(from: current, head: response.head)
                 else { return response }

@@ -7,18 +7,26 @@
         import FoundationNetworking
     #endif
 
-    /// One request and its response on a connection of its own (``SocketHTTPClient``): the
-    /// request written at once, the response read and parsed only as its consumer asks for it
+    /// One request and its response on a connection (``SocketHTTPClient``), new or kept idle
+    /// by the client's ``SocketConnectionPool``: the request written at once, the response read and parsed only as its consumer asks for it
     /// (the head by ``response()``, then the body chunk by chunk), so a server that sends faster
     /// than its answer is used is slowed by TCP: between the socket and the consumer at most the
     /// connection's bounded inbox and one read's events are held. A watchdog ends the exchange
     /// when the server stays silent for the request's timeout while the consumer waits. The
-    /// connection is closed when the response ends, fails, or its consumer goes away
-    /// (cancelled, or the body dropped).
+    /// connection goes back to the pool when an HTTP/1.1 response without `Connection: close`
+    /// was received to its framed end (Content-Length, chunked, or no body); it is closed when
+    /// the response fails, times out, ends with the connection, or its consumer goes away before
+    /// its end (cancelled, or the body dropped).
     final class SocketHTTPExchange: Sendable {
         private let connection: SocketConnection
         private let timeout: Duration
         private let state: Locked<State>
+        private let pool: SocketConnectionPool
+        private let origin: SocketConnectionPool.Origin
+        /// The connection carried an earlier response.
+        let reusedConnection: Bool
+        /// The connection's ``SocketConnection/sentBytes`` before this request was queued.
+        private let sentBefore: Int
 
         private struct State {
             var parser: HTTPResponseParser
@@ -33,11 +41,28 @@
             /// Why the exchange was ended early (a timeout, a cancellation).
             var failure: (any Error)?
             var watchdog: Task<Void, Never>?
+            /// A byte of the response arrived.
+            var receivedAny = false
+            /// The response began `HTTP/1.1 ` (an older server closes after each response).
+            var isHTTP11 = false
+            /// The parser found the response's end in its framing, not at the connection's end.
+            var completeByFraming = false
+            /// The connection ended (closed or failed) before any byte of the response.
+            var endedBeforeResponse = false
+            /// The response's head says `Connection: close`.
+            var closeAsked = false
         }
 
-        private init(connection: SocketConnection, timeout: Duration, requestWasHead: Bool) {
+        private init(
+            connection: SocketConnection, timeout: Duration, requestWasHead: Bool, pool: SocketConnectionPool,
+            origin: SocketConnectionPool.Origin, reused: Bool
+        ) {
             self.connection = connection
             self.timeout = timeout
+            self.pool = pool
+            self.origin = origin
+            reusedConnection = reused
+            sentBefore = connection.sentBytes
             state = Locked(State(parser: HTTPResponseParser(requestWasHead: requestWasHead)))
         }
 
@@ -46,20 +71,42 @@
             close()
         }
 
-        /// Connects (within the request's timeout), writes `request` and starts the watchdog.
-        static func start(_ request: HTTPRequest, trustedCertificatesFile: String?) async throws -> SocketHTTPExchange {
+        /// Takes an idle connection to the request's origin from `pool` (unless `reuse` is
+        /// false) or connects within the request's timeout, writes `request` and starts the
+        /// watchdog.
+        static func start(
+            _ request: HTTPRequest, pool: SocketConnectionPool, reuse: Bool = true, trustedCertificatesFile: String?
+        ) async throws -> SocketHTTPExchange {
             guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                 let host = request.url.host, !host.isEmpty
             else { throw HTTPTransportError("\(request.url.absoluteString) is not an http: or https: URL") }
             let bytes = try requestBytes(request, host: host)
-            let connection = try await connect(
-                host: host, port: port(of: request.url), tls: scheme == "https",
-                trustedCertificatesFile: trustedCertificatesFile, timeout: request.timeout)
+            let origin = SocketConnectionPool.Origin(
+                scheme: scheme, host: host.lowercased(), port: port(of: request.url))
+            let reused = reuse ? pool.take(origin) : nil
+            let connection: SocketConnection
+            if let reused {
+                connection = reused
+            } else {
+                connection = try await connect(
+                    host: host, port: origin.port, tls: scheme == "https",
+                    trustedCertificatesFile: trustedCertificatesFile, timeout: request.timeout)
+            }
             let exchange = SocketHTTPExchange(
-                connection: connection, timeout: request.timeout, requestWasHead: request.method == "HEAD")
+                connection: connection, timeout: request.timeout, requestWasHead: request.method == "HEAD", pool: pool,
+                origin: origin, reused: reused != nil)
             connection.write(bytes)
             exchange.startWatchdog()
             return exchange
+        }
+
+        /// Whether the request may be sent again on a new connection after this exchange failed:
+        /// only when its reused connection ended before any byte of a response (the server had
+        /// closed it while idle), and only for `GET` and `HEAD` or when none of the request left
+        /// this process, so a request that may have reached the server is never sent twice.
+        func mayRetryOnNewConnection(method: String) -> Bool {
+            guard reusedConnection, state.withLock({ $0.endedBeforeResponse && !$0.receivedAny }) else { return false }
+            return method == "GET" || method == "HEAD" || connection.sentBytes == sentBefore
         }
 
         /// The URL's port, or the scheme's default.
@@ -128,17 +175,39 @@
                 do {
                     chunk = try await connection.receive()
                 } catch {
-                    let failure = state.withLock { $0.failure }
+                    let failure = state.withLock { state in
+                        if state.failure == nil, !state.receivedAny, !(error is CancellationError) {
+                            state.endedBeforeResponse = true
+                        }
+                        return state.failure
+                    }
                     let reason = failure ?? error
                     finish(reason)
                     throw reason
                 }
-                state.withLock { state in
+                let complete = state.withLock { state -> Bool in
                     state.waitingSince = nil
-                    guard state.failure == nil else { return }
+                    guard state.failure == nil else { return false }
+                    if let chunk, !state.receivedAny {
+                        state.receivedAny = true
+                        state.isHTTP11 = chunk.starts(with: Self.http11StatusLine)
+                    } else if chunk == nil, !state.receivedAny {
+                        state.endedBeforeResponse = true
+                    }
                     do throws(HTTPResponseParser.ParseError) {
                         if let chunk {
+                            let first = state.events.count
+                            defer {
+                                for case .head(_, let headers) in state.events[first...]
+                                where headers.listContains("Connection", token: "close") {
+                                    state.closeAsked = true
+                                }
+                            }
                             try state.parser.feed(chunk, into: &state.events)
+                            if state.parser.isComplete {
+                                state.completeByFraming = true
+                                return true
+                            }
                         } else {
                             try state.parser.finish(into: &state.events)
                             if state.events.isEmpty { state.finished = true }
@@ -147,7 +216,11 @@
                         // What the bytes held before the error is handed on first.
                         state.parseError = error
                     }
+                    return false
                 }
+                // The whole response is in: the connection owes this exchange nothing more, so
+                // it is freed now (what was parsed is still handed on in order).
+                if complete { finish(nil) }
             }
         }
 
@@ -192,19 +265,27 @@
             }
         }
 
+        private static let http11StatusLine = Array("HTTP/1.1 ".utf8)
+
         /// Ends the exchange once: a waiting consumer gets `error` (or the clean end), the
-        /// connection closes, the watchdog stops.
+        /// watchdog stops, and the connection goes back to the pool when the response was
+        /// complete and allows it, else closes.
         private func finish(_ error: (any Error)?) {
-            let watchdog = state.withLock { state -> Task<Void, Never>?? in
+            let ending = state.withLock { state -> (watchdog: Task<Void, Never>?, reusable: Bool)? in
                 guard !state.finished else { return nil }
                 state.finished = true
                 if state.failure == nil { state.failure = error }
                 defer { state.watchdog = nil }
-                return .some(state.watchdog)
+                let reusable = state.failure == nil && state.completeByFraming && state.isHTTP11 && !state.closeAsked
+                return (state.watchdog, reusable)
             }
-            guard let watchdog else { return }
-            connection.shutdown()
-            watchdog?.cancel()
+            guard let ending else { return }
+            ending.watchdog?.cancel()
+            if ending.reusable {
+                pool.release(connection, to: origin)
+            } else {
+                connection.shutdown()
+            }
         }
 
         // MARK: The request
@@ -246,7 +327,7 @@
             } else if ["POST", "PUT", "PATCH"].contains(method) {
                 head += "Content-Length: 0\r\n"
             }
-            head += "Connection: close\r\n\r\n"
+            head += "\r\n"
             return Array(head.utf8) + (request.body ?? [])
         }
 

@@ -32,7 +32,12 @@ public final class LoopbackHTTPServer: Sendable {
     /// The accepted connection, for the responder to write to (and read from).
     public final class Connection: Sendable {
         let descriptor: Int32
+        private let closing = Locked(false)
         init(descriptor: Int32) { self.descriptor = descriptor }
+        /// On a server that keeps connections open: close this one once the responder returns
+        /// (as a server does with a connection idle too long).
+        public func closeAfterResponse() { closing.withLock { $0 = true } }
+        var closesAfterResponse: Bool { closing.withLock { $0 } }
         /// Writes text; returns `false` when the peer is gone.
         @discardableResult
         public func write(_ text: String) -> Bool { write(Array(text.utf8)) }
@@ -96,13 +101,24 @@ public final class LoopbackHTTPServer: Sendable {
     private let listener: Int32
     private final class RequestLog: Sendable {
         let requests = Locked<[Request]>([])
+        let accepted = Locked(0)
     }
 
     private let log = RequestLog()
 
     /// Starts serving; `respond` runs for each request on the server thread, and the
     /// connection closes when it returns.
-    public init(respond: @escaping @Sendable (Request, Connection) -> Void) throws {
+    public convenience init(respond: @escaping @Sendable (Request, Connection) -> Void) throws {
+        try self.init(keepsConnectionsOpen: false, respond: respond)
+    }
+
+    /// Starts serving; `respond` runs for each request on the server thread. With
+    /// `keepsConnectionsOpen` the next request is read from the same connection after
+    /// `respond` returns (HTTP/1.1 keep-alive) until the client closes it or the responder
+    /// called ``Connection/closeAfterResponse()``; without, the connection closes at once.
+    public init(
+        keepsConnectionsOpen: Bool, respond: @escaping @Sendable (Request, Connection) -> Void
+    ) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -132,9 +148,13 @@ public final class LoopbackHTTPServer: Sendable {
                     close(descriptor)
                     return
                 }
-                if let request = Self.readRequest(client) {
+                log.accepted.withLock { $0 += 1 }
+                var received: [UInt8] = []
+                while let request = Self.readRequest(client, buffer: &received, keepsOpen: keepsConnectionsOpen) {
                     log.requests.withLock { $0.append(request) }
-                    respond(request, Connection(descriptor: client))
+                    let connection = Connection(descriptor: client)
+                    respond(request, connection)
+                    if !keepsConnectionsOpen || connection.closesAfterResponse { break }
                 }
                 close(client)
             }
@@ -149,9 +169,12 @@ public final class LoopbackHTTPServer: Sendable {
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
     /// Requests received so far.
     public var received: [Request] { log.requests.withLock { $0 } }
+    /// TCP connections accepted so far.
+    public var acceptedConnections: Int { log.accepted.withLock { $0 } }
 
-    private static func readRequest(_ descriptor: Int32) -> Request? {
-        var buffer: [UInt8] = []
+    /// The next request on the connection; `buffer` holds bytes received past the previous
+    /// one (the start of the next).
+    private static func readRequest(_ descriptor: Int32, buffer: inout [UInt8], keepsOpen: Bool) -> Request? {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
@@ -164,7 +187,10 @@ public final class LoopbackHTTPServer: Sendable {
                     if count <= 0 { break }
                     body.append(contentsOf: chunk[0..<count])
                 }
-                return Request(head: head, body: body)
+                // Kept open, bytes past the body start the next request; else they are the body's.
+                guard keepsOpen else { return Request(head: head, body: body) }
+                buffer = Array(body.dropFirst(length))
+                return Request(head: head, body: Array(body.prefix(length)))
             }
             let count = recv(descriptor, &chunk, chunk.count, 0)
             if count <= 0 { return nil }
