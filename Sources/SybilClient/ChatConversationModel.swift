@@ -53,7 +53,8 @@ public final class ChatConversationModel {
 
     /// A conversation: a new one when `conversationId` is `nil`, else the saved one (loaded by
     /// ``enter()``). `now` gives milliseconds since 1970; `ids` names conversations and
-    /// messages; `systemPrompt`, when given, goes before the messages of every request.
+    /// messages; `systemPrompt`, when given, goes before the messages of every request and is
+    /// saved with a new conversation (a saved one's prompt is sent when none is given).
     public init(
         streaming: any ChatStreaming, store: any ChatHistoryStore, model: String,
         now: @escaping @Sendable () -> Int64, ids: any IDGenerator, warmUp: (any ChatWarmUp)?,
@@ -168,7 +169,8 @@ public final class ChatConversationModel {
         if let record { return record.id }
         if let openingId { return openingId }
         let created = ChatConversationRecord(
-            id: ids.makeID(), title: ChatTitle.make(from: text), createdAt: time, updatedAt: time)
+            id: ids.makeID(), title: ChatTitle.make(from: text), createdAt: time, updatedAt: time,
+            systemPrompt: systemPrompt)
         try await store.createConversation(created)
         record = created
         onRecordChange?(created)
@@ -183,11 +185,14 @@ public final class ChatConversationModel {
         onRecordChange?(changed)
     }
 
-    /// What a request carries: the system prompt, then the person's messages and the replies
-    /// that arrived (complete or stopped); failed and empty replies are left out.
+    /// What a request carries: the system prompt (the one given, else the one saved with the
+    /// conversation), then the person's messages and the replies that arrived (complete or
+    /// stopped); failed and empty replies are left out.
     func requestMessages() -> [ChatMessage] {
         var request: [ChatMessage] = []
-        if let systemPrompt { request.append(ChatMessage(role: "system", content: systemPrompt)) }
+        if let system = systemPrompt ?? record?.systemPrompt {
+            request.append(ChatMessage(role: "system", content: system))
+        }
         for message in messages {
             switch (message.role, message.state) {
             case (.assistant, .failed), (.assistant, .streaming): continue
