@@ -33,13 +33,19 @@ enum AskCommand {
         var save = true
         var raw = false
         var conversation = Conversation.new
+        /// Why standard input cannot be sent (checked before anything is), if it cannot.
+        var refusal: AskInput.Refusal?
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         let output = try output(from: arguments)
-        guard var request = try parse(arguments, environment: io.environment) else {
+        guard var request = try parse(arguments, environment: io.environment, input: io) else {
             io.writeOutput(CommandSpec.ask.help)
             return .success
+        }
+        if let refusal = request.refusal {
+            io.writeError("\(name): \(refusal.message)\n")
+            return refusal.exitCode
         }
         guard let store = ChatHistoryLocation.store(keeping: request.save, io: io, command: name) else {
             return .cannotCreate
@@ -146,8 +152,11 @@ enum AskCommand {
         }
     }
 
-    /// The request for `arguments`, or `nil` when help was asked for.
-    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
+    /// The request for `arguments`, or `nil` when help was asked for. Standard input is read
+    /// from `input` when it is not a terminal (see ``AskInput``), after every argument is checked.
+    static func parse(
+        _ arguments: [String], environment: [String: String], input: CommandIO? = nil
+    ) throws(UsageError) -> Request? {
         guard let parsed = try CommandSpec.ask.parse(arguments) else { return nil }
         var target = ServerTarget(environment: environment, parsed: parsed)
         var request = Request(
@@ -171,9 +180,25 @@ enum AskCommand {
         if !request.save, let option = continued.first {
             throw UsageError(command: name, message: "--no-save and \(option) exclude each other")
         }
-        request.question = try question(from: words, command: name)
         try target.validate(command: name)
         request.target = target
+        guard let input, !input.inputIsTerminal else {
+            request.question = try question(from: AskInput.readsOnlyInput(words) ? [] : words, command: name)
+            return request
+        }
+        let typed = AskInput.readsOnlyInput(words) ? 0 : words.joined(separator: " ").utf8.count + 2
+        let piped: [UInt8]
+        switch AskInput.read(input, reserved: typed) {
+        case .success(let read): piped = read.bytes
+        case .failure(let refusal):
+            request.refusal = refusal
+            return request
+        }
+        switch AskInput.question(words: words, piped: piped) {
+        case .success(let text?): request.question = text
+        case .success(nil): request.question = try question(from: [], command: name)
+        case .failure(let refusal): request.refusal = refusal
+        }
         return request
     }
 }

@@ -17,6 +17,9 @@ extension CommandSpec {
             otherwise, or with --raw, as the text arrives. A reasoning model's thinking shows as
             a dimmed "thinking..." line until the answer starts (--show-reasoning prints it). A
             reply cut at the model's token limit is said so on standard error.
+            Standard input, when it is not a terminal, is sent too: alone with no QUESTION (or
+            with -), else after QUESTION and a blank line; over \(AskInput.maximumBytes >> 20) MiB in all is refused before
+            anything is sent (exit 65).
 
             The question is saved in the local history ($XDG_DATA_HOME/sybil/client/chats.sqlite)
             before it is sent, and the reply as it arrives; a failed reply is saved as failed, and
