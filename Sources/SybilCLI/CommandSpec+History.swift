@@ -11,12 +11,13 @@ extension CommandSpec {
             match. Chinese and Japanese text matches anywhere. Prints one line per hit, best
             match first: the title, then an excerpt around the first match, the matching words
             in bold on a terminal (plain when NO_COLOR is set or output is not a terminal),
-            fitted to $COLUMNS, else the terminal's width, else 80. Needs no server.
+            fitted to $COLUMNS, else the terminal's width, else 80. With --json, one JSON array
+            of the hits instead (docs/cli-json.md). Needs no server.
             """,
         arguments: [
             Argument(name: "QUERY", help: "The words to find (the arguments joined by spaces).", repeats: true)
         ],
-        options: [SearchCommand.limitOption],
+        options: [SearchCommand.limitOption, SearchCommand.jsonOption],
         exitStatus: """
             0 success (also with no matches, said on standard error), 64 usage error,
             66 the history cannot be read.
@@ -27,6 +28,8 @@ extension CommandSpec {
         subcommands: [
             Row(label: "list", help: "List the saved chats, most recently updated first (the\ndefault)."),
             Row(label: "show ID", help: "Print one chat's messages as saved."),
+            Row(label: "export", help: "Print (or write to a file) every saved chat."),
+            Row(label: "delete ID", help: "Remove one chat from the history and from search."),
         ],
         notes: """
             The history is kept in $XDG_DATA_HOME/sybil/client/chats.sqlite. `sybil history
@@ -37,9 +40,10 @@ extension CommandSpec {
         name: HistoryCommand.name + " list", overview: "List the saved chats, most recently updated first.",
         discussion: """
             Prints one line per chat: its id, when it was last updated (UTC, ISO 8601), its
-            title and how many messages it holds.
+            title and how many messages it holds. With --json, one JSON array of the chats
+            instead (docs/cli-json.md).
             """,
-        options: [HistoryCommand.listLimitOption],
+        options: [HistoryCommand.listLimitOption, HistoryCommand.jsonOption],
         exitStatus: """
             0 success (also with nothing saved, said on standard error), 64 usage error,
             66 the history cannot be read.
@@ -48,15 +52,49 @@ extension CommandSpec {
     static let historyShow = CommandSpec(
         name: HistoryCommand.name + " show", overview: "Print one saved chat.", usage: .spelled,
         discussion: """
-            Prints the title and times, then each message under its role (You, Assistant with
-            its model, System), replies as saved (rendered Markdown on a terminal). A reply that
-            was stopped, failed or was still arriving when last saved is marked so.
+            Prints the title and times, the system prompt the chat was started with, then each
+            message under its role (You, Assistant with its model, System), replies as saved
+            (rendered Markdown on a terminal). A reply that was stopped, failed or was still
+            arriving when last saved is marked so. --markdown prints the chat as a Markdown
+            document with the text as written; --json as one JSON object (docs/cli-json.md).
             """,
         arguments: [Argument(name: "ID", help: "The chat's id, as `sybil history list` prints it.")],
+        options: [HistoryCommand.jsonOption, HistoryCommand.markdownOption],
         exitStatus: "0 success, 64 usage error, 66 no chat has that id or the history cannot be read.")
+
+    static let historyExport = CommandSpec(
+        name: HistoryCommand.name + " export", overview: "Print or write every saved chat.", usage: .spelled,
+        discussion: """
+            Every chat, most recently updated first: as Markdown documents (as `sybil history
+            show ID --markdown` prints them) separated by `---` lines, or with --json as one
+            JSON array (docs/cli-json.md). With -o the file is replaced atomically: it holds
+            the old content or the whole export, never part of it. The count goes to standard
+            error.
+            """,
+        options: [HistoryCommand.jsonOption, HistoryCommand.outputOption],
+        exitStatus: """
+            0 success (also with nothing saved), 64 usage error, 66 the history cannot be
+            read, 73 the file cannot be written.
+            """)
+
+    static let historyDelete = CommandSpec(
+        name: HistoryCommand.name + " delete", overview: "Remove one saved chat.", usage: .spelled,
+        discussion: """
+            Removes the chat, its messages and their search entries in one transaction: after
+            it neither `sybil history` nor `sybil search` finds them, and an interrupted delete
+            leaves the chat whole.
+            """,
+        arguments: [Argument(name: "ID", help: "The chat's id, as `sybil history list` prints it.")],
+        exitStatus: """
+            0 deleted, 64 usage error, 66 no chat has that id or the history cannot be read,
+            73 it cannot be written.
+            """)
 }
 
 extension SearchCommand {
+    /// `--json`.
+    static let jsonOption = OptionSpec.flag("--json", help: "Print the hits as one JSON array.")
+
     /// `--limit N`.
     static let limitOption = OptionSpec.integer(
         "--limit", range: 1...SQLiteChatHistory.maximumSearchLimit, default: 100,
@@ -67,4 +105,11 @@ extension HistoryCommand {
     /// `--limit N` of `history list`.
     static let listLimitOption = OptionSpec.integer(
         "--limit", range: 1...10_000, default: 20, help: "List at most N chats ({range}, default {default}).")
+    /// `--json` of `history list`, `show` and `export`.
+    static let jsonOption = OptionSpec.flag("--json", help: "Print JSON (shapes in docs/cli-json.md).")
+    /// `--markdown` of `history show`.
+    static let markdownOption = OptionSpec.flag("--markdown", help: "Print the chat as a Markdown document.")
+    /// `-o, --output FILE` of `history export`.
+    static let outputOption = OptionSpec.text(
+        "-o", "--output", valueName: "FILE", help: "Write to FILE (replaced atomically) instead of standard output.")
 }

@@ -49,10 +49,11 @@ extension CommandSpec {
         usage: .spelled,
         discussion: """
             One line per record: its time (UTC), what it holds, its sync state and its id.
-            A record the server rejected stays unsynced and shows the server's reason. The
-            counts go to standard error.
+            A record the server rejected stays unsynced and shows the server's reason. With
+            --json, one JSON array of the records instead (docs/cli-json.md). The counts go to
+            standard error.
             """,
-        options: [RecordsListCommand.Option.unsynced, RecordsListCommand.Option.limit],
+        options: [RecordsListCommand.Option.unsynced, RecordsListCommand.Option.limit, RecordsListCommand.Option.json],
         exitStatus: """
             0 success, 64 usage error, 66 the records cannot be read, 73 the records file
             cannot be opened.
@@ -95,6 +96,7 @@ extension RecordsListCommand {
     /// The options of `sybil records list`.
     enum Option {
         static let unsynced = OptionSpec.flag("--unsynced", help: "Only the records not synced yet.")
+        static let json = OptionSpec.flag("--json", help: "Print the records as one JSON array.")
         static let limit = OptionSpec.integer(
             "--limit", range: 1...10_000, default: 50, help: "Print at most N records, {range} (default {default}).")
     }

@@ -3,8 +3,9 @@ import SybilCore
 import SybilMarkdown
 import SybilStore
 
-/// `sybil history [list [--limit N] | show ID]`: the saved chats, newest first, or one chat's
-/// messages as stored. Reads the local history file; needs no server.
+/// `sybil history [list [--limit N] [--json] | show ID [--json | --markdown] | export [--json]
+/// [-o FILE] | delete ID]`: the saved chats, newest first, one chat's messages as stored, all of
+/// them at once, or one removed. Reads the local history file; needs no server.
 enum HistoryCommand {
     static let name = "sybil history"
 
@@ -19,6 +20,10 @@ enum HistoryCommand {
             return try await list(rest, io: io)
         case "show":
             return try await show(rest, io: io)
+        case "export":
+            return try await export(rest, io: io)
+        case "delete":
+            return try await delete(rest, io: io)
         default:
             throw UsageError(command: name, message: "unknown subcommand '\(first)'")
         }
@@ -33,24 +38,28 @@ enum HistoryCommand {
             return .success
         }
         let limit = parsed.integer(listLimitOption) ?? 20
+        let asJSON = parsed.given(jsonOption)
         let store: SQLiteChatHistory
         switch ChatHistoryLocation.openForReading(io: io, command: command) {
         case .store(let opened): store = opened
         case .none:
+            if asJSON { io.writeOutput(HistoryJSON.document(.array([]))) }
             io.writeError("no saved chats\n")
             return .success
         case .failed: return .noInput
         }
         do {
             var output = ""
+            var entries: [JSONValue] = []
             let conversations = try await store.recentConversations(limit: limit)
             for conversation in conversations {
                 let count = try await store.messages(inConversation: conversation.id).count
+                entries.append(HistoryJSON.summary(conversation, messageCount: count))
                 let title = HistoryTranscript.line(conversation.title, width: 60)
                 output += "\(conversation.id)  \(timestamp(conversation.updatedAt))  \(title)  "
                 output += count == 1 ? "(1 message)\n" : "(\(count) messages)\n"
             }
-            io.writeOutput(output)
+            io.writeOutput(asJSON ? HistoryJSON.document(.array(entries)) : output)
             if conversations.isEmpty { io.writeError("no saved chats\n") }
             return .success
         } catch {
@@ -70,6 +79,11 @@ enum HistoryCommand {
         guard let id = parsed.positionals.first else {
             throw UsageError(command: command, message: "needs a conversation ID")
         }
+        let asJSON = parsed.given(jsonOption)
+        let asMarkdown = parsed.given(markdownOption)
+        if asJSON && asMarkdown {
+            throw UsageError(command: command, message: "--json and --markdown exclude each other")
+        }
         let quoted = TerminalText.safe(String(id.prefix(100)))
         let store: SQLiteChatHistory
         switch ChatHistoryLocation.openForReading(io: io, command: command) {
@@ -85,6 +99,15 @@ enum HistoryCommand {
                 return .noInput
             }
             let messages = try await store.messages(inConversation: id)
+            if asJSON {
+                io.writeOutput(HistoryJSON.document(HistoryJSON.conversation(conversation, messages: messages)))
+                return .success
+            }
+            if asMarkdown {
+                let text = HistoryMarkdown.text(conversation, messages: messages, time: timestamp)
+                io.writeOutput(io.outputIsTerminal ? TerminalText.safe(text) : text)
+                return .success
+            }
             let terminal = TerminalOutput(io: io)
             let markdown = TerminalMarkdownRenderer(width: terminal.columns, color: terminal.isStyled)
             let text =

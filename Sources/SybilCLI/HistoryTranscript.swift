@@ -2,9 +2,10 @@ import SybilCore
 import SybilStore
 import SybilTimeline
 
-/// What `sybil history show` prints for a saved conversation: its title and times, then each
-/// message under a role label, replies as stored (Markdown as written), and a reply that did
-/// not finish marked with how it ended. Stored text never carries control characters out.
+/// What `sybil history show` prints for a saved conversation: its title and times, the system
+/// prompt it was started with (when there is one), then each message under a role label,
+/// replies as stored (Markdown as written), and a reply that did not finish marked with how it
+/// ended. Stored text never carries control characters out.
 enum HistoryTranscript {
     /// The whole transcript; `time` formats milliseconds since 1970, `reply` lays out an
     /// assistant's text (rendered Markdown on a terminal; by default the text as saved, made safe).
@@ -15,6 +16,9 @@ enum HistoryTranscript {
         var output = "\(line(conversation.title, width: 200))\n"
         output += "id \(TerminalText.safe(conversation.id)), created \(time(conversation.createdAt)), "
         output += "updated \(time(conversation.updatedAt)), \(count(messages.count))\n"
+        if let system = conversation.systemPrompt {
+            output += "\nSystem prompt:\n\(TerminalText.safe(system))\n"
+        }
         for message in messages {
             output += "\n\(label(message)):\n"
             if !message.text.isEmpty {

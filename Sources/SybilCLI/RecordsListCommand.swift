@@ -1,7 +1,8 @@
 import SybilClient
 import SybilStore
 
-/// `sybil records list [--unsynced] [--limit N]`: the records on this device, newest first.
+/// `sybil records list [--unsynced] [--limit N] [--json]`: the records on this device, newest
+/// first, one line each or one JSON array.
 enum RecordsListCommand {
     static let name = "sybil records list"
 
@@ -9,6 +10,7 @@ enum RecordsListCommand {
     struct Request: Equatable {
         var unsyncedOnly = false
         var limit = 50
+        var json = false
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
@@ -25,6 +27,7 @@ enum RecordsListCommand {
         var request = Request()
         request.unsyncedOnly = parsed.given(Option.unsynced)
         request.limit = parsed.integer(Option.limit) ?? request.limit
+        request.json = parsed.given(Option.json)
         return request
     }
 
@@ -43,7 +46,8 @@ enum RecordsListCommand {
             io.writeError("\(name): \(error)\n")
             return .noInput
         }
-        for stored in shown {
+        if request.json { io.writeOutput(HistoryJSON.document(.array(shown.map(HistoryJSON.record)))) }
+        for stored in shown where !request.json {
             let time = WorkspacesListCommand.time(stored.record.createdAt)
             io.writeOutput(
                 "\(time)  \(RecordsCommand.summary(stored.record))  \(RecordsCommand.state(stored))  \(stored.record.id)\n"

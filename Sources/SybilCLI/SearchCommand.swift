@@ -2,8 +2,9 @@ import SybilClient
 import SybilStore
 import SybilTimeline
 
-/// `sybil search QUERY [--limit N]`: searches the local chat history (titles, messages, saved
-/// web searches) through the same search model the apps use, and prints one line per hit.
+/// `sybil search QUERY [--limit N] [--json]`: searches the local chat history (titles, messages, saved
+/// web searches) through the same search model the apps use, and prints one line per hit (or
+/// one JSON array).
 /// Needs no server.
 enum SearchCommand {
     static let name = "sybil search"
@@ -16,6 +17,7 @@ enum SearchCommand {
     struct Request: Equatable {
         var query: String
         var limit = 100
+        var json = false
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
@@ -33,6 +35,7 @@ enum SearchCommand {
         switch ChatHistoryLocation.openForReading(io: io, command: name) {
         case .store(let opened): store = opened
         case .none:
+            if request.json { io.writeOutput(HistoryJSON.document(.array([]))) }
             io.writeError("no matches\n")
             return .success
         case .failed: return .noInput
@@ -45,7 +48,11 @@ enum SearchCommand {
             io.writeError("\(name): \(error)\n")
             return .noInput
         }
-        print(model, io: io)
+        if request.json {
+            io.writeOutput(HistoryJSON.document(.array(model.results.map(HistoryJSON.hit))))
+        } else {
+            print(model, io: io)
+        }
         if model.results.isEmpty { io.writeError("no matches\n") }
         if model.hasMore { io.writeError("more than \(request.limit) match; refine the query\n") }
         return .success
@@ -57,7 +64,7 @@ enum SearchCommand {
         let words = parsed.positionals
         let limit = parsed.integer(limitOption) ?? 100
         guard !words.isEmpty else { throw UsageError(command: name, message: "needs a QUERY") }
-        return Request(query: words.joined(separator: " "), limit: limit)
+        return Request(query: words.joined(separator: " "), limit: limit, json: parsed.given(jsonOption))
     }
 
     /// `TITLE — EXCERPT` per hit, fitted to `COLUMNS` (default 80).

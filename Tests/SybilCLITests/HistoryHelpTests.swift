@@ -14,6 +14,10 @@ struct HistoryHelpTests {
             (["history", "list", "--limit", "5", "-h"], "history-list-help.txt"),
             (["history", "show", "--help"], "history-show-help.txt"),
             (["history", "show", "ID", "-h"], "history-show-help.txt"),
+            (["history", "export", "--help"], "history-export-help.txt"),
+            (["history", "export", "--json", "-h"], "history-export-help.txt"),
+            (["history", "delete", "--help"], "history-delete-help.txt"),
+            (["history", "delete", "ID", "-h"], "history-delete-help.txt"),
         ])
     func help(arguments: [String], file: String) async throws {
         let test = TestIO()
