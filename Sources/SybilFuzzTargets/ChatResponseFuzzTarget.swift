@@ -98,14 +98,16 @@ public enum ChatResponseFuzzTarget {
                 refused = true
             }
             for event in events {
+                // A type or id is decoded from at most a line's bytes; each byte yields at most one
+                // scalar (bytes that are not UTF-8 become U+FFFD, three bytes in UTF-8).
                 guard event.dataBytes.count <= limits.maximumEventBytes,
-                    event.lastEventId.utf8.count <= limits.maximumLineBytes,
-                    event.type.utf8.count <= limits.maximumLineBytes
+                    event.lastEventId.unicodeScalars.count <= limits.maximumLineBytes,
+                    event.type.unicodeScalars.count <= limits.maximumLineBytes
                 else {
                     throw FuzzFailure(
                         target: .chatResponse,
-                        "fed \(name): an event of \(event.dataBytes.count) data bytes, a \(event.type.utf8.count)-byte "
-                            + "type and a \(event.lastEventId.utf8.count)-byte id passed limits of "
+                        "fed \(name): an event of \(event.dataBytes.count) data bytes, a \(event.type.unicodeScalars.count)-scalar "
+                            + "type and a \(event.lastEventId.unicodeScalars.count)-scalar id passed limits of "
                             + "\(limits.maximumEventBytes) and \(limits.maximumLineBytes)")
                 }
                 let decoded: OpenAIStreamEvent
