@@ -41,9 +41,10 @@ install_system_packages() {
 
 # Python packages the test peers use (an independent WebSocket client, the openai SDK,
 # the llm command-line tool against the OpenAI-compatible routes, pexpect and pyte as the
-# terminal for the terminal app). Without pip or a
-# network the tests that need them skip and say why.
-python_packages=(websockets openai llm pexpect pyte)
+# terminal for the terminal app, and fakellm and mockllm: OpenAI-compatible servers this
+# project did not write, for sybil to talk to). Without pip or a network the tests that need
+# them skip and say why.
+python_packages=(websockets openai llm pexpect pyte fakellm mockllm)
 
 install_python_packages() {
     command -v python3 >/dev/null 2>&1 || return 0
