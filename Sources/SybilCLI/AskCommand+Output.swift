@@ -28,15 +28,15 @@ extension AskCommand {
     }
 
     /// The spinner on standard error while nothing has arrived, when both standard output and
-    /// standard error are terminals; "waking the service" while the warm-up gate still holds
-    /// the request back.
+    /// standard error are terminals; "waking the service" while the warm-up's health check is
+    /// under way (the send gate holds the request back for part of it; a cold service is still
+    /// starting for the rest).
     @MainActor
     static func waitingIndicator(io: CommandIO, stack: ChatClientStack) -> WaitingIndicator<ContinuousClock>? {
         guard io.outputIsTerminal, let status = TerminalOutput.statusLine else { return nil }
         let warmUp = stack.warmUp
-        return WaitingIndicator(clock: stack.clock, write: status.write) { elapsed in
-            guard elapsed < WarmUpSendGate<ContinuousClock>.maximumWait else { return false }
-            return await MainActor.run { warmUp.state == .warming }
+        return WaitingIndicator(clock: stack.clock, write: status.write) { _ in
+            await MainActor.run { warmUp.state == .warming }
         }
     }
 
