@@ -1,6 +1,8 @@
 extension TerminalApp {
     /// The key hints of the status line when nothing else is to be said.
     static let keyHints = "Tab focus · Ctrl+K search · F1 keys · Ctrl+D quit"
+    /// The fewest columns the header is drawn in (else it is left out, the title whole).
+    static let headerMinimumColumns = 10
 
     /// Draws the whole screen for `size` and says where the cursor goes (`nil`: hidden). The
     /// frame depends only on the state (the timeline's layout cache and scroll position are
@@ -54,16 +56,16 @@ extension TerminalApp {
         guard !rect.isEmpty else { return }
         let marker = focus == .timeline && overlay == nil ? "▌" : " "
         grid.write(marker, column: rect.column, row: rect.row, style: theme.accent, clip: rect)
-        // The header (server and model) takes the right, leaving the title at least its first
-        // 12 columns and a gap of 2.
-        var titleColumns = rect.columns - 1
+        // The header (server and model) takes the right of what the whole title leaves, after
+        // a gap of 2, when at least ``headerMinimumColumns`` are left; the title is never cut
+        // for it.
+        let titleColumns = rect.columns - 1
         if let header, !header.isEmpty {
-            let room = rect.columns - 1 - min(DisplayWidth.of(title), 12) - 2
-            let shown = room > 3 ? DisplayWidth.truncate(header, to: room) : ""
-            if !shown.isEmpty {
+            let room = titleColumns - DisplayWidth.of(title) - 2
+            if room >= Self.headerMinimumColumns {
+                let shown = DisplayWidth.truncate(header, to: room)
                 let width = DisplayWidth.of(shown)
                 grid.write(shown, column: rect.endColumn - width, row: rect.row, style: theme.secondary, clip: rect)
-                titleColumns = rect.columns - 1 - width - 2
             }
         }
         grid.write(

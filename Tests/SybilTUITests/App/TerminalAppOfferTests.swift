@@ -69,9 +69,14 @@ struct TerminalAppOfferTests {
         let lines = app.render(size: TerminalSize(columns: 120, rows: 8)).0.text.split(separator: "\n")
         #expect(lines[0].hasSuffix("demo: scripted replies, not a model — connect one with `sybil profile add`"))
         #expect(lines[0].contains("New chat"))
-        // Narrow: the title keeps its start and the header is cut with "…".
+        // Narrow: the title stays whole and the header is cut with "…".
         let narrow = app.render(size: TerminalSize(columns: 60, rows: 8)).0.text.split(separator: "\n")
         #expect(narrow[0].contains("New chat"))
         #expect(narrow[0].hasSuffix("…"))
+        // A long title is never cut for the header; the header is left out below its minimum.
+        app.title = String(repeating: "t", count: 50)
+        let long = app.render(size: TerminalSize(columns: 60, rows: 8)).0.text.split(separator: "\n")
+        #expect(long[0].contains(app.title) || long[0].hasSuffix("t…"))
+        #expect(!long[0].contains("demo"))
     }
 }
