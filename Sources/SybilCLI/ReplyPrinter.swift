@@ -98,9 +98,16 @@ final class ReplyPrinter: Sendable {
             switch state.mode {
             case .rendered(var renderer):
                 state.mode = .raw(safe: true)  // the enum lets go, so feeding does not copy the buffer
-                text += eraseLive(&state)
-                text += renderer.feed(delta)
-                text += drawLive(renderer, &state)
+                let completed = renderer.feed(delta)
+                let live = liveDrawing(renderer)
+                if !completed.isEmpty || live != nil {
+                    // A block that cannot be redrawn keeps its last drawing until it completes.
+                    text += eraseLive(&state) + completed
+                    if let live {
+                        text += live.text
+                        state.liveRows = live.rows
+                    }
+                }
                 state.mode = .rendered(renderer)
             case .raw(let safe):
                 text += safe ? TerminalText.safe(delta) : delta
@@ -158,15 +165,15 @@ final class ReplyPrinter: Sendable {
         return "\r" + (rows > 0 ? "\u{1B}[\(rows)A" : "") + "\u{1B}[J"
     }
 
-    /// The growing block's rendering, when it is small enough and fits on the screen.
-    private func drawLive(_ renderer: MarkdownStreamRenderer, _ state: inout State) -> String {
-        guard renderer.pendingByteCount <= Self.maximumLiveBlockBytes else { return "" }
+    /// The growing block's rendering and the rows it takes, when it is small enough and fits on
+    /// the screen (else the cursor could not get back to its top).
+    private func liveDrawing(_ renderer: MarkdownStreamRenderer) -> (text: String, rows: Int)? {
+        guard renderer.pendingByteCount <= Self.maximumLiveBlockBytes else { return nil }
         let preview = renderer.preview()
-        guard !preview.isEmpty else { return "" }
+        guard !preview.isEmpty else { return nil }
         let rows = Self.rowsAdvanced(by: preview, columns: terminal.columns)
-        guard rows < terminal.rows else { return "" }  // the cursor could not get back to its top
-        state.liveRows = rows
-        return preview
+        guard rows < terminal.rows else { return nil }
+        return (preview, rows)
     }
 
     /// How many rows writing `text` from the first column moves the cursor down on a terminal

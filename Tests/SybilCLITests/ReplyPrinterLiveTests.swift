@@ -106,6 +106,9 @@ struct ReplyPrinterLiveTests {
         let afterTall = sink.writes.count
         printer.write("7\n")
         #expect(sink.writes.count == afterTall, "the cursor could not get back to the block's top")
+        #expect(
+            VirtualTerminal.screen(sink.text, columns: 20).text.contains("3"),
+            "the last drawing stays until the block completes")
         printer.write("```\n")
         printer.finish()
         let screen = VirtualTerminal.screen(sink.text, columns: 20)
