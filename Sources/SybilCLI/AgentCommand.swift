@@ -21,21 +21,19 @@ enum AgentCommand {
             "send": .agentSend, "tail": .agentTail, "retry": .agentRetry, "resend-all": .agentResendAll,
             "download": .agentDownload,
         ]
-        if let spec = specs[first],
-            let refusal = await SurfaceGate.refusal(.agentRoom, spec: spec, arguments: rest, io: io)
-        {
-            return refusal
-        }
-        switch first {
-        case "-h", "--help":
-            io.writeOutput(CommandSpec.agent.help)
-            return .success
-        case "send": return try await AgentSendCommand.run(rest, io: io)
-        case "tail": return try await AgentTailCommand.run(rest, io: io)
-        case "retry": return try await AgentRetryCommand.run(rest, io: io, all: false)
-        case "resend-all": return try await AgentRetryCommand.run(rest, io: io, all: true)
-        case "download": return try await AgentDownloadCommand.run(rest, io: io)
-        default: throw UsageError(command: name, message: "unknown subcommand '\(first)'")
+        return try await SurfaceGate.run(.agentRoom, spec: specs[first], arguments: rest, io: io) {
+            () async throws(UsageError) -> ExitCode in
+            switch first {
+            case "-h", "--help":
+                io.writeOutput(CommandSpec.agent.help)
+                return .success
+            case "send": return try await AgentSendCommand.run(rest, io: io)
+            case "tail": return try await AgentTailCommand.run(rest, io: io)
+            case "retry": return try await AgentRetryCommand.run(rest, io: io, all: false)
+            case "resend-all": return try await AgentRetryCommand.run(rest, io: io, all: true)
+            case "download": return try await AgentDownloadCommand.run(rest, io: io)
+            default: throw UsageError(command: name, message: "unknown subcommand '\(first)'")
+            }
         }
     }
 

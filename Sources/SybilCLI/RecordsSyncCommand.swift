@@ -9,13 +9,13 @@ enum RecordsSyncCommand {
     static let name = "sybil records sync"
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        if let refusal = await SurfaceGate.refusal(.records, spec: .recordsSync, arguments: arguments, io: io) {
-            return refusal
-        }
-        return try await ClientCommand.run(
-            arguments, io: io, spec: .recordsSync, common: \.common, parse: parse
-        ) { _, connection in
-            await sync(connection, io: io)
+        try await SurfaceGate.run(.records, spec: .recordsSync, arguments: arguments, io: io) {
+            () async throws(UsageError) -> ExitCode in
+            try await ClientCommand.run(
+                arguments, io: io, spec: .recordsSync, common: \.common, parse: parse
+            ) { _, connection in
+                await sync(connection, io: io)
+            }
         }
     }
 

@@ -36,8 +36,28 @@ extension ServerTarget.Connection {
 
 /// Refuses a command whose surface the chosen server does not offer, before it tries
 /// anything else: `sybil agent …`, `sybil workspaces …` and `sybil records sync` against a
-/// plain OpenAI-compatible server exit 69 with one line saying so.
+/// plain OpenAI-compatible server exit 69 with one line saying so. When a command the server
+/// was remembered to offer still fails to reach it (69) or gets answers it cannot use (76,
+/// a 404 among them), what was remembered is forgotten and the next run asks again.
 enum SurfaceGate {
+    /// Runs `body` (the subcommand named by `spec`) unless the server does not offer
+    /// `surface`; `spec` is `nil` for help and unknown subcommands, which run as they are.
+    static func run(
+        _ surface: ServerSurface, spec: CommandSpec?, arguments: [String], io: CommandIO,
+        _ body: () async throws(UsageError) -> ExitCode
+    ) async throws(UsageError) -> ExitCode {
+        guard let spec else { return try await body() }
+        if let refusal = await refusal(surface, spec: spec, arguments: arguments, io: io) { return refusal }
+        let status = try await body()
+        if status == .unavailable || status == .protocolError,
+            let (common, _) = try? ClientCommand.parse(arguments, environment: io.environment, spec: spec),
+            let baseURL = common.target.apiURL
+        {
+            ServerTarget.Connection.discovery(io: io).forget(baseURL)
+        }
+        return status
+    }
+
     /// The exit status when `surface` is not offered by the server `arguments` choose (the
     /// sentence on standard error), else `nil` and the command runs. Help and usage errors
     /// are left to the command itself.

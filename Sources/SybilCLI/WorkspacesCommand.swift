@@ -20,23 +20,21 @@ enum WorkspacesCommand {
         }
         let rest = Array(arguments.dropFirst())
         let specs: [String: CommandSpec] = ["list": .workspacesList, "open": .workspacesOpen, "send": .workspacesSend]
-        if let spec = specs[first],
-            let refusal = await SurfaceGate.refusal(.workspaces, spec: spec, arguments: rest, io: io)
-        {
-            return refusal
-        }
-        switch first {
-        case "-h", "--help":
-            io.writeOutput(CommandSpec.workspaces.help)
-            return .success
-        case "list":
-            return try await WorkspacesListCommand.run(rest, io: io)
-        case "open":
-            return try await WorkspacesOpenCommand.run(rest, io: io)
-        case "send":
-            return try await WorkspacesSendCommand.run(rest, io: io)
-        default:
-            throw UsageError(command: name, message: "unknown subcommand '\(first)'")
+        return try await SurfaceGate.run(.workspaces, spec: specs[first], arguments: rest, io: io) {
+            () async throws(UsageError) -> ExitCode in
+            switch first {
+            case "-h", "--help":
+                io.writeOutput(CommandSpec.workspaces.help)
+                return .success
+            case "list":
+                return try await WorkspacesListCommand.run(rest, io: io)
+            case "open":
+                return try await WorkspacesOpenCommand.run(rest, io: io)
+            case "send":
+                return try await WorkspacesSendCommand.run(rest, io: io)
+            default:
+                throw UsageError(command: name, message: "unknown subcommand '\(first)'")
+            }
         }
     }
 

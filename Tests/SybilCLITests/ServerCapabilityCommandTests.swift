@@ -1,6 +1,9 @@
 #if canImport(Glibc) && canImport(COpenSSL)
     import Foundation
+    import SybilClient
     import SybilCore
+    import SybilNet
+    import SybilStore
     import SybilTesting
     import Testing
 
@@ -71,6 +74,38 @@
                 #expect(sync.stderr.hasPrefix("sybil records sync: Records sync is not offered by \(url)"))
                 #expect(sync.stderr.split(separator: "\n").count == 1)
                 #expect(server.received.count == 1, "the answer is remembered: asked once")
+            }
+        }
+
+        @Test func aServerRememberedAsSybilButAnsweringFourOhFourIsAskedAgain() async throws {
+            let server = try openAIOnlyServer()
+            try await withHome { environment in
+                let url = server.url
+                // Remembered as a Sybil server (it was one at this address until it was replaced).
+                let discovery = CapabilityDiscovery(
+                    http: RefusingHTTP(), store: try FileKeyValueStore.standard(environment: environment),
+                    now: WallClock.milliseconds)
+                try FileKeyValueStore.standard(environment: environment).set(
+                    Array(
+                        #"{"baseURL":"\#(url.absoluteString)","kind":"sybil","learnedAt":\#(WallClock.milliseconds())}"#
+                            .utf8), forKey: CapabilityDiscovery.storageKey(for: url))
+                #expect(discovery.remembered(url) == .sybil)
+                let first = TestIO(environment: environment)
+                #expect(await first.run("agent", "tail", "--no-follow", "--api-url", url.absoluteString) == 69)
+                #expect(!first.stderr.contains("not offered"), "the remembered answer was trusted once")
+                #expect(discovery.remembered(url) == nil, "the failure made it forget")
+                let second = TestIO(environment: environment)
+                #expect(await second.run("agent", "tail", "--no-follow", "--api-url", url.absoluteString) == 69)
+                #expect(second.stderr.contains("Sybil Agent is not offered by"))
+                #expect(discovery.remembered(url) == .openAICompatible)
+            }
+        }
+
+        /// An HTTP client for a discovery that only reads what is remembered.
+        private struct RefusingHTTP: HTTPClient {
+            func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+                Issue.record("unexpected request \(request.url)")
+                throw HTTPTransportError("unexpected")
             }
         }
 
