@@ -8,7 +8,8 @@ import Synchronization
 /// insists on `text/event-stream`, feeds the body to the event-stream parser, and yields chat
 /// chunks until `data: [DONE]`. An `error` frame is a failure; a stream that ends without
 /// `[DONE]` is ``ChatStreamError/interrupted`` unless a chunk brought a `finish_reason` (many
-/// servers close right after it, or after the usage chunk that follows it); no bytes for `stallTimeout`, or no response
+/// servers close right after it, or after the usage chunk that follows it), and so is one that
+/// goes silent for `stallTimeout` after a `finish_reason`; no bytes for `stallTimeout`, or no response
 /// head within the request's `timeout` (both on the injected clock, or the HTTP client timing
 /// out), is ``ChatStreamError/stalled(after:)``. Cancelling the consumer cancels the request.
 ///
@@ -113,12 +114,15 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
             throw ChatStreamError.wrongContentType(contentType)
         }
         let watch = StreamStallWatch(clock: clock, timeout: stallTimeout)
+        let finished = FinishSeen()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await Self.consume(response.body, watch: watch, into: continuation)
+                try await Self.consume(response.body, watch: watch, finished: finished, into: continuation)
             }
             group.addTask {
                 try await watch.waitForStall()
+                // A reply that said it was finished and then went silent is complete.
+                if finished.value { return }
                 throw ChatStreamError.stalled(after: watch.timeout)
             }
             defer { group.cancelAll() }
@@ -127,11 +131,10 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
     }
 
     private static func consume(
-        _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>,
+        _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>, finished: FinishSeen,
         into continuation: AsyncThrowingStream<Delivery, any Error>.Continuation
     ) async throws {
         var parser = EventStreamParser()
-        var finished = false
         do {
             for try await bytes in body {
                 watch.touch()
@@ -151,7 +154,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
                     }
                     switch decoded {
                     case .chunk(let chunk):
-                        if chunk.finishReason != nil { finished = true }
+                        if chunk.finishReason != nil { finished.set() }
                         continuation.yield(Delivery(chunk: chunk, eventID: Self.eventID(event.lastEventId)))
                     case .done: return
                     case .error(let body): throw ChatStreamError.errorFrame(body)
@@ -167,7 +170,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
             throw ChatStreamError.transport(String(describing: error))
         }
         // The body ended without `[DONE]`: complete when the reply said it was finished.
-        if !finished { throw ChatStreamError.interrupted }
+        if !finished.value { throw ChatStreamError.interrupted }
     }
 
     /// A decimal event id (at most 18 digits), else `nil`.
@@ -177,4 +180,16 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         }
         return Int64(text)
     }
+}
+
+/// Whether a chunk of the stream brought a finish reason: set by the reading, read by the stall
+/// watch and at the body's end.
+private final class FinishSeen: Sendable {
+    private let seen = Locked(false)
+
+    /// Whether a finish reason arrived.
+    var value: Bool { seen.withLock { $0 } }
+
+    /// Notes that a finish reason arrived.
+    func set() { seen.withLock { $0 = true } }
 }

@@ -108,6 +108,34 @@ struct ChatStreamDeltaTests {
         #expect(text == "Hi" && failure == nil)
     }
 
+    @Test func aStreamSilentAfterItsFinishReasonIsCompleteWhenTheStallTimeoutPasses() async throws {
+        let http = StubHTTPClient()
+        let clock = ManualClock()
+        let feed = http.body(http.respond(status: 200, headers: sseHeaders))
+        let transport = SSEChatTransport(http: http, clock: clock, stallTimeout: .seconds(30))
+        let consumer = Task { () -> (String, (any Error)?) in
+            var text = ""
+            do {
+                for try await chunk in transport.chunks(for: request) { text += chunk.content }
+                return (text, nil)
+            } catch {
+                return (text, error)
+            }
+        }
+        defer { consumer.cancel() }
+        try #require(await clock.waitForSleepers(count: 1))
+        let reads = clock.nowReads
+        feed.yield(
+            Array(
+                (chunkEvent("Hi") + #"data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#
+                    + "\n\n").utf8))
+        try #require(await clock.waitForNowReads(after: reads), "the transport noted the bytes' time")
+        clock.advance(by: .seconds(30))
+        let (text, error) = await consumer.value
+        #expect(text == "Hi")
+        #expect(error == nil, "finished, then silent: complete, not stalled")
+    }
+
     /// A conformer that knows only text still streams deltas.
     struct TextOnly: ChatStreaming {
         func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error> {
