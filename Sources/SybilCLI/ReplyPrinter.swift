@@ -33,6 +33,9 @@ final class ReplyPrinter: Sendable {
         var finished = false
         /// How many rows the drawn growing block moved the cursor down; `nil` when none is drawn.
         var liveRows: Int?
+        /// The drawn growing block (a delta that does not change it, such as a trailing space,
+        /// redraws nothing).
+        var liveText = ""
         /// Whether the "thinking…" line is on screen.
         var thinkingShown = false
         /// Whether reasoning was printed, and whether it ended a line.
@@ -100,12 +103,14 @@ final class ReplyPrinter: Sendable {
                 state.mode = .raw(safe: true)  // the enum lets go, so feeding does not copy the buffer
                 let completed = renderer.feed(delta)
                 let live = liveDrawing(renderer)
-                if !completed.isEmpty || live != nil {
+                let unchanged = completed.isEmpty && state.liveRows != nil && live?.text == state.liveText
+                if !unchanged, !completed.isEmpty || live != nil {
                     // A block that cannot be redrawn keeps its last drawing until it completes.
                     text += eraseLive(&state) + completed
                     if let live {
                         text += live.text
                         state.liveRows = live.rows
+                        state.liveText = live.text
                     }
                 }
                 state.mode = .rendered(renderer)

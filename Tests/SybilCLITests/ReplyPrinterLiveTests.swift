@@ -75,6 +75,16 @@ struct ReplyPrinterLiveTests {
         #expect(screen.text == "one two three\n\nNext\n")
     }
 
+    @Test func aDeltaThatDoesNotChangeTheDrawingWritesNothing() {
+        let sink = ReplyPrinterTests.Sink()
+        let printer = ReplyPrinter(terminal: Self.terminal(), raw: false, write: sink.write)
+        printer.write("one")
+        printer.write(" ")
+        #expect(sink.writes == ["one\n"], "a trailing space renders the same paragraph")
+        printer.write("two")
+        #expect(sink.writes.count == 2)
+    }
+
     @Test func eachDeltaRendersOnlyTheGrowingBlock() {
         // A long reply of complete paragraphs: what a delta writes stays the size of one
         // paragraph, however much came before.
