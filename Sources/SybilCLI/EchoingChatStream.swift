@@ -43,8 +43,7 @@ final class EchoingChatStream: ChatStreaming {
 
     func deltas(to messages: [ChatMessage]) -> AsyncThrowingStream<ChatDelta, any Error> {
         let upstream = base.deltas(to: messages)
-        let (stream, continuation) = AsyncThrowingStream<ChatDelta, any Error>.makeStream()
-        let task = Task { [self] in
+        return BoundedStream.make { [self] yield in
             do {
                 for try await delta in upstream {
                     try Task.checkCancellation()  // a stopped reply shows nothing more
@@ -55,16 +54,13 @@ final class EchoingChatStream: ChatStreaming {
                         summary.finishReason = delta.finishReason ?? summary.finishReason
                         summary.usage = delta.usage ?? summary.usage
                     }
-                    continuation.yield(delta)
+                    guard await yield(delta) else { throw CancellationError() }
                 }
-                continuation.finish()
             } catch {
                 state.withLock { $0.failure = error }
-                continuation.finish(throwing: error)
+                throw error
             }
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 
     /// The exit status for a reply that failed with the stream's error: the server could not be

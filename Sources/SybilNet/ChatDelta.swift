@@ -40,3 +40,8 @@ public struct ChatDelta: Sendable, Hashable {
     /// Whether the step carries nothing.
     public var isEmpty: Bool { text.isEmpty && reasoning.isEmpty && finishReason == nil && usage == nil }
 }
+
+extension ChatDelta: BoundedCost {
+    /// Its text and reasoning bytes, plus a little for the rest.
+    public var boundedCost: Int { text.utf8.count + reasoning.utf8.count + 64 }
+}

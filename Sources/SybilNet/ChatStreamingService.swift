@@ -38,22 +38,16 @@ extension ChatStreaming {
 
     /// `upstream` with each element mapped by `transform` (`nil` drops it); cancelling the
     /// result cancels the reading of `upstream`.
-    public static func map<In: Sendable, Out: Sendable>(
+    public static func map<In: Sendable, Out: BoundedCost>(
         _ upstream: AsyncThrowingStream<In, any Error>, _ transform: @escaping @Sendable (In) -> Out?
     ) -> AsyncThrowingStream<Out, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<Out, any Error>.makeStream()
-        let task = Task {
-            do {
-                for try await element in upstream {
-                    if let mapped = transform(element) { continuation.yield(mapped) }
+        BoundedStream.make { yield in
+            for try await element in upstream {
+                if let mapped = transform(element) {
+                    guard await yield(mapped) else { throw CancellationError() }
                 }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
             }
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 }
 
@@ -107,17 +101,9 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     }
 
     public func deltas(to messages: [ChatMessage]) -> AsyncThrowingStream<ChatDelta, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<ChatDelta, any Error>.makeStream()
-        let task = Task {
-            do {
-                try await run(messages, into: continuation)
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
+        BoundedStream.make { yield in
+            try await run(messages, into: yield)
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 
     /// The request body.
@@ -142,7 +128,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     }
 
     private func run(
-        _ messages: [ChatMessage], into continuation: AsyncThrowingStream<ChatDelta, any Error>.Continuation
+        _ messages: [ChatMessage], into continuation: @escaping BoundedYield<ChatDelta>
     )
         async throws
     {
@@ -182,7 +168,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     /// Yields the text of `deliveries` whose event ids are new, recording progress.
     private func relay(
         _ deliveries: AsyncThrowingStream<SSEChatTransport<C>.Delivery, any Error>, _ progress: inout Progress,
-        _ continuation: AsyncThrowingStream<ChatDelta, any Error>.Continuation
+        _ continuation: @escaping BoundedYield<ChatDelta>
     ) async throws {
         for try await delivery in deliveries {
             if let eventID = delivery.eventID {
@@ -194,7 +180,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
             }
             guard let step = ChatDelta(delivery.chunk) else { continue }
             if !step.text.isEmpty || !step.reasoning.isEmpty { progress.receivedText = true }
-            continuation.yield(step)
+            guard await continuation(step) else { throw CancellationError() }
         }
     }
 
@@ -202,7 +188,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     /// server no longer has it.
     private func resume(
         _ progress: inout Progress, token: inout String?, budget: inout RetryBudget, after drop: ChatStreamError,
-        _ continuation: AsyncThrowingStream<ChatDelta, any Error>.Continuation
+        _ continuation: @escaping BoundedYield<ChatDelta>
     ) async throws {
         var policy = resumePolicy
         var failures = 0

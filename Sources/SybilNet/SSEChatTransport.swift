@@ -34,50 +34,46 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         public var chunk: ChatCompletionChunk
         /// The event's id when the server numbers its events (a decimal `id:`), else `nil`.
         public var eventID: Int64?
+        /// The bytes of the event it came in (what it costs a bounded stream).
+        public var bytes: Int
 
         /// Creates a delivery.
-        public init(chunk: ChatCompletionChunk, eventID: Int64?) {
+        public init(chunk: ChatCompletionChunk, eventID: Int64?, bytes: Int = 256) {
             self.chunk = chunk
             self.eventID = eventID
+            self.bytes = bytes
         }
     }
 
     /// Streams the chunks of the reply to `request`.
     public func chunks(for request: HTTPRequest) -> AsyncThrowingStream<ChatCompletionChunk, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<ChatCompletionChunk, any Error>.makeStream()
-        let task = Task {
-            do {
-                for try await delivery in deliveries(for: request) { continuation.yield(delivery.chunk) }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
+        let deliveries = deliveries(for: request)
+        return BoundedStream.make { yield in
+            for try await delivery in deliveries {
+                guard await yield(delivery.chunk) else { throw CancellationError() }
             }
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 
-    /// Streams the chunks of the reply to `request` with their event ids.
+    /// Streams the chunks of the reply to `request` with their event ids. Bounded: while the
+    /// consumer is behind by ``BoundedStream/defaultLimit`` bytes of events, the body is not
+    /// read, and TCP slows the server.
     public func deliveries(for request: HTTPRequest) -> AsyncThrowingStream<Delivery, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<Delivery, any Error>.makeStream()
-        let task = Task {
+        BoundedStream.make { yield in
             do {
-                try await run(request, into: continuation)
-                continuation.finish()
+                try await run(request, into: yield)
             } catch let error as ChatStreamError {
-                continuation.finish(throwing: error)
+                throw error
             } catch is CancellationError {
-                continuation.finish(throwing: CancellationError())
+                throw CancellationError()
             } catch let refusal as HTTPRedirectRefused {
-                continuation.finish(throwing: ChatStreamError.redirected(refusal))
+                throw ChatStreamError.redirected(refusal)
             } catch let error as URLError where error.code == .timedOut {
-                continuation.finish(throwing: ChatStreamError.stalled(after: request.timeout))
+                throw ChatStreamError.stalled(after: request.timeout)
             } catch {
-                continuation.finish(throwing: ChatStreamError.transport(String(describing: error)))
+                throw ChatStreamError.transport(String(describing: error))
             }
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 
     /// The response head, or ``ChatStreamError/stalled(after:)`` when none came within the
@@ -98,9 +94,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         }
     }
 
-    private func run(_ request: HTTPRequest, into continuation: AsyncThrowingStream<Delivery, any Error>.Continuation)
-        async throws
-    {
+    private func run(_ request: HTTPRequest, into yield: @escaping BoundedYield<Delivery>) async throws {
         let response = try await send(request)
         let head = response.head
         guard head.status == 200 else {
@@ -117,7 +111,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         let finished = FinishSeen()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await Self.consume(response.body, watch: watch, finished: finished, into: continuation)
+                try await Self.consume(response.body, watch: watch, finished: finished, into: yield)
             }
             group.addTask {
                 try await watch.waitForStall()
@@ -132,18 +126,20 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
 
     private static func consume(
         _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>, finished: FinishSeen,
-        into continuation: AsyncThrowingStream<Delivery, any Error>.Continuation
+        into yield: BoundedYield<Delivery>
     ) async throws {
         var parser = EventStreamParser()
         do {
             for try await bytes in body {
                 watch.touch()
-                let events: [ServerSentEvent]
-                do {
-                    events = try parser.feed(bytes)
+                // The events completed before a limit was passed are handed on first, so what
+                // arrives does not depend on how the bytes were split into reads.
+                var events: [ServerSentEvent] = []
+                var refusal: EventStreamParser.LimitExceeded?
+                do throws(EventStreamParser.LimitExceeded) {
+                    try parser.feed(bytes) { events.append($0) }
                 } catch {
-                    // Reading stops here: dropping the body closes the connection.
-                    throw ChatStreamError.tooLarge(error.description)
+                    refusal = error
                 }
                 for event in events {
                     let decoded: OpenAIStreamEvent
@@ -155,11 +151,17 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
                     switch decoded {
                     case .chunk(let chunk):
                         if chunk.finishReason != nil { finished.set() }
-                        continuation.yield(Delivery(chunk: chunk, eventID: Self.eventID(event.lastEventId)))
+                        let delivery = Delivery(
+                            chunk: chunk, eventID: Self.eventID(event.lastEventId), bytes: event.dataBytes.count)
+                        // Waiting for the consumer is not the server's silence.
+                        guard await yield(delivery) else { throw CancellationError() }
+                        watch.touch()
                     case .done: return
                     case .error(let body): throw ChatStreamError.errorFrame(body)
                     }
                 }
+                // Reading stops here: dropping the body closes the connection.
+                if let refusal { throw ChatStreamError.tooLarge(refusal.description) }
             }
         } catch let error as ChatStreamError {
             throw error
@@ -192,4 +194,14 @@ private final class FinishSeen: Sendable {
 
     /// Notes that a finish reason arrived.
     func set() { seen.withLock { $0 = true } }
+}
+
+extension SSEChatTransport.Delivery: BoundedCost {
+    /// The bytes of its event.
+    public var boundedCost: Int { bytes }
+}
+
+extension ChatCompletionChunk: BoundedCost {
+    /// Its text and reasoning bytes, plus a little for the rest.
+    public var boundedCost: Int { content.utf8.count + reasoning.utf8.count + 64 }
 }

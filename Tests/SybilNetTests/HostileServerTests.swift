@@ -95,6 +95,32 @@
             #expect(flood.sentEverything == false, "the client read all \(Self.floodLimit) bytes")
         }
 
+        @Test func aChatReplyNobodyReadsStopsTheSocketAtEveryHop() async throws {
+            // Valid chunks as fast as the server can write them; the consumer takes one and
+            // then nothing. Through the transport, the service and their bounded streams, the
+            // server is slowed by TCP: it cannot send its 16 MiB, as it could when each hop
+            // queued without limit.
+            let chunk =
+                #"data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"xxxxxxxxxxxxxxxx"},"finish_reason":null}]}"#
+                + "\n\n"
+            let block = Array(String(repeating: chunk, count: 60_000 / chunk.utf8.count + 1).utf8)
+            let flood = LoopbackHTTPServer.Flood()
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                connection.flood(block, limit: 16 << 20, into: flood)
+            }
+            let service = ChatStreamingService(
+                baseURL: try #require(URL(string: "http://127.0.0.1:\(server.port)")), http: SocketHTTPClient(),
+                clock: ContinuousClock(), tokens: nil, gate: nil, model: "m")
+            var iterator = service.reply(to: [ChatMessage(role: "user", content: "hi")]).makeAsyncIterator()
+            #expect(try await iterator.next() == "xxxxxxxxxxxxxxxx")
+            // Without backpressure the whole flood is read within this wait; with it, never.
+            let drained = await ConditionWait.until(limit: .seconds(10)) { flood.sentEverything != nil }
+            #expect(!drained, "the client read all 16 MiB: \(flood.sent) bytes sent")
+            #expect(flood.sent < 16 << 20)
+            _ = iterator
+        }
+
         @Test func aRedirectIsRefusedNamingItsTargetAndNothingGoesThere() async throws {
             let other = try LoopbackHTTPServer { _, connection in
                 connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: [DONE]\n\n")
