@@ -113,8 +113,12 @@ enum AskCommand {
             io.writeError("\(name): the reply was stopped; what arrived is saved\n")
             return .interrupted
         case .failed(let reason):
-            io.writeError("\(name): \(reason)\n")
-            return echo.failure == nil ? .protocolError : echo.failureExitCode
+            let status = echo.failure == nil ? ExitCode.protocolError : echo.failureExitCode
+            // A refused key: which profile's key it was, so the person knows what to fix.
+            let profile =
+                status == .permissionDenied ? connection.profile.map { " (profile \($0.name))" } ?? "" : ""
+            io.writeError("\(name): \(reason)\(profile)\n")
+            return status
         }
     }
 

@@ -171,6 +171,7 @@
                 let ask = TestIO(environment: environment)
                 #expect(await ask.run("ask", "--no-save", "Hi") == 77)
                 #expect(ask.stderr.contains("the key command 'exit 3' failed with status 3"))
+                #expect(ask.stderr.hasSuffix(" (profile work)\n"), "the refused key's profile is named")
             }
         }
     }
