@@ -59,6 +59,11 @@ extension ServeCommand {
             help:
                 "Forward chats to this OpenAI-compatible server, with the key\nfrom $SYBIL_UPSTREAM_KEY or $OPENAI_API_KEY."
         )
+        static let upstreamModel = OptionSpec.text(
+            "--upstream-model", valueName: "NAME",
+            help:
+                "With --upstream: this model answers the Agent room's turns,\nwith the room's recent history as context."
+        )
         static let dataDirectory = OptionSpec.text(
             "--data-dir", valueName: "DIR", help: "Keep SQLite data here (default:\n$XDG_DATA_HOME/sybil/server).")
         static let inMemory = OptionSpec.flag("--in-memory", help: "Keep nothing after the server stops.")
@@ -73,7 +78,8 @@ extension ServeCommand {
             "--debug-desktops", help: "Add the desktop.setOnline RPC to take desktops offline and back.")
 
         static let all = [
-            host, port, token, fixture, seed, pace, coldStart, idleTimeout, coldStartWait, upstream, dataDirectory,
+            host, port, token, fixture, seed, pace, coldStart, idleTimeout, coldStartWait, upstream, upstreamModel,
+            dataDirectory,
             inMemory, maximumConnections, attachmentsUnavailable, debugEndpoints, debugDesktops, .help,
         ]
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SybilClient
 import SybilCore
 import SybilNet
 import SybilServer
@@ -69,12 +70,15 @@ enum ServeCommand {
         options.idleTimeout = .seconds(parsed.integer(Option.idleTimeout) ?? 300)
         options.coldStartWaits = parsed.given(Option.coldStartWait)
         if let text = parsed.text(Option.upstream) {
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-                url.host != nil
-            else {
+            // With or without /v1, as a profile's base URL: the routes are added below it.
+            guard case .success(let url) = ServerAddress.parse(text) else {
                 throw UsageError(command: name, message: "--upstream needs an http: or https: URL, got '\(text)'")
             }
             options.upstream = url
+        }
+        options.upstreamModel = parsed.text(Option.upstreamModel)
+        if options.upstreamModel != nil, options.upstream == nil {
+            throw UsageError(command: name, message: "--upstream-model needs --upstream URL")
         }
         options.debugEndpoints = parsed.given(Option.debugEndpoints)
         options.debugDesktops = parsed.given(Option.debugDesktops)

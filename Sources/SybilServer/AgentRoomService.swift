@@ -28,12 +28,18 @@ final class AgentRoomService: Sendable {
     private let messageLimiter: RateLimiter
 
     /// The service, with its agent not yet started (see ``start()``).
-    init(store: AgentRoomStore, options: SybilServerOptions, time: ServerTime) {
+    init(store: AgentRoomStore, options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil) {
         self.store = store
         self.options = options
         self.time = time
+        // With an upstream and its model named, a real model answers the room's turns.
+        var responder: AgentUpstreamResponder?
+        if let base = options.upstream, let model = options.upstreamModel, let upstream {
+            responder = AgentUpstreamResponder(base: base, model: model, key: options.upstreamKey, http: upstream)
+        }
         turns = AgentTurnRunner(
-            store: store, events: events, agent: ScriptedAgent(seed: options.seed), time: time, pace: options.pace)
+            store: store, events: events, agent: ScriptedAgent(seed: options.seed), time: time, pace: options.pace,
+            upstream: responder)
         uploadLimiter = RateLimiter(limit: options.uploadsPerMinute)
         messageLimiter = RateLimiter(limit: options.messagesPerMinute)
     }

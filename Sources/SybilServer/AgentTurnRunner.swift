@@ -32,14 +32,15 @@ final class AgentTurnRunner: Sendable {
     /// A runner that does nothing until ``start(on:)``.
     init(
         store: AgentRoomStore, events: Broadcast<AgentStreamEvent>, agent: ScriptedAgent, time: ServerTime,
-        pace: Duration
+        pace: Duration, upstream: AgentUpstreamResponder? = nil
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         wakeups = continuation
         self.stream = stream
         let shared = Shared()
         self.shared = shared
-        work = Work(store: store, events: events, agent: agent, time: time, pace: pace, shared: shared)
+        work = Work(
+            store: store, events: events, agent: agent, upstream: upstream, time: time, pace: pace, shared: shared)
     }
 
     /// Starts the runner's task on `tasks` (once; later calls do nothing): it looks for pending
@@ -91,6 +92,8 @@ final class AgentTurnRunner: Sendable {
         let store: AgentRoomStore
         let events: Broadcast<AgentStreamEvent>
         let agent: ScriptedAgent
+        /// The real model answering instead of the scripted agent's text, when there is one.
+        let upstream: AgentUpstreamResponder?
         let time: ServerTime
         let pace: Duration
         let shared: Shared
@@ -125,7 +128,14 @@ final class AgentTurnRunner: Sendable {
                     events.publish(.activity(.working, detail: reply.activity))
                 }
                 try await time.sleep(pace)
-                let answer = try await store.storeReply(of: turn, text: reply.text, createdAt: time.epochMilliseconds())
+                var text = reply.text
+                if let upstream {
+                    events.publish(.activity(.working, detail: "Asking \(upstream.model)"))
+                    let history = try await store.messages(
+                        after: nil, before: turn.user.sequence + 1, limit: AgentUpstreamResponder.maximumHistory * 2)
+                    text = await upstream.reply(to: history.rows.map(\.message))
+                }
+                let answer = try await store.storeReply(of: turn, text: text, createdAt: time.epochMilliseconds())
                 events.publish(.message(answer.message))
                 return true
             } catch {

@@ -44,7 +44,7 @@ public final class SybilServerApp: HTTPHandler {
         let agentStore = try ServerDatabase.starting(storage, file: AgentRoomStore.file) {
             try AgentRoomStore(storage)
         }
-        agentRoom = AgentRoomService(store: agentStore, options: options, time: time)
+        agentRoom = AgentRoomService(store: agentStore, options: options, time: time, upstream: forwarding)
         let workspaceStore = try ServerDatabase.starting(storage, file: WorkspaceSchema.file) {
             try WorkspaceStore(storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds())
         }

@@ -30,6 +30,9 @@ public struct SybilServerOptions: Sendable {
     public var upstream: URL?
     /// The upstream's API key (from the environment, never the command line).
     public var upstreamKey: String?
+    /// The upstream model that answers the Agent room's turns (with ``upstream``); without it
+    /// the scripted agent answers the room even when chats are forwarded.
+    public var upstreamModel: String?
     /// Whether `/debug/ws-echo` exists (no auth on it).
     public var debugEndpoints = false
     /// Whether the debug RPC `desktop.setOnline` exists (takes desktops offline and back).
