@@ -10,10 +10,12 @@ import SybilCore
 /// whole word is marked (`plan` marks `Planning`). A term of Han, Hiragana or Katakana matches
 /// anywhere (those scripts have no spaces) and marks what it matched, as the index does.
 ///
-/// Cutting, when the line is wider than `width`: if the first match lies in the first half, the
+/// Cutting, when the line is wider than `width`: if the first match ends in the first half, the
 /// line keeps its start and its end around one `…` (middle truncation); otherwise it keeps its
 /// start (a third of the width), `…`, then the text from a little before the first match, with
-/// a second `…` when the end does not fit. The result is never wider than `width`.
+/// a second `…` when the end does not fit, or, when that window would cut the match, the
+/// longest start that holds it. The first match's whole word is kept whenever it fits with an
+/// `…` on each side (a wider one keeps its start). The result is never wider than `width`.
 public struct SearchExcerpt: Sendable, Hashable {
     /// A piece of the line, plain or marked.
     public struct Run: Sendable, Hashable {
@@ -44,7 +46,10 @@ public struct SearchExcerpt: Sendable, Hashable {
         let marks = SearchMatcher(terms: terms).marks(in: line)
         let widths = line.map(DisplayWidth.columns(of:))
         let spaces = Set(line.indices.filter { line[$0] == " " })
-        let pieces = Self.layout(widths: widths, firstMatch: marks.firstIndex(of: true), width: width, spaces: spaces)
+        let firstMatch = marks.firstIndex(of: true).map { start in
+            start..<(marks[start...].firstIndex(of: false) ?? marks.count)
+        }
+        let pieces = Self.layout(widths: widths, firstMatch: firstMatch, width: width, spaces: spaces)
         var runs: [Run] = []
         for (position, piece) in pieces.enumerated() {
             switch piece {

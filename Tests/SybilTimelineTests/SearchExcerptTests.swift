@@ -46,6 +46,16 @@ struct SearchExcerptTests {
         #expect(cut.columns <= columns - 1)
     }
 
+    /// `sybil search plan` at 60 columns left 25 columns for this excerpt and printed
+    /// "How do I [pla]…n for login?": only the match's first character was kept in the head.
+    @Test func theFirstMatchIsWholeAtTheWidthWhereItWasCut() {
+        let text = "How do I plan the screen for login?"
+        #expect(excerpt(text, ["plan"], width: 25) == "How do I [plan] the screen…")
+        #expect(excerpt(text, ["plan"], width: 26) == "How do I [plan]…n for login?")
+        // An `…` standing for a single space is no cut: the start is kept whole instead.
+        #expect(excerpt(text, ["plan"], width: 20) == "How do I [plan] the s…")
+    }
+
     @Test func aMatchNearTheStartKeepsTheStartAndTheEnd() {
         let text = "plan the first day then walk along the river and finish at the old market square"
         #expect(excerpt(text, ["plan"], width: 30) == "[plan] the first…market square")
@@ -60,20 +70,29 @@ struct SearchExcerptTests {
         #expect(line.columns <= 24)
     }
 
-    @Test func neverWiderThanTheWidthAndTheFirstMatchStaysInView() {
+    /// Every width from 0 to 70 (so every cut around each text's boundaries): never wider than
+    /// the width, and whenever the first match fits with an `…` on each side, its whole matched
+    /// text is the line's first marked run (never cut by an `…`, never only its start).
+    @Test func neverWiderThanTheWidthAndTheFirstMatchStaysInView() throws {
         let texts = [
+            "How do I plan the screen for login?",
             "Ein sehr langer deutscher Satz über die Größe der Straßenbahnhaltestelle und ihre Planung",
             "今天我们讨论了很多事情，包括旅行计划和预算，还有很多别的东西要做",
             "🙂 emoji 🎉 everywhere 👩‍👩‍👧 and a plan at the very end of this line 🙂",
+            "A long preamble that goes on and on before the planning begins in earnest today",
             String(repeating: "x", count: 200) + " plan",
+            String(repeating: "y", count: 30) + " Straßenbahnhaltestellenplanung and more words after it",
         ]
+        let terms = ["plan", "預算", "größe", "计划", "straßen"]
         for text in texts {
+            let whole = SearchExcerpt(text: text, terms: terms, width: 10_000)
+            let firstMatch = try #require(whole.runs.first { $0.isMatch }?.text)
             for width in 0...70 {
-                let line = SearchExcerpt(text: text, terms: ["plan", "預算", "größe"], width: width)
-                let note = Comment(rawValue: "\(text) at \(width)")
+                let line = SearchExcerpt(text: text, terms: terms, width: width)
+                let note = Comment(rawValue: "\(text) at \(width): \(marked(line))")
                 #expect(line.columns <= width, note)
-                if width >= 16, text.contains("plan") || text.contains("Planung") {
-                    #expect(line.runs.contains { $0.isMatch }, note)
+                if width >= DisplayWidth.columns(of: firstMatch) + 2 {
+                    #expect(line.runs.first { $0.isMatch }?.text == firstMatch, note)
                 }
             }
         }
