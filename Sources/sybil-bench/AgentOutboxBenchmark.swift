@@ -179,7 +179,7 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
 /// `rounds` (at most 3: each round sends 3,000 messages).
 @MainActor
 func benchmarkAgentOutbox(repetitions: Int) async {
-    let count = Int(ProcessInfo.processInfo.environment["SYBIL_BENCH_AGENT_MESSAGES"] ?? "") ?? 1_000
+    let count = Int(ProcessInfo.processInfo.environment["SYBIL_BENCH_AGENT_MESSAGES"] ?? "") ?? scaled(1_000)
     let rounds = max(1, min(repetitions, 3))
     do {
         var bare = Double.infinity

@@ -58,12 +58,12 @@ private func replayThroughTranscript(_ frames: ArraySlice<String>, after page: A
 /// this shows whether the model's per-event cost stays level).
 private func benchmarkAgentTranscriptReplay(frames: [String], page: AgentRoomPage) {
     var perEvent: [Double] = []
-    for count in [1_000, 2_000, 4_000] where count <= frames.count {
+    for count in [1_000, 2_000, 4_000].map({ scaled($0) }) where count <= frames.count {
         let seconds = best { blackHole(replayThroughTranscript(frames[..<count], after: page)) }
         perEvent.append(seconds / Double(count) * 1e6)
     }
     guard let first = perEvent.first, let last = perEvent.last else { return }
-    let held = replayThroughTranscript(frames[..<min(4_000, frames.count)], after: page)
+    let held = replayThroughTranscript(frames[..<min(scaled(4_000), frames.count)], after: page)
     print(
         "  with the transcript rebuilt after each message (AgentRoomModel.historyChanged): µs/event at "
             + "1,000 / 2,000 / 4,000 events: \(perEvent.map { format($0, 1) }.joined(separator: " / ")) "
@@ -77,7 +77,7 @@ private func benchmarkAgentTranscriptReplay(frames: [String], page: AgentRoomPag
 /// event against decoding the same frames alone (the baseline, same run), the time per event
 /// at a quarter, half and all of the frames (linear when they stay level), and the peak
 /// resident memory the held history adds per event (goal ≤ 2 KiB).
-func benchmarkAgentReplay(events: Int = 100_000) {
+func benchmarkAgentReplay(events: Int = scaled(100_000, atLeast: 4)) {
     let pageSize = 50
     let page = AgentRoomPage(
         messages: (1...pageSize).map(replayMessage), nextCursor: replayCursor(pageSize), hasMoreBefore: false)

@@ -19,7 +19,21 @@ import Synchronization
 // noisy, so only ratios are compared across runs. Wall-clock time is right here: this is a
 // benchmark, not a test of a rule.
 
-let repetitions = Int(ProcessInfo.processInfo.environment["SYBIL_BENCH_REPETITIONS"] ?? "") ?? 5
+/// `--smoke`: every case (but `server`) at a tiny size, once, so that CI notices a case that no
+/// longer runs; its figures mean nothing.
+let smoke = CommandLine.arguments.contains("--smoke")
+/// What `--smoke` divides every benchmark's sizes by.
+let smokeScale = 1_000
+/// What each benchmark divides its sizes by: 1, or `smokeScale` under `--smoke`.
+let benchScale = smoke ? smokeScale : 1
+
+/// `size` divided by `benchScale`, but never below `minimum`: where each benchmark picks its sizes.
+func scaled(_ size: Int, atLeast minimum: Int = 1) -> Int {
+    max(minimum, size / benchScale)
+}
+
+let repetitions =
+    smoke ? 1 : Int(ProcessInfo.processInfo.environment["SYBIL_BENCH_REPETITIONS"] ?? "") ?? 5
 let clock = ContinuousClock()
 
 func best(_ body: () -> Void) -> Double {

@@ -36,10 +36,10 @@ private func perFrame(_ messages: [ChatMessageRecord], frames: Int, build: ([Cha
 }
 
 func benchmarkChatItems() {
-    let frames = 100
+    let frames = scaled(100)
     let zone = TimeZone.gmt
-    let large = chat(10_000)
-    let small = chat(1_000)
+    let large = chat(scaled(10_000))
+    let small = chat(scaled(1_000))
     let rebuilt = perFrame(large, frames: frames) { ChatTimelineAdapter.items($0, timeZone: zone).count }
     var cache = ChatTimelineCache()
     _ = cache.items(large, timeZone: zone)

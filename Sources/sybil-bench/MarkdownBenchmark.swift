@@ -91,7 +91,7 @@ private func cmarkHTMLBytes(_ text: String) -> Int {
     return strlen(html)
 }
 
-func benchmarkMarkdown(messages: Int = 10_000) {
+func benchmarkMarkdown(messages: Int = scaled(10_000)) {
     let random = SeededRandomSource(seed: 4)
     let history = (0..<messages).map { _ in markdownReply(random) }
     let bytes = history.reduce(0) { $0 + $1.utf8.count }

@@ -22,7 +22,7 @@ func benchmarkOutboxEnqueue() async {
         let store = try FileKeyValueStore(directory: directory + "/kv")
         let outbox = try WorkspaceOutbox(store: store)
         let chat = WorkspaceChatKey(desktopId: "bench", projectId: "bench", sessionId: "bench")
-        let count = 50
+        let count = scaled(50)
         var enqueueTotal = 0.0
         for index in 0..<count {
             let entry = WorkspaceOutboxEntry(

@@ -74,7 +74,7 @@ private func recordsBenchRound(count: Int, batchSize: Int) async throws -> (save
 }
 
 func benchmarkRecords(repetitions: Int) async {
-    let count = 2_000
+    let count = scaled(2_000)
     let rounds = max(1, min(repetitions, 3))
     var bestSave = Double.infinity
     var bestBatched = Double.infinity

@@ -15,7 +15,7 @@ import Synchronization
 #endif
 
 func benchmarkSSETransport() async {
-    let stream = sseStream(eventBytes: 200, total: 64 << 20)
+    let stream = sseStream(eventBytes: 200, total: scaled(64 << 20))
     let chunk = 16 << 10
     do {
         let server = try LoopbackHTTPServer { _, connection in

@@ -85,7 +85,7 @@ private func searchBenchPercentiles(_ seconds: [Double]) -> (p50: Double, p99: D
 }
 
 func benchmarkSearch(arguments: [String]) async {
-    var messages = 1_000_000
+    var messages = scaled(1_000_000)
     if let index = arguments.firstIndex(of: "--messages"), index + 1 < arguments.count,
         let value = Int(arguments[index + 1]), (1_000...10_000_000).contains(value)
     {
@@ -136,7 +136,7 @@ private func runSearchBenchmark(messages: Int, path: String) async throws {
         "search: index build, \(messages) messages in \(messages / perConversation) chats: \(format(buildSeconds, 1)) s "
             + "(\(Int(Double(messages) / buildSeconds)) messages/s, \(size >> 20) MiB)")
 
-    let singles = 300
+    let singles = scaled(300)
     let singleStart = clock.now
     for index in 0..<singles {
         try await store.appendMessage(
@@ -148,7 +148,7 @@ private func runSearchBenchmark(messages: Int, path: String) async throws {
     print(
         "search: single appends (one transaction + fsync each): \(Int(Double(singles) / singleSeconds)) messages/s")
 
-    let queries = 100
+    let queries = scaled(100)
     let categories: [(String, [String])] = [
         ("3-letter prefixes", (0..<queries).map { _ in String(longWord(corpus).prefix(3)) }),
         ("2-letter prefixes", (0..<queries).map { _ in String(longWord(corpus).prefix(2)) }),

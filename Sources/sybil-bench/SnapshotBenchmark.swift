@@ -57,7 +57,7 @@ func snapshotWorkload(rows: Int) -> (WorkspaceTimeline, TimelineSnapshot) {
 func benchmarkSnapshotApply() {
     // The two sizes are timed alternately, best of each, so that a noisy stretch of the run
     // does not land on one size only.
-    let sizes = [10_000, 100_000]
+    let sizes = [10_000, 100_000].map { scaled($0, atLeast: 200) }  // 50 confirmations, 3 rows apart
     let workloads = sizes.map(snapshotWorkload(rows:))
     var fastest = [Double](repeating: .infinity, count: sizes.count)
     for _ in 0..<repetitions {

@@ -8,7 +8,7 @@ import SybilTUI
 
 private let outputColumns = 200
 private let outputRows = 60
-private let outputFrames = 2_000
+private let outputFrames = scaled(2_000)
 private let replyWords = [
     "the", "server", "streams", "tokens", "while", "the", "terminal", "draws", "only", "what", "changed", "中文",
     "since", "the", "last", "frame", "so", "a", "reply", "costs", "bytes", "per", "word", "🙂",

@@ -45,16 +45,16 @@ private func frameSeconds(
 }
 
 func benchmarkTUITimeline() {
-    let small = timelineItems(1_000, seed: 15)
-    let large = timelineItems(100_000, seed: 15)
-    let frames = 200
+    let small = timelineItems(scaled(1_000), seed: 15)
+    let large = timelineItems(scaled(100_000, atLeast: 2), seed: 15)
+    let frames = scaled(200)
     let following = { (_: inout TimelineScroll, _: Int) in }
     let small1k = frameSeconds(items: small, frames: frames, scroll: TimelineScroll(), move: following)
     let large100k = frameSeconds(items: large, frames: frames, scroll: TimelineScroll(), move: following)
     // The middle: anchored to item 50,000, scrolling three lines down or up each frame (new
     // items come into view, so some frames lay items out).
     var middle = TimelineScroll()
-    var anchor = PrependAnchor(rowId: "m50000", rowMinY: 0, contentOffset: 0, at: clock.now)
+    var anchor = PrependAnchor(rowId: "m\(large.count / 2)", rowMinY: 0, contentOffset: 0, at: clock.now)
     middle.restore(&anchor)
     let scrolling = { (scroll: inout TimelineScroll, frame: Int) in
         if (frame / 50) % 2 == 0 { scroll.wheelDown() } else { scroll.wheelUp() }
@@ -68,7 +68,7 @@ func benchmarkTUITimeline() {
         TimelineView().draw(into: &grid, in: grid.bounds, items: large, scroll: &scroll, layout: &layout, theme: .dark)
         blackHole(grid)
     }
-    let stored = Array(large.prefix(10_000))
+    let stored = Array(large.prefix(scaled(10_000)))
     var laidOut = 0
     let firstDisplay = best {
         var grid = CellGrid(columns: 200, rows: 60)

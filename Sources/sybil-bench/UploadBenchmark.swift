@@ -18,19 +18,27 @@ import SybilWire
 /// A desktop in the same process that takes chunks and only counts them.
 final class CountingUploadDesktop: WorkspaceUploadRPC {
     let chunkSize = 1 << 20
-    private let counted = Locked<Int64>(0)
-    var base64Bytes: Int64 { counted.withLock { $0 } }
+    private let counted = Locked<(base64: Int64, decoded: Int64)>((0, 0))
+    var base64Bytes: Int64 { counted.withLock { $0.base64 } }
 
     func beginUpload(callKey: String, _ request: AttachmentUploadRequest) async throws -> AttachmentUploadBegin {
         AttachmentUploadBegin(uploadId: "bench", chunkSize: chunkSize)
     }
 
     func uploadChunk(callKey: String, uploadId: String, index: Int, base64: String) async throws {
-        counted.withLock { $0 += Int64(base64.utf8.count) }
+        // The bytes the chunk decodes to, from its length and padding (no decoding).
+        let padding = base64.utf8.suffix(2).count(where: { $0 == UInt8(ascii: "=") })
+        let decoded = Int64(base64.utf8.count / 4 * 3 - padding)
+        counted.withLock {
+            $0.base64 += Int64(base64.utf8.count)
+            $0.decoded += decoded
+        }
     }
 
     func finishUpload(callKey: String, uploadId: String, chunkCount: Int) async throws -> AttachmentUploadResult {
-        AttachmentUploadResult(uploadId: uploadId, size: 0, sha256: String(repeating: "0", count: 64))
+        // The uploader checks the size the desktop reports against the file's.
+        AttachmentUploadResult(
+            uploadId: uploadId, size: counted.withLock { $0.decoded }, sha256: String(repeating: "0", count: 64))
     }
 
     func cancelUpload(callKey: String, uploadId: String) async throws {}
@@ -66,7 +74,7 @@ func seconds(_ duration: Duration) -> Double {
 }
 
 func benchmarkUpload() async {
-    let size = 1 << 30
+    let size = scaled(1 << 10) << 20  // whole MiB: the uploader sends 1 MiB chunks
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-bench-upload").path
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let path = directory + "/one-gib.bin"

@@ -99,7 +99,7 @@ func rawEchoSeconds(port: UInt16, size: Int, count: Int, request: String) -> Dou
 }
 
 func benchmarkWebSocket() async {
-    for (size, count) in [(16 << 10, 2_000), (1 << 20, 100)] {
+    for (size, count) in [(16 << 10, scaled(2_000)), (1 << 20, scaled(100))] {
         do {
             let server = try echoServer(webSocket: true)
             let socket = try await SocketWebSocket.connect(

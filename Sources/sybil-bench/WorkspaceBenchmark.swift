@@ -121,8 +121,9 @@ private func waitUntil(limit: Duration = .seconds(30), _ condition: @escaping @M
 
 // MARK: A raw events stream
 
-/// Reads `GET /v1/workspaces/events` of one chat as bytes: notes when an overlay carrying the
-/// expected operation id arrives (a byte search, no decoding) and counts runs that ended.
+/// Reads `GET /v1/workspaces/events` of one chat as bytes: notes when an `overlay` or an
+/// `overlay.delta` (whose changed blocks hold a new message) carrying the expected operation id
+/// arrives (a byte search, no decoding) and counts runs that ended.
 /// It is the bare path's confirmation and tells every path when its run is over.
 private final class RawEventWatcher: Sendable {
     struct State: Sendable {
@@ -152,7 +153,7 @@ private final class RawEventWatcher: Sendable {
                     for try await chunk in response.body {
                         for event in try parser.feed(chunk) {
                             let now = workspaceClock.now
-                            if event.type == "overlay" {
+                            if event.type == "overlay" || event.type == "overlay.delta" {
                                 let data = event.dataBytes
                                 let found = state.read { state in
                                     state.expectedSeenAt == nil && !state.expected.isEmpty
@@ -417,7 +418,7 @@ private struct FanOut: Sendable {
 }
 
 @MainActor
-private func benchmarkWorkspaceFanOut(rounds: Int) async throws {
+private func benchmarkWorkspaceFanOut(rounds: Int, followers many: Int) async throws {
     let server = try startWorkspaceServer()
     let chat = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-42")
     let desktop = WorkspaceDesktopClient(baseURL: server.baseURL, http: DefaultHTTPClient.make(), tokens: benchTokens())
@@ -446,6 +447,15 @@ private func benchmarkWorkspaceFanOut(rounds: Int) async throws {
                     case .overlay(let overlay):
                         guard let target = tally.read({ $0.target }), target != counted,
                             overlay.blocks.contains(where: { $0.operationId == target })
+                        else { continue }
+                        counted = target
+                        tally.update {
+                            $0.arrivals += 1
+                            $0.lastArrival = now
+                        }
+                    case .overlayDelta(let delta):  // a delta the client could not apply carries it too
+                        guard let target = tally.read({ $0.target }), target != counted,
+                            delta.blocks.contains(where: { $0.operationId == target })
                         else { continue }
                         counted = target
                         tally.update {
@@ -496,8 +506,8 @@ private func benchmarkWorkspaceFanOut(rounds: Int) async throws {
 
     follow(0)
     let one = try await measure(followers: 1)
-    for index in 1..<100 { follow(index) }
-    let hundred = try await measure(followers: 100)
+    for index in 1..<many { follow(index) }
+    let hundred = try await measure(followers: many)
     for task in followers { task.cancel() }
     await server.shutdown(grace: .zero)
 
@@ -506,8 +516,8 @@ private func benchmarkWorkspaceFanOut(rounds: Int) async throws {
     print(
         "workspace events fan-out (\(rounds) rounds, submit call → the overlay at the last follower), ms: "
             + "1 follower min \(milliseconds(one[0])) median \(milliseconds(oneMedian)); "
-            + "100 followers min \(milliseconds(hundred[0])) median \(milliseconds(hundredMedian)); "
-            + "ratio 100/1: min \(format(hundred[0] / one[0])) x, median \(format(hundredMedian / oneMedian)) x")
+            + "\(many) followers min \(milliseconds(hundred[0])) median \(milliseconds(hundredMedian)); "
+            + "ratio \(many)/1: min \(format(hundred[0] / one[0])) x, median \(format(hundredMedian / oneMedian)) x")
 }
 
 // MARK: Entry
@@ -515,10 +525,10 @@ private func benchmarkWorkspaceFanOut(rounds: Int) async throws {
 /// `workspace`: both parts. `SYBIL_BENCH_SENDS` changes the 1,000 sends per path.
 @MainActor
 func benchmarkWorkspace(repetitions: Int) async {
-    let count = Int(ProcessInfo.processInfo.environment["SYBIL_BENCH_SENDS"] ?? "") ?? 1_000
+    let count = Int(ProcessInfo.processInfo.environment["SYBIL_BENCH_SENDS"] ?? "") ?? scaled(1_000)
     do {
         try await benchmarkWorkspaceSends(count: count, warmUp: min(20, count))
-        try await benchmarkWorkspaceFanOut(rounds: max(3, repetitions))
+        try await benchmarkWorkspaceFanOut(rounds: max(scaled(3), repetitions), followers: scaled(100, atLeast: 2))
     } catch {
         print("workspace: failed: \(error)")
     }

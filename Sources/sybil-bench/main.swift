@@ -16,22 +16,32 @@ import Synchronization
 
 // MARK: Run
 
-let selected = Set(CommandLine.arguments.dropFirst())
+// `--smoke` without names runs every case, also those only run by name, except `server` (it
+// needs wrk and aiohttp); with names, only those.
+let arguments = Array(CommandLine.arguments.dropFirst()).filter { $0 != "--smoke" }
+let selected = Set(arguments)
 func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
+func byName(_ name: String) -> Bool { (smoke && selected.isEmpty) || selected.contains(name) }
 
 print("sybil-bench: best of \(repetitions) runs; ratios compare against a baseline timed in the same run")
+if smoke {
+    print(
+        "sybil-bench --smoke: every case with its sizes divided by \(benchScale), once; the figures mean nothing")
+    if wants("server") { print("server: skipped under --smoke (it needs wrk and aiohttp)") }
+}
 if wants("sse") || wants("sse-small") {
     benchmarkSSE(
-        label: "small deltas (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 200, total: 64 << 20),
+        label: "small deltas (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 200, total: scaled(64 << 20)),
         chunk: 16 << 10)
 }
 if wants("sse") || wants("sse-large") {
     benchmarkSSE(
-        label: "1 MiB events (64 MiB, 16 KiB chunks)", stream: sseStream(eventBytes: 1 << 20, total: 64 << 20),
+        label: "1 MiB events (64 MiB, 16 KiB chunks)",
+        stream: sseStream(eventBytes: 1 << 20, total: scaled(64 << 20, atLeast: 2 << 20)),
         chunk: 16 << 10)
 }
 if wants("envelope") {
-    benchmarkEnvelope(rows: 10_000)
+    benchmarkEnvelope(rows: scaled(10_000))
 }
 if wants("markdown") {
     benchmarkMarkdown()
@@ -57,21 +67,21 @@ if wants("websocket") {
 if wants("sse-transport") {
     await benchmarkSSETransport()
 }
-if selected.contains("server") {
+if selected.contains("server") && !smoke {
     benchmarkServer()
 }
-if selected.contains("agent-replay") {
+if byName("agent-replay") {
     benchmarkAgentReplay()
 }
-if selected.contains("agent-outbox") {
+if byName("agent-outbox") {
     await benchmarkAgentOutbox(repetitions: repetitions)
 }
 if wants("resume") { await benchmarkChatResume() }
 if wants("tui-output") { benchmarkTUIOutput() }
-if selected.contains("workspace") {
+if byName("workspace") {
     await benchmarkWorkspace(repetitions: repetitions)
 }
-if selected.contains("records") { await benchmarkRecords(repetitions: repetitions) }
-if selected.contains("search") {
-    await benchmarkSearch(arguments: Array(CommandLine.arguments.dropFirst()))
+if byName("records") { await benchmarkRecords(repetitions: repetitions) }
+if byName("search") {
+    await benchmarkSearch(arguments: arguments)
 }
