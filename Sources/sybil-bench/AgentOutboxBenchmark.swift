@@ -212,6 +212,6 @@ func benchmarkAgentOutbox(repetitions: Int) async {
                     + "ratio to bare POSTs \(format(rate / bareRate)) x")
         }
     } catch {
-        print("agent outbox: failed: \(error)")
+        caseFailed("agent outbox: failed: \(error)")
     }
 }

@@ -36,6 +36,15 @@ let repetitions =
     smoke ? 1 : Int(ProcessInfo.processInfo.environment["SYBIL_BENCH_REPETITIONS"] ?? "") ?? 5
 let clock = ContinuousClock()
 
+/// How many cases failed; `sybil-bench` exits 1 when any did, so `--smoke` in CI notices.
+let failedCases = Atomic<Int>(0)
+
+/// Reports a case that could not run (one line) and counts it in `failedCases`.
+func caseFailed(_ line: String) {
+    print(line)
+    failedCases.add(1, ordering: .relaxed)
+}
+
 func best(_ body: () -> Void) -> Double {
     var fastest = Double.infinity
     for _ in 0..<repetitions {

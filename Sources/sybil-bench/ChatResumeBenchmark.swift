@@ -51,7 +51,7 @@ func benchmarkChatResume() async {
                 + "\(baseline.received) B; ratio \(format(Double(resumed.sent + resumed.received) / Double(baseline.sent + baseline.received) * 100, 1)) % "
                 + "of re-sending; reply intact: \(text == expected)")
     } catch {
-        print("resume: \(error)")
+        caseFailed("resume: \(error)")
     }
 }
 

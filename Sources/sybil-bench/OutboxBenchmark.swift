@@ -68,6 +68,6 @@ func benchmarkOutboxEnqueue() async {
             "outbox enqueue (\(count) entries, last document \(bytes.count) B): \(format(enqueue, 0)) µs mean, "
                 + "raw write+fsync \(format(raw, 0)) µs mean, ratio \(format(enqueue / raw)) x (goal <= 2)")
     } catch {
-        print("outbox: failed: \(error)")
+        caseFailed("outbox: failed: \(error)")
     }
 }

@@ -87,7 +87,7 @@ func benchmarkRecords(repetitions: Int) async {
             bestSingle = min(bestSingle, try await recordsBenchRound(count: count, batchSize: 1).sync)
         }
     } catch {
-        print("records: failed: \(error)")
+        caseFailed("records: failed: \(error)")
         return
     }
     let perSecond = { (time: Double) in format(Double(count) / time, 0) }

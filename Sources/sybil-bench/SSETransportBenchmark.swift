@@ -63,6 +63,6 @@ func benchmarkSSETransport() async {
                 + "\(format(mib / parserSeconds, 0)) MiB/s; ratio \(format(parserSeconds / transportSeconds * 100, 1)) % of the parser alone"
         )
     } catch {
-        print("sse transport: \(error)")
+        caseFailed("sse transport: \(error)")
     }
 }

@@ -97,7 +97,7 @@ func benchmarkSearch(arguments: [String]) async {
     do {
         try await runSearchBenchmark(messages: messages, path: path)
     } catch {
-        print("search: failed: \(error)")
+        caseFailed("search: failed: \(error)")
     }
 }
 

@@ -25,6 +25,6 @@ func benchmarkServer() {
         try process.run()
         process.waitUntilExit()
     } catch {
-        print("server: cannot run \(script.path): \(error)")
+        caseFailed("server: cannot run \(script.path): \(error)")
     }
 }

@@ -80,7 +80,7 @@ func benchmarkUpload() async {
     let path = directory + "/one-gib.bin"
     defer { try? FileManager.default.removeItem(atPath: directory) }
     do { try writeTestFile(path, size: size) } catch {
-        print("upload: cannot write the test file: \(error)")
+        caseFailed("upload: cannot write the test file: \(error)")
         return
     }
     let chat = WorkspaceChatKey(desktopId: "bench", projectId: "bench", sessionId: "bench")
@@ -93,7 +93,7 @@ func benchmarkUpload() async {
         resetPeakMemory()
         let start = clock.now
         do { _ = try await uploader.upload(file, to: chat) } catch {
-            print("upload: failed: \(error)")
+            caseFailed("upload: failed: \(error)")
             return
         }
         uploadSeconds = min(uploadSeconds, seconds(start.duration(to: clock.now)))
@@ -112,7 +112,7 @@ func benchmarkUpload() async {
             try process.run()
             process.waitUntilExit()
         } catch {
-            print("upload: cannot run base64: \(error)")
+            caseFailed("upload: cannot run base64: \(error)")
             return
         }
         base64Seconds = min(base64Seconds, seconds(start.duration(to: clock.now)))

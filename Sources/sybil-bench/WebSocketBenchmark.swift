@@ -112,7 +112,7 @@ func benchmarkWebSocket() async {
             for _ in 0..<count {
                 try socket.send(binary: payload)
                 guard case .binary(let echoed)? = try await iterator.next(), echoed.count == size else {
-                    print("websocket: the echo went wrong")
+                    caseFailed("websocket: the echo went wrong")
                     return
                 }
             }
@@ -126,7 +126,7 @@ func benchmarkWebSocket() async {
                     + "\(format(megabytes / wsSeconds, 0)) MiB/s each way; raw TCP echo \(format(Double(count) / rawSeconds, 0)) round trips/s; "
                     + "ratio \(format(rawSeconds / wsSeconds * 100, 1)) % of raw")
         } catch {
-            print("websocket: \(error)")
+            caseFailed("websocket: \(error)")
         }
     }
 }

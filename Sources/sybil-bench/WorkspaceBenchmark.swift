@@ -530,6 +530,6 @@ func benchmarkWorkspace(repetitions: Int) async {
         try await benchmarkWorkspaceSends(count: count, warmUp: min(20, count))
         try await benchmarkWorkspaceFanOut(rounds: max(scaled(3), repetitions), followers: scaled(100, atLeast: 2))
     } catch {
-        print("workspace: failed: \(error)")
+        caseFailed("workspace: failed: \(error)")
     }
 }

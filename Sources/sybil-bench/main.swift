@@ -85,3 +85,8 @@ if byName("records") { await benchmarkRecords(repetitions: repetitions) }
 if byName("search") {
     await benchmarkSearch(arguments: arguments)
 }
+let failures = failedCases.load(ordering: .relaxed)
+if failures > 0 {
+    print("sybil-bench: \(failures) case(s) failed; each says why above")
+    exit(1)
+}
