@@ -133,6 +133,16 @@ public final class AgentRoomComposer {
         try await outbox.resendAll()
     }
 
+    /// Discard: the failed (or still queued) message leaves the outbox, the way out of a final
+    /// refusal that Retry cannot help (``AgentOutboxFailure/Kind/refused``), and the messages it
+    /// held go on. Returns it, so a front end can put its text back in the composer.
+    @discardableResult
+    public func discard(_ requestId: String) async throws(AgentOutboxError) -> AgentOutboxEntry {
+        let entry = try await outbox.discard(requestId)
+        sender.wake()
+        return entry
+    }
+
     /// Keeps the draft's capability and availability equal to the room's, and tells the room
     /// when an upload found attachments unavailable.
     private func followCapability() {
