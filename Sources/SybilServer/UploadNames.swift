@@ -1,4 +1,5 @@
 import SybilCore
+import SybilWire
 
 /// The rules for what a client names an upload with, shared by the Agent room's uploads
 /// (docs/api/agent-room.md) and the workspace desktop's chunked uploads
@@ -47,31 +48,8 @@ enum UploadNames {
     /// Decodes a percent-encoded UTF-8 header value (`+` stands for a space, as the route has
     /// always read it); `nil` for a broken escape or bytes that are not UTF-8.
     static func percentDecoded(_ text: String) -> String? {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let byte = utf8.popFirst() {
-            switch byte {
-            case UInt8(ascii: "+"):
-                bytes.append(0x20)
-            case UInt8(ascii: "%"):
-                guard utf8.count >= 2, let high = hexValue(utf8[utf8.startIndex]),
-                    let low = hexValue(utf8[utf8.startIndex + 1])
-                else { return nil }
-                bytes.append(high << 4 | low)
-                utf8 = utf8.dropFirst(2)
-            default:
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
+        PercentEscapes.decode(Substring(text).utf8, plusIsSpace: true, brokenEscape: .refuse).flatMap {
+            String(validating: $0, as: UTF8.self)
         }
     }
 }

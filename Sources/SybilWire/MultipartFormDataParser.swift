@@ -550,34 +550,16 @@ public struct MultipartFormDataParser: Sendable {
     static func decodeExtendedValue(_ text: String) -> String? {
         let pieces = text.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
         guard pieces.count == 3, pieces[0].lowercased() == "utf-8" else { return nil }
-        var bytes: [UInt8] = []
-        var utf8 = Array(pieces[2].utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%") {
-                guard utf8.count >= 2, let high = hexValue(utf8[utf8.startIndex]),
-                    let low = hexValue(utf8[utf8.startIndex + 1])
-                else { return nil }
-                bytes.append(high << 4 | low)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                // RFC 8187 attr-char: ALPHA / DIGIT / "!#$&+-.^_`|~".
-                guard byte < 0x80, isTokenByte(byte), byte != UInt8(ascii: "*"), byte != UInt8(ascii: "'"),
-                    byte != UInt8(ascii: "%")
-                else { return nil }
-                bytes.append(byte)
-            }
-        }
+        // RFC 8187 attr-char unescaped: ALPHA / DIGIT / "!#$&+-.^_`|~".
+        guard
+            let bytes = PercentEscapes.decode(
+                pieces[2].utf8, plusIsSpace: false, brokenEscape: .refuse,
+                allowed: { byte in
+                    byte < 0x80 && isTokenByte(byte) && byte != UInt8(ascii: "*") && byte != UInt8(ascii: "'")
+                })
+        else { return nil }
         guard !bytes.isEmpty else { return nil }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     // MARK: Helpers
