@@ -167,9 +167,10 @@ struct ReferenceServerLiveTests {
     }
 
     @Test func anUnreachableUpstreamIs503WithoutNamingIt() async throws {
-        let (gone, _) = try start()
-        let address = gone.baseURL
-        await gone.shutdown()
+        // A bound port that never listens: a stopped server's freed port could be handed to
+        // another test's server meanwhile, which would answer for the "unreachable" upstream.
+        let refusing = try RefusingPort()
+        let address = refusing.url
         let (proxy, _) = try start { $0.upstream = address }
         let (status, body) = try await post(
             proxy, "v1/chat/completions", #"{"model": "any", "messages": [{"role": "user", "content": "Hallo"}]}"#)
