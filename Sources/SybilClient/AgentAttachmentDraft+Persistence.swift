@@ -80,7 +80,9 @@ extension AgentAttachmentDraft {
                 notes.append("\(entry.fileName) was prepared but its saved copy is gone; select it again.")
             case .selected:
                 dropped = true
-                notes.append("\(entry.fileName) was still being prepared when Sybil closed; select it again.")
+                notes.append(
+                    "\(entry.fileName) was not prepared before Sybil closed (still preparing, or it failed); select it again."
+                )
             }
         }
         savedStages = Dictionary(uniqueKeysWithValues: saved.items.map { ($0.uploadId, $0.stage) })
@@ -98,36 +100,49 @@ extension AgentAttachmentDraft {
     // MARK: - Handoff
 
     /// Saves the draft and returns what the outbox takes over: the draft's id, the caption and
-    /// the ready descriptors in order. The draft does not change until ``completeHandoff(_:)``
-    /// or ``abandonHandoff()``. Throws, keeping the draft, when an item is not ready, there is
-    /// nothing to send, or the draft cannot be saved first.
+    /// the ready descriptors in order. Failed and interrupted items are left out (named in
+    /// ``AgentAttachmentHandoff/leftOut``) and stay for the next draft. The draft does not
+    /// change until ``completeHandoff(_:)`` or ``abandonHandoff()``. Throws, keeping the draft,
+    /// when an item is still being prepared or uploaded, there is nothing to send, or the draft
+    /// cannot be saved first.
     public func prepareHandoff() async throws(AgentAttachmentDraftError) -> AgentAttachmentHandoff {
         guard !isHandingOff else { throw .handoffInProgress }
-        guard items.allSatisfy(\.isReady), !(items.isEmpty && caption.allSatisfy(\.isWhitespace)) else {
-            throw .notReady
+        let working = items.filter(\.isInProgress)
+        guard working.isEmpty else { throw .notReady(working.map(\.fileName)) }
+        let attachments = items.compactMap(\.attachment)
+        let leftOut = items.filter(\.needsAttention).map(\.fileName)
+        guard !(attachments.isEmpty && caption.allSatisfy(\.isWhitespace)) else {
+            throw .nothingToSend(waiting: leftOut)
         }
         isHandingOff = true
         guard await persist() else {
             isHandingOff = false
             throw .storage(storageProblem ?? "the draft could not be saved")
         }
-        return AgentAttachmentHandoff(draftId: draftId, caption: caption, attachments: items.compactMap(\.attachment))
+        return AgentAttachmentHandoff(draftId: draftId, caption: caption, attachments: attachments, leftOut: leftOut)
     }
 
-    /// The outbox holds the message of draft `draftId`: the manifest and staged files are
-    /// cleared and a new, empty draft begins. Another id changes nothing.
+    /// The outbox holds the message of draft `draftId`: a new draft begins with a new identity,
+    /// holding only the items the message left out (failed or interrupted, with their staged
+    /// bytes, waiting for retry or removal); with none left the manifest and staged files are
+    /// cleared. Another id changes nothing.
     public func completeHandoff(_ draftId: String) async {
         guard draftId == self.draftId else { return }
         step?.task.cancel()
-        items = []
+        let kept = items.filter(\.needsAttention)
+        let keptIds = Set(kept.map(\.id))
+        items = kept
         caption = ""
-        sources = [:]
-        stagedIds = []
+        sources = sources.filter { keptIds.contains($0.key) }
+        stagedIds = stagedIds.intersection(keptIds)
         savedStages = [:]
         self.draftId = ids.makeID()
         isHandingOff = false
+        if !kept.isEmpty, await persist() { return }
         do {
-            try await storage.removeAll()
+            // With items kept but no save possible, the old manifest stays: recoverHandoff
+            // finishes this handoff again at the next launch.
+            if kept.isEmpty { try await storage.removeAll() }
         } catch {
             // The outbox owns the message; a manifest left behind is finished again at the next
             // launch by recoverHandoff, or replaced by the next save.

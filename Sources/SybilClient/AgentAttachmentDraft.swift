@@ -12,6 +12,9 @@ import SybilWire
 ///   id, size and SHA-256.
 /// - Failed work waits for ``retry(_:)``; nothing retries by itself. ``remove(_:)`` cancels the
 ///   item's local work and drops the reference; it never asks the server to delete anything.
+/// - Only work under way holds a send (``AgentAttachmentItem/isInProgress``): a failed or
+///   interrupted item is left out of the message and stays in the next draft, so it never
+///   blocks text.
 /// - Selection needs a v1 capability and attachments available (a 503
 ///   `open_proxy_unavailable` / close 4503 turns them off through
 ///   ``setAttachmentsAvailable(_:)``); existing items and descriptors are kept meanwhile.
@@ -88,12 +91,13 @@ public final class AgentAttachmentDraft {
         return items.count < limits.maxFiles
     }
 
-    /// Whether a message with `caption` can be sent: every item ready (an empty caption can send
-    /// ready attachments; no items and a blank caption cannot), the draft saved, no handoff under way.
+    /// Whether a message with `caption` can be sent: no item still being prepared or uploaded,
+    /// and a caption or an uploaded attachment (an empty caption can send ready attachments),
+    /// the draft saved, no handoff under way. Failed and interrupted items never hold a send:
+    /// they are left out of the message and stay in the draft.
     public func canSend(caption: String) -> Bool {
-        guard storageProblem == nil, !isHandingOff else { return false }
-        if items.isEmpty { return !caption.allSatisfy(\.isWhitespace) }
-        return items.allSatisfy(\.isReady)
+        guard storageProblem == nil, !isHandingOff, !items.contains(where: \.isInProgress) else { return false }
+        return items.contains(where: \.isReady) || !caption.allSatisfy(\.isWhitespace)
     }
 
     /// ``canSend(caption:)`` with the draft's own caption.
@@ -208,6 +212,19 @@ public final class AgentAttachmentDraft {
         guard !isHandingOff else { return }
         caption = text
         await persist()
+    }
+
+    /// Removes every item (each as ``remove(_:)`` does: local work cancelled, staged bytes
+    /// deleted, server originals kept); the caption stays.
+    public func removeAllItems() async {
+        for item in items { await remove(item.id) }
+    }
+
+    /// Starts over: every item removed and the caption cleared, saved.
+    public func clear() async {
+        guard !isHandingOff else { return }
+        await removeAllItems()
+        await updateCaption("")
     }
 
     /// Tries to save the draft again after a storage failure; whether it worked.

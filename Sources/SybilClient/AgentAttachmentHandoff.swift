@@ -10,11 +10,15 @@ public struct AgentAttachmentHandoff: Sendable, Hashable {
     public var caption: String
     /// The descriptors, in selection order.
     public var attachments: [AgentAttachment]
+    /// The names of the items left out because they failed or were interrupted: they stay in
+    /// the next draft, to retry or remove.
+    public var leftOut: [String]
 
     /// Creates a handoff.
-    public init(draftId: String, caption: String, attachments: [AgentAttachment]) {
+    public init(draftId: String, caption: String, attachments: [AgentAttachment], leftOut: [String] = []) {
         self.draftId = draftId
         self.caption = caption
         self.attachments = attachments
+        self.leftOut = leftOut
     }
 }

@@ -57,4 +57,31 @@ public struct AgentAttachmentItem: Sendable, Hashable, Identifiable {
     public var failure: AgentAttachmentFailure? {
         if case .failed(let failure) = state { failure } else { nil }
     }
+
+    /// Whether its work is still under way (preparing, waiting to upload, uploading): a send
+    /// waits for it. A failed or interrupted item waits for a person instead and never holds
+    /// a send; it is left out of the message and stays in the draft.
+    public var isInProgress: Bool {
+        switch state {
+        case .preparing, .staged, .uploading: true
+        case .ready, .failed, .interrupted: false
+        }
+    }
+
+    /// Whether it waits for a person: failed, or interrupted by a relaunch (retry or remove it).
+    public var needsAttention: Bool { !isReady && !isInProgress }
+
+    /// Its state in a few words for a list (`preparing`, `uploading 40%`, `uploaded`,
+    /// `failed: …`, `interrupted: retry or remove it`); the failure's sentence as it is.
+    public var stateSummary: String {
+        switch state {
+        case .preparing: "preparing"
+        case .staged: "waiting to upload"
+        case .uploading(let progress):
+            progress.map { "uploading \(Int((min(max($0, 0), 1) * 100).rounded(.down)))%" } ?? "uploading"
+        case .ready: "uploaded"
+        case .failed(let failure): "failed: \(failure)"
+        case .interrupted: "interrupted: retry or remove it"
+        }
+    }
 }

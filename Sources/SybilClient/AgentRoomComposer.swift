@@ -13,7 +13,8 @@ import SybilWire
 ///   meets while uploading makes the room re-check at its next connection.
 /// - ``send()`` hands the draft to the outbox: the draft is saved, the outbox saves the
 ///   message with the draft's identity, then the draft is cleared. A crash between those
-///   steps is recovered at ``start()`` without a second send.
+///   steps is recovered at ``start()`` without a second send. Only attachments still being
+///   prepared or uploaded hold a send; failed ones are left out and stay in the draft.
 /// - ``stop()`` ends the room and the sender and waits for them, and suspends the draft's
 ///   uploads (a later ``start()`` resumes them); ``close()`` also ends the draft's work and
 ///   waits for it, for a screen or a command that is done.
@@ -92,12 +93,14 @@ public final class AgentRoomComposer {
         await draft.updateCaption(text)
     }
 
-    /// Whether ``send()`` can send now: every attachment ready, and a caption or an attachment.
+    /// Whether ``send()`` can send now: no attachment still uploading, and a caption or an
+    /// uploaded attachment (failed ones are left out and stay in the draft).
     public var canSend: Bool { draft.canSend }
 
     /// Queues the draft: the outbox saves it before anything is sent, then the draft starts
-    /// over. Returns the queued entry, or `nil` with ``notice`` saying why nothing was queued
-    /// (the draft is kept whole).
+    /// over, keeping the items that failed or were interrupted (left out of the message and
+    /// named in ``notice``). Returns the queued entry, or `nil` with ``notice`` saying why
+    /// nothing was queued (the draft is kept whole).
     @discardableResult
     public func send() async -> AgentOutboxEntry? {
         let handoff: AgentAttachmentHandoff
@@ -117,7 +120,10 @@ public final class AgentRoomComposer {
             return nil
         }
         await draft.completeHandoff(handoff.draftId)
-        notice = nil
+        notice =
+            handoff.leftOut.isEmpty
+            ? nil
+            : "Sent without \(handoff.leftOut.joined(separator: ", ")), which did not upload; it stays in the draft to retry or remove."
         sender.wake()
         return entry
     }

@@ -138,7 +138,8 @@ struct AgentAttachmentDraftTests {
             }
             #expect(failure.description.contains("Refused: "))
             #expect(api.uploadedIds == ["up-2"], "the draft is idle: nothing retries by itself")
-            #expect(!draft.canSend(caption: "x"))
+            #expect(draft.canSend(caption: "x"), "a failed item never holds text; it is left out")
+            #expect(!draft.canSend(caption: ""), "alone it sends nothing")
 
             draft.retry("up-2")
             #expect(await allReady(draft))
@@ -288,7 +289,7 @@ struct AgentAttachmentDraftTests {
         }
     }
 
-    @Test func sendingNeedsEveryItemReadyAndSomethingToSend() async throws {
+    @Test func sendingWaitsForItemsUnderWayAndNeedsSomethingToSend() async throws {
         try await AttachmentFixtures.withDirectory { directory in
             let uploads = TestGate()
             let draft = await makeDraft(
