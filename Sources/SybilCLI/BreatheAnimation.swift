@@ -1,7 +1,9 @@
 import SybilMotion
+import Synchronization
 
-/// The live `sybil breathe`: the alternate screen, a frame every 1/30 s from the clock
-/// until the time is up or SIGINT/SIGTERM arrives, then the screen and cursor restored.
+/// The live scene of `sybil breathe` and `sybil meditate`: the alternate screen, a frame
+/// every 1/30 s from the clock until the time is up or SIGINT/SIGTERM arrives, then the
+/// screen and cursor restored. The status line under the scene is the command's.
 struct BreatheAnimation {
     static let enterScreen = "\u{1B}[?1049h\u{1B}[?25l"
     static let leaveScreen = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
@@ -10,10 +12,14 @@ struct BreatheAnimation {
     var scene: BreathingScene
     let grid: BreathingSceneGridRenderer
     let io: CommandIO
+    /// The line under the scene for a frame `elapsed` seconds in.
+    let status: @Sendable (_ scene: BreathingScene, _ elapsed: Double) -> String
 
-    /// Animates until done or asked to stop; always leaves the alternate screen.
-    func run<C: Clock>(clock: C) async where C.Duration == Duration {
-        let animation = Task { [scene] in
+    /// Animates until done or asked to stop; always leaves the alternate screen. Returns the
+    /// seconds the animation ran on `clock`, at most ``seconds``.
+    @discardableResult
+    func run<C: Clock>(clock: C) async -> Double where C.Duration == Duration {
+        let animation = Task { [scene, status] in
             var scene = scene
             io.writeOutput(Self.enterScreen)
             let start = clock.now
@@ -21,23 +27,27 @@ struct BreatheAnimation {
             var previous = 0.0
             var next = start
             while !Task.isCancelled {
-                let elapsed = start.duration(to: clock.now)
-                let time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                let time = Self.seconds(start.duration(to: clock.now))
                 scene.advance(frame: FrameTick(timestamp: time, duration: time - previous))
                 previous = time
-                let status = "\(scene.guidance)  \(max(seconds - Int(time), 0)) s left  (Ctrl+C stops)"
-                io.writeOutput("\u{1B}[H" + grid.render(scene) + "\u{1B}[0m\u{1B}[2K" + status)
+                io.writeOutput("\u{1B}[H" + grid.render(scene) + "\u{1B}[0m\u{1B}[2K" + status(scene, time))
                 if time >= Double(seconds) { break }
                 next = next.advanced(by: frame)
                 do { try await clock.sleep(until: next, tolerance: nil) } catch { break }
             }
             io.writeOutput(Self.leaveScreen)
+            return min(Self.seconds(start.duration(to: clock.now)), Double(seconds))
         }
         let waiter = Task {
             await io.waitForTermination()
             animation.cancel()
         }
-        await animation.value
+        let elapsed = await animation.value
         waiter.cancel()
+        return elapsed
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 }

@@ -56,18 +56,23 @@ enum BreatheCommand {
             throw UsageError(
                 command: name, message: "standard output is not a terminal; use --frames N to print frames")
         }
+        let seconds = options.seconds ?? defaultSeconds
         await BreatheAnimation(
-            seconds: options.seconds ?? defaultSeconds, scene: scene(options.theme, size),
-            grid: BreathingSceneGridRenderer(columns: size.columns, rows: size.rows - 1, color: color), io: io
+            seconds: seconds, scene: scene(options.theme, size),
+            grid: BreathingSceneGridRenderer(columns: size.columns, rows: size.rows - 1, color: color), io: io,
+            status: { scene, time in "\(scene.guidance)  \(max(seconds - Int(time), 0)) s left  (Ctrl+C stops)" }
         ).run(clock: clock)
         return .success
     }
 
-    static func scene(_ appearance: BreathingTheme.Appearance, _ size: (columns: Int, rows: Int)) -> BreathingScene {
+    static func scene(
+        _ appearance: BreathingTheme.Appearance, _ size: (columns: Int, rows: Int), cycle: BreathingCycle = .standard
+    ) -> BreathingScene {
         var configuration = BreathingScene.Configuration(
             width: Double(size.columns) * pointsPerColumn, height: Double(size.rows - 1) * pointsPerRow)
         configuration.textWidth = 12 * pointsPerColumn
         configuration.textHeight = pointsPerRow
+        configuration.cycle = cycle
         return BreathingScene(configuration: configuration, theme: .forAppearance(appearance))
     }
 

@@ -33,6 +33,7 @@ extension CommandSpec {
             Row(label: "profile add|list|use|remove", help: "The servers you use (config.toml): URL, model, key."),
             Row(label: "models [--profile NAME] [--json]", help: "List the models a server offers."),
             Row(label: "breathe", help: "Breathe along with the animated sky-and-water scene."),
+            Row(label: "meditate [--minutes N]", help: "Meditate with a calm timer; the session is saved as a record."),
             Row(label: "debug envelope [FILE]", help: "Check a workspace chat load envelope and print it normalised."),
             Row(label: "debug sse [FILE]", help: "Parse a text/event-stream and print each event as JSON."),
             Row(label: "debug ws-echo URL", help: "Echo every WebSocket message a server sends back to it."),

@@ -53,6 +53,7 @@ public enum SybilCommandLine {
             return try await debug(rest, io: io)
         case "breathe":
             return try await BreatheCommand.run(rest, io: io)
+        case "meditate": return try await MeditateCommand.run(rest, io: io)
         default:
             throw UsageError(command: "sybil", message: "unknown command '\(first)'")
         }
