@@ -10,8 +10,11 @@ import SybilWire
 /// same decoded events and the same ending. What it holds stays bounded: the response parser
 /// hands on every body byte of a read within that read (it keeps no body), no event carries more
 /// data than the event limit nor an id or type longer than the line limit, and the event-stream
-/// parser examines each byte at most twice. Runs under the default limits and under small ones
-/// that short inputs reach.
+/// parser examines each byte at most twice. Every event is also decoded by the tree-free
+/// ``ChatCompletionChunkDecoder`` and by the JSON tree (``OpenAIStreamEvent/decodeWithTree(_:)``):
+/// a chunk the one reads the other reads the same, and what the one refuses the other does
+/// not read as a chunk. Runs under the default limits and under small ones that short inputs
+/// reach.
 public enum ChatResponseFuzzTarget {
     /// Limits small enough that inputs of a few kilobytes reach them.
     static let smallLimits = EventStreamParser.Limits(maximumLineBytes: 40, maximumEventBytes: 200)
@@ -110,6 +113,7 @@ public enum ChatResponseFuzzTarget {
                             + "type and a \(event.lastEventId.unicodeScalars.count)-scalar id passed limits of "
                             + "\(limits.maximumEventBytes) and \(limits.maximumLineBytes)")
                 }
+                try checkDecodersAgree(on: event, fedAs: name)
                 let decoded: OpenAIStreamEvent
                 do {
                     decoded = try OpenAIStreamEvent.decode(event)
@@ -164,6 +168,41 @@ public enum ChatResponseFuzzTarget {
                 "fed \(name): \(stream.statistics.bytesScanned) bytes scanned for line ends in a \(fed)-byte response")
         }
         return outcome
+    }
+
+    /// Holds the tree-free chunk decoder to the tree decoder on one event: the same chunk, or
+    /// both refusing it as a chunk (the tree may read an `error` member as an error frame); and
+    /// the stream's decoder answers exactly what the tree answers, error included.
+    public static func checkDecodersAgree(on event: ServerSentEvent, fedAs name: String = "whole")
+        throws(FuzzFailure)
+    {
+        let tree = Result { () throws(JSONError) in try OpenAIStreamEvent.decodeWithTree(event) }
+        let stream = Result { () throws(JSONError) in try OpenAIStreamEvent.decode(event) }
+        guard stream == tree else {
+            throw FuzzFailure(target: .chatResponse, "fed \(name): the stream decoder gave \(stream), the tree \(tree)")
+        }
+        guard event.type != "error", !(event.type == "message" && event.dataBytes.elementsEqual("[DONE]".utf8)) else {
+            return
+        }
+        var decoder = ChatCompletionChunkDecoder()
+        let direct = Result { () throws(JSONError) in try decoder.decode(event.dataBytes) }
+        let agrees: Bool
+        switch (direct, tree) {
+        case (.success(.chunk(let chunk)), .success(.chunk(let treeChunk))): agrees = chunk == treeChunk
+        case (.success(.chunk), _): agrees = false
+        case (_, .success(.chunk)): agrees = false
+        case (.success(.errorMember), .success(.error)), (.success(.errorMember), .failure): agrees = true
+        // A refusal of the bytes (syntax, a limit) is the tree's refusal too; a contract
+        // refusal may meet the tree's syntax error further on.
+        case (.failure(let error), .failure(let treeError)):
+            agrees = error.kind == .contract || error.kind == treeError.kind
+        case (.failure(let error), .success(.error)): agrees = error.kind == .contract
+        default: agrees = false
+        }
+        guard agrees else {
+            throw FuzzFailure(
+                target: .chatResponse, "fed \(name): the tree-free decoder gave \(direct), the tree \(tree)")
+        }
     }
 
     private static func describe(_ outcome: Outcome) -> String {

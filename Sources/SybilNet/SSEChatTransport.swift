@@ -129,12 +129,15 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         into yield: BoundedYield<Delivery>
     ) async throws {
         var parser = EventStreamParser()
+        // One chunk decoder and one event list for the stream: their buffers are reused.
+        var decoder = ChatCompletionChunkDecoder()
+        var events: [ServerSentEvent] = []
         do {
             for try await bytes in body {
                 watch.touch()
                 // The events completed before a limit was passed are handed on first, so what
                 // arrives does not depend on how the bytes were split into reads.
-                var events: [ServerSentEvent] = []
+                events.removeAll(keepingCapacity: true)
                 var refusal: EventStreamParser.LimitExceeded?
                 do throws(EventStreamParser.LimitExceeded) {
                     try parser.feed(bytes) { events.append($0) }
@@ -144,7 +147,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
                 for event in events {
                     let decoded: OpenAIStreamEvent
                     do {
-                        decoded = try OpenAIStreamEvent.decode(event)
+                        decoded = try OpenAIStreamEvent.decode(event, using: &decoder)
                     } catch {
                         throw ChatStreamError.malformedChunk(String(describing: error))
                     }

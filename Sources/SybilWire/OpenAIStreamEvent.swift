@@ -12,6 +12,29 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
 
     /// Interprets one event. Malformed data is a ``JSONError`` naming the member.
     public static func decode(_ event: ServerSentEvent) throws(JSONError) -> OpenAIStreamEvent {
+        var decoder = ChatCompletionChunkDecoder()
+        return try decode(event, using: &decoder)
+    }
+
+    /// Interprets one event, reading a chunk with `decoder` (keep one per stream: it reuses its
+    /// buffers). Chunks are read straight from the bytes; error frames, and data the chunk
+    /// decoder refuses, go through the JSON tree (``decodeWithTree(_:)``), so that what is
+    /// accepted and every error is exactly the tree decoder's (the differential tests and the
+    /// `chat-response` fuzz target hold the two to that).
+    public static func decode(
+        _ event: ServerSentEvent, using decoder: inout ChatCompletionChunkDecoder
+    ) throws(JSONError) -> OpenAIStreamEvent {
+        if event.type == "message", event.dataBytes.elementsEqual("[DONE]".utf8) { return .done }
+        if event.type != "error", case .chunk(let chunk)? = try? decoder.decode(event.dataBytes) {
+            return .chunk(chunk)
+        }
+        // The rare ways: an error frame, or a stream that ends on a malformed chunk.
+        return try decodeWithTree(event)
+    }
+
+    /// Interprets one event by parsing its data into a ``JSONValue`` tree first: the reference
+    /// the tree-free decoder is tested against, and the decoder of error frames.
+    public static func decodeWithTree(_ event: ServerSentEvent) throws(JSONError) -> OpenAIStreamEvent {
         if event.type == "message", event.dataBytes.elementsEqual("[DONE]".utf8) { return .done }
         let value = try JSONReader().parse(event.dataBytes)
         if event.type == "error" {

@@ -1,0 +1,61 @@
+import SybilCore
+
+/// Decodes a `chat.completion.chunk` straight from the bytes of an event's data, without
+/// building a JSON tree: the decoder a chat stream uses for every token.
+///
+/// It accepts exactly what ``JSONReader`` followed by ``ChatCompletionChunk/decode(_:at:)``
+/// accepts and gives the same chunk: every byte is checked (RFC 8259 grammar, UTF-8, escapes
+/// and surrogate pairs, 512 levels of nesting, 64 MiB), members it does not need are skipped
+/// (nested objects and arrays too, still checked), the objects it reads (the root, each
+/// choice, its `delta`, `usage`) refuse a member named twice, and every integer is range
+/// checked (`choices[].index` and the token counts in `0…2^31−1`). Malformed input fails with a
+/// ``JSONError`` naming the path, e.g. `choices[0].delta.content`. A root object with an `error`
+/// member is an error frame: the decoder answers ``Outcome/errorMember`` and leaves it to
+/// ``APIErrorBody`` (``OpenAIStreamEvent/decode(_:using:)`` does so).
+///
+/// The decoder keeps scratch buffers between calls; keep one per stream.
+public struct ChatCompletionChunkDecoder: Sendable {
+    /// What the bytes held.
+    public enum Outcome: Sendable, Hashable {
+        /// A chunk.
+        case chunk(ChatCompletionChunk)
+        /// A root object with an `error` member: an error frame, not decoded here.
+        case errorMember
+    }
+
+    private var keys: [ChatCompletionChunkScanner.KeyEntry] = []
+    private var ownedKeyBytes: [UInt8] = []
+    private var scratch: [UInt8] = []
+
+    /// A decoder with empty scratch buffers.
+    public init() {}
+
+    /// Decodes one chunk from the bytes of an event's data.
+    public mutating func decode(_ bytes: [UInt8]) throws(JSONError) -> Outcome {
+        let maxBytes = JSONReader.Limits.standard.maxBytes
+        guard bytes.count <= maxBytes else {
+            throw JSONError(
+                kind: .limit, path: .root, offset: maxBytes,
+                message: "document is \(bytes.count) bytes; the limit is \(maxBytes) bytes")
+        }
+        // The scratch buffers move into the pass and back, so that none is copied on write.
+        var storage = (keys: keys, ownedKeyBytes: ownedKeyBytes, scratch: scratch)
+        (keys, ownedKeyBytes, scratch) = ([], [], [])
+        let result = bytes.withUnsafeBufferPointer { buffer -> Result<Outcome, ChatChunkScanFailure> in
+            var pass = ChatCompletionChunkScanner(
+                bytes: buffer, keys: storage.keys, ownedKeyBytes: storage.ownedKeyBytes, scratch: storage.scratch)
+            storage = ([], [], [])
+            defer { storage = (pass.keys, pass.ownedKeyBytes, pass.scratch) }
+            do throws(ChatChunkScanFailure) {
+                return .success(try pass.scanDocument())
+            } catch {
+                return .failure(error)
+            }
+        }
+        (keys, ownedKeyBytes, scratch) = storage
+        switch result {
+        case .success(let outcome): return outcome
+        case .failure(let failure): throw failure.jsonError
+        }
+    }
+}
