@@ -5,7 +5,7 @@ import SybilNet
 import SybilStore
 import SybilWire
 
-/// `sybil agent send|tail|retry|resend-all|download`: the Agent room (seed 003) from the
+/// `sybil agent send|tail|retry|resend-all|discard|draft|download|preview`: the Agent room (seed 003) from the
 /// command line, through the same room model, attachment draft, outbox and sender the apps
 /// use. The outbox and draft live under `$XDG_DATA_HOME/sybil/client`, scoped to the server.
 enum AgentCommand {
@@ -19,7 +19,7 @@ enum AgentCommand {
         let rest = Array(arguments.dropFirst())
         let specs: [String: CommandSpec] = [
             "send": .agentSend, "tail": .agentTail, "retry": .agentRetry, "resend-all": .agentResendAll,
-            "download": .agentDownload,
+            "download": .agentDownload, "preview": .agentPreview, "draft": .agentDraft, "discard": .agentDiscard,
         ]
         return try await SurfaceGate.run(.agentRoom, spec: specs[first], arguments: rest, io: io) {
             () async throws(UsageError) -> ExitCode in
@@ -32,6 +32,9 @@ enum AgentCommand {
             case "retry": return try await AgentRetryCommand.run(rest, io: io, all: false)
             case "resend-all": return try await AgentRetryCommand.run(rest, io: io, all: true)
             case "download": return try await AgentDownloadCommand.run(rest, io: io)
+            case "preview": return try await AgentPreviewCommand.run(rest, io: io)
+            case "draft": return try await AgentDraftCommand.run(rest, io: io)
+            case "discard": return try await AgentDiscardCommand.run(rest, io: io)
             default: throw UsageError(command: name, message: "unknown subcommand '\(first)'")
             }
         }
@@ -125,21 +128,33 @@ enum AgentCommand {
         of requestIds: [String], in session: Session, limit: Duration, command: String, io: CommandIO
     ) async -> ExitCode {
         let outbox = session.composer.outbox
+        /// A message refused for good that holds the queue: nothing behind it moves until it is
+        /// discarded, so waiting longer cannot help.
+        func refusal() -> AgentOutboxEntry? {
+            outbox.entries.first { $0.state == .failed && $0.failure?.kind == .refused }
+        }
         func settled() -> Bool {
-            requestIds.allSatisfy { id in
-                guard let entry = outbox.entry(id) else { return true }
-                return entry.state == .confirmed || entry.state == .failed
-            }
+            refusal() != nil
+                || requestIds.allSatisfy { id in
+                    guard let entry = outbox.entry(id) else { return true }
+                    return entry.state == .confirmed || entry.state == .failed
+                }
         }
         let finished = await wait(limit: limit, settled)
         var status = ExitCode.success
+        if let held = refusal(), !requestIds.contains(held.requestId), let failure = held.failure {
+            let said = AgentRefusalAdvice.describe(failure, discard: AgentDiscardCommand.advice(held.requestId))
+            io.writeError("\(command): “\(held.label)” (\(held.requestId)) holds the queue: \(said)\n")
+            status = .invalidData
+        }
         for id in requestIds {
             guard let entry = outbox.entry(id), entry.state != .confirmed else {
                 io.writeOutput("confirmed \(id)\n")
                 continue
             }
             if entry.state == .failed, let failure = entry.failure {
-                io.writeError("\(command): “\(entry.label)” (\(id)) failed: \(failure)\n")
+                let said = AgentRefusalAdvice.describe(failure, discard: AgentDiscardCommand.advice(id))
+                io.writeError("\(command): “\(entry.label)” (\(id)) failed: \(said)\n")
                 status = worst(status, failure.canRetry ? .unavailable : .invalidData)
             } else {
                 io.writeError(
@@ -148,7 +163,7 @@ enum AgentCommand {
                 status = worst(status, .unavailable)
             }
         }
-        if !finished, let reason = outbox.holdReason { io.writeError("\(command): \(reason)\n") }
+        if !finished, refusal() == nil, let reason = outbox.holdReason { io.writeError("\(command): \(reason)\n") }
         return status
     }
 

@@ -91,7 +91,7 @@ enum AgentDownloadCommand {
     }
 
     /// The attachment's descriptor from the room's history, newest messages first.
-    private static func find(_ uploadId: String, api: AgentRoomHTTPClient) async throws(AgentRoomError)
+    static func find(_ uploadId: String, api: AgentRoomHTTPClient) async throws(AgentRoomError)
         -> AgentAttachment?
     {
         var before: AgentCursor?

@@ -65,7 +65,10 @@ enum AgentRetryCommand {
             if chosen.isEmpty {
                 io.writeError("\(command): no failed message can be sent again\n")
                 for entry in failed {
-                    io.writeError("\(command): “\(entry.label)”: \(entry.failure.map(\.description) ?? "")\n")
+                    let said = entry.failure.map {
+                        AgentRefusalAdvice.describe($0, discard: AgentDiscardCommand.advice(entry.requestId))
+                    }
+                    io.writeError("\(command): “\(entry.label)”: \(said ?? "")\n")
                 }
                 return failed.isEmpty ? .success : .invalidData
             }
@@ -79,7 +82,7 @@ enum AgentRetryCommand {
             }
             guard entry.canRetry else {
                 io.writeError(
-                    "\(command): “\(entry.label)” was refused for good and cannot be sent again: \(entry.failure.map(\.description) ?? "")\n"
+                    "\(command): “\(entry.label)” was refused for good and cannot be sent again: \(entry.failure.map { AgentRefusalAdvice.describe($0, discard: AgentDiscardCommand.advice(entry.requestId)) } ?? "")\n"
                 )
                 return .invalidData
             }

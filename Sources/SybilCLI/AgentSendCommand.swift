@@ -6,7 +6,9 @@ import SybilWire
 /// `sybil agent send TEXT [--attach FILE]… [--photo FILE]…`: checks the files against the v1
 /// ceilings before anything is sent, opens the room, prepares and uploads the attachments one
 /// at a time through the draft (progress on standard error), hands the draft to the outbox
-/// and waits for the room's echo. Messages an earlier run left queued go first, in order.
+/// and waits for the room's echo. Messages an earlier run left queued go first, in order. The
+/// draft an earlier run left (uploaded files, failed ones) is continued, never thrown away: a
+/// failed file is left out of the message and stays for the next run.
 enum AgentSendCommand {
     static let name = "sybil agent send"
 
@@ -87,6 +89,10 @@ enum AgentSendCommand {
         return nil
     }
 
+    /// Where a draft that was not sent whole stays.
+    static let keptSentence =
+        "The draft is kept for the next run: `sybil agent draft show` lists it, `sybil agent draft clear` drops it."
+
     /// `text` ending with a full stop.
     static func sentence(_ text: String) -> String {
         text.hasSuffix(".") ? text : text + "."
@@ -110,10 +116,15 @@ enum AgentSendCommand {
     private static func send(_ request: Request, in session: AgentCommand.Session, io: CommandIO) async -> ExitCode {
         let composer = session.composer
         await composer.start()
-        // One command, one message: what an earlier run left in the draft (files it attached
-        // before it stopped) is not this message's.
-        for item in composer.draft.items { await composer.draft.remove(item.id) }
+        // The draft an earlier run left (its uploaded files, a failed one to retry or remove)
+        // is kept: this message continues it (`sybil agent draft clear` starts over).
+        for note in composer.draft.notes { io.writeError("\(name): \(note)\n") }
         composer.draft.clearNotes()
+        if !composer.draft.items.isEmpty {
+            let kept = composer.draft.items.map { "\($0.fileName) (\($0.stateSummary))" }
+            io.writeError(
+                "\(name): the draft keeps \(kept.count) earlier attachment(s): \(kept.joined(separator: ", "))\n")
+        }
         let earlier = composer.pending.filter { $0.state != .failed }.map(\.requestId)
         if !earlier.isEmpty {
             io.writeError("\(name): sending \(earlier.count) earlier message(s) left in the outbox first\n")
@@ -126,13 +137,18 @@ enum AgentSendCommand {
                 )
                 return composer.room.descriptor == nil ? .unavailable : .invalidData
             }
-            if let status = await attach(request.files, composer: composer, io: io) { return status }
         }
-        await composer.updateCaption(request.text)
+        // TEXT replaces the saved caption; without it the draft's own caption goes.
+        if !request.text.isEmpty { await composer.updateCaption(request.text) }
+        if !request.files.isEmpty, let status = await attach(request.files, composer: composer, io: io) {
+            io.writeError("\(name): \(keptSentence)\n")
+            return status
+        }
         guard let entry = await composer.send() else {
             io.writeError("\(name): \(composer.notice ?? "nothing was queued")\n")
-            return .invalidData
+            return composer.draft.items.contains(where: \.isInProgress) ? .unavailable : .invalidData
         }
+        if let notice = composer.notice { io.writeError("\(name): \(notice) (\(keptSentence))\n") }
         io.writeError("\(name): queued as \(entry.requestId)\n")
         return await AgentCommand.awaitEchoes(
             of: earlier + [entry.requestId], in: session, limit: request.wait, command: name, io: io)

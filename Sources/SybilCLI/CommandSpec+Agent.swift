@@ -10,7 +10,10 @@ extension CommandSpec {
             Row(label: "tail", help: "Print the visible transcript, then follow it live."),
             Row(label: "retry [REQUEST_ID]", help: "Send a failed message again with its original request id."),
             Row(label: "resend-all", help: "Send every failed message again, in order."),
+            Row(label: "discard [REQUEST_ID]", help: "Drop a message refused for good; what it held goes on."),
+            Row(label: "draft [show|clear]", help: "List or clear the draft an earlier send left."),
             Row(label: "download UPLOAD_ID", help: "Save an attachment's original bytes, verified."),
+            Row(label: "preview UPLOAD_ID", help: "Print an attachment's text, or an image's type and size."),
         ],
         notes: """
             Messages go through an outbox saved before anything is sent, scoped to the server
@@ -27,7 +30,10 @@ extension CommandSpec {
             sends it, and exits once the room's canonical echo confirmed it. Messages an earlier
             run left queued are sent first, in order. A send whose outcome is unknown stays in
             the outbox as failed; `sybil agent retry` sends it again with the same request id,
-            so the room never holds it twice.
+            so the room never holds it twice. The draft is kept on this device: files an earlier
+            run uploaded go with this message, a file that failed is left out and stays for the
+            next run (`sybil agent draft show`, `sybil agent draft clear`), and without TEXT the
+            draft's saved caption is sent.
             """,
         arguments: [
             Argument(
@@ -104,6 +110,56 @@ extension CommandSpec {
             0 success, 64 usage error, 65 no such attachment or the bytes do not match,
             69 the server could not be reached, 73 the output cannot be written, 76 the
             server broke the contract.
+            """)
+
+    static let agentDiscard = CommandSpec(
+        name: AgentDiscardCommand.name, overview: "Drop an Agent room message the server refused for good.",
+        discussion: """
+            A message refused for good (400, 409, 413, …) cannot succeed when sent again, and it
+            holds the messages queued after it. Discard removes it from the outbox, prints its
+            text on standard output so it can be written again, then sends what it held and
+            waits for their echoes. Without REQUEST_ID, discards the one refused message.
+            """,
+        arguments: [
+            Argument(
+                name: "REQUEST_ID", help: "The request id a failed send or `sybil agent tail` printed.",
+                optional: true)
+        ],
+        options: [AgentCommand.waitOption] + agentCommonOptions,
+        exitStatus: """
+            0 discarded (and what it held confirmed), 64 usage error, 65 no such failed
+            message, none refused, or several refused (they are listed), 66 the outbox cannot
+            be read, 69 a held message could not be sent (it stays in the outbox).
+            """)
+
+    static let agentDraft = CommandSpec(
+        name: AgentDraftCommand.name, overview: "Show or clear the Agent room draft kept on this device.",
+        discussion: """
+            A send whose attachment failed keeps its draft: the caption, the files that
+            uploaded and the ones that did not. `show` (the default) lists each attachment
+            with its state; `clear` removes them all and empties the caption. Uploaded
+            originals stay on the server. Reads only the saved draft: nothing is uploaded.
+            """,
+        arguments: [Argument(name: "ACTION", help: "show (default) or clear.", optional: true)],
+        options: agentCommonOptions,
+        exitStatus: """
+            0 success, 64 usage error, 66 the draft cannot be read, 73 the cleared draft
+            cannot be saved.
+            """)
+
+    static let agentPreview = CommandSpec(
+        name: AgentPreviewCommand.name, overview: "Print a preview of an Agent room attachment.",
+        discussion: """
+            Finds the attachment in the room's history and downloads its original, verified.
+            Text (HTML and SVG included) is printed as text, never rendered, with control
+            characters replaced, at most 64 KiB; an image prints its type and pixel size;
+            other files say so (save them with `sybil agent download`).
+            """,
+        arguments: [Argument(name: "UPLOAD_ID", help: "The attachment's upload id, as `sybil agent tail` prints it.")],
+        options: agentCommonOptions,
+        exitStatus: """
+            0 success, 64 usage error, 65 no such attachment or the bytes do not match,
+            69 the server could not be reached, 76 the server broke the contract.
             """)
 
     /// `--api-url`, `--token`, `--in-memory` and help, as every Agent subcommand has them.

@@ -10,7 +10,7 @@ import Testing
 
 @testable import SybilCLI
 
-/// `sybil agent send|tail|retry|resend-all|download` against the reference server over real
+/// `sybil agent send|tail|retry|resend-all|discard|draft|download|preview` against the reference server over real
 /// sockets: each command runs the same composer, outbox, draft and room the apps use.
 @Suite("sybil agent", .timeLimit(.minutes(1)))
 struct AgentCommandTests {
@@ -120,7 +120,14 @@ struct AgentCommandTests {
         #expect(try await api.original(of: file) == heic)
     }
 
-    @Test func aSendThatStoppedLeavesNoAttachmentForTheNextOne() async throws {
+    private func roomAPI(_ server: ReferenceServer) throws -> AgentRoomHTTPClient {
+        AgentRoomHTTPClient(
+            base: try AgentAPIBase(server.baseURL), http: DefaultHTTPClient.make(redirects: .deliver),
+            tokens: TokenProvider(current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t")),
+            random: SeededRandomSource(seed: 3))
+    }
+
+    @Test func aFailedSendKeepsItsDraftForTheNextRunAndDraftClearDropsIt() async throws {
         let server = try server()
         defer { Task { await server.shutdown() } }
         let data = temporaryDirectory()
@@ -131,15 +138,93 @@ struct AgentCommandTests {
         let first = io(server.baseURL, data: data)
         #expect(await first.run("agent", "send", "--attach", notes.path, "--attach", broken.path, "report") == 65)
         #expect(first.stderr.contains("broken.png"))
+        #expect(first.stderr.contains("The draft is kept for the next run"))
+
+        let show = io(server.baseURL, data: data)
+        #expect(await show.run("agent", "draft", "show") == 0)
+        #expect(show.stdout.contains("caption: report"))
+        #expect(show.stdout.contains("1. notes.txt · text/plain · 5 bytes · uploaded"), "\(show.stdout)")
+        #expect(show.stderr.contains("broken.png"), "the refused file is named, to select again")
+
         let second = io(server.baseURL, data: data)
         #expect(await second.run("agent", "send", "hello") == 0)
-        let api = AgentRoomHTTPClient(
-            base: try AgentAPIBase(server.baseURL), http: DefaultHTTPClient.make(redirects: .deliver),
-            tokens: TokenProvider(current: TokenLocation(store: InMemorySecretStore(["t": Self.token]), account: "t")),
-            random: SeededRandomSource(seed: 3))
-        let messages = try await api.messages(after: nil, before: nil, limit: 10).messages.filter { $0.role == .user }
+        #expect(second.stderr.contains("the draft keeps 1 earlier attachment(s): notes.txt (uploaded)"))
+        let messages = try await roomAPI(server).messages(after: nil, before: nil, limit: 10).messages.filter {
+            $0.role == .user
+        }
         #expect(messages.map(\.text) == ["hello"], "the refused send sent nothing")
-        #expect(messages.first?.attachments.isEmpty == true, "notes.txt from the earlier run is not attached")
+        #expect(messages.first?.attachments.map(\.fileName) == ["notes.txt"], "the kept upload went with it")
+        let empty = io(server.baseURL, data: data)
+        #expect(await empty.run("agent", "draft") == 0)
+        #expect(empty.stdout == "The draft is empty.\n")
+
+        let third = io(server.baseURL, data: data)
+        #expect(await third.run("agent", "send", "--attach", broken.path, "again") == 65)
+        let clear = io(server.baseURL, data: data)
+        #expect(await clear.run("agent", "draft", "clear") == 0)
+        #expect(clear.stderr.contains("uploaded originals stay on the server"))
+        let after = io(server.baseURL, data: data)
+        #expect(await after.run("agent", "draft", "show") == 0)
+        #expect(after.stdout == "The draft is empty.\n")
+    }
+
+    @Test func aMessageRefusedForGoodNamesDiscardAndDiscardLetsWhatItHeldGoOn() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let data = temporaryDirectory()
+        // A message naming an upload the server never had: refused for good (400 unknown_upload).
+        do {
+            let outbox = try await AgentOutbox.open(
+                directory: data.path + "/sybil/client/agent", baseURL: server.baseURL,
+                ids: GhostIDs(), now: { 1_000 })
+            let ghost = AgentAttachment(
+                uploadId: "ghost-upload", fileName: "ghost.txt", mimeType: "text/plain", size: 1,
+                sha256: String(repeating: "0", count: 64))
+            try await outbox.enqueue(text: "with a ghost", attachments: [ghost])
+        }
+        let send = io(server.baseURL, data: data)
+        #expect(await send.run("agent", "send", "--wait", "20", "after the ghost") == 65)
+        #expect(send.stderr.contains("Sending it again cannot succeed; Discard it (run `sybil agent discard ghost-1`)"))
+        let discard = io(server.baseURL, data: data)
+        #expect(await discard.run("agent", "discard") == 0)
+        #expect(discard.stdout.hasPrefix("with a ghost\nconfirmed "), "its text is printed to write again")
+        #expect(discard.stderr.contains("discarded “with a ghost”"))
+        let messages = try await roomAPI(server).messages(after: nil, before: nil, limit: 10).messages.filter {
+            $0.role == .user
+        }
+        #expect(messages.map(\.text) == ["after the ghost"], "what it held went on")
+        let none = io(server.baseURL, data: data)
+        #expect(await none.run("agent", "discard") == 65)
+        #expect(none.stderr.contains("no message was refused for good"))
+    }
+
+    @Test func previewPrintsTextHTMLAndSVGAsTextAndAnImagesTypeAndSize() async throws {
+        let server = try server()
+        defer { Task { await server.shutdown() } }
+        let data = temporaryDirectory()
+        let page = data.appendingPathComponent("page.html")
+        try Data("<script>alert(1)</script><b>bold</b>\u{1B}]52;c;evil\u{07}\n".utf8).write(to: page)
+        let picture = data.appendingPathComponent("dot.png")
+        try Data(PNGCodec.encode(pixels: Array(repeating: 200, count: 18), width: 3, height: 2, alpha: false)).write(
+            to: picture)
+        let send = io(server.baseURL, data: data)
+        #expect(await send.run("agent", "send", "--attach", page.path, "--attach", picture.path, "look") == 0)
+        let message = try #require(
+            try await roomAPI(server).messages(after: nil, before: nil, limit: 10).messages.first { $0.text == "look" })
+        let ids = message.attachments.map(\.uploadId)
+        try #require(ids.count == 2)
+
+        let html = io(server.baseURL, data: data)
+        #expect(await html.run("agent", "preview", ids[0]) == 0)
+        #expect(html.stdout.contains("page.html · text/html"))
+        #expect(html.stdout.contains("never rendered"))
+        #expect(html.stdout.contains("<script>alert(1)</script><b>bold</b>"), "the markup is shown as text")
+        #expect(!html.stdout.contains("\u{1B}"), "control characters are replaced")
+        let image = io(server.baseURL, data: data)
+        #expect(await image.run("agent", "preview", ids[1]) == 0)
+        #expect(image.stdout.contains("image: PNG, 3 × 2 pixels"), "\(image.stdout)")
+        let unknown = io(server.baseURL, data: data)
+        #expect(await unknown.run("agent", "preview", "no-such-upload") == 65)
     }
 
     @Test func filesOverACeilingAreRefusedBeforeAnythingStarts() async throws {
@@ -231,5 +316,17 @@ struct AgentCommandTests {
         #expect(await download.run("agent", "download") == 64)
         let unknown = TestIO()
         #expect(await unknown.run("agent", "dance") == 64)
+        let draft = TestIO()
+        #expect(await draft.run("agent", "draft", "burn") == 64)
+        #expect(draft.stderr.contains("show or clear"))
+        let preview = TestIO()
+        #expect(await preview.run("agent", "preview", "../etc") == 64)
+        let discard = TestIO()
+        #expect(await discard.run("agent", "discard", "a", "b") == 64)
     }
+}
+
+/// Request ids for the message the test puts in the outbox by hand.
+private struct GhostIDs: IDGenerator {
+    func makeID() -> String { "ghost-1" }
 }

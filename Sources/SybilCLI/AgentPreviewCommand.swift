@@ -1,0 +1,107 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilWire
+
+/// `sybil agent preview UPLOAD_ID`: what the app's attachment card shows, on standard output.
+/// The original is found in the room's history and downloaded verified (`AgentDownloads`);
+/// text (HTML and SVG included) is printed as text, never rendered, made safe for the
+/// terminal, at most 64 KiB; an image prints its type and pixel size; anything else says there
+/// is no preview and how to save it.
+enum AgentPreviewCommand {
+    static let name = "sybil agent preview"
+
+    struct Request {
+        var common: ClientCommand.Common
+        var uploadId: String
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        try await ClientCommand.run(
+            arguments, io: io, spec: .agentPreview, common: \.common, parse: parse
+        ) { request, connection in
+            await preview(request, connection: connection, io: io)
+        }
+    }
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .agentPreview)
+        else { return nil }
+        guard parsed.positionals.count == 1, let uploadId = parsed.positionals.first,
+            AgentAttachmentManifest.isValidUploadId(uploadId)
+        else {
+            throw UsageError(
+                command: name,
+                message: "needs one UPLOAD_ID (1…64 letters, digits or '-'), e.g. sybil agent preview 0d9c…")
+        }
+        return Request(common: common, uploadId: uploadId)
+    }
+
+    @MainActor
+    private static func preview(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
+        -> ExitCode
+    {
+        let session: AgentCommand.Session
+        switch await AgentCommand.open(request.common, connection: connection, command: name, io: io) {
+        case .success(let opened): session = opened
+        case .failure(let error): return error.code
+        }
+        let status = await preview(request, api: session.api, io: io)
+        await session.close()
+        return status
+    }
+
+    private static func preview(_ request: Request, api: AgentRoomHTTPClient, io: CommandIO) async -> ExitCode {
+        let attachment: AgentAttachment
+        do {
+            guard let found = try await AgentDownloadCommand.find(request.uploadId, api: api) else {
+                io.writeError(
+                    "\(name): no attachment \(request.uploadId) in the room's newest \(AgentDownloadCommand.searchLimit) messages\n"
+                )
+                return .invalidData
+            }
+            attachment = found
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            return error.status == nil ? .unavailable : .invalidData
+        }
+        // Exports are not made here; the scratch folder's random name is the live default.
+        let scratchName = UUID().uuidString  // live default: a fresh scratch name
+        let exports = NSTemporaryDirectory() + "sybil-agent-exports-\(scratchName)"
+        defer { try? FileManager.default.removeItem(atPath: exports) }
+        let downloads = AgentDownloads(
+            api: api, exportDirectory: exports, ids: RandomUUIDGenerator(source: SystemRandomSource()))
+        let preview: AgentDownloadPreview
+        do {
+            preview = try await downloads.preview(of: attachment)
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            if case .failed(let cause) = error, cause.status == nil, case .transport = cause { return .unavailable }
+            return .invalidData
+        }
+        io.writeOutput(render(preview, of: attachment))
+        return .success
+    }
+
+    /// What is printed for `preview`: a heading line naming the file, its type and size, then the
+    /// text itself (safe for a terminal), or the image's format and pixel size.
+    static func render(_ preview: AgentDownloadPreview, of attachment: AgentAttachment) -> String {
+        let name = TerminalText.oneLine(attachment.fileName)
+        let type = TerminalText.oneLine(attachment.mimeType)
+        switch preview {
+        case .text(let text, let truncated):
+            var body = TerminalText.safe(text)
+            if !body.isEmpty, !body.hasSuffix("\n") { body += "\n" }
+            let cut =
+                truncated
+                ? "… (the first \(AgentDownloadPreview.maxTextBytes / 1024) KiB of \(attachment.size) bytes)\n" : ""
+            return "\(name) · \(type) · \(attachment.size) bytes · shown as text, never rendered\n\n" + body + cut
+        case .image(let thumbnail):
+            return
+                "\(name) · \(type) · \(attachment.size) bytes\nimage: \(thumbnail.format.rawValue.uppercased()), \(thumbnail.originalWidth) × \(thumbnail.originalHeight) pixels\n"
+        case .unavailable(let reason):
+            return
+                "\(name) · \(type) · \(attachment.size) bytes\n\(TerminalText.oneLine(reason)) (sybil agent download \(attachment.uploadId))\n"
+        }
+    }
+}
