@@ -40,6 +40,16 @@ public final class AgentOutbox {
     /// Each entry's bytes as last written.
     @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
     @ObservationIgnored let changeSignal = AgentOutboxSignal()
+    /// Whether the next save must write a snapshot (none on disk yet, or a write failed
+    /// part-way, or what was read had to be repaired).
+    @ObservationIgnored private var needsSnapshot = true
+    /// Whether the next write is a compaction (asked for, or due).
+    @ObservationIgnored private var compactionRequested = false
+    /// The journal's size, and the snapshot's, in bytes.
+    @ObservationIgnored private var journalBytes = 0
+    @ObservationIgnored private var snapshotBytes = 0
+    /// The journal's size from which a compaction starts after a save.
+    @ObservationIgnored private var compactAfter = 1 << 20
 
     private init(
         scope: AgentOutboxScope, file: AgentOutboxFile, queue: AgentOutboxQueue, loadProblems: [AgentOutboxError],
@@ -64,40 +74,101 @@ public final class AgentOutbox {
     ///     programming error).
     ///   - now: milliseconds since 1970 for `createdAt`.
     ///   - checkpoint: runs after each step of every write; tests throw from it to simulate a
-    ///     crash there.
+    ///     crash there. An append to the journal reports `createdTemporary` once the journal is
+    ///     open, `wroteTemporary` and `syncedTemporary` after its write and its `fsync`, and
+    ///     `renamed` and `syncedDirectory` once it is durable; a compaction reports the steps
+    ///     of its snapshot (``open(directory:baseURL:ids:now:compactAfter:journalCheckpoint:)``
+    ///     tells every step apart).
     public static func open(
         directory: String, baseURL: URL, ids: any IDGenerator, now: @escaping @Sendable () -> Int64,
         checkpoint: @escaping @Sendable (AtomicFile.Step) throws -> Void = { _ in }
     ) async throws(AgentOutboxError) -> AgentOutbox {
+        try await open(
+            directory: directory, baseURL: baseURL, ids: ids, now: now,
+            journalCheckpoint: { step in
+                switch step {
+                case .snapshot(let step): try checkpoint(step)
+                case .append(.opened): try checkpoint(.createdTemporary)
+                case .append(.wrote): try checkpoint(.wroteTemporary)
+                case .append(.synced): try checkpoint(.syncedTemporary)
+                case .append(.committed):
+                    try checkpoint(.renamed)
+                    try checkpoint(.syncedDirectory)
+                case .removedJournal: break
+                }
+            })
+    }
+
+    /// Opens the outbox as ``open(directory:baseURL:ids:now:checkpoint:)`` does, with a
+    /// checkpoint that tells appends and compactions apart.
+    ///
+    /// - Parameters:
+    ///   - compactAfter: the journal's size (bytes) from which a compaction starts in the
+    ///     background after a save (at least four times the last snapshot's size, so that
+    ///     compacting costs a fraction of what the journal saved).
+    ///   - journalCheckpoint: runs after each step of every write; tests throw from it to
+    ///     simulate a crash there.
+    public static func open(
+        directory: String, baseURL: URL, ids: any IDGenerator, now: @escaping @Sendable () -> Int64,
+        compactAfter: Int = 1 << 20, journalCheckpoint: @escaping @Sendable (AgentOutboxFile.Step) throws -> Void
+    ) async throws(AgentOutboxError) -> AgentOutbox {
         let scope = try AgentOutboxScope(baseURL: baseURL)
-        let file = AgentOutboxFile(directory: directory, scope: scope, checkpoint: checkpoint)
+        let file = AgentOutboxFile(directory: directory, scope: scope, checkpoint: journalCheckpoint)
         var queue = AgentOutboxQueue()
         var problems: [AgentOutboxError] = []
+        var needsSnapshot = true
         var mustWrite = false
-        if let bytes = try await file.open() {
-            switch Self.decode(bytes, scope: scope) {
-            case .success(let (document, entryProblems)):
+        let loaded = try await file.open()
+        if loaded.snapshot != nil || loaded.unreadableJournal != nil {
+            needsSnapshot = false
+            var (bytes, recordProblem) = AgentOutboxJournal.merge(snapshot: loaded.snapshot, records: loaded.records)
+            var decoded = Self.decode(bytes, scope: scope)
+            if case .failure(let error) = decoded, !loaded.records.isEmpty, let snapshot = loaded.snapshot {
+                // The journal broke the document: the snapshot alone, and the journal kept aside.
+                recordProblem = error
+                bytes = snapshot
+                decoded = Self.decode(snapshot, scope: scope)
+            }
+            switch decoded {
+            case .success(let (document, entryProblems)) where loaded.snapshot != nil:
                 queue = AgentOutboxQueue(entries: document.entries, retiredDraftIds: document.retiredDraftIds)
-                if !entryProblems.isEmpty {
-                    let aside = try await file.copyAside(bytes)
-                    problems = entryProblems.map {
-                        .unreadable(path: file.path, keptAt: aside, reason: "an entry was left out: \($0)")
-                    }
+                var reasons = entryProblems.map { "an entry was left out: \($0)" }
+                if let recordProblem {
+                    reasons.append("the journal's changes from here on were left out: \(recordProblem)")
+                }
+                if let reason = loaded.unreadableJournal { reasons.append("the journal was left out: \(reason)") }
+                if !reasons.isEmpty {
+                    let aside = try await file.copyAside(loaded.snapshot)
+                    problems = reasons.map { .unreadable(path: file.path, keptAt: aside, reason: $0) }
+                    needsSnapshot = true
                     mustWrite = true
                 }
+            case .success:
+                // A journal that cannot be read, and no snapshot.
+                let aside = try await file.moveAside()
+                problems = [
+                    .unreadable(
+                        path: file.journalPath, keptAt: aside + ".journal", reason: loaded.unreadableJournal ?? "")
+                ]
+                needsSnapshot = true
             case .failure(let error):
                 let aside = try await file.moveAside()
                 problems = [.unreadable(path: file.path, keptAt: aside, reason: error.description)]
+                needsSnapshot = true
             }
         }
-        if !queue.relaunch().isEmpty { mustWrite = true }
-        if mustWrite {
-            try await file.write(
-                AgentOutboxDocument(
-                    baseURL: scope.baseURL, entries: queue.entries, retiredDraftIds: queue.retiredDraftIds
-                ).encoded())
+        let outbox = AgentOutbox(
+            scope: scope, file: file, queue: queue, loadProblems: problems, ids: ids, now: now)
+        outbox.needsSnapshot = needsSnapshot
+        outbox.journalBytes = loaded.journalBytes
+        outbox.snapshotBytes = loaded.snapshot?.count ?? 0
+        outbox.compactAfter = max(0, compactAfter)
+        var relaunched = queue
+        if !relaunched.relaunch().isEmpty || mustWrite {
+            try await outbox.save(relaunched, compacting: false)
+            outbox.queue = relaunched
         }
-        return AgentOutbox(scope: scope, file: file, queue: queue, loadProblems: problems, ids: ids, now: now)
+        return outbox
     }
 
     /// The stored document, refused as a whole when it belongs to another base URL.
@@ -317,12 +388,14 @@ public final class AgentOutbox {
             writing = true
             while !staged.isEmpty { await writeStaged() }
             writing = false
+            compactIfDue()
         }
         guard let value = ticket.value else { preconditionFailure("a staged change finished without a result") }
         return try value.get()
     }
 
-    /// Saves every staged change with one write.
+    /// Saves every staged change with one write (an append to the journal, or a compaction
+    /// when one is asked for or due).
     private func writeStaged() async {
         let batch = staged
         staged.removeAll()
@@ -331,12 +404,16 @@ public final class AgentOutbox {
         for change in batch where change.apply(&next) {
             changed = true
         }
+        let compacting = compactionRequested
+        compactionRequested = false
         var failure: AgentOutboxError?
-        if changed {
+        if changed || compacting {
             do {
-                try await file.write(encode(next))
-                queue = next
-                revision += 1
+                try await save(next, compacting: compacting)
+                if changed {
+                    queue = next
+                    revision += 1
+                }
                 storageFailure = nil
             } catch {
                 failure = error
@@ -346,6 +423,68 @@ public final class AgentOutbox {
         pendingChanges -= batch.count
         for change in batch { change.finish(failure) }
         if failure == nil && changed { changeSignal.fire() }
+    }
+
+    /// Writes `next` (the queue after the changes): one journal record with what changed
+    /// since ``queue``, or a new snapshot when `compacting`, when the journal cannot take the
+    /// change, or when a snapshot is needed.
+    private func save(_ next: AgentOutboxQueue, compacting: Bool) async throws(AgentOutboxError) {
+        var record: [UInt8]?
+        if !compacting && !needsSnapshot {
+            record = AgentOutboxJournal.record(from: queue, to: next) { self.encoded($0) }
+            if record == nil && queue.entries == next.entries && queue.retiredDraftIds == next.retiredDraftIds {
+                return
+            }
+        }
+        do {
+            if let record {
+                journalBytes = try await file.append(record)
+                refreshCache(next)
+            } else {
+                let bytes = encode(next)
+                try await file.compact(bytes)
+                needsSnapshot = false
+                journalBytes = 0
+                snapshotBytes = bytes.count
+            }
+        } catch {
+            needsSnapshot = true
+            throw error
+        }
+    }
+
+    /// Compacts now: writes a snapshot of the outbox and removes the journal. Saves also
+    /// start one in the background once the journal has grown past the size given to
+    /// ``open(directory:baseURL:ids:now:compactAfter:journalCheckpoint:)``.
+    public func compact() async throws(AgentOutboxError) {
+        compactionRequested = true
+        try await change { _ in () }
+    }
+
+    /// Starts a compaction in the background when the journal has grown enough.
+    private func compactIfDue() {
+        guard !needsSnapshot, !compactionRequested, journalBytes > max(compactAfter, 4 * snapshotBytes) else {
+            return
+        }
+        compactionRequested = true
+        Task { [weak self] in try? await self?.change { _ in () } }
+    }
+
+    /// Brings the cache of encoded entries up to `queue` (what a compaction and the size
+    /// limit of ``enqueue(text:attachments:draftId:)`` use).
+    private func refreshCache(_ queue: AgentOutboxQueue) {
+        var cache: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
+        cache.reserveCapacity(queue.entries.count)
+        for entry in queue.entries { cache[entry.requestId] = (entry, encoded(entry)) }
+        encodedEntries = cache
+    }
+
+    /// An entry's stored bytes, from the cache when it has not changed.
+    private func encoded(_ entry: AgentOutboxEntry) -> [UInt8] {
+        if let cached = encodedEntries[entry.requestId], cached.entry == entry { return cached.bytes }
+        let bytes = AgentOutboxDocument.encoded(entry: entry)
+        encodedEntries[entry.requestId] = (entry, bytes)
+        return bytes
     }
 
     /// The document of `queue`, re-encoding only the entries that changed since the last

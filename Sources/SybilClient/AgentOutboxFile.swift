@@ -1,4 +1,5 @@
 import Dispatch
+import SybilCore
 import SybilStore
 
 #if canImport(Glibc)
@@ -9,82 +10,206 @@ import SybilStore
     import Darwin
 #endif
 
-/// The file an Agent room outbox lives in: `<directory>/<scope file name>`, replaced
-/// atomically (``AtomicFile``: temporary file, fsync, rename, fsync of the directory) on
-/// every change. All file work runs on a serial dispatch queue of its own, never on the
-/// cooperative pool or the main thread.
+/// The files an Agent room outbox lives in: a snapshot `<directory>/<scope file name>` (an
+/// ``AgentOutboxDocument``, replaced atomically by ``AtomicFile``) and beside it the journal
+/// `<snapshot>.journal` (an ``AppendJournal`` whose records are ``AgentOutboxJournal``
+/// changes). A change is one record appended and flushed; a compaction writes a new snapshot
+/// atomically and then removes the journal, so a crash at any step leaves either the old
+/// snapshot with its journal or the new snapshot (with, at most, the old journal, which names
+/// the old snapshot as its base and is ignored). An outbox saved before the journal existed is
+/// a snapshot without a journal and opens as it is.
 ///
-/// Unreadable content is never overwritten: it is moved (or copied) aside to
+/// All file work runs on a serial dispatch queue of its own, never on the cooperative pool or
+/// the main thread. Unreadable content is never overwritten: it is moved (or copied) aside to
 /// `<file>.unreadable-<n>` first, `n` the first free number.
 public final class AgentOutboxFile: Sendable {
-    /// The outbox file.
-    public let path: String
-    /// Its directory.
-    public let directory: String
-    private let checkpoint: @Sendable (AtomicFile.Step) throws -> Void
-    private let queue = DispatchQueue(label: "sybil.agent-outbox.file")
+    /// A step of a write, reported to the checkpoint.
+    public enum Step: Sendable, Hashable {
+        /// A step of an append to the journal.
+        case append(AppendJournal.Step)
+        /// A step of the atomic replacement of the snapshot (a compaction).
+        case snapshot(AtomicFile.Step)
+        /// The compaction removed the journal it folded into the snapshot.
+        case removedJournal
 
-    /// The file of `scope` in `directory`. `checkpoint` runs after each step of every write;
+        /// Every step, appends first, then a compaction's.
+        public static let allCases: [Step] =
+            AppendJournal.Step.allCases.map(Step.append) + AtomicFile.Step.allCases.map(Step.snapshot)
+            + [.removedJournal]
+    }
+
+    /// What ``open()`` found.
+    struct Loaded: Sendable {
+        /// The snapshot's bytes, `nil` when there is none.
+        var snapshot: [UInt8]?
+        /// The journal's records that apply to that snapshot, in order.
+        var records: [[UInt8]]
+        /// Why the journal could not be read (its bytes must be kept aside), or `nil`.
+        var unreadableJournal: String?
+        /// Bytes in the journal.
+        var journalBytes: Int
+    }
+
+    /// Where the next append goes.
+    private enum Mode: Sendable {
+        /// After the complete records of a journal based on `base`.
+        case append(base: UInt64, end: Int, fileLength: Int)
+        /// A new journal (replacing any superseded one) based on `base`.
+        case create(base: UInt64)
+        /// A write failed part-way: only a compaction may write next.
+        case broken
+    }
+
+    /// The snapshot file.
+    public let path: String
+    /// The journal file.
+    public let journalPath: String
+    /// Their directory.
+    public let directory: String
+    private let checkpoint: @Sendable (Step) throws -> Void
+    private let queue = DispatchQueue(label: "sybil.agent-outbox.file")
+    private let mode = Locked(Mode.broken)
+
+    /// The files of `scope` in `directory`. `checkpoint` runs after each step of every write;
     /// an error it throws stops the write there, as a crash would (tests).
     public init(
-        directory: String, scope: AgentOutboxScope,
-        checkpoint: @escaping @Sendable (AtomicFile.Step) throws -> Void = { _ in }
+        directory: String, scope: AgentOutboxScope, checkpoint: @escaping @Sendable (Step) throws -> Void = { _ in }
     ) {
         self.directory = directory
         self.path = directory + "/" + scope.fileName
+        self.journalPath = path + ".journal"
         self.checkpoint = checkpoint
     }
 
-    /// Creates the directory (mode 0700) and reads the file; `nil` when there is none.
-    func open() async throws(AgentOutboxError) -> [UInt8]? {
-        let (directory, path) = (directory, path)
+    /// The snapshot and the journal as one document (the snapshot's JSON with the journal's
+    /// changes applied), as a launch reads them; `nil` when there is neither. For tests and
+    /// tools: it never writes.
+    public static func storedDocument(at path: String) throws -> [UInt8]? {
+        let snapshot = try AtomicFile.read(path)
+        var records: [[UInt8]] = []
+        if case .journal(let contents) = try AppendJournal.read(path + ".journal"),
+            contents.base == AppendJournal.fingerprint(snapshot ?? [])
+        {
+            records = contents.records
+        }
+        guard snapshot != nil || !records.isEmpty else { return nil }
+        return AgentOutboxJournal.merge(snapshot: snapshot, records: records).bytes
+    }
+
+    /// Creates the directory (mode 0700) and reads the snapshot and its journal.
+    func open() async throws(AgentOutboxError) -> Loaded {
+        let (directory, path, journalPath) = (directory, path, journalPath)
         return try await perform {
             try AtomicFile.createDirectory(directory)
-            return try AtomicFile.read(path)
+            let snapshot = try AtomicFile.read(path)
+            let base = AppendJournal.fingerprint(snapshot ?? [])
+            var loaded = Loaded(snapshot: snapshot, records: [], unreadableJournal: nil, journalBytes: 0)
+            switch try AppendJournal.read(journalPath) {
+            case .missing, .tornHeader:
+                self.mode.withLock { $0 = .create(base: base) }
+            case .unreadable(let reason):
+                loaded.unreadableJournal = reason
+                self.mode.withLock { $0 = .broken }
+            case .journal(let contents) where contents.base == base:
+                loaded.records = contents.records
+                loaded.journalBytes = contents.validLength
+                self.mode.withLock {
+                    $0 = .append(base: base, end: contents.validLength, fileLength: contents.fileLength)
+                }
+            case .journal:
+                // Superseded: a compaction wrote its records into the snapshot and stopped
+                // before removing it.
+                self.mode.withLock { $0 = .create(base: base) }
+            }
+            return loaded
         }
     }
 
-    /// Replaces the content with `bytes`; when this returns they are on disk.
-    func write(_ bytes: [UInt8]) async throws(AgentOutboxError) {
-        let (path, checkpoint) = (path, checkpoint)
-        try await perform { try AtomicFile.write(bytes, to: path, checkpoint: checkpoint) }
+    /// Appends `record` to the journal with one `fsync`; when this returns it is on disk.
+    /// Returns the journal's length. Throws, changing nothing, after a failed write until a
+    /// ``compact(_:)`` succeeds.
+    func append(_ record: [UInt8]) async throws(AgentOutboxError) -> Int {
+        let (journalPath, checkpoint) = (journalPath, checkpoint)
+        return try await perform {
+            let current = self.mode.withLock { $0 }
+            self.mode.withLock { $0 = .broken }
+            let base: UInt64
+            let offset: Int?
+            let fileLength: Int
+            switch current {
+            case .append(let journalBase, let end, let length): (base, offset, fileLength) = (journalBase, end, length)
+            case .create(let journalBase): (base, offset, fileLength) = (journalBase, nil, 0)
+            case .broken:
+                throw StorageError(
+                    operation: "append", path: journalPath,
+                    reason: "an earlier write failed; the outbox must be compacted")
+            }
+            let end = try AppendJournal.append(
+                [record], to: journalPath, at: offset, fileLength: fileLength, base: base,
+                checkpoint: { try checkpoint(.append($0)) })
+            self.mode.withLock { $0 = .append(base: base, end: end, fileLength: end) }
+            return end
+        }
     }
 
-    /// Renames the file aside; returns where it went.
+    /// Replaces the snapshot with `bytes` (every change so far) and removes the journal; when
+    /// this returns they are on disk.
+    func compact(_ bytes: [UInt8]) async throws(AgentOutboxError) {
+        let (path, journalPath, checkpoint) = (path, journalPath, checkpoint)
+        try await perform {
+            self.mode.withLock { $0 = .broken }
+            try AtomicFile.write(bytes, to: path, checkpoint: { try checkpoint(.snapshot($0)) })
+            // The old journal names the old snapshot: from here on it is superseded.
+            try AtomicFile.remove(journalPath)
+            try checkpoint(.removedJournal)
+            self.mode.withLock { $0 = .create(base: AppendJournal.fingerprint(bytes)) }
+        }
+    }
+
+    /// Renames the snapshot (and its journal, to `<aside>.journal`) aside; returns where the
+    /// snapshot went.
     func moveAside() async throws(AgentOutboxError) -> String {
-        let path = path
+        let (path, journalPath) = (path, journalPath)
         return try await perform {
             let aside = try Self.freeAsidePath(for: path)
-            guard rename(path, aside) == 0 else {
-                throw StorageError(
-                    operation: "rename", path: "\(path)' to '\(aside)", reason: String(cString: strerror(errno)))
+            for (from, to) in [(path, aside), (journalPath, aside + ".journal")] where access(from, F_OK) == 0 {
+                guard rename(from, to) == 0 else {
+                    throw StorageError(
+                        operation: "rename", path: "\(from)' to '\(to)", reason: String(cString: strerror(errno)))
+                }
             }
             return aside
         }
     }
 
-    /// Writes a copy of `bytes` aside; returns where.
-    func copyAside(_ bytes: [UInt8]) async throws(AgentOutboxError) -> String {
-        let path = path
+    /// Writes a copy of the snapshot's `bytes` (and of the journal as it is on disk, to
+    /// `<aside>.journal`) aside; returns where.
+    func copyAside(_ bytes: [UInt8]?) async throws(AgentOutboxError) -> String {
+        let (path, journalPath) = (path, journalPath)
         return try await perform {
             let aside = try Self.freeAsidePath(for: path)
-            try AtomicFile.write(bytes, to: aside)
+            if let bytes { try AtomicFile.write(bytes, to: aside) }
+            if let journal = try AtomicFile.read(journalPath) { try AtomicFile.write(journal, to: aside + ".journal") }
             return aside
         }
     }
 
-    /// `<path>.unreadable-<n>` for the first `n` from 1 that does not exist yet.
+    /// `<path>.unreadable-<n>` for the first `n` from 1 that does not exist yet (nor its
+    /// journal copy).
     static func freeAsidePath(for path: String) throws -> String {
         for number in 1...10_000 {
             let candidate = "\(path).unreadable-\(number)"
-            if access(candidate, F_OK) != 0 {
-                guard errno == ENOENT else {
-                    throw StorageError(operation: "check", path: candidate, reason: String(cString: strerror(errno)))
-                }
-                return candidate
-            }
+            if try !exists(candidate), try !exists(candidate + ".journal") { return candidate }
         }
         throw StorageError(operation: "move aside", path: path, reason: "10,000 unreadable copies already exist")
+    }
+
+    private static func exists(_ path: String) throws -> Bool {
+        if access(path, F_OK) == 0 { return true }
+        guard errno == ENOENT else {
+            throw StorageError(operation: "check", path: path, reason: String(cString: strerror(errno)))
+        }
+        return false
     }
 
     /// Runs `work` on the file queue.

@@ -103,7 +103,7 @@ public enum AtomicFile {
         }
     }
 
-    private static func syncDirectory(containing path: String) throws {
+    static func syncDirectory(containing path: String) throws {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         let target = directory.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : directory
         let descriptor = open(target, O_RDONLY | O_CLOEXEC)

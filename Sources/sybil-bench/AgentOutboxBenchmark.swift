@@ -85,6 +85,11 @@ private struct AgentOutboxBenchRun {
     /// The file's size once every message was queued, and once the delivery ended.
     var fileBytesQueued: Int
     var fileBytesDelivered: Int
+    /// Bytes written from the first enqueue until the delivery ended, and fsync'd writes.
+    var totalBytes: Int
+    var totalWrites: Int
+    /// One queued entry's encoded size (as the snapshot stores it).
+    var entryBytes: Int
 }
 
 /// The size of the file at `path`, 0 when missing.
@@ -106,16 +111,28 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
     try? FileManager.default.removeItem(atPath: directory)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/" + (try AgentOutboxScope(baseURL: base.url)).fileName
-    let writes = Locked((count: 0, bytes: 0))
+    // Each fsync'd write (a journal append, or a compaction's snapshot) and the bytes it
+    // added to the disk (the journal's growth, or the whole snapshot).
+    let writes = Locked((count: 0, bytes: 0, journal: 0))
     let outbox = try await AgentOutbox.open(
         directory: directory, baseURL: base.url, ids: SequentialIDGenerator(prefix: "outbox-\(round)"),
         now: { agentBenchCreatedAt },
-        checkpoint: { step in
+        journalCheckpoint: { step in
             switch step {
-            case .renamed:
+            case .append(.committed):
+                let size = agentBenchFileSize(path + ".journal")
+                writes.withLock {
+                    $0.bytes += size - $0.journal
+                    $0.journal = size
+                    $0.count += 1
+                }
+            case .snapshot(.renamed):
                 let size = agentBenchFileSize(path)
-                writes.withLock { $0.bytes += size }
-            case .syncedDirectory: writes.withLock { $0.count += 1 }
+                writes.withLock {
+                    $0.bytes += size
+                    $0.count += 1
+                }
+            case .removedJournal: writes.withLock { $0.journal = 0 }
             default: break
             }
         })
@@ -138,11 +155,15 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
         throw AgentOutboxBenchFailure(description: "the room's stream did not connect: \(room.roomError ?? "")")
     }
 
+    let writesAtStart = writes.withLock { $0 }
     let queuing = ContinuousClock.now
     for index in 0..<count { try await outbox.enqueue(text: agentBenchText(index)) }
     let enqueue = seconds(queuing.duration(to: ContinuousClock.now))
     let requestIds = outbox.entries.map(\.requestId)
-    let fileBytesQueued = agentBenchFileSize(path)
+    let entryBytes =
+        AgentOutboxDocument(baseURL: "", entries: Array(outbox.entries.prefix(1))).encoded().count
+        - AgentOutboxDocument(baseURL: "").encoded().count
+    let fileBytesQueued = agentBenchFileSize(path) + agentBenchFileSize(path + ".journal")
     let writesBefore = writes.withLock { $0 }
     sender.start()
     let start = ContinuousClock.now
@@ -153,7 +174,7 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
     }
     let elapsed = seconds(start.duration(to: ContinuousClock.now))
     let writesAfter = writes.withLock { $0 }
-    let fileBytesDelivered = agentBenchFileSize(path)
+    let fileBytesDelivered = agentBenchFileSize(path) + agentBenchFileSize(path + ".journal")
     let echoed = room.history.messages.filter { $0.role == .user }.compactMap(\.requestId)
     await room.stop()
     await sender.stop()
@@ -172,7 +193,8 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
     return AgentOutboxBenchRun(
         enqueue: enqueue, delivery: elapsed, deliveryWrites: writesAfter.count - writesBefore.count,
         deliveryBytes: writesAfter.bytes - writesBefore.bytes, fileBytesQueued: fileBytesQueued,
-        fileBytesDelivered: fileBytesDelivered)
+        fileBytesDelivered: fileBytesDelivered, totalBytes: writesAfter.bytes - writesAtStart.bytes,
+        totalWrites: writesAfter.count - writesAtStart.count, entryBytes: entryBytes)
 }
 
 /// `agent-outbox`: `SYBIL_BENCH_AGENT_MESSAGES` changes the 1,000 messages per path; best of
@@ -209,7 +231,11 @@ func benchmarkAgentOutbox(repetitions: Int) async {
                     + "\(format(Double(run.deliveryBytes) / 1_048_576, 1)) MiB written, file "
                     + "\(format(Double(run.fileBytesQueued) / 1024, 0)) KiB queued → "
                     + "\(format(Double(run.fileBytesDelivered) / 1024, 1)) KiB delivered); "
-                    + "ratio to bare POSTs \(format(rate / bareRate)) x")
+                    + "ratio to bare POSTs \(format(rate / bareRate)) x; queued → confirmed per message: "
+                    + "\(format(Double(run.totalWrites) / Double(count), 2)) fsync'd writes, "
+                    + "\(format(Double(run.totalBytes) / Double(count), 0)) bytes = "
+                    + "\(format(Double(run.totalBytes) / Double(count * run.entryBytes), 2)) x its encoded size "
+                    + "(\(run.entryBytes) bytes)")
         }
     } catch {
         caseFailed("agent outbox: failed: \(error)")

@@ -55,7 +55,9 @@ struct AgentOutboxSenderTests {
         let scope = try AgentOutboxScope(baseURL: outboxBase)
         let path = directory.path + "/" + scope.fileName
         let room = AgentOutboxFakeRoom { _ in
-            let document = (try? AtomicFile.read(path)).flatMap { $0 }.flatMap { try? AgentOutboxDocument.decode($0) }
+            let document = (try? AgentOutboxFile.storedDocument(at: path)).flatMap { $0 }.flatMap {
+                try? AgentOutboxDocument.decode($0)
+            }
             seen.withLock { $0.append(document?.document.entries.map(\.state) ?? []) }
         }
         room.script(.hang, .hang, .hang)

@@ -59,9 +59,9 @@ func openOutbox(
         directory: directory.path, baseURL: base, ids: ids, now: outboxNow, checkpoint: disk.checkpoint)
 }
 
-/// The outbox as it is on disk right now.
+/// The outbox as it is on disk right now (the snapshot with its journal applied).
 func storedDocument(_ outbox: AgentOutboxFile) throws -> AgentOutboxDocument {
-    let bytes = try #require(try AtomicFile.read(outbox.path))
+    let bytes = try #require(try AgentOutboxFile.storedDocument(at: outbox.path))
     let (document, problems) = try AgentOutboxDocument.decode(bytes)
     #expect(problems.isEmpty)
     return document
@@ -250,6 +250,7 @@ struct AgentOutboxTests {
         try await first.enqueue(text: "one")
         try await first.enqueue(text: "two")
         try await first.enqueue(text: "three")
+        try await first.compact()  // the whole outbox in the snapshot, the journal folded in
         let path = first.file.path
         var text = String(decoding: try #require(try AtomicFile.read(path)), as: UTF8.self)
         text = text.replacingOccurrences(

@@ -1,0 +1,231 @@
+import SybilCore
+import SybilStore
+import SybilWire
+
+/// The records of an Agent room outbox journal (``AgentOutboxFile``): one JSON object per
+/// saved batch of changes, holding only what changed since the state before it.
+///
+/// ```json
+/// {"add": [{"requestId": "…", "text": "…", …}],
+///  "set": {"<request id>": {"state": "awaiting-echo", "acknowledgement": {…}}},
+///  "unset": {"<request id>": ["failure"]},
+///  "remove": ["<request id>"],
+///  "retiredDraftIds": ["draft-7"]}
+/// ```
+///
+/// Every member is optional. A record applies to the document before it in this order:
+/// `remove` drops entries, `set` replaces or adds members of an entry and `unset` drops
+/// members, `add` appends whole entries (as ``AgentOutboxDocument`` stores them), and
+/// `retiredDraftIds` replaces the list. A record that names an entry that is not there (or adds
+/// one that is) is refused; the entries themselves are checked by
+/// ``AgentOutboxDocument/decode(_:)`` once every record is applied.
+enum AgentOutboxJournal {
+    /// The members a record may hold.
+    static let keys = ["add", "set", "unset", "remove", "retiredDraftIds"]
+
+    /// The record that turns `old` into `new`, or `nil` when there is nothing to record or
+    /// the change cannot be written as one (entries reordered): then the whole document is
+    /// saved instead. `encoded` gives an entry's stored bytes (cached by the caller).
+    static func record(
+        from old: AgentOutboxQueue, to new: AgentOutboxQueue, encoded: (AgentOutboxEntry) -> [UInt8]
+    ) -> [UInt8]? {
+        var oldById: [String: AgentOutboxEntry] = [:]
+        oldById.reserveCapacity(old.entries.count)
+        for entry in old.entries { oldById[entry.requestId] = entry }
+        let newIds = Set(new.entries.map(\.requestId))
+        let removed = old.entries.map(\.requestId).filter { !newIds.contains($0) }
+        // Survivors keep their order; new entries come after them.
+        let survivors = new.entries.prefix { oldById[$0.requestId] != nil }
+        let added = new.entries.dropFirst(survivors.count)
+        guard added.allSatisfy({ oldById[$0.requestId] == nil }),
+            survivors.map(\.requestId) == old.entries.map(\.requestId).filter(newIds.contains)
+        else { return nil }
+        var set: [JSONMember] = []
+        var unset: [JSONMember] = []
+        for entry in survivors {
+            guard let before = oldById[entry.requestId], before != entry,
+                case .object(let was) = before.jsonValue, case .object(let now) = entry.jsonValue
+            else { continue }
+            let changed = now.members.filter { was[$0.key] != $0.value }
+            let dropped = was.members.filter { now[$0.key] == nil }.map { JSONValue.string($0.key) }
+            if !changed.isEmpty { set.append(JSONMember(entry.requestId, .object(JSONObject(changed)))) }
+            if !dropped.isEmpty { unset.append(JSONMember(entry.requestId, .array(dropped))) }
+        }
+        let retiredChanged = old.retiredDraftIds != new.retiredDraftIds
+        guard !removed.isEmpty || !set.isEmpty || !unset.isEmpty || !added.isEmpty || retiredChanged else {
+            return nil
+        }
+        let writer = JSONWriter()
+        var parts: [[UInt8]] = []
+        if !added.isEmpty {
+            var bytes = Array(#""add":["#.utf8)
+            for (index, entry) in added.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes += encoded(entry)
+            }
+            bytes.append(UInt8(ascii: "]"))
+            parts.append(bytes)
+        }
+        if !set.isEmpty { parts.append(Array(#""set":"#.utf8) + writer.bytes(from: .object(JSONObject(set)))) }
+        if !unset.isEmpty { parts.append(Array(#""unset":"#.utf8) + writer.bytes(from: .object(JSONObject(unset)))) }
+        if !removed.isEmpty {
+            parts.append(Array(#""remove":"#.utf8) + writer.bytes(from: .array(removed.map { .string($0) })))
+        }
+        if retiredChanged {
+            parts.append(
+                Array(#""retiredDraftIds":"#.utf8) + writer.bytes(from: .array(new.retiredDraftIds.map { .string($0) }))
+            )
+        }
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        for (index, part) in parts.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += part
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// The snapshot with `records` applied, as document bytes for
+    /// ``AgentOutboxDocument/decode(_:)``, and the first record that could not be applied
+    /// (the records before it are applied; it and those after it are not). A snapshot that
+    /// is not a JSON object with an `entries` list is returned as it is, for the document's
+    /// decoder to refuse.
+    static func merge(snapshot: [UInt8]?, records: [[UInt8]]) -> (bytes: [UInt8], problem: JSONError?) {
+        let bytes = snapshot ?? []
+        guard !records.isEmpty else { return (bytes, nil) }
+        let reader = JSONReader(limits: JSONReader.Limits(maxDepth: 32, maxBytes: AgentOutboxDocument.maxBytes))
+        guard case .object(var document)? = try? reader.parse(bytes),
+            case .array(let items)? = document["entries"]
+        else { return (bytes, nil) }
+        // Entries without an id are kept as they are, for the document's decoder to report.
+        var entries = Entries(
+            items.map { item in
+                guard case .object(let object) = item, case .string(let id)? = object["requestId"] else {
+                    return (nil, item)
+                }
+                return (id, item)
+            })
+        var retired = document["retiredDraftIds"]
+        var problem: JSONError?
+        for (index, record) in records.enumerated() {
+            let path = JSONPath.root.appending(key: "journal").appending(index: index)
+            do throws(JSONError) {
+                try apply(record, at: path, to: &entries, retired: &retired, reader: reader)
+            } catch {
+                problem = error
+                break
+            }
+        }
+        for (index, member) in document.members.enumerated() {
+            if member.key == "entries" { document.members[index].value = .array(entries.items.map(\.value)) }
+            if member.key == "retiredDraftIds", let retired { document.members[index].value = retired }
+        }
+        return (JSONWriter().bytes(from: .object(document)), problem)
+    }
+
+    /// The entries while records are applied, with their positions by request id.
+    private struct Entries {
+        var items: [(id: String?, value: JSONValue)]
+        var positions: [String: Int] = [:]
+
+        init(_ items: [(id: String?, value: JSONValue)]) {
+            self.items = items
+            reindex()
+        }
+
+        mutating func reindex() {
+            positions = [:]
+            for (position, item) in items.enumerated() {
+                if let id = item.id { positions[id] = position }
+            }
+        }
+
+        func position(_ id: String, _ path: JSONPath) throws(JSONError) -> Int {
+            guard let position = positions[id] else {
+                throw .contract(path, "names the entry \(JSONWriter.quoted(id)), which is not in the outbox")
+            }
+            return position
+        }
+
+        mutating func update(_ position: Int, _ change: (inout JSONObject) -> Void) {
+            guard case .object(var object) = items[position].value else { return }
+            change(&object)
+            items[position].value = .object(object)
+        }
+    }
+
+    /// Applies one record.
+    private static func apply(
+        _ record: [UInt8], at path: JSONPath, to entries: inout Entries, retired: inout JSONValue?, reader: JSONReader
+    ) throws(JSONError) {
+        let value = try reader.parse(record)
+        let object = try JSONObjectReader(value, at: path)
+        try object.rejectUnknownKeys(keys)
+        if let removed = object.optionalValue("remove") {
+            var gone = Set<Int>()
+            for (offset, item) in try list(removed, at: path.appending(key: "remove")).enumerated() {
+                let at = path.appending(key: "remove").appending(index: offset)
+                gone.insert(try entries.position(try JSONValueReader.string(item, at: at), at))
+            }
+            entries.items = entries.items.enumerated().filter { !gone.contains($0.offset) }.map(\.element)
+            entries.reindex()
+        }
+        for (change, at) in try members(object.optionalValue("set"), at: path.appending(key: "set")) {
+            let target = try entries.position(change.key, at)
+            let fields = try JSONObjectReader(change.value, at: at)
+            try fields.rejectUnknownKeys(AgentOutboxEntry.keys.filter { $0 != "requestId" })
+            guard case .object(let updates) = change.value else { continue }
+            entries.update(target) { object in
+                for update in updates.members {
+                    if let existing = object.members.firstIndex(where: { $0.key == update.key }) {
+                        object.members[existing].value = update.value
+                    } else {
+                        object.members.append(update)
+                    }
+                }
+            }
+        }
+        for (change, at) in try members(object.optionalValue("unset"), at: path.appending(key: "unset")) {
+            let target = try entries.position(change.key, at)
+            var keys: [String] = []
+            for (offset, item) in try list(change.value, at: at).enumerated() {
+                let key = try JSONValueReader.string(item, at: at.appending(index: offset))
+                guard ["draftId", "failure", "acknowledgement"].contains(key) else {
+                    throw .contract(at.appending(index: offset), "\(JSONWriter.quoted(key)) cannot be removed")
+                }
+                keys.append(key)
+            }
+            entries.update(target) { object in object.members.removeAll { keys.contains($0.key) } }
+        }
+        if let added = object.optionalValue("add") {
+            for (offset, item) in try list(added, at: path.appending(key: "add")).enumerated() {
+                let at = path.appending(key: "add").appending(index: offset)
+                let id = try JSONObjectReader(item, at: at).nonEmptyString("requestId")
+                guard entries.positions[id] == nil else {
+                    throw .contract(at.appending(key: "requestId"), "\(JSONWriter.quoted(id)) is already in the outbox")
+                }
+                entries.positions[id] = entries.items.count
+                entries.items.append((id, item))
+            }
+        }
+        if let ids = object.optionalValue("retiredDraftIds") {
+            _ = try list(ids, at: path.appending(key: "retiredDraftIds"))
+            retired = ids
+        }
+    }
+
+    private static func list(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> [JSONValue] {
+        guard case .array(let items) = value else {
+            throw .contract(path, "must be an array, got \(value.kindDescription)")
+        }
+        return items
+    }
+
+    /// The members of an optional object (checked for duplicate names), each with its path.
+    private static func members(_ value: JSONValue?, at path: JSONPath) throws(JSONError) -> [(JSONMember, JSONPath)] {
+        guard let value else { return [] }
+        _ = try JSONObjectReader(value, at: path)
+        guard case .object(let object) = value else { return [] }
+        return object.members.map { ($0, path.appending(key: $0.key)) }
+    }
+}
