@@ -2,7 +2,8 @@
 """End-to-end check of the terminal app: runs `sybil` in a pseudo-terminal (pexpect) with
 pyte as the terminal emulator, against the embedded server with its data in a temporary
 XDG_DATA_HOME, and drives it like a person: send a chat and see the streamed reply, send
-to Sybil Agent and see it confirmed, send into a workspace session, search for the chat,
+to Sybil Agent and see it confirmed, attach a file that fails, remove it with /detach and send
+text, send into a workspace session, search for the chat,
 resize, quit, and check the terminal was restored.
 
 Usage: terminal_app.py SYBIL_BINARY
@@ -136,6 +137,28 @@ def main():
             and "waiting for the room" not in t,
         )
         step("an Agent room message was confirmed")
+
+        # A file that fails to attach stays in the draft with its state; /detach removes it and
+        # plain text is sent (seed 003: per-item error and removal; a failed item never blocks).
+        bad = os.path.join(data, "bad.png")
+        with open(bad, "wb") as handle:
+            handle.write(b"not a picture")
+        term.send(f"/attach {bad}\r")
+        term.wait_for("the failed attachment", lambda t: "bad.png failed" in t)
+        term.send("/attachments\r")
+        term.wait_for("the draft listing", lambda t: "1 bad.png failed" in t)
+        term.send("/detach 1\r")
+        term.wait_for("the removal", lambda t: "Removed bad.png" in t)
+        term.send("Text after the failed file\r")
+        term.wait_for(
+            "the text confirmed",
+            lambda t: "Text after the failed file" in t
+            and "Queued" not in t
+            and "Sending…" not in t
+            and "waiting for the room" not in t
+            and "Wait until" not in t,
+        )
+        step("a failed attachment was removed with /detach and text was sent")
 
         # The first workspace session is the next selectable row after the Agent room.
         term.send("\x1b")

@@ -16,6 +16,11 @@ public enum AppCommand: Sendable, Hashable {
     case retry
     /// Send every failed message of the open screen again.
     case resendAll
+    /// Discard the message the open screen's outbox refused for good (its text goes back to
+    /// the composer).
+    case discard
+    /// Remove the draft's last failed or interrupted attachment (its local work cancelled).
+    case removeFailedAttachment
     /// The reader is near the top of the timeline: load an older page if there is one.
     case loadOlder
     /// Show the Quick Question panel (the overlay opened; copy in the model's draft and answer).

@@ -231,6 +231,8 @@ public struct TerminalApp: Sendable {
         case .end: return scrollTimeline(.bottom)
         case .character("r") where event.modifiers.isEmpty: return [.retry]
         case .character("R"): return [.resendAll]
+        case .character("d") where event.modifiers.isEmpty: return [.discard]
+        case .character("x") where event.modifiers.isEmpty: return [.removeFailedAttachment]
         case .character("t") where event.modifiers.isEmpty: return [.openThread]
         case .enter:
             focus = .composer

@@ -349,6 +349,18 @@ public final class TerminalAppController {
             services.search.submit()
         case .retry:
             retry()
+        case .discard:
+            discardRefused()
+        case .removeFailedAttachment:
+            guard app.sidebar.current == .agent, let draft = services.agent?.draft else { return }
+            guard let item = draft.items.last(where: \.needsAttention) else {
+                app.notice = "No attachment in the draft failed."
+                return
+            }
+            run { [weak self] in
+                await draft.remove(item.id)
+                self?.app.notice = "Removed \(item.fileName) from the draft; an uploaded original stays on the server."
+            }
         case .resendAll:
             guard app.sidebar.current == .agent, let agent = services.agent else { return }
             run { [weak self] in
@@ -372,10 +384,16 @@ public final class TerminalAppController {
         switch app.sidebar.current {
         case .agent:
             guard let agent = services.agent else { return }
+            if let command = ComposerAttachments.draftCommand(text) {
+                draftCommand(command, draft: agent.draft, text: text)
+                return
+            }
             run { [weak self] in
                 let (caption, paths) = ComposerAttachments.split(text)
                 if !paths.isEmpty, let problem = await Self.attach(paths, to: agent.draft) {
-                    self?.app.restoreDraft(text)
+                    // The files are in the draft (a failed one too, shown with its state), so
+                    // only the caption goes back: sending it again does not attach them twice.
+                    self?.app.restoreDraft(caption)
                     self?.app.notice = problem
                     return
                 }
@@ -383,6 +401,8 @@ public final class TerminalAppController {
                 if await agent.send() == nil {
                     self?.app.restoreDraft(text)
                     self?.app.notice = agent.notice ?? "The message was not queued."
+                } else if let notice = agent.notice {
+                    self?.app.notice = notice + " (x removes it, r retries it)"
                 }
             }
         case .session:
@@ -406,6 +426,63 @@ public final class TerminalAppController {
                     self?.app.restoreDraft(text)
                     self?.app.notice = chat.lastError ?? "Wait for the reply to finish, then send again."
                 }
+            }
+        }
+    }
+
+    /// `/attachments`, `/detach N`, `/detach all` in the Agent room: the draft changes (or is
+    /// listed) and nothing is sent; the answer is the notice.
+    private func draftCommand(_ command: ComposerAttachments.DraftCommand, draft: AgentAttachmentDraft, text: String) {
+        switch command {
+        case .list:
+            app.notice = ComposerAttachments.listing(draft.items)
+        case .invalid(let sentence):
+            app.restoreDraft(text)
+            app.notice = sentence
+        case .detachAll:
+            let count = draft.items.count
+            run { [weak self] in
+                await draft.removeAllItems()
+                self?.app.notice =
+                    count == 0
+                    ? "The draft has no attachments."
+                    : "Removed \(count) attachment(s); uploaded originals stay on the server."
+            }
+        case .detach(let number):
+            guard number <= draft.items.count else {
+                app.notice =
+                    draft.items.isEmpty
+                    ? "The draft has no attachments."
+                    : "There is no attachment \(number); /attachments lists 1–\(draft.items.count)."
+                return
+            }
+            let item = draft.items[number - 1]
+            run { [weak self] in
+                await draft.remove(item.id)
+                self?.app.notice = "Removed \(item.fileName); an uploaded original stays on the server."
+            }
+        }
+    }
+
+    /// Discards the Agent room message refused for good (the newest one when several are), and
+    /// puts its text back in an empty composer.
+    private func discardRefused() {
+        guard app.sidebar.current == .agent, let agent = services.agent else { return }
+        let failed = agent.pending.filter { $0.state == .failed }
+        guard let entry = failed.last(where: { $0.failure?.kind == .refused }) else {
+            app.notice =
+                failed.isEmpty
+                ? "No message failed." : "Retry can still help the failed message: r retries it, R resends all."
+            return
+        }
+        run { [weak self] in
+            do {
+                let discarded = try await agent.discard(entry.requestId)
+                guard let self else { return }
+                if self.app.composer.text.isEmpty { self.app.restoreDraft(discarded.text) }
+                self.app.notice = "Discarded “\(discarded.label)”; its text is back in the composer."
+            } catch {
+                self?.app.notice = "Could not discard: \(error)"
             }
         }
     }
@@ -441,8 +518,9 @@ public final class TerminalAppController {
             }
         }
         for id in added {
-            if let item = draft.item(id), !item.isReady {
-                return "\(ComposerAttachments.describe(item)); nothing was sent."
+            if let item = draft.item(id), !item.isReady, let number = draft.items.firstIndex(of: item) {
+                return
+                    "\(ComposerAttachments.describe(item)); nothing was sent. /detach \(number + 1) removes it (or x); then send."
             }
         }
         return nil
@@ -451,9 +529,12 @@ public final class TerminalAppController {
     private func retry() {
         switch app.sidebar.current {
         case .agent:
-            guard let agent = services.agent,
-                let failed = agent.pending.first(where: { $0.state == .failed })
-            else { return }
+            guard let agent = services.agent else { return }
+            guard let failed = agent.pending.first(where: { $0.state == .failed }) else {
+                // No message failed: r retries the draft's failed or interrupted attachment.
+                if let item = agent.draft.items.first(where: \.needsAttention) { agent.draft.retry(item.id) }
+                return
+            }
             run { [weak self] in
                 do { try await agent.retry(failed.requestId) } catch { self?.app.notice = "Could not retry: \(error)" }
             }
@@ -570,11 +651,12 @@ public final class TerminalAppController {
                     rows: agent.room.rows, pending: agent.pending, activity: agent.room.activity,
                     roomError: agent.room.roomError, unreadMarker: agent.room.unreadMarkerMessageId)
                 app.isReplyRunning = false
-                let uploads = agent.draft.items.filter { !$0.isReady }
+                // Every draft item with its state, numbered as /detach takes them, while any
+                // is not uploaded yet.
+                let items = agent.draft.items
                 app.screenStatus =
-                    uploads.isEmpty
-                    ? agentStatus(agent)
-                    : "Attaching " + uploads.map(ComposerAttachments.describe).joined(separator: ", ")
+                    items.allSatisfy(\.isReady)
+                    ? agentStatus(agent) : "Draft: " + ComposerAttachments.listing(items) + " · /detach N removes"
             } else {
                 app.items = [
                     TimelineItem(id: "no-agent", role: .system, body: "This server has no Agent room.")

@@ -62,6 +62,9 @@ public enum AgentTimelineAdapter {
         case .sending: ("Sending…", .warning)
         case .awaitingEcho: ("Sent, waiting for the room", .normal)
         case .confirmed: ("Confirmed", .success)
+        case .failed where entry.failure?.kind == .refused:
+            // Retry cannot help a final refusal: the sentence names the discard key instead.
+            ("Failed: \(entry.failure.map { AgentRefusalAdvice.describe($0, discard: "press d") } ?? "")", .error)
         case .failed:
             (
                 "Failed: \(entry.failure.map(\.description) ?? "unknown reason") (r retries, R resends all)",

@@ -1,7 +1,9 @@
+import Foundation
 import SybilClient
 
 /// The composer's `/attach PATH` lines: each names a file to send with the message (the Agent
-/// room and workspace sessions upload it first); the other lines are the message. And how an
+/// room and workspace sessions upload it first); the other lines are the message. The Agent
+/// room's draft commands (`/attachments`, `/detach N`, `/detach all`). And how an
 /// attachment's progress reads in the status line, with a bar per file. Pure.
 public enum ComposerAttachments {
     /// The line prefix that attaches a file.
@@ -23,6 +25,44 @@ public enum ComposerAttachments {
         return (joined.trimmingCharacters(in: .newlines), paths)
     }
 
+    /// A composer line that manages the Agent room draft instead of being sent.
+    public enum DraftCommand: Sendable, Hashable {
+        /// `/detach N`: remove the draft's attachment N (1-based, as `/attachments` numbers them).
+        case detach(Int)
+        /// `/detach all`: remove every attachment.
+        case detachAll
+        /// `/attachments`: list the attachments with their state.
+        case list
+        /// A `/detach` whose argument is not a number or `all`: the sentence says what is.
+        case invalid(String)
+    }
+
+    /// The most attachments a draft holds (seed 003: 8 files per message); `/detach N` beyond
+    /// any reasonable count is refused before it is looked up.
+    static let maxItemNumber = 1_000
+
+    /// The draft command `text` is, when it is one line of exactly `/attachments`,
+    /// `/detach all` or `/detach N`; `nil` for a message.
+    public static func draftCommand(_ text: String) -> DraftCommand? {
+        let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !line.contains("\n") else { return nil }
+        if line == "/attachments" { return .list }
+        guard line == "/detach" || line.hasPrefix("/detach ") else { return nil }
+        let argument = line.dropFirst("/detach".count).trimmingCharacters(in: .whitespaces)
+        if argument == "all" { return .detachAll }
+        guard let number = Int(argument), (1...maxItemNumber).contains(number) else {
+            return .invalid("Say which attachment: /detach N (1, 2, … as /attachments lists them) or /detach all.")
+        }
+        return .detach(number)
+    }
+
+    /// `1 bad.png failed: … · 2 notes.txt uploaded` for the status line, or a sentence when the
+    /// draft has no attachments.
+    public static func listing(_ items: [AgentAttachmentItem]) -> String {
+        guard !items.isEmpty else { return "The draft has no attachments." }
+        return items.enumerated().map { "\($0.offset + 1) \(describe($0.element))" }.joined(separator: " · ")
+    }
+
     /// Cells of an upload's progress bar.
     public static let barWidth = 10
 
@@ -35,7 +75,7 @@ public enum ComposerAttachments {
         case .uploading(let progress): "\(item.fileName) " + (progress.map(bar) ?? "uploading")
         case .ready: "\(item.fileName) uploaded"
         case .failed(let failure): "\(item.fileName) failed: \(failure)"
-        case .interrupted: "\(item.fileName) interrupted (r retries)"
+        case .interrupted: "\(item.fileName) interrupted (r retries, x removes)"
         }
     }
 

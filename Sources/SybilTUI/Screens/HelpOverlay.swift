@@ -22,6 +22,8 @@ public enum HelpOverlay {
         ("Ctrl+W, Ctrl+U", "Delete a word / to the line start"),
         ("/steer TEXT", "Steer the running workspace turn"),
         ("/attach PATH", "Attach a file to the next message, Agent room or session (a line each)"),
+        ("/attachments", "List the Agent room draft's attachments with their state"),
+        ("/detach N, /detach all", "Remove attachment N (or all) from the Agent room draft"),
         ("", "Sidebar"),
         ("↑ / ↓, Home / End", "Move the selection"),
         ("Return, click", "Open the chat, the Agent room or a session"),
@@ -29,6 +31,8 @@ public enum HelpOverlay {
         ("↑ / ↓, Home / End", "Scroll; top; bottom (follow)"),
         ("r", "Retry the failed message"),
         ("R", "Resend all failed messages"),
+        ("d", "Discard the message refused for good (text back in the composer)"),
+        ("x", "Remove the draft's last failed attachment"),
         ("t", "Open the newest subagent thread (Esc goes back)"),
     ]
 
