@@ -35,6 +35,8 @@ enum AskCommand {
         var conversation = Conversation.new
         /// Why standard input cannot be sent (checked before anything is), if it cannot.
         var refusal: AskInput.Refusal?
+        /// `--web`: a web search instead of a chat.
+        var web = false
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
@@ -47,6 +49,7 @@ enum AskCommand {
             io.writeError("\(name): \(refusal.message)\n")
             return refusal.exitCode
         }
+        if request.web { return await web(request, json: output.json, io: io) }
         guard let store = ChatHistoryLocation.store(keeping: request.save, io: io, command: name) else {
             return .cannotCreate
         }
@@ -168,6 +171,15 @@ enum AskCommand {
             system: parsed.text(Option.system), seed: UInt64(parsed.integer(ChatOptions.seed) ?? 1))
         request.save = !parsed.given(Option.noSave)
         request.raw = parsed.given(ChatOptions.raw)
+        request.web = parsed.given(Option.web)
+        if request.web {
+            for other in [
+                Option.continueLatest, Option.chat, Option.model, Option.system, ChatOptions.raw,
+                Option.showReasoning,
+            ] where parsed.given(other) {
+                throw UsageError(command: name, message: "--web and \(other.name) exclude each other")
+            }
+        }
         var continued: [String] = []
         if parsed.given(Option.continueLatest) {
             request.conversation = .latest

@@ -1,5 +1,6 @@
 import SybilClient
 import SybilServer
+import SybilWire
 
 /// The declarations of `sybil ask` and `sybil quick`: options, arguments and help.
 extension CommandSpec {
@@ -34,18 +35,26 @@ extension CommandSpec {
             HTTP: a scripted demo, not a model, so it works with no setup at all. A server without
             a key gets no Authorization header. With no model given (--model or the profile's),
             the server's first listed model is asked, and named on standard error.
+
+            With --web the question (at most \(WebSearchRequest.maxQueryBytes >> 10) KiB) is a web search instead: POST
+            /v1/web-search, a Sybil server's route (docs/api/web-search.md). The answer is
+            printed, then a numbered list of its sources with their URLs as text. It is saved in
+            the history as a web search (query, answer and sources; its id on standard error),
+            listed by `sybil history list` and found by `sybil search`. A plain
+            OpenAI-compatible server has no such route: that is said, and the exit status is 69.
             """,
         arguments: [questionArgument],
         options: [
-            AskCommand.Option.continueLatest, AskCommand.Option.chat, AskCommand.Option.noSave,
+            AskCommand.Option.web, AskCommand.Option.continueLatest, AskCommand.Option.chat, AskCommand.Option.noSave,
             AskCommand.Option.model, AskCommand.Option.system, ChatOptions.raw, AskCommand.Option.showReasoning,
             AskCommand.Option.json,
         ] + ChatOptions.server,
         exitStatus: """
-            0 the whole reply arrived and was saved, 64 usage error, 66 no such conversation
-            to continue, 69 the server could not be reached or failed, 73 the history could
-            not be written, 76 the reply broke off or the server refused the request, 130 the
-            reply was stopped with Ctrl+C.
+            0 the whole reply arrived and was saved, 64 usage error, 65 the question or
+            web-search query is over its limit, 66 no such conversation to continue, 69 the
+            server could not be reached or failed (or offers no web search), 73 the history
+            could not be written, 76 the reply broke off or the server refused the request,
+            130 the reply was stopped with Ctrl+C.
             """)
 
     static let quick = CommandSpec(
@@ -105,6 +114,9 @@ extension AskCommand {
             "--show-reasoning", help: "Print the model's reasoning before the answer (dimmed on a\nterminal).")
         static let json = OptionSpec.flag(
             "--json", help: "Print one JSON object when the reply ends, nothing else\n(docs/cli-json.md).")
+        static let web = OptionSpec.flag(
+            "--web",
+            help: "Search the web for QUESTION (a Sybil server's web-search\nroute) and save it as a web search.")
     }
 }
 

@@ -9,10 +9,11 @@ extension CommandSpec {
             titles, messages, and saved web-search queries and answers. Each word matches as a
             word prefix ("plan" finds "planning"), ignoring case and accents; all words must
             match. Chinese and Japanese text matches anywhere. Prints one line per hit, best
-            match first: the title, then an excerpt around the first match, the matching words
-            in bold on a terminal (plain when NO_COLOR is set or output is not a terminal),
-            fitted to $COLUMNS, else the terminal's width, else 80. With --json, one JSON array
-            of the hits instead (docs/cli-json.md). Needs no server.
+            match first: the title (a web search's query, after "[web] "), then an excerpt
+            around the first match, the matching words in bold on a terminal (plain when
+            NO_COLOR is set or output is not a terminal), fitted to $COLUMNS, else the
+            terminal's width, else 80. With --json, one JSON array of the hits instead
+            (docs/cli-json.md). Needs no server.
             """,
         arguments: [
             Argument(name: "QUERY", help: "The words to find (the arguments joined by spaces).", repeats: true)
@@ -24,10 +25,12 @@ extension CommandSpec {
             """)
 
     static let history = CommandSpec(
-        name: HistoryCommand.name, overview: "The saved chats.", usage: .subcommands(optional: true),
+        name: HistoryCommand.name, overview: "The saved chats and web searches.", usage: .subcommands(optional: true),
         subcommands: [
-            Row(label: "list", help: "List the saved chats, most recently updated first (the\ndefault)."),
-            Row(label: "show ID", help: "Print one chat's messages as saved."),
+            Row(
+                label: "list",
+                help: "List the saved chats and web searches, most recently updated\nfirst (the default)."),
+            Row(label: "show ID", help: "Print one chat's messages, or one web search, as saved."),
             Row(label: "export", help: "Print (or write to a file) every saved chat."),
             Row(label: "delete ID", help: "Remove one chat from the history and from search."),
         ],
@@ -37,11 +40,13 @@ extension CommandSpec {
             """)
 
     static let historyList = CommandSpec(
-        name: HistoryCommand.name + " list", overview: "List the saved chats, most recently updated first.",
+        name: HistoryCommand.name + " list",
+        overview: "List the saved chats and web searches, most recently updated first.",
         discussion: """
             Prints one line per chat: its id, when it was last updated (UTC, ISO 8601), its
-            title and how many messages it holds. With --json, one JSON array of the chats
-            instead (docs/cli-json.md).
+            title and how many messages it holds; and one per web search (`sybil ask --web`):
+            its id, when it was saved, "[web]", its query and how many sources it lists. With
+            --json, one JSON array of them instead, each with its "kind" (docs/cli-json.md).
             """,
         options: [HistoryCommand.listLimitOption, HistoryCommand.jsonOption],
         exitStatus: """
@@ -50,17 +55,21 @@ extension CommandSpec {
             """)
 
     static let historyShow = CommandSpec(
-        name: HistoryCommand.name + " show", overview: "Print one saved chat.", usage: .spelled,
+        name: HistoryCommand.name + " show", overview: "Print one saved chat or web search.", usage: .spelled,
         discussion: """
             Prints the title and times, the system prompt the chat was started with, then each
             message under its role (You, Assistant with its model, System), replies as saved
             (rendered Markdown on a terminal). A reply that was stopped, failed or was still
-            arriving when last saved is marked so. --markdown prints the chat as a Markdown
+            arriving when last saved is marked so. A web search is printed with its query,
+            answer and numbered sources (URLs as text). --markdown prints it as a Markdown
             document with the text as written; --json as one JSON object (docs/cli-json.md).
             """,
-        arguments: [Argument(name: "ID", help: "The chat's id, as `sybil history list` prints it.")],
+        arguments: [Argument(name: "ID", help: "A chat's or web search's id, as `sybil history list` prints it.")],
         options: [HistoryCommand.jsonOption, HistoryCommand.markdownOption],
-        exitStatus: "0 success, 64 usage error, 66 no chat has that id or the history cannot be read.")
+        exitStatus: """
+            0 success, 64 usage error, 66 no chat or web search has that id or the history
+            cannot be read.
+            """)
 
     static let historyExport = CommandSpec(
         name: HistoryCommand.name + " export", overview: "Print or write every saved chat.", usage: .spelled,
@@ -104,7 +113,8 @@ extension SearchCommand {
 extension HistoryCommand {
     /// `--limit N` of `history list`.
     static let listLimitOption = OptionSpec.integer(
-        "--limit", range: 1...10_000, default: 20, help: "List at most N chats ({range}, default {default}).")
+        "--limit", range: 1...10_000, default: 20,
+        help: "List at most N chats and web searches ({range}, default {default}).")
     /// `--json` of `history list`, `show` and `export`.
     static let jsonOption = OptionSpec.flag("--json", help: "Print JSON (shapes in docs/cli-json.md).")
     /// `--markdown` of `history show`.

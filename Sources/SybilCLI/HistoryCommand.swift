@@ -51,16 +51,25 @@ enum HistoryCommand {
         do {
             var output = ""
             var entries: [JSONValue] = []
-            let conversations = try await store.recentConversations(limit: limit)
-            for conversation in conversations {
-                let count = try await store.messages(inConversation: conversation.id).count
-                entries.append(HistoryJSON.summary(conversation, messageCount: count))
-                let title = HistoryTranscript.line(conversation.title, width: 60)
-                output += "\(conversation.id)  \(timestamp(conversation.updatedAt))  \(title)  "
-                output += count == 1 ? "(1 message)\n" : "(\(count) messages)\n"
+            let items = try await HistoryListing.recent(in: store, limit: limit)
+            for item in items {
+                switch item {
+                case .chat(let conversation):
+                    let count = try await store.messages(inConversation: conversation.id).count
+                    entries.append(HistoryJSON.summary(conversation, messageCount: count))
+                    let title = HistoryTranscript.line(conversation.title, width: 60)
+                    output += "\(conversation.id)  \(timestamp(conversation.updatedAt))  \(title)  "
+                    output += count == 1 ? "(1 message)\n" : "(\(count) messages)\n"
+                case .webSearch(let search):
+                    entries.append(HistoryJSON.webSearch(search, id: search.id))
+                    let query = HistoryTranscript.line(search.query, width: 54)
+                    let sources = search.sources.count
+                    output += "\(TerminalText.safe(search.id))  \(timestamp(search.createdAt))  [web] \(query)  "
+                    output += sources == 1 ? "(1 source)\n" : "(\(sources) sources)\n"
+                }
             }
             io.writeOutput(asJSON ? HistoryJSON.document(.array(entries)) : output)
-            if conversations.isEmpty { io.writeError("no saved chats\n") }
+            if items.isEmpty { io.writeError("no saved chats\n") }
             return .success
         } catch {
             io.writeError("\(command): \(error)\n")
@@ -95,7 +104,10 @@ enum HistoryCommand {
         }
         do {
             guard let conversation = try await store.conversation(id: id) else {
-                io.writeError("\(command): no conversation '\(quoted)'; see sybil history list\n")
+                if let search = try await store.webSearch(id: id) {
+                    return showWebSearch(search, asJSON: asJSON, asMarkdown: asMarkdown, io: io)
+                }
+                io.writeError("\(command): no conversation or web search '\(quoted)'; see sybil history list\n")
                 return .noInput
             }
             let messages = try await store.messages(inConversation: id)
@@ -121,6 +133,27 @@ enum HistoryCommand {
             io.writeError("\(command): \(error)\n")
             return .noInput
         }
+    }
+
+    /// Prints a saved web search: as JSON, as a Markdown document, or as text (the answer
+    /// rendered on a terminal).
+    private static func showWebSearch(_ search: SavedWebSearch, asJSON: Bool, asMarkdown: Bool, io: CommandIO)
+        -> ExitCode
+    {
+        if asJSON {
+            io.writeOutput(HistoryJSON.document(HistoryJSON.webSearch(search, id: search.id)))
+        } else if asMarkdown {
+            let text = HistoryMarkdown.webSearch(search, time: timestamp)
+            io.writeOutput(io.outputIsTerminal ? TerminalText.safe(text) : text)
+        } else {
+            let terminal = TerminalOutput(io: io)
+            let markdown = TerminalMarkdownRenderer(width: terminal.columns, color: terminal.isStyled)
+            io.writeOutput(
+                terminal.isTerminal
+                    ? HistoryTranscript.webSearch(search, time: timestamp, reply: { markdown.render(markdown: $0) })
+                    : HistoryTranscript.webSearch(search, time: timestamp))
+        }
+        return .success
     }
 
     /// `2026-12-01T00:53:47Z` (UTC, ISO 8601, whole seconds) for milliseconds since 1970.

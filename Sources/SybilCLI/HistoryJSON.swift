@@ -7,9 +7,29 @@ import SybilWire
 /// twice, as an ISO 8601 UTC string with milliseconds (`updatedAt`) and as milliseconds since
 /// 1970 (`updatedAtMs`), and `null` for what is absent (never a missing member).
 enum HistoryJSON {
-    /// One entry of `history list --json`.
+    /// One chat entry of `history list --json` (`kind` `chat`).
     static func summary(_ conversation: ChatConversationRecord, messageCount: Int) -> JSONValue {
-        .object(JSONObject(header(conversation) + [JSONMember("messageCount", number(Int64(messageCount)))]))
+        .object(
+            JSONObject(
+                [JSONMember("kind", .string("chat"))] + header(conversation)
+                    + [JSONMember("messageCount", number(Int64(messageCount)))]))
+    }
+
+    /// A saved web search (`kind` `webSearch`): a web-search entry of `history list --json`,
+    /// `history show ID --json` for one, and `ask --web --json`, where `id` is `null` when
+    /// nothing was saved (`--no-save`, or the save failed).
+    static func webSearch(_ search: SavedWebSearch, id: String?) -> JSONValue {
+        let sources = search.sources.map { source in
+            JSONValue.object(
+                JSONObject([JSONMember("title", .string(source.title)), JSONMember("url", .string(source.url))]))
+        }
+        return .object(
+            JSONObject(
+                [
+                    JSONMember("kind", .string("webSearch")), JSONMember("id", text(id)),
+                    JSONMember("query", .string(search.query)), JSONMember("answer", .string(search.answer)),
+                    JSONMember("sources", .array(sources)),
+                ] + times("createdAt", search.createdAt)))
     }
 
     /// `history show ID --json` and each entry of `history export --json`: the conversation

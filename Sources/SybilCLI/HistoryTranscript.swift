@@ -29,6 +29,37 @@ enum HistoryTranscript {
         return output
     }
 
+    /// A saved web search as `sybil history show` prints it: the query on one line, its id,
+    /// time and source count, then the answer and its sources (``answer(_:reply:)``).
+    static func webSearch(
+        _ search: SavedWebSearch, time: (Int64) -> String, reply: (String) -> String = { TerminalText.safe($0) + "\n" }
+    ) -> String {
+        var output = "\(line(search.query, width: 200))\n"
+        output += "web search \(TerminalText.safe(search.id)), saved \(time(search.createdAt)), "
+        output += (search.sources.count == 1 ? "1 source" : "\(search.sources.count) sources") + "\n\n"
+        return output + answer(search, reply: reply)
+    }
+
+    /// What `sybil ask --web` prints: the answer (laid out by `reply`), then a blank line and
+    /// `Sources:` with one numbered entry per source, its title and below it its URL as text,
+    /// each on one line without control characters; `Sources: none` when there are none.
+    static func answer(_ search: SavedWebSearch, reply: (String) -> String = { TerminalText.safe($0) + "\n" })
+        -> String
+    {
+        var output = reply(search.answer)
+        guard !search.sources.isEmpty else { return output + "\nSources: none\n" }
+        output += "\nSources:\n"
+        let width = String(search.sources.count).count
+        for (index, source) in search.sources.enumerated() {
+            let number = String(index + 1)
+            let label = String(repeating: " ", count: width - number.count) + number + ". "
+            let title = source.title.allSatisfy(\.isWhitespace) ? "(untitled)" : line(source.title, width: 200)
+            output += "\(label)\(title)\n"
+            output += String(repeating: " ", count: label.count) + TerminalText.oneLine(source.url) + "\n"
+        }
+        return output
+    }
+
     /// `text` on one line without control characters, cut in the middle to `width` columns.
     static func line(_ text: String, width: Int) -> String {
         SearchExcerpt(text: text, terms: [], width: width).text

@@ -67,17 +67,23 @@ enum SearchCommand {
         return Request(query: words.joined(separator: " "), limit: limit, json: parsed.given(jsonOption))
     }
 
-    /// `TITLE — EXCERPT` per hit, fitted to `COLUMNS` (default 80).
+    /// `TITLE — EXCERPT` per hit, fitted to `COLUMNS` (default 80); a saved web search's
+    /// line starts with ``webMarker`` and its title is the query.
     @MainActor
     private static func print(_ model: ChatSearchModel<ContinuousClock>, io: CommandIO) {
         let style = TerminalStyle(io: io)
         let width = max(minimumColumns, TerminalOutput(io: io).columns)
         var output = ""
         for hit in model.results {
-            let title = SearchExcerpt(text: hit.title, terms: hit.terms, width: titleColumns)
-            let excerpt = model.excerpt(hit, width: max(10, width - title.columns - 3))
-            output += "\(style.render(title)) — \(style.render(excerpt))\n"
+            var marker = ""
+            if case .webSearch = hit.source { marker = webMarker }
+            let title = SearchExcerpt(text: hit.title, terms: hit.terms, width: titleColumns - marker.count)
+            let excerpt = model.excerpt(hit, width: max(10, width - marker.count - title.columns - 3))
+            output += "\(marker)\(style.render(title)) — \(style.render(excerpt))\n"
         }
         io.writeOutput(output)
     }
+
+    /// What starts the line of a saved web search's hit.
+    static let webMarker = "[web] "
 }

@@ -9,6 +9,8 @@ public enum ServerSurface: String, Sendable, Hashable, CaseIterable {
     case workspaces
     /// Records sync (`/records…`).
     case records
+    /// Web searches (`POST /v1/web-search`): `sybil ask --web`.
+    case webSearch
 
     /// The surface's name as the app and the commands show it.
     public var title: String {
@@ -17,6 +19,7 @@ public enum ServerSurface: String, Sendable, Hashable, CaseIterable {
         case .agentRoom: "Sybil Agent"
         case .workspaces: "Workspaces"
         case .records: "Records sync"
+        case .webSearch: "Web search"
         }
     }
 

@@ -23,12 +23,13 @@ public enum ServerRoute: String, Sendable, CaseIterable {
     case debugWebSocketEcho
     case recordsBatch
     case recordsList
+    case webSearch
 
     /// The HTTP method.
     public var method: String {
         switch self {
         case .recordsBatch: "POST"
-        case .chatCompletions, .agentMessagesSubmit, .agentReadPost, .agentUpload, .workspacesRPC: "POST"
+        case .chatCompletions, .agentMessagesSubmit, .agentReadPost, .agentUpload, .workspacesRPC, .webSearch: "POST"
         default: "GET"
         }
     }
@@ -52,6 +53,7 @@ public enum ServerRoute: String, Sendable, CaseIterable {
         case .debugWebSocketEcho: "/debug/ws-echo"
         case .recordsBatch: "/records/batch"
         case .recordsList: "/records"
+        case .webSearch: "/v1/web-search"
         }
     }
 

@@ -14,6 +14,7 @@ public final class SybilServerApp: HTTPHandler {
     let agentRoom: AgentRoomService
     let desktop: WorkspaceDesktopService
     let records: RecordsService
+    let webSearch: WebSearchService
     private let log: ServerLog
 
     /// Opens storage, builds the surfaces and starts their work (the Agent room's turns);
@@ -56,6 +57,7 @@ public final class SybilServerApp: HTTPHandler {
             try ServerRecordStore(storage)
         }
         records = RecordsService(store: recordStore, time: time)
+        webSearch = WebSearchService(options: options, upstream: forwarding)
         if starting { start() }
     }
 
@@ -191,6 +193,7 @@ public final class SybilServerApp: HTTPHandler {
         case .debugWebSocketEcho: return try Self.echo(request)
         case .recordsBatch: return try await records.batch(request)
         case .recordsList: return try await records.list(request)
+        case .webSearch: return try await webSearch.search(request)
         }
     }
 

@@ -28,8 +28,12 @@ public protocol ChatHistoryStore: Sendable {
     /// bumps its conversation's `updatedAt` to `at`.
     func updateMessage(id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, at time: Int64)
         async throws
-    /// Saves a web search's query and answer.
+    /// Saves a web search's query, answer and sources.
     func saveWebSearch(_ search: SavedWebSearch) async throws
+    /// The web search with `id`, if saved.
+    func webSearch(id: String) async throws -> SavedWebSearch?
+    /// The most recently saved web searches, newest first, at most `limit`.
+    func recentWebSearches(limit: Int) async throws -> [SavedWebSearch]
     /// Searches titles, message text and saved web searches for `query`'s words as word
     /// prefixes; any text the person types is safe (never a syntax error). At most `limit` hits.
     func search(_ query: String, limit: Int) async throws -> ChatSearchResults

@@ -93,6 +93,15 @@ public actor InMemoryChatHistory: ChatHistoryStore {
         webSearches.append(search)
     }
 
+    public func webSearch(id: String) -> SavedWebSearch? {
+        webSearches.first { $0.id == id }
+    }
+
+    public func recentWebSearches(limit: Int) -> [SavedWebSearch] {
+        // Saved in order: the newest first, ties broken by the later saved.
+        Array(webSearches.reversed().sorted { $0.createdAt > $1.createdAt }.prefix(max(0, limit)))
+    }
+
     public func search(_ query: String, limit: Int) -> ChatSearchResults {
         let terms = Self.words(query)
         guard !terms.isEmpty, limit > 0 else { return .empty }

@@ -59,6 +59,11 @@ extension SQLiteChatHistory {
         SQLiteMigration(
             name: "chat-history-6-system-prompt",
             sql: "ALTER TABLE chat_conversations ADD COLUMN system_prompt TEXT;"),
+        // A web search's sources as a JSON array of {title, url} (the Wire contract's shape);
+        // searches saved before this migration have none.
+        SQLiteMigration(
+            name: "chat-history-7-web-search-sources",
+            sql: "ALTER TABLE chat_web_searches ADD COLUMN sources TEXT NOT NULL DEFAULT '[]';"),
     ]
 
     /// The full-text index (see `SQLiteChatHistory+Search.swift` for the choices): one row per

@@ -1,4 +1,5 @@
 import Dispatch
+import SybilCore
 
 /// The chat history in an SQLite file (seed 003/004): conversations, messages with their model,
 /// state and timing, and saved web searches, with a full-text index kept in step by every
@@ -135,12 +136,16 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
 
     // MARK: Web searches
 
-    /// Saves a web search's query and answer; an id that exists is an error.
+    /// Saves a web search's query, answer and sources; an id that exists is an error.
     public func saveWebSearch(_ search: SavedWebSearch) async throws {
+        let sources = JSONWriter().string(from: .array(search.sources.map(\.jsonValue)))
         try await write { database in
             try database.query(
-                "INSERT INTO chat_web_searches (id, query, answer, created_at) VALUES (?, ?, ?, ?)",
-                [.text(search.id), .text(search.query), .text(search.answer), .integer(search.createdAt)])
+                "INSERT INTO chat_web_searches (id, query, answer, created_at, sources) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .text(search.id), .text(search.query), .text(search.answer), .integer(search.createdAt),
+                    .text(sources),
+                ])
             let seq = try Self.lastInsertRowid(database)
             try Self.recordTerms(of: search.query, database)
             try Self.recordTerms(of: search.answer, database)

@@ -92,7 +92,7 @@ struct HistoryCommandTests {
             lines
                 == [
                     "Trip to \u{1B}[1mKyoto\u{1B}[22m — Trip to \u{1B}[1mKyoto\u{1B}[22m",
-                    "\u{1B}[1mkyoto\u{1B}[22m weather — \u{1B}[1mkyoto\u{1B}[22m weather",
+                    "[web] \u{1B}[1mkyoto\u{1B}[22m weather — \u{1B}[1mkyoto\u{1B}[22m weather",
                 ].sorted())
         let (red, redIO) = home.test()
         #expect(await SybilCommandLine.run(["search", "temples"], io: redIO) == 0)
@@ -174,7 +174,7 @@ struct HistoryCommandTests {
         #expect(one.stdout.split(separator: "\n").count == 1)
         let (all, allIO) = home.test()
         #expect(await SybilCommandLine.run(["history", "list", "--limit", "10000"], io: allIO) == 0)
-        #expect(all.stdout.split(separator: "\n").count == 2)
+        #expect(all.stdout.split(separator: "\n").count == 3, "two chats and a web search")
     }
 
     @Test func historyListsNewestFirstWithTimesTitlesAndCounts() async throws {
@@ -189,6 +189,7 @@ struct HistoryCommandTests {
         #expect(
             test.stdout == """
                 c1  2025-12-01T00:00:05Z  Trip to Kyoto  (3 messages)
+                w1  2025-12-01T00:00:00Z  [web] kyoto weather  (0 sources)
                 c2  2025-11-30T23:59:59Z  Empty  (0 messages)
 
                 """)
@@ -223,7 +224,7 @@ struct HistoryCommandTests {
                 """)
         let (missing, missingIO) = home.test()
         #expect(await SybilCommandLine.run(["history", "show", "c9"], io: missingIO) == 66)
-        #expect(missing.stderr == "sybil history show: no conversation 'c9'; see sybil history list\n")
+        #expect(missing.stderr == "sybil history show: no conversation or web search 'c9'; see sybil history list\n")
     }
 
     @Test func anUnreadableHistoryIsExit66() async throws {

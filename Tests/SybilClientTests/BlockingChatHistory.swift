@@ -80,6 +80,10 @@ final class BlockingChatHistory: ChatHistoryStore {
     ) async throws { unexpected() }
     func saveWebSearch(_ search: SavedWebSearch) async throws { unexpected() }
 
+    func webSearch(id: String) async throws -> SavedWebSearch? { unexpected() }
+
+    func recentWebSearches(limit: Int) async throws -> [SavedWebSearch] { unexpected() }
+
     private func unexpected(_ function: String = #function) -> Never {
         fatalError("BlockingChatHistory: unexpected call \(function)")
     }

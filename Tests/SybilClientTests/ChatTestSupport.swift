@@ -228,6 +228,10 @@ final class RecordingChatHistory: ChatHistoryStore {
 
     func saveWebSearch(_ search: SavedWebSearch) async throws { try await base.saveWebSearch(search) }
 
+    func webSearch(id: String) async throws -> SavedWebSearch? { await base.webSearch(id: id) }
+
+    func recentWebSearches(limit: Int) async throws -> [SavedWebSearch] { await base.recentWebSearches(limit: limit) }
+
     func search(_ query: String, limit: Int) async throws -> ChatSearchResults {
         await base.search(query, limit: limit)
     }

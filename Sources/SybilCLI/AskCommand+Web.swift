@@ -1,0 +1,110 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilMarkdown
+import SybilNet
+import SybilStore
+import SybilWire
+
+extension AskCommand {
+    /// `sybil ask --web QUESTION`: sends the question to the server's web-search route
+    /// (``WebSearchClient``), prints the answer and its numbered sources (every piece of the
+    /// server's text made safe for the terminal, URLs as text), and saves it in the history as
+    /// a web search. A server that does not offer web searches is said so (exit 69) before
+    /// anything is sent.
+    @MainActor
+    static func web(_ request: Request, json: Bool, io: CommandIO) async -> ExitCode {
+        let query = request.question
+        guard query.utf8.count <= WebSearchRequest.maxQueryBytes else {
+            io.writeError(
+                "\(name): the web-search query is \(query.utf8.count) bytes, over the limit of "
+                    + "\(WebSearchRequest.maxQueryBytes) bytes (8 KiB); search for something shorter\n")
+            return .invalidData
+        }
+        guard let store = ChatHistoryLocation.store(keeping: request.save, io: io, command: name) else {
+            return .cannotCreate
+        }
+        guard let connection = ChatClientStack.connect(request.target, seed: request.seed, command: name, io: io)
+        else { return .unavailable }
+        let status = await web(query, save: request.save, json: json, store: store, connection: connection, io: io)
+        await connection.close()
+        return status
+    }
+
+    @MainActor
+    private static func web(
+        _ query: String, save: Bool, json: Bool, store: any ChatHistoryStore, connection: ServerTarget.Connection,
+        io: CommandIO
+    ) async -> ExitCode {
+        if let offered = await connection.capabilities(io: io), !offered.offers(.webSearch) {
+            io.writeError("\(name): \(ServerSurface.webSearch.notOfferedSentence(server: connection.serverName))\n")
+            return .unavailable
+        }
+        let base: AgentAPIBase
+        do {
+            base = try AgentAPIBase(connection.baseURL)
+        } catch {
+            io.writeError("\(name): \(error)\n")
+            return .usage
+        }
+        let client = WebSearchClient(
+            base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
+        let answer: WebSearchAnswer
+        do {
+            answer = try await client.search(query)
+        } catch {
+            return failed(error, connection: connection, io: io)
+        }
+        let search = SavedWebSearch(
+            id: ChatClientStack.ids.makeID(), query: query, answer: answer.answer, sources: answer.sources,
+            createdAt: ChatClientStack.now())
+        var status = ExitCode.success
+        var savedId: String?
+        if save {
+            do {
+                try await store.saveWebSearch(search)
+                savedId = search.id
+                io.writeError("\(name): web search \(search.id)\n")
+            } catch {
+                io.writeError("\(name): the web search could not be saved: \(error)\n")
+                status = .cannotCreate
+            }
+        }
+        if json {
+            io.writeOutput(HistoryJSON.document(HistoryJSON.webSearch(search, id: savedId)))
+        } else {
+            let terminal = TerminalOutput(io: io)
+            let markdown = TerminalMarkdownRenderer(width: terminal.columns, color: terminal.isStyled)
+            let text =
+                terminal.isTerminal
+                ? HistoryTranscript.answer(search, reply: { markdown.render(markdown: $0) })
+                : HistoryTranscript.answer(search)
+            io.writeOutput(text)
+        }
+        return status
+    }
+
+    /// Says why the search failed and returns its status: 69 when the route or the server
+    /// is not there, 76 when the server refused or broke the contract.
+    private static func failed(_ error: WebSearchError, connection: ServerTarget.Connection, io: CommandIO)
+        -> ExitCode
+    {
+        switch error {
+        case .notOffered:
+            // Remembered as a Sybil server, yet without the route: ask again next time.
+            ServerTarget.Connection.discovery(io: io).forget(connection.baseURL)
+            io.writeError("\(name): \(ServerSurface.webSearch.notOfferedSentence(server: connection.serverName))\n")
+            return .unavailable
+        case .transport:
+            io.writeError("\(name): \(TerminalText.oneLine(error.description))\n")
+            return .unavailable
+        case .rejected(let status, _):
+            io.writeError("\(name): \(TerminalText.oneLine(error.description))\n")
+            if status == 401 || status == 403 { return .permissionDenied }
+            return (500...599).contains(status) ? .unavailable : .protocolError
+        case .malformedAnswer, .redirectRefused:
+            io.writeError("\(name): \(TerminalText.oneLine(error.description))\n")
+            return .protocolError
+        }
+    }
+}
