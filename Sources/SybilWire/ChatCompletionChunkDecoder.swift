@@ -23,7 +23,6 @@ public struct ChatCompletionChunkDecoder: Sendable {
         case errorMember
     }
 
-    private var keys: [ChatCompletionChunkScanner.KeyEntry] = []
     private var ownedKeyBytes: [UInt8] = []
     private var scratch: [UInt8] = []
 
@@ -38,21 +37,22 @@ public struct ChatCompletionChunkDecoder: Sendable {
                 kind: .limit, path: .root, offset: maxBytes,
                 message: "document is \(bytes.count) bytes; the limit is \(maxBytes) bytes")
         }
-        // The scratch buffers move into the pass and back, so that none is copied on write.
-        var storage = (keys: keys, ownedKeyBytes: ownedKeyBytes, scratch: scratch)
-        (keys, ownedKeyBytes, scratch) = ([], [], [])
-        let result = bytes.withUnsafeBufferPointer { buffer -> Result<Outcome, ChatChunkScanFailure> in
-            var pass = ChatCompletionChunkScanner(
-                bytes: buffer, keys: storage.keys, ownedKeyBytes: storage.ownedKeyBytes, scratch: storage.scratch)
-            storage = ([], [], [])
-            defer { storage = (pass.keys, pass.ownedKeyBytes, pass.scratch) }
+        var result: Result<Outcome, ChatChunkScanFailure> = .success(.errorMember)
+        bytes.withUnsafeBufferPointer { buffer in
+            // The scratch buffers move into the pass and back, so that none is copied on write.
+            var pass = ChatCompletionChunkScanner(bytes: buffer, ownedKeyBytes: [], scratch: [])
+            swap(&pass.ownedKeyBytes, &ownedKeyBytes)
+            swap(&pass.scratch, &scratch)
+            defer {
+                swap(&pass.ownedKeyBytes, &ownedKeyBytes)
+                swap(&pass.scratch, &scratch)
+            }
             do throws(ChatChunkScanFailure) {
-                return .success(try pass.scanDocument())
+                result = .success(try pass.scanDocument())
             } catch {
-                return .failure(error)
+                result = .failure(error)
             }
         }
-        (keys, ownedKeyBytes, scratch) = storage
         switch result {
         case .success(let outcome): return outcome
         case .failure(let failure): throw failure.jsonError

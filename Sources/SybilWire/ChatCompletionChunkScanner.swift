@@ -46,14 +46,16 @@ struct ChatCompletionChunkScanner {
         var start: Int
         var count: Int
         var owned: Bool
+        /// A cheap summary of the bytes: names that differ in it differ.
+        var fingerprint: UInt64
     }
 
-    /// The names seen so far in one object being read, for the duplicate rule.
+    /// The names seen so far in one object being read, for the duplicate rule: the first
+    /// ``ChatCompletionChunkScanner/linearScopeLimit`` in place (no allocation), the rest in a
+    /// set, so that a hostile object of many members costs linear time.
     private struct KeyScope {
-        var base: Int
+        var entries = InlineArray<16, KeyEntry>(repeating: KeyEntry(start: 0, count: 0, owned: false, fingerprint: 0))
         var members = 0
-        /// Past ``ChatCompletionChunkScanner/linearScopeLimit`` names: a set, so that a hostile
-        /// object of many members costs linear time.
         var large: Set<[UInt8]>?
     }
 
@@ -77,19 +79,15 @@ struct ChatCompletionChunkScanner {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
-    /// Names of the objects being read, a stack shared by nested objects.
-    var keys: [KeyEntry]
     /// Unescaped bytes of names that had escapes.
     var ownedKeyBytes: [UInt8]
     /// Unescaped bytes of the string being built.
     var scratch: [UInt8]
 
-    init(bytes: UnsafeBufferPointer<UInt8>, keys: [KeyEntry], ownedKeyBytes: [UInt8], scratch: [UInt8]) {
+    init(bytes: UnsafeBufferPointer<UInt8>, ownedKeyBytes: [UInt8], scratch: [UInt8]) {
         self.bytes = bytes
-        self.keys = keys
         self.ownedKeyBytes = ownedKeyBytes
         self.scratch = scratch
-        self.keys.removeAll(keepingCapacity: true)
         self.ownedKeyBytes.removeAll(keepingCapacity: true)
     }
 
@@ -128,8 +126,7 @@ struct ChatCompletionChunkScanner {
         var created: Int64?
         var choices: [ChatCompletionChunk.Choice]?
         var usage: ChatCompletionUsage?
-        var scope = KeyScope(base: keys.count)
-        defer { keys.removeSubrange(scope.base...) }
+        var scope = KeyScope()
         var more = try openObject(depth: 1)
         while more {
             let key = try memberName(in: &scope)
@@ -184,8 +181,7 @@ struct ChatCompletionChunkScanner {
         var content: String?
         var reasoningContent: String?
         var reasoning = Deferred.absent
-        var scope = KeyScope(base: keys.count)
-        defer { keys.removeSubrange(scope.base...) }
+        var scope = KeyScope()
         var more = try openObject(depth: 3)
         while more {
             let key = try memberName(in: &scope)
@@ -225,8 +221,7 @@ struct ChatCompletionChunkScanner {
     private mutating func scanDelta(
         role: inout String?, content: inout String?, reasoningContent: inout String?, reasoning: inout Deferred
     ) throws(ChatChunkScanFailure) {
-        var scope = KeyScope(base: keys.count)
-        defer { keys.removeSubrange(scope.base...) }
+        var scope = KeyScope()
         var more = try openObject(depth: 4)
         while more {
             let key = try memberName(in: &scope)
@@ -264,8 +259,7 @@ struct ChatCompletionChunkScanner {
         var prompt: Int64?
         var completion: Int64?
         var total: Int64?
-        var scope = KeyScope(base: keys.count)
-        defer { keys.removeSubrange(scope.base...) }
+        var scope = KeyScope()
         var more = try openObject(depth: 2)
         while more {
             let key = try memberName(in: &scope)
@@ -320,11 +314,11 @@ struct ChatCompletionChunkScanner {
             throw failure(at: index, "unexpected \(describeByte(at: index)); expected a member name in quotes")
         }
         let (start, end, escaped) = try scanString()
-        var key = KeyEntry(start: start, count: end - start, owned: false)
+        var key = KeyEntry(start: start, count: end - start, owned: false, fingerprint: 0)
         if escaped {
             let ownedStart = ownedKeyBytes.count
             unescape(start, end, into: &ownedKeyBytes)
-            key = KeyEntry(start: ownedStart, count: ownedKeyBytes.count - ownedStart, owned: true)
+            key = KeyEntry(start: ownedStart, count: ownedKeyBytes.count - ownedStart, owned: true, fingerprint: 0)
         }
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -372,6 +366,7 @@ struct ChatCompletionChunkScanner {
 
     // MARK: Member names
 
+    @inline(__always)
     private func withKeyBytes<R>(_ key: KeyEntry, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if !key.owned { return body(UnsafeBufferPointer(rebasing: bytes[key.start..<key.start + key.count])) }
         return ownedKeyBytes.withUnsafeBufferPointer { owned in
@@ -387,21 +382,47 @@ struct ChatCompletionChunkScanner {
     /// Notes `key` in `scope`; whether an earlier member of the object had the same name
     /// (compared by code points, as ``JSONMemberName`` does: byte by byte).
     private mutating func isDuplicate(_ key: KeyEntry, in scope: inout KeyScope) -> Bool {
-        scope.members += 1
         if scope.large != nil {
+            scope.members += 1
             return !scope.large!.insert(withKeyBytes(key) { Array($0) }).inserted
         }
-        for position in scope.base..<keys.count {
-            let earlier = keys[position]
-            if earlier.count == key.count, sameBytes(earlier, key) { return true }
+        var key = key
+        key.fingerprint = withKeyBytes(key, Self.fingerprint)
+        for position in 0..<scope.members {
+            let earlier = scope.entries[position]
+            if earlier.fingerprint == key.fingerprint, earlier.count == key.count, sameBytes(earlier, key) {
+                return true
+            }
         }
-        keys.append(key)
-        if keys.count - scope.base > Self.linearScopeLimit {
-            var set = Set<[UInt8]>(minimumCapacity: 64)
-            for position in scope.base..<keys.count { set.insert(withKeyBytes(keys[position]) { Array($0) }) }
-            scope.large = set
+        if scope.members < Self.linearScopeLimit {
+            scope.entries[scope.members] = key
+            scope.members += 1
+            return false
         }
+        var set = Set<[UInt8]>(minimumCapacity: 64)
+        for position in 0..<scope.members { set.insert(withKeyBytes(scope.entries[position]) { Array($0) }) }
+        set.insert(withKeyBytes(key) { Array($0) })
+        scope.large = set
+        scope.members += 1
         return false
+    }
+
+    /// The length and the first and last eight bytes of a name, mixed.
+    @inline(__always)
+    private static func fingerprint(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let count = name.count
+        var mixed = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+        guard let base = name.baseAddress else { return mixed }
+        if count >= 8 {
+            let first = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+            let last = UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self)
+            mixed ^= first ^ (last &* 0xFF51_AFD7_ED55_8CCD)
+        } else {
+            var word: UInt64 = 0
+            for offset in 0..<count { word |= UInt64(base[offset]) << UInt64(8 * offset) }
+            mixed ^= word
+        }
+        return mixed
     }
 
     private func sameBytes(_ left: KeyEntry, _ right: KeyEntry) -> Bool {
@@ -669,7 +690,11 @@ struct ChatCompletionChunkScanner {
             // Eight bytes at a time while none is a quote, a backslash, a control or non-ASCII.
             while count - index >= 8 {
                 let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
-                if Self.needsAttention(word) { break }
+                let mask = Self.attention(word)
+                if mask != 0 {
+                    index += mask.trailingZeroBitCount >> 3
+                    break
+                }
                 index += 8
             }
             guard index < count else { break }
@@ -692,9 +717,11 @@ struct ChatCompletionChunkScanner {
         throw failure(at: open, "a string is not terminated")
     }
 
-    /// Whether any byte of `word` is `"`, `\`, below 0x20 or above 0x7F.
+    /// The high bit of each byte of `word` that is `"`, `\`, below 0x20 or above 0x7F; exact
+    /// for the lowest such byte (bytes above it may be marked falsely), which is all the scan
+    /// uses (loads are little-endian).
     @inline(__always)
-    private static func needsAttention(_ word: UInt64) -> Bool {
+    private static func attention(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
@@ -702,7 +729,7 @@ struct ChatCompletionChunkScanner {
         let zeroQuote = (quote &- ones) & ~quote
         let zeroBackslash = (backslash &- ones) & ~backslash
         let control = word &- ones &* 0x20
-        return ((zeroQuote | zeroBackslash | control) & highs | word & highs) != 0
+        return (zeroQuote | zeroBackslash | control | word) & highs
     }
 
     private mutating func checkEscape() throws(ChatChunkScanFailure) {

@@ -24,7 +24,9 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
     public static func decode(
         _ event: ServerSentEvent, using decoder: inout ChatCompletionChunkDecoder
     ) throws(JSONError) -> OpenAIStreamEvent {
-        if event.type == "message", event.dataBytes.elementsEqual("[DONE]".utf8) { return .done }
+        if event.dataBytes.count == 6, event.type == "message", event.dataBytes.elementsEqual("[DONE]".utf8) {
+            return .done
+        }
         if event.type != "error", case .chunk(let chunk)? = try? decoder.decode(event.dataBytes) {
             return .chunk(chunk)
         }
