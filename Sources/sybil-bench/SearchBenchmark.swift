@@ -15,7 +15,7 @@ import SybilTimeline
 // word's LIKE stops after 101 recent rows, so only a rare word shows the scan); the ratio is
 // its p50 over the search's. Each category also prints the query alone (no excerpts).
 
-private final class SearchBenchCorpus {
+final class SearchBenchCorpus {
     let vocabulary: [String]
     let rare: [String]
     let random: SeededRandomSource
@@ -207,7 +207,7 @@ private func runSearchBenchmark(messages: Int, path: String) async throws {
 }
 
 /// A word of at least `minimum` letters, drawn like the corpus draws them.
-private func longWord(_ corpus: SearchBenchCorpus, minimum: Int = 3) -> String {
+func longWord(_ corpus: SearchBenchCorpus, minimum: Int = 3) -> String {
     while true {
         let word = corpus.commonWord()
         if word.count >= minimum { return word }

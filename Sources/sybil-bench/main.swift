@@ -85,6 +85,7 @@ if byName("records") { await benchmarkRecords(repetitions: repetitions) }
 if byName("search") {
     await benchmarkSearch(arguments: arguments)
 }
+if selected.contains("search-corpus") { await writeSearchCorpus(arguments: arguments) }
 let failures = failedCases.load(ordering: .relaxed)
 if failures > 0 {
     print("sybil-bench: \(failures) case(s) failed; each says why above")
