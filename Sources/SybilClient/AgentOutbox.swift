@@ -5,14 +5,16 @@ import SybilStore
 import SybilWire
 
 /// The Agent room outbox (SPEC §6, §6.1): messages queued while the agent works, saved
-/// atomically in a file scoped to the API base URL before anything is sent, each with a
-/// stable request id and `createdAt` that survive relaunch.
+/// in files scoped to the API base URL before anything is sent (a snapshot and a journal
+/// of changes, ``AgentOutboxFile``), each with a stable request id and `createdAt` that
+/// survive relaunch.
 ///
 /// Every change is applied to a copy of ``AgentOutboxQueue`` (the rules), written to the
 /// file, and only then adopted and published; a change that cannot be saved is not made and
 /// its caller gets the error (a composer keeps its draft). Changes made while a write is in
-/// flight are saved together by the next write, in the order they were asked for, so a burst
-/// of changes (an echo arriving while the next message starts) costs one write, not one each.
+/// flight are saved together by the next write (one journal record, one `fsync`), in the
+/// order they were asked for, so a burst of changes (an echo arriving while the next message
+/// starts) costs one write, not one each.
 ///
 /// Main-actor isolated and observable for the UI; the file work runs on the file's own queue.
 @MainActor
@@ -209,6 +211,11 @@ public final class AgentOutbox {
 
     // MARK: Changes (each saved before it returns)
 
+    // Confirmations and removals of confirmed entries are written before they return but
+    // reach the disk with the next flushed write (one `fsync` per message, not two): the room
+    // repeats them after a relaunch (its echoes and history confirm again), so a power loss
+    // can only take the outbox back to an entry still awaiting its echo.
+
     /// Queues a message: a new request id from the injected generator and `createdAt` from the
     /// injected clock. It is saved before this returns; when saving fails this throws and
     /// nothing is queued (the caller keeps its draft). For a draft that is already queued,
@@ -258,7 +265,7 @@ public final class AgentOutbox {
         guard let requestId = message.requestId, let entry = queue.entry(requestId), entry.state != .confirmed else {
             return false
         }
-        return try await change { queue in queue.confirm(echo: message) }
+        return try await change(durable: false) { queue in queue.confirm(echo: message) }
     }
 
     /// The room merged history through `cursor`: acknowledged entries at or before it are
@@ -266,7 +273,7 @@ public final class AgentOutbox {
     @discardableResult
     public func confirmAcknowledged(through cursor: AgentCursor) async throws(AgentOutboxError) -> [String] {
         guard queue.hasAcknowledged(through: cursor) else { return [] }
-        return try await change { queue in queue.confirmAcknowledged(through: cursor) }
+        return try await change(durable: false) { queue in queue.confirmAcknowledged(through: cursor) }
     }
 
     /// The room merged `message`, and history through `cursor`: its echo and every entry
@@ -280,7 +287,7 @@ public final class AgentOutbox {
         guard needsSettling(merged: message, through: cursor, removingConfirmed: removingConfirmed) else {
             return false
         }
-        return try await change { queue in
+        return try await change(durable: false) { queue in
             var changed = queue.confirm(echo: message)
             if let cursor { changed = !queue.confirmAcknowledged(through: cursor).isEmpty || changed }
             if removingConfirmed { changed = !queue.removeConfirmed().isEmpty || changed }
@@ -306,7 +313,7 @@ public final class AgentOutbox {
     @discardableResult
     public func removeConfirmed() async throws(AgentOutboxError) -> [AgentOutboxEntry] {
         guard queue.entries.contains(where: { $0.state == .confirmed }) else { return [] }
-        return try await change { queue in queue.removeConfirmed() }
+        return try await change(durable: false) { queue in queue.removeConfirmed() }
     }
 
     /// Marks the next entry `sending` and saves that before returning what to submit (used by
@@ -344,6 +351,8 @@ public final class AgentOutbox {
         let apply: (inout AgentOutboxQueue) -> Bool
         /// Called once with the write's error (`nil` when saved).
         let finish: (AgentOutboxError?) -> Void
+        /// Whether the write must be flushed to disk before the change counts.
+        let durable: Bool
     }
 
     /// One result, filled in by the write that carries the change.
@@ -356,8 +365,13 @@ public final class AgentOutbox {
     /// Applies `edit` to the queue as it will be after the changes asked for before it, saves
     /// the result, and only then adopts it. The first caller while no write runs does the
     /// writing (for the changes that arrive meanwhile too); the others wait for theirs.
+    ///
+    /// A change that is not `durable` counts once it is written (a crash of the process keeps
+    /// it); it reaches the disk with the next flushed write. Only changes that the room
+    /// repeats after a relaunch (its echoes and history confirm and retire entries again) may
+    /// be saved so.
     private func change<T>(
-        _ edit: @escaping (inout AgentOutboxQueue) throws(AgentOutboxError) -> T
+        durable: Bool = true, _ edit: @escaping (inout AgentOutboxQueue) throws(AgentOutboxError) -> T
     ) async throws(AgentOutboxError) -> T {
         let ticket = Ticket<T>()
         staged.append(
@@ -378,7 +392,7 @@ public final class AgentOutbox {
                     ticket.saved = true
                     ticket.continuation?.resume()
                     ticket.continuation = nil
-                }))
+                }, durable: durable))
         pendingChanges += 1
         if writing {
             if !ticket.saved {
@@ -409,7 +423,7 @@ public final class AgentOutbox {
         var failure: AgentOutboxError?
         if changed || compacting {
             do {
-                try await save(next, compacting: compacting)
+                try await save(next, compacting: compacting, durable: batch.contains(where: \.durable))
                 if changed {
                     queue = next
                     revision += 1
@@ -428,8 +442,8 @@ public final class AgentOutbox {
     /// Writes `next` (the queue after the changes): one journal record with what changed
     /// since ``queue``, or a new snapshot when `compacting`, when the journal cannot take the
     /// change, or when a snapshot is needed.
-    private func save(_ next: AgentOutboxQueue, compacting: Bool) async throws(AgentOutboxError) {
-        var record: [UInt8]?
+    private func save(_ next: AgentOutboxQueue, compacting: Bool, durable: Bool = true) async throws(AgentOutboxError) {
+        var record: AgentOutboxJournal.Record?
         if !compacting && !needsSnapshot {
             record = AgentOutboxJournal.record(from: queue, to: next) { self.encoded($0) }
             if record == nil && queue.entries == next.entries && queue.retiredDraftIds == next.retiredDraftIds {
@@ -438,8 +452,9 @@ public final class AgentOutbox {
         }
         do {
             if let record {
-                journalBytes = try await file.append(record)
-                refreshCache(next)
+                journalBytes = try await file.append(record.bytes, sync: durable)
+                for id in record.removed { encodedEntries[id] = nil }
+                for entry in record.touched { _ = encoded(entry) }
             } else {
                 let bytes = encode(next)
                 try await file.compact(bytes)
@@ -468,15 +483,6 @@ public final class AgentOutbox {
         }
         compactionRequested = true
         Task { [weak self] in try? await self?.change { _ in () } }
-    }
-
-    /// Brings the cache of encoded entries up to `queue` (what a compaction and the size
-    /// limit of ``enqueue(text:attachments:draftId:)`` use).
-    private func refreshCache(_ queue: AgentOutboxQueue) {
-        var cache: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
-        cache.reserveCapacity(queue.entries.count)
-        for entry in queue.entries { cache[entry.requestId] = (entry, encoded(entry)) }
-        encodedEntries = cache
     }
 
     /// An entry's stored bytes, from the cache when it has not changed.

@@ -125,10 +125,11 @@ public final class AgentOutboxFile: Sendable {
         }
     }
 
-    /// Appends `record` to the journal with one `fsync`; when this returns it is on disk.
+    /// Appends `record` to the journal with one `fsync` (with `sync`; otherwise the next
+    /// flushed append or compaction takes it to the disk); when this returns it is written.
     /// Returns the journal's length. Throws, changing nothing, after a failed write until a
     /// ``compact(_:)`` succeeds.
-    func append(_ record: [UInt8]) async throws(AgentOutboxError) -> Int {
+    func append(_ record: [UInt8], sync: Bool = true) async throws(AgentOutboxError) -> Int {
         let (journalPath, checkpoint) = (journalPath, checkpoint)
         return try await perform {
             let current = self.mode.withLock { $0 }
@@ -145,7 +146,7 @@ public final class AgentOutboxFile: Sendable {
                     reason: "an earlier write failed; the outbox must be compacted")
             }
             let end = try AppendJournal.append(
-                [record], to: journalPath, at: offset, fileLength: fileLength, base: base,
+                [record], to: journalPath, at: offset, fileLength: fileLength, base: base, sync: sync,
                 checkpoint: { try checkpoint(.append($0)) })
             self.mode.withLock { $0 = .append(base: base, end: end, fileLength: end) }
             return end

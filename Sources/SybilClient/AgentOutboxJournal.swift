@@ -23,34 +23,51 @@ enum AgentOutboxJournal {
     /// The members a record may hold.
     static let keys = ["add", "set", "unset", "remove", "retiredDraftIds"]
 
+    /// A record and the request ids of the entries it changed, added or removed.
+    struct Record {
+        /// The record's bytes.
+        var bytes: [UInt8]
+        /// Entries whose members changed, or that were added.
+        var touched: [AgentOutboxEntry]
+        /// Entries that left.
+        var removed: [String]
+    }
+
     /// The record that turns `old` into `new`, or `nil` when there is nothing to record or
     /// the change cannot be written as one (entries reordered): then the whole document is
-    /// saved instead. `encoded` gives an entry's stored bytes (cached by the caller).
+    /// saved instead. `encoded` gives an entry's stored bytes (cached by the caller). Linear
+    /// in the entries, without hashing the unchanged ones.
     static func record(
         from old: AgentOutboxQueue, to new: AgentOutboxQueue, encoded: (AgentOutboxEntry) -> [UInt8]
-    ) -> [UInt8]? {
-        var oldById: [String: AgentOutboxEntry] = [:]
-        oldById.reserveCapacity(old.entries.count)
-        for entry in old.entries { oldById[entry.requestId] = entry }
-        let newIds = Set(new.entries.map(\.requestId))
-        let removed = old.entries.map(\.requestId).filter { !newIds.contains($0) }
-        // Survivors keep their order; new entries come after them.
-        let survivors = new.entries.prefix { oldById[$0.requestId] != nil }
-        let added = new.entries.dropFirst(survivors.count)
-        guard added.allSatisfy({ oldById[$0.requestId] == nil }),
-            survivors.map(\.requestId) == old.entries.map(\.requestId).filter(newIds.contains)
-        else { return nil }
+    ) -> Record? {
+        var removed: [String] = []
         var set: [JSONMember] = []
         var unset: [JSONMember] = []
-        for entry in survivors {
-            guard let before = oldById[entry.requestId], before != entry,
-                case .object(let was) = before.jsonValue, case .object(let now) = entry.jsonValue
+        var touched: [AgentOutboxEntry] = []
+        var next = 0
+        for before in old.entries {
+            guard next < new.entries.count, new.entries[next].requestId == before.requestId else {
+                removed.append(before.requestId)
+                continue
+            }
+            let entry = new.entries[next]
+            next += 1
+            guard before != entry, case .object(let was) = before.jsonValue, case .object(let now) = entry.jsonValue
             else { continue }
+            touched.append(entry)
             let changed = now.members.filter { was[$0.key] != $0.value }
             let dropped = was.members.filter { now[$0.key] == nil }.map { JSONValue.string($0.key) }
             if !changed.isEmpty { set.append(JSONMember(entry.requestId, .object(JSONObject(changed)))) }
             if !dropped.isEmpty { unset.append(JSONMember(entry.requestId, .array(dropped))) }
         }
+        // New entries come after the survivors, in order; one that was there before means the
+        // entries were reordered.
+        let added = new.entries[next...]
+        if !removed.isEmpty {
+            let gone = Set(removed)
+            guard !added.contains(where: { gone.contains($0.requestId) }) else { return nil }
+        }
+        touched += added
         let retiredChanged = old.retiredDraftIds != new.retiredDraftIds
         guard !removed.isEmpty || !set.isEmpty || !unset.isEmpty || !added.isEmpty || retiredChanged else {
             return nil
@@ -82,7 +99,7 @@ enum AgentOutboxJournal {
             bytes += part
         }
         bytes.append(UInt8(ascii: "}"))
-        return bytes
+        return Record(bytes: bytes, touched: touched, removed: removed)
     }
 
     /// The snapshot with `records` applied, as document bytes for

@@ -40,7 +40,7 @@ public enum AppendJournal {
         case opened
         /// The records were written (not yet flushed).
         case wrote
-        /// The journal was flushed to disk.
+        /// The journal was flushed to disk (not reported for an append without `sync`).
         case synced
         /// The append is durable (for a new journal, its directory entry was flushed too).
         case committed
@@ -139,10 +139,14 @@ public enum AppendJournal {
     ///     journal anew (replacing whatever file is there) with a header naming `base`.
     ///   - fileLength: the file's current length; when longer than `offset` (a torn record
     ///     follows), the file is cut back first.
+    ///   - sync: whether to flush the journal before returning; without it the records are
+    ///     written (a crash of the process keeps them) and reach the disk with the next flush
+    ///     of the journal (a power loss may lose them, and ``Step/synced`` is not reported).
+    ///     A new journal is always flushed.
     ///   - checkpoint: runs after each step; an error it throws stops the append there, as a
     ///     crash would.
     public static func append(
-        _ payloads: [[UInt8]], to path: String, at offset: Int?, fileLength: Int, base: UInt64,
+        _ payloads: [[UInt8]], to path: String, at offset: Int?, fileLength: Int, base: UInt64, sync: Bool = true,
         checkpoint: (Step) throws -> Void = { _ in }
     ) throws -> Int {
         for payload in payloads where payload.count > maxRecordBytes {
@@ -176,8 +180,10 @@ public enum AppendJournal {
             }
         }
         try checkpoint(.wrote)
-        guard fsync(descriptor) == 0 else { throw AtomicFile.systemError("fsync", path) }
-        try checkpoint(.synced)
+        if sync || creating {
+            guard fsync(descriptor) == 0 else { throw AtomicFile.systemError("fsync", path) }
+            try checkpoint(.synced)
+        }
         if creating { try AtomicFile.syncDirectory(containing: path) }
         try checkpoint(.committed)
         return start + bytes.count

@@ -85,9 +85,11 @@ private struct AgentOutboxBenchRun {
     /// The file's size once every message was queued, and once the delivery ended.
     var fileBytesQueued: Int
     var fileBytesDelivered: Int
-    /// Bytes written from the first enqueue until the delivery ended, and fsync'd writes.
+    /// Bytes written from the first enqueue until the delivery ended, and the fsyncs of the
+    /// file written in that time, and during the delivery.
     var totalBytes: Int
-    var totalWrites: Int
+    var totalFsyncs: Int
+    var deliveryFsyncs: Int
     /// One queued entry's encoded size (as the snapshot stores it).
     var entryBytes: Int
 }
@@ -111,9 +113,9 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
     try? FileManager.default.removeItem(atPath: directory)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/" + (try AgentOutboxScope(baseURL: base.url)).fileName
-    // Each fsync'd write (a journal append, or a compaction's snapshot) and the bytes it
-    // added to the disk (the journal's growth, or the whole snapshot).
-    let writes = Locked((count: 0, bytes: 0, journal: 0))
+    // Each write (a journal append, or a compaction's snapshot), the fsyncs of the file
+    // written, and the bytes it added to the disk (the journal's growth, or the snapshot).
+    let writes = Locked((count: 0, bytes: 0, journal: 0, fsyncs: 0))
     let outbox = try await AgentOutbox.open(
         directory: directory, baseURL: base.url, ids: SequentialIDGenerator(prefix: "outbox-\(round)"),
         now: { agentBenchCreatedAt },
@@ -132,6 +134,7 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
                     $0.bytes += size
                     $0.count += 1
                 }
+            case .append(.synced), .snapshot(.syncedTemporary): writes.withLock { $0.fsyncs += 1 }
             case .removedJournal: writes.withLock { $0.journal = 0 }
             default: break
             }
@@ -194,7 +197,9 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
         enqueue: enqueue, delivery: elapsed, deliveryWrites: writesAfter.count - writesBefore.count,
         deliveryBytes: writesAfter.bytes - writesBefore.bytes, fileBytesQueued: fileBytesQueued,
         fileBytesDelivered: fileBytesDelivered, totalBytes: writesAfter.bytes - writesAtStart.bytes,
-        totalWrites: writesAfter.count - writesAtStart.count, entryBytes: entryBytes)
+        totalFsyncs: writesAfter.fsyncs - writesAtStart.fsyncs,
+        deliveryFsyncs: writesAfter.fsyncs - writesBefore.fsyncs,
+        entryBytes: entryBytes)
 }
 
 /// `agent-outbox`: `SYBIL_BENCH_AGENT_MESSAGES` changes the 1,000 messages per path; best of
@@ -228,11 +233,13 @@ func benchmarkAgentOutbox(repetitions: Int) async {
                     + "queued → sent in order → confirmed by the room's echo: \(format(rate, 0)) msg/s "
                     + "(\(format(run.delivery, 2)) s, \(run.deliveryWrites) file writes, "
                     + "\(format(Double(run.deliveryWrites) / Double(count), 2)) per message, "
+                    + "delivery bytes \(format(Double(run.deliveryBytes) / Double(count * run.entryBytes), 2)) x encoded, "
                     + "\(format(Double(run.deliveryBytes) / 1_048_576, 1)) MiB written, file "
                     + "\(format(Double(run.fileBytesQueued) / 1024, 0)) KiB queued → "
                     + "\(format(Double(run.fileBytesDelivered) / 1024, 1)) KiB delivered); "
                     + "ratio to bare POSTs \(format(rate / bareRate)) x; queued → confirmed per message: "
-                    + "\(format(Double(run.totalWrites) / Double(count), 2)) fsync'd writes, "
+                    + "\(format(Double(run.totalFsyncs) / Double(count), 2)) fsyncs "
+                    + "(delivery \(format(Double(run.deliveryFsyncs) / Double(count), 2))), "
                     + "\(format(Double(run.totalBytes) / Double(count), 0)) bytes = "
                     + "\(format(Double(run.totalBytes) / Double(count * run.entryBytes), 2)) x its encoded size "
                     + "(\(run.entryBytes) bytes)")

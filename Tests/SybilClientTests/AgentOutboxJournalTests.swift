@@ -213,4 +213,25 @@ struct AgentOutboxJournalTests {
         #expect(third.loadProblems.isEmpty)
         #expect(third.entries.map(\.text) == ["one", "three"])
     }
+
+    @Test func anEchoIsWrittenAtOnceAndFlushedWithTheNextSaveThatMustBe() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let killer = Killer()
+        let outbox = try await open(directory, killer: killer)
+        let one = try await outbox.enqueue(text: "one")
+        let two = try await outbox.enqueue(text: "two")
+        _ = try await outbox.beginSending(one.requestId)
+        let receipt = AgentOutboxQueueTests.receipt(for: one)
+        _ = try await outbox.finishSending(one.requestId, result: .success(receipt), beginningNext: true)
+        var synced: Int { killer.seen.filter { $0 == .append(.synced) }.count }
+        #expect(synced == 3, "queued, sending and the receipt each flushed before they count")
+        #expect(try await outbox.confirm(echo: AgentOutboxQueueTests.echo(one.requestId)))
+        #expect(synced == 3, "the echo is written without a flush of its own")
+        #expect(killer.seen.suffix(2) == [.append(.wrote), .append(.committed)])
+        // A process that dies now leaves it written: a launch would read it.
+        #expect(try storedDocument(outbox.file).entries.first?.state == .confirmed)
+        _ = try await outbox.finishSending(two.requestId, result: .failure(.transport("reset")))
+        #expect(synced == 4, "the next save flushes the journal, the echo with it")
+    }
 }
