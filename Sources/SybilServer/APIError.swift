@@ -3,7 +3,9 @@ import SybilNet
 import SybilWire
 
 /// An error answer in the shape every surface shares (docs/api/README.md): status, message,
-/// `type`, `code`, optional `param` and `details`, and `Retry-After` for 429 and 503.
+/// `type`, `code`, optional `param` and `details`, and `Retry-After` for 429 and 503. The body
+/// is SybilWire's ``APIErrorBody`` (the contract clients decode), encoded by it alone: this
+/// type adds the status, the defaults and the header.
 public struct APIError: Error, Sendable, Hashable {
     /// The HTTP status.
     public var status: Int
@@ -16,14 +18,14 @@ public struct APIError: Error, Sendable, Hashable {
     /// The request member at fault, when there is one.
     public var param: String?
     /// Machine-readable facts (limits, quota, retry time).
-    public var details: JSONValue?
+    public var details: JSONObject?
     /// Seconds for the `Retry-After` header.
     public var retryAfterSeconds: Int?
 
     /// Creates an error; `type` and `code` default by status.
     public init(
         status: Int, message: String, type: String? = nil, code: String? = nil, param: String? = nil,
-        details: JSONValue? = nil, retryAfterSeconds: Int? = nil
+        details: JSONObject? = nil, retryAfterSeconds: Int? = nil
     ) {
         self.status = status
         self.message = message
@@ -56,16 +58,13 @@ public struct APIError: Error, Sendable, Hashable {
     public static let internalFailure = APIError(
         status: 500, message: "The server could not complete this request; try again later.")
 
-    /// The error object (`{"error": {…}}`).
-    public var body: JSONValue {
-        var error: [JSONMember] = [
-            JSONMember("message", .string(message)), JSONMember("type", .string(type)),
-            JSONMember("code", .string(code)),
-        ]
-        if let param { error.append(JSONMember("param", .string(param))) }
-        if let details { error.append(JSONMember("details", details)) }
-        return .object(JSONObject([JSONMember("error", .object(JSONObject(error)))]))
+    /// The body as the wire contract has it.
+    public var wireBody: APIErrorBody {
+        APIErrorBody(message: message, type: type, code: code, param: param, details: details)
     }
+
+    /// The error object (`{"error": {…}}`), encoded by ``APIErrorBody``.
+    public var body: JSONValue { wireBody.jsonValue }
 
     /// The response carrying this error.
     public var response: HTTPServerResponse {

@@ -181,12 +181,9 @@ final class AgentRoomService: Sendable {
 
     /// `GET agent/uploads/{uploadId}/original`: the bytes as a download, never as a page
     /// (see ``AgentOriginalHeaders``).
-    func original(uploadId: String) async throws -> HTTPServerResponse {
-        guard UploadNames.isUploadId(uploadId) else {
-            throw APIError.invalid("uploadId \(UploadNames.uploadIdRule).", param: "uploadId")
-        }
-        guard let upload = try await store.upload(uploadId) else {
-            throw APIError.notFound("No upload \(uploadId).")
+    func original(uploadId: UploadID) async throws -> HTTPServerResponse {
+        guard let upload = try await store.upload(uploadId.rawValue) else {
+            throw APIError.notFound("No upload \(uploadId.rawValue).")
         }
         return HTTPServerResponse(
             status: 200, headers: AgentOriginalHeaders.headers(for: upload.descriptor), body: .bytes(upload.bytes))

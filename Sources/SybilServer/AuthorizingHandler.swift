@@ -1,30 +1,38 @@
-/// A handler behind the bearer-token check made from each request's head: a request to a
-/// route that needs the token and lacks it is answered (401, or 400 for two `Authorization`
-/// fields) before any of its body is read (``HTTPHandler/headResponse(for:)``), so a
-/// token-less upload costs the server nothing but its head. Everything else is the wrapped
-/// handler's; `GET /healthz` stays open.
-struct AuthorizingHandler<Wrapped: HTTPHandler>: HTTPHandler {
-    /// The handler that answers authorized requests.
-    let wrapped: Wrapped
+/// The one authentication middleware: in front of the ``RoutingHandler``, a request to a route
+/// whose table entry needs the bearer token (``Route/Access/bearerToken``) and lacks it is
+/// answered (401, or 400 for two `Authorization` fields) from its head, before any of its body
+/// is read (``HTTPHandler/headResponse(for:)``), so a token-less upload costs the server
+/// nothing but its head and gets no body consumer. ``handle(_:)`` makes the same check, so
+/// the pair is safe when called without the head step (tests call `handle` directly). Open
+/// routes (`/healthz`) and paths no route has pass through (a 404 is not a 401).
+struct AuthorizingHandler: HTTPHandler {
+    /// The routes and what answers authorized requests.
+    let wrapped: RoutingHandler
     /// The token rule.
     let authorization: BearerAuthorization
 
+    /// The answer refusing a request with `head`, or `nil` when it may pass.
+    func authorizationRefusal(for head: HTTPRequestHead) -> HTTPServerResponse? {
+        guard case .route(let route, _) = wrapped.table.match(method: head.method, path: head.path),
+            route.access == .bearerToken
+        else { return nil }
+        return authorization.refusal(for: head.headers)
+    }
+
     func headResponse(for head: HTTPRequestHead) -> HTTPServerResponse? {
-        if case .route(let route, _) = ServerRoute.match(method: head.method, path: head.path),
-            route.requiresAuthorization, let refusal = authorization.refusal(for: head.headers)
-        {
-            return refusal
-        }
-        return wrapped.headResponse(for: head)
+        authorizationRefusal(for: head) ?? wrapped.headResponse(for: head)
     }
 
     func bodyLimit(for head: HTTPRequestHead) -> Int { wrapped.bodyLimit(for: head) }
 
     func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? {
-        wrapped.bodyConsumer(for: head)
+        authorizationRefusal(for: head) == nil ? wrapped.bodyConsumer(for: head) : nil
     }
 
-    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse { await wrapped.handle(request) }
+    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        if let refusal = authorizationRefusal(for: request.head) { return refusal }
+        return await wrapped.handle(request)
+    }
 
     func refusal(status: Int, message: String) -> HTTPServerResponse {
         wrapped.refusal(status: status, message: message)

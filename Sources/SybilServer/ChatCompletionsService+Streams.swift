@@ -21,7 +21,8 @@ extension ChatCompletionsService {
 
     /// `GET /v1/chat/completions/{id}/events`: replays the events of stream `id` after
     /// `Last-Event-ID` (or `?after=`), then follows it live until it ends.
-    func events(id: String, _ request: HTTPServerRequest) throws(APIError) -> HTTPServerResponse {
+    func events(id stream: ChatStreamID, _ request: HTTPServerRequest) throws(APIError) -> HTTPServerResponse {
+        let id = stream.rawValue
         let after = try Self.resumePoint(request)
         switch registry.read(id, after: after) {
         case .notFound:

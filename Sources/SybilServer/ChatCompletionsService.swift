@@ -113,41 +113,20 @@ final class ChatCompletionsService: Sendable {
         return .json(["object": "list", "data": .array(Self.models.map(Self.modelObject))])
     }
 
-    /// `GET /v1/models/{id}`: one model, or 404 `model_not_found`. With `--upstream`, the
-    /// upstream's answer.
-    func model(id: String) async throws(APIError) -> HTTPServerResponse {
+    /// `GET /v1/models/{modelId}`: one model, or 404 `model_not_found`. With `--upstream`, the
+    /// upstream's answer; the id is one plain segment by its type (``ModelID``), so it never
+    /// makes this server fetch another upstream path with its key.
+    func model(id: ModelID) async throws(APIError) -> HTTPServerResponse {
         if let upstream, let base = options.upstream {
-            // The id arrives percent-decoded: one that could leave its path segment ("..", "/")
-            // would make this server fetch another upstream path with its key.
-            try Self.checkForwardable(modelId: id)
-            return await forwardModels(path: "v1/models/\(id)", to: base, with: upstream)
+            return await forwardModels(path: "v1/models/\(id.rawValue)", to: base, with: upstream)
         }
-        guard Self.models.contains(id) else {
+        guard Self.models.contains(id.rawValue) else {
             throw APIError(
                 status: 404,
                 message: "The model does not exist; this server offers \(Self.models.joined(separator: ", ")).",
                 code: "model_not_found", param: "model")
         }
-        return .json(Self.modelObject(id))
-    }
-
-    /// The longest model id forwarded upstream, in UTF-8 bytes.
-    static let maximumModelIdBytes = 256
-
-    /// Refuses a model id that is not one plain path segment: empty or over
-    /// ``maximumModelIdBytes``, `.` or `..`, or holding `/`, `\\`, `%`, `?`, `#` or a control
-    /// character.
-    static func checkForwardable(modelId id: String) throws(APIError) {
-        let plain =
-            !id.isEmpty && id.utf8.count <= maximumModelIdBytes && id != "." && id != ".."
-            && !id.unicodeScalars.contains { scalar in
-                "/\\%?#".unicodeScalars.contains(scalar) || scalar.properties.generalCategory == .control
-            }
-        guard plain else {
-            throw .invalid(
-                "A model id is one path segment of 1 to \(maximumModelIdBytes) bytes without '/', '\\', '%', '?', '#' "
-                    + "or control characters.", param: "model")
-        }
+        return .json(Self.modelObject(id.rawValue))
     }
 
     private static func modelObject(_ id: String) -> JSONValue {

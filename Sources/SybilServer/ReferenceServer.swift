@@ -23,10 +23,8 @@ public final class ReferenceServer: Sendable {
         // has started nothing that would outlive it.
         let app = try SybilServerApp(options: options, time: time, upstream: upstream, random: random, starting: false)
         self.app = app
-        // The token is checked from each request's head, before any body is read.
-        http = try HTTPServer(
-            configuration: configuration,
-            handler: AuthorizingHandler(wrapped: app, authorization: BearerAuthorization(token: options.token)))
+        // The app checks the token from each request's head, before any body is read.
+        http = try HTTPServer(configuration: configuration, handler: app)
         app.start()
     }
 

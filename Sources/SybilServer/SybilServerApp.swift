@@ -3,19 +3,20 @@ import SybilCore
 import SybilNet
 import SybilWire
 
-/// The reference server's request handler: matches routes, checks the bearer token in
-/// constant time on every route but `/healthz` (and the opt-in debug echo), and turns every
-/// failure into the shared error body. Nothing a client sends makes it throw or crash.
+/// The reference server's request handler: the routes of ``RouteTable/sybil`` behind the one
+/// auth middleware (``AuthorizingHandler``: the bearer token, checked in constant time from
+/// the head, on every route the table says needs it), every failure the shared error body.
+/// Nothing a client sends makes it throw or crash.
 public final class SybilServerApp: HTTPHandler {
     private let options: SybilServerOptions
     private let time: ServerTime
-    private let authorization: BearerAuthorization
     private let chats: ChatCompletionsService
     let agentRoom: AgentRoomService
     let desktop: WorkspaceDesktopService
     let records: RecordsService
     let webSearch: WebSearchService
-    private let log: ServerLog
+    /// The routes behind the auth middleware: every request goes through it.
+    private let handler: AuthorizingHandler
 
     /// Opens storage, builds the surfaces and starts their work (the Agent room's turns);
     /// `upstream` carries forwarded chats (URLSession when `options.upstream` is set and none is
@@ -36,9 +37,7 @@ public final class SybilServerApp: HTTPHandler {
     ) throws {
         self.time = time
         self.options = options
-        self.log = log
         let storage = options.storage
-        authorization = BearerAuthorization(token: options.token)
         // Upstream redirects are never followed: the API key must not travel to another host.
         let forwarding = options.upstream == nil ? nil : (upstream ?? DefaultHTTPClient.make(redirects: .deliver))
         chats = ChatCompletionsService(options: options, time: time, upstream: forwarding, random: random)
@@ -58,6 +57,14 @@ public final class SybilServerApp: HTTPHandler {
         }
         records = RecordsService(store: recordStore, time: time)
         webSearch = WebSearchService(options: options, upstream: forwarding)
+        let surfaces = ServerSurfaces(
+            options: options, chats: chats, agentRoom: agentRoom, desktop: desktop, records: records,
+            webSearch: webSearch)
+        // The debug echo exists only when asked for: otherwise its path is not found.
+        let table = RouteTable.sybil.excluding(options.debugEndpoints ? [] : [.debugWebSocketEcho])
+        handler = AuthorizingHandler(
+            wrapped: RoutingHandler(table: table, surfaces: surfaces, log: log),
+            authorization: BearerAuthorization(token: options.token))
         if starting { start() }
     }
 
@@ -66,32 +73,21 @@ public final class SybilServerApp: HTTPHandler {
         agentRoom.start()
     }
 
-    /// Body limits: for Agent uploads the largest file (8 MiB), plus 64 KiB for a multipart
-    /// body's boundaries and part headers; 2 MiB for desktop calls (1 MiB chunks in base64);
-    /// 1 MiB elsewhere. The same under `/api`.
+    /// The route's body limit (``RouteTable/sybil``), the same under `/api`.
     public func bodyLimit(for head: HTTPRequestHead) -> Int {
-        guard case .route(let route, _) = ServerRoute.match(method: head.method, path: head.path) else {
-            return 1 << 20
-        }
-        switch route {
-        case .agentUpload:
-            return AgentUploadForm.isMultipart(head.headers["Content-Type"])
-                ? AgentUploadForm.bodyLimit(AgentRoomService.limits) : Int(AgentRoomService.limits.maxFileBytes)
-        case .workspacesRPC: return 2 << 20
-        case .recordsBatch: return RecordBatch.maxBodyBytes
-        default: return 1 << 20
-        }
+        handler.bodyLimit(for: head)
     }
 
-    /// A multipart Agent upload from an authorized client is parsed as it arrives, so its
-    /// limits stop it at once and its bytes are held once; every other body is collected.
+    /// A refused token (401 / 400), an unknown path (404) or method (405), decided from the
+    /// head before any body byte is read; `nil` to read the body.
+    public func headResponse(for head: HTTPRequestHead) -> HTTPServerResponse? {
+        handler.headResponse(for: head)
+    }
+
+    /// The route's body consumer (a multipart Agent upload from an authorized client is
+    /// parsed as it arrives); every other body is collected.
     public func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? {
-        guard case .route(.agentUpload, _) = ServerRoute.match(method: head.method, path: head.path),
-            options.attachmentsAvailable, isAuthorized(head.headers),
-            let contentType = head.headers["Content-Type"], AgentUploadForm.isMultipart(contentType)
-        else { return nil }
-        // A Content-Type without a usable boundary is answered by the handler, after the body.
-        return try? AgentUploadForm(contentType: contentType, limits: AgentRoomService.limits)
+        handler.bodyConsumer(for: head)
     }
 
     /// Stops the work the surfaces own: the Agent room's turns, workspace runs, and chat
@@ -117,108 +113,11 @@ public final class SybilServerApp: HTTPHandler {
 
     /// The error body for a request the transport refused.
     public func refusal(status: Int, message: String) -> HTTPServerResponse {
-        APIError(status: status, message: message).response
+        handler.refusal(status: status, message: message)
     }
 
-    /// Answers one request.
+    /// Answers one request: authorized by the middleware, then dispatched by the table.
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        switch ServerRoute.match(method: request.method, path: request.path) {
-        case .notFound:
-            return APIError.notFound("No route \(request.method) \(request.path).").response
-        case .methodNotAllowed(let allowed):
-            var response = APIError(
-                status: 405, message: "\(request.path) takes \(allowed.joined(separator: ", ")), not \(request.method)."
-            ).response
-            response.headers.set("Allow", allowed.joined(separator: ", "))
-            return response
-        case .route(let route, let parameters):
-            if route == .debugWebSocketEcho && !options.debugEndpoints {
-                return APIError.notFound("No route \(request.method) \(request.path).").response
-            }
-            if route.requiresAuthorization {
-                if Self.authorizationCount(request.headers) > 1 {
-                    return APIError(
-                        status: 400, message: "Send one Authorization header, not several.",
-                        code: "duplicate_authorization", param: "Authorization"
-                    ).response
-                }
-                if !isAuthorized(request.headers) {
-                    var response = APIError(
-                        status: 401, message: "A valid bearer token is required (Authorization: Bearer <token>).",
-                        code: "unauthorized"
-                    ).response
-                    // RFC 9110 §11.6.1: a 401 names the scheme it takes.
-                    response.headers.set("WWW-Authenticate", "Bearer")
-                    return response
-                }
-            }
-            do {
-                return try await dispatch(route, parameters, request)
-            } catch let error as APIError {
-                var response = error.response
-                // RFC 6455 §4.4: a 426 for the WebSocket version names the one spoken.
-                if error.status == 426 { response.headers.set("Sec-WebSocket-Version", WebSocketUpgrade.version) }
-                return response
-            } catch let error as JSONError {
-                return APIError.invalid(error.message, param: error.path.description).response
-            } catch {
-                // The cause (SQL, paths, SQLite's words) is for the operator, never the client.
-                log("sybil serve: \(request.method) \(route.template) failed: \(error)")
-                return APIError.internalFailure.response
-            }
-        }
-    }
-
-    // MARK: Private
-
-    private func dispatch(_ route: ServerRoute, _ parameters: [String: String], _ request: HTTPServerRequest)
-        async throws -> HTTPServerResponse
-    {
-        switch route {
-        case .health: return await chats.health()
-        case .chatCompletions: return await chats.complete(request)
-        case .chatStreamEvents: return try chats.events(id: parameters["streamId"] ?? "", request)
-        case .modelsList: return await chats.listModels()
-        case .modelGet: return try await chats.model(id: parameters["modelId"] ?? "")
-        case .agentDescriptor: return try await agentRoom.descriptor()
-        case .agentMessagesList: return try await agentRoom.messages(request)
-        case .agentMessagesSubmit: return try await agentRoom.submit(request)
-        case .agentReadGet: return try await agentRoom.read()
-        case .agentReadPost: return try await agentRoom.markRead(request)
-        case .agentStream: return try agentRoom.stream(request)
-        case .agentUpload: return try await agentRoom.upload(request)
-        case .agentUploadOriginal: return try await agentRoom.original(uploadId: parameters["uploadId"] ?? "")
-        case .workspacesRPC: return try await desktop.call(request)
-        case .workspacesEvents: return try await desktop.eventStream(request)
-        case .debugWebSocketEcho: return try Self.echo(request)
-        case .recordsBatch: return try await records.batch(request)
-        case .recordsList: return try await records.list(request)
-        case .webSearch: return try await webSearch.search(request)
-        }
-    }
-
-    /// How many Authorization fields `headers` holds (a second one is a 400, never a guess).
-    private static func authorizationCount(_ headers: HTTPHeaders) -> Int {
-        headers.fields.reduce(0) { $0 + ($1.name.lowercased() == "authorization" ? 1 : 0) }
-    }
-
-    /// Whether the request carries the token, by the one bearer rule (``BearerAuthorization``).
-    private func isAuthorized(_ headers: HTTPHeaders) -> Bool {
-        authorization.refusal(for: headers) == nil
-    }
-
-    private static func echo(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
-        let accept = try WebSocketUpgrade.accept(request)
-        return HTTPServerResponse(
-            status: 101,
-            body: .webSocket(accept: accept, maximumMessage: 16 << 20) { socket in
-                for await message in socket.incoming {
-                    switch message {
-                    case .text(let text): socket.send(text: text)
-                    case .binary(let bytes): socket.send(binary: bytes)
-                    case .closed: return
-                    }
-                }
-            })
+        await handler.handle(request)
     }
 }
