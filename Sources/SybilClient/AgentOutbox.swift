@@ -121,7 +121,11 @@ public final class AgentOutbox {
         var needsSnapshot = true
         var mustWrite = false
         let loaded = try await file.open()
-        if loaded.snapshot != nil || loaded.unreadableJournal != nil {
+        if loaded.snapshot == nil, let reason = loaded.unreadableJournal {
+            // A journal that cannot be read, and no snapshot: the journal goes aside.
+            let aside = try await file.moveAside()
+            problems = [.unreadable(path: file.journalPath, keptAt: aside + ".journal", reason: reason)]
+        } else if loaded.snapshot != nil {
             needsSnapshot = false
             var (bytes, recordProblem) = AgentOutboxJournal.merge(snapshot: loaded.snapshot, records: loaded.records)
             var decoded = Self.decode(bytes, scope: scope)
@@ -132,7 +136,7 @@ public final class AgentOutbox {
                 decoded = Self.decode(snapshot, scope: scope)
             }
             switch decoded {
-            case .success(let (document, entryProblems)) where loaded.snapshot != nil:
+            case .success(let (document, entryProblems)):
                 queue = AgentOutboxQueue(entries: document.entries, retiredDraftIds: document.retiredDraftIds)
                 var reasons = entryProblems.map { "an entry was left out: \($0)" }
                 if let recordProblem {
@@ -145,14 +149,6 @@ public final class AgentOutbox {
                     needsSnapshot = true
                     mustWrite = true
                 }
-            case .success:
-                // A journal that cannot be read, and no snapshot.
-                let aside = try await file.moveAside()
-                problems = [
-                    .unreadable(
-                        path: file.journalPath, keptAt: aside + ".journal", reason: loaded.unreadableJournal ?? "")
-                ]
-                needsSnapshot = true
             case .failure(let error):
                 let aside = try await file.moveAside()
                 problems = [.unreadable(path: file.path, keptAt: aside, reason: error.description)]

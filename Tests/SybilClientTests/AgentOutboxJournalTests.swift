@@ -234,4 +234,24 @@ struct AgentOutboxJournalTests {
         _ = try await outbox.finishSending(two.requestId, result: .failure(.transport("reset")))
         #expect(synced == 4, "the next save flushes the journal, the echo with it")
     }
+
+    @Test func anUnreadableJournalWithoutASnapshotIsMovedAside() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let scope = try AgentOutboxScope(baseURL: outboxBase)
+        let path = directory.path + "/" + scope.fileName
+        let garbage = Array("SYBJRNL1 but then something else entirely".utf8)
+        try AtomicFile.createDirectory(directory.path)
+        try AtomicFile.write(garbage, to: path + ".journal")
+        let outbox = try await open(directory)
+        #expect(
+            outbox.loadProblems == [
+                .unreadable(
+                    path: path + ".journal", keptAt: path + ".unreadable-1.journal",
+                    reason: "its header fails its check")
+            ])
+        #expect(outbox.entries.isEmpty)
+        #expect(try AtomicFile.read(path + ".unreadable-1.journal") == garbage)
+        #expect(try AtomicFile.read(path + ".journal") == nil, "moved, not copied")
+    }
 }
