@@ -27,11 +27,10 @@ public struct JSONMemberName: Sendable, Hashable, CustomStringConvertible {
         Self.hash(text, into: &hasher)
     }
 
-    /// Whether `lhs` and `rhs` are the same code points (not merely canonically equivalent).
+    /// Whether `lhs` and `rhs` are the same code points (not merely canonically equivalent):
+    /// the same UTF-8 bytes, since valid UTF-8 encodes each code point one way. The byte
+    /// counts decide most unequal names at once.
     public static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        // Text with the same code points is canonically equivalent too, so `String ==` failing
-        // settles it cheaply; when it holds, the bytes decide.
-        guard lhs == rhs else { return false }
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }

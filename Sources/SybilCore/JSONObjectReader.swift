@@ -203,41 +203,44 @@ public enum JSONValueReader {
     /// The JavaScript safe-integer range, ±(2^53 − 1).
     public static let safeIntegerRange: ClosedRange<Int64> = -maxSafeInteger...maxSafeInteger
 
-    /// `value` as a string.
-    public static func string(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> String {
+    /// `value` as a string. The path is only built when the value is refused, as in every
+    /// reader here: a document read without an error builds no paths for its scalars.
+    public static func string(_ value: JSONValue, at path: @autoclosure () -> JSONPath) throws(JSONError) -> String {
         guard case .string(let text) = value else {
-            throw .contract(path, "expected a string, got \(value.kindDescription)")
+            throw .contract(path(), "expected a string, got \(value.kindDescription)")
         }
         return text
     }
 
     /// `value` as an integer literal within `range`; `1.0`, `1e3` and out-of-range literals fail.
     public static func integer(
-        _ value: JSONValue, at path: JSONPath, in range: ClosedRange<Int64> = Int64.min...Int64.max
+        _ value: JSONValue, at path: @autoclosure () -> JSONPath, in range: ClosedRange<Int64> = Int64.min...Int64.max
     ) throws(JSONError) -> Int64 {
         guard case .number(let number) = value else {
-            throw .contract(path, "expected an integer, got \(value.kindDescription)")
+            throw .contract(path(), "expected an integer, got \(value.kindDescription)")
         }
         guard number.isIntegerLiteral else {
-            throw .contract(path, "expected an integer literal without fraction or exponent, got \(number.literal)")
+            throw .contract(path(), "expected an integer literal without fraction or exponent, got \(number.literal)")
         }
         guard let integer = number.int64Value, range.contains(integer) else {
-            throw .contract(path, "integer \(number.literal) is outside \(range.lowerBound)…\(range.upperBound)")
+            throw .contract(path(), "integer \(number.literal) is outside \(range.lowerBound)…\(range.upperBound)")
         }
         return integer
     }
 
     /// `value` as an unsigned integer literal (`0 … UInt64.max`).
-    public static func unsignedInteger(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> UInt64 {
+    public static func unsignedInteger(_ value: JSONValue, at path: @autoclosure () -> JSONPath) throws(JSONError)
+        -> UInt64
+    {
         guard case .number(let number) = value else {
-            throw .contract(path, "expected an unsigned integer, got \(value.kindDescription)")
+            throw .contract(path(), "expected an unsigned integer, got \(value.kindDescription)")
         }
         guard number.isIntegerLiteral else {
             throw .contract(
-                path, "expected an unsigned integer literal without fraction or exponent, got \(number.literal)")
+                path(), "expected an unsigned integer literal without fraction or exponent, got \(number.literal)")
         }
         guard let integer = number.uint64Value else {
-            throw .contract(path, "expected an unsigned integer within 0…\(UInt64.max), got \(number.literal)")
+            throw .contract(path(), "expected an unsigned integer within 0…\(UInt64.max), got \(number.literal)")
         }
         return integer
     }
