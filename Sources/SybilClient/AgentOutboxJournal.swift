@@ -45,20 +45,26 @@ enum AgentOutboxJournal {
         var unset: [JSONMember] = []
         var touched: [AgentOutboxEntry] = []
         var next = 0
-        for before in old.entries {
-            guard next < new.entries.count, new.entries[next].requestId == before.requestId else {
-                removed.append(before.requestId)
-                continue
+        old.entries.withUnsafeBufferPointer { olds in
+            new.entries.withUnsafeBufferPointer { news in
+                for index in olds.indices {
+                    guard next < news.count, news[next].requestId == olds[index].requestId else {
+                        removed.append(olds[index].requestId)
+                        continue
+                    }
+                    next += 1
+                    // The rules change only an entry's progress; its submission is fixed when queued.
+                    guard !sameProgress(olds[index], news[next - 1]) else { continue }
+                    let entry = news[next - 1]
+                    guard case .object(let was) = olds[index].jsonValue, case .object(let now) = entry.jsonValue
+                    else { continue }
+                    touched.append(entry)
+                    let changed = now.members.filter { was[$0.key] != $0.value }
+                    let dropped = was.members.filter { now[$0.key] == nil }.map { JSONValue.string($0.key) }
+                    if !changed.isEmpty { set.append(JSONMember(entry.requestId, .object(JSONObject(changed)))) }
+                    if !dropped.isEmpty { unset.append(JSONMember(entry.requestId, .array(dropped))) }
+                }
             }
-            let entry = new.entries[next]
-            next += 1
-            guard before != entry, case .object(let was) = before.jsonValue, case .object(let now) = entry.jsonValue
-            else { continue }
-            touched.append(entry)
-            let changed = now.members.filter { was[$0.key] != $0.value }
-            let dropped = was.members.filter { now[$0.key] == nil }.map { JSONValue.string($0.key) }
-            if !changed.isEmpty { set.append(JSONMember(entry.requestId, .object(JSONObject(changed)))) }
-            if !dropped.isEmpty { unset.append(JSONMember(entry.requestId, .array(dropped))) }
         }
         // New entries come after the survivors, in order; one that was there before means the
         // entries were reordered.
@@ -100,6 +106,13 @@ enum AgentOutboxJournal {
         }
         bytes.append(UInt8(ascii: "}"))
         return Record(bytes: bytes, touched: touched, removed: removed)
+    }
+
+    /// Whether two versions of an entry agree on everything ``AgentOutboxQueue`` changes after
+    /// it queued the entry (its state, attempts, failure and acknowledgement).
+    private static func sameProgress(_ lhs: AgentOutboxEntry, _ rhs: AgentOutboxEntry) -> Bool {
+        lhs.state == rhs.state && lhs.attempts == rhs.attempts && lhs.failure == rhs.failure
+            && lhs.acknowledgement == rhs.acknowledgement
     }
 
     /// The snapshot with `records` applied, as document bytes for
