@@ -8,8 +8,18 @@ public enum AttachmentUploadError: Error, Sendable, Hashable, CustomStringConver
     case invalidChunkSize(Int)
     /// A call to the desktop failed; retrying resumes from the first missing chunk.
     case desktop(String)
+    /// The desktop refused the upload for good (too large, unknown session, a conflicting
+    /// key): sending the same file again cannot succeed.
+    case refused(String)
     /// The upload was cancelled.
     case cancelled
+
+    /// Whether trying again later can succeed (the desktop was unreachable or the call failed
+    /// in transit), so a message may wait in the outbox with this file.
+    public var isRetryable: Bool {
+        if case .desktop = self { return true }
+        return false
+    }
 
     /// One sentence for the user.
     public var description: String {
@@ -19,6 +29,7 @@ public enum AttachmentUploadError: Error, Sendable, Hashable, CustomStringConver
         case .unreadable(let path, let reason): "Cannot read \(path): \(reason)."
         case .invalidChunkSize(let size): "The desktop asked for chunks of \(size) bytes; it must be more than 0."
         case .desktop(let reason): "The upload stopped (\(reason)); try again to resume it."
+        case .refused(let reason): "The desktop refused the upload (\(reason)); sending it again cannot succeed."
         case .cancelled: "The upload was cancelled."
         }
     }

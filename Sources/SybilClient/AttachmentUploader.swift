@@ -179,6 +179,8 @@ public struct AttachmentUploader: Sendable {
             return try await body()
         } catch is CancellationError {
             throw .cancelled
+        } catch let error as WorkspaceDesktopError where error.isFinalRefusal {
+            throw .refused(error.description)
         } catch {
             throw .desktop(String(describing: error))
         }

@@ -15,6 +15,10 @@ public final class WorkspaceAttachmentDraft: Identifiable {
     public private(set) var uploadId: String?
     /// Why the upload failed; Remove and attach again to retry (it resumes).
     public private(set) var failure: String?
+    /// Whether the upload failed only because the desktop could not be reached (or the call
+    /// failed in transit): sending then keeps the message and a copy of this file in the
+    /// outbox, to be uploaded before the message when the desktop is back.
+    public private(set) var canWaitInOutbox = false
 
     /// A draft whose upload has not finished.
     public init(id: String, file: AttachmentUploader.File) {
@@ -25,9 +29,11 @@ public final class WorkspaceAttachmentDraft: Identifiable {
     func finished(uploadId: String) {
         self.uploadId = uploadId
         failure = nil
+        canWaitInOutbox = false
     }
 
-    func failed(_ reason: String) {
+    func failed(_ reason: String, retryable: Bool = false) {
         failure = reason
+        canWaitInOutbox = retryable
     }
 }

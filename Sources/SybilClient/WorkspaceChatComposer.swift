@@ -112,20 +112,34 @@ public final class WorkspaceChatComposer {
 
     // MARK: Sending
 
-    /// Sends the draft (with the finished attachments) as a new turn, or steers the running
-    /// turn when `steer` is true. Returns the outcome, or `nil` when nothing was sent (the
-    /// notice says why). The draft leaves the composer when sending starts and comes back if
-    /// the message cannot be saved; earlier messages the desktop has not accepted go first.
+    /// Sends the draft (with its attachments) as a new turn, or steers the running turn when
+    /// `steer` is true. Returns the outcome, or `nil` when nothing was sent (the notice says
+    /// why). Attachments whose upload failed because the desktop could not be reached do not
+    /// hold the message: they are copied into the outbox with it (``WorkspaceOutboxStaging``)
+    /// and uploaded first when it is sent, now or on a later retry. The draft leaves the
+    /// composer when sending starts and comes back if the message cannot be saved; earlier
+    /// messages the desktop has not accepted go first.
     @discardableResult
     public func send(steer: Bool = false) async -> WorkspaceOutboxSender.Outcome? {
         let text = draft
         let sentAttachments = attachments
-        guard sentAttachments.allSatisfy({ $0.uploadId != nil }) else {
-            notice = "Wait until the attachments have uploaded (or remove the ones that failed), then send."
-            return nil
+        // From the first attachment that is not uploaded on, the files wait in the outbox
+        // (copied there now) and are uploaded before the message, so the message keeps the
+        // order the user attached them in.
+        let waitingFrom = sentAttachments.firstIndex { $0.uploadId == nil }
+        if let waitingFrom {
+            let waiting = sentAttachments[waitingFrom...]
+            if let failed = waiting.first(where: { $0.uploadId == nil && $0.failure != nil && !$0.canWaitInOutbox }) {
+                notice = "Remove \(failed.file.fileName) (\(failed.failure ?? "its upload failed")), then send."
+                return nil
+            }
+            guard sender.staging != nil, waiting.allSatisfy({ $0.uploadId != nil || $0.canWaitInOutbox }) else {
+                notice = "Wait until the attachments have uploaded (or remove the ones that failed), then send."
+                return nil
+            }
         }
-        let uploadIds = sentAttachments.compactMap(\.uploadId)
-        guard !text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) || !uploadIds.isEmpty else {
+        let uploadIds = sentAttachments[..<(waitingFrom ?? sentAttachments.count)].compactMap(\.uploadId)
+        guard !text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) || !sentAttachments.isEmpty else {
             notice = "Write a message or attach a file first."
             return nil
         }
@@ -139,7 +153,7 @@ public final class WorkspaceChatComposer {
         } else {
             mode = .send
         }
-        let entry = WorkspaceOutboxEntry(
+        var entry = WorkspaceOutboxEntry(
             chat: chat, operationId: ids.makeID(),
             mutation: .init(mutationId: ids.makeID(), text: text, attachments: uploadIds), mode: mode,
             createdAt: now())
@@ -147,12 +161,30 @@ public final class WorkspaceChatComposer {
         // what the user types or attaches meanwhile is theirs.
         draft = ""
         attachments = []
+        func giveBack(_ message: String) {
+            if draft.isEmpty { draft = text } else { draft = text + "\n" + draft }
+            attachments = sentAttachments + attachments
+            notice = message
+        }
+        if let waitingFrom, let staging = sender.staging {
+            do {
+                for (index, item) in sentAttachments[waitingFrom...].enumerated() {
+                    entry.stagedAttachments.append(
+                        try await staging.stage(item.file, operationId: entry.operationId, index: index))
+                }
+            } catch {
+                await staging.remove(operationId: entry.operationId)
+                giveBack(
+                    "Your message could not be kept in the outbox, so it was not sent: \(error) It is back in the composer."
+                )
+                return nil
+            }
+        }
         do {
             try await outbox.enqueue(entry)
         } catch {
-            if draft.isEmpty { draft = text } else { draft = text + "\n" + draft }
-            attachments = sentAttachments + attachments
-            notice = "Your message could not be saved, so it was not sent: \(error). It is back in the composer."
+            await sender.staging?.remove(operationId: entry.operationId)
+            giveBack("Your message could not be saved, so it was not sent: \(error). It is back in the composer.")
             return nil
         }
         notice = nil
@@ -282,7 +314,8 @@ public final class WorkspaceChatComposer {
         guard let draft = attachments.first(where: { $0.id == id }) else { return }
         switch outcome {
         case .success(let result): draft.finished(uploadId: result.uploadId)
-        case .failure(let error): draft.failed(String(describing: error))
+        case .failure(let error):
+            draft.failed(String(describing: error), retryable: (error as? AttachmentUploadError)?.isRetryable ?? false)
         }
     }
 }

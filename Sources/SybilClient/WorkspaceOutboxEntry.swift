@@ -46,11 +46,17 @@ public struct WorkspaceOutboxEntry: Sendable, Hashable {
     public var mode: WorkspaceSendMode
     /// When the user wrote it, milliseconds since the epoch.
     public var createdAt: Int64
+    /// Attachments kept in the outbox that are not uploaded yet, in message order. They are
+    /// uploaded before the message; each finished upload's id moves to the end of
+    /// `mutation.attachments` (saved before the next upload starts), so the message lists the
+    /// ids in the order the user attached the files.
+    public var stagedAttachments: [WorkspaceStagedAttachment]
 
     /// Creates an entry.
     public init(
         chat: WorkspaceChatKey, operationId: String, status: Status = .queued, acceptedByDesktop: Bool = false,
-        mutation: Mutation, mode: WorkspaceSendMode, createdAt: Int64
+        mutation: Mutation, mode: WorkspaceSendMode, createdAt: Int64,
+        stagedAttachments: [WorkspaceStagedAttachment] = []
     ) {
         self.chat = chat
         self.operationId = operationId
@@ -59,6 +65,7 @@ public struct WorkspaceOutboxEntry: Sendable, Hashable {
         self.mutation = mutation
         self.mode = mode
         self.createdAt = createdAt
+        self.stagedAttachments = stagedAttachments
     }
 
     /// The call key that makes the desktop run this submission at most once.
@@ -80,28 +87,54 @@ public struct WorkspaceOutboxEntry: Sendable, Hashable {
 // MARK: JSON
 
 extension WorkspaceOutboxEntry {
+    /// The most attachments one stored entry may keep waiting (a bound for hostile input).
+    static let maximumStagedAttachments = 64
+
     static let keys = ["operationId", "status", "acceptedByDesktop", "mutation", "mode", "createdAt"]
+
+    /// Present only while attachments wait in the outbox; an entry without it is the format
+    /// written before attachments could wait, and still reads.
+    static let stagedAttachmentsKey = "stagedAttachments"
 
     /// The entry as stored (the chat is stored once per scope, not per entry).
     var jsonValue: JSONValue {
         var mode: JSONValue = ["kind": "send"]
         if case .steer(let runId) = self.mode { mode = ["kind": "steer", "activeRunId": .string(runId)] }
-        return [
-            "operationId": .string(operationId),
-            "status": .string(status.rawValue),
-            "acceptedByDesktop": .bool(acceptedByDesktop),
-            "mutation": [
-                "mutationId": .string(mutation.mutationId), "text": .string(mutation.text),
-                "attachments": .array(mutation.attachments.map(JSONValue.string)),
-            ],
-            "mode": mode,
-            "createdAt": .number(JSONNumber(createdAt)),
+        var members = [
+            JSONMember("operationId", .string(operationId)),
+            JSONMember("status", .string(status.rawValue)),
+            JSONMember("acceptedByDesktop", .bool(acceptedByDesktop)),
+            JSONMember(
+                "mutation",
+                [
+                    "mutationId": .string(mutation.mutationId), "text": .string(mutation.text),
+                    "attachments": .array(mutation.attachments.map(JSONValue.string)),
+                ]),
+            JSONMember("mode", mode),
+            JSONMember("createdAt", .number(JSONNumber(createdAt))),
         ]
+        if !stagedAttachments.isEmpty {
+            members.append(JSONMember(Self.stagedAttachmentsKey, .array(stagedAttachments.map(\.jsonValue))))
+        }
+        return .object(JSONObject(members))
     }
 
     static func decode(_ value: JSONValue, at path: JSONPath, chat: WorkspaceChatKey) throws(JSONError) -> Self {
         let reader = try JSONObjectReader(value, at: path)
-        try reader.requireExactKeys(keys)
+        let hasStaged = reader.optionalValue(stagedAttachmentsKey) != nil
+        try reader.requireExactKeys(hasStaged ? keys + [stagedAttachmentsKey] : keys)
+        var staged: [WorkspaceStagedAttachment] = []
+        if hasStaged {
+            let stagedPath = path.appending(key: stagedAttachmentsKey)
+            let items = try reader.array(stagedAttachmentsKey)
+            guard !items.isEmpty else { throw .contract(stagedPath, "must not be empty when present") }
+            guard items.count <= maximumStagedAttachments else {
+                throw .contract(stagedPath, "holds at most \(maximumStagedAttachments) attachments, got \(items.count)")
+            }
+            for (index, item) in items.enumerated() {
+                staged.append(try WorkspaceStagedAttachment.decode(item, at: stagedPath.appending(index: index)))
+            }
+        }
         let statusText = try reader.string("status")
         guard let status = Status(rawValue: statusText) else {
             throw .contract(path.appending(key: "status"), "unknown status \(JSONWriter.quoted(statusText))")
@@ -132,6 +165,7 @@ extension WorkspaceOutboxEntry {
             mutation: Mutation(
                 mutationId: try mutation.nonEmptyString("mutationId"), text: try mutation.string("text"),
                 attachments: attachments),
-            mode: mode, createdAt: try reader.integer("createdAt", in: JSONValueReader.safeIntegerRange))
+            mode: mode, createdAt: try reader.integer("createdAt", in: JSONValueReader.safeIntegerRange),
+            stagedAttachments: staged)
     }
 }

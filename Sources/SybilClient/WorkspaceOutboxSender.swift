@@ -5,7 +5,10 @@ import SybilWire
 /// Sends outbox entries to the desktop (SPEC §4.5): each message is saved before it is sent,
 /// changes for one chat run as a serial chain (no interleaving, even across `await`), a
 /// submission waits 20 s for the desktop's receipt, and an entry without a receipt stays
-/// pending to be retried with the same ids.
+/// pending to be retried with the same ids. Attachments kept in the outbox with their message
+/// (``WorkspaceOutboxEntry/stagedAttachments``) are uploaded first, from their staged copies,
+/// each finished upload id saved into the entry before the next upload starts; the copies are
+/// removed once the desktop acknowledged the message.
 public actor WorkspaceOutboxSender {
     /// How long a submission waits for the desktop's receipt.
     public static let receiptTimeout: Duration = .seconds(20)
@@ -29,13 +32,21 @@ public actor WorkspaceOutboxSender {
     private let clock: any Clock<Duration>
     private let ids: any IDGenerator
     private let now: @Sendable () -> Int64
+    private let uploader: AttachmentUploader?
+    /// Where attachments that wait with their message are kept (`nil`: messages cannot keep
+    /// attachments in the outbox).
+    public nonisolated let staging: WorkspaceOutboxStaging?
     private var chains: [WorkspaceChatKey: SerialAsyncChain] = [:]
 
-    /// A sender. `now` gives milliseconds since the epoch for new entries' `createdAt`.
+    /// A sender. `now` gives milliseconds since the epoch for new entries' `createdAt`;
+    /// `uploader` uploads the staged copies `staging` keeps for queued messages.
     public init(
         outbox: WorkspaceOutbox, rpc: any WorkspaceSubmitRPC, clock: any Clock<Duration>, ids: any IDGenerator,
-        now: @escaping @Sendable () -> Int64
+        now: @escaping @Sendable () -> Int64, uploader: AttachmentUploader? = nil,
+        staging: WorkspaceOutboxStaging? = nil
     ) {
+        self.uploader = uploader
+        self.staging = staging
         self.outbox = outbox
         self.rpc = rpc
         self.clock = clock
@@ -121,6 +132,7 @@ public actor WorkspaceOutboxSender {
     /// History (or the overlay) now carries these operations: they complete.
     public func confirm(_ operationIds: [String], in chat: WorkspaceChatKey) async throws {
         let outbox = outbox
+        let staging = staging
         try await chain(for: chat).run {
             for operationId in operationIds {
                 do {
@@ -128,6 +140,7 @@ public actor WorkspaceOutboxSender {
                 } catch WorkspaceOutboxError.unknownOperation {
                     continue  // not one of ours (sent from another device)
                 }
+                await staging?.remove(operationId: operationId)
             }
         }
     }
@@ -139,8 +152,12 @@ public actor WorkspaceOutboxSender {
         return chain
     }
 
-    /// One attempt: send, wait at most 20 s, record the result.
-    private func attempt(_ entry: WorkspaceOutboxEntry) async -> Outcome {
+    /// One attempt: upload the staged attachments, send, wait at most 20 s, record the result.
+    private func attempt(_ stored: WorkspaceOutboxEntry) async -> Outcome {
+        var entry = stored
+        if !entry.stagedAttachments.isEmpty, let stopped = await uploadStaged(&entry) {
+            return stopped
+        }
         let outcome = await send(entry)
         var updated = entry
         do {
@@ -149,8 +166,10 @@ public actor WorkspaceOutboxSender {
                 updated.status = .accepted
                 updated.acceptedByDesktop = true
                 try await outbox.update(updated)
+                await staging?.remove(operationId: entry.operationId)
             case .rejected:
                 try await outbox.complete(entry.operationId, in: entry.chat)
+                await staging?.remove(operationId: entry.operationId)
             case .timedOut, .failed:
                 updated.status = .awaitingRetry
                 try await outbox.update(updated)
@@ -158,11 +177,78 @@ public actor WorkspaceOutboxSender {
                 break
             }
         } catch WorkspaceOutboxError.operationCompleted {
+            await staging?.remove(operationId: entry.operationId)
             return .alreadyCompleted
         } catch {
             return .failed(String(describing: error))
         }
         return outcome
+    }
+
+    /// Uploads `entry`'s staged attachments in order. Each finished upload id is saved into
+    /// the entry (and leaves the staged list) before the next upload starts, so a crash never
+    /// loses an id nor uploads a finished file again; an interrupted upload resumes from the
+    /// first chunk the desktop lacks (the staged path, and so the upload key, is the same).
+    /// Returns the outcome to stop with, or `nil` when every file is uploaded.
+    private func uploadStaged(_ entry: inout WorkspaceOutboxEntry) async -> Outcome? {
+        guard let uploader, let staging else {
+            return await hold(
+                entry,
+                "its attachments wait in the outbox and this sender cannot upload them; the app or 'sybil workspaces send' sends it"
+            )
+        }
+        while let staged = entry.stagedAttachments.first {
+            do {
+                try await staging.verify(staged)
+            } catch {
+                return await rejectForGood(entry, reason: error.description)
+            }
+            let result: AttachmentUploadResult
+            do {
+                result = try await uploader.upload(staged.file, to: entry.chat)
+            } catch {
+                if case .refused = error { return await rejectForGood(entry, reason: error.description) }
+                return await hold(entry, "\(staged.fileName) is not uploaded yet: \(error)")
+            }
+            var next = entry
+            next.mutation.attachments.append(result.uploadId)
+            next.stagedAttachments.removeFirst()
+            do {
+                try await outbox.update(next)
+            } catch WorkspaceOutboxError.operationCompleted {
+                await staging.remove(operationId: entry.operationId)
+                return .alreadyCompleted
+            } catch {
+                return .failed(String(describing: error))
+            }
+            entry = next
+        }
+        return nil
+    }
+
+    /// The attempt stops before the message was sent; it is retried with the same ids.
+    private func hold(_ entry: WorkspaceOutboxEntry, _ reason: String) async -> Outcome {
+        var updated = entry
+        updated.status = .awaitingRetry
+        do {
+            try await outbox.update(updated)
+        } catch WorkspaceOutboxError.operationCompleted {
+            return .alreadyCompleted
+        } catch {
+            return .failed(String(describing: error))
+        }
+        return .failed(reason)
+    }
+
+    /// An attachment can never be sent: the message leaves the outbox with its copies.
+    private func rejectForGood(_ entry: WorkspaceOutboxEntry, reason: String) async -> Outcome {
+        do {
+            try await outbox.complete(entry.operationId, in: entry.chat)
+        } catch {
+            return .failed(String(describing: error))
+        }
+        await staging?.remove(operationId: entry.operationId)
+        return .rejected(reason: reason)
     }
 
     private func send(_ entry: WorkspaceOutboxEntry) async -> Outcome {

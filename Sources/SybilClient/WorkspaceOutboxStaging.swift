@@ -1,0 +1,158 @@
+import Foundation
+import SybilCore
+import SybilNet
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The outbox's own copies of attachments that wait with their message (SPEC §2 "nothing
+/// lost"): when a message is queued while its attachments cannot be uploaded, each file is
+/// copied here (streamed, at most ``AttachmentUploader/maximumFileBytes``, flushed to disk)
+/// with its size and SHA-256, one folder per operation. The sender uploads these copies before
+/// the message and removes the folder once the desktop acknowledged it, so a later change or
+/// deletion of the user's file cannot change what is sent. File work runs on this actor, off
+/// the main actor.
+public actor WorkspaceOutboxStaging {
+    /// Bytes read and written at a time.
+    static let copyChunkBytes = 1 << 20
+
+    /// Where the copies live: one folder per operation id.
+    public nonisolated let directory: String
+
+    /// Staging in `directory` (created when the first file is staged).
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// The staging directory beside the outbox file of a ``FileKeyValueStore`` in
+    /// `storeDirectory`: `<storeDirectory>/workspace-chat-local-outbox-v2.attachments`.
+    public static func directory(besideOutboxIn storeDirectory: String) -> String {
+        storeDirectory + "/" + WorkspaceOutbox.storageKey + ".attachments"
+    }
+
+    /// The folder of `operationId`'s copies (ids that are not plain file names are hashed).
+    public nonisolated func folder(of operationId: String) -> String {
+        let plain = operationId.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == 0x2D || byte == 0x5F
+        }
+        if plain, !operationId.isEmpty, operationId.utf8.count <= 128 { return directory + "/" + operationId }
+        var hasher = FNV1a64()
+        hasher.update(Array(operationId.utf8))
+        return directory + "/op-" + hasher.hexDigest
+    }
+
+    /// Copies `file` as the `index`th attachment of `operationId` and flushes it to disk.
+    public func stage(
+        _ file: AttachmentUploader.File, operationId: String, index: Int
+    ) throws(WorkspaceStagingError) -> WorkspaceStagedAttachment {
+        let folder = folder(of: operationId)
+        let target = folder + "/\(index)"
+        guard let source = FileHandle(forReadingAtPath: file.path) else {
+            throw .unreadable(path: file.path, reason: "it does not exist or cannot be read")
+        }
+        defer { try? source.close() }
+        let limit = AttachmentUploader.maximumFileBytes
+        do {
+            let size = Int64(try source.seekToEnd())
+            guard size <= limit else {
+                throw WorkspaceStagingError.tooLarge(fileName: file.fileName, size: size, limit: limit)
+            }
+            try source.seek(toOffset: 0)
+        } catch let error as WorkspaceStagingError {
+            throw error
+        } catch {
+            throw .unreadable(path: file.path, reason: String(describing: error))
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .cannotStage(path: folder, reason: String(describing: error))
+        }
+        guard FileManager.default.createFile(atPath: target, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let copy = FileHandle(forWritingAtPath: target)
+        else {
+            throw .cannotStage(path: target, reason: "it cannot be created")
+        }
+        defer { try? copy.close() }
+        let digest = SHA256Stream()
+        var copied: Int64 = 0
+        while true {
+            let chunk: Data
+            do {
+                guard let data = try source.read(upToCount: Self.copyChunkBytes), !data.isEmpty else { break }
+                chunk = data
+            } catch {
+                throw .unreadable(path: file.path, reason: String(describing: error))
+            }
+            copied += Int64(chunk.count)
+            // The file may grow while it is copied: the limit holds for what is read.
+            guard copied <= limit else { throw .tooLarge(fileName: file.fileName, size: copied, limit: limit) }
+            chunk.withUnsafeBytes { digest.update($0) }
+            do {
+                try copy.write(contentsOf: chunk)
+            } catch {
+                throw .cannotStage(path: target, reason: String(describing: error))
+            }
+        }
+        do {
+            try copy.synchronize()
+        } catch {
+            throw .cannotStage(path: target, reason: String(describing: error))
+        }
+        Self.syncDirectory(folder)
+        Self.syncDirectory(directory)
+        return WorkspaceStagedAttachment(
+            fileName: file.fileName, mimeType: file.mimeType, size: copied, sha256: digest.finalHex(),
+            stagedPath: target)
+    }
+
+    /// Checks that a staged copy is still there, whole and unchanged (size and SHA-256).
+    public func verify(_ staged: WorkspaceStagedAttachment) throws(WorkspaceStagingError) {
+        guard let handle = FileHandle(forReadingAtPath: staged.stagedPath) else {
+            throw .damaged(fileName: staged.fileName, reason: "its staged copy \(staged.stagedPath) is missing")
+        }
+        defer { try? handle.close() }
+        let digest = SHA256Stream()
+        var size: Int64 = 0
+        do {
+            while let data = try handle.read(upToCount: Self.copyChunkBytes), !data.isEmpty {
+                size += Int64(data.count)
+                guard size <= staged.size else { break }
+                data.withUnsafeBytes { digest.update($0) }
+            }
+        } catch {
+            throw .damaged(fileName: staged.fileName, reason: "its staged copy cannot be read (\(error))")
+        }
+        guard size == staged.size, digest.finalHex() == staged.sha256 else {
+            throw .damaged(
+                fileName: staged.fileName, reason: "its staged copy \(staged.stagedPath) changed since it was queued")
+        }
+    }
+
+    /// Removes the copies of `operationId` (harmless when there are none).
+    public func remove(operationId: String) {
+        let folder = folder(of: operationId)
+        guard FileManager.default.fileExists(atPath: folder) else { return }
+        try? FileManager.default.removeItem(atPath: folder)
+        Self.syncDirectory(directory)
+    }
+
+    /// Whether `operationId` has staged copies on disk.
+    public func hasCopies(of operationId: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder(of: operationId))
+    }
+
+    private static func syncDirectory(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+}

@@ -1,0 +1,23 @@
+/// Why an attachment could not be kept in the outbox, or why a kept copy cannot be sent.
+public enum WorkspaceStagingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file is over the attachment limit (``AttachmentUploader/maximumFileBytes``).
+    case tooLarge(fileName: String, size: Int64, limit: Int64)
+    /// The user's file could not be read.
+    case unreadable(path: String, reason: String)
+    /// The copy could not be written (disk full, permissions).
+    case cannotStage(path: String, reason: String)
+    /// A staged copy is missing or no longer matches its recorded size and SHA-256.
+    case damaged(fileName: String, reason: String)
+
+    /// One sentence for the user.
+    public var description: String {
+        switch self {
+        case .tooLarge(let name, let size, let limit):
+            "\(name) is at least \(AttachmentUploadError.format(size)) (\(size) bytes); attachments may be at most \(AttachmentUploadError.format(limit)) (\(limit) bytes), the attachment size limit."
+        case .unreadable(let path, let reason): "Cannot read \(path): \(reason)."
+        case .cannotStage(let path, let reason):
+            "The attachment could not be kept in the outbox (\(path): \(reason)); free some space and send again."
+        case .damaged(let name, let reason): "\(name) cannot be sent: \(reason); attach it again."
+        }
+    }
+}
