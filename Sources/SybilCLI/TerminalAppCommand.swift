@@ -156,7 +156,9 @@ enum TerminalAppCommand {
         var services = TerminalAppServices(
             chats: chats, search: search, agent: agentSession?.composer,
             workspaces: notOffered.contains(.workspaces)
-                ? nil : TerminalAppServices.Workspaces(list: workspaces.list, open: workspaces.open),
+                ? nil
+                : TerminalAppServices.Workspaces(
+                    list: workspaces.list, open: workspaces.open, setAppActive: workspaces.setAppActive),
             quickQuestion: quick, records: records)
         services.notOffered = notOffered
         services.header = header(connection, model: model)

@@ -78,6 +78,12 @@ final class WorkspaceAppWiring {
         return opened
     }
 
+    /// The app moved to the foreground or the background: the host cache marks the selected
+    /// chat stale (its scheduler reloads it) or parks it.
+    func setAppActive(_ active: Bool) {
+        cache.setAppActive(active)
+    }
+
     /// Opens `key`: selected in the host cache, its screen model, live feed and composer.
     func open(_ key: WorkspaceChatKey, title: String) async -> WorkspaceSessionScreen {
         cache.select(key)

@@ -4,7 +4,9 @@ pyte as the terminal emulator, against the embedded server with its data in a te
 XDG_DATA_HOME, and drives it like a person: send a chat and see the streamed reply, send
 to Sybil Agent and see it confirmed, attach a file that fails, remove it with /detach and send
 text, send into a workspace session, search for the chat,
-resize, quit, and check the terminal was restored.
+resize, quit, and check the terminal was restored. Then, against `sybil serve` behind a relay
+that logs every request line: focus-out and focus-in replay the Agent room from its last
+merged cursor (seen at the server).
 
 Usage: terminal_app.py SYBIL_BINARY
 Exit status: 0 passed, 1 a step failed (the screen is printed), 77 pexpect or pyte missing.
@@ -13,9 +15,13 @@ parallel on small machines.
 """
 
 import os
+import re
 import signal
+import socket
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 try:
@@ -31,11 +37,11 @@ TIMEOUT = float(os.environ.get("SYBIL_E2E_TIMEOUT", "60"))
 class Terminal:
     """The app in a pty, its output fed to a pyte screen; every byte is kept."""
 
-    def __init__(self, binary, columns, rows, env):
+    def __init__(self, binary, columns, rows, env, args=()):
         self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.raw = bytearray()
-        self.child = pexpect.spawn(binary, [], dimensions=(rows, columns), env=env, timeout=TIMEOUT)
+        self.child = pexpect.spawn(binary, list(args), dimensions=(rows, columns), env=env, timeout=TIMEOUT)
 
     def pump(self, wait=0.05):
         try:
@@ -68,6 +74,73 @@ class Terminal:
     def resize(self, columns, rows):
         self.screen.resize(rows, columns)
         self.child.setwinsize(rows, columns)
+
+
+REQUEST_LINE = re.compile(rb"(?:^|\r\n)(GET|POST|PUT|PATCH|DELETE) (\S+) HTTP/1\.1\r\n")
+
+
+class Relay:
+    """A loopback TCP relay in front of a server that notes the request line of every HTTP
+    request the app sends (client bytes only; WebSocket frames from a client are masked, so
+    they never look like a request line)."""
+
+    def __init__(self, upstream_port):
+        self.upstream_port = upstream_port
+        self.requests = []
+        self.lock = threading.Lock()
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            try:
+                server = socket.create_connection(("127.0.0.1", self.upstream_port))
+            except OSError:
+                client.close()
+                continue
+            threading.Thread(target=self.pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=self.pump, args=(server, client, False), daemon=True).start()
+
+    def pump(self, source, sink, from_client):
+        seen = b""
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                for end in (source, sink):
+                    try:
+                        end.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                return
+            if from_client:
+                seen = (seen + data)[-70000:]
+                scanned = seen
+                for match in REQUEST_LINE.finditer(scanned):
+                    with self.lock:
+                        self.requests.append(f"{match.group(1).decode()} {match.group(2).decode('latin-1')}")
+                # Keep only an unfinished line for the next scan.
+                seen = seen[seen.rfind(b"\r\n") + 2 :] if b"\r\n" in seen else seen
+            try:
+                sink.sendall(data)
+            except OSError:
+                return
+
+    def seen(self):
+        with self.lock:
+            return list(self.requests)
+
+    def close(self):
+        self.listener.close()
 
 
 def fail(message, terminal):
@@ -219,8 +292,79 @@ def main():
         term.send("\x03")
         finish(term)
         step("a relaunch listed the saved chat and Ctrl+C twice quit with status 0")
+
+        foreground(binary, env, data)
     print("passed")
     return 0
+
+
+def foreground(binary, env, data):
+    """Seed 003: the Agent room replays from its last merged cursor on returning to the
+    foreground: focus-out then focus-in (the terminal's `CSI O` / `CSI I` reports) make the app
+    subscribe again with `after=<cursor>`, seen at the server."""
+    server = subprocess.Popen(
+        [binary, "serve", "--in-memory", "--port", "0", "--token", "e2e-token", "--pace", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    try:
+        line = server.stdout.readline().decode()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        if not found:
+            print(f"FAILED: sybil serve did not say where it listens: {line!r}")
+            sys.exit(1)
+        relay = Relay(int(found.group(1)))
+        client_env = dict(env)
+        client_env["XDG_DATA_HOME"] = os.path.join(data, "foreground")
+        term = Terminal(
+            binary,
+            100,
+            30,
+            client_env,
+            ["--api-url", f"http://127.0.0.1:{relay.port}", "--token", "e2e-token"],
+        )
+        term.wait_for("the composer against sybil serve", lambda t: "Message Sybil…" in t)
+        term.send("\x1b")
+        time.sleep(0.2)
+        term.send("\x1b[B\r")
+        term.wait_for("the Agent room", lambda t: "Message Sybil Agent…" in t)
+        term.send("Before the focus moves\r")
+        term.wait_for(
+            "the Agent message confirmed",
+            lambda t: "Before the focus moves" in t
+            and "Queued" not in t
+            and "Sending…" not in t
+            and "waiting for the room" not in t,
+        )
+
+        def replays(requests):
+            return [r for r in requests if re.search(r"agent/stream\?(?:.*&)?after=[^&\s]+", r)]
+
+        before = relay.seen()
+        term.send("\x1b[O")  # focus-out
+        time.sleep(0.3)
+        term.send("\x1b[I")  # focus-in
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            after = relay.seen()[len(before) :]
+            if replays(after):
+                break
+            term.pump(0.1)
+        after = relay.seen()[len(before) :]
+        if not replays(after):
+            fail(f"no replay from the cursor after focus-in; requests after it: {after}", term)
+        step(f"focus-out then focus-in replayed the Agent room at the server ({replays(after)[0]})")
+
+        term.send("\x04")
+        finish(term)
+        relay.close()
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            server.kill()
 
 
 if __name__ == "__main__":

@@ -41,6 +41,14 @@ public enum AppCommand: Sendable, Hashable {
     case syncRecords
     /// The sidebar got focus: list the chats and the workspaces again.
     case refreshSidebar
+    /// The app came back to the foreground (the terminal reported focus-in, or the process
+    /// continued after Ctrl+Z): warm the backend up, mark the workspace chats stale, replay the
+    /// Agent room from its last merged cursor.
+    case returnedToForeground
+    /// The app went to the background (the terminal reported focus-out, or it was suspended).
+    case wentToBackground
+    /// The person moved to another of the sidebar's sections (a tab switch): warm up.
+    case switchedTab
     /// Put the terminal back and stop the process until it is continued (Ctrl+Z: raw mode
     /// delivers it as a key).
     case suspend

@@ -12,6 +12,25 @@ public enum AppDestination: Sendable, Hashable {
     /// A workspace session on a desktop.
     case session(WorkspaceChatKey)
 
+    /// The sidebar's sections, the terminal's tabs: moving between them is a tab switch.
+    public enum Section: Sendable, Hashable {
+        /// Chats (a new one and the saved ones).
+        case chats
+        /// The Sybil Agent room.
+        case agent
+        /// The workspaces' sessions.
+        case workspaces
+    }
+
+    /// The sidebar section this destination sits in.
+    public var section: Section {
+        switch self {
+        case .newChat, .chat: .chats
+        case .agent: .agent
+        case .session: .workspaces
+        }
+    }
+
     /// Whether this is a workspace session.
     public var isSession: Bool {
         if case .session = self { true } else { false }

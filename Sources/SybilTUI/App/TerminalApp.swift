@@ -79,6 +79,9 @@ public struct TerminalApp: Sendable {
     public var screenStatus: String?
     /// A passing message in the status line ("Press Ctrl+C again to quit").
     public var notice: String?
+    /// Whether the app is in the foreground: the terminal has focus (`CSI ? 1004` reports) and
+    /// the process was not suspended. Starts in the foreground.
+    public private(set) var isInForeground = true
     /// The size of the last frame, for mouse hit testing.
     public internal(set) var size: TerminalSize
     /// When the last Ctrl+C came, if one came within ``quitWindow``.
@@ -119,8 +122,41 @@ public struct TerminalApp: Sendable {
         case .key(let key): return handle(key, now: now)
         case .paste(let text): return paste(text)
         case .mouse(let event): return handle(event)
-        case .focus, .backgroundColor, .keyboardEnhancementFlags, .deviceAttributes: return []
+        case .focus(let focused): return focused ? returnToForeground() : goToBackground()
+        case .backgroundColor, .keyboardEnhancementFlags, .deviceAttributes: return []
         }
+    }
+
+    // MARK: Foreground
+
+    /// The process continued after a suspend (SIGCONT): it is back in the foreground.
+    public mutating func resumed() -> [AppCommand] {
+        returnToForeground()
+    }
+
+    /// The process is being suspended (SIGTSTP from outside): it goes to the background.
+    public mutating func suspended() -> [AppCommand] {
+        goToBackground()
+    }
+
+    /// Focus-in or a continue after a suspend, only when the app was in the background
+    /// (terminals may report focus-in when reporting is turned on; both may come together).
+    private mutating func returnToForeground() -> [AppCommand] {
+        guard !isInForeground else { return [] }
+        isInForeground = true
+        return [.returnedToForeground]
+    }
+
+    private mutating func goToBackground() -> [AppCommand] {
+        guard isInForeground else { return [] }
+        isInForeground = false
+        return [.wentToBackground]
+    }
+
+    /// `commands`, preceded by a tab switch when the sidebar's selection moved from `before`
+    /// into another section.
+    private func switchingTab(from before: AppDestination, _ commands: [AppCommand] = []) -> [AppCommand] {
+        before.section == sidebar.selection.section ? commands : [.switchedTab] + commands
     }
 
     // MARK: Keys
@@ -136,7 +172,7 @@ public struct TerminalApp: Sendable {
         }
         switch (event.key, event.modifiers) {
         case (.character("z"), .control), (.character("Z"), .control):
-            return [.suspend]
+            return goToBackground() + [.suspend]
         case (.character("d"), .control), (.character("D"), .control):
             return composer.isEmpty ? [.quit] : (focus == .composer ? edit(event) : [])
         case (.character("k"), .control), (.character("K"), .control):
@@ -204,6 +240,12 @@ public struct TerminalApp: Sendable {
     }
 
     private mutating func handleSidebar(_ event: KeyEvent) -> [AppCommand] {
+        let before = sidebar.selection
+        let commands = moveInSidebar(event)
+        return switchingTab(from: before, commands)
+    }
+
+    private mutating func moveInSidebar(_ event: KeyEvent) -> [AppCommand] {
         switch event.key {
         case .up: sidebar.moveSelection(by: -1)
         case .down: sidebar.moveSelection(by: 1)
@@ -368,7 +410,9 @@ public struct TerminalApp: Sendable {
                 }
                 overlay = nil
                 focus = .composer
-                return [.open(hit.destination)]
+                let before = sidebar.selection
+                sidebar.selection = hit.destination
+                return switchingTab(from: before, [.open(hit.destination)])
             case .up:
                 search.move(by: -1)
             case .down, .tab:
@@ -501,9 +545,10 @@ public struct TerminalApp: Sendable {
         case .press(.left):
             guard overlay == nil else { return [] }
             if event.column < layout.sidebar.endColumn, let destination = sidebarHits[event.row] {
+                let before = sidebar.selection
                 sidebar.selection = destination
                 focus = .composer
-                return [.open(destination)]
+                return switchingTab(from: before, [.open(destination)])
             }
             if event.column >= layout.timeline.column {
                 focus = event.row >= layout.separator.row && event.row < layout.status.row ? .composer : .timeline

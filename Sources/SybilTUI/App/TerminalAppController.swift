@@ -104,6 +104,17 @@ public final class TerminalAppController {
         return wantsToQuit
     }
 
+    /// The process continued after a suspend (SIGCONT): back in the foreground.
+    public func resumed() {
+        for command in app.resumed() { perform(command) }
+        sync()
+    }
+
+    /// The process is being suspended from outside (SIGTSTP): in the background.
+    public func suspended() {
+        for command in app.suspended() { perform(command) }
+    }
+
     /// Takes a pending suspend request: `true` once per Ctrl+Z.
     public func takeSuspendRequest() -> Bool {
         defer { wantsToSuspend = false }
@@ -268,6 +279,16 @@ public final class TerminalAppController {
             wantsToQuit = true
         case .suspend:
             wantsToSuspend = true
+        case .returnedToForeground:
+            // Seed 004 warms up; seed 000 marks the workspace chats stale (the scheduler
+            // reloads the selected one); seed 003 replays the room from its last merged cursor.
+            services.chats.returnedToForeground()
+            services.workspaces?.setAppActive(true)
+            if !services.notOffered.contains(.agentRoom) { services.agent?.room.foreground() }
+        case .wentToBackground:
+            services.workspaces?.setAppActive(false)
+        case .switchedTab:
+            services.chats.switchedTab()
         case .logMood(let score):
             guard let records = services.records else {
                 app.notice = "The records could not be opened on this device."

@@ -116,9 +116,11 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
             draw()
             return false
         case .suspend:
+            controller.suspended()
             terminal.suspend()
             return false
         case .resume:
+            controller.resumed()
             draw()
             return false
         case .interrupt:

@@ -12,14 +12,19 @@ public struct TerminalAppServices {
         public var list: @MainActor () async -> Result<[SidebarDesktop], WorkspacesProblem>
         /// Opens a session's screen (host mounted, live feed followed).
         public var open: @MainActor (WorkspaceChatKey, _ title: String) async -> WorkspaceSessionScreen
+        /// The app moved to the foreground (`true`: the selected chat is marked stale and its
+        /// scheduler reloads it) or the background (`false`: it is parked).
+        public var setAppActive: @MainActor (Bool) -> Void
 
         /// Creates the workspace seam.
         public init(
             list: @escaping @MainActor () async -> Result<[SidebarDesktop], WorkspacesProblem>,
-            open: @escaping @MainActor (WorkspaceChatKey, _ title: String) async -> WorkspaceSessionScreen
+            open: @escaping @MainActor (WorkspaceChatKey, _ title: String) async -> WorkspaceSessionScreen,
+            setAppActive: @escaping @MainActor (Bool) -> Void = { _ in }
         ) {
             self.list = list
             self.open = open
+            self.setAppActive = setAppActive
         }
     }
 

@@ -58,7 +58,7 @@ struct TerminalAppKeyTests {
 
     @Test func controlZAsksToSuspend() {
         var app = app()
-        #expect(app.handle(key(.character("z"), .control), now: .zero) == [.suspend])
+        #expect(app.handle(key(.character("z"), .control), now: .zero) == [.wentToBackground, .suspend])
     }
 
     @Test func controlDQuitsOnlyOnAnEmptyComposer() {
@@ -214,7 +214,11 @@ struct TerminalAppKeyTests {
         var app = app()
         _ = app.render(size: TerminalSize(columns: 60, rows: 16))
         // Rows: 0 Chats, 1 + New chat, 2 First chat, 3 Sybil Agent (title), 4 Sybil Agent.
-        #expect(app.handle(.mouse(MouseEvent(.press(.left), column: 3, row: 4)), now: .zero) == [.open(.agent)])
+        // From the chats to the Agent room: a tab switch, then the open.
+        #expect(
+            app.handle(.mouse(MouseEvent(.press(.left), column: 3, row: 4)), now: .zero) == [
+                .switchedTab, .open(.agent),
+            ])
         #expect(app.handle(.mouse(MouseEvent(.press(.left), column: 3, row: 0)), now: .zero) == [])
     }
 
