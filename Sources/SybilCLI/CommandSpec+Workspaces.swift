@@ -51,7 +51,9 @@ extension CommandSpec {
             Saves the message in the outbox ($XDG_DATA_HOME/sybil/client) before anything is sent,
             uploads the attachments first (progress on standard error), then submits it and exits
             once the desktop accepted it. Messages an earlier run left in the outbox for this chat
-            are sent first, in order, with their original ids. With the embedded server it also
+            are sent first, in order, with their original ids. When the desktop cannot be reached,
+            the message and copies of its attachments stay in the outbox (exit 69); the next run
+            (or the app) uploads the copies first, then sends it. With the embedded server it also
             waits for the turn to end, so the reply is in history for the next command.
             """,
         arguments: [

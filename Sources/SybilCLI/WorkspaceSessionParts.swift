@@ -38,11 +38,14 @@ enum WorkspaceSessionParts {
     ) -> WorkspaceChatComposer {
         let ids = RandomUUIDGenerator(source: SystemRandomSource())
         let now = ServerTime.live.epochMilliseconds
-        let sender = WorkspaceOutboxSender(outbox: outbox, rpc: desktop, clock: ContinuousClock(), ids: ids, now: now)
-        let staging = XDGDirectories(environment: environment).sybilData + "/staging"
-        return WorkspaceChatComposer(
-            host: host, outbox: outbox, sender: sender,
-            uploader: AttachmentUploader(rpc: desktop, stagingDirectory: staging), ids: ids, now: now)
+        let data = XDGDirectories(environment: environment).sybilData
+        let uploader = AttachmentUploader(rpc: desktop, stagingDirectory: data + "/staging")
+        // Attachments that wait with their message are kept beside the outbox file.
+        let sender = WorkspaceOutboxSender(
+            outbox: outbox, rpc: desktop, clock: ContinuousClock(), ids: ids, now: now, uploader: uploader,
+            staging: WorkspaceOutboxStaging(
+                directory: WorkspaceOutboxStaging.directory(besideOutboxIn: data + "/client")))
+        return WorkspaceChatComposer(host: host, outbox: outbox, sender: sender, uploader: uploader, ids: ids, now: now)
     }
 
     /// Follows the desktop's events for `host`'s chat: overlays go to `screen`, a reset marks

@@ -9,7 +9,9 @@ import SybilWire
 /// `sybil workspaces send SESSION TEXT [--steer] [--attach FILE]…`: uploads the attachments
 /// (progress on standard error), saves the message in the outbox copy, sends it through the
 /// outbox sender and exits 0 once the desktop accepted it. Messages an earlier run left in
-/// the outbox for the chat are sent first, in order, with their original ids.
+/// the outbox for the chat are sent first, in order, with their original ids. When the
+/// desktop cannot be reached, the message and copies of its attachments stay in the outbox
+/// (exit 69) and the next run uploads them first, then sends the message.
 enum WorkspacesSendCommand {
     static let name = "sybil workspaces send"
 
@@ -118,14 +120,23 @@ enum WorkspacesSendCommand {
                 if case .failed(let reason) = delivery.state { return reason }
                 return nil
             }
-            io.writeError(
-                "\(name): not accepted yet (\(reason ?? "no receipt")); it stays in the outbox and is sent again, with the same ids, by the next 'sybil workspaces send' to this chat\n"
-            )
+            if request.attachments.isEmpty {
+                io.writeError(
+                    "\(name): not accepted yet (\(reason ?? "no receipt")); it stays in the outbox and is sent again, with the same ids, by the next 'sybil workspaces send' to this chat\n"
+                )
+            } else {
+                let count = request.attachments.count
+                io.writeError(
+                    "\(name): not accepted yet (\(reason ?? "no receipt")); the message and its \(count) attachment\(count == 1 ? "" : "s") are kept in the outbox and will be sent (uploads first) by the next 'sybil workspaces send' to this chat (or the app)\n"
+                )
+            }
             return .unavailable
         }
     }
 
-    /// Uploads every file with progress on standard error; returns whether all arrived.
+    /// Uploads every file with progress on standard error; returns whether the message can be
+    /// sent: every file arrived, or those that did not failed only because the desktop could
+    /// not be reached (they then wait in the outbox with the message).
     @MainActor
     private static func upload(_ paths: [String], composer: WorkspaceChatComposer, io: CommandIO) async -> Bool {
         guard !paths.isEmpty else { return true }
@@ -153,7 +164,7 @@ enum WorkspacesSendCommand {
         }
         report()
         var ok = true
-        for draft in drafts where draft.uploadId == nil {
+        for draft in drafts where draft.uploadId == nil && !draft.canWaitInOutbox {
             io.writeError("\(name): \(draft.file.fileName) was not uploaded: \(draft.failure ?? "unknown reason")\n")
             ok = false
         }
