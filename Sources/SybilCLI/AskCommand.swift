@@ -37,6 +37,8 @@ enum AskCommand {
         var refusal: AskInput.Refusal?
         /// `--web`: a web search instead of a chat.
         var web = false
+        /// Whether the question holds text read from standard input (which cannot be typed again).
+        var piped = false
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
@@ -87,15 +89,26 @@ enum AskCommand {
             await io.waitForTermination()
             if !Task.isCancelled { model.stop() }
         }
+        let attempt = Attempt(model)
         indicator?.start()
         let sent = await model.send(request.question)
         interrupt.cancel()
         await indicator?.finish()
         printer.finish()
+        let reply = model.messages.last.flatMap { $0.role == .assistant ? $0 : nil }
+        if sent, case .failed(let reason)? = reply?.state, echo.failure != nil, !stack.requests.mayHaveReachedServer {
+            let status = echo.failureExitCode
+            if output.json {
+                let result = result(of: reply, summary: echo.summary, model: chosenModel, conversationId: nil)
+                io.writeOutput(JSONWriter().string(from: result.jsonValue) + "\n")
+            }
+            io.writeError("\(name): \(reason)\(profileNote(status, connection))\n")
+            await unsent(request, attempt: attempt, model: model, store: store, io: io)
+            return status
+        }
         if request.save, let id = model.conversationId {
             io.writeError("\(name): conversation \(id)\n")
         }
-        let reply = model.messages.last.flatMap { $0.role == .assistant ? $0 : nil }
         if output.json, sent, reply != nil {
             let result = result(
                 of: reply, summary: echo.summary, model: chosenModel, conversationId: model.conversationId)
@@ -117,12 +130,14 @@ enum AskCommand {
             return .interrupted
         case .failed(let reason):
             let status = echo.failure == nil ? ExitCode.protocolError : echo.failureExitCode
-            // A refused key: which profile's key it was, so the person knows what to fix.
-            let profile =
-                status == .permissionDenied ? connection.profile.map { " (profile \($0.name))" } ?? "" : ""
-            io.writeError("\(name): \(reason)\(profile)\n")
+            io.writeError("\(name): \(reason)\(profileNote(status, connection))\n")
             return status
         }
+    }
+
+    /// For a refused key: which profile's key it was, so the person knows what to fix.
+    private static func profileNote(_ status: ExitCode, _ connection: ServerTarget.Connection) -> String {
+        status == .permissionDenied ? connection.profile.map { " (profile \($0.name))" } ?? "" : ""
     }
 
     /// The conversation the question goes to, opened through the chat list as the apps do, or
@@ -198,20 +213,26 @@ enum AskCommand {
         }
         try target.validate(command: name)
         request.target = target
+        let limit = AskInput.Limit.of(target.choice?.profile)
         guard let input, !input.inputIsTerminal else {
             request.question = try question(from: AskInput.readsOnlyInput(words) ? [] : words, command: name)
+            if request.question.utf8.count > limit.bytes {
+                request.refusal = .tooLarge(bytes: request.question.utf8.count, limit: limit)
+            }
             return request
         }
         let typed = AskInput.readsOnlyInput(words) ? 0 : words.joined(separator: " ").utf8.count + 2
         let piped: [UInt8]
-        switch AskInput.read(input, reserved: typed) {
+        switch AskInput.read(input, reserved: typed, limit: limit) {
         case .success(let read): piped = read.bytes
         case .failure(let refusal):
             request.refusal = refusal
             return request
         }
-        switch AskInput.question(words: words, piped: piped) {
-        case .success(let text?): request.question = text
+        switch AskInput.question(words: words, piped: piped, limit: limit) {
+        case .success(let text?):
+            request.question = text
+            request.piped = !piped.isEmpty && text != words.joined(separator: " ")
         case .success(nil): request.question = try question(from: [], command: name)
         case .failure(let refusal): request.refusal = refusal
         }

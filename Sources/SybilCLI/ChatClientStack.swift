@@ -18,6 +18,8 @@ struct ChatClientStack {
     let http = DefaultHTTPClient.make()
     let clock = ContinuousClock()
     let warmUp: WarmUpManager<ContinuousClock>
+    /// The chat requests' client: tells whether any of them may have reached the server.
+    let requests: SentRequestWitness
 
     init(connection: ServerTarget.Connection) {
         baseURL = connection.baseURL
@@ -31,6 +33,7 @@ struct ChatClientStack {
             tokens = connection.sendsKey ? connection.tokens : nil
         }
         headers = fields
+        requests = SentRequestWitness(http)
         // Warm-up sends only what the server serves: /healthz where it is a Sybil server,
         // else /v1/models (with the key: OpenAI requires one there).
         let check: WarmUpHealthCheck =
@@ -42,7 +45,7 @@ struct ChatClientStack {
     /// The streaming service for `model`, behind the warm-up's send gate.
     func streaming(model: String) -> ChatStreamingService<ContinuousClock> {
         ChatStreamingService(
-            baseURL: baseURL, http: http, clock: clock, tokens: tokens, gate: WarmUpSendGate(manager: warmUp),
+            baseURL: baseURL, http: requests, clock: clock, tokens: tokens, gate: WarmUpSendGate(manager: warmUp),
             model: model, headers: headers)
     }
 

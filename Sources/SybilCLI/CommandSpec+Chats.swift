@@ -19,12 +19,15 @@ extension CommandSpec {
             a dimmed "thinking..." line until the answer starts (--show-reasoning prints it). A
             reply cut at the model's token limit is said so on standard error.
             Standard input, when it is not a terminal, is sent too: alone with no QUESTION (or
-            with -), else after QUESTION and a blank line; over \(AskInput.maximumBytes >> 20) MiB in all is refused before
-            anything is sent (exit 65).
+            with -), else after QUESTION and a blank line. A question over \(AskInput.maximumBytes >> 20) MiB (or the
+            profile's max_input_bytes) is refused before anything is sent (exit 65).
 
             The question is saved in the local history ($XDG_DATA_HOME/sybil/client/chats.sqlite)
             before it is sent, and the reply as it arrives; a failed reply is saved as failed, and
-            Ctrl+C stops the reply and saves what arrived as stopped. The
+            Ctrl+C stops the reply and saves what arrived as stopped. A question that never
+            reached the server (no connection could be made) is taken back out of the history;
+            standard error says how to send it again, and prints it when it came from standard
+            input. The
             conversation's id is printed on standard error, for `sybil history show ID` or
             `sybil ask --chat ID`.
 

@@ -20,6 +20,10 @@ import SybilCore
 /// key_command = "pass show openai"   # prints a fresh key when the server refuses one
 /// system = "Answer briefly."
 /// headers = { "OpenAI-Organization" = "org-123" }
+///
+/// [profiles.tiny]
+/// base_url = "http://127.0.0.1:8080"
+/// max_input_bytes = 32768       # sybil ask refuses a longer question (default 1 MiB)
 /// ```
 public struct ClientConfiguration: Sendable, Hashable {
     /// The profile used when none is chosen.
@@ -76,7 +80,8 @@ public struct ClientConfiguration: Sendable, Hashable {
                         throw ClientConfigurationError(
                             "profiles.\(profile.key) must be a table ([profiles.\(profile.key)])")
                     }
-                    configuration.profiles.append(try Self.profile(named: profile.key, fields))
+                    configuration.profiles.append(
+                        try Self.profile(named: profile.key, fields, places: document.places))
                 }
             case ("default_profile", _):
                 throw ClientConfigurationError("default_profile must be a string")
@@ -92,9 +97,9 @@ public struct ClientConfiguration: Sendable, Hashable {
         self = configuration
     }
 
-    private static func profile(named name: String, _ fields: TOMLDocument.Table) throws(ClientConfigurationError)
-        -> ClientProfile
-    {
+    private static func profile(
+        named name: String, _ fields: TOMLDocument.Table, places: [[String]: TOMLDocument.Place]
+    ) throws(ClientConfigurationError) -> ClientProfile {
         let path = "profiles.\(name)"
         guard ClientProfile.isValidName(name) else {
             throw ClientConfigurationError("\(path): a profile name is 1–64 letters, digits, '.', '_' or '-'")
@@ -106,7 +111,7 @@ public struct ClientConfiguration: Sendable, Hashable {
             case _?: throw ClientConfigurationError("\(path).\(key) must be a string")
             }
         }
-        let known = ["base_url", "model", "key", "key_env", "key_command", "system", "headers"]
+        let known = ["base_url", "model", "key", "key_env", "key_command", "system", "headers", "max_input_bytes"]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw ClientConfigurationError(
                 "\(path): unknown key '\(unknown)' (known: \(known.joined(separator: ", ")))")
@@ -148,7 +153,24 @@ public struct ClientConfiguration: Sendable, Hashable {
         }
         return ClientProfile(
             name: name, baseURL: baseURL, model: try string("model"), key: key, keyEnvironment: keyEnvironment,
-            system: try string("system"), headers: headers, keyCommand: keyCommand)
+            system: try string("system"), headers: headers, keyCommand: keyCommand,
+            maxInputBytes: try maxInputBytes(
+                fields["max_input_bytes"], path: path, place: places[["profiles", name, "max_input_bytes"]]))
+    }
+
+    /// `max_input_bytes`: a whole number in ``ClientProfile/inputBytesRange``; an error names
+    /// the line and column where it was written.
+    private static func maxInputBytes(_ value: TOMLDocument.Value?, path: String, place: TOMLDocument.Place?)
+        throws(ClientConfigurationError) -> Int?
+    {
+        guard let value else { return nil }
+        let range = ClientProfile.inputBytesRange
+        if case .integer(let number) = value, range.contains(Int(clamping: number)) { return Int(number) }
+        let given = if case .integer(let number) = value { ", got \(number)" } else { "" }
+        let rule =
+            "\(path).max_input_bytes must be a whole number of bytes from \(range.lowerBound) to \(range.upperBound)"
+            + " (16 MiB)\(given)"
+        throw ClientConfigurationError(place.map { $0.error(rule).description } ?? rule)
     }
 
     /// The file's text.
@@ -164,6 +186,7 @@ public struct ClientConfiguration: Sendable, Hashable {
             if let keyEnvironment = profile.keyEnvironment { fields["key_env"] = .string(keyEnvironment) }
             if let keyCommand = profile.keyCommand { fields["key_command"] = .string(keyCommand) }
             if let system = profile.system { fields["system"] = .string(system) }
+            if let bytes = profile.maxInputBytes { fields["max_input_bytes"] = .integer(Int64(bytes)) }
             if !profile.headers.isEmpty {
                 var headers = TOMLDocument.Table()
                 for header in profile.headers { headers[header.name] = .string(header.value) }

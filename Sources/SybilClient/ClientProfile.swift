@@ -22,6 +22,12 @@ public struct ClientProfile: Sendable, Hashable {
     public var system: String?
     /// Header fields sent with every request, in order.
     public var headers: [Header]
+    /// The most bytes of UTF-8 a question sent with this profile may have (`max_input_bytes`,
+    /// within ``inputBytesRange``); `nil` keeps the command's default (1 MiB for `sybil ask`).
+    public var maxInputBytes: Int?
+
+    /// What `max_input_bytes` may be: 1 byte to 16 MiB.
+    public static let inputBytesRange = 1...(16 << 20)
 
     /// A header field a profile adds.
     public struct Header: Sendable, Hashable {
@@ -40,7 +46,7 @@ public struct ClientProfile: Sendable, Hashable {
     /// A profile.
     public init(
         name: String, baseURL: URL, model: String? = nil, key: String? = nil, keyEnvironment: String? = nil,
-        system: String? = nil, headers: [Header] = [], keyCommand: String? = nil
+        system: String? = nil, headers: [Header] = [], keyCommand: String? = nil, maxInputBytes: Int? = nil
     ) {
         self.name = name
         self.baseURL = baseURL
@@ -50,6 +56,7 @@ public struct ClientProfile: Sendable, Hashable {
         self.keyCommand = keyCommand
         self.system = system
         self.headers = headers
+        self.maxInputBytes = maxInputBytes
     }
 
     /// Whether `name` can name a profile: 1–64 of letters, digits, `.`, `_`, `-`.

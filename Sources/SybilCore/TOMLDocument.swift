@@ -66,8 +66,31 @@ public struct TOMLDocument: Sendable, Hashable {
         public var description: String { "line \(line), column \(column): \(reason)" }
     }
 
+    /// Where a value was written: 1-based line and column (in characters).
+    public struct Place: Sendable, Hashable {
+        /// 1-based line.
+        public var line: Int
+        /// 1-based column (in characters).
+        public var column: Int
+
+        /// A place.
+        public init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
+        }
+
+        /// An error at this place: "line 3, column 7: <reason>".
+        public func error(_ reason: String) -> ParseError {
+            ParseError(line: line, column: column, reason: reason)
+        }
+    }
+
     /// The top-level table.
     public var root: Table
+    /// Where each value written as `key = value` starts, by its full key path (the table's
+    /// keys then the key's own parts), so a reader checking a value's range can name the line
+    /// and column; empty for a document that was not parsed. Not part of equality.
+    public private(set) var places: [[String]: Place] = [:]
 
     /// A document holding `root`.
     public init(root: Table = Table()) {
@@ -78,6 +101,17 @@ public struct TOMLDocument: Sendable, Hashable {
     public init(parsing text: String) throws(ParseError) {
         var parser = TOMLParser(text)
         root = try parser.parseDocument()
+        places = parser.places
+    }
+
+    /// Equal when the values are (where they were written does not count).
+    public static func == (a: TOMLDocument, b: TOMLDocument) -> Bool {
+        a.root == b.root
+    }
+
+    /// Hashes the values.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(root)
     }
 
     /// The document as TOML: the root's plain values first, then each table (and nested

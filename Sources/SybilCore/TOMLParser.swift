@@ -15,6 +15,8 @@ struct TOMLParser {
     private var line = 1
     private var column = 1
     private var depth = 0
+    /// Where each `key = value` statement's value starts, by full key path.
+    private(set) var places: [[String]: TOMLDocument.Place] = [:]
 
     init(_ text: String) {
         tooLarge = text.utf8.count > Self.maximumBytes
@@ -50,9 +52,10 @@ struct TOMLParser {
                 current = path
             default:
                 let (startLine, startColumn) = (line, column)
-                let (path, value) = try keyValue()
+                let (path, value, place) = try keyValue()
                 try endOfLine()
                 try Self.insert(value, at: current + path, in: &root, at: (startLine, startColumn))
+                places[current + path] = place
             }
         }
         return root
@@ -102,12 +105,13 @@ struct TOMLParser {
 
     // MARK: Keys and values
 
-    private mutating func keyValue() throws(TOMLDocument.ParseError) -> ([String], Value) {
+    private mutating func keyValue() throws(TOMLDocument.ParseError) -> ([String], Value, TOMLDocument.Place) {
         let path = try dottedKey()
         skipSpaces()
         try expect("=", "expected = after the key \(path.joined(separator: "."))")
         skipSpaces()
-        return (path, try value())
+        let place = TOMLDocument.Place(line: line, column: column)
+        return (path, try value(), place)
     }
 
     private mutating func dottedKey() throws(TOMLDocument.ParseError) -> [String] {
@@ -202,7 +206,7 @@ struct TOMLParser {
         while true {
             skipSpaces()
             let (keyLine, keyColumn) = (line, column)
-            let (path, value) = try keyValue()
+            let (path, value, _) = try keyValue()
             try Self.insert(value, at: path, in: &table, at: (keyLine, keyColumn))
             skipSpaces()
             switch peek {

@@ -78,6 +78,21 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
     }
 }
 
+/// A request none of which was written: the connection to the server could not be made (the
+/// name did not resolve, the connection was refused, TLS failed). Its description is the
+/// reason, as the underlying socket error said it. (A `GET` or `HEAD` sent once more after an
+/// idle kept-alive connection dropped may have reached the server the first time; a `POST` is
+/// only sent once more when none of it was written.)
+public struct HTTPRequestNotSent: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why no connection was made.
+    public var description: String
+
+    /// An error saying `description`.
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
 /// The HTTP seam: everything the network layer sends goes through one of these. Tests use a
 /// stub; apps use ``DefaultHTTPClient/make(redirects:)``.
 public protocol HTTPClient: Sendable {

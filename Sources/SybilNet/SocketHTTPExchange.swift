@@ -88,9 +88,19 @@
             if let reused {
                 connection = reused
             } else {
-                connection = try await connect(
-                    host: host, port: origin.port, tls: scheme == "https",
-                    trustedCertificatesFile: trustedCertificatesFile, timeout: request.timeout)
+                do {
+                    connection = try await connect(
+                        host: host, port: origin.port, tls: scheme == "https",
+                        trustedCertificatesFile: trustedCertificatesFile, timeout: request.timeout)
+                } catch let error as URLError {
+                    throw error  // a timeout keeps its kind (a stalled request to the layers above)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    // No connection, so no byte of this request was written: callers may tell
+                    // the person that nothing reached the server.
+                    throw HTTPRequestNotSent(String(describing: error))
+                }
             }
             let exchange = SocketHTTPExchange(
                 connection: connection, timeout: request.timeout, requestWasHead: request.method == "HEAD", pool: pool,

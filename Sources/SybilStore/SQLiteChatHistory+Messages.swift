@@ -54,6 +54,28 @@ extension SQLiteChatHistory {
         }
     }
 
+    /// Takes back what an attempt added to a saved conversation: removes the messages `ids`
+    /// (and their search rows) from conversation `conversationId` and sets its `updatedAt` back
+    /// to `updatedAt`, in one transaction. `sybil ask -c` uses it when its request never left
+    /// the machine. Ids that are not saved in that conversation are skipped.
+    public func removeMessages(ids: [String], fromConversation conversationId: String, updatedAt: Int64)
+        async throws
+    {
+        try await write { database in
+            let match =
+                "FROM chat_messages WHERE id = ? AND conversation_seq = (SELECT seq FROM chat_conversations WHERE id = ?)"
+            for id in ids {
+                try database.query(
+                    "DELETE FROM chat_search WHERE rowid IN (SELECT search_rowid \(match))",
+                    [.text(id), .text(conversationId)])
+                try database.query("DELETE \(match)", [.text(id), .text(conversationId)])
+            }
+            try database.query(
+                "UPDATE chat_conversations SET updated_at = ? WHERE id = ?",
+                [.integer(updatedAt), .text(conversationId)])
+        }
+    }
+
     static func insert(_ message: ChatMessageRecord, _ database: SQLiteDatabase, path: String) throws {
         guard
             let conversation = try database.query(
