@@ -31,8 +31,8 @@ extension CommandSpec {
                 label: "list",
                 help: "List the saved chats and web searches, most recently updated\nfirst (the default)."),
             Row(label: "show ID", help: "Print one chat's messages, or one web search, as saved."),
-            Row(label: "export", help: "Print (or write to a file) every saved chat."),
-            Row(label: "delete ID", help: "Remove one chat from the history and from search."),
+            Row(label: "export", help: "Print (or write to a file) every saved chat and web search."),
+            Row(label: "delete ID", help: "Remove one chat or web search from the history and search."),
         ],
         notes: """
             The history is kept in $XDG_DATA_HOME/sybil/client/chats.sqlite. `sybil history
@@ -72,13 +72,14 @@ extension CommandSpec {
             """)
 
     static let historyExport = CommandSpec(
-        name: HistoryCommand.name + " export", overview: "Print or write every saved chat.", usage: .spelled,
+        name: HistoryCommand.name + " export", overview: "Print or write every saved chat and web search.",
+        usage: .spelled,
         discussion: """
-            Every chat, most recently updated first: as Markdown documents (as `sybil history
-            show ID --markdown` prints them) separated by `---` lines, or with --json as one
-            JSON array (docs/cli-json.md). With -o the file is replaced atomically: it holds
-            the old content or the whole export, never part of it. The count goes to standard
-            error.
+            Every chat and web search, newest first as `sybil history list` orders them: as
+            Markdown documents (as `sybil history show ID --markdown` prints them) separated by
+            `---` lines, or with --json as one JSON array (docs/cli-json.md). With -o the file
+            is replaced atomically: it holds the old content or the whole export, never part
+            of it. The counts go to standard error.
             """,
         options: [HistoryCommand.jsonOption, HistoryCommand.outputOption],
         exitStatus: """
@@ -87,16 +88,17 @@ extension CommandSpec {
             """)
 
     static let historyDelete = CommandSpec(
-        name: HistoryCommand.name + " delete", overview: "Remove one saved chat.", usage: .spelled,
+        name: HistoryCommand.name + " delete", overview: "Remove one saved chat or web search.",
+        usage: .spelled,
         discussion: """
-            Removes the chat, its messages and their search entries in one transaction: after
-            it neither `sybil history` nor `sybil search` finds them, and an interrupted delete
-            leaves the chat whole.
+            Removes the chat, its messages and their search entries (or the web search and its
+            search entry) in one transaction: after it neither `sybil history` nor `sybil
+            search` finds them, and an interrupted delete leaves them whole.
             """,
-        arguments: [Argument(name: "ID", help: "The chat's id, as `sybil history list` prints it.")],
+        arguments: [Argument(name: "ID", help: "A chat's or web search's id, as `sybil history list` prints it.")],
         exitStatus: """
-            0 deleted, 64 usage error, 66 no chat has that id or the history cannot be read,
-            73 it cannot be written.
+            0 deleted, 64 usage error, 66 no chat or web search has that id or the history
+            cannot be read, 73 it cannot be written.
             """)
 }
 

@@ -1,8 +1,9 @@
 import SybilCore
 import SybilWire
 
-/// Reading saved web searches back: one by id, or the newest first. Sources are read strictly
-/// (the Wire contract's decoder), so a damaged row is an error naming its column.
+/// Reading saved web searches back (one by id, or the newest first) and removing one. Sources
+/// are read strictly (the Wire contract's decoder), so a damaged row is an error naming its
+/// column.
 extension SQLiteChatHistory {
     /// The web search with `id`, if saved.
     public func webSearch(id: String) async throws -> SavedWebSearch? {
@@ -24,6 +25,22 @@ extension SQLiteChatHistory {
                 ORDER BY created_at DESC, seq DESC LIMIT ?
                 """, [.integer(Int64(max(0, limit)))]
             ).map { try Self.webSearch($0, path: path) }
+        }
+    }
+
+    /// Removes the web search with `id` and its search row in one transaction; returns whether
+    /// there was one.
+    @discardableResult
+    public func deleteWebSearch(id: String) async throws -> Bool {
+        try await write { database in
+            guard try database.query("SELECT seq FROM chat_web_searches WHERE id = ?", [.text(id)]).first != nil else {
+                return false
+            }
+            try database.query(
+                "DELETE FROM chat_search WHERE rowid IN (SELECT search_rowid FROM chat_web_searches WHERE id = ?)",
+                [.text(id)])
+            try database.query("DELETE FROM chat_web_searches WHERE id = ?", [.text(id)])
+            return true
         }
     }
 

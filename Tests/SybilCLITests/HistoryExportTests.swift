@@ -1,5 +1,7 @@
 import Foundation
+import SybilCore
 import SybilStore
+import SybilWire
 import Testing
 
 @testable import SybilCLI
@@ -102,7 +104,71 @@ struct HistoryExportTests {
         #expect(await home.run("history", "list").stdout.split(separator: "\n").count == 1)
         let again = await home.run("history", "delete", "c1")
         #expect(again.status == 66)
-        #expect(again.stderr == "sybil history delete: no conversation 'c1'; see sybil history list\n")
+        #expect(again.stderr == "sybil history delete: no conversation or web search 'c1'; see sybil history list\n")
+    }
+
+    static let weather = """
+        # Kyoto weather
+
+        `w1` · web search · saved 2025-11-30T23:59:30Z
+
+        Mild in spring.
+
+        **Sources**
+
+        1. Weather <https://weather.example/kyoto>
+
+        """
+
+    /// A saved web search between the two chats: older than c1, newer than c2.
+    func seedWebSearch(_ home: Home) async throws {
+        let store = try SQLiteChatHistory(path: ChatHistoryLocation.path(environment: home.environment))
+        try await store.saveWebSearch(
+            SavedWebSearch(
+                id: "w1", query: "Kyoto weather", answer: "Mild in spring.",
+                sources: [WebSearchSource(title: "Weather", url: "https://weather.example/kyoto")],
+                createdAt: 1_764_547_200_000 - 30_000))
+    }
+
+    @Test func exportHoldsTheWebSearchesInTheirPlace() async throws {
+        let home = Home()
+        defer { home.remove() }
+        try await home.seed()
+        try await seedWebSearch(home)
+        let exported = await home.run("history", "export")
+        #expect(exported.status == 0)
+        #expect(
+            exported.stdout
+                == Self.kyoto + HistoryMarkdown.separator + Self.weather + HistoryMarkdown.separator + Self.train)
+        #expect(exported.stderr == "sybil history export: 2 conversations and 1 web search exported\n")
+        let json = await home.run("history", "export", "--json")
+        guard case .array(let items) = try JSONReader().parse(json.stdout), items.count == 3 else {
+            Issue.record("three entries: \(json.stdout)")
+            return
+        }
+        let search = try JSONObjectReader(items[1], at: .root)
+        #expect(try search.string("kind") == "webSearch")
+        #expect(try search.string("id") == "w1")
+        #expect(try search.string("answer") == "Mild in spring.")
+        #expect(try JSONObjectReader(items[0], at: .root).string("id") == "c1")
+        #expect(try JSONObjectReader(items[2], at: .root).string("id") == "c2")
+    }
+
+    @Test func deleteRemovesAWebSearchFromHistoryAndSearch() async throws {
+        let home = Home()
+        defer { home.remove() }
+        try await home.seed()
+        try await seedWebSearch(home)
+        #expect(await home.run("search", "mild").stdout.contains("Kyoto weather"))
+        let deleted = await home.run("history", "delete", "w1")
+        #expect(deleted.status == 0, Comment(rawValue: deleted.stderr))
+        #expect(deleted.stderr == "sybil history delete: deleted web search 'w1'\n")
+        #expect(await home.run("history", "show", "w1").status == 66)
+        #expect(await home.run("search", "mild").stdout == "")
+        #expect(await home.run("history", "list").stdout.split(separator: "\n").count == 2, "the chats stay")
+        let again = await home.run("history", "delete", "w1")
+        #expect(again.status == 66)
+        #expect(again.stderr == "sybil history delete: no conversation or web search 'w1'; see sybil history list\n")
     }
 
     @Test func deleteWithNothingSavedIs66AndUsageErrorsAre64() async throws {
@@ -110,7 +176,7 @@ struct HistoryExportTests {
         defer { home.remove() }
         let nothing = await home.run("history", "delete", "c1")
         #expect(nothing.status == 66)
-        #expect(nothing.stderr == "sybil history delete: no conversation 'c1' (nothing is saved yet)\n")
+        #expect(nothing.stderr == "sybil history delete: no conversation or web search 'c1' (nothing is saved yet)\n")
         #expect(await home.run("history", "delete").status == 64)
         #expect(await home.run("history", "export", "extra").status == 64)
     }
