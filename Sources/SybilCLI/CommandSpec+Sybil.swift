@@ -27,7 +27,7 @@ extension CommandSpec {
             Row(label: "workspaces open SESSION", help: "Print a workspace chat, then follow it live."),
             Row(label: "workspaces send SESSION TEXT", help: "Send (or --steer) a message into a workspace chat."),
             Row(label: "search QUERY", help: "Search the saved chats and web searches (no server needed)."),
-            Row(label: "history [list|show ID]", help: "List the saved chats, or print one."),
+            Row(label: "history [list|show ID]", help: "List the saved chats and web searches, or print one."),
             Row(label: "records add|list|sync", help: "Save moods and sessions on this device; sync them later."),
             Row(label: "keys set|list|remove", help: "Store API keys where the system keeps secrets."),
             Row(label: "profile add|list|use|remove", help: "The servers you use (config.toml): URL, model, key."),
