@@ -154,6 +154,18 @@ public struct JSONObjectReader: Sendable {
         return text
     }
 
+    /// A required string member that must be one of `T`'s raw values; the member's path is
+    /// built only when it is refused.
+    public func oneOf<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(JSONError) -> T
+    where T.RawValue == String {
+        let text = try string(key)
+        guard let result = T(rawValue: text) else {
+            let allowed = T.allCases.map { JSONWriter.quoted($0.rawValue) }.joined(separator: ", ")
+            throw .contract(path.appending(key: key), "\(JSONWriter.quoted(text)) is not one of \(allowed)")
+        }
+        return result
+    }
+
     /// A required boolean member.
     public func bool(_ key: String) throws(JSONError) -> Bool {
         let value = try value(key)

@@ -57,9 +57,9 @@ public struct TimelineBlock: Sendable, Hashable {
     public static func decode(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> TimelineBlock {
         let reader = try JSONObjectReader(value, at: path)
         try reader.rejectUnknownKeys(keys)
-        let type = try reader.decode("type", TimelineRowType.decode)
+        let type = try reader.oneOf("type", TimelineRowType.self)
         let id = try reader.nonEmptyString("id")
-        let origin = try reader.decode("origin", TimelineOrigin.decode)
+        let origin = try reader.oneOf("origin", TimelineOrigin.self)
         let orderValues = try reader.array("sourceOrder")
         guard !orderValues.isEmpty else {
             throw .contract(path.appending(key: "sourceOrder"), "must be a non-empty array of unsigned integers")
