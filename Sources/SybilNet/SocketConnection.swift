@@ -26,7 +26,8 @@
         private let state = Locked(State())
 
         private struct State {
-            var outbound: [UInt8] = []
+            /// Chunks queued for sending, in order (sent with one gathered write).
+            var outbound: [[UInt8]] = []
             var closing = false
             /// The I/O thread ended and closed the descriptors: nothing may touch them again
             /// (their numbers may already belong to other files).
@@ -97,7 +98,15 @@
 
         /// Queues `bytes` for sending.
         func write(_ bytes: [UInt8]) {
-            state.withLock { $0.outbound.append(contentsOf: bytes) }
+            write(gathering: [bytes])
+        }
+
+        /// Queues `chunks` for sending one after the other, with nothing between them (a frame's
+        /// header and payload): they are sent with gathered writes, never joined into one buffer.
+        func write(gathering chunks: [[UInt8]]) {
+            state.withLock { state in
+                for chunk in chunks where !chunk.isEmpty { state.outbound.append(chunk) }
+            }
             signal()
         }
 
@@ -247,25 +256,31 @@
         }
 
         private func run() {
-            var buffer = [UInt8](repeating: 0, count: Self.readSize)
-            // Bytes to send are `pending[sent...]`; partial sends move the offset instead of
-            // shifting the buffer, so a large message costs one copy, not one per send.
-            var pending: [UInt8] = []
+            // Reads go into `buffer`, reused while reads are small (the bytes are copied out);
+            // a read that fills at least half of it is handed on as it is and a new buffer
+            // taken, so large transfers are not copied and every chunk held is at least half
+            // full (the inbox's bound holds for memory too).
+            var buffer = Self.readBuffer()
+            // Chunks to send are `pending[first...]`, the first from `sent`; partial sends move
+            // the offsets, so queued bytes are never copied or shifted.
+            var pending: [[UInt8]] = []
+            var first = 0
             var sent = 0
             var failure: (any Error)?
             loop: while true {
-                var queued: [UInt8] = []
+                var queued: [[UInt8]] = []
                 let (closing, paused) = state.withLock { state -> (Bool, Bool) in
                     swap(&queued, &state.outbound)
                     return (state.closing, state.readingPaused)
                 }
-                if sent == pending.count {
+                if first == pending.count {
                     pending = queued
+                    first = 0
                     sent = 0
                 } else if !queued.isEmpty {
                     pending.append(contentsOf: queued)
                 }
-                let hasPending = sent < pending.count
+                let hasPending = first < pending.count
                 if closing && !hasPending { break }
                 // Closing or full: the socket is not read (a closing connection only sends).
                 let reading = !closing && !paused
@@ -289,9 +304,19 @@
                 }
                 if fds[0].revents & Int16(POLLOUT) != 0, hasPending {
                     do {
-                        let count = try send(pending[sent...])
-                        sent += count
+                        var count = try send(pending[first...], from: sent)
                         if count > 0 { state.withLock { $0.sentBytes += count } }
+                        while count > 0 {
+                            let left = pending[first].count - sent
+                            if count < left {
+                                sent += count
+                                break
+                            }
+                            count -= left
+                            pending[first] = []
+                            first += 1
+                            sent = 0
+                        }
                     } catch {
                         failure = error
                         break
@@ -312,7 +337,15 @@
                         }
                         if result == 0 { break loop }  // peer closed
                         if result < 0 { break }  // would block
-                        if deliver(Array(buffer[0..<result])) { break }
+                        let chunk: [UInt8]
+                        if result >= Self.readSize / 2 {
+                            buffer.removeLast(buffer.count - result)
+                            chunk = buffer
+                            buffer = Self.readBuffer()
+                        } else {
+                            chunk = Array(buffer[0..<result])
+                        }
+                        if deliver(chunk) { break }
                         if state.withLock({ $0.closing }) { break }
                     }
                 }
@@ -328,10 +361,36 @@
             }
         }
 
-        /// Bytes sent (0 when the socket would block).
-        private func send(_ bytes: ArraySlice<UInt8>) throws -> Int {
-            if let tls { return try tls.write(bytes) }
-            let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        /// A read buffer of ``readSize`` bytes, not zeroed (every byte is written by a read
+        /// before it is handed on).
+        private static func readBuffer() -> [UInt8] {
+            [UInt8](unsafeUninitializedCapacity: readSize) { _, count in count = readSize }
+        }
+
+        /// Bytes sent from `chunks`, the first from `offset` (0 when the socket would block):
+        /// one gathered write of up to 64 chunks, or (TLS) the first chunk's rest.
+        private func send(_ chunks: ArraySlice<[UInt8]>, from offset: Int) throws -> Int {
+            guard let head = chunks.first else { return 0 }
+            if let tls { return try tls.write(head[offset...]) }
+            let gathered = chunks.prefix(64)
+            var vectors: [iovec] = []
+            vectors.reserveCapacity(gathered.count)
+            // The chunks are held by `pending` for the whole call, so their storage stays put.
+            for (index, chunk) in zip(gathered.indices, gathered) {
+                chunk.withUnsafeBytes { raw in
+                    let skip = index == gathered.startIndex ? offset : 0
+                    vectors.append(
+                        iovec(
+                            iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip),
+                            iov_len: raw.count - skip))
+                }
+            }
+            var message = msghdr()
+            let sent = vectors.withUnsafeMutableBufferPointer { vectors in
+                message.msg_iov = vectors.baseAddress
+                message.msg_iovlen = vectors.count
+                return sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
+            }
             if sent < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
                 throw SocketError("send failed", errno)

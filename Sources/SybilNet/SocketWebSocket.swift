@@ -137,10 +137,12 @@
             write(frame)
         }
 
+        /// Queues the frame as its header and its masked payload, sent by one gathered write:
+        /// the payload is copied once (masked on the way), never joined to the header.
         private func write(_ frame: WebSocketFrame) {
             let key = random.nextUInt64()
             let mask = [UInt8(key & 0xFF), UInt8(key >> 8 & 0xFF), UInt8(key >> 16 & 0xFF), UInt8(key >> 24 & 0xFF)]
-            socket.write(frame.encoded(maskingKey: mask))
+            socket.write(gathering: [frame.header(maskingKey: mask), WebSocketFrame.masked(frame.payload, key: mask)])
         }
 
         private func start(leftover: [UInt8], options: WebSocketOptions, clock: C) {

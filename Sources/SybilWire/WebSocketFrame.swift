@@ -35,8 +35,21 @@ public struct WebSocketFrame: Sendable, Hashable {
 
     /// The frame's bytes: masked with `maskingKey` (clients must mask, servers must not).
     public func encoded(maskingKey: [UInt8]?) -> [UInt8] {
+        var bytes = header(maskingKey: maskingKey)
+        guard let maskingKey else {
+            bytes.append(contentsOf: payload)
+            return bytes
+        }
+        bytes.append(contentsOf: Self.masked(payload, key: maskingKey))
+        return bytes
+    }
+
+    /// The frame's header: opcode, length and (when masked) the masking key; the payload
+    /// follows it on the wire (``masked(_:key:)`` when masked). Writing the two with a gathered
+    /// write sends a frame without copying its payload into one buffer.
+    public func header(maskingKey: [UInt8]?) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(payload.count + 14)
+        bytes.reserveCapacity(14)
         bytes.append((fin ? 0x80 : 0) | opcode.rawValue)
         let maskBit: UInt8 = maskingKey == nil ? 0 : 0x80
         switch payload.count {
@@ -52,36 +65,71 @@ public struct WebSocketFrame: Sendable, Hashable {
                 bytes.append(UInt8((UInt64(payload.count) >> UInt64(shift)) & 0xFF))
             }
         }
-        guard let maskingKey else {
-            bytes.append(contentsOf: payload)
-            return bytes
+        if let maskingKey {
+            precondition(maskingKey.count == 4, "a masking key is 4 bytes")
+            bytes.append(contentsOf: maskingKey)
         }
-        precondition(maskingKey.count == 4, "a masking key is 4 bytes")
-        bytes.append(contentsOf: maskingKey)
-        let start = bytes.count
-        bytes.append(contentsOf: payload)
-        Self.applyMask(maskingKey, to: &bytes, from: start)
         return bytes
+    }
+
+    /// `bytes` XORed with the 4-byte `key` into a new array: the copy and the masking are one
+    /// pass.
+    public static func masked(_ bytes: [UInt8], key: [UInt8]) -> [UInt8] {
+        precondition(key.count == 4, "a masking key is 4 bytes")
+        let key32 = UInt32(key[0]) | UInt32(key[1]) << 8 | UInt32(key[2]) << 16 | UInt32(key[3]) << 24
+        return [UInt8](unsafeUninitializedCapacity: bytes.count) { target, count in
+            bytes.withUnsafeBytes { source in
+                mask(source, into: UnsafeMutableRawBufferPointer(target), key: key32, phase: 0)
+            }
+            count = bytes.count
+        }
     }
 
     /// XORs `bytes[start...]` with the 4-byte `key` (masking and unmasking are the same), eight
     /// bytes at a time.
     public static func applyMask(_ key: [UInt8], to bytes: inout [UInt8], from start: Int = 0) {
         precondition(key.count == 4, "a masking key is 4 bytes")
-        let key32 = UInt64(key[0]) | UInt64(key[1]) << 8 | UInt64(key[2]) << 16 | UInt64(key[3]) << 24
-        let key64 = key32 | key32 << 32
+        let key32 = UInt32(key[0]) | UInt32(key[1]) << 8 | UInt32(key[2]) << 16 | UInt32(key[3]) << 24
         bytes.withUnsafeMutableBytes { raw in
-            var index = start
-            while index + 8 <= raw.count {
-                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                // The key is laid out little-endian from `start`, so byte i gets key[(i - start) & 3].
-                raw.storeBytes(of: word ^ key64.littleEndian, toByteOffset: index, as: UInt64.self)
-                index += 8
-            }
-            while index < raw.count {
-                raw[index] ^= key[(index - start) & 3]
-                index += 1
-            }
+            guard start < raw.count else { return }
+            let tail = UnsafeMutableRawBufferPointer(rebasing: raw[start...])
+            mask(UnsafeRawBufferPointer(tail), into: tail, key: key32, phase: 0)
+        }
+    }
+
+    /// Writes `source` XOR the key into `target` (at least as long; may be the same memory),
+    /// 32 bytes at a time. `key` holds key[0] in its low byte; `phase` is the position of
+    /// `source`'s first byte in the payload, so byte i gets key[(phase + i) & 3].
+    static func mask(
+        _ source: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer, key: UInt32, phase: Int
+    ) {
+        let shift = UInt32((phase & 3) * 8)
+        let rotated = shift == 0 ? key : key >> shift | key << (32 - shift)
+        let key64 = UInt64(rotated) | UInt64(rotated) << 32
+        let count = source.count
+        var index = 0
+        let word = key64.littleEndian
+        while index + 32 <= count {
+            // Four words a step (the key repeats every 4 bytes, so each word takes the same key).
+            let a = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let b = source.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+            let c = source.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
+            let d = source.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
+            target.storeBytes(of: a ^ word, toByteOffset: index, as: UInt64.self)
+            target.storeBytes(of: b ^ word, toByteOffset: index + 8, as: UInt64.self)
+            target.storeBytes(of: c ^ word, toByteOffset: index + 16, as: UInt64.self)
+            target.storeBytes(of: d ^ word, toByteOffset: index + 24, as: UInt64.self)
+            index += 32
+        }
+        while index + 8 <= count {
+            let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // Byte j of the little-endian word gets byte j of the rotated key.
+            target.storeBytes(of: word ^ key64.littleEndian, toByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < count {
+            target[index] = source[index] ^ UInt8(truncatingIfNeeded: rotated >> UInt32((index & 3) * 8))
+            index += 1
         }
     }
 }
@@ -105,13 +153,31 @@ public struct WebSocketProtocolError: Error, Sendable, Hashable, CustomStringCon
 
 /// Splits bytes into frames incrementally (RFC 6455 §5.2): checks reserved bits, opcodes,
 /// masking direction, control-frame rules and the size limit; unmasks payloads.
+///
+/// Once a frame's header is checked, its payload is read straight into the frame's own array
+/// (unmasked on the way), however many appends bring it: a large payload is copied once, not
+/// gathered in a buffer first.
 public struct WebSocketFrameDecoder: Sendable {
     /// Whether frames must be masked (a server decoding a client's frames) or must not be.
     public let expectMasked: Bool
     /// The largest payload accepted in one frame.
     public let maximumPayload: Int
+    /// Received bytes not yet part of a frame in progress: `buffer[start...]`.
     private var buffer: [UInt8] = []
     private var start = 0
+    /// The frame whose header is read and whose payload is still arriving.
+    private var partial: PartialFrame?
+
+    /// A frame whose payload is filled as its bytes arrive.
+    private struct PartialFrame {
+        var fin: Bool
+        var opcode: WebSocketFrame.Opcode
+        /// Sized to the whole payload; `payload[..<filled]` holds the bytes received so far.
+        var payload: [UInt8]
+        var filled: Int
+        /// The masking key (key[0] in the low byte), or `nil` for an unmasked frame.
+        var key: UInt32?
+    }
 
     /// A decoder for frames from a client (`expectMasked`) or from a server.
     public init(expectMasked: Bool, maximumPayload: Int) {
@@ -121,15 +187,52 @@ public struct WebSocketFrameDecoder: Sendable {
 
     /// Adds received bytes.
     public mutating func append(_ bytes: some Collection<UInt8>) {
+        let done = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
+        if done == nil {
+            Array(bytes).withUnsafeBytes { append($0) }
+        }
+    }
+
+    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        var rest = bytes
+        if var frame = partial {
+            // The bytes in `buffer` were all taken by the frame when it began: these continue it.
+            partial = nil
+            let taken = min(frame.payload.count - frame.filled, rest.count)
+            Self.fill(&frame, from: UnsafeRawBufferPointer(rebasing: rest[..<taken]))
+            partial = frame
+            rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
+        }
+        guard !rest.isEmpty else { return }
         if start > 0, start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             start = 0
         }
-        buffer.append(contentsOf: bytes)
+        buffer.append(contentsOf: rest)
+    }
+
+    /// Copies `bytes` (unmasking them) into the frame after what it holds.
+    private static func fill(_ frame: inout PartialFrame, from bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        let offset = frame.filled
+        frame.payload.withUnsafeMutableBytes { payload in
+            let target = UnsafeMutableRawBufferPointer(rebasing: payload[offset..<(offset + bytes.count)])
+            if let key = frame.key {
+                WebSocketFrame.mask(bytes, into: target, key: key, phase: offset)
+            } else {
+                target.copyMemory(from: bytes)
+            }
+        }
+        frame.filled += bytes.count
     }
 
     /// The next complete frame, or `nil` when more bytes are needed.
     public mutating func nextFrame() throws(WebSocketProtocolError) -> WebSocketFrame? {
+        if let frame = partial {
+            guard frame.filled == frame.payload.count else { return nil }
+            partial = nil
+            return WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload)
+        }
         let available = buffer.count - start
         guard available >= 2 else { return nil }
         let first = buffer[start]
@@ -177,17 +280,36 @@ public struct WebSocketFrameDecoder: Sendable {
                 closeCode: 1009, "a frame of \(length) bytes exceeds the limit of \(maximumPayload)")
         }
         let maskLength = masked ? 4 : 0
-        guard available >= offset + maskLength + length else { return nil }
-        let payloadStart = start + offset + maskLength
-        var payload = Array(buffer[payloadStart..<(payloadStart + length)])
+        guard available >= offset + maskLength else { return nil }
+        var key: UInt32?
         if masked {
-            WebSocketFrame.applyMask(Array(buffer[(start + offset)..<(start + offset + 4)]), to: &payload)
+            let at = start + offset
+            key =
+                UInt32(buffer[at]) | UInt32(buffer[at + 1]) << 8 | UInt32(buffer[at + 2]) << 16
+                | UInt32(buffer[at + 3]) << 24
         }
-        start = payloadStart + length
-        if start > 1 << 16, start * 2 > buffer.count {
+        let payloadStart = start + offset + maskLength
+        let present = min(length, buffer.count - payloadStart)
+        // The payload's array is sized once (within `maximumPayload`) and filled as bytes come;
+        // every byte is written before the frame is handed out.
+        var frame = PartialFrame(
+            fin: fin, opcode: opcode,
+            payload: [UInt8](unsafeUninitializedCapacity: length) { _, count in count = length }, filled: 0, key: key)
+        buffer.withUnsafeBytes { raw in
+            Self.fill(&frame, from: UnsafeRawBufferPointer(rebasing: raw[payloadStart..<(payloadStart + present)]))
+        }
+        start = payloadStart + present
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 16)
+            start = 0
+        } else if start > 1 << 16, start * 2 > buffer.count {
             buffer.removeSubrange(0..<start)
             start = 0
         }
-        return WebSocketFrame(fin: fin, opcode: opcode, payload: payload)
+        guard present == length else {
+            partial = frame
+            return nil
+        }
+        return WebSocketFrame(fin: fin, opcode: opcode, payload: frame.payload)
     }
 }

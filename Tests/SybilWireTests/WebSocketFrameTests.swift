@@ -83,6 +83,42 @@ struct WebSocketFrameTests {
         }
     }
 
+    @Test func headerAndMaskedPayloadAreTheEncodedFrame() {
+        let key: [UInt8] = [0x37, 0xfa, 0x21, 0x3d]
+        for length in [0, 1, 31, 32, 33, 125, 126, 65_535, 65_536, 100_003] {
+            let frame = WebSocketFrame(
+                opcode: .binary, payload: (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            #expect(
+                frame.header(maskingKey: key) + WebSocketFrame.masked(frame.payload, key: key)
+                    == frame.encoded(maskingKey: key), "length \(length)")
+            #expect(frame.header(maskingKey: nil) + frame.payload == frame.encoded(maskingKey: nil), "length \(length)")
+            #expect(frame.header(maskingKey: key).count == frame.encoded(maskingKey: key).count - length)
+        }
+    }
+
+    /// A payload read straight into its frame as bytes come keeps the masking key's position
+    /// across appends of any size, and the bytes after it start the next frame.
+    @Test(arguments: [1, 3, 7, 4_096, 65_536, 200_000])
+    func aLargeFrameArrivingInPiecesDecodesWhole(piece: Int) throws {
+        let key: [UInt8] = [9, 0x80, 0xfe, 0x11]
+        let large = (0..<100_003).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 3) }
+        let bytes =
+            WebSocketFrame(fin: false, opcode: .binary, payload: large).encoded(maskingKey: key)
+            + WebSocketFrame(opcode: .continuation, payload: [1, 2, 3]).encoded(maskingKey: key)
+        var decoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 1 << 20)
+        var frames: [WebSocketFrame] = []
+        var offset = 0
+        while offset < bytes.count {
+            decoder.append(bytes[offset..<min(bytes.count, offset + piece)])
+            offset += piece
+            while let frame = try decoder.nextFrame() { frames.append(frame) }
+        }
+        #expect(frames.map(\.payload.count) == [large.count, 3])
+        #expect(frames.first?.payload == large)
+        #expect(frames.last?.payload == [1, 2, 3])
+        #expect(frames.map(\.fin) == [false, true])
+    }
+
     @Test func bytesMayArriveOneAtATime() throws {
         let bytes = WebSocketFrame(opcode: .text, payload: Array("Grüße".utf8)).encoded(maskingKey: [1, 2, 3, 4])
         var decoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 100)
