@@ -99,9 +99,22 @@ public struct EventStreamParser: Sendable {
 
     private var lineBuffer: [UInt8] = []
     private var dataBuffer: [UInt8] = []
+    /// The array the last event's data was handed out in. A consumer that does not keep the
+    /// event leaves it uniquely referenced again, so the next event's data reuses it in place
+    /// instead of allocating and freeing an array per event; a kept event keeps it, and the
+    /// next event gets a new one (copy-on-write).
+    private var eventData: [UInt8] = []
+    /// The event's only `data` value so far, when it lies whole in the chunk being fed: where
+    /// it starts in that chunk and its length (`count` is -1 when there is none). It is
+    /// copied once, straight into the dispatched event; a second `data` line, or the end of the
+    /// chunk, moves it into `dataBuffer` first. The address is kept as an integer (the parser
+    /// stays `Sendable`); it never outlives the `feed` call that lends the chunk.
+    private var pendingData: (address: Int, count: Int) = (0, -1)
     private var lineState = LineState.buffered
     private var eventType = ""
-    private var idBuffer = ""
+    /// The value of the last `id` field since the last blank line, if any: what the next
+    /// blank line makes ``lastEventId`` (moved, not copied).
+    private var pendingId: String?
     private var skipLeadingLF = false
     private var bomBytesMatched = 0
     private var bomDone = false
@@ -138,6 +151,7 @@ public struct EventStreamParser: Sendable {
         if let failure {
             lineBuffer = []
             dataBuffer = []
+            eventData = []
             throw failure
         }
     }
@@ -149,9 +163,10 @@ public struct EventStreamParser: Sendable {
         failure = nil
         lineBuffer.removeAll()
         dataBuffer.removeAll()
+        eventData = []
         lineState = .buffered
         eventType = ""
-        idBuffer = lastEventId
+        pendingId = nil
         skipLeadingLF = false
         bomBytesMatched = 0
         bomDone = false
@@ -161,6 +176,9 @@ public struct EventStreamParser: Sendable {
 
     private mutating func feedBuffer(_ buffer: UnsafeBufferPointer<UInt8>, dispatch: (ServerSentEvent) -> Void) {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        // The chunk's bytes are only borrowed for this call: a pending data value moves into
+        // the parser's own buffer before they go away.
+        defer { if pendingData.count >= 0 { keepPendingData() } }
         var position = 0
         if !bomDone {
             position = consumeBOM(buffer)
@@ -186,20 +204,22 @@ public struct EventStreamParser: Sendable {
             position = afterLineEnd(buffer, end)
         }
         while position < buffer.count, failure == nil {
-            let end = scanner.lineEnd(from: position)
+            // A blank line (the end of every event) is seen at its first byte, without a search.
+            let first = buffer[position]
+            let end = first == 0x0A || first == 0x0D ? scanner.lineEndHere(position) : scanner.lineEnd(from: position)
             guard end < buffer.count else {
                 holdPartialLine(UnsafeBufferPointer(rebasing: buffer[position..<buffer.count]))
                 return
             }
             if lineBuffer.isEmpty {
-                processLine(UnsafeBufferPointer(rebasing: buffer[position..<end]), dispatch: dispatch)
+                processLine(UnsafeBufferPointer(rebasing: buffer[position..<end]), inChunk: true, dispatch: dispatch)
             } else {
                 let piece = UnsafeBufferPointer(rebasing: buffer[position..<end])
                 lineBuffer.append(contentsOf: piece)
                 statistics.bytesCopied += piece.count
                 var line: [UInt8] = []
                 swap(&line, &lineBuffer)
-                line.withUnsafeBufferPointer { processLine($0, dispatch: dispatch) }
+                line.withUnsafeBufferPointer { processLine($0, inChunk: false, dispatch: dispatch) }
                 line.removeAll(keepingCapacity: true)
                 swap(&line, &lineBuffer)
             }
@@ -265,6 +285,7 @@ public struct EventStreamParser: Sendable {
 
     @inline(__always)
     private mutating func appendData(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if pendingData.count >= 0 { keepPendingData() }
         // An event's data is its lines plus one LF each: the LFs count toward the limit too.
         guard dataBuffer.count + bytes.count <= limits.maximumEventBytes else {
             failure = .eventTooLarge(limit: limits.maximumEventBytes)
@@ -272,6 +293,20 @@ public struct EventStreamParser: Sendable {
         }
         dataBuffer.append(contentsOf: bytes)
         statistics.bytesCopied += bytes.count
+    }
+
+    /// Moves the pending data value (and the LF that ends its line) into `dataBuffer`.
+    private mutating func keepPendingData() {
+        let pending = pendingBytes
+        pendingData = (0, -1)
+        dataBuffer.append(contentsOf: pending)
+        dataBuffer.append(0x0A)
+        statistics.bytesCopied += pending.count
+    }
+
+    /// The pending data value's bytes, in the chunk being fed.
+    private var pendingBytes: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: UnsafePointer(bitPattern: pendingData.address), count: pendingData.count)
     }
 
     @inline(__always)
@@ -303,7 +338,11 @@ public struct EventStreamParser: Sendable {
 
     // MARK: Lines to events
 
-    private mutating func processLine(_ line: UnsafeBufferPointer<UInt8>, dispatch: (ServerSentEvent) -> Void) {
+    /// Interprets one complete line; `inChunk` when the line lies in the chunk being fed (not
+    /// in `lineBuffer`), so that a `data` value may be left there until the event is dispatched.
+    private mutating func processLine(
+        _ line: UnsafeBufferPointer<UInt8>, inChunk: Bool, dispatch: (ServerSentEvent) -> Void
+    ) {
         if line.isEmpty {
             dispatchEvent(dispatch)
             return
@@ -324,13 +363,22 @@ public struct EventStreamParser: Sendable {
         let value = UnsafeBufferPointer(rebasing: line[valueStart..<line.count])
         switch Field(name) {
         case .data:
+            if inChunk, pendingData.count < 0, dataBuffer.isEmpty {
+                // The event's first data line: one copy, into the event, when it is dispatched.
+                guard value.count <= limits.maximumEventBytes else {
+                    failure = .eventTooLarge(limit: limits.maximumEventBytes)
+                    return
+                }
+                pendingData = (Int(bitPattern: value.baseAddress), value.count)
+                return
+            }
             appendData(value)
             if failure == nil { dataBuffer.append(0x0A) }
         case .event:
             eventType = String(decoding: value, as: UTF8.self)
         case .id:
             if value.isEmpty || memchr(value.baseAddress!, 0, value.count) == nil {
-                idBuffer = String(decoding: value, as: UTF8.self)
+                pendingId = String(decoding: value, as: UTF8.self)
             }
         case .retry:
             if !value.isEmpty, value.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }),
@@ -344,7 +392,14 @@ public struct EventStreamParser: Sendable {
     }
 
     private mutating func dispatchEvent(_ dispatch: (ServerSentEvent) -> Void) {
-        lastEventId = idBuffer
+        if let id = pendingId.take() { lastEventId = id }
+        if pendingData.count >= 0 {
+            // The event's one data line, still in the chunk: copied once, straight into it.
+            let data = eventArray(copying: pendingBytes)
+            pendingData = (0, -1)
+            dispatchEvent(data: data, dispatch)
+            return
+        }
         guard !dataBuffer.isEmpty else {
             eventType = ""
             return
@@ -352,12 +407,40 @@ public struct EventStreamParser: Sendable {
         // One exact-size copy into the event, without the LF after the last data line; the
         // buffer keeps its capacity for the next event (up to a bound), so large events do not
         // regrow and fault in fresh pages each time.
-        let data = dataBuffer.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0.dropLast())) }
-        dataBuffer.removeAll(keepingCapacity: dataBuffer.capacity <= Self.reusedDataCapacity)
-        let type = eventType.isEmpty ? "message" : eventType
-        eventType = ""
+        var joined: [UInt8] = []
+        swap(&joined, &dataBuffer)
+        let data = joined.withUnsafeBufferPointer { eventArray(copying: UnsafeBufferPointer(rebasing: $0.dropLast())) }
+        joined.removeAll(keepingCapacity: joined.capacity <= Self.reusedDataCapacity)
+        swap(&joined, &dataBuffer)
+        dispatchEvent(data: data, dispatch)
+    }
+
+    /// `bytes` in an array for an event: the previous event's array refilled when it is not
+    /// much larger than needed (a kept event then holds at most about twice its data), else a
+    /// new one with a little room to spare.
+    @inline(__always)
+    private mutating func eventArray(copying bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        let capacity = eventData.capacity
+        if bytes.count <= capacity, capacity <= 2 * bytes.count + 64, capacity <= Self.reusedDataCapacity {
+            // In place when the last event was not kept (unique); else one allocation.
+            eventData.removeAll(keepingCapacity: true)
+            eventData.append(contentsOf: bytes)
+        } else {
+            let room = bytes.count + bytes.count / 8 + 16
+            eventData = [UInt8](unsafeUninitializedCapacity: room) { storage, initialized in
+                _ = storage.initialize(fromContentsOf: bytes)
+                initialized = bytes.count
+            }
+        }
+        return eventData
+    }
+
+    @inline(__always)
+    private mutating func dispatchEvent(data: consuming [UInt8], _ dispatch: (ServerSentEvent) -> Void) {
+        var type = ""
+        swap(&type, &eventType)
         statistics.eventsDispatched += 1
-        dispatch(ServerSentEvent(type: type, dataBytes: data, lastEventId: lastEventId))
+        dispatch(ServerSentEvent(type: type.isEmpty ? "message" : type, dataBytes: data, lastEventId: lastEventId))
     }
 
     /// The field names the parser acts on.
@@ -405,6 +488,13 @@ private struct LineEndScanner {
         if nextLF < start { nextLF = find(0x0A, from: start) }
         if nextCR < start { nextCR = find(0x0D, from: start) }
         return min(nextLF, nextCR)
+    }
+
+    /// `start`, known to hold a CR or LF, looked at directly.
+    @inline(__always)
+    mutating func lineEndHere(_ start: Int) -> Int {
+        bytesExamined += 1
+        return start
     }
 
     @inline(__always)

@@ -250,6 +250,35 @@ struct EventStreamParserTests {
         #expect(parser.statistics.bytesScanned <= 2 * bytes.count)
         #expect(parser.statistics.bytesCopied <= 2 * bytes.count)
     }
+
+    @Test func aDataLineWithinTheChunkIsCopiedOnlyIntoItsEvent() throws {
+        // One data line per event, whole in the chunk: copied once, straight into the event,
+        // never into the parser's own buffers.
+        let bytes = Array(String(repeating: "id: 7\ndata: {\"a\":1}\n\n", count: 100).utf8)
+        var parser = EventStreamParser()
+        let events = try parser.feed(bytes)
+        #expect(events.count == 100)
+        #expect(events.allSatisfy { $0.data == "{\"a\":1}" && $0.lastEventId == "7" })
+        #expect(parser.statistics.bytesCopied == 0)
+    }
+
+    @Test func keptEventsKeepTheirDataWhileLaterEventsAreParsed() throws {
+        // Events handed out share nothing a later event writes into, whether the consumer
+        // keeps them or not; sizes vary so that arrays are refilled and replaced.
+        var parser = EventStreamParser()
+        var kept: [ServerSentEvent] = []
+        var expected: [String] = []
+        for index in 0..<300 {
+            let data = String(repeating: "x", count: (index * 37) % 200) + "\(index)"
+            expected.append(data)
+            try parser.feed(Array("data: \(data)\n\n".utf8)) { event in
+                if index % 3 == 0 { kept.append(event) }
+            }
+        }
+        let chunk = Array(expected.map { "data: \($0)\n\n" }.joined().utf8)
+        try parser.feed(chunk) { kept.append($0) }
+        #expect(kept.map(\.data) == expected.enumerated().filter { $0.offset % 3 == 0 }.map(\.element) + expected)
+    }
 }
 
 /// The parser's bounds: a line or an event past its limit is refused, whatever the chunking,
