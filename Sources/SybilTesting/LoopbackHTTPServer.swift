@@ -47,6 +47,45 @@ public final class LoopbackHTTPServer: Sendable {
             let count = recv(descriptor, &buffer, maximum, 0)
             return count > 0 ? Array(buffer[0..<count]) : []
         }
+        /// Reads into `buffer[offset...]` (a buffer the caller reuses), blocking; the count
+        /// read, 0 at the end of the stream.
+        public func read(into buffer: inout [UInt8], at offset: Int = 0) -> Int {
+            precondition(offset < buffer.count, "no room to read into")
+            return max(
+                0, buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + offset, $0.count - offset, 0) })
+        }
+        /// Writes `first` then `second` with gathered writes (no joined copy); returns `false`
+        /// when the peer is gone.
+        @discardableResult
+        public func write(_ first: ArraySlice<UInt8>, _ second: ArraySlice<UInt8> = []) -> Bool {
+            var offset = 0
+            let total = first.count + second.count
+            while offset < total {
+                let sent = first.withUnsafeBytes { head in
+                    second.withUnsafeBytes { tail in
+                        var vectors = [
+                            iovec(
+                                iov_base: UnsafeMutableRawPointer(
+                                    mutating: head.baseAddress.map { $0 + min(offset, head.count) }),
+                                iov_len: max(0, head.count - offset)),
+                            iovec(
+                                iov_base: UnsafeMutableRawPointer(
+                                    mutating: tail.baseAddress.map { $0 + max(0, offset - head.count) }),
+                                iov_len: tail.count - max(0, offset - head.count)),
+                        ]
+                        return vectors.withUnsafeMutableBufferPointer { vectors in
+                            var message = msghdr()
+                            message.msg_iov = vectors.baseAddress
+                            message.msg_iovlen = vectors.count
+                            return sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
+                        }
+                    }
+                }
+                if sent <= 0 { return false }
+                offset += sent
+            }
+            return true
+        }
         /// Writes bytes; returns `false` when the peer is gone (the rest is not sent).
         @discardableResult
         public func write(_ bytes: [UInt8]) -> Bool {
