@@ -3,9 +3,9 @@ import Foundation
 /// The MIME type a chosen file is sent with, from its name's extension (what a file picker
 /// would report); anything unknown is `application/octet-stream`. Read through
 /// `AttachmentUploader.File(path:)` below, which the terminal app's `/attach` calls.
-public enum AttachmentFileType {
+enum AttachmentFileType {
     /// The MIME type of the file at `path`.
-    public static func mimeType(ofPath path: String) -> String {
+    static func mimeType(ofPath path: String) -> String {
         switch (path as NSString).pathExtension.lowercased() {
         case "png": "image/png"
         case "jpg", "jpeg": "image/jpeg"

@@ -19,20 +19,19 @@ extension RandomSource {
     }
 }
 
-/// Adapts a ``RandomSource`` to the standard library's `RandomNumberGenerator`, for callers
-/// that use the standard library's random APIs (`shuffled(using:)`, `Int.random(in:using:)`)
-/// with an injected, seedable source; the engine's own code takes a ``RandomSource`` directly.
-public struct RandomSourceGenerator<Source: RandomSource>: RandomNumberGenerator {
+/// Adapts a ``RandomSource`` to the standard library's `RandomNumberGenerator`, so
+/// ``RandomSource/next(below:)`` can use the standard library's unbiased bounded draw.
+struct RandomSourceGenerator<Source: RandomSource>: RandomNumberGenerator {
     /// The wrapped source.
-    public let source: Source
+    let source: Source
 
     /// Wraps a random source.
-    public init(source: Source) {
+    init(source: Source) {
         self.source = source
     }
 
     /// The next 64 random bits from the source.
-    public mutating func next() -> UInt64 {
+    mutating func next() -> UInt64 {
         source.nextUInt64()
     }
 }

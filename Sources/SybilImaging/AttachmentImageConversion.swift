@@ -38,14 +38,14 @@ public enum AttachmentImageConversion {
 }
 
 /// Reads a PNG's dimensions from its first 24 bytes. The conversion rule above uses it to decide
-/// before decoding; it is public for apps that show an image's size before attaching it.
-public enum PNGHeader {
+/// before decoding.
+enum PNGHeader {
     /// Bytes needed: the 8-byte signature, the IHDR length and type, width and height.
-    public static let length = 24
+    static let length = 24
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// Width and height, or `nil` when the bytes do not start a PNG.
-    public static func dimensions(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+    static func dimensions(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard bytes.count >= length, Array(bytes[0..<8]) == signature,
             Array(bytes[12..<16]) == Array("IHDR".utf8)
         else { return nil }
