@@ -14,6 +14,7 @@ Every wait is generous (60 s by default, SYBIL_E2E_TIMEOUT) because the test sui
 parallel on small machines.
 """
 
+import json
 import os
 import re
 import signal
@@ -260,6 +261,24 @@ def main():
         )
         step("a Quick Question was answered and opened in a chat")
 
+        # Seed 004: meditation is saved as a local-first record with the whole seconds spent.
+        term.send("\x1b[15~")  # F5
+        term.wait_for("the meditation timer", lambda t: "meditating" in t and "left" in t)
+        opened = time.monotonic()
+        term.wait_for("the timer counting down", lambda t: "9:5" in t)
+        while time.monotonic() - opened < 1.5:
+            term.pump(0.1)
+        term.send("\x1b")
+        term.wait_for("the meditation saved", lambda t: "Saved a meditation of" in t)
+        step("a meditation was ended early with Esc and saved")
+        # The Chats key (Alt+1) pressed twice: the seed's double tap on the tab.
+        term.send("\x1b1\x1b1")
+        term.wait_for("the meditation from a double press", lambda t: "meditating" in t)
+        term.send("\x1b")
+        term.wait_for("the meditation ended at once", lambda t: "The meditation ended before" in t)
+        term.send("\x1b")  # the single press left the focus in the sidebar: back to the composer
+        step("a double press of the Chats key entered meditation")
+
         term.resize(80, 24)
         term.wait_for(
             "a redraw at 80x24",
@@ -283,6 +302,16 @@ def main():
         term.send("\x04")  # Ctrl+D on the empty composer
         finish(term)
         step("Ctrl+D quit with status 0 and the terminal was restored")
+
+        listed = subprocess.run(
+            [binary, "records", "list", "--json"], env=env, capture_output=True, timeout=TIMEOUT, check=False
+        )
+        records = json.loads(listed.stdout or b"[]") if listed.returncode == 0 else []
+        meditations = [r for r in records if r.get("kind") == "meditation"]
+        if len(meditations) != 1 or not 1 <= meditations[0].get("durationSeconds", 0) < 60:
+            print(f"FAILED: sybil records list shows no meditation of the time spent: {listed.stdout!r}")
+            return 1
+        step(f"sybil records list shows the meditation ({meditations[0]['durationSeconds']} s)")
 
         # A relaunch finds the chat again (the data lives under XDG_DATA_HOME); Ctrl+C twice quits.
         term = Terminal(binary, 100, 30, env)

@@ -37,6 +37,9 @@ public enum AppCommand: Sendable, Hashable {
     case closeThread
     /// Log a mood with this score (1–5) in the records.
     case logMood(Int)
+    /// Save a meditation record of this many whole seconds (the session ended, on time or
+    /// early); the outcome comes back as an ``AppMessage``.
+    case saveMeditation(seconds: Int)
     /// Sync the records now.
     case syncRecords
     /// The sidebar got focus: list the chats and the workspaces again.

@@ -16,6 +16,9 @@ extension TerminalApp {
 
         sidebarHits = sidebar.draw(
             into: &grid, in: layout.sidebar, theme: theme, focused: focus == .sidebar && overlay == nil)
+        sidebarChatsRow =
+            !layout.sidebar.isEmpty && sidebar.firstVisibleRow(height: layout.sidebar.rows) == 0
+            ? layout.sidebar.row : nil
         for y in layout.border.row..<layout.border.endRow where !layout.border.isEmpty {
             grid.write("│", column: layout.border.column, row: y, style: theme.border)
         }
@@ -34,6 +37,10 @@ extension TerminalApp {
         case .breathing:
             breathing?.resize(size)
             breathing?.draw(into: &grid, in: grid.bounds, theme: theme)
+            return (grid, nil)
+        case .meditation:
+            meditation?.resize(size)
+            meditation?.draw(into: &grid, in: grid.bounds, theme: theme)
             return (grid, nil)
         case .records(let records):
             records.draw(into: &grid, in: RecordsOverlay.frame(size: size), theme: theme)

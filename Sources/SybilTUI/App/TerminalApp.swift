@@ -1,3 +1,6 @@
+import SybilClient
+import SybilCore
+
 /// The terminal app's screen state and its key bindings, as a value: focus (sidebar, timeline,
 /// composer), the overlay on top (search, key list), the composer's text, the timeline's items
 /// and scroll position, the sidebar. ``handle(_:now:)`` turns a decoded input into state changes
@@ -26,10 +29,14 @@ public struct TerminalApp: Sendable {
         case breathing
         /// The records: what was logged on this device and what is unsynced.
         case records(RecordsOverlay)
+        /// The meditation timer (its session and scene are ``TerminalApp/meditation``).
+        case meditation
     }
 
     /// How long after one Ctrl+C a second one quits.
     public static let quitWindow: Duration = .seconds(2)
+    /// How soon a second press of the Chats key counts as a double press (meditation).
+    public static let doublePressWindow: Duration = .milliseconds(400)
     /// How many lines a wheel step scrolls.
     public static let wheelLines = 3
 
@@ -75,6 +82,10 @@ public struct TerminalApp: Sendable {
     public internal(set) var breathing: BreathingScreen?
     /// When the breathing screen opened, on the inputs' time line.
     private var breathingStartedAt = Duration.zero
+    /// The meditation timer while it is open.
+    public internal(set) var meditation: MeditationOverlay?
+    /// When the Chats key was last pressed, if a second press may still make it a double press.
+    private var lastChatsKey: Duration?
     /// A line about the open screen shown in the status line (connection, "Sybil is typing…").
     public var screenStatus: String?
     /// A passing message in the status line ("Press Ctrl+C again to quit").
@@ -88,6 +99,9 @@ public struct TerminalApp: Sendable {
     private var lastInterrupt: Duration?
     /// The destination of each sidebar row drawn in the last frame, by screen row.
     var sidebarHits: [Int: AppDestination] = [:]
+    /// The screen row of the sidebar's "Chats" title in the last frame (a click is the Chats
+    /// key), when it was drawn.
+    var sidebarChatsRow: Int?
 
     /// An app with `theme` on a screen of `size`; the composer of a new chat has focus.
     public init(theme: Theme, size: TerminalSize = .fallback) {
@@ -121,7 +135,7 @@ public struct TerminalApp: Sendable {
         switch input {
         case .key(let key): return handle(key, now: now)
         case .paste(let text): return paste(text)
-        case .mouse(let event): return handle(event)
+        case .mouse(let event): return handle(event, now: now)
         case .focus(let focused): return focused ? returnToForeground() : goToBackground()
         case .backgroundColor, .keyboardEnhancementFlags, .deviceAttributes: return []
         }
@@ -168,7 +182,7 @@ public struct TerminalApp: Sendable {
         }
         notice = nil
         if let overlay {
-            return handle(event, overlay: overlay)
+            return handle(event, overlay: overlay, now: now)
         }
         switch (event.key, event.modifiers) {
         case (.character("z"), .control), (.character("Z"), .control):
@@ -184,6 +198,10 @@ public struct TerminalApp: Sendable {
         case (.function(4), _):
             overlay = .records(RecordsOverlay())
             return []
+        case (.function(5), _):
+            return startMeditation(now: now)
+        case (.character("1"), .alt):
+            return chatsKey(now: now)
         case (.character("b"), .control), (.character("B"), .control), (.function(3), _):
             overlay = .breathing
             breathing = BreathingScreen(size: size, appearance: theme.appearance, reduceMotion: reduceMotion)
@@ -349,7 +367,7 @@ public struct TerminalApp: Sendable {
             search.selected = 0
             overlay = .search(search)
             return [.search(search.query)]
-        case .help, .breathing, .records:
+        case .help, .breathing, .records, .meditation:
             return []
         case .quickQuestion(var quick):
             quick.type(text)
@@ -364,8 +382,13 @@ public struct TerminalApp: Sendable {
 
     // MARK: Overlays
 
-    private mutating func handle(_ event: KeyEvent, overlay current: Overlay) -> [AppCommand] {
+    private mutating func handle(_ event: KeyEvent, overlay current: Overlay, now: Duration) -> [AppCommand] {
         switch current {
+        case .meditation:
+            switch event.key {
+            case .escape, .enter, .function(5), .character("q"): return endMeditation(now: now)
+            default: return []
+            }
         case .quickQuestion(let quick):
             return handleQuickQuestion(event, quick)
         case .breathing:
@@ -486,9 +509,78 @@ public struct TerminalApp: Sendable {
         return []
     }
 
-    /// A frame tick at `now` (the inputs' time line): advances the breathing scene; returns
-    /// whether the screen changed.
+    // MARK: Meditation
+
+    /// The Chats key (Alt+1, or a click on the sidebar's "Chats"): the sidebar's Chats section
+    /// gets the focus (a tab switch from another section); a second press within
+    /// ``doublePressWindow`` opens the meditation timer instead (the seed's double tap).
+    mutating func chatsKey(now: Duration) -> [AppCommand] {
+        if let last = lastChatsKey, now - last <= Self.doublePressWindow, now >= last {
+            lastChatsKey = nil
+            return startMeditation(now: now)
+        }
+        lastChatsKey = now
+        let before = sidebar.selection
+        focus = .sidebar
+        if sidebar.selection.section != .chats {
+            sidebar.selection = sidebar.current.section == .chats ? sidebar.current : .newChat
+        }
+        return switchingTab(from: before, [.refreshSidebar])
+    }
+
+    /// Opens the meditation timer at `now` for the default planned time.
+    private mutating func startMeditation(now: Duration) -> [AppCommand] {
+        guard let session = MeditationSession(minutes: MeditationSession.defaultMinutes) else { return [] }
+        overlay = .meditation
+        meditation = MeditationOverlay(
+            session: session, now: now, size: size, appearance: theme.appearance, reduceMotion: reduceMotion)
+        return []
+    }
+
+    /// Ends the meditation at `now` (on time or early): the record of the whole seconds spent
+    /// is saved, or nothing under a second.
+    private mutating func endMeditation(now: Duration) -> [AppCommand] {
+        guard overlay == .meditation, let current = meditation else { return [] }
+        overlay = nil
+        meditation = nil
+        guard let seconds = current.recordedSeconds(at: now) else {
+            notice = "The meditation ended before a second had passed; nothing was saved."
+            return []
+        }
+        notice = "Saving the meditation of \(Self.spoken(seconds))…"
+        return [.saveMeditation(seconds: seconds)]
+    }
+
+    /// Ends the meditation when its planned time is up at `now` (the runner's frame ticks).
+    public mutating func finishMeditationIfDue(now: Duration) -> [AppCommand] {
+        guard overlay == .meditation, let current = meditation, current.isFinished(at: now) else { return [] }
+        return endMeditation(now: now)
+    }
+
+    /// `1 min 5 s`, `42 s`.
+    static func spoken(_ seconds: Int) -> String {
+        seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min\(seconds % 60 == 0 ? "" : " \(seconds % 60) s")"
+    }
+
+    /// Applies what an effect reported back; returns what to do next.
+    public mutating func update(_ message: AppMessage) -> [AppCommand] {
+        switch message {
+        case .meditationSaved(let seconds):
+            notice = "Saved a meditation of \(Self.spoken(seconds)) on this device (F4 lists the records)."
+        case .meditationNotSaved(let seconds, let reason):
+            notice = "The meditation of \(Self.spoken(seconds)) was not saved: \(TerminalText.oneLine(reason))"
+        }
+        return []
+    }
+
+    /// A frame tick at `now` (the inputs' time line): advances the breathing scene or the
+    /// meditation timer; returns whether the screen changed.
     public mutating func tick(now: Duration) -> Bool {
+        if overlay == .meditation, var current = meditation {
+            let changed = current.advance(to: now)
+            meditation = current
+            return changed
+        }
         guard overlay == .breathing, var scene = breathing else { return false }
         let elapsed = now - breathingStartedAt
         scene.advance(to: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
@@ -537,13 +629,16 @@ public struct TerminalApp: Sendable {
 
     // MARK: Mouse
 
-    private mutating func handle(_ event: MouseEvent) -> [AppCommand] {
+    private mutating func handle(_ event: MouseEvent, now: Duration) -> [AppCommand] {
         let layout = AppLayout(size: size, composerLines: 1)
         switch event.kind {
         case .scrollUp: return overlay == nil ? scrollTimeline(.lines(-Self.wheelLines)) : []
         case .scrollDown: return overlay == nil ? scrollTimeline(.lines(Self.wheelLines)) : []
         case .press(.left):
             guard overlay == nil else { return [] }
+            if event.column < layout.sidebar.endColumn, event.row == sidebarChatsRow, sidebarHits[event.row] == nil {
+                return chatsKey(now: now)
+            }
             if event.column < layout.sidebar.endColumn, let destination = sidebarHits[event.row] {
                 let before = sidebar.selection
                 sidebar.selection = destination

@@ -104,6 +104,13 @@ public final class TerminalAppController {
         return wantsToQuit
     }
 
+    /// Applies what an effect reported back, through the app's update function, and performs
+    /// what it asks for next.
+    func receive(_ message: AppMessage) {
+        for command in app.update(message) { perform(command) }
+        sync()
+    }
+
     /// The process continued after a suspend (SIGCONT): back in the foreground.
     public func resumed() {
         for command in app.resumed() { perform(command) }
@@ -171,7 +178,9 @@ public final class TerminalAppController {
             sync()
             countedDown = app.screenStatus != before
         }
-        return app.tick(now: now) || scrolled || countedDown
+        let finished = app.finishMeditationIfDue(now: now)
+        for command in finished { perform(command) }
+        return app.tick(now: now) || scrolled || countedDown || !finished.isEmpty
     }
 
     /// Whether the status line counts a reconnect wait down (so frames tick each second).
@@ -240,12 +249,14 @@ public final class TerminalAppController {
     }
 
     /// Whether the open screen needs frames (a workspace session, the breathing screen).
-    public var needsFrames: Bool { workspace != nil || app.overlay == .breathing || isCountingDown }
+    public var needsFrames: Bool {
+        workspace != nil || app.overlay == .breathing || app.overlay == .meditation || isCountingDown
+    }
 
     /// How often frames come while ``needsFrames``: 30 a second for the breathing scene, else
     /// ten (the screen model's frames).
     public var frameTickInterval: Duration {
-        app.overlay == .breathing ? .seconds(1) / 30 : .milliseconds(100)
+        app.overlay == .breathing || app.overlay == .meditation ? .seconds(1) / 30 : .milliseconds(100)
     }
 
     /// Whether motion is reduced (from `SYBIL_REDUCE_MOTION`).
@@ -299,6 +310,19 @@ public final class TerminalAppController {
                     _ = try await records.logMood(score: score, note: nil)
                 } catch {
                     self?.app.notice = "The mood was not saved: \(error)"
+                }
+            }
+        case .saveMeditation(let seconds):
+            guard let records = services.records else {
+                receive(.meditationNotSaved(seconds: seconds, reason: "the records could not be opened on this device"))
+                return
+            }
+            run { [weak self] in
+                do {
+                    _ = try await records.logMeditation(seconds: seconds)
+                    self?.receive(.meditationSaved(seconds: seconds))
+                } catch {
+                    self?.receive(.meditationNotSaved(seconds: seconds, reason: "\(error)"))
                 }
             }
         case .syncRecords:

@@ -10,6 +10,8 @@ public enum HelpOverlay {
         ("F1", "This key list"),
         ("F3, Ctrl+B", "Breathe along with the sky-and-water scene"),
         ("F4", "Records: log a mood (1–5), sync (s)"),
+        ("F5, Alt+1 twice", "Meditate: a timer saved as a record (Esc ends early)"),
+        ("Alt+1, click Chats", "To the sidebar's chats"),
         ("PgUp / PgDn, wheel", "Scroll the timeline"),
         ("Ctrl+C", "Stop the reply; twice within 2 s quits"),
         ("Ctrl+D", "Quit (on an empty composer)"),

@@ -219,7 +219,11 @@ struct TerminalAppKeyTests {
             app.handle(.mouse(MouseEvent(.press(.left), column: 3, row: 4)), now: .zero) == [
                 .switchedTab, .open(.agent),
             ])
-        #expect(app.handle(.mouse(MouseEvent(.press(.left), column: 3, row: 0)), now: .zero) == [])
+        // The "Chats" title is the Chats key: back to the chats in the sidebar (a tab switch).
+        #expect(
+            app.handle(.mouse(MouseEvent(.press(.left), column: 3, row: 0)), now: .zero) == [
+                .switchedTab, .refreshSidebar,
+            ])
     }
 
     @Test func aPasteGoesIntoTheComposerWhole() {

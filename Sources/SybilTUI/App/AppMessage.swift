@@ -1,0 +1,9 @@
+/// What an effect the runner performed for an ``AppCommand`` reports back: the result goes
+/// through ``TerminalApp/update(_:)``, the one place that changes the app's state for it (a
+/// task never writes the state itself).
+public enum AppMessage: Sendable, Hashable {
+    /// The meditation record of this many seconds was saved on this device.
+    case meditationSaved(seconds: Int)
+    /// The meditation record was not saved, with why.
+    case meditationNotSaved(seconds: Int, reason: String)
+}
