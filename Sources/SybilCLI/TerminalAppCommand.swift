@@ -161,6 +161,11 @@ enum TerminalAppCommand {
                     list: workspaces.list, open: workspaces.open, setAppActive: workspaces.setAppActive),
             quickQuestion: quick, records: records)
         services.notOffered = notOffered
+        // A saved web search found by Ctrl+K opens with its query, answer and sources.
+        services.webSearch = { id in
+            guard let saved = try? await store.webSearch(id: id) else { return nil }
+            return WebSearchScreen(query: saved.query, answer: saved.answer, sources: saved.sources)
+        }
         services.header = header(connection, model: model)
         return (services, agentSession?.scratch)
     }

@@ -314,8 +314,27 @@ def main():
         step(f"sybil records list shows the meditation ({meditations[0]['durationSeconds']} s)")
 
         # A relaunch finds the chat again (the data lives under XDG_DATA_HOME); Ctrl+C twice quits.
+        # A web search saved by `sybil ask --web` (seed 003: history search covers saved web
+        # searches) is found by Ctrl+K in the relaunched app and opens with its sources.
+        asked = subprocess.run(
+            [binary, "ask", "--web", "tide tables in Kiel"], env=env, capture_output=True, timeout=TIMEOUT, check=False
+        )
+        if asked.returncode != 0:
+            print(f"FAILED: sybil ask --web exited with {asked.returncode}: {asked.stderr!r}")
+            return 1
+
         term = Terminal(binary, 100, 30, env)
         term.wait_for("the saved chat after a relaunch", lambda t: "Tell me about terminals" in t)
+        term.send("\x0b")  # Ctrl+K
+        term.wait_for("the search overlay", lambda t: "Search chats" in t)
+        term.send("tide")
+        term.wait_for("the web search hit", lambda t: "Web search: tide tables in Kiel" in t)
+        term.send("\r")
+        term.wait_for(
+            "the web search opened",
+            lambda t: "Search chats" not in t and "Sources:" in t and "1. Scripted source 1" in t,
+        )
+        step("Ctrl+K found the saved web search and opened it with its sources")
         term.send("\x03")
         term.wait_for("the Ctrl+C hint", lambda t: "Press Ctrl+C again to quit." in t)
         term.send("\x03")

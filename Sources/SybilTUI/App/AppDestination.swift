@@ -11,6 +11,8 @@ public enum AppDestination: Sendable, Hashable {
     case agent
     /// A workspace session on a desktop.
     case session(WorkspaceChatKey)
+    /// The saved web search with this id (found by Ctrl+K).
+    case webSearch(String)
 
     /// The sidebar's sections, the terminal's tabs: moving between them is a tab switch.
     public enum Section: Sendable, Hashable {
@@ -25,7 +27,7 @@ public enum AppDestination: Sendable, Hashable {
     /// The sidebar section this destination sits in.
     public var section: Section {
         switch self {
-        case .newChat, .chat: .chats
+        case .newChat, .chat, .webSearch: .chats
         case .agent: .agent
         case .session: .workspaces
         }

@@ -4,6 +4,8 @@
 public enum AppMessage: Sendable, Hashable {
     /// The meditation record of this many seconds was saved on this device.
     case meditationSaved(seconds: Int)
+    /// The saved web search `id` was read (`nil`: it is no longer saved).
+    case webSearchOpened(id: String, WebSearchScreen?)
     /// The meditation record was not saved, with why.
     case meditationNotSaved(seconds: Int, reason: String)
 }

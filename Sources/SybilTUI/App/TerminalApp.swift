@@ -565,6 +565,14 @@ public struct TerminalApp: Sendable {
     /// Applies what an effect reported back; returns what to do next.
     public mutating func update(_ message: AppMessage) -> [AppCommand] {
         switch message {
+        case .webSearchOpened(let id, let screen):
+            guard sidebar.current == .webSearch(id) else { return [] }
+            if let screen {
+                title = screen.title
+                items = screen.items
+            } else {
+                items = [TimelineItem(id: "web-gone", role: .system, body: "This web search is no longer saved.")]
+            }
         case .meditationSaved(let seconds):
             notice = "Saved a meditation of \(Self.spoken(seconds)) on this device (F4 lists the records)."
         case .meditationNotSaved(let seconds, let reason):

@@ -427,6 +427,9 @@ public final class TerminalAppController {
 
     private func send(_ text: String) {
         switch app.sidebar.current {
+        case .webSearch:
+            app.restoreDraft(text)
+            app.notice = "A saved web search takes no messages; open a chat to send it."
         case .agent:
             guard let agent = services.agent else { return }
             if let command = ComposerAttachments.draftCommand(text) {
@@ -573,6 +576,8 @@ public final class TerminalAppController {
 
     private func retry() {
         switch app.sidebar.current {
+        case .webSearch:
+            return
         case .agent:
             guard let agent = services.agent else { return }
             guard let failed = agent.pending.first(where: { $0.state == .failed }) else {
@@ -619,6 +624,18 @@ public final class TerminalAppController {
         case .agent:
             chat = nil
             app.show(.agent, title: "Sybil Agent")
+        case .webSearch(let id):
+            chat = nil
+            app.show(destination, title: "Web search")
+            app.items = []
+            guard let read = services.webSearch else {
+                receive(.webSearchOpened(id: id, nil))
+                return
+            }
+            run { [weak self] in
+                let screen = await read(id)
+                self?.receive(.webSearchOpened(id: id, screen))
+            }
         case .session(let key):
             chat = nil
             let title = sessionTitle(key)
@@ -679,6 +696,10 @@ public final class TerminalAppController {
         app.timelineMeasuredLines = 0
         app.timelineCover = nil
         switch app.sidebar.current {
+        case .webSearch:
+            // Its items came with ``AppMessage/webSearchOpened``; nothing runs here.
+            app.isReplyRunning = false
+            app.screenStatus = "A saved web search: the query, the answer and its sources"
         case .newChat, .chat:
             if let chat {
                 app.items = chatItems.items(chat.messages, lastError: chat.lastError)
@@ -778,7 +799,11 @@ public final class TerminalAppController {
                 switch hit.source {
                 case .title(let conversationId): id = conversationId
                 case .message(let conversationId, _): id = conversationId
-                case .webSearch: return nil
+                case .webSearch(let searchId):
+                    // A saved web search: marked as one, opened with its query, answer and sources.
+                    let excerpt = search.excerpt(hit, width: 60)
+                    return SearchOverlay.Hit(
+                        destination: .webSearch(searchId), title: "Web search: " + hit.title, excerpt: excerpt.runs)
                 }
                 let excerpt = search.excerpt(hit, width: 60)
                 return SearchOverlay.Hit(destination: .chat(id), title: hit.title, excerpt: excerpt.runs)

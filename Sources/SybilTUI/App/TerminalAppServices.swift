@@ -51,6 +51,8 @@ public struct TerminalAppServices {
     public var quickQuestion: QuickQuestionModel?
     /// The device's records, if they could be opened.
     public var records: RecordsModel?
+    /// Reads a saved web search for showing (`nil`: not saved), if history can hold them.
+    public var webSearch: (@MainActor (String) async -> WebSearchScreen?)?
     /// What the server does not offer (``CapabilityDiscovery``): shown as not offered, never
     /// tried.
     public var notOffered: Set<ServerSurface> = []

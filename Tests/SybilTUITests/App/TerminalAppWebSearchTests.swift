@@ -1,0 +1,61 @@
+import SybilClient
+import SybilCore
+import SybilNet
+import SybilStore
+import SybilTesting
+import SybilWire
+import Testing
+
+@testable import SybilTUI
+
+/// Seed 003 searches "all saved history by title, conversation text, and saved web-search
+/// query/answer": Ctrl+K lists a saved web search's hit marked as one, and Return opens it
+/// with its query, answer and sources.
+@Suite("Terminal app web searches", .timeLimit(.minutes(1)))
+@MainActor
+struct TerminalAppWebSearchTests {
+    @Test func controlKFindsASavedWebSearchMarkedAsOneAndOpensItWithItsSources() async throws {
+        let store = InMemoryChatHistory()
+        try await store.saveWebSearch(
+            SavedWebSearch(
+                id: "w1", query: "tide tables in Kiel", answer: "High water is at **6:12**.",
+                sources: [WebSearchSource(title: "Tides\u{1B}[2J Kiel", url: "https://example.org/kiel")],
+                createdAt: 1_000))
+        let chats = ChatListModel(
+            streaming: TerminalAppForegroundTests.NoStreaming(), store: store, model: "m", now: { 1_000 },
+            ids: SequentialIDGenerator(prefix: "id"), warmUp: nil)
+        var services = TerminalAppServices(
+            chats: chats, search: ChatSearchModel(store: store, clock: ContinuousClock()), agent: nil, workspaces: nil)
+        services.webSearch = { id in
+            guard let saved = try? await store.webSearch(id: id) else { return nil }
+            return WebSearchScreen(query: saved.query, answer: saved.answer, sources: saved.sources)
+        }
+        let controller = TerminalAppController(
+            services: services, theme: .monochrome, size: TerminalSize(columns: 80, rows: 20))
+        await controller.start()
+        controller.handle(.key(KeyEvent(.character("k"), modifiers: .control)), now: .zero)
+        controller.handle(.paste("tide"), now: .zero)
+        func hits() -> [SearchOverlay.Hit] {
+            controller.sync()
+            guard case .search(let search) = controller.app.overlay else { return [] }
+            return search.isPending ? [] : search.hits
+        }
+        #expect(await ConditionWait.until { !hits().isEmpty })
+        #expect(hits().map(\.destination) == [.webSearch("w1")])
+        #expect(hits().first?.title.hasPrefix("Web search: ") == true)
+        controller.handle(.key(KeyEvent(.enter)), now: .zero)
+        #expect(controller.app.sidebar.current == .webSearch("w1"))
+        #expect(await ConditionWait.until { controller.app.items.count == 3 })
+        #expect(controller.app.title == "Web search: tide tables in Kiel")
+        #expect(controller.app.items.map(\.body).first == "tide tables in Kiel")
+        #expect(controller.app.items[1].body == "High water is at **6:12**.")
+        let sources = controller.app.items[2].body
+        #expect(sources.contains("1. Tides"))
+        #expect(sources.contains("https://example.org/kiel"))
+        #expect(!sources.contains("\u{1B}"), "peer text reaches the terminal sanitized")
+        controller.handle(.key(KeyEvent(.character("x"))), now: .zero)
+        controller.handle(.key(KeyEvent(.enter)), now: .zero)
+        #expect(controller.app.composer.text == "x", "a saved web search takes no messages; the text stays")
+        await controller.close()
+    }
+}
