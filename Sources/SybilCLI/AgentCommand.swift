@@ -58,6 +58,23 @@ enum AgentCommand {
     /// The HTTP client of every agent command: redirects are refused, never followed.
     static func http() -> any HTTPClient { DefaultHTTPClient.make(redirects: .deliver) }
 
+    /// Opens the room's session, runs `body` with it and closes it; a session that cannot be
+    /// opened has already said why, and its exit code is returned.
+    @MainActor
+    static func withSession(
+        _ common: ClientCommand.Common, connection: ServerTarget.Connection, command: String, io: CommandIO,
+        _ body: (Session) async -> ExitCode
+    ) async -> ExitCode {
+        let session: Session
+        switch await open(common, connection: connection, command: command, io: io) {
+        case .success(let opened): session = opened
+        case .failure(let error): return error.code
+        }
+        let status = await body(session)
+        await session.close()
+        return status
+    }
+
     /// Opens the room's parts: the outbox and draft of this server (the embedded one keeps one
     /// scope whatever its port), the room model and the sender. Says why on standard error and
     /// returns the exit status when something cannot be opened.

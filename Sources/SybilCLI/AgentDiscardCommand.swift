@@ -40,14 +40,9 @@ enum AgentDiscardCommand {
     private static func discard(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
         -> ExitCode
     {
-        let session: AgentCommand.Session
-        switch await AgentCommand.open(request.common, connection: connection, command: name, io: io) {
-        case .success(let opened): session = opened
-        case .failure(let error): return error.code
+        await AgentCommand.withSession(request.common, connection: connection, command: name, io: io) {
+            session in await discard(request, session: session, io: io)
         }
-        let status = await discard(request, session: session, io: io)
-        await session.close()
-        return status
     }
 
     @MainActor

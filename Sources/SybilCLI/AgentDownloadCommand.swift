@@ -39,42 +39,61 @@ enum AgentDownloadCommand {
     private static func download(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
         -> ExitCode
     {
-        let session: AgentCommand.Session
-        switch await AgentCommand.open(request.common, connection: connection, command: name, io: io) {
-        case .success(let opened): session = opened
-        case .failure(let error): return error.code
+        await AgentCommand.withSession(request.common, connection: connection, command: name, io: io) {
+            session in await download(request, api: session.api, io: io)
         }
-        let status = await download(request, api: session.api, io: io)
-        await session.close()
-        return status
     }
 
     private static func download(_ request: Request, api: AgentRoomHTTPClient, io: CommandIO) async -> ExitCode {
+        await withAttachment(request.uploadId, api: api, command: name, io: io) { attachment, downloads in
+            await save(request, attachment: attachment, downloads: downloads, io: io)
+        }
+    }
+
+    /// Finds `uploadId`'s attachment in the room and runs `body` with it and the room's
+    /// downloads (their scratch export folder removed afterwards); when it is not found or the
+    /// room cannot be read, says why and returns the exit code.
+    @MainActor
+    static func withAttachment(
+        _ uploadId: String, api: AgentRoomHTTPClient, command: String, io: CommandIO,
+        _ body: (AgentAttachment, AgentDownloads) async -> ExitCode
+    ) async -> ExitCode {
         let attachment: AgentAttachment
         do {
-            guard let found = try await find(request.uploadId, api: api) else {
-                io.writeError(
-                    "\(name): no attachment \(request.uploadId) in the room's newest \(searchLimit) messages\n")
+            guard let found = try await find(uploadId, api: api) else {
+                io.writeError("\(command): no attachment \(uploadId) in the room's newest \(searchLimit) messages\n")
                 return .invalidData
             }
             attachment = found
         } catch {
-            io.writeError("\(name): \(error)\n")
+            io.writeError("\(command): \(error)\n")
             return error.status == nil ? .unavailable : .invalidData
         }
-        // Exports are not used here; the scratch folder's random name is the live default.
+        // Exports are not made by the commands; the scratch folder's random name is the live default.
         let scratchName = UUID().uuidString  // live default: a fresh scratch name
         let exports = NSTemporaryDirectory() + "sybil-agent-exports-\(scratchName)"
         defer { try? FileManager.default.removeItem(atPath: exports) }
         let downloads = AgentDownloads(
             api: api, exportDirectory: exports, ids: RandomUUIDGenerator(source: SystemRandomSource()))
+        return await body(attachment, downloads)
+    }
+
+    /// Says why a download failed; 69 when the server could not be reached, else 65.
+    static func failed(_ error: AgentDownloadError, command: String, io: CommandIO) -> ExitCode {
+        io.writeError("\(command): \(error)\n")
+        if case .failed(let cause) = error, cause.status == nil, case .transport = cause { return .unavailable }
+        return .invalidData
+    }
+
+    @MainActor
+    private static func save(
+        _ request: Request, attachment: AgentAttachment, downloads: AgentDownloads, io: CommandIO
+    ) async -> ExitCode {
         let bytes: [UInt8]
         do {
             bytes = try await downloads.original(of: attachment)
         } catch {
-            io.writeError("\(name): \(error)\n")
-            if case .failed(let cause) = error, cause.status == nil, case .transport = cause { return .unavailable }
-            return .invalidData
+            return failed(error, command: name, io: io)
         }
         // The server's file name, cleaned as the draft cleans names (no path, no control characters).
         let output = request.output ?? AgentAttachmentPreparer.displayName(attachment.fileName)

@@ -41,43 +41,26 @@ enum AgentPreviewCommand {
     private static func preview(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
         -> ExitCode
     {
-        let session: AgentCommand.Session
-        switch await AgentCommand.open(request.common, connection: connection, command: name, io: io) {
-        case .success(let opened): session = opened
-        case .failure(let error): return error.code
+        await AgentCommand.withSession(request.common, connection: connection, command: name, io: io) {
+            session in await preview(request, api: session.api, io: io)
         }
-        let status = await preview(request, api: session.api, io: io)
-        await session.close()
-        return status
     }
 
     private static func preview(_ request: Request, api: AgentRoomHTTPClient, io: CommandIO) async -> ExitCode {
-        let attachment: AgentAttachment
-        do {
-            guard let found = try await AgentDownloadCommand.find(request.uploadId, api: api) else {
-                io.writeError(
-                    "\(name): no attachment \(request.uploadId) in the room's newest \(AgentDownloadCommand.searchLimit) messages\n"
-                )
-                return .invalidData
-            }
-            attachment = found
-        } catch {
-            io.writeError("\(name): \(error)\n")
-            return error.status == nil ? .unavailable : .invalidData
+        await AgentDownloadCommand.withAttachment(request.uploadId, api: api, command: name, io: io) {
+            attachment, downloads in await show(attachment, downloads: downloads, io: io)
         }
-        // Exports are not made here; the scratch folder's random name is the live default.
-        let scratchName = UUID().uuidString  // live default: a fresh scratch name
-        let exports = NSTemporaryDirectory() + "sybil-agent-exports-\(scratchName)"
-        defer { try? FileManager.default.removeItem(atPath: exports) }
-        let downloads = AgentDownloads(
-            api: api, exportDirectory: exports, ids: RandomUUIDGenerator(source: SystemRandomSource()))
+    }
+
+    @MainActor
+    private static func show(_ attachment: AgentAttachment, downloads: AgentDownloads, io: CommandIO) async
+        -> ExitCode
+    {
         let preview: AgentDownloadPreview
         do {
             preview = try await downloads.preview(of: attachment)
         } catch {
-            io.writeError("\(name): \(error)\n")
-            if case .failed(let cause) = error, cause.status == nil, case .transport = cause { return .unavailable }
-            return .invalidData
+            return AgentDownloadCommand.failed(error, command: name, io: io)
         }
         io.writeOutput(render(preview, of: attachment))
         return .success

@@ -43,14 +43,9 @@ enum AgentRetryCommand {
     private static func retry(
         _ request: Request, all: Bool, command: String, connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
-        let session: AgentCommand.Session
-        switch await AgentCommand.open(request.common, connection: connection, command: command, io: io) {
-        case .success(let opened): session = opened
-        case .failure(let error): return error.code
+        await AgentCommand.withSession(request.common, connection: connection, command: command, io: io) {
+            session in await retry(request, all: all, command: command, session: session, io: io)
         }
-        let status = await retry(request, all: all, command: command, session: session, io: io)
-        await session.close()
-        return status
     }
 
     @MainActor

@@ -102,14 +102,9 @@ enum AgentSendCommand {
     private static func send(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
         -> ExitCode
     {
-        let session: AgentCommand.Session
-        switch await AgentCommand.open(request.common, connection: connection, command: name, io: io) {
-        case .success(let opened): session = opened
-        case .failure(let error): return error.code
+        await AgentCommand.withSession(request.common, connection: connection, command: name, io: io) {
+            session in await send(request, in: session, io: io)
         }
-        let status = await send(request, in: session, io: io)
-        await session.close()
-        return status
     }
 
     @MainActor
