@@ -25,11 +25,6 @@ struct RandomSourceGenerator<Source: RandomSource>: RandomNumberGenerator {
     /// The wrapped source.
     let source: Source
 
-    /// Wraps a random source.
-    init(source: Source) {
-        self.source = source
-    }
-
     /// The next 64 random bits from the source.
     mutating func next() -> UInt64 {
         source.nextUInt64()
