@@ -422,9 +422,16 @@ public struct EventStreamParser: Sendable {
     private mutating func eventArray(copying bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         let capacity = eventData.capacity
         if bytes.count <= capacity, capacity <= 2 * bytes.count + 64, capacity <= Self.reusedDataCapacity {
-            // In place when the last event was not kept (unique); else one allocation.
-            eventData.removeAll(keepingCapacity: true)
-            eventData.append(contentsOf: bytes)
+            // In place when the last event was not kept (unique); else one exact-size copy.
+            // Overwriting the common prefix and trimming or extending the rest costs a
+            // fraction of emptying the array and appending everything.
+            let common = min(eventData.count, bytes.count)
+            if eventData.count > common { eventData.removeLast(eventData.count - common) }
+            eventData.withUnsafeMutableBufferPointer { storage in
+                _ = UnsafeMutableBufferPointer(rebasing: storage[..<common])
+                    .update(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[..<common]))
+            }
+            if bytes.count > common { eventData.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[common...])) }
         } else {
             let room = bytes.count + bytes.count / 8 + 16
             eventData = [UInt8](unsafeUninitializedCapacity: room) { storage, initialized in
