@@ -161,6 +161,14 @@ enum TerminalAppCommand {
                     list: workspaces.list, open: workspaces.open, setAppActive: workspaces.setAppActive),
             quickQuestion: quick, records: records)
         services.notOffered = notOffered
+        // Ctrl+Alt+N asks the web-search route and saves the answer as `sybil ask --web` does.
+        if !notOffered.contains(.webSearch), let base = try? AgentAPIBase(connection.baseURL) {
+            let asker = WebSearchAsker(
+                client: WebSearchClient(
+                    base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens),
+                store: store, ids: ChatClientStack.ids, now: ChatClientStack.now)
+            services.askWeb = { await asker.ask($0) }
+        }
         // A saved web search found by Ctrl+K opens with its query, answer and sources.
         services.webSearch = { id in
             guard let saved = try? await store.webSearch(id: id) else { return nil }

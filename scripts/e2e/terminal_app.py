@@ -335,11 +335,27 @@ def main():
             lambda t: "Search chats" not in t and "Sources:" in t and "1. Scripted source 1" in t,
         )
         step("Ctrl+K found the saved web search and opened it with its sources")
+
+        term.send("\x1b\x0e")  # Ctrl+Alt+N: a new web search
+        term.wait_for("the new web search prompt", lambda t: "New web search" in t)
+        term.send("Where is the harbour?\r")
+        term.wait_for(
+            "the new web search answered and saved",
+            lambda t: "Web search: Where is the harbour?" in t and "Sources:" in t and "Saved the web search" in t,
+        )
+        step("Ctrl+Alt+N asked the web-search route and opened the saved answer with its sources")
         term.send("\x03")
         term.wait_for("the Ctrl+C hint", lambda t: "Press Ctrl+C again to quit." in t)
         term.send("\x03")
         finish(term)
         step("a relaunch listed the saved chat and Ctrl+C twice quit with status 0")
+        history = subprocess.run(
+            [binary, "history", "list"], env=env, capture_output=True, timeout=TIMEOUT, check=False
+        ).stdout.decode()
+        if "[web] Where is the harbour?" not in history:
+            print(f"FAILED: the app's web search is not in the history: {history!r}")
+            return 1
+        step("sybil history list shows the app's web search")
 
         foreground(binary, env, data)
     print("passed")

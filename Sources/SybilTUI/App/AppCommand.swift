@@ -40,6 +40,9 @@ public enum AppCommand: Sendable, Hashable {
     /// Save a meditation record of this many whole seconds (the session ended, on time or
     /// early); the outcome comes back as an ``AppMessage``.
     case saveMeditation(seconds: Int)
+    /// Send this question to the server's web-search route and save the answer; the outcome
+    /// comes back as an ``AppMessage``.
+    case askWeb(String)
     /// Sync the records now.
     case syncRecords
     /// The sidebar got focus: list the chats and the workspaces again.

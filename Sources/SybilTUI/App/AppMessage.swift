@@ -6,6 +6,10 @@ public enum AppMessage: Sendable, Hashable {
     case meditationSaved(seconds: Int)
     /// The saved web search `id` was read (`nil`: it is no longer saved).
     case webSearchOpened(id: String, WebSearchScreen?)
+    /// The new web search was answered and saved with this id.
+    case webSearchSaved(id: String)
+    /// The new web search failed (or was answered but not saved), with a sentence saying why.
+    case webSearchFailed(String)
     /// The meditation record was not saved, with why.
     case meditationNotSaved(seconds: Int, reason: String)
 }

@@ -38,6 +38,9 @@ extension TerminalApp {
             breathing?.resize(size)
             breathing?.draw(into: &grid, in: grid.bounds, theme: theme)
             return (grid, nil)
+        case .webSearch(let prompt):
+            let end = prompt.draw(into: &grid, in: WebSearchPrompt.frame(size: size), theme: theme)
+            return (grid, CursorPlacement(column: end.column, row: end.row))
         case .meditation:
             meditation?.resize(size)
             meditation?.draw(into: &grid, in: grid.bounds, theme: theme)

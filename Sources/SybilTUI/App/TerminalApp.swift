@@ -31,6 +31,8 @@ public struct TerminalApp: Sendable {
         case records(RecordsOverlay)
         /// The meditation timer (its session and scene are ``TerminalApp/meditation``).
         case meditation
+        /// The "new web search" prompt.
+        case webSearch(WebSearchPrompt)
     }
 
     /// How long after one Ctrl+C a second one quits.
@@ -200,6 +202,14 @@ public struct TerminalApp: Sendable {
             return []
         case (.function(5), _):
             return startMeditation(now: now)
+        case (.character("n"), [.control, .alt]), (.character("N"), [.control, .alt]):
+            // The seed's Command+Option+N.
+            guard !sidebar.notOffered.contains(.webSearch) else {
+                notice = "Web search is not offered by this server."
+                return []
+            }
+            overlay = .webSearch(WebSearchPrompt())
+            return []
         case (.character("1"), .alt):
             return chatsKey(now: now)
         case (.character("b"), .control), (.character("B"), .control), (.function(3), _):
@@ -369,6 +379,11 @@ public struct TerminalApp: Sendable {
             return [.search(search.query)]
         case .help, .breathing, .records, .meditation:
             return []
+        case .webSearch(var prompt):
+            guard !prompt.isSearching else { return [] }
+            prompt.prompt.insert(text.replacingOccurrences(of: "\n", with: " "))
+            overlay = .webSearch(prompt)
+            return []
         case .quickQuestion(var quick):
             quick.type(text)
             overlay = .quickQuestion(quick)
@@ -384,6 +399,33 @@ public struct TerminalApp: Sendable {
 
     private mutating func handle(_ event: KeyEvent, overlay current: Overlay, now: Duration) -> [AppCommand] {
         switch current {
+        case .webSearch(var prompt):
+            switch event.key {
+            case .escape:
+                overlay = nil
+            case .enter:
+                let query = prompt.prompt.text
+                guard !prompt.isSearching, !query.allSatisfy(\.isWhitespace) else { return [] }
+                prompt.isSearching = true
+                prompt.status = nil
+                overlay = .webSearch(prompt)
+                return [.askWeb(query)]
+            case .character(let character) where event.modifiers.subtracting(.shift).isEmpty && !prompt.isSearching:
+                prompt.prompt.insert(String(character))
+                prompt.status = nil
+                overlay = .webSearch(prompt)
+            case .backspace where !prompt.isSearching:
+                prompt.prompt.deleteBackward()
+                overlay = .webSearch(prompt)
+            case .left:
+                prompt.prompt.moveLeft()
+                overlay = .webSearch(prompt)
+            case .right:
+                prompt.prompt.moveRight()
+                overlay = .webSearch(prompt)
+            default: break
+            }
+            return []
         case .meditation:
             switch event.key {
             case .escape, .enter, .function(5), .character("q"): return endMeditation(now: now)
@@ -565,6 +607,22 @@ public struct TerminalApp: Sendable {
     /// Applies what an effect reported back; returns what to do next.
     public mutating func update(_ message: AppMessage) -> [AppCommand] {
         switch message {
+        case .webSearchSaved(let id):
+            guard case .webSearch = overlay else { return [] }
+            overlay = nil
+            focus = .composer
+            let before = sidebar.selection
+            sidebar.selection = .webSearch(id)
+            notice = "Saved the web search to history (Ctrl+K finds it)."
+            return switchingTab(from: before, [.open(.webSearch(id))])
+        case .webSearchFailed(let reason):
+            guard case .webSearch(var prompt) = overlay else {
+                notice = TerminalText.oneLine(reason)
+                return []
+            }
+            prompt.isSearching = false
+            prompt.status = TerminalText.oneLine(reason)
+            overlay = .webSearch(prompt)
         case .webSearchOpened(let id, let screen):
             guard sidebar.current == .webSearch(id) else { return [] }
             if let screen {

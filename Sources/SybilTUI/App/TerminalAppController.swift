@@ -325,6 +325,24 @@ public final class TerminalAppController {
                     self?.receive(.meditationNotSaved(seconds: seconds, reason: "\(error)"))
                 }
             }
+        case .askWeb(let query):
+            guard let ask = services.askWeb else {
+                receive(.webSearchFailed("Web search is not available here."))
+                return
+            }
+            run { [weak self] in
+                let outcome = await ask(query)
+                switch outcome {
+                case .saved(let search):
+                    self?.receive(.webSearchSaved(id: search.id))
+                case .notSaved(_, let reason):
+                    self?.receive(.webSearchFailed("Answered, but it could not be saved: \(reason)"))
+                case .failed(.notOffered):
+                    self?.receive(.webSearchFailed("Web search is not offered by this server."))
+                case .failed(let error):
+                    self?.receive(.webSearchFailed("The web search failed: \(error.description)"))
+                }
+            }
         case .syncRecords:
             guard let records = services.records else { return }
             run { _ = await records.syncNow() }

@@ -53,6 +53,9 @@ public struct TerminalAppServices {
     public var records: RecordsModel?
     /// Reads a saved web search for showing (`nil`: not saved), if history can hold them.
     public var webSearch: (@MainActor (String) async -> WebSearchScreen?)?
+    /// Sends a question to the server's web-search route and saves the answer (the code
+    /// `sybil ask --web` shares), if the app can.
+    public var askWeb: (@MainActor (String) async -> WebSearchAsker.Outcome)?
     /// What the server does not offer (``CapabilityDiscovery``): shown as not offered, never
     /// tried.
     public var notOffered: Set<ServerSurface> = []

@@ -10,6 +10,7 @@ public enum HelpOverlay {
         ("F1", "This key list"),
         ("F3, Ctrl+B", "Breathe along with the sky-and-water scene"),
         ("F4", "Records: log a mood (1–5), sync (s)"),
+        ("Ctrl+Alt+N", "New web search: the answer with sources, saved to history"),
         ("F5, Alt+1 twice", "Meditate: a timer saved as a record (Esc ends early)"),
         ("Alt+1, click Chats", "To the sidebar's chats"),
         ("PgUp / PgDn, wheel", "Scroll the timeline"),

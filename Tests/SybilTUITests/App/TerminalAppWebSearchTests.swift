@@ -58,4 +58,31 @@ struct TerminalAppWebSearchTests {
         #expect(controller.app.composer.text == "x", "a saved web search takes no messages; the text stays")
         await controller.close()
     }
+
+    @Test func controlAltNAsksTheWebAndOpensTheSavedAnswerOrSaysWhyNot() {
+        var app = TerminalApp(theme: .monochrome, size: TerminalSize(columns: 80, rows: 20))
+        #expect(app.handle(.key(KeyEvent(.character("n"), modifiers: [.control, .alt])), now: .zero) == [])
+        guard case .webSearch = app.overlay else {
+            Issue.record("no web search prompt")
+            return
+        }
+        for character in "tides" { _ = app.handle(.key(KeyEvent(.character(character))), now: .zero) }
+        #expect(app.handle(.key(KeyEvent(.enter)), now: .zero) == [.askWeb("tides")])
+        #expect(app.render(size: app.size).0.text.contains("Searching the web…"))
+        #expect(app.handle(.key(KeyEvent(.enter)), now: .zero) == [], "one search at a time")
+        #expect(app.update(.webSearchFailed("Web search is not offered by this server.")) == [])
+        #expect(app.render(size: app.size).0.text.contains("Web search is not offered by this server."))
+        #expect(app.handle(.key(KeyEvent(.enter)), now: .zero) == [.askWeb("tides")])
+        #expect(app.update(.webSearchSaved(id: "w9")) == [.open(.webSearch("w9"))])
+        #expect(app.overlay == nil)
+        #expect(app.notice == "Saved the web search to history (Ctrl+K finds it).")
+    }
+
+    @Test func aServerWithoutTheRouteGetsAStatusLineNotAPrompt() {
+        var app = TerminalApp(theme: .monochrome, size: TerminalSize(columns: 80, rows: 20))
+        app.sidebar.notOffered = [.webSearch]
+        #expect(app.handle(.key(KeyEvent(.character("n"), modifiers: [.control, .alt])), now: .zero) == [])
+        #expect(app.overlay == nil)
+        #expect(app.notice == "Web search is not offered by this server.")
+    }
 }
