@@ -355,8 +355,17 @@ public struct EventStreamParser: Sendable {
             statistics.comments += 1
             return
         }
+        // `data:` and `id:` are nearly every line of a chat stream: known without a search.
         var colon = 0
-        while colon < line.count, line[colon] != UInt8(ascii: ":") { colon += 1 }
+        if Self.hasDataPrefix(line) {
+            colon = 4
+        } else if line.count >= 3, line[0] == UInt8(ascii: "i"), line[1] == UInt8(ascii: "d"),
+            line[2] == UInt8(ascii: ":")
+        {
+            colon = 2
+        } else {
+            while colon < line.count, line[colon] != UInt8(ascii: ":") { colon += 1 }
+        }
         let name = UnsafeBufferPointer(rebasing: line[0..<colon])
         var valueStart = colon < line.count ? colon + 1 : line.count
         if valueStart < line.count, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
