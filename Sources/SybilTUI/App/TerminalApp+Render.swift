@@ -49,7 +49,7 @@ extension TerminalApp {
             records.draw(into: &grid, in: RecordsOverlay.frame(size: size), theme: theme)
             return (grid, nil)
         case .help:
-            HelpOverlay.draw(into: &grid, in: HelpOverlay.frame(size: size), theme: theme)
+            HelpOverlay.draw(into: &grid, in: HelpOverlay.frame(size: size), theme: theme, scroll: helpScroll)
             return (grid, nil)
         case .search(let search):
             let end = search.draw(into: &grid, in: SearchOverlay.frame(size: size), theme: theme)

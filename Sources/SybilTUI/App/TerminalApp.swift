@@ -84,6 +84,8 @@ public struct TerminalApp: Sendable {
     public internal(set) var breathing: BreathingScreen?
     /// When the breathing screen opened, on the inputs' time line.
     private var breathingStartedAt = Duration.zero
+    /// The first line of the key list shown (F1), while it is open.
+    public internal(set) var helpScroll = 0
     /// The meditation timer while it is open.
     public internal(set) var meditation: MeditationOverlay?
     /// When the Chats key was last pressed, if a second press may still make it a double press.
@@ -196,6 +198,7 @@ public struct TerminalApp: Sendable {
             return [.search("")]
         case (.function(1), _):
             overlay = .help
+            helpScroll = 0
             return []
         case (.function(4), _):
             overlay = .records(RecordsOverlay())
@@ -455,10 +458,18 @@ public struct TerminalApp: Sendable {
                 return []
             }
         case .help:
+            let page = max(1, HelpOverlay.frame(size: size).rows - 3)
             switch event.key {
             case .escape, .enter, .function(1), .character("q"): overlay = nil
+            case .up: helpScroll -= 1
+            case .down: helpScroll += 1
+            case .pageUp: helpScroll -= page
+            case .pageDown, .character(" "): helpScroll += page
+            case .home: helpScroll = 0
+            case .end: helpScroll = Int.max / 2
             default: break
             }
+            helpScroll = min(max(0, helpScroll), HelpOverlay.maximumScroll(in: HelpOverlay.frame(size: size)))
             return []
         case .search(var search):
             switch event.key {

@@ -39,29 +39,100 @@ public enum HelpOverlay {
         ("t", "Open the newest subagent thread (Esc goes back)"),
     ]
 
-    /// The box the key list takes on a screen of `size`.
-    public static func frame(size: TerminalSize) -> GridRect {
-        let width = min(size.columns - 2, 72)
-        let height = min(size.rows - 1, bindings.count + 3)
-        return GridRect(
-            column: (size.columns - width) / 2, row: max(0, (size.rows - height) / 2), columns: width, rows: height)
+    /// One drawn line of the key list: a section title, or a binding's keys (on its first
+    /// line only) and a piece of its action wrapped at words.
+    public struct Line: Sendable, Hashable {
+        /// The keys (empty on a title and on an action's later lines).
+        public var keys: String
+        /// The text: the title, or the action's piece.
+        public var text: String
+        /// Whether this is a section title.
+        public var isTitle: Bool
     }
 
-    /// Draws the key list in `rect`.
-    public static func draw(into grid: inout CellGrid, in rect: GridRect, theme: Theme) {
+    /// The box the key list takes on a screen of `size`: as wide as 72 columns allow, as tall
+    /// as its lines need and the screen allows.
+    public static func frame(size: TerminalSize) -> GridRect {
+        let width = max(0, min(size.columns - 2, 72))
+        let height = max(0, min(size.rows - 1, lines(width: width - 2).count + 2))
+        return GridRect(
+            column: max(0, (size.columns - width) / 2), row: max(0, (size.rows - height) / 2), columns: width,
+            rows: height)
+    }
+
+    /// The columns the keys take in an inner width of `width`.
+    static func keyWidth(_ width: Int) -> Int { min(32, width / 2) }
+
+    /// The key list laid out for an inner width of `width`: actions wrapped at words (a word
+    /// wider than the room is cut with "…"), never cut mid-word.
+    public static func lines(width: Int) -> [Line] {
+        let room = max(1, width - keyWidth(width) - 1)
+        var lines: [Line] = []
+        for binding in bindings {
+            guard !binding.keys.isEmpty else {
+                lines.append(
+                    Line(keys: "", text: DisplayWidth.truncate(binding.action, to: max(1, width)), isTitle: true))
+                continue
+            }
+            for (index, piece) in wrap(binding.action, width: room).enumerated() {
+                lines.append(Line(keys: index == 0 ? binding.keys : "", text: piece, isTitle: false))
+            }
+        }
+        return lines
+    }
+
+    /// `text` wrapped at spaces into lines of at most `width` columns.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ") {
+            let word = DisplayWidth.truncate(word, to: width)
+            if current.isEmpty {
+                current = word
+            } else if DisplayWidth.of(current) + 1 + DisplayWidth.of(word) <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = word
+            }
+        }
+        if !current.isEmpty || lines.isEmpty { lines.append(current) }
+        return lines
+    }
+
+    /// The furthest the list scrolls in `rect` (0 when it fits).
+    public static func maximumScroll(in rect: GridRect) -> Int {
+        let inner = rect.inset(by: 1)
+        return max(0, lines(width: inner.columns).count - inner.rows)
+    }
+
+    /// Draws the key list in `rect` from line `scroll` (clamped); "↑"/"↓ more" in the frame
+    /// say that lines are above or below.
+    public static func draw(into grid: inout CellGrid, in rect: GridRect, theme: Theme, scroll: Int = 0) {
         Box.draw(into: &grid, rect, title: "Keys (Esc closes)", theme: theme)
         let inner = rect.inset(by: 1)
-        let keyWidth = min(32, inner.columns / 2)
-        for (offset, binding) in bindings.prefix(inner.rows).enumerated() {
+        guard inner.rows > 0, inner.columns > 0 else { return }
+        let all = lines(width: inner.columns)
+        let first = min(max(0, scroll), max(0, all.count - inner.rows))
+        let keyWidth = keyWidth(inner.columns)
+        for (offset, line) in all.dropFirst(first).prefix(inner.rows).enumerated() {
             let y = inner.row + offset
-            if binding.keys.isEmpty {
-                grid.write(binding.action, column: inner.column, row: y, style: theme.accent, clip: inner)
+            if line.isTitle {
+                grid.write(line.text, column: inner.column, row: y, style: theme.accent, clip: inner)
             } else {
                 grid.write(
-                    DisplayWidth.truncate(binding.keys, to: keyWidth - 1), column: inner.column + 1, row: y,
+                    DisplayWidth.truncate(line.keys, to: keyWidth - 1), column: inner.column + 1, row: y,
                     style: theme.text.adding(.bold), clip: inner)
-                grid.write(binding.action, column: inner.column + keyWidth + 1, row: y, style: theme.text, clip: inner)
+                grid.write(line.text, column: inner.column + keyWidth + 1, row: y, style: theme.text, clip: inner)
             }
+        }
+        if first > 0 {
+            grid.write(" ↑ more ", column: rect.endColumn - 10, row: rect.row, style: theme.secondary, clip: rect)
+        }
+        if first + inner.rows < all.count {
+            grid.write(
+                " ↓ more (↓, PgDn) ", column: max(rect.column + 1, rect.endColumn - 20), row: rect.endRow - 1,
+                style: theme.secondary, clip: rect)
         }
     }
 }
