@@ -49,26 +49,24 @@ extension AskCommand {
         }
         let client = WebSearchClient(
             base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
-        let answer: WebSearchAnswer
-        do {
-            answer = try await client.search(query)
-        } catch {
-            return failed(error, connection: connection, io: io)
-        }
-        let search = SavedWebSearch(
-            id: ChatClientStack.ids.makeID(), query: query, answer: answer.answer, sources: answer.sources,
-            createdAt: ChatClientStack.now())
+        // Without --no-save the store is the history; with it, a store in memory.
+        let asker = WebSearchAsker(client: client, store: store, ids: ChatClientStack.ids, now: ChatClientStack.now)
+        let search: SavedWebSearch
         var status = ExitCode.success
         var savedId: String?
-        if save {
-            do {
-                try await store.saveWebSearch(search)
-                savedId = search.id
-                io.writeError("\(name): web search \(search.id)\n")
-            } catch {
-                io.writeError("\(name): the web search could not be saved: \(error)\n")
-                status = .cannotCreate
+        switch await asker.ask(query) {
+        case .failed(let error):
+            return failed(error, connection: connection, io: io)
+        case .saved(let saved):
+            search = saved
+            if save {
+                savedId = saved.id
+                io.writeError("\(name): web search \(saved.id)\n")
             }
+        case .notSaved(let unsaved, let reason):
+            search = unsaved
+            io.writeError("\(name): the web search could not be saved: \(reason)\n")
+            status = .cannotCreate
         }
         if json {
             io.writeOutput(HistoryJSON.document(HistoryJSON.webSearch(search, id: savedId)))

@@ -7,20 +7,24 @@ extension CommandSpec {
             (desktops, projects, sessions), the open one's timeline, and a composer. On launch a
             new chat's composer has focus: type and press Return to send, and the reply streams
             in. Alt+Enter, Ctrl+J or Shift+Enter starts a new line; Tab moves the focus; Ctrl+K
-            searches the saved chats; F1 lists every key. Ctrl+C stops a reply; Ctrl+C twice, or
-            Ctrl+D on an empty composer, quits.
+            searches the saved chats and web searches; Ctrl+Alt+N asks a new web search; F5
+            opens a meditation timer; F1 lists every key. Ctrl+C stops a reply; Ctrl+C twice,
+            or Ctrl+D on an empty composer, quits.
 
             `sybil` with no command opens it when standard input and output are a terminal, as
             does `sybil` with only these options. Without --api-url or SYBIL_API_URL it starts
             the reference server in-process on a free loopback port, with its data under
             $XDG_DATA_HOME/sybil/embedded so chats, the Agent room and the workspaces survive a
-            relaunch (--in-memory for a throwaway one). Chats are kept in
-            $XDG_DATA_HOME/sybil/client/chats.sqlite. NO_COLOR turns colours off.
+            relaunch. Chats are kept in $XDG_DATA_HOME/sybil/client/chats.sqlite. With
+            --in-memory both stay in memory and are gone when the app closes. NO_COLOR turns
+            colours off.
             """,
         options: [
             TerminalAppCommand.modelOption, ServerTarget.profileOption, ServerTarget.apiURLOption(),
             ServerTarget.tokenOption,
-            ClientCommand.inMemoryOption, ChatOptions.seed, .help,
+            ClientCommand.inMemoryOption.withHelp(
+                "Keep the embedded server's data and the chat history in\nmemory only, gone when the app closes."),
+            ChatOptions.seed, .help,
         ],
         exitStatus: """
             0 the app was closed, 64 usage error or not a terminal, 69 the server could not be
