@@ -239,45 +239,14 @@ struct JSONParser {
 
     private mutating func parseNumber() throws(JSONParseFailure) -> JSONNumber {
         let start = index
-        var isInteger = true
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else {
-            throw failure(at: index, "a number needs a digit after '-'")
-        }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            if index < bytes.count, isDigit(bytes[index]) {
-                throw failure(at: start, "a number may not have a leading zero")
-            }
-        } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            isInteger = false
-            index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else {
-                throw failure(at: index, "a number needs a digit after the decimal point")
-            }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            isInteger = false
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            guard index < bytes.count, isDigit(bytes[index]) else {
-                throw failure(at: index, "a number needs a digit in its exponent")
-            }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        let isInteger: Bool
+        do {
+            (index, isInteger) = try JSONNumberGrammar.scan(bytes, from: start)
+        } catch {
+            throw failure(at: error.offset, error.message)
         }
         let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         return JSONNumber(validatedLiteral: literal, isIntegerLiteral: isInteger)
-    }
-
-    @inline(__always)
-    private func isDigit(_ byte: UInt8) -> Bool {
-        byte &- UInt8(ascii: "0") < 10
     }
 
     // MARK: Strings

@@ -635,40 +635,13 @@ struct ChatCompletionChunkScanner {
 
     /// Checks a number's grammar and steps over it; whether it is an integer literal.
     private mutating func scanNumber() throws(ChatChunkScanFailure) -> Bool {
-        let start = index
-        var isInteger = true
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else {
-            throw failure(at: index, "a number needs a digit after '-'")
+        do {
+            let (end, isInteger) = try JSONNumberGrammar.scan(bytes, from: index)
+            index = end
+            return isInteger
+        } catch {
+            throw failure(at: error.offset, error.message)
         }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            if index < bytes.count, isDigit(bytes[index]) {
-                throw failure(at: start, "a number may not have a leading zero")
-            }
-        } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            isInteger = false
-            index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else {
-                throw failure(at: index, "a number needs a digit after the decimal point")
-            }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-            isInteger = false
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            guard index < bytes.count, isDigit(bytes[index]) else {
-                throw failure(at: index, "a number needs a digit in its exponent")
-            }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        return isInteger
     }
 
     @inline(__always)
