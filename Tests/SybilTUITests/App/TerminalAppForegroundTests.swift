@@ -20,15 +20,9 @@ struct TerminalAppForegroundTests {
         func requestWarmUp(_ trigger: ChatWarmUpTrigger) { triggers.append(trigger) }
     }
 
-    private func app() -> TerminalApp {
-        var app = TerminalApp(theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))
-        app.sidebar.chats = [Sidebar.Chat(id: "c1", title: "First chat")]
-        return app
-    }
+    private func app() -> TerminalApp { .withOneChat() }
 
-    private func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TerminalInput {
-        .key(KeyEvent(key, modifiers: modifiers))
-    }
+    private func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TerminalInput { .press(key, modifiers) }
 
     @Test func focusOutGoesToTheBackgroundAndFocusInReturnsToTheForegroundOnce() {
         var app = app()

@@ -6,15 +6,9 @@ import Testing
 /// sidebar and the overlays, and which commands it hands the runner.
 @Suite("Terminal app keys")
 struct TerminalAppKeyTests {
-    private func app() -> TerminalApp {
-        var app = TerminalApp(theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))
-        app.sidebar.chats = [Sidebar.Chat(id: "c1", title: "First chat")]
-        return app
-    }
+    private func app() -> TerminalApp { .withOneChat() }
 
-    private func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TerminalInput {
-        .key(KeyEvent(key, modifiers: modifiers))
-    }
+    private func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TerminalInput { .press(key, modifiers) }
 
     private func type(_ text: String, into app: inout TerminalApp) {
         for character in text { _ = app.handle(key(.character(character)), now: .zero) }

@@ -15,22 +15,17 @@ import Testing
 @Suite("Terminal app meditation")
 @MainActor
 struct TerminalAppMeditationTests {
-    private func app() -> TerminalApp {
-        var app = TerminalApp(theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))
-        app.sidebar.chats = [Sidebar.Chat(id: "c1", title: "First chat")]
-        return app
-    }
+    private func app() -> TerminalApp { .withOneChat() }
 
-    private func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TerminalInput {
-        .key(KeyEvent(key, modifiers: modifiers))
-    }
+    private func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TerminalInput { .press(key, modifiers) }
 
     @Test func f5OpensTheTimerAndEscEndsItEarlySavingTheWholeSecondsSpent() {
         var app = app()
         #expect(app.handle(key(.function(5)), now: .seconds(10)) == [])
         #expect(app.overlay == .meditation)
         #expect(app.render(size: app.size).0.text.contains("10:00 left"))
-        #expect(!app.tick(now: .seconds(10) + .milliseconds(70_400)) == false)
+        let redrawn = app.tick(now: .seconds(10) + .milliseconds(70_400))
+        #expect(redrawn)
         #expect(app.render(size: app.size).0.text.contains("8:50 left"))
         #expect(app.handle(key(.character("x")), now: .seconds(80)) == [], "other keys do nothing")
         #expect(app.handle(key(.escape), now: .seconds(10) + .milliseconds(73_900)) == [.saveMeditation(seconds: 73)])
