@@ -30,12 +30,7 @@ struct AgentUpstreamResponder: Sendable {
         for message in visible {
             messages.append(["role": .string(message.role.rawValue), "content": .string(message.text)])
         }
-        let body: JSONValue = ["model": .string(model), "messages": .array(messages), "stream": false]
-        var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "application/json")])
-        if let key { headers.set("Authorization", "Bearer \(key)") }
-        let request = HTTPRequest(
-            method: "POST", url: APIEndpoint.url(base: base, path: "v1/chat/completions"), headers: headers,
-            body: JSONWriter().bytes(from: body), timeout: .seconds(120))
+        let request = UpstreamAnswer.completionRequest(base: base, model: model, key: key, messages: messages)
         do {
             let response = try await http.send(request)
             let bytes = try await response.collect(limit: Self.maximumAnswerBytes + 1)

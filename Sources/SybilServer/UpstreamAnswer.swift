@@ -18,6 +18,18 @@ enum UpstreamAnswer {
     /// The longest `Retry-After` relayed from an upstream `429`, in seconds.
     static let maximumRetryAfterSeconds = 3600
 
+    /// A whole (not streamed) `POST v1/chat/completions` to the upstream at `base` for `model`
+    /// with `messages`, the upstream `key` as a bearer token when there is one; what the Agent
+    /// room's and the web search's upstream answers send.
+    static func completionRequest(base: URL, model: String, key: String?, messages: [JSONValue]) -> HTTPRequest {
+        let body: JSONValue = ["model": .string(model), "messages": .array(messages), "stream": false]
+        var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "application/json")])
+        if let key { headers.set("Authorization", "Bearer \(key)") }
+        return HTTPRequest(
+            method: "POST", url: APIEndpoint.url(base: base, path: "v1/chat/completions"), headers: headers,
+            body: JSONWriter().bytes(from: body), timeout: .seconds(120))
+    }
+
     /// The answer for a whole upstream response: `200` with a JSON body relayed as it is, a
     /// `4xx` (other than `401`, `403` and `407`) with an error body in the shared shape relayed
     /// with its status (re-encoded, keeping `Retry-After`), anything else `502`.

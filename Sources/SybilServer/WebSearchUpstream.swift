@@ -25,12 +25,7 @@ struct WebSearchUpstream: Sendable {
         let messages: [JSONValue] = [
             ["role": "system", "content": .string(Self.systemPrompt)], ["role": "user", "content": .string(query)],
         ]
-        let body: JSONValue = ["model": .string(model), "messages": .array(messages), "stream": false]
-        var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "application/json")])
-        if let key { headers.set("Authorization", "Bearer \(key)") }
-        let request = HTTPRequest(
-            method: "POST", url: APIEndpoint.url(base: base, path: "v1/chat/completions"), headers: headers,
-            body: JSONWriter().bytes(from: body), timeout: .seconds(120))
+        let request = UpstreamAnswer.completionRequest(base: base, model: model, key: key, messages: messages)
         let response: HTTPStreamingResponse
         do {
             response = try await http.send(request)
