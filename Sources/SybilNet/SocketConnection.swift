@@ -375,21 +375,26 @@
             let gathered = chunks.prefix(64)
             var vectors: [iovec] = []
             vectors.reserveCapacity(gathered.count)
-            // The chunks are held by `pending` for the whole call, so their storage stays put.
+            // Native arrays keep their storage in place while nothing mutates them; `chunks`
+            // is held (and not mutated) until `sendmsg` returns, which the extended lifetime
+            // below makes explicit. An empty chunk (no storage to point at) is left out.
             for (index, chunk) in zip(gathered.indices, gathered) {
+                let skip = index == gathered.startIndex ? offset : 0
+                guard chunk.count > skip else { continue }
                 chunk.withUnsafeBytes { raw in
-                    let skip = index == gathered.startIndex ? offset : 0
+                    guard let base = raw.baseAddress else { return }
                     vectors.append(
-                        iovec(
-                            iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip),
-                            iov_len: raw.count - skip))
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skip), iov_len: raw.count - skip))
                 }
             }
+            guard !vectors.isEmpty else { return 0 }
             var message = msghdr()
-            let sent = vectors.withUnsafeMutableBufferPointer { vectors in
-                message.msg_iov = vectors.baseAddress
-                message.msg_iovlen = vectors.count
-                return sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
+            let sent = withExtendedLifetime(chunks) {
+                vectors.withUnsafeMutableBufferPointer { vectors in
+                    message.msg_iov = vectors.baseAddress
+                    message.msg_iovlen = vectors.count
+                    return sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
+                }
             }
             if sent < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
