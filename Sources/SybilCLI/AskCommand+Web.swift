@@ -22,12 +22,24 @@ extension AskCommand {
             return .invalidData
         }
         guard let store = ChatHistoryLocation.store(keeping: request.save, io: io, command: name) else {
-            return .cannotCreate
+            return unanswered(request, .cannotCreate, io: io)
         }
         guard let connection = ChatClientStack.connect(request.target, seed: request.seed, command: name, io: io)
-        else { return .unavailable }
+        else { return unanswered(request, .unavailable, io: io) }
         let status = await web(query, save: request.save, json: json, store: store, connection: connection, io: io)
         await connection.close()
+        // `cannotCreate` from the search itself means answered and printed, only not saved.
+        return status == .success || status == .cannotCreate ? status : unanswered(request, status, io: io)
+    }
+
+    /// A query read from standard input cannot be typed again, and an unanswered web search
+    /// is not saved: it is printed back on standard error, as `ask` does for a question that
+    /// never left the machine. Returns `status`.
+    private static func unanswered(_ request: Request, _ status: ExitCode, io: CommandIO) -> ExitCode {
+        guard request.piped else { return status }
+        io.writeError(
+            "\(name): the web search was not answered or saved; the query follows, to pipe in again:\n"
+                + TerminalText.safe(request.question) + (request.question.hasSuffix("\n") ? "" : "\n"))
         return status
     }
 

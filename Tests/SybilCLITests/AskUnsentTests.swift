@@ -58,6 +58,19 @@ struct AskUnsentTests {
         #expect(try await history().isEmpty)
     }
 
+    @Test func anUnansweredPipedWebSearchIsPrintedBackSoItIsNotLost() async throws {
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let refusing = try RefusingPort()
+        let test = TestIO(stdin: Array("temples near Kyoto\n".utf8), environment: environment)
+        let status = await test.run("ask", "--web", "--api-url", refusing.url.absoluteString)
+        withExtendedLifetime(refusing) {}
+        #expect(status == 69)
+        #expect(
+            test.stderr.hasSuffix(
+                "sybil ask: the web search was not answered or saved; the query follows, to pipe in again:\n"
+                    + "temples near Kyoto\n"), "\(test.stderr)")
+    }
+
     @Test func aContinuedChatKeepsOnlyWhatReachedTheServer() async throws {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let peer = try OpenAIPeer()
