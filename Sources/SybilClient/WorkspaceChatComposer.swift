@@ -137,6 +137,14 @@ public final class WorkspaceChatComposer {
                 notice = "Wait until the attachments have uploaded (or remove the ones that failed), then send."
                 return nil
             }
+            // More copies than an entry may keep would not read back at the next launch (the
+            // whole message would be lost): refused before anything is staged or saved.
+            let limit = WorkspaceOutboxEntry.maximumStagedAttachments
+            guard waiting.count <= limit else {
+                notice =
+                    "\(waiting.count) attachments are not uploaded yet, and at most \(limit) can wait in the outbox with one message; remove some or wait until they have uploaded, then send."
+                return nil
+            }
         }
         let uploadIds = sentAttachments[..<(waitingFrom ?? sentAttachments.count)].compactMap(\.uploadId)
         guard !text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) || !sentAttachments.isEmpty else {

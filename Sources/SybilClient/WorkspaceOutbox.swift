@@ -74,8 +74,14 @@ public actor WorkspaceOutbox {
         document.scopes.filter { !document.pendingEntries(in: $0.chat).isEmpty }.map(\.chat)
     }
 
-    /// Queues a new entry (saved before this returns).
+    /// Queues a new entry (saved before this returns). An entry keeping more attachments
+    /// waiting than ``WorkspaceOutboxEntry/maximumStagedAttachments`` is refused: it would not
+    /// read back at the next launch, and the whole message would be lost.
     public func enqueue(_ entry: WorkspaceOutboxEntry) throws(WorkspaceOutboxError) {
+        let limit = WorkspaceOutboxEntry.maximumStagedAttachments
+        guard entry.stagedAttachments.count <= limit else {
+            throw .tooManyStagedAttachments(count: entry.stagedAttachments.count, limit: limit)
+        }
         guard !completedThisProcess.contains(entry.operationId) else {
             throw .operationCompleted(entry.operationId)
         }

@@ -87,8 +87,10 @@ public struct WorkspaceOutboxEntry: Sendable, Hashable {
 // MARK: JSON
 
 extension WorkspaceOutboxEntry {
-    /// The most attachments one stored entry may keep waiting (a bound for hostile input).
-    static let maximumStagedAttachments = 64
+    /// The most attachments one entry may keep waiting in the outbox: a bound for hostile
+    /// input when the entry is read back, so the composer and the outbox refuse more before
+    /// anything is staged or saved.
+    public static let maximumStagedAttachments = 64
 
     static let keys = ["operationId", "status", "acceptedByDesktop", "mutation", "mode", "createdAt"]
 

@@ -9,6 +9,9 @@ public enum WorkspaceOutboxError: Error, Sendable, Hashable, CustomStringConvert
     case duplicateOperation(String)
     /// The outbox could not be saved; the change was not made (nothing is sent unsaved).
     case storage(String)
+    /// The entry keeps more attachments waiting than one entry may
+    /// (``WorkspaceOutboxEntry/maximumStagedAttachments``); it would not read back.
+    case tooManyStagedAttachments(count: Int, limit: Int)
 
     /// One sentence for logs and for the user.
     public var description: String {
@@ -17,6 +20,8 @@ public enum WorkspaceOutboxError: Error, Sendable, Hashable, CustomStringConvert
         case .unknownOperation(let id): "No pending operation \(id) in this chat."
         case .duplicateOperation(let id): "Operation \(id) is already in the outbox."
         case .storage(let reason): "The outbox could not be saved (\(reason)); nothing was sent."
+        case .tooManyStagedAttachments(let count, let limit):
+            "A message can keep at most \(limit) attachments waiting in the outbox, and this one has \(count); nothing was saved."
         }
     }
 }
