@@ -79,8 +79,14 @@ enum WorkspacesSendCommand {
         if earlier > 0 { io.writeError("\(name): sending \(earlier) earlier message(s) left in the outbox first\n") }
         await composer.restore()
         if let notice = composer.notice {
-            // An earlier message was refused for good: say so before the draft is replaced.
-            io.writeError("\(name): an earlier message: \(notice)\n")
+            // An earlier message left the outbox for good: say so before the draft is replaced.
+            io.writeError("\(name): an earlier message: \(TerminalText.safe(notice))\n")
+        }
+        if !composer.draft.isEmpty {
+            // Its text came back as the draft, which this run's message replaces: quote it so
+            // that it is not lost.
+            io.writeError(
+                "\(name): the earlier message that was not sent was: \"\(TerminalText.safe(composer.draft))\"\n")
         }
         let status = await send(request, through: composer, chat: chat, connection: connection, io: io)
         await composer.close()
@@ -102,7 +108,7 @@ enum WorkspacesSendCommand {
         let operationId = composer.deliveries.last?.id
         switch outcome {
         case nil:
-            io.writeError("\(name): \(composer.notice ?? "nothing was sent")\n")
+            io.writeError("\(name): \(TerminalText.safe(composer.notice ?? "nothing was sent"))\n")
             return .invalidData
         case .accepted?, .alreadyCompleted?:
             io.writeOutput("accepted by \(chat.desktopId): \(chat)\n")
@@ -113,7 +119,10 @@ enum WorkspacesSendCommand {
             }
             return .success
         case .rejected?:
-            io.writeError("\(name): \(composer.notice ?? "the desktop rejected the message")\n")
+            io.writeError("\(name): \(TerminalText.safe(composer.notice ?? "the desktop rejected the message"))\n")
+            return .invalidData
+        case .discarded?:
+            io.writeError("\(name): \(TerminalText.safe(composer.notice ?? "the message could not be sent"))\n")
             return .invalidData
         case .timedOut?, .failed?:
             let reason = composer.deliveries.last.flatMap { delivery -> String? in

@@ -268,6 +268,18 @@ public final class WorkspaceChatComposer {
             case .keepDraft(let message):
                 notice = message
             }
+        case .discarded(let reason):
+            // The cause is on this device: the desktop never saw the message.
+            deliveries.removeAll { $0.id == entry.operationId }
+            host.removePendingMessage(operationId: entry.operationId)
+            let text = entry.mutation.text
+            if draft.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) || draft == text {
+                draft = text
+                notice = "Your message could not be sent from this device: \(reason) Its text is back in the composer."
+            } else {
+                notice =
+                    "Your message could not be sent from this device (\(reason)). Your new draft was kept; the message was: \"\(text)\""
+            }
         case .alreadyCompleted:
             deliveries.removeAll { $0.id == entry.operationId }
         }

@@ -23,6 +23,9 @@ public actor WorkspaceOutboxSender {
         case failed(String)
         /// The desktop rejected it for good; the entry left the outbox.
         case rejected(reason: String)
+        /// It can never be sent because of something on this device (a staged attachment's
+        /// copy is missing or changed); the entry left the outbox. The desktop never saw it.
+        case discarded(reason: String)
         /// The operation completed meanwhile (history carries it); nothing more to do.
         case alreadyCompleted
     }
@@ -122,7 +125,7 @@ public actor WorkspaceOutboxSender {
             results.append((entry.operationId, outcome))
             if entry.operationId == last { break }
             switch outcome {
-            case .accepted, .rejected, .alreadyCompleted: continue
+            case .accepted, .rejected, .discarded, .alreadyCompleted: continue
             case .timedOut, .failed: return results
             }
         }
@@ -167,7 +170,7 @@ public actor WorkspaceOutboxSender {
                 updated.acceptedByDesktop = true
                 try await outbox.update(updated)
                 await staging?.remove(operationId: entry.operationId)
-            case .rejected:
+            case .rejected, .discarded:
                 try await outbox.complete(entry.operationId, in: entry.chat)
                 await staging?.remove(operationId: entry.operationId)
             case .timedOut, .failed:
@@ -201,13 +204,18 @@ public actor WorkspaceOutboxSender {
             do {
                 try await staging.verify(staged)
             } catch {
-                return await rejectForGood(entry, reason: error.description)
+                // Only a copy known to be missing or changed is lost for good; a read that
+                // failed for another reason is held, like a transport failure.
+                if case .damaged = error { return await rejectForGood(entry, .discarded(reason: error.description)) }
+                return await hold(entry, error.description)
             }
             let result: AttachmentUploadResult
             do {
                 result = try await uploader.upload(staged.file, to: entry.chat)
             } catch {
-                if case .refused = error { return await rejectForGood(entry, reason: error.description) }
+                if case .refused = error {
+                    return await rejectForGood(entry, .rejected(reason: error.description))
+                }
                 return await hold(entry, "\(staged.fileName) is not uploaded yet: \(error)")
             }
             var next = entry
@@ -240,15 +248,17 @@ public actor WorkspaceOutboxSender {
         return .failed(reason)
     }
 
-    /// An attachment can never be sent: the message leaves the outbox with its copies.
-    private func rejectForGood(_ entry: WorkspaceOutboxEntry, reason: String) async -> Outcome {
+    /// An attachment can never be sent: the message leaves the outbox with its copies, and the
+    /// attempt ends with `outcome` (``Outcome/rejected(reason:)`` when the desktop refused it,
+    /// ``Outcome/discarded(reason:)`` when the cause is on this device).
+    private func rejectForGood(_ entry: WorkspaceOutboxEntry, _ outcome: Outcome) async -> Outcome {
         do {
             try await outbox.complete(entry.operationId, in: entry.chat)
         } catch {
             return .failed(String(describing: error))
         }
         await staging?.remove(operationId: entry.operationId)
-        return .rejected(reason: reason)
+        return outcome
     }
 
     private func send(_ entry: WorkspaceOutboxEntry) async -> Outcome {

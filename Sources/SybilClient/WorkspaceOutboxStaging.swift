@@ -113,27 +113,49 @@ public actor WorkspaceOutboxStaging {
             stagedPath: target)
     }
 
-    /// Checks that a staged copy is still there, whole and unchanged (size and SHA-256).
+    /// Checks that a staged copy is still there, whole and unchanged (size and SHA-256). Only a
+    /// missing copy (`ENOENT`) or one whose size or SHA-256 differs is ``WorkspaceStagingError/damaged(fileName:reason:)``
+    /// (it can never be sent); any other failure to open or read it (too many open files,
+    /// permissions, an I/O error) is ``WorkspaceStagingError/unavailable(fileName:reason:)``:
+    /// the message waits and is tried again later.
     public func verify(_ staged: WorkspaceStagedAttachment) throws(WorkspaceStagingError) {
-        guard let handle = FileHandle(forReadingAtPath: staged.stagedPath) else {
-            throw .damaged(fileName: staged.fileName, reason: "its staged copy \(staged.stagedPath) is missing")
+        let descriptor = open(staged.stagedPath, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT {
+                throw .damaged(fileName: staged.fileName, reason: "its staged copy \(staged.stagedPath) is missing")
+            }
+            throw .unavailable(
+                fileName: staged.fileName,
+                reason: "its staged copy \(staged.stagedPath) cannot be opened (\(Self.describe(code)))")
         }
-        defer { try? handle.close() }
+        defer { close(descriptor) }
         let digest = SHA256Stream()
         var size: Int64 = 0
-        do {
-            while let data = try handle.read(upToCount: Self.copyChunkBytes), !data.isEmpty {
-                size += Int64(data.count)
-                guard size <= staged.size else { break }
-                data.withUnsafeBytes { digest.update($0) }
+        var buffer = [UInt8](repeating: 0, count: Self.copyChunkBytes)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw .unavailable(
+                    fileName: staged.fileName,
+                    reason: "its staged copy \(staged.stagedPath) cannot be read (\(Self.describe(code)))")
             }
-        } catch {
-            throw .damaged(fileName: staged.fileName, reason: "its staged copy cannot be read (\(error))")
+            if count == 0 { break }
+            size += Int64(count)
+            guard size <= staged.size else { break }
+            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
         guard size == staged.size, digest.finalHex() == staged.sha256 else {
             throw .damaged(
                 fileName: staged.fileName, reason: "its staged copy \(staged.stagedPath) changed since it was queued")
         }
+    }
+
+    private static func describe(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text) + ", errno \(code)"
     }
 
     /// Removes the copies of `operationId` (harmless when there are none).

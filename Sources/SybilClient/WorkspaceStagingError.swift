@@ -8,6 +8,9 @@ public enum WorkspaceStagingError: Error, Sendable, Hashable, CustomStringConver
     case cannotStage(path: String, reason: String)
     /// A staged copy is missing or no longer matches its recorded size and SHA-256.
     case damaged(fileName: String, reason: String)
+    /// A staged copy could not be opened or read right now (too many open files, permissions,
+    /// an I/O error); it is not known to be damaged, so the message waits for a later retry.
+    case unavailable(fileName: String, reason: String)
 
     /// One sentence for the user.
     public var description: String {
@@ -18,6 +21,7 @@ public enum WorkspaceStagingError: Error, Sendable, Hashable, CustomStringConver
         case .cannotStage(let path, let reason):
             "The attachment could not be kept in the outbox (\(path): \(reason)); free some space and send again."
         case .damaged(let name, let reason): "\(name) cannot be sent: \(reason); attach it again."
+        case .unavailable(let name, let reason): "\(name) is not uploaded yet: \(reason); it is tried again later."
         }
     }
 }

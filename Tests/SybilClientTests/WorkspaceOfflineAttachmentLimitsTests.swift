@@ -66,4 +66,82 @@ struct WorkspaceOfflineAttachmentLimitsTests {
         let relaunched = try WorkspaceOutbox(store: store)
         #expect(await relaunched.loadProblems.isEmpty)
     }
+
+    // MARK: Damage and temporary read errors
+
+    /// A message queued with one staged copy of `text`, through the sender while unreachable.
+    static func queued(
+        _ text: String, phone: WorkspaceOfflineAttachmentTests.Phone, directory: URL, desktop: FakeStagedUploadDesktop
+    ) async throws -> WorkspaceOutboxEntry {
+        let file = directory.appendingPathComponent("notes.txt")
+        try WorkspaceOfflineAttachmentTests.write(text, to: file)
+        var entry = WorkspaceOutboxEntry(
+            chat: chatA, operationId: "op-notes", mutation: .init(mutationId: "mut-1", text: "See notes"),
+            mode: .send, createdAt: 1)
+        entry.stagedAttachments.append(
+            try await phone.staging.stage(
+                AttachmentUploader.File(path: file.path, fileName: "notes.txt", mimeType: "text/plain"),
+                operationId: entry.operationId, index: 0))
+        desktop.reachable = false
+        let offline = try await phone.sender.submit(entry)
+        #expect(offline != .accepted)
+        desktop.reachable = true
+        return entry
+    }
+
+    @Test func aStagedCopyThatCannotBeReadForAnotherReasonThanMissingHoldsTheMessage() async throws {
+        let directory = try WorkspaceOfflineAttachmentTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let desktop = FakeStagedUploadDesktop()
+        let phone = try WorkspaceOfflineAttachmentTests.launch(
+            store: InMemoryKeyValueStore(), desktop: desktop, directory: directory)
+        let entry = try await Self.queued("the notes", phone: phone, directory: directory, desktop: desktop)
+        let copy = try #require(entry.stagedAttachments.first).stagedPath
+        let kept = directory.appendingPathComponent("kept-copy").path
+        // Reading a directory fails with EISDIR: an I/O error, not a missing copy (tests run
+        // as root, so permissions cannot make the copy unreadable).
+        try FileManager.default.moveItem(atPath: copy, toPath: kept)
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+
+        let results = try await phone.sender.retryPending(in: chatA)
+        guard case .failed(let reason)? = results.first?.outcome else {
+            Issue.record("expected the message to be held, got \(results.map(\.outcome))")
+            return
+        }
+        #expect(reason.contains("tried again later"), "\(reason)")
+        let held = try #require(await phone.outbox.pendingEntries(in: chatA).first)
+        #expect(held.operationId == entry.operationId && held.status == .awaitingRetry)
+        #expect(held.stagedAttachments == entry.stagedAttachments, "its copy is still waiting")
+        #expect(desktop.delivered.isEmpty)
+
+        try FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.moveItem(atPath: kept, toPath: copy)
+        let retried = try await phone.sender.retryPending(in: chatA)
+        #expect(retried.map(\.outcome) == [.accepted])
+        #expect(desktop.delivered.map(\.callKey) == [entry.callKey], "sent once, with its ids")
+    }
+
+    @MainActor
+    @Test func aMissingStagedCopyDiscardsTheMessageWithoutBlamingTheDesktop() async throws {
+        let directory = try WorkspaceOfflineAttachmentTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let desktop = FakeStagedUploadDesktop()
+        let phone = try WorkspaceOfflineAttachmentTests.launch(
+            store: InMemoryKeyValueStore(), desktop: desktop, directory: directory)
+        let entry = try await Self.queued("the notes", phone: phone, directory: directory, desktop: desktop)
+        try FileManager.default.removeItem(atPath: try #require(entry.stagedAttachments.first).stagedPath)
+        let host = WorkspaceChatHost(
+            key: chatA, rpc: ScriptedWorkspaceChatRPC(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
+        let composer = WorkspaceChatComposer(
+            host: host, outbox: phone.outbox, sender: phone.sender,
+            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 2)), now: { 1_764_400_000_000 })
+        await composer.restore()
+        #expect(composer.draft == "See notes", "the text comes back")
+        let notice = try #require(composer.notice)
+        #expect(notice.contains("could not be sent from this device") && notice.contains("is missing"), "\(notice)")
+        #expect(!notice.contains("The desktop did not take"), "\(notice)")
+        #expect(await phone.outbox.pendingEntries(in: chatA).isEmpty)
+        #expect(desktop.delivered.isEmpty)
+        await composer.close()
+    }
 }
