@@ -113,6 +113,22 @@ public actor WorkspaceOutbox {
         completedThisProcess.insert(operationId)
     }
 
+    /// Takes a pending entry that cannot be trusted out of the outbox, keeping the stored
+    /// outbox (with the entry) under ``asideKey`` first, as a launch does with unreadable
+    /// entries; the operation then counts as completed.
+    public func setAside(_ operationId: String, in chat: WorkspaceChatKey) throws(WorkspaceOutboxError) {
+        guard !completedThisProcess.contains(operationId) else { throw .operationCompleted(operationId) }
+        guard case .pending? = document.state(of: operationId, in: chat) else {
+            throw .unknownOperation(operationId)
+        }
+        do {
+            try store.set(Array(JSONWriter().string(from: document.jsonValue).utf8), forKey: Self.asideKey)
+        } catch {
+            throw .storage(String(describing: error))
+        }
+        try complete(operationId, in: chat)
+    }
+
     /// Applies `edit` to a copy, saves it, and only then adopts it.
     private func change(_ edit: (inout WorkspaceOutboxDocument) -> Void) throws(WorkspaceOutboxError) {
         var next = document

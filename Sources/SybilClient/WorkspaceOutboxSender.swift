@@ -200,6 +200,14 @@ public actor WorkspaceOutboxSender {
                 "its attachments wait in the outbox and this sender cannot upload them; the app or 'sybil workspaces send' sends it"
             )
         }
+        // Every stored path must be this entry's own copy before anything is read or sent.
+        for staged in entry.stagedAttachments {
+            do {
+                try await staging.confine(staged, operationId: entry.operationId)
+            } catch {
+                return await setAside(entry, because: error)
+            }
+        }
         while let staged = entry.stagedAttachments.first {
             do {
                 try await staging.verify(staged)
@@ -232,6 +240,19 @@ public actor WorkspaceOutboxSender {
             entry = next
         }
         return nil
+    }
+
+    /// The stored entry names a file that is not its own copy: it leaves the outbox, kept
+    /// under ``WorkspaceOutbox/asideKey``, and nothing of it is uploaded or sent.
+    private func setAside(_ entry: WorkspaceOutboxEntry, because error: WorkspaceStagingError) async -> Outcome {
+        do {
+            try await outbox.setAside(entry.operationId, in: entry.chat)
+        } catch WorkspaceOutboxError.operationCompleted {
+            return .alreadyCompleted
+        } catch {
+            return .failed(String(describing: error))
+        }
+        return .discarded(reason: "\(error.description); the stored entry was kept under \(WorkspaceOutbox.asideKey).")
     }
 
     /// The attempt stops before the message was sent; it is retried with the same ids.

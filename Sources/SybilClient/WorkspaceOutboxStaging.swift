@@ -113,13 +113,52 @@ public actor WorkspaceOutboxStaging {
             stagedPath: target)
     }
 
+    /// Checks that `staged` is where this staging keeps `operationId`'s copies: exactly
+    /// `folder(of: operationId) + "/<n>"` (`n` a decimal index below
+    /// ``WorkspaceOutboxEntry/maximumStagedAttachments``), the folder a real directory and the
+    /// copy not a symbolic link, so that a tampered outbox cannot make the sender upload another
+    /// file. A copy that does not exist passes (``verify(_:)`` reports it missing).
+    public func confine(_ staged: WorkspaceStagedAttachment, operationId: String) throws(WorkspaceStagingError) {
+        let folder = folder(of: operationId)
+        let outside = WorkspaceStagingError.outsideStaging(fileName: staged.fileName, path: staged.stagedPath)
+        guard staged.stagedPath.hasPrefix(folder + "/") else { throw outside }
+        let index = staged.stagedPath.utf8.dropFirst(folder.utf8.count + 1)
+        guard (1...2).contains(index.count), index.allSatisfy({ (0x30...0x39).contains($0) }),
+            index.count == 1 || index.first != 0x30,
+            let number = Int(String(decoding: index, as: UTF8.self)),
+            number < WorkspaceOutboxEntry.maximumStagedAttachments
+        else { throw outside }
+        var info = stat()
+        if lstat(folder, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw outside }
+        } else if errno != ENOENT {
+            throw outside
+        }
+        if lstat(staged.stagedPath, &info) == 0 {
+            guard info.st_mode & S_IFMT != S_IFLNK else { throw outside }
+        }
+        // The staging folder itself may sit behind a link (a home on another volume): what
+        // counts is that the copy's folder resolves to the entry's folder inside it.
+        if let root = Self.canonical(directory), let resolved = Self.canonical(folder) {
+            guard resolved == root + "/" + String(folder.dropFirst(directory.count + 1)) else {
+                throw outside
+            }
+        }
+    }
+
+    private static func canonical(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Checks that a staged copy is still there, whole and unchanged (size and SHA-256). Only a
     /// missing copy (`ENOENT`) or one whose size or SHA-256 differs is ``WorkspaceStagingError/damaged(fileName:reason:)``
     /// (it can never be sent); any other failure to open or read it (too many open files,
     /// permissions, an I/O error) is ``WorkspaceStagingError/unavailable(fileName:reason:)``:
     /// the message waits and is tried again later.
     public func verify(_ staged: WorkspaceStagedAttachment) throws(WorkspaceStagingError) {
-        let descriptor = open(staged.stagedPath, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(staged.stagedPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
             let code = errno
             if code == ENOENT {

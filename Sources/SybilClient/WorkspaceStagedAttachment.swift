@@ -13,7 +13,9 @@ public struct WorkspaceStagedAttachment: Sendable, Hashable {
     public var size: Int64
     /// SHA-256 of the staged copy, 64 lowercase hex digits.
     public var sha256: String
-    /// Where the staged copy is (an absolute path under the outbox's staging directory).
+    /// Where the staged copy is (an absolute path under the outbox's staging directory). Read
+    /// back from disk it is not trusted: the sender checks it is the entry's own copy
+    /// (``WorkspaceOutboxStaging/confine(_:operationId:)``) before anything is read or uploaded.
     public var stagedPath: String
 
     /// Describes a staged copy.

@@ -11,6 +11,9 @@ public enum WorkspaceStagingError: Error, Sendable, Hashable, CustomStringConver
     /// A staged copy could not be opened or read right now (too many open files, permissions,
     /// an I/O error); it is not known to be damaged, so the message waits for a later retry.
     case unavailable(fileName: String, reason: String)
+    /// A stored entry names a copy outside the staging folder of its own message (or behind a
+    /// symbolic link): the entry is not trusted and is kept aside, nothing is uploaded.
+    case outsideStaging(fileName: String, path: String)
 
     /// One sentence for the user.
     public var description: String {
@@ -22,6 +25,8 @@ public enum WorkspaceStagingError: Error, Sendable, Hashable, CustomStringConver
             "The attachment could not be kept in the outbox (\(path): \(reason)); free some space and send again."
         case .damaged(let name, let reason): "\(name) cannot be sent: \(reason); attach it again."
         case .unavailable(let name, let reason): "\(name) is not uploaded yet: \(reason); it is tried again later."
+        case .outsideStaging(let name, let path):
+            "\(name) cannot be sent: the outbox names \(path) as its copy, which is not inside the outbox's folder for this message"
         }
     }
 }

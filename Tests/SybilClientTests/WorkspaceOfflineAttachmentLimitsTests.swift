@@ -144,4 +144,73 @@ struct WorkspaceOfflineAttachmentLimitsTests {
         #expect(desktop.delivered.isEmpty)
         await composer.close()
     }
+
+    // MARK: Staged paths read back from disk
+
+    enum Tampering: String, CaseIterable, Sendable {
+        /// The stored path names a file elsewhere.
+        case pathElsewhere
+        /// The stored path climbs out of the entry's folder.
+        case dotDot
+        /// The stored path names another entry's folder.
+        case anotherEntrysFolder
+        /// The path is right, but the copy is a symbolic link to the file.
+        case symlinkedCopy
+        /// The path is right, but the entry's folder is a symbolic link to the file's folder.
+        case symlinkedFolder
+    }
+
+    @Test("a stored path that is not the entry's own copy sets the entry aside", arguments: Tampering.allCases)
+    func aTamperedStagedPathUploadsNothingAndSetsTheEntryAside(_ tampering: Tampering) async throws {
+        let directory = try WorkspaceOfflineAttachmentTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let desktop = FakeStagedUploadDesktop()
+        let store = InMemoryKeyValueStore()
+        let phone = try WorkspaceOfflineAttachmentTests.launch(store: store, desktop: desktop, directory: directory)
+        let secrets = directory.appendingPathComponent("secrets")
+        try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
+        let secret = secrets.appendingPathComponent("0")
+        let bytes = Array("private key".utf8)
+        try Data(bytes).write(to: secret)
+        let folder = phone.staging.folder(of: "op-evil")
+        let path: String
+        switch tampering {
+        case .pathElsewhere: path = secret.path
+        case .dotDot: path = folder + "/../../secrets/0"
+        case .anotherEntrysFolder:
+            path = phone.staging.folder(of: "op-other") + "/0"
+            try FileManager.default.createDirectory(
+                atPath: phone.staging.folder(of: "op-other"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: secret.path, toPath: path)
+        case .symlinkedCopy:
+            path = folder + "/0"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: secret.path)
+        case .symlinkedFolder:
+            path = folder + "/0"
+            try FileManager.default.createDirectory(atPath: phone.staging.directory, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: secrets.path)
+        }
+        let entry = WorkspaceOutboxEntry(
+            chat: chatA, operationId: "op-evil", mutation: .init(mutationId: "mut-1", text: "Innocent"), mode: .send,
+            createdAt: 1,
+            stagedAttachments: [
+                WorkspaceStagedAttachment(
+                    fileName: "a.txt", mimeType: "text/plain", size: Int64(bytes.count),
+                    sha256: SHA256Digest.hex(bytes), stagedPath: path)
+            ])
+        try await phone.outbox.enqueue(entry)
+
+        let results = try await phone.sender.retryPending(in: chatA)
+        guard case .discarded(let reason)? = results.first?.outcome else {
+            Issue.record("expected the entry to be set aside, got \(results.map(\.outcome))")
+            return
+        }
+        #expect(reason.contains("not inside the outbox's folder") && reason.contains(WorkspaceOutbox.asideKey))
+        #expect(desktop.calls.isEmpty, "nothing uploaded, nothing sent")
+        #expect(await phone.outbox.pendingEntries(in: chatA).isEmpty)
+        let aside = try #require(try store.data(forKey: WorkspaceOutbox.asideKey))
+        #expect(String(decoding: aside, as: UTF8.self).contains("op-evil"), "the entry is kept aside")
+        #expect(FileManager.default.fileExists(atPath: secret.path), "the named file is left alone")
+    }
 }
