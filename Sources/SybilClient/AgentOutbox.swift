@@ -116,24 +116,31 @@ public final class AgentOutbox {
     ) async throws(AgentOutboxError) -> AgentOutbox {
         let scope = try AgentOutboxScope(baseURL: baseURL)
         let file = AgentOutboxFile(directory: directory, scope: scope, checkpoint: journalCheckpoint)
+        let compactAfter = min(max(0, compactAfter), 1 << 40)
         var queue = AgentOutboxQueue()
         var problems: [AgentOutboxError] = []
         var needsSnapshot = true
         var mustWrite = false
-        let loaded = try await file.open()
-        if loaded.snapshot == nil, let reason = loaded.unreadableJournal {
+        let loaded = try await file.open(maxJournalBytes: maxJournalBytes(compactAfter: compactAfter))
+        if let reason = loaded.unreadableSnapshot {
+            // Too large to read: the snapshot and its journal go aside unread.
+            let aside = try await file.moveAside()
+            problems = [.unreadable(path: file.path, keptAt: aside, reason: reason)]
+        } else if loaded.snapshot == nil, let reason = loaded.unreadableJournal {
             // A journal that cannot be read, and no snapshot: the journal goes aside.
             let aside = try await file.moveAside()
             problems = [.unreadable(path: file.journalPath, keptAt: aside + ".journal", reason: reason)]
-        } else if loaded.snapshot != nil {
+        } else if let snapshot = loaded.snapshot {
             needsSnapshot = false
-            var (bytes, recordProblem) = AgentOutboxJournal.merge(snapshot: loaded.snapshot, records: loaded.records)
+            var (bytes, recordProblem) = AgentOutboxJournal.merge(snapshot: snapshot, records: loaded.records)
             var decoded = Self.decode(bytes, scope: scope)
-            if case .failure(let error) = decoded, !loaded.records.isEmpty, let snapshot = loaded.snapshot {
-                // The journal broke the document: the snapshot alone, and the journal kept aside.
-                recordProblem = error
-                bytes = snapshot
-                decoded = Self.decode(snapshot, scope: scope)
+            if case .failure(let error) = decoded, !loaded.records.isEmpty {
+                // The journal broke the document (it grew past what a launch reads, typically):
+                // the longest run of its first records that still decodes, the rest kept aside.
+                let kept = Self.longestDecodablePrefix(snapshot: snapshot, records: loaded.records, scope: scope)
+                recordProblem = .contract(
+                    .root.appending(key: "journal").appending(index: kept.count), error.description)
+                decoded = kept.decoded
             }
             switch decoded {
             case .success(let (document, entryProblems)):
@@ -144,7 +151,7 @@ public final class AgentOutbox {
                 }
                 if let reason = loaded.unreadableJournal { reasons.append("the journal was left out: \(reason)") }
                 if !reasons.isEmpty {
-                    let aside = try await file.copyAside(loaded.snapshot)
+                    let aside = try await file.copyAside(snapshot, movingJournal: loaded.oversizedJournal)
                     problems = reasons.map { .unreadable(path: file.path, keptAt: aside, reason: $0) }
                     needsSnapshot = true
                     mustWrite = true
@@ -155,18 +162,61 @@ public final class AgentOutbox {
                 needsSnapshot = true
             }
         }
+        if let aside = loaded.supersededJournal {
+            problems.append(
+                .unreadable(
+                    path: file.journalPath, keptAt: aside,
+                    reason: "it names another snapshot than the one beside it, and that snapshot lacks its changes"))
+        }
         let outbox = AgentOutbox(
             scope: scope, file: file, queue: queue, loadProblems: problems, ids: ids, now: now)
         outbox.needsSnapshot = needsSnapshot
         outbox.journalBytes = loaded.journalBytes
         outbox.snapshotBytes = loaded.snapshot?.count ?? 0
-        outbox.compactAfter = max(0, compactAfter)
+        outbox.compactAfter = compactAfter
+        // Every entry's stored bytes, so that the size check of `enqueue` counts what is
+        // already queued from the first message of this launch on.
+        for entry in queue.entries { _ = outbox.encoded(entry) }
         var relaunched = queue
         if !relaunched.relaunch().isEmpty || mustWrite {
             try await outbox.save(relaunched, compacting: false)
             outbox.queue = relaunched
         }
         return outbox
+    }
+
+    /// The largest journal a launch reads (bytes): a compaction starts once it passes
+    /// `compactAfter` or four times a snapshot (at most ``AgentOutboxDocument/maxBytes``), and
+    /// one more batch (at most ``AppendJournal/maxRecordBytes``) may be appended before it runs.
+    /// A larger journal is not read; it is moved aside.
+    static func maxJournalBytes(compactAfter: Int) -> Int {
+        4 * AgentOutboxDocument.maxBytes + min(max(0, compactAfter), 1 << 40) + AppendJournal.maxRecordBytes
+            + AppendJournal.headerSize + 8
+    }
+
+    /// The document of the snapshot with the longest run of the journal's first records that
+    /// still decodes (the records before the first one that breaks it; found by halving, each
+    /// try a merge and a decode), and how many records that is.
+    private static func longestDecodablePrefix(
+        snapshot: [UInt8], records: [[UInt8]], scope: AgentOutboxScope
+    ) -> (count: Int, decoded: Result<(AgentOutboxDocument, [JSONError]), JSONError>) {
+        func attempt(_ count: Int) -> Result<(AgentOutboxDocument, [JSONError]), JSONError> {
+            decode(
+                AgentOutboxJournal.merge(snapshot: snapshot, records: Array(records.prefix(count))).bytes, scope: scope)
+        }
+        // `good` decodes (or is 0, the snapshot alone); `bad` does not.
+        var (good, bad) = (0, records.count)
+        var best = attempt(0)
+        while bad - good > 1 {
+            let middle = (good + bad) / 2
+            let result = attempt(middle)
+            if case .success = result {
+                (good, best) = (middle, result)
+            } else {
+                bad = middle
+            }
+        }
+        return (good, best)
     }
 
     /// The stored document, refused as a whole when it belongs to another base URL.

@@ -16,12 +16,16 @@ import SybilStore
 /// changes). A change is one record appended and flushed; a compaction writes a new snapshot
 /// atomically and then removes the journal, so a crash at any step leaves either the old
 /// snapshot with its journal or the new snapshot (with, at most, the old journal, which names
-/// the old snapshot as its base and is ignored). An outbox saved before the journal existed is
-/// a snapshot without a journal and opens as it is.
+/// the old snapshot as its base and whose changes the new snapshot shows: it is replaced by the
+/// next append). A journal naming another snapshot whose changes that snapshot does not show
+/// is never discarded: it is renamed to `<file>.superseded-<n>.journal`. An outbox saved before
+/// the journal existed is a snapshot without a journal and opens as it is.
 ///
 /// All file work runs on a serial dispatch queue of its own, never on the cooperative pool or
 /// the main thread. Unreadable content is never overwritten: it is moved (or copied) aside to
-/// `<file>.unreadable-<n>` first, `n` the first free number.
+/// `<file>.unreadable-<n>` first, `n` the first free number. Nothing is read whole before its
+/// size is known: a snapshot over ``AgentOutboxDocument/maxBytes`` or a journal over the bound
+/// the outbox gives is unreadable and moved aside unread.
 public final class AgentOutboxFile: Sendable {
     /// A step of a write, reported to the checkpoint.
     public enum Step: Sendable, Hashable {
@@ -48,6 +52,14 @@ public final class AgentOutboxFile: Sendable {
         var unreadableJournal: String?
         /// Bytes in the journal.
         var journalBytes: Int
+        /// Why the snapshot was not read (it and its journal must be moved aside), or `nil`.
+        var unreadableSnapshot: String?
+        /// Whether the journal was not read because of its size (it must be moved aside, not
+        /// copied).
+        var oversizedJournal = false
+        /// Where a journal naming another snapshot, with changes that snapshot lacks, was
+        /// renamed, or `nil`.
+        var supersededJournal: String?
     }
 
     /// Where the next append goes.
@@ -96,29 +108,63 @@ public final class AgentOutboxFile: Sendable {
         return AgentOutboxJournal.merge(snapshot: snapshot, records: records).bytes
     }
 
-    /// Creates the directory (mode 0700) and reads the snapshot and its journal.
-    func open() async throws(AgentOutboxError) -> Loaded {
+    /// Creates the directory (mode 0700) and reads the snapshot and its journal. A snapshot
+    /// over ``AgentOutboxDocument/maxBytes``, or a journal over `maxJournalBytes`, is not read
+    /// (its size is asked first) and is reported unreadable. A journal that names another
+    /// snapshot and holds changes that snapshot does not show is renamed aside
+    /// (`<file>.superseded-<n>.journal`) and reported; one that a compaction folded into the
+    /// snapshot before it stopped is left to be replaced.
+    func open(maxJournalBytes: Int) async throws(AgentOutboxError) -> Loaded {
         let (directory, path, journalPath) = (directory, path, journalPath)
         return try await perform {
             try AtomicFile.createDirectory(directory)
-            let snapshot = try AtomicFile.read(path)
-            let base = AppendJournal.fingerprint(snapshot ?? [])
-            var loaded = Loaded(snapshot: snapshot, records: [], unreadableJournal: nil, journalBytes: 0)
-            switch try AppendJournal.read(journalPath) {
+            var loaded = Loaded(snapshot: nil, records: [], unreadableJournal: nil, journalBytes: 0)
+            switch try BoundedFile.read(path, maxBytes: AgentOutboxDocument.maxBytes) {
+            case .missing: break
+            case .bytes(let bytes): loaded.snapshot = bytes
+            case .tooLarge(let size):
+                // Nothing is read: the snapshot and its journal go aside together.
+                loaded.unreadableSnapshot =
+                    "it holds \(size) bytes, over the limit of \(AgentOutboxDocument.maxBytes)"
+                self.mode.withLock { $0 = .broken }
+                return loaded
+            }
+            let base = AppendJournal.fingerprint(loaded.snapshot ?? [])
+            switch try AppendJournal.read(journalPath, maxBytes: maxJournalBytes) {
             case .missing, .tornHeader:
                 self.mode.withLock { $0 = .create(base: base) }
             case .unreadable(let reason):
                 loaded.unreadableJournal = reason
+                loaded.oversizedJournal = reason.hasPrefix("it holds ")
                 self.mode.withLock { $0 = .broken }
             case .journal(let contents) where contents.base == base:
                 loaded.records = contents.records
                 loaded.journalBytes = contents.validLength
-                self.mode.withLock {
-                    $0 = .append(base: base, end: contents.validLength, fileLength: contents.fileLength)
+                if let damage = contents.damage {
+                    // Damaged in the middle: the records before the damage count, and the file is
+                    // kept aside before anything could cut the records after it off.
+                    loaded.unreadableJournal = damage
+                    self.mode.withLock { $0 = .broken }
+                } else {
+                    self.mode.withLock {
+                        $0 = .append(base: base, end: contents.validLength, fileLength: contents.fileLength)
+                    }
                 }
-            case .journal:
-                // Superseded: a compaction wrote its records into the snapshot and stopped
-                // before removing it.
+            case .journal(let contents):
+                let folded =
+                    contents.damage == nil && AgentOutboxJournal.isFolded(contents.records, into: loaded.snapshot ?? [])
+                if !folded {
+                    // Not what a compaction leaves: the snapshot lacks its changes. Kept aside.
+                    let aside = try Self.freeAsidePath(for: path, kind: "superseded") + ".journal"
+                    guard rename(journalPath, aside) == 0 else {
+                        throw StorageError(
+                            operation: "rename", path: "\(journalPath)' to '\(aside)",
+                            reason: String(cString: strerror(errno)))
+                    }
+                    loaded.supersededJournal = aside
+                }
+                // Otherwise superseded: a compaction wrote its records into the snapshot and
+                // stopped before removing it.
                 self.mode.withLock { $0 = .create(base: base) }
             }
             return loaded
@@ -184,25 +230,34 @@ public final class AgentOutboxFile: Sendable {
     }
 
     /// Writes a copy of the snapshot's `bytes` (and of the journal as it is on disk, to
-    /// `<aside>.journal`) aside; returns where.
-    func copyAside(_ bytes: [UInt8]?) async throws(AgentOutboxError) -> String {
+    /// `<aside>.journal`) aside; returns where. With `movingJournal` (a journal too large to
+    /// read) the journal is renamed there instead of copied.
+    func copyAside(_ bytes: [UInt8]?, movingJournal: Bool = false) async throws(AgentOutboxError) -> String {
         let (path, journalPath) = (path, journalPath)
         return try await perform {
             let aside = try Self.freeAsidePath(for: path)
             if let bytes { try AtomicFile.write(bytes, to: aside) }
-            if let journal = try AtomicFile.read(journalPath) { try AtomicFile.write(journal, to: aside + ".journal") }
+            if movingJournal {
+                guard rename(journalPath, aside + ".journal") == 0 || errno == ENOENT else {
+                    throw StorageError(
+                        operation: "rename", path: "\(journalPath)' to '\(aside).journal'",
+                        reason: String(cString: strerror(errno)))
+                }
+            } else if let journal = try AtomicFile.read(journalPath) {
+                try AtomicFile.write(journal, to: aside + ".journal")
+            }
             return aside
         }
     }
 
-    /// `<path>.unreadable-<n>` for the first `n` from 1 that does not exist yet (nor its
-    /// journal copy).
-    static func freeAsidePath(for path: String) throws -> String {
+    /// `<path>.<kind>-<n>` (`unreadable` unless told) for the first `n` from 1 that does not
+    /// exist yet (nor its journal copy).
+    static func freeAsidePath(for path: String, kind: String = "unreadable") throws -> String {
         for number in 1...10_000 {
-            let candidate = "\(path).unreadable-\(number)"
+            let candidate = "\(path).\(kind)-\(number)"
             if try !exists(candidate), try !exists(candidate + ".journal") { return candidate }
         }
-        throw StorageError(operation: "move aside", path: path, reason: "10,000 unreadable copies already exist")
+        throw StorageError(operation: "move aside", path: path, reason: "10,000 \(kind) copies already exist")
     }
 
     private static func exists(_ path: String) throws -> Bool {

@@ -153,6 +153,69 @@ enum AgentOutboxJournal {
         return (JSONWriter().bytes(from: .object(document)), problem)
     }
 
+    /// Whether `snapshot` already shows every change `records` make (what a compaction that
+    /// stopped before removing the journal leaves: it wrote the records into the snapshot):
+    /// entries the records remove are absent, entries they add or change hold the members the
+    /// records gave them last and lack those they dropped, and the retired draft ids are the
+    /// records' last list. No records: true. A record or snapshot that cannot be read: false
+    /// (the caller cannot tell, and keeps the journal).
+    static func isFolded(_ records: [[UInt8]], into snapshot: [UInt8]) -> Bool {
+        guard !records.isEmpty else { return true }
+        let reader = JSONReader(limits: JSONReader.Limits(maxDepth: 32, maxBytes: AgentOutboxDocument.maxBytes))
+        // Per request id: the members the records leave (nil: dropped); nil entry: removed.
+        var expected: [String: [String: JSONValue?]?] = [:]
+        var retired: JSONValue?
+        for record in records {
+            guard case .object(let object)? = try? reader.parse(record) else { return false }
+            if case .array(let removed)? = object["remove"] {
+                for case .string(let id) in removed { expected[id] = .some(nil) }
+            }
+            if case .object(let set)? = object["set"] {
+                for member in set.members {
+                    guard case .object(let fields) = member.value else { return false }
+                    var entry = (expected[member.key] ?? nil) ?? [:]
+                    for field in fields.members { entry[field.key] = .some(field.value) }
+                    expected[member.key] = .some(entry)
+                }
+            }
+            if case .object(let unset)? = object["unset"] {
+                for member in unset.members {
+                    guard case .array(let keys) = member.value else { return false }
+                    var entry = (expected[member.key] ?? nil) ?? [:]
+                    for case .string(let key) in keys { entry[key] = .some(nil) }
+                    expected[member.key] = .some(entry)
+                }
+            }
+            if case .array(let added)? = object["add"] {
+                for item in added {
+                    guard case .object(let entry) = item, case .string(let id)? = entry["requestId"] else {
+                        return false
+                    }
+                    var fields: [String: JSONValue?] = [:]
+                    for field in entry.members { fields[field.key] = .some(field.value) }
+                    expected[id] = .some(fields)
+                }
+            }
+            if let ids = object["retiredDraftIds"] { retired = ids }
+        }
+        guard case .object(let document)? = try? reader.parse(snapshot), case .array(let items)? = document["entries"]
+        else { return false }
+        var present: [String: JSONObject] = [:]
+        for case .object(let entry) in items {
+            if case .string(let id)? = entry["requestId"] { present[id] = entry }
+        }
+        for (id, fields) in expected {
+            guard let fields else {
+                if present[id] != nil { return false }
+                continue
+            }
+            guard let entry = present[id] else { return false }
+            for (key, value) in fields where entry[key] != value { return false }
+        }
+        if let retired, document["retiredDraftIds"] != retired { return false }
+        return true
+    }
+
     /// The entries while records are applied, with their positions by request id.
     private struct Entries {
         var items: [(id: String?, value: JSONValue)]

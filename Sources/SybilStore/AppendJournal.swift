@@ -23,8 +23,12 @@ import SybilCore
 /// behind by a compaction that already wrote its records into a new snapshot is recognised as
 /// superseded. `check` is the FNV-1a 64 hash (``FNV1a64``) of the header's first 16 bytes, or of
 /// the payload, folded to 32 bits. Reading stops at the first record that is incomplete or
-/// fails its check: that is what a crash in the middle of an append leaves, and such a record
-/// was never reported as written (an append counts once its `fsync` returned).
+/// fails its check: when the bytes from there to the end are no more than that one record
+/// could leave (its 8-byte frame and its declared length), that is what a crash in the middle
+/// of an append leaves, and such a record was never reported as written (an append counts once
+/// its `fsync` returned; a failed append cuts its bytes off again). More bytes than that mean
+/// the journal is damaged in the middle: the complete records before the damage are read, and
+/// ``Contents/damage`` says why the file must be kept aside before anything truncates it.
 public enum AppendJournal {
     /// The first eight bytes of every journal.
     public static let magic: [UInt8] = Array("SYBJRNL1".utf8)
@@ -67,8 +71,20 @@ public enum AppendJournal {
         public var records: [[UInt8]]
         /// Where the complete records end (the next append goes there).
         public var validLength: Int
-        /// The file's length (more than ``validLength`` when a torn record follows).
+        /// The file's length (more than ``validLength`` when a torn record or damage follows).
         public var fileLength: Int
+        /// Why the bytes after the complete records are more than a torn append leaves (the
+        /// file is damaged; keep it aside, do not append), or `nil`.
+        public var damage: String?
+
+        /// A journal's contents.
+        public init(base: UInt64, records: [[UInt8]], validLength: Int, fileLength: Int, damage: String? = nil) {
+            self.base = base
+            self.records = records
+            self.validLength = validLength
+            self.fileLength = fileLength
+            self.damage = damage
+        }
     }
 
     /// The fingerprint of a snapshot (its length and FNV-1a 64 hash); an absent snapshot is
@@ -79,10 +95,15 @@ public enum AppendJournal {
         return hash.value ^ (UInt64(bytes.count) &* 0x9e37_79b9_7f4a_7c15)
     }
 
-    /// Reads the journal at `path`.
-    public static func read(_ path: String) throws -> Reading {
-        guard let bytes = try AtomicFile.read(path) else { return .missing }
-        return parse(bytes)
+    /// Reads the journal at `path`; a file over `maxBytes` (its size asked before anything is
+    /// read) is unreadable and is not read.
+    public static func read(_ path: String, maxBytes: Int = Int.max) throws -> Reading {
+        switch try BoundedFile.read(path, maxBytes: maxBytes) {
+        case .missing: return .missing
+        case .tooLarge(let size):
+            return .unreadable(reason: "it holds \(size) bytes, over the limit of \(maxBytes)")
+        case .bytes(let bytes): return parse(bytes)
+        }
     }
 
     /// Parses journal bytes.
@@ -110,7 +131,20 @@ public enum AppendJournal {
             records.append(Array(payload))
             offset += 8 + length
         }
-        return .journal(Contents(base: base, records: records, validLength: offset, fileLength: bytes.count))
+        // One torn record leaves at most its frame and its declared length.
+        var damage: String?
+        let rest = bytes.count - offset
+        if rest >= 8 {
+            let length = Int(integer(bytes, at: offset, size: 4))
+            if length > maxRecordBytes {
+                damage = "the record at byte \(offset) declares \(length) bytes, over the limit of \(maxRecordBytes)"
+            } else if rest > 8 + length {
+                damage =
+                    "the record at byte \(offset) fails its check and \(rest - 8 - length) bytes follow it"
+            }
+        }
+        return .journal(
+            Contents(base: base, records: records, validLength: offset, fileLength: bytes.count, damage: damage))
     }
 
     /// A header naming `base`.
@@ -144,7 +178,10 @@ public enum AppendJournal {
     ///     of the journal (a power loss may lose them, and ``Step/synced`` is not reported).
     ///     A new journal is always flushed.
     ///   - checkpoint: runs after each step; an error it throws stops the append there, as a
-    ///     crash would.
+    ///     crash would (nothing more is done). A ``StorageError`` it throws stands for the
+    ///     system call before it failing instead (tests): then, as for a failed write or
+    ///     `fsync`, the journal is cut back to where it ended before this append (best effort),
+    ///     so that a record reported as not written is not read by the next launch.
     public static func append(
         _ payloads: [[UInt8]], to path: String, at offset: Int?, fileLength: Int, base: UInt64, sync: Bool = true,
         checkpoint: (Step) throws -> Void = { _ in }
@@ -164,6 +201,23 @@ public enum AppendJournal {
             guard ftruncate(descriptor, off_t(start)) == 0 else { throw AtomicFile.systemError("truncate", path) }
         }
         try checkpoint(.opened)
+        do {
+            return try write(
+                payloads, to: descriptor, path: path, at: start, base: base, creating: creating, sync: sync,
+                checkpoint: checkpoint)
+        } catch let error as StorageError {
+            // The records may be on disk although the append failed: cut them off again.
+            _ = ftruncate(descriptor, off_t(creating ? 0 : start))
+            _ = fsync(descriptor)
+            throw error
+        }
+    }
+
+    /// Writes and flushes the records of ``append(_:to:at:fileLength:base:sync:checkpoint:)``.
+    private static func write(
+        _ payloads: [[UInt8]], to descriptor: Int32, path: String, at start: Int, base: UInt64, creating: Bool,
+        sync: Bool, checkpoint: (Step) throws -> Void
+    ) throws -> Int {
         var bytes = creating ? header(base: base) : []
         bytes.reserveCapacity(bytes.count + payloads.reduce(0) { $0 + $1.count + 8 })
         for payload in payloads { bytes += record(payload) }
