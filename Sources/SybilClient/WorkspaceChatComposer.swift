@@ -96,8 +96,11 @@ public final class WorkspaceChatComposer {
     // MARK: Launch
 
     /// Shows the entries a previous run left in the outbox as pending rows, then sends those
-    /// the desktop has not accepted, in order, with their original ids.
+    /// the desktop has not accepted, in order, with their original ids. Staged copies no entry
+    /// owns are removed first (``WorkspaceOutboxSender/removeOrphanedCopies()``).
     public func restore() async {
+        // Copies a crash left without a message go first (once per sender).
+        await sender.removeOrphanedCopies()
         let entries = await outbox.pendingEntries(in: chat)
         for entry in entries where !deliveries.contains(where: { $0.id == entry.operationId }) {
             deliveries.append(

@@ -74,6 +74,11 @@ public actor WorkspaceOutbox {
         document.scopes.filter { !document.pendingEntries(in: $0.chat).isEmpty }.map(\.chat)
     }
 
+    /// The operation ids of every pending entry, in every chat.
+    public var pendingOperationIds: Set<String> {
+        Set(document.scopes.flatMap { document.pendingEntries(in: $0.chat).map(\.operationId) })
+    }
+
     /// Queues a new entry (saved before this returns). An entry keeping more attachments
     /// waiting than ``WorkspaceOutboxEntry/maximumStagedAttachments`` is refused: it would not
     /// read back at the next launch, and the whole message would be lost.

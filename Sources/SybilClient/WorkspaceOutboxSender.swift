@@ -40,6 +40,7 @@ public actor WorkspaceOutboxSender {
     /// attachments in the outbox).
     public nonisolated let staging: WorkspaceOutboxStaging?
     private var chains: [WorkspaceChatKey: SerialAsyncChain] = [:]
+    private var sweptOrphans = false
 
     /// A sender. `now` gives milliseconds since the epoch for new entries' `createdAt`;
     /// `uploader` uploads the staged copies `staging` keeps for queued messages.
@@ -55,6 +56,17 @@ public actor WorkspaceOutboxSender {
         self.clock = clock
         self.ids = ids
         self.now = now
+    }
+
+    /// Once per sender, when it starts (``WorkspaceChatComposer/restore()`` calls it): removes
+    /// staged folders whose operation is not in the outbox, left by a crash between staging
+    /// and saving a message or between the desktop's acceptance and their removal. Returns the
+    /// folder names removed (none on later calls).
+    @discardableResult
+    public func removeOrphanedCopies() async -> [String] {
+        guard let staging, !sweptOrphans else { return [] }
+        sweptOrphans = true
+        return await staging.removeOrphans(keeping: await outbox.pendingOperationIds)
     }
 
     /// Saves a new message and sends it. The entry is in the outbox before anything leaves (and

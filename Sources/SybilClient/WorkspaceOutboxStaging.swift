@@ -24,6 +24,10 @@ public actor WorkspaceOutboxStaging {
     /// Where the copies live: one folder per operation id.
     public nonisolated let directory: String
 
+    /// Operations this process staged copies for: their folders are never swept as orphans
+    /// (a message may be between staging and being saved in the outbox).
+    private var stagedThisProcess: Set<String> = []
+
     /// Staging in `directory` (created when the first file is staged).
     public init(directory: String) {
         self.directory = directory
@@ -53,6 +57,7 @@ public actor WorkspaceOutboxStaging {
     ) throws(WorkspaceStagingError) -> WorkspaceStagedAttachment {
         let folder = folder(of: operationId)
         let target = folder + "/\(index)"
+        stagedThisProcess.insert(operationId)
         guard let source = FileHandle(forReadingAtPath: file.path) else {
             throw .unreadable(path: file.path, reason: "it does not exist or cannot be read")
         }
@@ -203,6 +208,38 @@ public actor WorkspaceOutboxStaging {
         guard FileManager.default.fileExists(atPath: folder) else { return }
         try? FileManager.default.removeItem(atPath: folder)
         Self.syncDirectory(directory)
+    }
+
+    /// Removes the folders of operations that are not in `keep` and were not staged by this
+    /// process: copies left by a crash between staging and saving the message, or between the
+    /// desktop's acceptance and their removal. Only entries directly in the staging directory
+    /// whose names are operation folders (see ``folder(of:)``) and that are real directories
+    /// are removed; symbolic links are never followed nor removed. Returns the names removed.
+    @discardableResult
+    public func removeOrphans(keeping keep: Set<String>) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        let owned = Set((keep.union(stagedThisProcess)).map { String(folder(of: $0).dropFirst(directory.count + 1)) })
+        var removed: [String] = []
+        for name in names.sorted() where !owned.contains(name) && Self.isOperationFolderName(name) {
+            let path = directory + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            guard (try? FileManager.default.removeItem(atPath: path)) != nil else { continue }
+            removed.append(name)
+        }
+        if !removed.isEmpty { Self.syncDirectory(directory) }
+        return removed
+    }
+
+    /// Whether `name` is one ``folder(of:)`` makes: a plain operation id, or `op-` and 16 hex
+    /// digits for a hashed one.
+    static func isOperationFolderName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= 128 else { return false }
+        return bytes.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == 0x2D || byte == 0x5F
+        }
     }
 
     /// Whether `operationId` has staged copies on disk.

@@ -213,4 +213,62 @@ struct WorkspaceOfflineAttachmentLimitsTests {
         #expect(String(decoding: aside, as: UTF8.self).contains("op-evil"), "the entry is kept aside")
         #expect(FileManager.default.fileExists(atPath: secret.path), "the named file is left alone")
     }
+
+    // MARK: Orphaned staging folders
+
+    @MainActor
+    @Test func copiesNoEntryOwnsAreRemovedWhenTheSenderStartsAndNothingElse() async throws {
+        let directory = try WorkspaceOfflineAttachmentTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let desktop = FakeStagedUploadDesktop()
+        desktop.reachable = false
+        let store = InMemoryKeyValueStore()
+        let first = try WorkspaceOfflineAttachmentTests.launch(store: store, desktop: desktop, directory: directory)
+        let kept = try await Self.queued("kept", phone: first, directory: directory, desktop: desktop)
+        desktop.reachable = false
+        let root = first.staging.directory
+        let manager = FileManager.default
+        // A crash between staging and saving, and one between acceptance and removal.
+        for orphan in ["op-crashed-before-save", "op-accepted-then-crashed"] {
+            try manager.createDirectory(atPath: root + "/" + orphan, withIntermediateDirectories: true)
+            try Data("copy".utf8).write(to: URL(fileURLWithPath: root + "/" + orphan + "/0"))
+        }
+        let outside = directory.appendingPathComponent("outside")
+        try manager.createDirectory(at: outside, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: outside.appendingPathComponent("0"))
+        try manager.createSymbolicLink(atPath: root + "/op-link", withDestinationPath: outside.path)
+        try manager.createDirectory(atPath: root + "/not an id", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/op-plain-file"))
+
+        let relaunched = try WorkspaceOfflineAttachmentTests.launch(
+            store: store, desktop: desktop, directory: directory)
+        let host = WorkspaceChatHost(
+            key: chatA, rpc: ScriptedWorkspaceChatRPC(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
+        let composer = WorkspaceChatComposer(
+            host: host, outbox: relaunched.outbox, sender: relaunched.sender,
+            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 2)), now: { 1_764_400_000_000 })
+        await composer.restore()
+        let left = Set(try manager.contentsOfDirectory(atPath: root))
+        let keptName = String(relaunched.staging.folder(of: kept.operationId).dropFirst(root.count + 1))
+        #expect(left == [keptName, "op-link", "not an id", "op-plain-file"], "\(left)")
+        #expect(manager.fileExists(atPath: outside.appendingPathComponent("0").path), "a link is never followed")
+        #expect(await relaunched.outbox.pendingEntries(in: chatA).map(\.operationId) == [kept.operationId])
+        #expect(await relaunched.sender.removeOrphanedCopies().isEmpty, "once per sender")
+        await composer.close()
+    }
+
+    @Test func aMessageBeingStagedInThisProcessIsNotSwept() async throws {
+        let directory = try WorkspaceOfflineAttachmentTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let desktop = FakeStagedUploadDesktop()
+        let phone = try WorkspaceOfflineAttachmentTests.launch(
+            store: InMemoryKeyValueStore(), desktop: desktop, directory: directory)
+        let file = directory.appendingPathComponent("a.txt")
+        try WorkspaceOfflineAttachmentTests.write("a", to: file)
+        _ = try await phone.staging.stage(
+            AttachmentUploader.File(path: file.path, fileName: "a.txt", mimeType: "text/plain"),
+            operationId: "op-not-saved-yet", index: 0)
+        #expect(await phone.sender.removeOrphanedCopies().isEmpty)
+        #expect(await phone.staging.hasCopies(of: "op-not-saved-yet"))
+    }
 }
