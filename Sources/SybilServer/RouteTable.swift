@@ -7,6 +7,8 @@
 struct RouteTable: Sendable {
     /// The path prefix under which routes are served too.
     static let basePath = "/api"
+    /// ``basePath`` with the slash a path under it continues with.
+    private static let basePathPrefix = basePath + "/"
 
     /// What ``match(method:path:)`` found.
     enum Match: Sendable {
@@ -49,15 +51,17 @@ struct RouteTable: Sendable {
     /// parameters, `.methodNotAllowed` with the allowed methods when only the path matches, or
     /// `.notFound`.
     func match(method: String, path: String) -> Match {
-        if path.hasPrefix(Self.basePath + "/") {
-            return match(method: method, path: path.dropFirst(Self.basePath.count), underBasePath: true)
+        if path.hasPrefix(Self.basePathPrefix) {
+            let rest = path.dropFirst(Self.basePath.count)
+            return match(method: method, path: rest, key: String(rest), underBasePath: true)
         }
-        return match(method: method, path: Substring(path), underBasePath: false)
+        return match(method: method, path: Substring(path), key: path, underBasePath: false)
     }
 
-    private func match(method: String, path: Substring, underBasePath: Bool) -> Match {
+    /// `key` is `path` as a `String`, for the static routes' dictionary.
+    private func match(method: String, path: Substring, key: String, underBasePath: Bool) -> Match {
         var allowed: [String] = []
-        for route in staticRoutes[String(path)] ?? [] where !underBasePath || route.underBasePath {
+        for route in staticRoutes[key] ?? [] where !underBasePath || route.underBasePath {
             if route.answers(method) { return .route(route, PathParameters()) }
             allowed.append(route.method)
         }
