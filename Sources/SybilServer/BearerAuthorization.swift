@@ -14,14 +14,14 @@ struct BearerAuthorization: Sendable {
 
     /// The answer refusing `headers`, or `nil` when they carry the token.
     func refusal(for headers: HTTPHeaders) -> HTTPServerResponse? {
-        let fields = headers.fields.filter { $0.name.lowercased() == "authorization" }
-        if fields.count > 1 {
+        let values = headers.values(named: "Authorization")
+        if values.count > 1 {
             return APIError(
                 status: 400, message: "Send one Authorization header, not several.", code: "duplicate_authorization",
                 param: "Authorization"
             ).response
         }
-        if let field = fields.first, matches(Array(field.value.utf8)) { return nil }
+        if let value = values.first, matches(Array(value.utf8)) { return nil }
         var response = APIError(
             status: 401, message: "A valid bearer token is required (Authorization: Bearer <token>).",
             code: "unauthorized"

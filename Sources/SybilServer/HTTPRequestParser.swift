@@ -8,7 +8,12 @@ public struct HTTPRequestHead: Sendable, Hashable {
     public var method: String
     /// The request target, e.g. `/v1/chat/completions?x=1`; an absolute-form target
     /// (`http://host/v1/models`) is reduced to its origin form when parsed.
-    public var target: String
+    public var target: String {
+        didSet { path = Self.path(of: target) }
+    }
+    /// The path without the query: kept with the target, since every routing decision (auth,
+    /// body limit, dispatch) reads it.
+    public private(set) var path: String
     /// 0 for HTTP/1.0, 1 for HTTP/1.1.
     public var minorVersion: Int
     /// Header fields in order.
@@ -18,6 +23,7 @@ public struct HTTPRequestHead: Sendable, Hashable {
     public init(method: String, target: String, minorVersion: Int, headers: HTTPHeaders) {
         self.method = method
         self.target = target
+        self.path = Self.path(of: target)
         self.minorVersion = minorVersion
         self.headers = headers
     }
@@ -25,15 +31,16 @@ public struct HTTPRequestHead: Sendable, Hashable {
     /// Whether the connection stays open after this request (HTTP/1.1 unless `Connection:
     /// close`; HTTP/1.0 only with `Connection: keep-alive`).
     public var keepAlive: Bool {
-        let tokens =
-            headers["Connection"]?.lowercased().split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces)
-            } ?? []
-        return minorVersion == 1 ? !tokens.contains("close") : tokens.contains("keep-alive")
+        minorVersion == 1
+            ? !headers.listContains("Connection", token: "close")
+            : headers.listContains("Connection", token: "keep-alive")
     }
 
-    /// The path without the query.
-    public var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
+    /// `target` up to its first `?`.
+    private static func path(of target: String) -> String {
+        guard let query = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
+        return String(target[..<query])
+    }
 }
 
 /// Why a request could not be read; each maps to the status the server answers with.

@@ -14,6 +14,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         fields.first { Self.sameName($0.name, name) }?.value
     }
 
+    /// Every value of `name`, in order (a field sent twice is two values).
+    public func values(named name: String) -> [String] {
+        fields.compactMap { Self.sameName($0.name, name) ? $0.value : nil }
+    }
+
     /// Adds a field, keeping earlier ones with the same name.
     public mutating func append(_ name: String, _ value: String) {
         fields.append((name, value))
