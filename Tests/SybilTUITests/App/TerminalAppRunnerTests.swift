@@ -40,15 +40,16 @@ struct TerminalAppRunnerTests {
     }
 
     /// Streams "Hallo" and " Welt", one delta per call to `release()`.
+    /// One reply whose deltas the test sends. The stream exists from the start, so a delta
+    /// sent before the app has asked for the reply (the typing indicator can show first) waits
+    /// in the stream's buffer instead of being dropped.
     final class SteppedStreaming: ChatStreaming {
-        private let continuation = Locked<AsyncThrowingStream<String, any Error>.Continuation?>(nil)
-        func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error> {
-            let (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
-            self.continuation.withLock { $0 = continuation }
-            return stream
-        }
-        func send(_ delta: String) { _ = continuation.withLock { $0 }?.yield(delta) }
-        func finish() { continuation.withLock { $0 }?.finish() }
+        private let stream: AsyncThrowingStream<String, any Error>
+        private let continuation: AsyncThrowingStream<String, any Error>.Continuation
+        init() { (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream() }
+        func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error> { stream }
+        func send(_ delta: String) { continuation.yield(delta) }
+        func finish() { continuation.finish() }
     }
 
     private func controller(streaming: any ChatStreaming) -> TerminalAppController {
