@@ -132,16 +132,8 @@ public final class AgentOutbox {
             problems = [.unreadable(path: file.journalPath, keptAt: aside + ".journal", reason: reason)]
         } else if let snapshot = loaded.snapshot {
             needsSnapshot = false
-            var (bytes, recordProblem) = AgentOutboxJournal.merge(snapshot: snapshot, records: loaded.records)
-            var decoded = Self.decode(bytes, scope: scope)
-            if case .failure(let error) = decoded, !loaded.records.isEmpty {
-                // The journal broke the document (it grew past what a launch reads, typically):
-                // the longest run of its first records that still decodes, the rest kept aside.
-                let kept = Self.longestDecodablePrefix(snapshot: snapshot, records: loaded.records, scope: scope)
-                recordProblem = .contract(
-                    .root.appending(key: "journal").appending(index: kept.count), error.description)
-                decoded = kept.decoded
-            }
+            let (decoded, recordProblem) = await Self.readStored(
+                snapshot: snapshot, records: loaded.records, scope: scope)
             switch decoded {
             case .success(let (document, entryProblems)):
                 queue = AgentOutboxQueue(entries: document.entries, retiredDraftIds: document.retiredDraftIds)
@@ -176,7 +168,7 @@ public final class AgentOutbox {
         outbox.compactAfter = compactAfter
         // Every entry's stored bytes, so that the size check of `enqueue` counts what is
         // already queued from the first message of this launch on.
-        for entry in queue.entries { _ = outbox.encoded(entry) }
+        outbox.encodedEntries = await Self.encodedEntries(of: queue.entries)
         var relaunched = queue
         if !relaunched.relaunch().isEmpty || mustWrite {
             try await outbox.save(relaunched, compacting: false)
@@ -194,10 +186,29 @@ public final class AgentOutbox {
             + AppendJournal.headerSize + 8
     }
 
+    /// The stored document: the snapshot with the journal's records merged and decoded, off
+    /// the main actor (an outbox may hold up to ``AgentOutboxDocument/maxBytes``, and a launch
+    /// must not freeze the app while it is read); when the journal broke the document (it grew
+    /// past what a launch reads, typically), the longest run of its first records that still
+    /// decodes, and the problem with the first record left out.
+    @concurrent
+    private nonisolated static func readStored(
+        snapshot: [UInt8], records: [[UInt8]], scope: AgentOutboxScope
+    ) async -> (decoded: Result<(AgentOutboxDocument, [JSONError]), JSONError>, recordProblem: JSONError?) {
+        let (bytes, recordProblem) = AgentOutboxJournal.merge(snapshot: snapshot, records: records)
+        let decoded = decode(bytes, scope: scope)
+        guard case .failure(let error) = decoded, !records.isEmpty else { return (decoded, recordProblem) }
+        let kept = longestDecodablePrefix(snapshot: snapshot, records: records, scope: scope)
+        return (
+            kept.decoded,
+            .contract(.root.appending(key: "journal").appending(index: kept.count), error.description)
+        )
+    }
+
     /// The document of the snapshot with the longest run of the journal's first records that
     /// still decodes (the records before the first one that breaks it; found by halving, each
     /// try a merge and a decode), and how many records that is.
-    private static func longestDecodablePrefix(
+    private nonisolated static func longestDecodablePrefix(
         snapshot: [UInt8], records: [[UInt8]], scope: AgentOutboxScope
     ) -> (count: Int, decoded: Result<(AgentOutboxDocument, [JSONError]), JSONError>) {
         func attempt(_ count: Int) -> Result<(AgentOutboxDocument, [JSONError]), JSONError> {
@@ -220,7 +231,7 @@ public final class AgentOutbox {
     }
 
     /// The stored document, refused as a whole when it belongs to another base URL.
-    private static func decode(
+    private nonisolated static func decode(
         _ bytes: [UInt8], scope: AgentOutboxScope
     ) -> Result<(AgentOutboxDocument, [JSONError]), JSONError> {
         do throws(JSONError) {
@@ -532,6 +543,18 @@ public final class AgentOutbox {
     }
 
     /// An entry's stored bytes, from the cache when it has not changed.
+    /// Every entry's stored bytes by request id, encoded off the main actor (a launch may
+    /// find up to ``AgentOutboxDocument/maxBytes`` of them).
+    @concurrent
+    private nonisolated static func encodedEntries(
+        of entries: [AgentOutboxEntry]
+    ) async -> [String: (entry: AgentOutboxEntry, bytes: [UInt8])] {
+        var cache: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
+        cache.reserveCapacity(entries.count)
+        for entry in entries { cache[entry.requestId] = (entry, AgentOutboxDocument.encoded(entry: entry)) }
+        return cache
+    }
+
     private func encoded(_ entry: AgentOutboxEntry) -> [UInt8] {
         if let cached = encodedEntries[entry.requestId], cached.entry == entry { return cached.bytes }
         let bytes = AgentOutboxDocument.encoded(entry: entry)

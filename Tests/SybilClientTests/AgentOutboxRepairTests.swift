@@ -43,17 +43,26 @@ struct AgentOutboxRepairTests {
         ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
     }
 
-    private static let bigText = String(repeating: "x", count: 120_000)
+    private nonisolated static let bigText = String(repeating: "x", count: 120_000)
 
     /// A snapshot of 278 messages of 120,000 bytes each: within 120 kB of the outbox's limit.
-    private func writeNearlyFullSnapshot(_ directory: OutboxDirectory) throws -> (path: String, bytes: [UInt8]) {
+    /// Written off the main actor: encoding 32 MiB there would stall every other main-actor test
+    /// running alongside.
+    private func writeNearlyFullSnapshot(_ directory: OutboxDirectory) async throws -> (path: String, bytes: [UInt8]) {
+        let path = directory.path
+        return try await Task.detached { try Self.writeNearlyFullSnapshot(in: path) }.value
+    }
+
+    private nonisolated static func writeNearlyFullSnapshot(in directory: String) throws -> (
+        path: String, bytes: [UInt8]
+    ) {
         let scope = try AgentOutboxScope(baseURL: outboxBase)
         let entries = (0..<278).map { AgentOutboxEntry(requestId: "old-\($0)", text: Self.bigText, createdAt: 1) }
         let bytes = AgentOutboxDocument(baseURL: scope.baseURL, entries: entries, retiredDraftIds: []).encoded()
         #expect(bytes.count < AgentOutboxDocument.maxBytes - (64 << 10))
         #expect(bytes.count + 120_100 > AgentOutboxDocument.maxBytes - (64 << 10))
-        let path = directory.path + "/" + scope.fileName
-        try AtomicFile.createDirectory(directory.path)
+        let path = directory + "/" + scope.fileName
+        try AtomicFile.createDirectory(directory)
         try AtomicFile.write(bytes, to: path)
         return (path, bytes)
     }
@@ -68,7 +77,7 @@ struct AgentOutboxRepairTests {
     @Test func theSizeCheckHoldsAfterARelaunch() async throws {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
-        _ = try writeNearlyFullSnapshot(directory)
+        _ = try await writeNearlyFullSnapshot(directory)
         let outbox = try await open(directory)
         #expect(outbox.entries.count == 278)
         await #expect(throws: AgentOutboxError.self) { try await outbox.enqueue(text: Self.bigText) }
@@ -79,7 +88,7 @@ struct AgentOutboxRepairTests {
     @Test func aJournalThatOutgrowsTheLimitKeepsItsFirstRecordsThatFit() async throws {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
-        let (path, snapshot) = try writeNearlyFullSnapshot(directory)
+        let (path, snapshot) = try await writeNearlyFullSnapshot(directory)
         let records = [
             addRecord([("a", "fits")]), addRecord([("b1", Self.bigText), ("b2", Self.bigText)]),
             addRecord([("c", "after")]),
