@@ -82,11 +82,7 @@ enum AgentCommand {
     static func open(
         _ common: ClientCommand.Common, connection: ServerTarget.Connection, command: String, io: CommandIO
     ) async -> Result<Session, ExitCodeError> {
-        let base: AgentAPIBase
-        do {
-            base = try AgentAPIBase(connection.baseURL)
-        } catch {
-            io.writeError("\(command): \(error)\n")
+        guard let base = connection.apiBase(command: command, io: io) else {
             return .failure(ExitCodeError(.usage))
         }
         // The embedded server listens on a new port each run; its data (and so the scope of

@@ -52,13 +52,7 @@ extension AskCommand {
             io.writeError("\(name): \(ServerSurface.webSearch.notOfferedSentence(server: connection.serverName))\n")
             return .unavailable
         }
-        let base: AgentAPIBase
-        do {
-            base = try AgentAPIBase(connection.baseURL)
-        } catch {
-            io.writeError("\(name): \(error)\n")
-            return .usage
-        }
+        guard let base = connection.apiBase(command: name, io: io) else { return .usage }
         let client = WebSearchClient(
             base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
         // Without --no-save the store is the history; with it, a store in memory.

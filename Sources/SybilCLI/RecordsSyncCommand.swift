@@ -28,13 +28,7 @@ enum RecordsSyncCommand {
 
     @MainActor
     private static func sync(_ connection: ServerTarget.Connection, io: CommandIO) async -> ExitCode {
-        let base: AgentAPIBase
-        do {
-            base = try AgentAPIBase(connection.baseURL)
-        } catch {
-            io.writeError("\(name): \(error)\n")
-            return .usage
-        }
+        guard let base = connection.apiBase(command: name, io: io) else { return .usage }
         let api = RecordsHTTPClient(
             base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
         guard

@@ -101,6 +101,17 @@ struct ServerTarget {
         func close() async {
             await embedded?.shutdown()
         }
+
+        /// The base URL as the Sybil surfaces' API base; when it cannot be one, says why on
+        /// standard error (as `command`) and returns `nil` (a usage error).
+        func apiBase(command: String, io: CommandIO) -> AgentAPIBase? {
+            do {
+                return try AgentAPIBase(baseURL)
+            } catch {
+                io.writeError("\(command): \(error)\n")
+                return nil
+            }
+        }
     }
 
     /// Connects: the chosen server, or an embedded one configured by `configure`. Reports a
