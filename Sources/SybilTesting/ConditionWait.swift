@@ -9,7 +9,7 @@ import SybilCore
 public enum ConditionWait {
     /// Returns whether `condition` held before `limit` passed.
     public static func until(
-        limit: Duration = .seconds(30), recheck: Duration = .milliseconds(20),
+        limit: Duration = .seconds(60), recheck: Duration = .milliseconds(20),
         _ condition: @escaping @MainActor () -> Bool
     ) async -> Bool {
         let gaveUp = Locked(false)

@@ -12,7 +12,7 @@ import Testing
 
 /// `sybil agent send|tail|retry|resend-all|discard|draft|download|preview` against the reference server over real
 /// sockets: each command runs the same composer, outbox, draft and room the apps use.
-@Suite("sybil agent", .timeLimit(.minutes(1)))
+@Suite("sybil agent", .timeLimit(.minutes(2)))
 struct AgentCommandTests {
     private static let token = "cli-token"
 

@@ -124,7 +124,7 @@ struct TranscriptPrinterTests {
 }
 
 /// What a desktop or a room member wrote reaches the terminal shown, never obeyed.
-@Suite("Transcript printers and hostile text", .timeLimit(.minutes(1)))
+@Suite("Transcript printers and hostile text", .timeLimit(.minutes(2)))
 struct TranscriptPrinterHostileTextTests {
     static let hostile = "hi\u{1B}]52;c;cHduZWQ=\u{07}\u{1B}[2J\u{1B}]0;owned\u{07}\u{9B}31m"
     static let shown = "hi\u{FFFD}]52;c;cHduZWQ=\u{FFFD}\u{FFFD}[2J\u{FFFD}]0;owned\u{FFFD}\u{FFFD}31m"

@@ -7,7 +7,7 @@ import Testing
 @testable import SybilCLI
 
 /// `sybil workspaces list|open|send` against the reference server over real sockets.
-@Suite("sybil workspaces", .timeLimit(.minutes(1)))
+@Suite("sybil workspaces", .timeLimit(.minutes(2)))
 struct WorkspacesCommandTests {
     private static let token = "cli-token"
 

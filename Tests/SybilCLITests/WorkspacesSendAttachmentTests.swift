@@ -10,7 +10,7 @@ import Testing
 /// `sybil workspaces send --attach` while the desktop cannot be reached, over real sockets:
 /// the message and a copy of its attachment wait in the outbox, and the next run uploads the
 /// copy first and sends the message once.
-@Suite("sybil workspaces send --attach offline", .timeLimit(.minutes(1)))
+@Suite("sybil workspaces send --attach offline", .timeLimit(.minutes(2)))
 struct WorkspacesSendAttachmentTests {
     private static let token = "cli-token"
 

@@ -10,7 +10,7 @@ import Testing
 /// `sybil workspaces send` when an earlier message left the outbox for good because its
 /// staged attachment copy is gone: its text is quoted on standard error before this run's
 /// message replaces the draft, and the desktop is not blamed for a cause on this device.
-@Suite("sybil workspaces send: an earlier message discarded", .timeLimit(.minutes(1)))
+@Suite("sybil workspaces send: an earlier message discarded", .timeLimit(.minutes(2)))
 struct WorkspacesSendDiscardedTests {
     private static let token = "cli-token"
 

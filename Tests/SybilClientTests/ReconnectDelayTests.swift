@@ -2,7 +2,7 @@ import SybilClient
 import Testing
 
 /// A wait before reconnecting reads as whole seconds, rounded up.
-@Suite("Reconnect delay on a status line", .timeLimit(.minutes(1)))
+@Suite("Reconnect delay on a status line", .timeLimit(.minutes(2)))
 struct ReconnectDelayTests {
     @Test func wholeSecondsRoundedUp() {
         #expect(ReconnectDelay.seconds(.seconds(1)) == 1)

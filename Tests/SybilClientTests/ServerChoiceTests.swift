@@ -3,7 +3,7 @@ import SybilClient
 import Testing
 
 /// Which server a command talks to, in the documented order, and the key it sends.
-@Suite("Server choice", .timeLimit(.minutes(1)))
+@Suite("Server choice", .timeLimit(.minutes(2)))
 struct ServerChoiceTests {
     private let configuration: ClientConfiguration = {
         try! ClientConfiguration(

@@ -2,7 +2,7 @@ import SybilCore
 import Testing
 
 /// The TOML subset config.toml uses: read strictly, errors at their line and column.
-@Suite("TOML documents", .timeLimit(.minutes(1)))
+@Suite("TOML documents", .timeLimit(.minutes(2)))
 struct TOMLDocumentTests {
     @Test func tablesKeysAndValues() throws {
         let document = try TOMLDocument(

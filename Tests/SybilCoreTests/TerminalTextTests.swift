@@ -2,7 +2,7 @@ import SybilCore
 import Testing
 
 /// Peer text is shown on a terminal, never obeyed.
-@Suite("Terminal text", .timeLimit(.minutes(1)))
+@Suite("Terminal text", .timeLimit(.minutes(2)))
 struct TerminalTextTests {
     @Test(
         "escape sequences and controls become U+FFFD",

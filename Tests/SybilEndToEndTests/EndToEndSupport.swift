@@ -52,7 +52,7 @@ func temporaryDirectory() -> URL {
 /// within `limit`, so a broken test fails instead of hanging.
 @MainActor
 func waitUntil(
-    _ what: String, limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+    _ what: String, limit: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: @escaping @MainActor () -> Bool
 ) async {
     if !(await ConditionWait.until(limit: limit, condition)) {

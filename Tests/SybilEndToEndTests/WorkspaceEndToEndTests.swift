@@ -14,7 +14,7 @@ import Testing
 /// Workspace chats end to end: the phone's host, composer, outbox and live feed against the
 /// reference server over real sockets (SPEC §4).
 @MainActor
-@Suite("Workspace chats end to end", .timeLimit(.minutes(1)))
+@Suite("Workspace chats end to end", .timeLimit(.minutes(2)))
 struct WorkspaceEndToEndTests {
     @Test func aSentMessageStreamsLiveThenSettlesIntoHistoryAndConfirmsItsOutboxEntry() async throws {
         let server = try startServer()

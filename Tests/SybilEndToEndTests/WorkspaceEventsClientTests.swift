@@ -7,7 +7,7 @@ import SybilWire
 import Testing
 
 /// The events follower against a peer that misbehaves.
-@Suite("Workspace events follower", .timeLimit(.minutes(1)))
+@Suite("Workspace events follower", .timeLimit(.minutes(2)))
 struct WorkspaceEventsClientTests {
     @Test func aStreamSilentFor45SecondsCountsAsDroppedAndIsReconnected() async throws {
         let peer = try LoopbackHTTPServer { _, connection in

@@ -2,7 +2,7 @@ import SybilWire
 import Testing
 
 /// The one percent-decoder's readings.
-@Suite("Percent escapes", .timeLimit(.minutes(1)))
+@Suite("Percent escapes", .timeLimit(.minutes(2)))
 struct PercentEscapesTests {
     private func decode(
         _ text: String, plusIsSpace: Bool, _ broken: PercentEscapes.BrokenEscape,

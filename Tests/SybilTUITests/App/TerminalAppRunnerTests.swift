@@ -10,7 +10,7 @@ import Testing
 /// The run loop over a recording terminal and the real chat models (a scripted stream, an
 /// in-memory history): input bytes in, frames out, the reply drawn as it streams, quitting
 /// and the restore on the way out.
-@Suite("Terminal app runner", .timeLimit(.minutes(1)))
+@Suite("Terminal app runner", .timeLimit(.minutes(2)))
 @MainActor
 struct TerminalAppRunnerTests {
     /// A terminal that records frames and whether it was stopped.

@@ -11,7 +11,7 @@ import Testing
 /// Seed 003 searches "all saved history by title, conversation text, and saved web-search
 /// query/answer": Ctrl+K lists a saved web search's hit marked as one, and Return opens it
 /// with its query, answer and sources.
-@Suite("Terminal app web searches", .timeLimit(.minutes(1)))
+@Suite("Terminal app web searches", .timeLimit(.minutes(2)))
 @MainActor
 struct TerminalAppWebSearchTests {
     @Test func controlKFindsASavedWebSearchMarkedAsOneAndOpensItWithItsSources() async throws {

@@ -82,7 +82,7 @@ private func next(
 }
 
 /// Signal dispositions belong to the process, so these run one at a time.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct TerminalSessionTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct TerminalSessionTests {
     private let enable = String(decoding: TerminalModes.fullScreen.enableSequence, as: UTF8.self)
     private let disable = String(decoding: TerminalModes.fullScreen.disableSequence, as: UTF8.self)
 
