@@ -33,6 +33,9 @@ except ImportError as error:  # pragma: no cover - depends on the machine
     sys.exit(77)
 
 TIMEOUT = float(os.environ.get("SYBIL_E2E_TIMEOUT", "60"))
+# A lone Esc is told from the start of a sequence by a pause after it; keys sent sooner may be
+# read with it as one sequence when a busy machine delays the app's reads, so wait well past it.
+ESC_SETTLE = 1.0
 
 
 class Terminal:
@@ -198,7 +201,7 @@ def main():
 
         # Esc: focus to the sidebar; the new chat is selected; ↓ to Sybil Agent; Return opens it.
         term.send("\x1b")
-        time.sleep(0.2)
+        time.sleep(ESC_SETTLE)
         term.send("\x1b[B\r")
         term.wait_for("the Agent room", lambda t: "Message Sybil Agent…" in t)
         term.send("Hello agent from the terminal\r")
@@ -236,7 +239,7 @@ def main():
 
         # The first workspace session is the next selectable row after the Agent room.
         term.send("\x1b")
-        time.sleep(0.2)
+        time.sleep(ESC_SETTLE)
         term.send("\x1b[B\r")
         term.wait_for("a workspace session", lambda t: "Message the workspace session…" in t)
         term.send("Hello workspace\r")
@@ -390,7 +393,7 @@ def foreground(binary, env, data):
         )
         term.wait_for("the composer against sybil serve", lambda t: "Message Sybil…" in t)
         term.send("\x1b")
-        time.sleep(0.2)
+        time.sleep(ESC_SETTLE)
         term.send("\x1b[B\r")
         term.wait_for("the Agent room", lambda t: "Message Sybil Agent…" in t)
         term.send("Before the focus moves\r")
