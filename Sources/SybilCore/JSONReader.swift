@@ -383,9 +383,7 @@ struct JSONParser {
     }
 
     private func describeByte(at offset: Int) -> String {
-        let byte = bytes[offset]
-        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "byte \(hexByte(byte))"
+        JSONByteText.describe(bytes[offset])
     }
 
     private func describeEscapedByte(_ byte: UInt8) -> String {
@@ -393,8 +391,7 @@ struct JSONParser {
     }
 
     private func hexByte(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16, uppercase: true)
-        return "0x" + (digits.count == 1 ? "0" + digits : digits)
+        JSONByteText.hex(byte)
     }
 
     /// The offset of the first byte that makes `raw` invalid UTF-8 (for the error message).

@@ -859,13 +859,10 @@ struct ChatCompletionChunkScanner {
     }
 
     private func describeByte(at offset: Int) -> String {
-        let byte = bytes[offset]
-        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "byte \(hexByte(byte))"
+        JSONByteText.describe(bytes[offset])
     }
 
     private func hexByte(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16, uppercase: true)
-        return "0x" + (digits.count == 1 ? "0" + digits : digits)
+        JSONByteText.hex(byte)
     }
 }
