@@ -57,5 +57,20 @@
             Issue.record("\(module) did not start: \(seen.suffix(5).joined(separator: " | "))")
             return nil
         }
+
+        /// fakellm on a free port answering by `rules` (its YAML); `nil`, with the skip said,
+        /// when the package is not installed.
+        static func fakellm(rules: String) throws -> (server: Server, port: Int)? {
+            let port = try freePort()
+            guard
+                let server = try start(
+                    "fakellm", ["serve", "--port", String(port), "--config", "fakellm.yaml"],
+                    files: ["fakellm.yaml": rules])
+            else {
+                print("skipped: the Python package fakellm is not installed (scripts/test installs it)")
+                return nil
+            }
+            return (server, port)
+        }
     }
 #endif

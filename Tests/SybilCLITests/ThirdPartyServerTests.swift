@@ -12,7 +12,6 @@
     @Suite("sybil against third-party OpenAI-compatible servers", .timeLimit(.minutes(2)))
     struct ThirdPartyServerTests {
         @Test func fakellmAnswersAskThroughAProfileWithV1AndNoKey() async throws {
-            let port = try ThirdPartyPeer.freePort()
             let rules = """
                 version: 1
                 rules:
@@ -22,14 +21,7 @@
                     respond:
                       content: "Ein Kaltstart ist der erste Start nach einer Pause."
                 """
-            guard
-                let server = try ThirdPartyPeer.start(
-                    "fakellm", ["serve", "--port", String(port), "--config", "fakellm.yaml"],
-                    files: ["fakellm.yaml": rules])
-            else {
-                print("skipped: the Python package fakellm is not installed (scripts/test installs it)")
-                return
-            }
+            guard let (server, port) = try ThirdPartyPeer.fakellm(rules: rules) else { return }
             defer { server.stop() }
             let home = server.directory + "/home"
             let environment = ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"]

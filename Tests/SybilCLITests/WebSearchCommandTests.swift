@@ -148,7 +148,6 @@
         }
 
         @Test func aPlainOpenAICompatibleServerDoesNotOfferWebSearches() async throws {
-            let port = try ThirdPartyPeer.freePort()
             let rules = """
                 version: 1
                 rules:
@@ -158,14 +157,7 @@
                     respond:
                       content: "x"
                 """
-            guard
-                let server = try ThirdPartyPeer.start(
-                    "fakellm", ["serve", "--port", String(port), "--config", "fakellm.yaml"],
-                    files: ["fakellm.yaml": rules])
-            else {
-                print("skipped: the Python package fakellm is not installed (scripts/test installs it)")
-                return
-            }
+            guard let (server, port) = try ThirdPartyPeer.fakellm(rules: rules) else { return }
             defer { server.stop() }
             let home = Home()
             defer { home.remove() }
