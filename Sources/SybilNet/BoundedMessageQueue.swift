@@ -99,20 +99,23 @@ final class BoundedMessageQueue<Element: Sendable>: Sendable {
 
     /// The next element, waiting for one; `nil` after a clean end.
     func next() async throws -> Element? {
-        try await withTaskCancellationHandler {
+        // Something queued: taken without a continuation or a cancellation handler.
+        let (ready, producer) = state.withLock { state -> (Element?, CheckedContinuation<Void, Never>?) in
+            guard let element = Self.takeFirst(&state) else { return (nil, nil) }
+            defer { state.producer = nil }
+            return (element, state.producer)
+        }
+        if let ready {
+            producer?.resume()
+            return ready
+        }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, any Error>) in
                 let (outcome, producer) = state.withLock {
                     state -> (Result<Element?, any Error>?, CheckedContinuation<Void, Never>?) in
-                    if state.head < state.items.count {
-                        let item = state.items[state.head]
-                        state.head += 1
-                        state.queuedCost -= item.cost
-                        if state.head == state.items.count {
-                            state.items.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
+                    if let element = Self.takeFirst(&state) {
                         defer { state.producer = nil }
-                        return (.success(item.element), state.producer)
+                        return (.success(element), state.producer)
                     }
                     switch state.end {
                     case .some(.none): return (.success(nil), nil)
@@ -133,5 +136,18 @@ final class BoundedMessageQueue<Element: Sendable>: Sendable {
             }
             consumer?.resume(throwing: CancellationError())
         }
+    }
+
+    /// Takes the first queued element, if any, from `state`.
+    private static func takeFirst(_ state: inout State) -> Element? {
+        guard state.head < state.items.count else { return nil }
+        let item = state.items[state.head]
+        state.head += 1
+        state.queuedCost -= item.cost
+        if state.head == state.items.count {
+            state.items.removeAll(keepingCapacity: true)
+            state.head = 0
+        }
+        return item.element
     }
 }

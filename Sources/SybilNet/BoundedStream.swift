@@ -1,3 +1,5 @@
+import SybilCore
+
 /// What an element costs a bounded stream: about the bytes it holds.
 public protocol BoundedCost: Sendable {
     /// The bytes it holds (at least 1 is counted).
@@ -23,15 +25,7 @@ public enum BoundedStream {
         _ produce: @escaping @Sendable (_ yield: @escaping BoundedYield<Element>) async throws -> Void
     ) -> AsyncThrowingStream<Element, any Error> {
         let queue = BoundedMessageQueue<Element>(limit: limit)
-        let task = Task {
-            do {
-                try await produce { element in await queue.push(element, cost: max(1, element.boundedCost)) }
-                queue.finish()
-            } catch {
-                queue.finish(throwing: error)
-            }
-        }
-        let owner = Owner(task: task, stop: { queue.finish(throwing: CancellationError()) })
+        let owner = start(queue) { try await produce($0) }
         // The closure holds the owner: when the stream goes away, so does the producer.
         return AsyncThrowingStream(unfolding: {
             do {
@@ -42,6 +36,67 @@ public enum BoundedStream {
                 throw error
             }
         })
+    }
+
+    /// A stream of the elements of the batches `produce` yields, in order. A producer that
+    /// makes several elements at once (the events of one socket read) hands them over in one
+    /// step, and the consumer takes them one at a time without waiting on the producer for
+    /// each: one hand-off between tasks per batch instead of one per element. A batch costs
+    /// the sum of its elements' costs, so the bound is the same as ``make(limit:_:)``'s.
+    public static func makeFlattening<Element: BoundedCost>(
+        limit: Int = defaultLimit,
+        _ produce: @escaping @Sendable (_ yield: @escaping BoundedYield<[Element]>) async throws -> Void
+    ) -> AsyncThrowingStream<Element, any Error> {
+        let queue = BoundedMessageQueue<[Element]>(limit: limit)
+        let owner = start(queue) { try await produce($0) }
+        let batch = Batch<Element>()
+        return AsyncThrowingStream(unfolding: {
+            while true {
+                if let element = batch.next() { return element }
+                do {
+                    guard let elements = try await queue.next() else { return nil }
+                    batch.replace(with: elements)
+                } catch {
+                    owner.stop()
+                    throw error
+                }
+            }
+        })
+    }
+
+    /// Runs `produce` in a task that pushes into `queue` and ends it; the owner cancels both.
+    private static func start<Element: BoundedCost>(
+        _ queue: BoundedMessageQueue<Element>,
+        _ produce: @escaping @Sendable (_ yield: @escaping BoundedYield<Element>) async throws -> Void
+    ) -> Owner {
+        let task = Task {
+            do {
+                try await produce { element in await queue.push(element, cost: max(1, element.boundedCost)) }
+                queue.finish()
+            } catch {
+                queue.finish(throwing: error)
+            }
+        }
+        return Owner(task: task, stop: { queue.finish(throwing: CancellationError()) })
+    }
+
+    /// The batch a flattening stream is handing out, element by element.
+    private final class Batch<Element: Sendable>: Sendable {
+        private let state = Locked((elements: [Element](), index: 0))
+
+        /// The next element of the batch, or `nil` when it is used up.
+        func next() -> Element? {
+            state.withLock { state in
+                guard state.index < state.elements.count else { return nil }
+                defer { state.index += 1 }
+                return state.elements[state.index]
+            }
+        }
+
+        /// Starts handing out `elements`.
+        func replace(with elements: [Element]) {
+            state.withLock { $0 = (elements, 0) }
+        }
     }
 
     /// Cancels the producer when the stream goes away.
@@ -63,6 +118,11 @@ public enum BoundedStream {
             stop()
         }
     }
+}
+
+extension Array: BoundedCost where Element: BoundedCost {
+    /// The sum of its elements' costs (each at least 1).
+    public var boundedCost: Int { reduce(0) { $0 + Swift.max(1, $1.boundedCost) } }
 }
 
 extension String: BoundedCost {

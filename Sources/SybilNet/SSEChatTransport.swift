@@ -47,21 +47,24 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
 
     /// Streams the chunks of the reply to `request`.
     public func chunks(for request: HTTPRequest) -> AsyncThrowingStream<ChatCompletionChunk, any Error> {
-        let deliveries = deliveries(for: request)
-        return BoundedStream.make { yield in
-            for try await delivery in deliveries {
-                guard await yield(delivery.chunk) else { throw CancellationError() }
-            }
-        }
+        stream(for: request) { $0.chunk }
     }
 
     /// Streams the chunks of the reply to `request` with their event ids. Bounded: while the
     /// consumer is behind by ``BoundedStream/defaultLimit`` bytes of events, the body is not
-    /// read, and TCP slows the server.
+    /// read, and TCP slows the server. The chunks of one read of the body are handed over
+    /// together (``BoundedStream/makeFlattening(limit:_:)``), not one task hand-off each.
     public func deliveries(for request: HTTPRequest) -> AsyncThrowingStream<Delivery, any Error> {
-        BoundedStream.make { yield in
+        stream(for: request) { $0 }
+    }
+
+    /// The reply to `request` as what `form` makes of each delivery, with the errors mapped.
+    private func stream<Element: BoundedCost>(
+        for request: HTTPRequest, _ form: @escaping @Sendable (Delivery) -> Element
+    ) -> AsyncThrowingStream<Element, any Error> {
+        BoundedStream.makeFlattening { yield in
             do {
-                try await run(request, into: yield)
+                try await run(request, form: form, into: yield)
             } catch let error as ChatStreamError {
                 throw error
             } catch is CancellationError {
@@ -94,7 +97,10 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         }
     }
 
-    private func run(_ request: HTTPRequest, into yield: @escaping BoundedYield<Delivery>) async throws {
+    private func run<Element: BoundedCost>(
+        _ request: HTTPRequest, form: @escaping @Sendable (Delivery) -> Element,
+        into yield: @escaping BoundedYield<[Element]>
+    ) async throws {
         let response = try await send(request)
         let head = response.head
         guard head.status == 200 else {
@@ -111,7 +117,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         let finished = FinishSeen()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await Self.consume(response.body, watch: watch, finished: finished, into: yield)
+                try await Self.consume(response.body, watch: watch, finished: finished, form: form, into: yield)
             }
             group.addTask {
                 try await watch.waitForStall()
@@ -124,9 +130,9 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         }
     }
 
-    private static func consume(
+    private static func consume<Element: BoundedCost>(
         _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>, finished: FinishSeen,
-        into yield: BoundedYield<Delivery>
+        form: (Delivery) -> Element, into yield: BoundedYield<[Element]>
     ) async throws {
         var parser = EventStreamParser()
         // One chunk decoder and one event list for the stream: their buffers are reused.
@@ -144,24 +150,41 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
                 } catch {
                     refusal = error
                 }
+                // The chunks before the end, an error frame or a malformed event are handed on
+                // first, as they would be one at a time.
+                var batch: [Element] = []
+                var ending: Ending?
                 for event in events {
                     let decoded: OpenAIStreamEvent
                     do {
                         decoded = try OpenAIStreamEvent.decode(event, using: &decoder)
                     } catch {
-                        throw ChatStreamError.malformedChunk(String(describing: error))
+                        ending = .failed(ChatStreamError.malformedChunk(String(describing: error)))
+                        break
                     }
                     switch decoded {
                     case .chunk(let chunk):
                         if chunk.finishReason != nil { finished.set() }
-                        let delivery = Delivery(
-                            chunk: chunk, eventID: Self.eventID(event.lastEventId), bytes: event.dataBytes.count)
-                        // Waiting for the consumer is not the server's silence.
-                        guard await yield(delivery) else { throw CancellationError() }
-                        watch.touch()
-                    case .done: return
-                    case .error(let body): throw ChatStreamError.errorFrame(body)
+                        batch.append(
+                            form(
+                                Delivery(
+                                    chunk: chunk, eventID: Self.eventID(event.lastEventId), bytes: event.dataBytes.count
+                                )))
+                        continue
+                    case .done: ending = .done
+                    case .error(let body): ending = .failed(ChatStreamError.errorFrame(body))
                     }
+                    break
+                }
+                if !batch.isEmpty {
+                    // Waiting for the consumer is not the server's silence.
+                    guard await yield(batch) else { throw CancellationError() }
+                    watch.touch()
+                }
+                switch ending {
+                case .done?: return
+                case .failed(let error)?: throw error
+                case nil: break
                 }
                 // Reading stops here: dropping the body closes the connection.
                 if let refusal { throw ChatStreamError.tooLarge(refusal.description) }
@@ -176,6 +199,14 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         }
         // The body ended without `[DONE]`: complete when the reply said it was finished.
         if !finished.value { throw ChatStreamError.interrupted }
+    }
+
+    /// How a read's events ended the stream early.
+    private enum Ending {
+        /// `data: [DONE]`.
+        case done
+        /// An error frame or a malformed event.
+        case failed(ChatStreamError)
     }
 
     /// A decimal event id (at most 18 digits), else `nil`.
