@@ -2,14 +2,6 @@ import Dispatch
 import SybilCore
 import SybilStore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The files an Agent room outbox lives in: a snapshot `<directory>/<scope file name>` (an
 /// ``AgentOutboxDocument``, replaced atomically by ``AtomicFile``) and beside it the journal
 /// `<snapshot>.journal` (an ``AppendJournal`` whose records are ``AgentOutboxJournal``
@@ -19,7 +11,9 @@ import SybilStore
 /// the old snapshot as its base and whose changes the new snapshot shows: it is replaced by the
 /// next append). A journal naming another snapshot whose changes that snapshot does not show
 /// is never discarded: it is renamed to `<file>.superseded-<n>.journal`. An outbox saved before
-/// the journal existed is a snapshot without a journal and opens as it is.
+/// the journal existed is a snapshot without a journal and opens as it is. The file work is
+/// ``JournaledFile``'s (shared with the workspace outbox); this type says what the records
+/// mean and where the work runs.
 ///
 /// All file work runs on a serial dispatch queue of its own, never on the cooperative pool or
 /// the main thread. Unreadable content is never overwritten: it is moved (or copied) aside to
@@ -28,83 +22,34 @@ import SybilStore
 /// the outbox gives is unreadable and moved aside unread.
 public final class AgentOutboxFile: Sendable {
     /// A step of a write, reported to the checkpoint.
-    public enum Step: Sendable, Hashable {
-        /// A step of an append to the journal.
-        case append(AppendJournal.Step)
-        /// A step of the atomic replacement of the snapshot (a compaction).
-        case snapshot(AtomicFile.Step)
-        /// The compaction removed the journal it folded into the snapshot.
-        case removedJournal
+    public typealias Step = JournaledFile.Step
 
-        /// Every step, appends first, then a compaction's.
-        public static let allCases: [Step] =
-            AppendJournal.Step.allCases.map(Step.append) + AtomicFile.Step.allCases.map(Step.snapshot)
-            + [.removedJournal]
-    }
+    /// What ``open(maxJournalBytes:)`` found.
+    typealias Loaded = JournaledFile.Loaded
 
-    /// What ``open()`` found.
-    struct Loaded: Sendable {
-        /// The snapshot's bytes, `nil` when there is none.
-        var snapshot: [UInt8]?
-        /// The journal's records that apply to that snapshot, in order.
-        var records: [[UInt8]]
-        /// Why the journal could not be read (its bytes must be kept aside), or `nil`.
-        var unreadableJournal: String?
-        /// Bytes in the journal.
-        var journalBytes: Int
-        /// Why the snapshot was not read (it and its journal must be moved aside), or `nil`.
-        var unreadableSnapshot: String?
-        /// Whether the journal was not read because of its size (it must be moved aside, not
-        /// copied).
-        var oversizedJournal = false
-        /// Where a journal naming another snapshot, with changes that snapshot lacks, was
-        /// renamed, or `nil`.
-        var supersededJournal: String?
-    }
-
-    /// Where the next append goes.
-    private enum Mode: Sendable {
-        /// After the complete records of a journal based on `base`.
-        case append(base: UInt64, end: Int, fileLength: Int)
-        /// A new journal (replacing any superseded one) based on `base`.
-        case create(base: UInt64)
-        /// A write failed part-way: only a compaction may write next.
-        case broken
-    }
-
+    /// The snapshot and its journal (the file work shared with the workspace outbox).
+    private let files: JournaledFile
     /// The snapshot file.
-    public let path: String
+    public var path: String { files.path }
     /// The journal file.
-    public let journalPath: String
+    public var journalPath: String { files.journalPath }
     /// Their directory.
-    public let directory: String
-    private let checkpoint: @Sendable (Step) throws -> Void
+    public var directory: String { files.directory }
     private let queue = DispatchQueue(label: "sybil.agent-outbox.file")
-    private let mode = Locked(Mode.broken)
 
     /// The files of `scope` in `directory`. `checkpoint` runs after each step of every write;
     /// an error it throws stops the write there, as a crash would (tests).
     public init(
         directory: String, scope: AgentOutboxScope, checkpoint: @escaping @Sendable (Step) throws -> Void = { _ in }
     ) {
-        self.directory = directory
-        self.path = directory + "/" + scope.fileName
-        self.journalPath = path + ".journal"
-        self.checkpoint = checkpoint
+        self.files = JournaledFile(directory: directory, fileName: scope.fileName, checkpoint: checkpoint)
     }
 
     /// The snapshot and the journal as one document (the snapshot's JSON with the journal's
     /// changes applied), as a launch reads them; `nil` when there is neither. For tests and
     /// tools: it never writes.
     public static func storedDocument(at path: String) throws -> [UInt8]? {
-        let snapshot = try AtomicFile.read(path)
-        var records: [[UInt8]] = []
-        if case .journal(let contents) = try AppendJournal.read(path + ".journal"),
-            contents.base == AppendJournal.fingerprint(snapshot ?? [])
-        {
-            records = contents.records
-        }
-        guard snapshot != nil || !records.isEmpty else { return nil }
+        guard let (snapshot, records) = try JournaledFile.stored(at: path) else { return nil }
         return AgentOutboxJournal.merge(snapshot: snapshot, records: records).bytes
     }
 
@@ -115,59 +60,10 @@ public final class AgentOutboxFile: Sendable {
     /// (`<file>.superseded-<n>.journal`) and reported; one that a compaction folded into the
     /// snapshot before it stopped is left to be replaced.
     func open(maxJournalBytes: Int) async throws(AgentOutboxError) -> Loaded {
-        let (directory, path, journalPath) = (directory, path, journalPath)
-        return try await perform {
-            try AtomicFile.createDirectory(directory)
-            var loaded = Loaded(snapshot: nil, records: [], unreadableJournal: nil, journalBytes: 0)
-            switch try BoundedFile.read(path, maxBytes: AgentOutboxDocument.maxBytes) {
-            case .missing: break
-            case .bytes(let bytes): loaded.snapshot = bytes
-            case .tooLarge(let size):
-                // Nothing is read: the snapshot and its journal go aside together.
-                loaded.unreadableSnapshot =
-                    "it holds \(size) bytes, over the limit of \(AgentOutboxDocument.maxBytes)"
-                self.mode.withLock { $0 = .broken }
-                return loaded
-            }
-            let base = AppendJournal.fingerprint(loaded.snapshot ?? [])
-            switch try AppendJournal.read(journalPath, maxBytes: maxJournalBytes) {
-            case .missing, .tornHeader:
-                self.mode.withLock { $0 = .create(base: base) }
-            case .unreadable(let reason):
-                loaded.unreadableJournal = reason
-                loaded.oversizedJournal = reason.hasPrefix("it holds ")
-                self.mode.withLock { $0 = .broken }
-            case .journal(let contents) where contents.base == base:
-                loaded.records = contents.records
-                loaded.journalBytes = contents.validLength
-                if let damage = contents.damage {
-                    // Damaged in the middle: the records before the damage count, and the file is
-                    // kept aside before anything could cut the records after it off.
-                    loaded.unreadableJournal = damage
-                    self.mode.withLock { $0 = .broken }
-                } else {
-                    self.mode.withLock {
-                        $0 = .append(base: base, end: contents.validLength, fileLength: contents.fileLength)
-                    }
-                }
-            case .journal(let contents):
-                let folded =
-                    contents.damage == nil && AgentOutboxJournal.isFolded(contents.records, into: loaded.snapshot ?? [])
-                if !folded {
-                    // Not what a compaction leaves: the snapshot lacks its changes. Kept aside.
-                    let aside = try Self.freeAsidePath(for: path, kind: "superseded") + ".journal"
-                    guard rename(journalPath, aside) == 0 else {
-                        throw StorageError(
-                            operation: "rename", path: "\(journalPath)' to '\(aside)",
-                            reason: String(cString: strerror(errno)))
-                    }
-                    loaded.supersededJournal = aside
-                }
-                // Otherwise superseded: a compaction wrote its records into the snapshot and
-                // stopped before removing it.
-                self.mode.withLock { $0 = .create(base: base) }
-            }
-            return loaded
+        try await perform {
+            try self.files.open(
+                maxSnapshotBytes: AgentOutboxDocument.maxBytes, maxJournalBytes: maxJournalBytes,
+                isFolded: AgentOutboxJournal.isFolded(_:into:))
         }
     }
 
@@ -176,96 +72,26 @@ public final class AgentOutboxFile: Sendable {
     /// Returns the journal's length. Throws, changing nothing, after a failed write until a
     /// ``compact(_:)`` succeeds.
     func append(_ record: [UInt8], sync: Bool = true) async throws(AgentOutboxError) -> Int {
-        let (journalPath, checkpoint) = (journalPath, checkpoint)
-        return try await perform {
-            let current = self.mode.withLock { $0 }
-            self.mode.withLock { $0 = .broken }
-            let base: UInt64
-            let offset: Int?
-            let fileLength: Int
-            switch current {
-            case .append(let journalBase, let end, let length): (base, offset, fileLength) = (journalBase, end, length)
-            case .create(let journalBase): (base, offset, fileLength) = (journalBase, nil, 0)
-            case .broken:
-                throw StorageError(
-                    operation: "append", path: journalPath,
-                    reason: "an earlier write failed; the outbox must be compacted")
-            }
-            let end = try AppendJournal.append(
-                [record], to: journalPath, at: offset, fileLength: fileLength, base: base, sync: sync,
-                checkpoint: { try checkpoint(.append($0)) })
-            self.mode.withLock { $0 = .append(base: base, end: end, fileLength: end) }
-            return end
-        }
+        try await perform { try self.files.append([record], sync: sync) }
     }
 
     /// Replaces the snapshot with `bytes` (every change so far) and removes the journal; when
     /// this returns they are on disk.
     func compact(_ bytes: [UInt8]) async throws(AgentOutboxError) {
-        let (path, journalPath, checkpoint) = (path, journalPath, checkpoint)
-        try await perform {
-            self.mode.withLock { $0 = .broken }
-            try AtomicFile.write(bytes, to: path, checkpoint: { try checkpoint(.snapshot($0)) })
-            // The old journal names the old snapshot: from here on it is superseded.
-            try AtomicFile.remove(journalPath)
-            try checkpoint(.removedJournal)
-            self.mode.withLock { $0 = .create(base: AppendJournal.fingerprint(bytes)) }
-        }
+        try await perform { try self.files.compact(bytes) }
     }
 
     /// Renames the snapshot (and its journal, to `<aside>.journal`) aside; returns where the
     /// snapshot went.
     func moveAside() async throws(AgentOutboxError) -> String {
-        let (path, journalPath) = (path, journalPath)
-        return try await perform {
-            let aside = try Self.freeAsidePath(for: path)
-            for (from, to) in [(path, aside), (journalPath, aside + ".journal")] where access(from, F_OK) == 0 {
-                guard rename(from, to) == 0 else {
-                    throw StorageError(
-                        operation: "rename", path: "\(from)' to '\(to)", reason: String(cString: strerror(errno)))
-                }
-            }
-            return aside
-        }
+        try await perform { try self.files.moveAside() }
     }
 
     /// Writes a copy of the snapshot's `bytes` (and of the journal as it is on disk, to
     /// `<aside>.journal`) aside; returns where. With `movingJournal` (a journal too large to
     /// read) the journal is renamed there instead of copied.
     func copyAside(_ bytes: [UInt8]?, movingJournal: Bool = false) async throws(AgentOutboxError) -> String {
-        let (path, journalPath) = (path, journalPath)
-        return try await perform {
-            let aside = try Self.freeAsidePath(for: path)
-            if let bytes { try AtomicFile.write(bytes, to: aside) }
-            if movingJournal {
-                guard rename(journalPath, aside + ".journal") == 0 || errno == ENOENT else {
-                    throw StorageError(
-                        operation: "rename", path: "\(journalPath)' to '\(aside).journal'",
-                        reason: String(cString: strerror(errno)))
-                }
-            } else if let journal = try AtomicFile.read(journalPath) {
-                try AtomicFile.write(journal, to: aside + ".journal")
-            }
-            return aside
-        }
-    }
-
-    /// `<path>.<kind>-<n>` (`unreadable` unless told) for the first `n` from 1 that does not
-    /// exist yet (nor its journal copy).
-    static func freeAsidePath(for path: String, kind: String = "unreadable") throws -> String {
-        for number in 1...10_000 {
-            let candidate = "\(path).\(kind)-\(number)"
-            if try !exists(candidate), try !exists(candidate + ".journal") { return candidate }
-        }
-        throw StorageError(operation: "move aside", path: path, reason: "10,000 \(kind) copies already exist")
-    }
-
-    private static func exists(_ path: String) throws -> Bool {
-        if access(path, F_OK) == 0 { return true }
-        guard errno == ENOENT else {
-            throw StorageError(operation: "check", path: path, reason: String(cString: strerror(errno)))
-        }
-        return false
+        try await perform { try self.files.copyAside(bytes, movingJournal: movingJournal) }
     }
 
     /// Runs `work` on the file queue.
