@@ -23,6 +23,10 @@ public actor WorkspaceOutbox {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let store: any KeyValueStore
+    /// The snapshot and journal of a ``FileKeyValueStore``; `nil` for other stores, where
+    /// each change saves the whole document under ``storageKey``.
+    private let journal: WorkspaceOutboxJournal?
+    private var compactionScheduled = false
     private var document: WorkspaceOutboxDocument
     private var completedThisProcess: Set<String> = []
     /// What could not be read at launch, one sentence each (empty when all was fine).
@@ -31,14 +35,44 @@ public actor WorkspaceOutbox {
     /// Loads the outbox from `store` (a launch): completed operations are removed and a new
     /// generation begins. Throws only when the store itself fails. The load runs on the
     /// caller's thread; every later change is saved on `executor` (a queue of its own).
+    ///
+    /// With a ``FileKeyValueStore`` the outbox keeps a snapshot (the store's file for
+    /// ``storageKey``, the whole document as before) and a journal beside it: a change appends
+    /// what changed with one `fsync`, and the journal is folded into a new snapshot at each
+    /// launch and in the background once it is larger than `compactAfter` bytes and four times
+    /// the snapshot. Other stores save the whole document on each change.
+    ///
+    /// - Parameter journalCheckpoint: runs after each step of every write to the snapshot and
+    ///   journal; tests throw from it to simulate a crash there.
     public init(
-        store: any KeyValueStore, executor: SerialQueueExecutor = SerialQueueExecutor(label: "sybil.workspace-outbox")
+        store: any KeyValueStore, executor: SerialQueueExecutor = SerialQueueExecutor(label: "sybil.workspace-outbox"),
+        compactAfter: Int = 1 << 20,
+        journalCheckpoint: @escaping @Sendable (JournaledFile.Step) throws -> Void = { _ in }
     ) throws {
         self.store = store
         self.executor = executor
+        let journal = (store as? FileKeyValueStore).map {
+            WorkspaceOutboxJournal(store: $0, compactAfter: compactAfter, checkpoint: journalCheckpoint)
+        }
         var problems: [String] = []
         var document = WorkspaceOutboxDocument()
-        if let bytes = try store.data(forKey: Self.storageKey) {
+        var stored: [UInt8]?
+        var loaded: JournaledFile.Loaded?
+        if let journal {
+            let opened = try journal.open()
+            if let reason = opened.unreadableSnapshot {
+                let aside = try journal.files.moveAside()
+                problems.append(
+                    "The stored outbox could not be read (\(reason)); it was kept at \(aside) and the outbox starts empty."
+                )
+            } else {
+                stored = opened.snapshot
+                loaded = opened
+            }
+        } else {
+            stored = try store.data(forKey: Self.storageKey)
+        }
+        if let bytes = stored {
             do {
                 let (decoded, entryProblems) = try WorkspaceOutboxDocument.decode(bytes)
                 document = decoded
@@ -55,10 +89,48 @@ public actor WorkspaceOutbox {
                 ]
             }
         }
+        if let journal, let loaded {
+            problems += try Self.replay(loaded, into: &document, journal: journal)
+        }
         document.startNewGeneration()
-        try store.set(Array(JSONWriter().string(from: document.jsonValue).utf8), forKey: Self.storageKey)
+        if let journal {
+            try journal.compact(document)
+        } else {
+            try store.set(Array(JSONWriter().string(from: document.jsonValue).utf8), forKey: Self.storageKey)
+        }
+        self.journal = journal
         self.document = document
         self.loadProblems = problems
+    }
+
+    /// Applies the journal's records to `document`; a journal that could not be read whole, or
+    /// a record that does not decode, is kept aside (`<file>.unreadable-<n>.journal`) before
+    /// the launch's compaction removes it. Returns the problems, one sentence each.
+    private static func replay(
+        _ loaded: JournaledFile.Loaded, into document: inout WorkspaceOutboxDocument, journal: WorkspaceOutboxJournal
+    ) throws -> [String] {
+        var reasons: [String] = []
+        for (index, record) in loaded.records.enumerated() {
+            do throws(JSONError) {
+                for change in try WorkspaceOutboxJournal.changes(from: record) {
+                    document.set(change.state, for: change.operationId, in: change.chat)
+                }
+            } catch {
+                reasons.append("its change \(index + 1) was left out: \(error)")
+            }
+        }
+        if let reason = loaded.unreadableJournal { reasons.append("it was left out from here on: \(reason)") }
+        var problems: [String] = []
+        if !reasons.isEmpty {
+            let aside = try journal.files.copyAside(nil, movingJournal: loaded.oversizedJournal) + ".journal"
+            problems = reasons.map { "The outbox journal could not be read whole (\($0)); it was kept at \(aside)." }
+        }
+        if let aside = loaded.supersededJournal {
+            problems.append(
+                "An outbox journal named another snapshot than the one beside it, which lacks its changes; it was kept at \(aside)."
+            )
+        }
+        return problems
     }
 
     /// The generation this launch began.
@@ -93,7 +165,32 @@ public actor WorkspaceOutbox {
         guard document.state(of: entry.operationId, in: entry.chat) == nil else {
             throw .duplicateOperation(entry.operationId)
         }
-        try change { $0.set(.pending(entry), for: entry.operationId, in: entry.chat) }
+        try change([.init(chat: entry.chat, operationId: entry.operationId, state: .pending(entry))])
+    }
+
+    /// Queues several new entries at once, saved together before this returns (with a
+    /// ``FileKeyValueStore``, one append and one `fsync` for all of them). Each is checked as
+    /// ``enqueue(_:)`` checks it; when one is refused, none is queued.
+    public func enqueue(contentsOf entries: [WorkspaceOutboxEntry]) throws(WorkspaceOutboxError) {
+        var seen: Set<WorkspaceOutboxJournal.Change> = []
+        var changes: [WorkspaceOutboxJournal.Change] = []
+        let limit = WorkspaceOutboxEntry.maximumStagedAttachments
+        for entry in entries {
+            guard entry.stagedAttachments.count <= limit else {
+                throw .tooManyStagedAttachments(count: entry.stagedAttachments.count, limit: limit)
+            }
+            guard !completedThisProcess.contains(entry.operationId) else {
+                throw .operationCompleted(entry.operationId)
+            }
+            let change = WorkspaceOutboxJournal.Change(
+                chat: entry.chat, operationId: entry.operationId, state: .completed)
+            guard document.state(of: entry.operationId, in: entry.chat) == nil, seen.insert(change).inserted else {
+                throw .duplicateOperation(entry.operationId)
+            }
+            changes.append(.init(chat: entry.chat, operationId: entry.operationId, state: .pending(entry)))
+        }
+        guard !changes.isEmpty else { return }
+        try change(changes)
     }
 
     /// Replaces a pending entry. A completed operation cannot be changed or brought back.
@@ -104,7 +201,7 @@ public actor WorkspaceOutbox {
         guard case .pending? = document.state(of: entry.operationId, in: entry.chat) else {
             throw .unknownOperation(entry.operationId)
         }
-        try change { $0.set(.pending(entry), for: entry.operationId, in: entry.chat) }
+        try change([.init(chat: entry.chat, operationId: entry.operationId, state: .pending(entry))])
     }
 
     /// Marks an operation completed: history carries it, or the desktop rejected it for good.
@@ -114,7 +211,7 @@ public actor WorkspaceOutbox {
         guard case .pending? = document.state(of: operationId, in: chat) else {
             throw .unknownOperation(operationId)
         }
-        try change { $0.set(.completed, for: operationId, in: chat) }
+        try change([.init(chat: chat, operationId: operationId, state: .completed)])
         completedThisProcess.insert(operationId)
     }
 
@@ -134,15 +231,41 @@ public actor WorkspaceOutbox {
         try complete(operationId, in: chat)
     }
 
-    /// Applies `edit` to a copy, saves it, and only then adopts it.
-    private func change(_ edit: (inout WorkspaceOutboxDocument) -> Void) throws(WorkspaceOutboxError) {
-        var next = document
-        edit(&next)
+    /// Folds the journal into a new snapshot now (with a ``FileKeyValueStore``; nothing to do
+    /// for other stores). Changes start one in the background when the journal has grown.
+    public func compact() throws(WorkspaceOutboxError) {
+        guard let journal else { return }
         do {
-            try store.set(Array(JSONWriter().string(from: next.jsonValue).utf8), forKey: Self.storageKey)
+            try journal.compact(document)
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    /// Applies `changes` to a copy, saves them, and only then adopts the copy.
+    private func change(_ changes: [WorkspaceOutboxJournal.Change]) throws(WorkspaceOutboxError) {
+        var next = document
+        for change in changes { next.set(change.state, for: change.operationId, in: change.chat) }
+        do {
+            if let journal {
+                try journal.save(changes, next: next)
+            } else {
+                try store.set(Array(JSONWriter().string(from: next.jsonValue).utf8), forKey: Self.storageKey)
+            }
         } catch {
             throw .storage(String(describing: error))
         }
         document = next
+        if let journal, journal.compactionDue, !compactionScheduled {
+            compactionScheduled = true
+            Task { await self.compactInBackground() }
+        }
+    }
+
+    /// The background compaction: a failure leaves the next change to write the snapshot.
+    private func compactInBackground() {
+        compactionScheduled = false
+        guard let journal, journal.compactionDue else { return }
+        try? journal.compact(document)
     }
 }

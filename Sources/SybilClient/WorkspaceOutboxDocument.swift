@@ -84,17 +84,22 @@ struct WorkspaceOutboxDocument: Sendable, Hashable {
 
     private static func scopeJSON(_ scope: Scope) -> JSONValue {
         let operations = scope.order.compactMap { operationId -> JSONMember? in
-            switch scope.operations[operationId] {
-            case .pending(let entry)?: JSONMember(operationId, ["state": "pending", "entry": entry.jsonValue])
-            case .completed?: JSONMember(operationId, ["state": "completed"])
-            case nil: nil
-            }
+            scope.operations[operationId].map { JSONMember(operationId, stateJSON($0)) }
         }
         return [
             "desktopId": .string(scope.chat.desktopId), "projectId": .string(scope.chat.projectId),
             "sessionId": .string(scope.chat.sessionId), "order": .array(scope.order.map(JSONValue.string)),
             "operations": .object(JSONObject(operations)),
         ]
+    }
+
+    /// An operation's stored state: `{"state": "completed"}` or `{"state": "pending",
+    /// "entry": {…}}`.
+    static func stateJSON(_ state: OperationState) -> JSONValue {
+        switch state {
+        case .pending(let entry): ["state": "pending", "entry": entry.jsonValue]
+        case .completed: ["state": "completed"]
+        }
     }
 
     /// Decodes what can be read. The document's frame (version, generation, scopes) must be
@@ -135,29 +140,38 @@ struct WorkspaceOutboxDocument: Sendable, Hashable {
             let operationId = try JSONValueReader.string(item, at: path.appending(key: "order").appending(index: index))
             let statePath = operations.path.appending(key: operationId)
             do throws(JSONError) {
-                let state = try JSONObjectReader(try operations.value(operationId), at: statePath)
-                switch try state.string("state") {
-                case "completed":
-                    try state.requireExactKeys(["state"])
-                    scope.operations[operationId] = .completed
-                case "pending":
-                    try state.requireExactKeys(["state", "entry"])
-                    let entry = try WorkspaceOutboxEntry.decode(
-                        try state.value("entry"), at: statePath.appending(key: "entry"), chat: chat)
-                    guard entry.operationId == operationId else {
-                        throw .contract(
-                            statePath.appending(key: "entry").appending(key: "operationId"),
-                            "does not match its key \(JSONWriter.quoted(operationId))")
-                    }
-                    scope.operations[operationId] = .pending(entry)
-                case let other:
-                    throw .contract(statePath.appending(key: "state"), "unknown state \(JSONWriter.quoted(other))")
-                }
+                scope.operations[operationId] = try decodeState(
+                    try operations.value(operationId), of: operationId, at: statePath, chat: chat)
                 scope.order.append(operationId)
             } catch {
                 problems.append(error)
             }
         }
         return (scope, problems)
+    }
+
+    /// Decodes an operation's stored state (``stateJSON(_:)``) at `path`; a pending entry must
+    /// carry `operationId`.
+    static func decodeState(
+        _ value: JSONValue, of operationId: String, at path: JSONPath, chat: WorkspaceChatKey
+    ) throws(JSONError) -> OperationState {
+        let state = try JSONObjectReader(value, at: path)
+        switch try state.string("state") {
+        case "completed":
+            try state.requireExactKeys(["state"])
+            return .completed
+        case "pending":
+            try state.requireExactKeys(["state", "entry"])
+            let entry = try WorkspaceOutboxEntry.decode(
+                try state.value("entry"), at: path.appending(key: "entry"), chat: chat)
+            guard entry.operationId == operationId else {
+                throw .contract(
+                    path.appending(key: "entry").appending(key: "operationId"),
+                    "does not match its key \(JSONWriter.quoted(operationId))")
+            }
+            return .pending(entry)
+        case let other:
+            throw .contract(path.appending(key: "state"), "unknown state \(JSONWriter.quoted(other))")
+        }
     }
 }
