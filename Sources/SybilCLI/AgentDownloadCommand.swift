@@ -97,12 +97,13 @@ enum AgentDownloadCommand {
         }
         // The server's file name, cleaned as the draft cleans names (no path, no control characters).
         let output = request.output ?? AgentAttachmentPreparer.displayName(attachment.fileName)
-        guard !FileManager.default.fileExists(atPath: output) else {
+        do {
+            try AgentOriginalFile.write(bytes, to: output)
+        } catch .exists {
             io.writeError("\(name): '\(output)' exists; choose another with -o FILE\n")
             return .cannotCreate
-        }
-        guard FileManager.default.createFile(atPath: output, contents: Data(bytes)) else {
-            io.writeError("\(name): cannot write '\(output)'\n")
+        } catch {
+            io.writeError("\(name): \(error)\n")
             return .cannotCreate
         }
         io.writeError("\(name): wrote \(bytes.count) bytes (SHA-256 \(attachment.sha256)) to \(output)\n")

@@ -67,24 +67,10 @@ enum AgentPreviewCommand {
     }
 
     /// What is printed for `preview`: a heading line naming the file, its type and size, then the
-    /// text itself (safe for a terminal), or the image's format and pixel size.
+    /// text itself (safe for a terminal), or the image's format and pixel size (the app's
+    /// preview overlay shows the same text).
     static func render(_ preview: AgentDownloadPreview, of attachment: AgentAttachment) -> String {
-        let name = TerminalText.oneLine(attachment.fileName)
-        let type = TerminalText.oneLine(attachment.mimeType)
-        switch preview {
-        case .text(let text, let truncated):
-            var body = TerminalText.safe(text)
-            if !body.isEmpty, !body.hasSuffix("\n") { body += "\n" }
-            let cut =
-                truncated
-                ? "… (the first \(AgentDownloadPreview.maxTextBytes / 1024) KiB of \(attachment.size) bytes)\n" : ""
-            return "\(name) · \(type) · \(attachment.size) bytes · shown as text, never rendered\n\n" + body + cut
-        case .image(let thumbnail):
-            return
-                "\(name) · \(type) · \(attachment.size) bytes\nimage: \(thumbnail.format.rawValue.uppercased()), \(thumbnail.originalWidth) × \(thumbnail.originalHeight) pixels\n"
-        case .unavailable(let reason):
-            return
-                "\(name) · \(type) · \(attachment.size) bytes\n\(TerminalText.oneLine(reason)) (sybil agent download \(attachment.uploadId))\n"
-        }
+        AgentAttachmentPreviewText.render(
+            preview, of: attachment, saveHint: "sybil agent download \(attachment.uploadId)")
     }
 }

@@ -161,6 +161,15 @@ enum TerminalAppCommand {
                     list: workspaces.list, open: workspaces.open, setAppActive: workspaces.setAppActive),
             quickQuestion: quick, records: records)
         services.notOffered = notOffered
+        // v previews an attachment card, e exports its verified original into the folder the
+        // app was started in (as sybil agent download does).
+        if let agentSession {
+            // Nothing is written there (exports go to the export folder); a fresh name all the same.
+            let scratch = NSTemporaryDirectory() + "sybil-app-exports-\(UUID().uuidString)"
+            services.attachmentDownloads = AgentDownloads(
+                api: agentSession.api, exportDirectory: scratch, ids: RandomUUIDGenerator(source: SystemRandomSource()))
+            services.exportDirectory = FileManager.default.currentDirectoryPath
+        }
         // Ctrl+Alt+N asks the web-search route and saves the answer as `sybil ask --web` does.
         if !notOffered.contains(.webSearch), let base = try? AgentAPIBase(connection.baseURL) {
             let asker = WebSearchAsker(

@@ -1,3 +1,5 @@
+import SybilWire
+
 /// What the app asks its runner to do after a key, a click or a paste: the effects the pure
 /// ``TerminalApp`` cannot perform itself (sending, stopping, opening, searching, quitting).
 public enum AppCommand: Sendable, Hashable {
@@ -21,6 +23,12 @@ public enum AppCommand: Sendable, Hashable {
     case discard
     /// Remove the draft's last failed or interrupted attachment (its local work cancelled).
     case removeFailedAttachment
+    /// Download this attachment's verified original and show its preview (the overlay opened);
+    /// the text comes back as an ``AppMessage``.
+    case previewAttachment(AgentAttachment)
+    /// Download this attachment's verified original and save it to a new file in the export
+    /// folder (never over an existing file); where it went comes back as an ``AppMessage``.
+    case exportAttachment(AgentAttachment)
     /// The reader is near the top of the timeline: load an older page if there is one.
     case loadOlder
     /// Show the Quick Question panel (the overlay opened; copy in the model's draft and answer).

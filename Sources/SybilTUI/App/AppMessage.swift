@@ -12,4 +12,12 @@ public enum AppMessage: Sendable, Hashable {
     case webSearchFailed(String)
     /// The meditation record was not saved, with why.
     case meditationNotSaved(seconds: Int, reason: String)
+    /// The preview text of the attachment `uploadId` is ready.
+    case attachmentPreviewed(uploadId: String, text: String)
+    /// The attachment `uploadId` could not be previewed, with why.
+    case attachmentPreviewFailed(uploadId: String, reason: String)
+    /// The attachment `fileName` was saved at `path`.
+    case attachmentExported(fileName: String, path: String)
+    /// The attachment `fileName` was not saved, with why.
+    case attachmentExportFailed(fileName: String, reason: String)
 }

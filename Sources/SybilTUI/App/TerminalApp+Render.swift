@@ -48,6 +48,9 @@ extension TerminalApp {
         case .records(let records):
             records.draw(into: &grid, in: RecordsOverlay.frame(size: size), theme: theme)
             return (grid, nil)
+        case .attachmentPreview(let preview):
+            preview.draw(into: &grid, in: AttachmentPreviewOverlay.frame(size: size), theme: theme)
+            return (grid, nil)
         case .help:
             HelpOverlay.draw(into: &grid, in: HelpOverlay.frame(size: size), theme: theme, scroll: helpScroll)
             return (grid, nil)

@@ -1,5 +1,6 @@
 import SybilClient
 import SybilCore
+import SybilWire
 
 /// The terminal app's screen state and its key bindings, as a value: focus (sidebar, timeline,
 /// composer), the overlay on top (search, key list), the composer's text, the timeline's items
@@ -33,6 +34,8 @@ public struct TerminalApp: Sendable {
         case meditation
         /// The "new web search" prompt.
         case webSearch(WebSearchPrompt)
+        /// The preview of an Agent room attachment card (`v`).
+        case attachmentPreview(AttachmentPreviewOverlay)
     }
 
     /// How long after one Ctrl+C a second one quits.
@@ -61,6 +64,10 @@ public struct TerminalApp: Sendable {
     public var items: [TimelineItem] = []
     /// The timeline's scroll position.
     public var scroll = TimelineScroll()
+    /// The Agent room's attachment cards, oldest first (the keys `a`, `v`, `e` act on them).
+    public var attachmentCards: [AgentAttachment] = []
+    /// The upload id of the selected attachment card, if one is selected.
+    public var selectedAttachment: String?
     /// The laid-out lines, cached by item id, revision and width.
     public var timelineLayout = TimelineLayout()
     /// Lines to measure above and below the viewport at each draw (0: none), for a screen
@@ -297,6 +304,7 @@ public struct TerminalApp: Sendable {
     }
 
     private mutating func handleTimeline(_ event: KeyEvent) -> [AppCommand] {
+        if let commands = handleAttachmentKey(event) { return commands }
         switch event.key {
         case .up: return scrollTimeline(.lines(-1))
         case .down: return scrollTimeline(.lines(1))
@@ -380,7 +388,7 @@ public struct TerminalApp: Sendable {
             search.selected = 0
             overlay = .search(search)
             return [.search(search.query)]
-        case .help, .breathing, .records, .meditation:
+        case .help, .breathing, .records, .meditation, .attachmentPreview:
             return []
         case .webSearch(var prompt):
             guard !prompt.isSearching else { return [] }
@@ -402,6 +410,8 @@ public struct TerminalApp: Sendable {
 
     private mutating func handle(_ event: KeyEvent, overlay current: Overlay, now: Duration) -> [AppCommand] {
         switch current {
+        case .attachmentPreview(let preview):
+            return handlePreviewKey(event, preview)
         case .webSearch(var prompt):
             switch event.key {
             case .escape:
@@ -646,6 +656,8 @@ public struct TerminalApp: Sendable {
             notice = "Saved a meditation of \(Self.spoken(seconds)) on this device (F4 lists the records)."
         case .meditationNotSaved(let seconds, let reason):
             notice = "The meditation of \(Self.spoken(seconds)) was not saved: \(TerminalText.oneLine(reason))"
+        case .attachmentPreviewed, .attachmentPreviewFailed, .attachmentExported, .attachmentExportFailed:
+            updateAttachment(message)
         }
         return []
     }

@@ -424,6 +424,10 @@ public final class TerminalAppController {
                 await draft.remove(item.id)
                 self?.app.notice = "Removed \(item.fileName) from the draft; an uploaded original stays on the server."
             }
+        case .previewAttachment(let attachment):
+            previewAttachment(attachment)
+        case .exportAttachment(let attachment):
+            exportAttachment(attachment)
         case .resendAll:
             guard app.sidebar.current == .agent, let agent = services.agent else { return }
             run { [weak self] in
@@ -526,6 +530,54 @@ public final class TerminalAppController {
             run { [weak self] in
                 await draft.remove(item.id)
                 self?.app.notice = "Removed \(item.fileName); an uploaded original stays on the server."
+            }
+        }
+    }
+
+    /// Downloads `attachment`'s verified original and sends its preview text back.
+    private func previewAttachment(_ attachment: AgentAttachment) {
+        let uploadId = attachment.uploadId
+        guard let downloads = services.attachmentDownloads else {
+            receive(.attachmentPreviewFailed(uploadId: uploadId, reason: "attachments cannot be downloaded here"))
+            return
+        }
+        run { [weak self] in
+            do {
+                let preview = try await downloads.preview(of: attachment)
+                let text = AgentAttachmentPreviewText.render(preview, of: attachment, saveHint: "e exports it")
+                self?.receive(.attachmentPreviewed(uploadId: uploadId, text: text))
+            } catch {
+                self?.receive(.attachmentPreviewFailed(uploadId: uploadId, reason: "\(error)"))
+            }
+        }
+    }
+
+    /// Downloads `attachment`'s verified original and saves it to a new file in the export
+    /// folder (`name (2).ext` when the name is taken, never over a file).
+    private func exportAttachment(_ attachment: AgentAttachment) {
+        let fileName = attachment.fileName
+        guard let downloads = services.attachmentDownloads, let directory = services.exportDirectory else {
+            receive(.attachmentExportFailed(fileName: fileName, reason: "attachments cannot be exported here"))
+            return
+        }
+        run { [weak self] in
+            let bytes: [UInt8]
+            do {
+                bytes = try await downloads.original(of: attachment)
+            } catch {
+                self?.receive(.attachmentExportFailed(fileName: fileName, reason: "\(error)"))
+                return
+            }
+            // The file is written off the main actor.
+            let saved = await Task.detached {
+                Result { () throws(AgentOriginalFile.Failure) -> String in
+                    try AgentOriginalFile.save(bytes, named: fileName, in: directory)
+                }
+            }.value
+            switch saved {
+            case .success(let path): self?.receive(.attachmentExported(fileName: fileName, path: path))
+            case .failure(let failure):
+                self?.receive(.attachmentExportFailed(fileName: fileName, reason: failure.description))
             }
         }
     }
@@ -731,9 +783,16 @@ public final class TerminalAppController {
             }
         case .agent:
             if let agent = services.agent {
+                app.attachmentCards = agent.room.rows.flatMap { $0.message?.attachments ?? [] }
+                if let selected = app.selectedAttachment,
+                    !app.attachmentCards.contains(where: { $0.uploadId == selected })
+                {
+                    app.selectedAttachment = nil
+                }
                 app.items = AgentTimelineAdapter.items(
                     rows: agent.room.rows, pending: agent.pending, activity: agent.room.activity,
-                    roomError: agent.room.roomError, unreadMarker: agent.room.unreadMarkerMessageId)
+                    roomError: agent.room.roomError, unreadMarker: agent.room.unreadMarkerMessageId,
+                    selectedAttachment: app.selectedAttachment)
                 app.isReplyRunning = false
                 // Every draft item with its state, numbered as /detach takes them, while any
                 // is not uploaded yet.

@@ -56,6 +56,11 @@ public struct TerminalAppServices {
     /// Sends a question to the server's web-search route and saves the answer (the code
     /// `sybil ask --web` shares), if the app can.
     public var askWeb: (@MainActor (String) async -> WebSearchAsker.Outcome)?
+    /// The Agent room's attachment originals (verified downloads) behind the timeline's preview
+    /// (`v`) and export (`e`) keys, if the room is there.
+    public var attachmentDownloads: AgentDownloads?
+    /// The folder the export key saves originals to (the folder the app was started in).
+    public var exportDirectory: String?
     /// What the server does not offer (``CapabilityDiscovery``): shown as not offered, never
     /// tried.
     public var notOffered: Set<ServerSurface> = []

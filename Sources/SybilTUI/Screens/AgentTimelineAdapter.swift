@@ -3,14 +3,14 @@ import SybilTimeline
 import SybilWire
 
 /// The Agent room as timeline entries: its transcript rows (day separators, the "new" marker
-/// above the first unread reply, messages with their attachment cards), then the outbox's messages not confirmed yet with where they are
+/// above the first unread reply, messages with their attachment cards, the selected card marked), then the outbox's messages not confirmed yet with where they are
 /// (queued, sending, awaiting the room's echo, failed with what to do), then the agent's
 /// activity pinned at the bottom. Pure.
 public enum AgentTimelineAdapter {
     /// The entries for the room's `rows`, the outbox's `pending` entries and `activity`.
     public static func items(
         rows: [AgentTranscriptRow], pending: [AgentOutboxEntry], activity: AgentRoomModel.Activity,
-        roomError: String? = nil, unreadMarker: String? = nil
+        roomError: String? = nil, unreadMarker: String? = nil, selectedAttachment: String? = nil
     ) -> [TimelineItem] {
         var items: [TimelineItem] = []
         for row in rows {
@@ -23,7 +23,12 @@ public enum AgentTimelineAdapter {
                 }
                 var body = message.text
                 for attachment in message.attachments {
-                    body += "\n📎 \(attachment.fileName) (\(attachment.mimeType), \(attachment.size) bytes)"
+                    // The selected card is marked and names its keys.
+                    let selected = attachment.uploadId == selectedAttachment
+                    body +=
+                        (selected ? "\n▸ 📎 " : "\n📎 ")
+                        + "\(attachment.fileName) (\(attachment.mimeType), \(attachment.size) bytes)"
+                        + (selected ? " · v previews, e exports" : "")
                 }
                 let isUser = message.role == .user
                 items.append(

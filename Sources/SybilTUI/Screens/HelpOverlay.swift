@@ -37,6 +37,9 @@ public enum HelpOverlay {
         ("d", "Discard the message refused for good (text back in the composer)"),
         ("x", "Remove the draft's last failed attachment"),
         ("t", "Open the newest subagent thread (Esc goes back)"),
+        ("a / A", "Select an older / newer attachment card in the Agent room"),
+        ("v", "Preview the selected attachment as text (HTML, SVG never rendered)"),
+        ("e", "Export the selected attachment's verified original to a new file"),
     ]
 
     /// One drawn line of the key list: a section title, or a binding's keys (on its first
