@@ -57,7 +57,14 @@ enum AskCommand {
         }
         guard let connection = ChatClientStack.connect(request.target, seed: request.seed, command: name, io: io)
         else { return .unavailable }
-        let model = await ChatClientStack.model(given: request.model, connection: connection, command: name, io: io)
+        // A continued conversation asks the model it was saved with, unless --model is given.
+        let saved = request.model == nil ? await savedModel(of: request.conversation, in: store) : nil
+        let model: String
+        if let saved {
+            model = saved
+        } else {
+            model = await ChatClientStack.model(given: request.model, connection: connection, command: name, io: io)
+        }
         request.model = model
         request.system = request.system ?? connection.profile?.system
         let status = await ask(request, output: output, model: model, store: store, connection: connection, io: io)
@@ -83,6 +90,10 @@ enum AskCommand {
             streaming: echo, store: store, model: chosenModel, now: ChatClientStack.now, ids: ChatClientStack.ids,
             warmUp: stack.warmUp, systemPrompt: request.system)
         guard let model = await open(request.conversation, in: list, io: io) else { return .noInput }
+        // `--model` on a continued conversation: it asks that model from now on.
+        if model.model != chosenModel, !(await model.select(model: chosenModel)) {
+            io.writeError("\(name): \(model.lastError ?? "the model choice could not be saved")\n")
+        }
         // Ctrl+C (or SIGTERM) stops the reply the way the app's Stop button does: what arrived
         // is kept and saved as stopped.
         let interrupt = Task { @MainActor in
@@ -133,6 +144,19 @@ enum AskCommand {
             io.writeError("\(name): \(reason)\(profileNote(status, connection))\n")
             return status
         }
+    }
+
+    /// The model the conversation to continue was saved with, if it is saved with one (a
+    /// conversation that cannot be read is reported when it is opened).
+    private static func savedModel(of conversation: Conversation, in store: any ChatHistoryStore) async -> String? {
+        let id: String?
+        switch conversation {
+        case .new: return nil
+        case .latest: id = (try? await store.recentConversations(limit: 1))?.first?.id
+        case .id(let given): id = given
+        }
+        guard let id else { return nil }
+        return (try? await ChatModelPicker.savedModel(ofConversation: id, in: store)) ?? nil
     }
 
     /// For a refused key: which profile's key it was, so the person knows what to fix.

@@ -11,6 +11,11 @@ extension CommandSpec {
             opens a meditation timer; F1 lists every key. Ctrl+C stops a reply; Ctrl+C twice,
             or Ctrl+D on an empty composer, quits.
 
+            Each chat asks for its own model, kept with it (and asked again by sybil ask -c):
+            /model in the composer lists the server's models with the chat's marked, /model
+            NAME picks one the server lists, and F6 picks the next; the header names it. New
+            chats start with --model, the profile's model or the server's first.
+
             `sybil` with no command opens it when standard input and output are a terminal, as
             does `sybil` with only these options. Without --api-url or SYBIL_API_URL it starts
             the reference server in-process on a free loopback port, with its data under

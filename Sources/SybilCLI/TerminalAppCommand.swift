@@ -19,7 +19,7 @@ enum TerminalAppCommand {
     /// `--model NAME`.
     static let modelOption = OptionSpec.text(
         "--model", valueName: "NAME",
-        help: "The model chats ask for (default: the profile's, else the\nserver's first listed model).")
+        help: "The model new chats ask for (default: the profile's, else the\nserver's first listed model).")
 
     /// The header of the embedded server, a scripted demo.
     static let demoHeader = "demo: scripted replies, not a model — connect one with `sybil profile add`"
@@ -116,9 +116,11 @@ enum TerminalAppCommand {
         connection.capabilities = capabilities
         let model = await ChatClientStack.model(given: request.model, connection: connection, command: name, io: io)
         let stack = ChatClientStack(connection: connection)
+        // Each chat asks for its own model (kept with it; `/model` and F6 pick another).
         let chats = ChatListModel(
             streaming: stack.streaming(model: model), store: store, model: model,
-            now: ChatClientStack.now, ids: ChatClientStack.ids, warmUp: stack.warmUp)
+            now: ChatClientStack.now, ids: ChatClientStack.ids, warmUp: stack.warmUp,
+            streamingFor: { stack.streaming(model: $0) })
         let search = ChatSearchModel(store: store, clock: ContinuousClock())
         var agentSession: AgentCommand.Session?
         if capabilities?.offers(.agentRoom) ?? true,
@@ -158,7 +160,8 @@ enum TerminalAppCommand {
             workspaces: notOffered.contains(.workspaces)
                 ? nil
                 : TerminalAppServices.Workspaces(
-                    list: workspaces.list, open: workspaces.open, setAppActive: workspaces.setAppActive),
+                    list: workspaces.list, open: workspaces.open, setAppActive: workspaces.setAppActive,
+                    hosts: workspaces.hosts),
             quickQuestion: quick, records: records)
         services.notOffered = notOffered
         // v previews an attachment card, e exports its verified original into the folder the
@@ -184,13 +187,26 @@ enum TerminalAppCommand {
             return WebSearchScreen(query: saved.query, answer: saved.answer, sources: saved.sources)
         }
         services.header = header(connection, model: model)
+        services.chatHeader = { header(connection, model: $0) }
+        // The server's models are listed when `/model` or F6 first needs them, with the key
+        // read then.
+        let (base, fields, tokens) = (
+            connection.baseURL, connection.headers, connection.sendsKey ? connection.tokens : nil
+        )
+        services.models = ChatModelPicker(defaultModel: model) {
+            let key = (try? await tokens?.token()) ?? nil
+            let client = ModelListClient(baseURL: base, http: DefaultHTTPClient.make(), key: key, headers: fields)
+            return try await client.models().models.map(\.id)
+        }
         return (services, agentSession?.scratch)
     }
 
     /// The header: the demo's own sentence for the embedded server, else the profile (or the
     /// server's address) and the model.
     static func header(_ connection: ServerTarget.Connection, model: String) -> String {
-        if connection.embedded != nil { return demoHeader }
+        if connection.embedded != nil {
+            return model == SybilServerOptions.scriptedModel ? demoHeader : "\(demoHeader) · \(model)"
+        }
         let server =
             connection.profile?.name
             ?? (connection.baseURL.host ?? connection.baseURL.absoluteString)

@@ -81,7 +81,7 @@ extension ChatConversationModel {
         replaceMessage(id: id) { $0.text = text }
         pendingProgress = text
         guard progressWriter == nil else { return }
-        let store = replyContext.store
+        let store = replyStore
         progressWriter = Task { @MainActor in
             while let next = self.pendingProgress {
                 self.pendingProgress = nil

@@ -32,14 +32,16 @@ public final class ChatConversationModel {
     /// The latest reply's reasoning, finish reason and usage as they arrived (its text is in
     /// ``messages``); emptied when a reply starts. Not saved.
     public internal(set) var replyDetails = ChatDelta()
-    /// The model each request asks for.
-    public let model: String
+    /// The model each request asks for: the one given, replaced by the one saved with the
+    /// conversation when ``enter()`` loads it, and by ``select(model:)``.
+    public private(set) var model: String
 
     /// Called on the main actor whenever ``record`` changes (created, or a message bumped it),
     /// so a list can show the change without reading the store again.
     @ObservationIgnored public var onRecordChange: (@MainActor (ChatConversationRecord) -> Void)?
 
     @ObservationIgnored private let streaming: any ChatStreaming
+    @ObservationIgnored private let streamingFor: (@MainActor (String) -> any ChatStreaming)?
     @ObservationIgnored private let store: any ChatHistoryStore
     @ObservationIgnored private let now: @Sendable () -> Int64
     @ObservationIgnored private let ids: any IDGenerator
@@ -55,12 +57,17 @@ public final class ChatConversationModel {
     /// ``enter()``). `now` gives milliseconds since 1970; `ids` names conversations and
     /// messages; `systemPrompt`, when given, goes before the messages of every request and is
     /// saved with a new conversation (a saved one's prompt is sent when none is given).
+    /// `streamingFor`, when given, makes the stream for the conversation's current model (so a
+    /// model chosen with ``select(model:)`` is the one each request names); else every request
+    /// goes through `streaming`.
     public init(
         streaming: any ChatStreaming, store: any ChatHistoryStore, model: String,
         now: @escaping @Sendable () -> Int64, ids: any IDGenerator, warmUp: (any ChatWarmUp)?,
-        conversationId: String? = nil, systemPrompt: String? = nil
+        conversationId: String? = nil, systemPrompt: String? = nil,
+        streamingFor: (@MainActor (String) -> any ChatStreaming)? = nil
     ) {
         self.streaming = streaming
+        self.streamingFor = streamingFor
         self.store = store
         self.model = model
         self.now = now
@@ -97,6 +104,9 @@ public final class ChatConversationModel {
             }
             record = saved
             loaded = try await store.messages(inConversation: id)
+            // The model it was saved with (before models were kept with conversations: the
+            // one its last question asked).
+            if let saved = saved.model ?? loaded.last(where: { $0.role == .user })?.model { model = saved }
         } catch {
             lastError = "The chat could not be loaded (\(error)). Open it again."
             return
@@ -157,6 +167,31 @@ public final class ChatConversationModel {
         await streamReply()
     }
 
+    /// Makes `name` the model this conversation asks for from its next request on, saved with
+    /// a saved conversation (a new one is saved with it when its first message is). Returns
+    /// `false`, the model unchanged and the reason in ``lastError``, when it could not be saved.
+    /// Whether the server lists `name` is ``ChatModelPicker``'s rule.
+    @discardableResult
+    public func select(model name: String) async -> Bool {
+        guard name != model else { return true }
+        guard !isLoading else {
+            lastError = "The chat is still loading; choose the model again when it is open."
+            return false
+        }
+        if let id = record?.id {
+            do {
+                try await store.setConversationModel(id: id, model: name)
+            } catch {
+                lastError = "The model choice could not be saved (\(error)); still asking \(model)."
+                return false
+            }
+            record?.model = name
+            if let record { onRecordChange?(record) }
+        }
+        model = name
+        return true
+    }
+
     /// Stops the reply being streamed; what arrived is kept and saved as `.stopped`.
     public func stop() {
         guard isTyping else { return }
@@ -170,7 +205,7 @@ public final class ChatConversationModel {
         if let openingId { return openingId }
         let created = ChatConversationRecord(
             id: ids.makeID(), title: ChatTitle.make(from: text), createdAt: time, updatedAt: time,
-            systemPrompt: systemPrompt)
+            systemPrompt: systemPrompt, model: model)
         try await store.createConversation(created)
         record = created
         onRecordChange?(created)
@@ -224,9 +259,12 @@ public final class ChatConversationModel {
         messages.append(message)
     }
 
-    /// The dependencies the reply flow uses.
+    /// The history store (without making a stream, as ``replyContext`` does).
+    var replyStore: any ChatHistoryStore { store }
+
+    /// The dependencies the reply flow uses: the stream is made for the current model.
     var replyContext: (streaming: any ChatStreaming, store: any ChatHistoryStore, ids: any IDGenerator) {
-        (streaming, store, ids)
+        (streamingFor?(model) ?? streaming, store, ids)
     }
 
     /// The injected time, in milliseconds since 1970.

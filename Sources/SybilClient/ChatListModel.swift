@@ -27,15 +27,19 @@ public final class ChatListModel {
     @ObservationIgnored private let ids: any IDGenerator
     @ObservationIgnored private let warmUp: (any ChatWarmUp)?
     @ObservationIgnored private let systemPrompt: String?
+    @ObservationIgnored private let streamingFor: (@MainActor (String) -> any ChatStreaming)?
 
     /// A list over `store`; the conversations it opens stream through `streaming` with `model`
-    /// (and `systemPrompt` before their messages, when given).
+    /// (and `systemPrompt` before their messages, when given). With `streamingFor`, each
+    /// conversation streams through the stream it makes for the conversation's own model (a
+    /// saved one's, or one chosen for it), new ones starting with `model`.
     public init(
         streaming: any ChatStreaming, store: any ChatHistoryStore, model: String,
         now: @escaping @Sendable () -> Int64, ids: any IDGenerator, warmUp: (any ChatWarmUp)?,
-        systemPrompt: String? = nil
+        systemPrompt: String? = nil, streamingFor: (@MainActor (String) -> any ChatStreaming)? = nil
     ) {
         self.systemPrompt = systemPrompt
+        self.streamingFor = streamingFor
         self.streaming = streaming
         self.store = store
         self.model = model
@@ -101,7 +105,7 @@ public final class ChatListModel {
     private func makeConversation(id: String?) -> ChatConversationModel {
         let conversation = ChatConversationModel(
             streaming: streaming, store: store, model: model, now: now, ids: ids, warmUp: warmUp,
-            conversationId: id, systemPrompt: systemPrompt)
+            conversationId: id, systemPrompt: systemPrompt, streamingFor: streamingFor)
         conversation.onRecordChange = { [weak self] record in self?.show(record) }
         return conversation
     }

@@ -11,13 +11,21 @@ public struct ChatConversationRecord: Sendable, Hashable, Identifiable {
     /// The system prompt the conversation was started with (`ask --system`, a profile's
     /// `system`), sent again before its messages when it is continued; `nil` for none.
     public var systemPrompt: String?
+    /// The model the conversation asks for (chosen for it, or the one it was started with),
+    /// asked again when it is continued; `nil` for a conversation saved before models were
+    /// kept with conversations.
+    public var model: String?
 
     /// Creates a record.
-    public init(id: String, title: String, createdAt: Int64, updatedAt: Int64, systemPrompt: String? = nil) {
+    public init(
+        id: String, title: String, createdAt: Int64, updatedAt: Int64, systemPrompt: String? = nil,
+        model: String? = nil
+    ) {
         self.id = id
         self.title = title
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.systemPrompt = systemPrompt
+        self.model = model
     }
 }

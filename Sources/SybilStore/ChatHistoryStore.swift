@@ -13,6 +13,9 @@ public protocol ChatHistoryStore: Sendable {
     func createConversation(_ conversation: ChatConversationRecord, messages: [ChatMessageRecord]) async throws
     /// Changes a conversation's title.
     func renameConversation(id: String, title: String, at time: Int64) async throws
+    /// Sets the model conversation `id` asks for (its `updatedAt` is left as it is: choosing a
+    /// model is no new message); an unknown id is an error.
+    func setConversationModel(id: String, model: String) async throws
     /// Removes a conversation and its messages.
     func deleteConversation(id: String) async throws
     /// The conversation with `id`, if saved.

@@ -41,6 +41,11 @@ public actor InMemoryChatHistory: ChatHistoryStore {
         conversations[id]?.updatedAt = time
     }
 
+    public func setConversationModel(id: String, model: String) throws {
+        guard conversations[id] != nil else { throw Self.error("set conversation model", "no conversation \(id)") }
+        conversations[id]?.model = model
+    }
+
     public func deleteConversation(id: String) throws {
         // Like the SQLite store: deleting what is not there (deleted meanwhile) is no error.
         guard conversations.removeValue(forKey: id) != nil else { return }

@@ -64,6 +64,11 @@ extension SQLiteChatHistory {
         SQLiteMigration(
             name: "chat-history-7-web-search-sources",
             sql: "ALTER TABLE chat_web_searches ADD COLUMN sources TEXT NOT NULL DEFAULT '[]';"),
+        // The model a conversation asks for, chosen per chat and asked again on a
+        // continuation; NULL for conversations saved before this migration.
+        SQLiteMigration(
+            name: "chat-history-8-conversation-model",
+            sql: "ALTER TABLE chat_conversations ADD COLUMN model TEXT;"),
     ]
 
     /// The full-text index (see `SQLiteChatHistory+Search.swift` for the choices): one row per

@@ -65,12 +65,13 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
     private static func insert(_ conversation: ChatConversationRecord, _ database: SQLiteDatabase) throws {
         try database.query(
             """
-            INSERT INTO chat_conversations (id, title, created_at, updated_at, system_prompt)
-            VALUES (?, ?, ?, ?, ?)
+            INSERT INTO chat_conversations (id, title, created_at, updated_at, system_prompt, model)
+            VALUES (?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(conversation.id), .text(conversation.title), .integer(conversation.createdAt),
                 .integer(conversation.updatedAt), conversation.systemPrompt.map(SQLiteValue.text) ?? .null,
+                conversation.model.map(SQLiteValue.text) ?? .null,
             ])
         let seq = try lastInsertRowid(database)
         try indexConversation(seq: seq, title: conversation.title, replacing: nil, database)
@@ -90,6 +91,17 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
                 "UPDATE chat_conversations SET title = ?, updated_at = ? WHERE seq = ?",
                 [.text(title), .integer(time), .integer(seq)])
             try Self.indexConversation(seq: seq, title: title, replacing: old, database)
+        }
+    }
+
+    /// Sets the model conversation `id` asks for, leaving its `updatedAt`; an unknown id is an
+    /// error.
+    public func setConversationModel(id: String, model: String) async throws {
+        let path = path
+        try await write { database in
+            guard try database.query("SELECT seq FROM chat_conversations WHERE id = ?", [.text(id)]).first != nil
+            else { throw Self.missing("conversation", id: id, path: path) }
+            try database.query("UPDATE chat_conversations SET model = ? WHERE id = ?", [.text(model), .text(id)])
         }
     }
 
@@ -115,7 +127,7 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
         let path = path
         return try await run { database in
             try database.query(
-                "SELECT id, title, created_at, updated_at, system_prompt FROM chat_conversations WHERE id = ?",
+                "SELECT id, title, created_at, updated_at, system_prompt, model FROM chat_conversations WHERE id = ?",
                 [.text(id)]
             ).first.map { try Self.conversation($0, path: path) }
         }
@@ -127,7 +139,7 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
         return try await run { database in
             try database.query(
                 """
-                SELECT id, title, created_at, updated_at, system_prompt FROM chat_conversations
+                SELECT id, title, created_at, updated_at, system_prompt, model FROM chat_conversations
                 ORDER BY updated_at DESC, seq DESC LIMIT ?
                 """, [.integer(Int64(max(0, limit)))]
             ).map { try Self.conversation($0, path: path) }
@@ -197,7 +209,8 @@ public final class SQLiteChatHistory: ChatHistoryStore, @unchecked Sendable {
             title: try text(row, 1, "chat_conversations.title", path: path),
             createdAt: try integer(row, 2, "chat_conversations.created_at", path: path),
             updatedAt: try integer(row, 3, "chat_conversations.updated_at", path: path),
-            systemPrompt: try optionalText(row, 4, "chat_conversations.system_prompt", path: path))
+            systemPrompt: try optionalText(row, 4, "chat_conversations.system_prompt", path: path),
+            model: try optionalText(row, 5, "chat_conversations.model", path: path))
     }
 
     /// The error for a write naming a record that is not saved (ids are the client's UUIDs,

@@ -71,6 +71,7 @@ final class BlockingChatHistory: ChatHistoryStore {
         unexpected()
     }
     func renameConversation(id: String, title: String, at time: Int64) async throws { unexpected() }
+    func setConversationModel(id: String, model: String) async throws { unexpected() }
     func deleteConversation(id: String) async throws { unexpected() }
     func conversation(id: String) async throws -> ChatConversationRecord? { unexpected() }
     func messages(inConversation id: String) async throws -> [ChatMessageRecord] { unexpected() }

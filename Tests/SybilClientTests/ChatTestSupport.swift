@@ -184,6 +184,10 @@ final class RecordingChatHistory: ChatHistoryStore {
         try await base.renameConversation(id: id, title: title, at: time)
     }
 
+    func setConversationModel(id: String, model: String) async throws {
+        try await base.setConversationModel(id: id, model: model)
+    }
+
     func deleteConversation(id: String) async throws { try await base.deleteConversation(id: id) }
 
     func conversation(id: String) async throws -> ChatConversationRecord? { await base.conversation(id: id) }

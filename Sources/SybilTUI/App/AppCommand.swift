@@ -51,10 +51,15 @@ public enum AppCommand: Sendable, Hashable {
     /// Send this question to the server's web-search route and save the answer; the outcome
     /// comes back as an ``AppMessage``.
     case askWeb(String)
+    /// Pick the next model of the server's list for the open chat (F6).
+    case nextModel
     /// Sync the records now.
     case syncRecords
     /// The sidebar got focus: list the chats and the workspaces again.
     case refreshSidebar
+    /// Ctrl+R: the open workspace session reloads its newest window (an explicit refresh) and
+    /// the sidebar lists again.
+    case refresh
     /// The app came back to the foreground (the terminal reported focus-in, or the process
     /// continued after Ctrl+Z): warm the backend up, mark the workspace chats stale, replay the
     /// Agent room from its last merged cursor.

@@ -203,6 +203,8 @@ public struct TerminalApp: Sendable {
         case (.character("k"), .control), (.character("K"), .control):
             overlay = .search(SearchOverlay())
             return [.search("")]
+        case (.character("r"), .control), (.character("R"), .control):
+            return [.refresh]
         case (.function(1), _):
             overlay = .help
             helpScroll = 0
@@ -212,6 +214,8 @@ public struct TerminalApp: Sendable {
             return []
         case (.function(5), _):
             return startMeditation(now: now)
+        case (.function(6), _):
+            return [.nextModel]
         case (.character("n"), [.control, .alt]), (.character("N"), [.control, .alt]):
             // The seed's Command+Option+N.
             guard !sidebar.notOffered.contains(.webSearch) else {

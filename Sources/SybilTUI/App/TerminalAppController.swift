@@ -343,6 +343,8 @@ public final class TerminalAppController {
                     self?.receive(.webSearchFailed("The web search failed: \(error.description)"))
                 }
             }
+        case .nextModel:
+            chooseModel(nil)
         case .syncRecords:
             guard let records = services.records else { return }
             run { _ = await records.syncNow() }
@@ -356,6 +358,10 @@ public final class TerminalAppController {
             screen.openThread(fromRow: row.id)
         case .closeThread:
             workspace?.screen.closeThread()
+        case .refresh:
+            // Seed 000's explicit refresh: the open session's newest window reloads.
+            if app.sidebar.current.isSession { services.workspaces?.hosts?.handleForSelected(.explicitRefresh) }
+            perform(.refreshSidebar)
         case .refreshSidebar:
             let chats = services.chats
             run { [weak self] in
@@ -490,6 +496,10 @@ public final class TerminalAppController {
                 }
             }
         case .newChat, .chat:
+            if let name = Self.modelCommand(text) {
+                chooseModel(name)
+                return
+            }
             guard let chat else { return }
             run { [weak self] in
                 if await !chat.send(text) {
@@ -497,6 +507,50 @@ public final class TerminalAppController {
                     self?.app.notice = chat.lastError ?? "Wait for the reply to finish, then send again."
                 }
             }
+        }
+    }
+
+    /// The argument of `/model` or `/model NAME` typed in a chat's composer ("" for the bare
+    /// command), or `nil` when `text` is no such command.
+    static func modelCommand(_ text: String) -> String? {
+        let line = text.drop(while: \.isWhitespace)
+        guard line.hasPrefix("/model"), line.dropFirst(6).first?.isWhitespace ?? true else { return nil }
+        let argument = line.dropFirst(6).drop(while: \.isWhitespace)
+        return String(argument.reversed().drop(while: \.isWhitespace).reversed())
+    }
+
+    /// `/model` (`""`: the server's list, the chat's model marked), `/model NAME` (picks it for
+    /// the open chat) or F6 (`nil`: the next listed model); the answer is the notice.
+    private func chooseModel(_ name: String?) {
+        switch app.sidebar.current {
+        case .newChat, .chat: break
+        case .agent, .session, .webSearch:
+            app.notice = "A model is chosen for an ordinary chat; open one (the Agent room and sessions keep theirs)."
+            return
+        }
+        guard let picker = services.models, let chat else {
+            app.notice = "The server's models cannot be listed here."
+            return
+        }
+        app.notice = name == "" ? "Listing the server's models…" : "Choosing the model…"
+        run { [weak self] in
+            let outcome: ChatModelPicker.Outcome
+            switch name {
+            case ""?:
+                await picker.loadModels()
+                self?.app.notice = picker.listing(current: chat.model)
+                return
+            case let name?: outcome = await picker.choose(name, for: chat)
+            case nil: outcome = await picker.chooseNext(for: chat)
+            }
+            self?.app.notice =
+                switch outcome {
+                case .chosen(let model): "This chat now asks for \(model)."
+                case .unchanged(let model): "This chat already asks for \(model)."
+                case .unverified(let model, let reason):
+                    "This chat now asks for \(model) (the server's list could not be read: \(reason))."
+                case .refused(let sentence): sentence
+                }
         }
     }
 
@@ -669,7 +723,14 @@ public final class TerminalAppController {
 
     private func open(_ destination: AppDestination) {
         let previous = app.sidebar.current
-        if destination == previous, destination != .newChat { return }
+        if destination == previous, destination != .newChat {
+            // Seed 000: choosing the open session again reloads it (a new target generation).
+            if case .session(let key) = destination, let hosts = services.workspaces?.hosts {
+                hosts.selectDuringRender(key)
+                run { hosts.commitPendingSelection() }
+            }
+            return
+        }
         services.agent?.room.isSelected = destination == .agent
         if case .session = previous, let closing = workspace {
             workspace = nil
@@ -711,7 +772,11 @@ public final class TerminalAppController {
             let title = sessionTitle(key)
             app.show(destination, title: title)
             guard let workspaces = services.workspaces else { return }
+            // Seed 000's deferred selection: the choice is only recorded while the key is
+            // handled (nothing is published mid-update); the opening task commits it.
+            workspaces.hosts?.selectDuringRender(key)
             run { [weak self] in
+                workspaces.hosts?.commitPendingSelection()
                 let screen = await workspaces.open(key, title)
                 guard let self, self.app.sidebar.current == destination else {
                     await screen.close()
@@ -765,6 +830,13 @@ public final class TerminalAppController {
         }
         app.timelineMeasuredLines = 0
         app.timelineCover = nil
+        // The header names the open chat's own model.
+        let chatModel: String? =
+            switch app.sidebar.current {
+            case .newChat, .chat: chat?.model
+            case .agent, .session, .webSearch: nil
+            }
+        app.header = chatModel.flatMap { model in services.chatHeader.map { $0(model) } } ?? services.header
         switch app.sidebar.current {
         case .webSearch:
             // Its items came with ``AppMessage/webSearchOpened``; nothing runs here.

@@ -15,16 +15,21 @@ public struct TerminalAppServices {
         /// The app moved to the foreground (`true`: the selected chat is marked stale and its
         /// scheduler reloads it) or the background (`false`: it is parked).
         public var setAppActive: @MainActor (Bool) -> Void
+        /// The host cache the sessions are selected in (seed 000): a session chosen while a
+        /// key is handled is only recorded there and committed by the opening task; Ctrl+R is
+        /// an explicit refresh of the selected chat.
+        public var hosts: WorkspaceChatHostCache?
 
         /// Creates the workspace seam.
         public init(
             list: @escaping @MainActor () async -> Result<[SidebarDesktop], WorkspacesProblem>,
             open: @escaping @MainActor (WorkspaceChatKey, _ title: String) async -> WorkspaceSessionScreen,
-            setAppActive: @escaping @MainActor (Bool) -> Void = { _ in }
+            setAppActive: @escaping @MainActor (Bool) -> Void = { _ in }, hosts: WorkspaceChatHostCache? = nil
         ) {
             self.list = list
             self.open = open
             self.setAppActive = setAppActive
+            self.hosts = hosts
         }
     }
 
@@ -66,6 +71,11 @@ public struct TerminalAppServices {
     public var notOffered: Set<ServerSurface> = []
     /// The header's words: the profile (or "demo") and the model.
     public var header: String?
+    /// The header while a chat is open, for the chat's model (so a model picked for the chat
+    /// shows); ``header`` when `nil`.
+    public var chatHeader: (@MainActor (_ model: String) -> String)?
+    /// The server's models and each chat's choice (`/model`, F6), if the app can list them.
+    public var models: ChatModelPicker?
 
     /// Creates the services.
     public init(
