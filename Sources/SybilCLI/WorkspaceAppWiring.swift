@@ -84,9 +84,13 @@ final class WorkspaceAppWiring {
         cache.setAppActive(active)
     }
 
-    /// Opens `key`: selected in the host cache, its screen model, live feed and composer.
+    /// The host cache the app selects sessions in (its opening task commits the selection).
+    var hosts: WorkspaceChatHostCache { cache }
+
+    /// Opens `key`: selected in the host cache (the app has committed its selection already;
+    /// selecting again would reload it), its screen model, live feed and composer.
     func open(_ key: WorkspaceChatKey, title: String) async -> WorkspaceSessionScreen {
-        cache.select(key)
+        if cache.selectedKey != key { cache.select(key) }
         let host =
             cache.selectedHost
             ?? WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())

@@ -22,6 +22,8 @@ public final class WorkspaceChatHostCache {
     public private(set) var isAppActive = true
 
     @ObservationIgnored private var pendingSelection: WorkspaceChatKey??
+    /// The desktop of the last chat selected (kept while nothing is selected).
+    @ObservationIgnored private var lastDesktopId: String?
     @ObservationIgnored private let makeHost: @MainActor (WorkspaceChatKey) -> WorkspaceChatHost
 
     /// A cache that creates hosts with `makeHost`.
@@ -52,7 +54,9 @@ public final class WorkspaceChatHostCache {
 
     /// Selects a chat now (outside a render): parks the previous host, mounts and activates
     /// this one, and evicts the least recently used host beyond ``capacity``. Selecting the
-    /// selected chat again re-selects it (a new target generation and a reload).
+    /// selected chat again re-selects it (a new target generation and a reload). A chat on
+    /// another desktop than the last one selected is marked stale first (another desktop was
+    /// chosen), so a cached chat does not come back with rows older than its desktop's.
     public func select(_ key: WorkspaceChatKey?) {
         if key == selectedKey {
             selectedHost?.reselect()
@@ -71,6 +75,8 @@ public final class WorkspaceChatHostCache {
         if hosts.count > Self.capacity {
             hosts.removeFirst(hosts.count - Self.capacity)
         }
+        if let lastDesktopId, lastDesktopId != key.desktopId { host.handle(.desktopChanged) }
+        lastDesktopId = key.desktopId
         if isAppActive { host.activate() }
     }
 

@@ -114,6 +114,32 @@ struct WorkspaceChatHostCacheTests {
         cache.setAppActive(false)
         rpc.verifyDone()
     }
+
+    /// Seed 000 (W5): another desktop chosen marks the chat stale; a cached chat chosen again
+    /// after one on another desktop loads, while one on the same desktop comes back as it was.
+    @Test func aCachedChatChosenAfterAnotherDesktopsChatReloads() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let cache = makeCache(rpc: rpc, active: true)
+        let other = WorkspaceChatKey(desktopId: "desk-2", projectId: "ci", sessionId: "s9")
+        await rpc.serveLoad(of: key(1), with: Envelopes.envelope(["x"]), to: cache.selectedHost) {
+            cache.select(key(1))
+        }
+        await rpc.serveLoad(of: key(2), with: Envelopes.envelope(["y"]), to: cache.selectedHost) {
+            cache.select(key(2))
+        }
+        cache.select(key(1))
+        #expect(rpc.received == [.load(key(1)), .load(key(2))], "the same desktop: the cached rows come back")
+        await rpc.serveLoad(of: other, with: Envelopes.envelope(["z"]), to: cache.selectedHost) {
+            cache.select(other)
+        }
+        cache.select(nil)
+        await rpc.serveLoad(of: key(1), with: Envelopes.envelope(["x", "w"]), to: cache.selectedHost) {
+            cache.select(key(1))
+        }
+        #expect(cache.selectedHost?.timeline.rows.count == 2, "another desktop was chosen in between")
+        cache.setAppActive(false)
+        rpc.verifyDone()
+    }
 }
 
 /// A flag the observation callback (which may run on any thread) can set.
