@@ -155,23 +155,14 @@ public actor WorkspaceOutbox {
     /// waiting than ``WorkspaceOutboxEntry/maximumStagedAttachments`` is refused: it would not
     /// read back at the next launch, and the whole message would be lost.
     public func enqueue(_ entry: WorkspaceOutboxEntry) throws(WorkspaceOutboxError) {
-        let limit = WorkspaceOutboxEntry.maximumStagedAttachments
-        guard entry.stagedAttachments.count <= limit else {
-            throw .tooManyStagedAttachments(count: entry.stagedAttachments.count, limit: limit)
-        }
-        guard !completedThisProcess.contains(entry.operationId) else {
-            throw .operationCompleted(entry.operationId)
-        }
-        guard document.state(of: entry.operationId, in: entry.chat) == nil else {
-            throw .duplicateOperation(entry.operationId)
-        }
-        try change([.init(chat: entry.chat, operationId: entry.operationId, state: .pending(entry))])
+        try enqueue(contentsOf: [entry])
     }
 
     /// Queues several new entries at once, saved together before this returns (with a
     /// ``FileKeyValueStore``, one append and one `fsync` for all of them). Each is checked as
     /// ``enqueue(_:)`` checks it; when one is refused, none is queued.
     public func enqueue(contentsOf entries: [WorkspaceOutboxEntry]) throws(WorkspaceOutboxError) {
+        // Operations of this batch by chat and id: each is inserted with the same placeholder state.
         var seen: Set<WorkspaceOutboxJournal.Change> = []
         var changes: [WorkspaceOutboxJournal.Change] = []
         let limit = WorkspaceOutboxEntry.maximumStagedAttachments
