@@ -41,11 +41,32 @@ public struct SearchExcerpt: Sendable, Hashable {
     public var columns: Int { DisplayWidth.columns(of: text) }
 
     /// The excerpt of `text` for `terms`, at most `width` columns wide (nothing when `width` < 1).
+    ///
+    /// Text that is all ASCII (most chat text) is read as bytes, one column each, without
+    /// looking up Unicode properties; any other text character by character. Both read the
+    /// same rules, so they give the same excerpt.
     public init(text: String, terms: [String], width: Int) {
-        let line = Self.oneLine(text)
-        let marks = SearchMatcher(terms: terms).marks(in: line)
-        let widths = line.map(DisplayWidth.columns(of:))
-        let spaces = Set(line.indices.filter { line[$0] == " " })
+        let matcher = SearchMatcher(terms: terms)
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            let line = Self.oneLine(ascii: text.utf8)
+            runs = Self.runs(
+                of: line, marks: matcher.marks(inASCII: line), widths: [Int](repeating: 1, count: line.count),
+                width: width, space: 0x20, text: { String(decoding: $0, as: UTF8.self) })
+        } else {
+            let line = Self.oneLine(text)
+            runs = Self.runs(
+                of: line, marks: matcher.marks(in: line), widths: line.map(DisplayWidth.columns(of:)), width: width,
+                space: " ", text: { String($0) })
+        }
+    }
+
+    /// The runs of `line` (each element taking `widths` columns, `marks` flagging the matches)
+    /// cut to `width` columns, with `text` making a run's string.
+    private static func runs<Element: Equatable>(
+        of line: [Element], marks: [Bool], widths: [Int], width: Int, space: Element,
+        text: (ArraySlice<Element>) -> String
+    ) -> [Run] {
+        let spaces = Set(line.indices.filter { line[$0] == space })
         let firstMatch = marks.firstIndex(of: true).map { start in
             start..<(marks[start...].firstIndex(of: false) ?? marks.count)
         }
@@ -57,21 +78,39 @@ public struct SearchExcerpt: Sendable, Hashable {
             case .range(var range):
                 // No space right beside a cut.
                 if position > 0 {
-                    while let first = range.first, line[first] == " " { range = range.dropFirst() }
+                    while let first = range.first, line[first] == space { range = range.dropFirst() }
                 }
                 if position < pieces.count - 1 {
-                    while let last = range.last, line[last] == " " { range = range.dropLast() }
+                    while let last = range.last, line[last] == space { range = range.dropLast() }
                 }
                 var start = range.lowerBound
                 while start < range.upperBound {
                     var end = start + 1
                     while end < range.upperBound, marks[end] == marks[start] { end += 1 }
-                    Self.append(String(line[start..<end]), isMatch: marks[start], to: &runs)
+                    Self.append(text(line[start..<end]), isMatch: marks[start], to: &runs)
                     start = end
                 }
             }
         }
-        self.runs = runs
+        return runs
+    }
+
+    /// ``oneLine(_:)`` for ASCII text, as bytes: every run of blanks (the space and the ASCII
+    /// controls, which include tab and line breaks) becomes one space, trimmed.
+    static func oneLine(ascii text: String.UTF8View) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(text.count)
+        var pendingSpace = false
+        for byte in text {
+            if byte <= 0x20 || byte == 0x7F {
+                pendingSpace = !line.isEmpty
+                continue
+            }
+            if pendingSpace { line.append(0x20) }
+            pendingSpace = false
+            line.append(byte)
+        }
+        return line
     }
 
     /// The text with every run of whitespace (line breaks included) as one space, trimmed.
@@ -79,9 +118,7 @@ public struct SearchExcerpt: Sendable, Hashable {
         var line: [Character] = []
         var pendingSpace = false
         for character in text {
-            if character.isWhitespace
-                || character.unicodeScalars.allSatisfy({ $0.properties.generalCategory == .control })
-            {
+            if Self.isBlank(character) {
                 pendingSpace = !line.isEmpty
                 continue
             }
@@ -90,6 +127,15 @@ public struct SearchExcerpt: Sendable, Hashable {
             line.append(character)
         }
         return line
+    }
+
+    /// Whether `character` is whitespace or a control character (ASCII is decided without
+    /// looking up Unicode properties: the space and every ASCII control, tab and line breaks
+    /// among them).
+    private static func isBlank(_ character: Character) -> Bool {
+        if let ascii = character.asciiValue { return ascii <= 0x20 || ascii == 0x7F }
+        return character.isWhitespace
+            || character.unicodeScalars.allSatisfy { $0.properties.generalCategory == .control }
     }
 
     private static func append(_ text: String, isMatch: Bool, to runs: inout [Run]) {

@@ -99,4 +99,27 @@ struct SearchExcerptTests {
         #expect(SearchExcerpt(text: "abc", terms: [], width: 0).runs.isEmpty)
         #expect(SearchExcerpt(text: "abcdef", terms: [], width: 1).text == "…")
     }
+
+    /// ASCII text is read as bytes, other text character by character: a trailing no-break
+    /// space (whitespace, so trimmed away) sends the same text down the character path, and
+    /// the two excerpts must be the same for every width.
+    @Test func asciiTextGivesTheSameExcerptAsTheCharacterByCharacterReading() {
+        let random = SeededRandomSource(seed: 30)
+        let words = ["plan", "Planning", "PLAN", "trip", "a", "e-mail", "x9", "over-long-word", "3rd", "plan's"]
+        let blanks = [" ", "  ", "\t", "\n", "\r\n", "\u{01}", "\u{7F}", " \u{1F} "]
+        let terms = [["plan"], ["PL"], ["tri", "mail"], ["zz"], [], ["3"], ["over"]]
+        for _ in 0..<300 {
+            var text = Int(random.next(below: 3)) == 0 ? blanks[Int(random.next(below: UInt64(blanks.count)))] : ""
+            for _ in 0..<Int(random.next(below: 40)) {
+                text += words[Int(random.next(below: UInt64(words.count)))]
+                text += blanks[Int(random.next(below: UInt64(blanks.count)))]
+            }
+            let query = terms[Int(random.next(below: UInt64(terms.count)))]
+            for width in [0, 1, 2, 3, 5, 12, 20, 33, 60, 80, 200] {
+                let bytes = SearchExcerpt(text: text, terms: query, width: width)
+                let characters = SearchExcerpt(text: text + "\u{A0}", terms: query, width: width)
+                #expect(bytes == characters, "\(text.debugDescription) \(query) at \(width)")
+            }
+        }
+    }
 }
