@@ -4,7 +4,7 @@ extension CommandSpec {
         name: ProfileCommand.name, overview: "The servers you use, kept in config.toml.",
         usage: .subcommands(optional: false),
         subcommands: [
-            Row(label: "add NAME", help: "Add or replace a profile (--base-url, --model, --key)."),
+            Row(label: "add NAME", help: "Add or change a profile (--base-url, --model, --key)."),
             Row(label: "list", help: "Print the profiles; the default is marked with *."),
             Row(label: "use NAME", help: "Make NAME the default profile."),
             Row(label: "remove NAME", help: "Remove a profile."),
@@ -17,14 +17,15 @@ extension CommandSpec {
             """)
 
     static let profileAdd = CommandSpec(
-        name: ProfileCommand.name + " add", overview: "Add or replace a profile.",
+        name: ProfileCommand.name + " add", overview: "Add a profile, or change the given fields of one.",
         discussion: """
             The base URL may end in /v1 or not: http://127.0.0.1:11434 and
             http://127.0.0.1:11434/v1 are the same server. Without --key or --key-env no
             Authorization header is sent (Ollama, llama.cpp and LiteLLM without a master key
             need none). With --key-command the command's output is the key when the server
             refuses one (and when no other key is given). The first profile added becomes the
-            default.
+            default. On an existing profile only the fields given change: what else it holds
+            (headers, max_input_bytes, …) and the file's comments stay.
             """,
         arguments: [Argument(name: "NAME", help: "The profile's name: 1 to 64 letters, digits, '.', '_', '-'.")],
         options: [

@@ -3,7 +3,8 @@ import SybilClient
 import SybilStore
 
 /// `$XDG_CONFIG_HOME/sybil/config.toml` on disk: read when it exists, written atomically by
-/// the `sybil profile` commands.
+/// the `sybil profile` commands, which change only the lines their change needs (comments and
+/// hand-written lines stay).
 struct ConfigurationFile {
     /// The file's path.
     let path: String
@@ -29,12 +30,15 @@ struct ConfigurationFile {
         }
     }
 
-    /// Writes `configuration` (the directory made when missing).
+    /// Writes `configuration` (the directory made when missing): into the file's text as it is,
+    /// editing only the lines that changed, or whole when there is no file.
     func save(_ configuration: ClientConfiguration) throws(ConfigurationFileError) {
         let directory = (path as NSString).deletingLastPathComponent
+        let existing = FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) }
+        let text = existing.map { ClientConfigurationText.edit($0, to: configuration) } ?? configuration.formatted()
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try AtomicFile.write(Array(configuration.formatted().utf8), to: path)
+            try AtomicFile.write(Array(text.utf8), to: path)
         } catch {
             throw ConfigurationFileError("cannot write \(path): \(error)")
         }

@@ -9,7 +9,8 @@ enum ProfileCommand {
     /// The options of `sybil profile add`.
     enum Option {
         static let baseURL = OptionSpec.text(
-            "--base-url", valueName: "URL", help: "The server's base URL, with or without /v1 (required).")
+            "--base-url", valueName: "URL",
+            help: "The server's base URL, with or without /v1 (required for a\nnew profile).")
         static let model = OptionSpec.text("--model", valueName: "NAME", help: "The model to ask.")
         static let key = OptionSpec.text(
             "--key", valueName: "KEYNAME", help: "The stored key to send (`sybil keys set KEYNAME`).")
@@ -79,11 +80,11 @@ enum ProfileCommand {
         guard ClientProfile.isValidName(profileName) else {
             throw parsed.error("a profile name is 1 to 64 letters, digits, '.', '_' or '-', got '\(profileName)'")
         }
-        guard let baseText = parsed.text(Option.baseURL) else { throw parsed.error("needs --base-url URL") }
-        let baseURL: URL
-        switch ServerAddress.parse(baseText) {
-        case .success(let url): baseURL = url
-        case .failure(let error): throw parsed.error("--base-url \(error)")
+        var baseURL: URL?
+        switch parsed.text(Option.baseURL).map(ServerAddress.parse) {
+        case nil: break
+        case .success(let url)?: baseURL = url
+        case .failure(let error)?: throw parsed.error("--base-url \(error)")
         }
         let key = parsed.text(Option.key)
         let keyEnvironment = parsed.text(Option.keyEnvironment)
@@ -93,10 +94,28 @@ enum ProfileCommand {
             throw parsed.error("--key-command needs one non-blank line, got '\(TerminalText.oneLine(keyCommand))'")
         }
         var configuration = try load(file, command: command)
-        configuration.set(
-            ClientProfile(
-                name: profileName, baseURL: baseURL, model: parsed.text(Option.model), key: key,
-                keyEnvironment: keyEnvironment, system: parsed.text(Option.system), keyCommand: keyCommand))
+        // An existing profile changes only in the fields given; what else it holds (written by
+        // hand: headers, max_input_bytes, …) stays.
+        var profile: ClientProfile
+        if let existing = configuration.profile(named: profileName) {
+            profile = existing
+            if let baseURL { profile.baseURL = baseURL }
+        } else {
+            guard let baseURL else { throw parsed.error("needs --base-url URL for a new profile") }
+            profile = ClientProfile(name: profileName, baseURL: baseURL)
+        }
+        if let model = parsed.text(Option.model) { profile.model = model }
+        if let key {
+            profile.key = key
+            profile.keyEnvironment = nil
+        }
+        if let keyEnvironment {
+            profile.keyEnvironment = keyEnvironment
+            profile.key = nil
+        }
+        if let keyCommand { profile.keyCommand = keyCommand }
+        if let system = parsed.text(Option.system) { profile.system = system }
+        configuration.set(profile)
         if configuration.defaultProfile == nil { configuration.defaultProfile = profileName }
         return save(configuration, to: file, command: command, io: io)
     }

@@ -2,8 +2,8 @@ import Foundation
 import SybilCore
 
 /// `$XDG_CONFIG_HOME/sybil/config.toml`: the profiles and which one is the default. Read
-/// strictly (an unknown key is a typo to report, not to ignore) and written back whole by the
-/// `sybil profile` commands. It never holds a secret: a profile names a stored key or an
+/// strictly (an unknown key is a typo to report, not to ignore) and written back by the
+/// `sybil profile` commands, editing only the lines that changed (``ClientConfigurationText``). It never holds a secret: a profile names a stored key or an
 /// environment variable.
 ///
 /// ```toml
@@ -173,27 +173,30 @@ public struct ClientConfiguration: Sendable, Hashable {
         throw ClientConfigurationError(place.map { $0.error(rule).description } ?? rule)
     }
 
+    /// A profile's fields as the file holds them.
+    static func fields(of profile: ClientProfile) -> TOMLDocument.Table {
+        var fields = TOMLDocument.Table()
+        fields["base_url"] = .string(profile.baseURL.absoluteString)
+        if let model = profile.model { fields["model"] = .string(model) }
+        if let key = profile.key { fields["key"] = .string(key) }
+        if let keyEnvironment = profile.keyEnvironment { fields["key_env"] = .string(keyEnvironment) }
+        if let keyCommand = profile.keyCommand { fields["key_command"] = .string(keyCommand) }
+        if let system = profile.system { fields["system"] = .string(system) }
+        if let bytes = profile.maxInputBytes { fields["max_input_bytes"] = .integer(Int64(bytes)) }
+        if !profile.headers.isEmpty {
+            var headers = TOMLDocument.Table()
+            for header in profile.headers { headers[header.name] = .string(header.value) }
+            fields["headers"] = .table(headers)
+        }
+        return fields
+    }
+
     /// The file's text.
     public func formatted() -> String {
         var root = TOMLDocument.Table()
         if let defaultProfile { root["default_profile"] = .string(defaultProfile) }
         var tables = TOMLDocument.Table()
-        for profile in profiles {
-            var fields = TOMLDocument.Table()
-            fields["base_url"] = .string(profile.baseURL.absoluteString)
-            if let model = profile.model { fields["model"] = .string(model) }
-            if let key = profile.key { fields["key"] = .string(key) }
-            if let keyEnvironment = profile.keyEnvironment { fields["key_env"] = .string(keyEnvironment) }
-            if let keyCommand = profile.keyCommand { fields["key_command"] = .string(keyCommand) }
-            if let system = profile.system { fields["system"] = .string(system) }
-            if let bytes = profile.maxInputBytes { fields["max_input_bytes"] = .integer(Int64(bytes)) }
-            if !profile.headers.isEmpty {
-                var headers = TOMLDocument.Table()
-                for header in profile.headers { headers[header.name] = .string(header.value) }
-                fields["headers"] = .table(headers)
-            }
-            tables[profile.name] = .table(fields)
-        }
+        for profile in profiles { tables[profile.name] = .table(Self.fields(of: profile)) }
         if !profiles.isEmpty { root["profiles"] = .table(tables) }
         return "# Sybil's profiles: see docs/config.md. Keys are kept apart (sybil keys), never here.\n"
             + TOMLDocument(root: root).formatted()
