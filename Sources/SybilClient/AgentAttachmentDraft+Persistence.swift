@@ -8,10 +8,23 @@ extension AgentAttachmentDraft {
             draftId: draftId, caption: caption,
             items: items.map { item in
                 let stage: AgentAttachmentManifest.Stage =
-                    item.isReady ? .ready : stagedIds.contains(item.id) ? .staged : .selected
+                    item.isReady
+                    ? .ready : stagedIds.contains(item.id) ? .staged : item.failure != nil ? .failed : .selected
+                let failure = item.failure.map { failure in
+                    let sentence = failure.description
+                    return sentence.utf8.count <= AgentAttachmentManifest.maxFailureBytes
+                        ? sentence : String(sentence.prefix(AgentAttachmentManifest.maxFailureBytes / 4)) + "…"
+                }
+                // The file's path lets an item that was not staged be read again after a relaunch.
+                let path = sources[item.id]?.path.flatMap { path in
+                    path.hasPrefix("/") && path.utf8.count <= AgentAttachmentManifest.maxPathBytes
+                        && !path.utf8.contains(0) ? path : nil
+                }
+                let notStaged = stage == .selected || stage == .failed
                 return AgentAttachmentManifest.Item(
                     uploadId: item.id, kind: item.kind, fileName: item.fileName, mimeType: item.mimeType,
-                    size: stage == .selected ? nil : item.size, stage: stage, attachment: item.attachment)
+                    size: notStaged ? nil : item.size, stage: stage, attachment: item.attachment,
+                    failure: stage == .failed ? failure : nil, path: notStaged ? path : nil)
             })
     }
 
@@ -33,8 +46,10 @@ extension AgentAttachmentDraft {
 
     /// Loads the saved draft (once, at launch): ready items come back ready; staged items come
     /// back ``AgentAttachmentItem/State/interrupted`` with their upload id, waiting for
-    /// ``retry(_:)``; items that were never staged (or whose staged copy is gone) are dropped
-    /// with a note to select them again. An unreadable manifest is kept aside.
+    /// ``retry(_:)``; an item that failed before it was staged comes back failed with why (and
+    /// can be retried from its file's path, or removed); an item that was never staged comes
+    /// back interrupted when its file's path was kept, else (and when its staged copy is gone)
+    /// it is dropped with a note to select it again. An unreadable manifest is kept aside.
     public func restore() async {
         precondition(!restored, "restore() runs once, at launch")
         restored = true
@@ -78,6 +93,14 @@ extension AgentAttachmentDraft {
             case .staged:
                 dropped = true
                 notes.append("\(entry.fileName) was prepared but its saved copy is gone; select it again.")
+            case .failed:
+                var failed = item
+                failed.state = .failed(.earlier(entry.failure ?? "It failed"))
+                items.append(failed)
+                if let path = entry.path { sources[entry.uploadId] = Self.source(entry, path: path) }
+            case .selected where entry.path != nil:
+                items.append(item)
+                if let path = entry.path { sources[entry.uploadId] = Self.source(entry, path: path) }
             case .selected:
                 dropped = true
                 notes.append(
@@ -88,6 +111,11 @@ extension AgentAttachmentDraft {
         savedStages = Dictionary(uniqueKeysWithValues: saved.items.map { ($0.uploadId, $0.stage) })
         if dropped { await persist() }
         await removeStagedFiles(except: stagedIds)
+    }
+
+    /// The source of a saved item that was not staged: its file, read again when retried.
+    private static func source(_ entry: AgentAttachmentManifest.Item, path: String) -> AgentAttachmentSource {
+        .file(atPath: path, kind: entry.kind, fileName: entry.fileName, mimeType: entry.mimeType)
     }
 
     /// Deletes staged files no item uses (left by a crash).

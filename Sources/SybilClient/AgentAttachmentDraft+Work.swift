@@ -63,6 +63,7 @@ extension AgentAttachmentDraft {
         switch result {
         case .failure(let rejection):
             items[index].state = .failed(.rejected(rejection))
+            await persist()  // kept failed, with why, across a relaunch
             return
         case .success(let value):
             prepared = value
@@ -70,7 +71,10 @@ extension AgentAttachmentDraft {
         do {
             try await storage.stage(prepared.bytes, uploadId: id)
         } catch {
-            if let index = self.index(of: id) { items[index].state = .failed(.storage(String(describing: error))) }
+            if let index = self.index(of: id) {
+                items[index].state = .failed(.storage(String(describing: error)))
+                await persist()
+            }
             return
         }
         guard !Task.isCancelled, let index = self.index(of: id) else {

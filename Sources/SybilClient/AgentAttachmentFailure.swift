@@ -10,6 +10,8 @@ public enum AgentAttachmentFailure: Error, Sendable, Hashable, CustomStringConve
     case upload(AgentRoomError)
     /// The prepared bytes could not be staged or the draft could not be saved.
     case storage(String)
+    /// It failed before Sybil last closed, for this reason (read back from the saved draft).
+    case earlier(String)
 
     /// The server's code (e.g. `quota_exceeded`), when it answered with one.
     public var code: String? {
@@ -43,6 +45,7 @@ public enum AgentAttachmentFailure: Error, Sendable, Hashable, CustomStringConve
         case .upload(let error): "The upload failed: \(error.description) Retry or remove it."
         case .storage(let reason):
             "The attachment could not be saved on this device (\(reason)); free some space and retry."
+        case .earlier(let reason): "\(reason) (before Sybil last closed)"
         }
     }
 }

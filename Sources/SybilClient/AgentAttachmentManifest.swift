@@ -8,12 +8,18 @@ import SybilWire
 /// Stored as JSON, version 1:
 /// `{"version":1,"draftId":"…","caption":"…","items":[{"uploadId":"…","kind":"file","fileName":"…",
 /// "mimeType":"…","size":123,"stage":"staged"}, {…,"stage":"ready","attachment":{…}}]}`.
-/// `size` is absent while an item is `selected`; `attachment` is present exactly when `ready`.
+/// `size` is absent while an item is `selected` (and may be on a `failed` one); `attachment` is
+/// present exactly when `ready`; `failure` (why) exactly when `failed`; `path` (the file on this
+/// device) only on an item that was not staged, so it can be prepared again after a relaunch.
 public struct AgentAttachmentManifest: Sendable, Hashable {
     /// How far an item got before the manifest was saved.
     public enum Stage: String, Sendable, Hashable {
-        /// Selected, not yet prepared: after a relaunch it must be selected again.
+        /// Selected, not yet prepared: after a relaunch it is retried from its `path`, or must be
+        /// selected again without one.
         case selected
+        /// Failed before its bytes were staged (unreadable, refused by the limits): kept with
+        /// why, so the person sees it and removes it or retries it.
+        case failed
         /// Prepared bytes are in a staged file: after a relaunch it can be retried.
         case staged
         /// Uploaded: the descriptor is kept.
@@ -36,12 +42,18 @@ public struct AgentAttachmentManifest: Sendable, Hashable {
         public var stage: Stage
         /// The server's descriptor when `ready`.
         public var attachment: AgentAttachment?
+        /// Why it failed, when `failed`.
+        public var failure: String?
+        /// The file on this device, for an item not yet staged that can be read again.
+        public var path: String?
 
         /// Creates an item.
         public init(
             uploadId: String, kind: AgentAttachmentSource.Kind, fileName: String, mimeType: String, size: Int64?,
-            stage: Stage, attachment: AgentAttachment?
+            stage: Stage, attachment: AgentAttachment?, failure: String? = nil, path: String? = nil
         ) {
+            self.failure = failure
+            self.path = path
             self.uploadId = uploadId
             self.kind = kind
             self.fileName = fileName
@@ -51,6 +63,11 @@ public struct AgentAttachmentManifest: Sendable, Hashable {
             self.attachment = attachment
         }
     }
+
+    /// The longest failure sentence kept, in UTF-8 bytes.
+    public static let maxFailureBytes = 2_048
+    /// The longest path kept, in UTF-8 bytes.
+    public static let maxPathBytes = 4_096
 
     /// The stored format's version.
     public static let version: Int64 = 1
@@ -88,6 +105,8 @@ public struct AgentAttachmentManifest: Sendable, Hashable {
             if let size = item.size { members.append(JSONMember("size", .number(JSONNumber(size)))) }
             members.append(JSONMember("stage", .string(item.stage.rawValue)))
             if let attachment = item.attachment { members.append(JSONMember("attachment", attachment.jsonValue)) }
+            if let failure = item.failure { members.append(JSONMember("failure", .string(failure))) }
+            if let path = item.path { members.append(JSONMember("path", .string(path))) }
             return .object(JSONObject(members))
         }
         return .object(
@@ -130,7 +149,9 @@ public struct AgentAttachmentManifest: Sendable, Hashable {
 
     private static func decodeItem(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> Item {
         let reader = try JSONObjectReader(value, at: path)
-        try reader.rejectUnknownKeys(["uploadId", "kind", "fileName", "mimeType", "size", "stage", "attachment"])
+        try reader.rejectUnknownKeys([
+            "uploadId", "kind", "fileName", "mimeType", "size", "stage", "attachment", "failure", "path",
+        ])
         let uploadId = try reader.nonEmptyString("uploadId")
         guard isValidUploadId(uploadId) else {
             throw .contract(path.appending(key: "uploadId"), "must be 1…64 letters, digits or '-'")
@@ -139,12 +160,12 @@ public struct AgentAttachmentManifest: Sendable, Hashable {
             throw .contract(path.appending(key: "kind"), "must be file or photo")
         }
         guard let stage = Stage(rawValue: try reader.string("stage")) else {
-            throw .contract(path.appending(key: "stage"), "must be selected, staged or ready")
+            throw .contract(path.appending(key: "stage"), "must be selected, failed, staged or ready")
         }
         let size: Int64? =
             reader.optionalValue("size") == nil
             ? nil : try reader.integer("size", in: 0...AgentAttachmentLimits.v1.maxFileBytes)
-        guard stage == .selected || size != nil else {
+        guard stage == .selected || stage == .failed || size != nil else {
             throw .contract(path.appending(key: "size"), "is required once an item is staged")
         }
         var attachment: AgentAttachment?
@@ -158,8 +179,26 @@ public struct AgentAttachmentManifest: Sendable, Hashable {
         guard (stage == .ready) == (attachment != nil) else {
             throw .contract(path.appending(key: "attachment"), "is present exactly when the item is ready")
         }
+        let failure = reader.optionalValue("failure") == nil ? nil : try reader.nonBlankString("failure")
+        guard (stage == .failed) == (failure != nil) else {
+            throw .contract(path.appending(key: "failure"), "is present exactly when the item failed")
+        }
+        guard (failure?.utf8.count ?? 0) <= maxFailureBytes else {
+            throw .contract(path.appending(key: "failure"), "at most \(maxFailureBytes) bytes")
+        }
+        let filePath = reader.optionalValue("path") == nil ? nil : try reader.string("path")
+        if let filePath {
+            guard stage == .selected || stage == .failed else {
+                throw .contract(path.appending(key: "path"), "is kept only for an item that was not staged")
+            }
+            guard filePath.hasPrefix("/"), filePath.utf8.count <= maxPathBytes, !filePath.utf8.contains(0) else {
+                throw .contract(
+                    path.appending(key: "path"), "must be an absolute path of at most \(maxPathBytes) bytes")
+            }
+        }
         return Item(
             uploadId: uploadId, kind: kind, fileName: try reader.nonBlankString("fileName"),
-            mimeType: try reader.nonEmptyString("mimeType"), size: size, stage: stage, attachment: attachment)
+            mimeType: try reader.nonEmptyString("mimeType"), size: size, stage: stage, attachment: attachment,
+            failure: failure, path: filePath)
     }
 }

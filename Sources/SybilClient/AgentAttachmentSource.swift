@@ -24,12 +24,16 @@ public struct AgentAttachmentSource: Sendable {
     /// Reads the content: all of it when it has at most `maxBytes` bytes, else at least
     /// `maxBytes + 1` bytes (and need not read more), so a reader never holds an oversized file.
     public var read: @Sendable (_ maxBytes: Int) async throws -> [UInt8]
+    /// The file's path when the source is a file on this device: the saved draft keeps it for
+    /// an item that was not staged, so the item can be retried after a relaunch.
+    public var path: String?
 
     /// Creates a source.
     public init(
-        kind: Kind, fileName: String, mimeType: String?, byteCount: Int64?,
+        kind: Kind, fileName: String, mimeType: String?, byteCount: Int64?, path: String? = nil,
         read: @escaping @Sendable (_ maxBytes: Int) async throws -> [UInt8]
     ) {
+        self.path = path
         self.kind = kind
         self.fileName = fileName
         self.mimeType = mimeType
@@ -49,8 +53,9 @@ public struct AgentAttachmentSource: Sendable {
         atPath path: String, kind: Kind, fileName: String, mimeType: String? = nil, byteCount: Int64? = nil
     ) -> Self {
         let queue = AgentAttachmentIOQueue(label: "sybil.agent-attachment-source")
-        return AgentAttachmentSource(kind: kind, fileName: fileName, mimeType: mimeType, byteCount: byteCount) {
-            maxBytes in
+        return AgentAttachmentSource(
+            kind: kind, fileName: fileName, mimeType: mimeType, byteCount: byteCount, path: path
+        ) { maxBytes in
             try await queue.run {
                 guard let handle = FileHandle(forReadingAtPath: path) else {
                     throw StorageError(operation: "open", path: path, reason: "the file cannot be opened")

@@ -144,19 +144,26 @@ struct AgentCommandTests {
         #expect(await show.run("agent", "draft", "show") == 0)
         #expect(show.stdout.contains("caption: report"))
         #expect(show.stdout.contains("1. notes.txt · text/plain · 5 bytes · uploaded"), "\(show.stdout)")
-        #expect(show.stderr.contains("broken.png"), "the refused file is named, to select again")
+        #expect(
+            show.stdout.contains("2. broken.png · image/png · failed: broken.png is not a valid PNG image"),
+            "the refused file is kept with its failed state and why: \(show.stdout)")
 
         let second = io(server.baseURL, data: data)
         #expect(await second.run("agent", "send", "hello") == 0)
-        #expect(second.stderr.contains("the draft keeps 1 earlier attachment(s): notes.txt (uploaded)"))
+        #expect(
+            second.stderr.contains(
+                "the draft keeps 2 earlier attachment(s): notes.txt (uploaded), broken.png (failed: "),
+            "\(second.stderr)")
         let messages = try await roomAPI(server).messages(after: nil, before: nil, limit: 10).messages.filter {
             $0.role == .user
         }
         #expect(messages.map(\.text) == ["hello"], "the refused send sent nothing")
         #expect(messages.first?.attachments.map(\.fileName) == ["notes.txt"], "the kept upload went with it")
-        let empty = io(server.baseURL, data: data)
-        #expect(await empty.run("agent", "draft") == 0)
-        #expect(empty.stdout == "The draft is empty.\n")
+        let kept = io(server.baseURL, data: data)
+        #expect(await kept.run("agent", "draft") == 0)
+        #expect(
+            kept.stdout.hasPrefix("caption: (none)\n1. broken.png · image/png · failed: "),
+            "the failed file stays for the next message, never blocking text: \(kept.stdout)")
 
         let third = io(server.baseURL, data: data)
         #expect(await third.run("agent", "send", "--attach", broken.path, "again") == 65)
