@@ -25,7 +25,7 @@ public enum BoundedStream {
         _ produce: @escaping @Sendable (_ yield: @escaping BoundedYield<Element>) async throws -> Void
     ) -> AsyncThrowingStream<Element, any Error> {
         let queue = BoundedMessageQueue<Element>(limit: limit)
-        let owner = start(queue) { try await produce($0) }
+        let owner = start(queue, cost: { max(1, $0.boundedCost) }, produce)
         // The closure holds the owner: when the stream goes away, so does the producer.
         return AsyncThrowingStream(unfolding: {
             do {
@@ -48,7 +48,8 @@ public enum BoundedStream {
         _ produce: @escaping @Sendable (_ yield: @escaping BoundedYield<[Element]>) async throws -> Void
     ) -> AsyncThrowingStream<Element, any Error> {
         let queue = BoundedMessageQueue<[Element]>(limit: limit)
-        let owner = start(queue) { try await produce($0) }
+        // Summed here, where `Element` is known, not through a conformance of `Array`.
+        let owner = start(queue, cost: { $0.reduce(0) { $0 + max(1, $1.boundedCost) } }, produce)
         let batch = Batch<Element>()
         return AsyncThrowingStream(unfolding: {
             while true {
@@ -64,14 +65,15 @@ public enum BoundedStream {
         })
     }
 
-    /// Runs `produce` in a task that pushes into `queue` and ends it; the owner cancels both.
-    private static func start<Element: BoundedCost>(
-        _ queue: BoundedMessageQueue<Element>,
+    /// Runs `produce` in a task that pushes into `queue` (each element costing what `cost`
+    /// says) and ends it; the owner cancels both.
+    private static func start<Element: Sendable>(
+        _ queue: BoundedMessageQueue<Element>, cost: @escaping @Sendable (Element) -> Int,
         _ produce: @escaping @Sendable (_ yield: @escaping BoundedYield<Element>) async throws -> Void
     ) -> Owner {
         let task = Task {
             do {
-                try await produce { element in await queue.push(element, cost: max(1, element.boundedCost)) }
+                try await produce { element in await queue.push(element, cost: max(1, cost(element))) }
                 queue.finish()
             } catch {
                 queue.finish(throwing: error)
@@ -118,11 +120,6 @@ public enum BoundedStream {
             stop()
         }
     }
-}
-
-extension Array: BoundedCost where Element: BoundedCost {
-    /// The sum of its elements' costs (each at least 1).
-    public var boundedCost: Int { reduce(0) { $0 + Swift.max(1, $1.boundedCost) } }
 }
 
 extension String: BoundedCost {

@@ -51,9 +51,4 @@ struct BoundedStreamTests {
         var signals = stopped.stream.makeAsyncIterator()
         #expect(await signals.next() == true)
     }
-
-    @Test func aBatchCostsTheSumOfItsElementsEachAtLeastOne() {
-        #expect(["ab", "", "cde"].boundedCost == 6)
-        #expect([String]().boundedCost == 0)
-    }
 }
