@@ -99,7 +99,7 @@ let package = Package(
             name: "sybil-bench",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilNet", "SybilServer",
-                "SybilTesting", "SybilMarkdown", "CCMarkGFM", "SybilTUI",
+                "SybilTesting", "SybilMarkdown", "CCMarkGFM", "SybilTUI", "SybilCLI",
             ],
             exclude: ["README.md"]),
         .target(

@@ -78,6 +78,7 @@ if byName("agent-outbox") {
 }
 if wants("resume") { await benchmarkChatResume() }
 if wants("tui-output") { benchmarkTUIOutput() }
+if wants("reply-render") { benchmarkReplyRender() }
 if byName("workspace") {
     await benchmarkWorkspace(repetitions: repetitions)
 }
