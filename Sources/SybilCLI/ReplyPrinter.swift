@@ -13,7 +13,10 @@ import SybilNet
 /// Reasoning shows on a terminal as one dimmed "thinking…" line, erased when the answer starts;
 /// with `showReasoning` the reasoning itself is printed before the answer (dimmed on a
 /// terminal), with a blank line between them.
-final class ReplyPrinter: Sendable {
+///
+/// Public for `sybil-bench reply-render`, which times it per token over a long reply through
+/// ``init(columns:styled:write:)``.
+public final class ReplyPrinter: Sendable {
     /// The largest growing block redrawn in place: a longer one (an unclosed code fence) is
     /// shown when it completes, so the work per delta stays bounded.
     static let maximumLiveBlockBytes = 16 << 10
@@ -66,6 +69,14 @@ final class ReplyPrinter: Sendable {
         state = Locked(State(mode: mode))
     }
 
+    /// The printer `sybil ask` uses on a terminal `columns` wide (styled unless `styled` is
+    /// `false`), writing what the terminal would receive through `write`.
+    public convenience init(columns: Int, styled: Bool = true, write: @escaping @Sendable (String) -> Void) {
+        let terminal = TerminalOutput(
+            environment: styled ? [:] : ["NO_COLOR": "1"], isTerminal: true, size: (columns, 24))
+        self.init(terminal: terminal, raw: false, write: write)
+    }
+
     /// Writes one step of a reply: its reasoning, then its text.
     func receive(_ delta: ChatDelta) {
         if !delta.reasoning.isEmpty { writeReasoning(delta.reasoning) }
@@ -93,7 +104,7 @@ final class ReplyPrinter: Sendable {
     /// Writes what `delta` completes and redraws the growing block (rendered mode) or `delta`
     /// itself (raw mode); nothing once the reply is finished (a delta a stopped stream still
     /// delivers is not shown unsaved).
-    func write(_ delta: String) {
+    public func write(_ delta: String) {
         let text = state.withLock { state -> String in
             guard !state.finished, !delta.isEmpty else { return "" }
             var text = state.wroteText ? "" : answerStart(&state)
@@ -124,7 +135,7 @@ final class ReplyPrinter: Sendable {
 
     /// Writes the rest of the reply and ends it with a line break (nothing when no text came,
     /// beyond erasing the "thinking…" line and ending printed reasoning's line).
-    func finish() {
+    public func finish() {
         let text = state.withLock { state -> String in
             guard !state.finished else { return "" }
             state.finished = true

@@ -36,7 +36,7 @@ func benchmarkReplyRender() {
     let written = Atomic<Int>(0)
     for _ in 0..<repetitions {
         written.store(0, ordering: .relaxed)
-        let printer = TerminalReplyRendering(columns: 100) { written.add($0.utf8.count, ordering: .relaxed) }
+        let printer = ReplyPrinter(columns: 100) { written.add($0.utf8.count, ordering: .relaxed) }
         let start = clock.now
         var earlyStart = start
         var lateStart = start
@@ -44,7 +44,7 @@ func benchmarkReplyRender() {
             let number = index + 1
             if number == earlyMark - renderWindow + 1 { earlyStart = clock.now }
             if number == renderTokens - renderWindow + 1 { lateStart = clock.now }
-            printer.receive(token)
+            printer.write(token)
             if number == earlyMark { early = min(early, seconds(earlyStart.duration(to: clock.now))) }
             if number == renderTokens { late = min(late, seconds(lateStart.duration(to: clock.now))) }
         }
