@@ -11,7 +11,7 @@ extension CommandSpec {
             Row(label: "retry [REQUEST_ID]", help: "Send a failed message again with its original request id."),
             Row(label: "resend-all", help: "Send every failed message again, in order."),
             Row(label: "discard [REQUEST_ID]", help: "Drop a message refused for good; what it held goes on."),
-            Row(label: "draft [show|clear]", help: "List or clear the draft an earlier send left."),
+            Row(label: "draft [show|clear|retry [N]]", help: "List, clear or retry the draft an earlier send left."),
             Row(label: "download UPLOAD_ID", help: "Save an attachment's original bytes, verified."),
             Row(label: "preview UPLOAD_ID", help: "Print an attachment's text, or an image's type and size."),
         ],
@@ -133,18 +133,25 @@ extension CommandSpec {
             """)
 
     static let agentDraft = CommandSpec(
-        name: AgentDraftCommand.name, overview: "Show or clear the Agent room draft kept on this device.",
+        name: AgentDraftCommand.name, overview: "Show, clear or retry the Agent room draft kept on this device.",
         discussion: """
             A send whose attachment failed keeps its draft: the caption, the files that
-            uploaded and the ones that did not. `show` (the default) lists each attachment
-            with its state; `clear` removes them all and empties the caption. Uploaded
-            originals stay on the server. Reads only the saved draft: nothing is uploaded.
+            uploaded and the ones that did not (a failed one with why). `show` (the default)
+            lists each attachment, numbered, with its state; `clear` removes them all and
+            empties the caption; `retry [N]` uploads failed or interrupted attachment N (the
+            first such one without N) again with the same upload id, from its staged copy or
+            its file, and waits for it. Uploaded originals stay on the server. Failed work is
+            never retried by itself; `show` and `clear` upload nothing.
             """,
-        arguments: [Argument(name: "ACTION", help: "show (default) or clear.", optional: true)],
+        arguments: [
+            Argument(name: "ACTION", help: "show (default), clear or retry.", optional: true),
+            Argument(name: "N", help: "With retry: the attachment's number as show lists it.", optional: true),
+        ],
         options: agentCommonOptions,
         exitStatus: """
-            0 success, 64 usage error, 66 the draft cannot be read, 73 the cleared draft
-            cannot be saved.
+            0 success, 64 usage error, 65 nothing to retry or the retry was refused, 66 the
+            draft cannot be read, 69 the server could not take the retry now, 73 the cleared
+            draft cannot be saved.
             """)
 
     static let agentPreview = CommandSpec(

@@ -325,7 +325,7 @@ struct AgentCommandTests {
         #expect(await unknown.run("agent", "dance") == 64)
         let draft = TestIO()
         #expect(await draft.run("agent", "draft", "burn") == 64)
-        #expect(draft.stderr.contains("show or clear"))
+        #expect(draft.stderr.contains("show, clear or retry"))
         let preview = TestIO()
         #expect(await preview.run("agent", "preview", "../etc") == 64)
         let discard = TestIO()
