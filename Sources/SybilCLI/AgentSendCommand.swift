@@ -91,7 +91,7 @@ enum AgentSendCommand {
 
     /// Where a draft that was not sent whole stays.
     static let keptSentence =
-        "The draft is kept for the next run: `sybil agent draft show` lists it, `sybil agent draft clear` drops it."
+        "The draft is kept for the next run: `sybil agent draft show` lists it, `sybil agent draft retry` retries a failed file, `sybil agent draft clear` drops it."
 
     /// `text` ending with a full stop.
     static func sentence(_ text: String) -> String {
