@@ -59,8 +59,11 @@ struct WorkspaceSelectionKeysTests {
     /// sessions opened as the command line opens them: through the host cache.
     private func fixture() async throws -> Fixture {
         let rpc = CountingChatRPC()
+        // A clock that never moves: no poll reloads a chat, so every load counted came from a
+        // selection or a trigger.
+        let clock = ManualClock()
         let hosts = WorkspaceChatHostCache { key in
-            WorkspaceChatHost(key: key, rpc: rpc, clock: ContinuousClock(), random: SystemRandomSource())
+            WorkspaceChatHost(key: key, rpc: rpc, clock: clock, random: SystemRandomSource())
         }
         let desktops = [
             SidebarDesktop(
@@ -81,7 +84,7 @@ struct WorkspaceSelectionKeysTests {
                 let host =
                     hosts.selectedHost
                     ?? WorkspaceChatHost(
-                        key: key, rpc: rpc, clock: ContinuousClock(), random: SystemRandomSource())
+                        key: key, rpc: rpc, clock: clock, random: SystemRandomSource())
                 let outbox = try! WorkspaceOutbox(store: InMemoryKeyValueStore())
                 let ids = SequentialIDGenerator(prefix: "op")
                 let sender = WorkspaceOutboxSender(
