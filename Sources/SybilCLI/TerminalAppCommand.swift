@@ -168,9 +168,10 @@ enum TerminalAppCommand {
         // app was started in (as sybil agent download does).
         if let agentSession {
             // Nothing is written there (exports go to the export folder); a fresh name all the same.
-            let scratch = NSTemporaryDirectory() + "sybil-app-exports-\(UUID().uuidString)"
+            let ids = RandomUUIDGenerator(source: SystemRandomSource())
+            let scratch = NSTemporaryDirectory() + "sybil-app-exports-" + ids.makeID()
             services.attachmentDownloads = AgentDownloads(
-                api: agentSession.api, exportDirectory: scratch, ids: RandomUUIDGenerator(source: SystemRandomSource()))
+                api: agentSession.api, exportDirectory: scratch, ids: ids)
             services.exportDirectory = FileManager.default.currentDirectoryPath
         }
         // Ctrl+Alt+N asks the web-search route and saves the answer as `sybil ask --web` does.
