@@ -78,9 +78,23 @@ public struct ChatCompletionChunk: Sendable, Hashable {
     /// When the completion was created, in seconds since 1970 (OpenAI sends it; optional here).
     public var created: Int64?
     /// The increments, one per choice (none in a usage chunk).
-    public var choices: [Choice]
+    public var choices: [Choice] {
+        get {
+            guard let firstChoice else { return [] }
+            return otherChoices.isEmpty ? [firstChoice] : [firstChoice] + otherChoices
+        }
+        set {
+            firstChoice = newValue.first
+            otherChoices = Array(newValue.dropFirst())
+        }
+    }
     /// The completion's token counts, in the usage chunk (`null` or absent in the others).
     public var usage: ChatCompletionUsage?
+    /// The first choice, kept without an array (nearly every chunk has exactly one); `nil` only
+    /// when there are none, so that equal chunks compare and hash equal.
+    private var firstChoice: Choice?
+    /// The choices after the first (empty, so allocation-free, in nearly every chunk).
+    private var otherChoices: [Choice]
 
     /// Creates a chunk.
     public init(
@@ -89,23 +103,42 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         self.id = id
         self.model = model
         self.created = created
-        self.choices = choices
+        self.firstChoice = choices.first
+        self.otherChoices = Array(choices.dropFirst())
+        self.usage = usage
+    }
+
+    /// Creates a chunk from its first choice and the ones after it, without building an array
+    /// for the usual single choice: the stream decoder's way. `otherChoices` must be empty when
+    /// `firstChoice` is `nil`.
+    init(
+        id: String, model: String?, created: Int64?, firstChoice: Choice?, otherChoices: [Choice],
+        usage: ChatCompletionUsage?
+    ) {
+        self.id = id
+        self.model = model
+        self.created = created
+        self.firstChoice = firstChoice
+        self.otherChoices = otherChoices
         self.usage = usage
     }
 
     /// The concatenated content of all choices (usually one).
     public var content: String {
-        choices.compactMap(\.content).joined()
+        if otherChoices.isEmpty { return firstChoice?.content ?? "" }
+        return choices.compactMap(\.content).joined()
     }
 
     /// The concatenated reasoning of all choices (usually one; empty for most models).
     public var reasoning: String {
-        choices.compactMap(\.reasoning).joined()
+        if otherChoices.isEmpty { return firstChoice?.reasoning ?? "" }
+        return choices.compactMap(\.reasoning).joined()
     }
 
     /// The first finish reason among the choices, in a choice's last chunk.
     public var finishReason: FinishReason? {
-        choices.lazy.compactMap(\.finishReason).first
+        if otherChoices.isEmpty { return firstChoice?.finishReason }
+        return choices.lazy.compactMap(\.finishReason).first
     }
 
     /// Decodes a chunk object.

@@ -25,37 +25,49 @@ public struct ChatCompletionChunkDecoder: Sendable {
 
     private var ownedKeyBytes: [UInt8] = []
     private var scratch: [UInt8] = []
+    private var recentID = ChatCompletionChunkScanner.RecentString()
+    private var recentModel = ChatCompletionChunkScanner.RecentString()
+    private let maxBytes = JSONReader.Limits.standard.maxBytes
+    private let maxDepth = JSONReader.Limits.standard.maxDepth
 
     /// A decoder with empty scratch buffers.
     public init() {}
 
     /// Decodes one chunk from the bytes of an event's data.
     public mutating func decode(_ bytes: [UInt8]) throws(JSONError) -> Outcome {
-        let maxBytes = JSONReader.Limits.standard.maxBytes
+        guard let chunk = try chunk(bytes) else { return .errorMember }
+        return .chunk(chunk)
+    }
+
+    /// Decodes one chunk from the bytes of an event's data; `nil` for an error frame
+    /// (``Outcome/errorMember``). The chunk is handed out as it was built, without a wrapper
+    /// to copy it out of.
+    mutating func chunk(_ bytes: [UInt8]) throws(JSONError) -> ChatCompletionChunk? {
         guard bytes.count <= maxBytes else {
             throw JSONError(
                 kind: .limit, path: .root, offset: maxBytes,
                 message: "document is \(bytes.count) bytes; the limit is \(maxBytes) bytes")
         }
-        var result: Result<Outcome, ChatChunkScanFailure> = .success(.errorMember)
-        bytes.withUnsafeBufferPointer { buffer in
-            // The scratch buffers move into the pass and back, so that none is copied on write.
-            var pass = ChatCompletionChunkScanner(bytes: buffer, ownedKeyBytes: [], scratch: [])
+        // The buffers move into the pass and back, so that none is copied on write.
+        var pass = ChatCompletionChunkScanner(
+            bytes: UnsafeBufferPointer(start: nil, count: 0), maximumDepth: maxDepth, ownedKeyBytes: [], scratch: [])
+        swap(&pass.ownedKeyBytes, &ownedKeyBytes)
+        swap(&pass.scratch, &scratch)
+        swap(&pass.recentID, &recentID)
+        swap(&pass.recentModel, &recentModel)
+        defer {
             swap(&pass.ownedKeyBytes, &ownedKeyBytes)
             swap(&pass.scratch, &scratch)
-            defer {
-                swap(&pass.ownedKeyBytes, &ownedKeyBytes)
-                swap(&pass.scratch, &scratch)
-            }
-            do throws(ChatChunkScanFailure) {
-                result = .success(try pass.scanDocument())
-            } catch {
-                result = .failure(error)
-            }
+            swap(&pass.recentID, &recentID)
+            swap(&pass.recentModel, &recentModel)
         }
-        switch result {
-        case .success(let outcome): return outcome
-        case .failure(let failure): throw failure.jsonError
+        do throws(ChatChunkScanFailure) {
+            return try bytes.withUnsafeBufferPointer { buffer throws(ChatChunkScanFailure) in
+                pass.bytes = buffer
+                return try pass.scanDocument()
+            }
+        } catch {
+            throw error.jsonError
         }
     }
 }

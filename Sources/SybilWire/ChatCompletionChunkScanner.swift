@@ -42,25 +42,72 @@ struct ChatChunkScanFailure: Error {
 struct ChatCompletionChunkScanner {
     /// Where one member name's bytes are: in the document (`owned == false`) or, when it had
     /// escapes, unescaped in ``ownedKeyBytes``.
+    /// Twelve bytes, so that the names kept in place for an object are cheap to set up
+    /// (documents are at most 64 MiB: offsets fit 32 bits).
     struct KeyEntry {
-        var start: Int
-        var count: Int
+        private var rawStart: Int32
+        private var rawCount: Int32
         var owned: Bool
-        /// A cheap summary of the bytes: names that differ in it differ.
-        var fingerprint: UInt64
+
+        init(start: Int, count: Int, owned: Bool = false) {
+            rawStart = Int32(truncatingIfNeeded: start)
+            rawCount = Int32(truncatingIfNeeded: count)
+            self.owned = owned
+        }
+
+        var start: Int { Int(rawStart) }
+        var count: Int { Int(rawCount) }
     }
 
-    /// The names seen so far in one object being read, for the duplicate rule: the first
-    /// ``ChatCompletionChunkScanner/linearScopeLimit`` in place (no allocation), the rest in a
-    /// set, so that a hostile object of many members costs linear time.
+    /// A string read before and its bytes, so that reading the same bytes again hands out the
+    /// same string instead of building one (which allocates past 15 bytes).
+    struct RecentString {
+        private var text = ""
+        private var bytes: [UInt8] = []
+
+        /// The string, when `contents` are its bytes.
+        func text(equalTo contents: UnsafeBufferPointer<UInt8>) -> String? {
+            guard contents.count == bytes.count, !bytes.isEmpty else { return nil }
+            let same = bytes.withUnsafeBufferPointer {
+                memcmp($0.baseAddress!, contents.baseAddress!, contents.count) == 0
+            }
+            return same ? text : nil
+        }
+
+        /// Keeps `text`, whose bytes are `contents`.
+        mutating func remember(_ text: String, _ contents: UnsafeBufferPointer<UInt8>) {
+            self.text = text
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: contents)
+        }
+    }
+
+    /// Where a checked string's contents are, and what building its text needs.
+    struct StringSpan {
+        var start: Int
+        var end: Int
+        /// Whether the contents hold escapes (the text is then unescaped first).
+        var escaped: Bool
+        /// Whether every byte of the contents is ASCII.
+        var ascii: Bool
+    }
+
+    /// The names seen so far in one object being read, for the duplicate rule: known names as
+    /// one bit each (a known name can only equal itself), the others compared with each other,
+    /// the first ``ChatCompletionChunkScanner/linearScopeLimit`` in place (no allocation), the
+    /// rest in a set, so that a hostile object of many members costs linear time.
     private struct KeyScope {
-        var entries = InlineArray<16, KeyEntry>(repeating: KeyEntry(start: 0, count: 0, owned: false, fingerprint: 0))
+        var knownSeen: UInt32 = 0
         var members = 0
-        var large: Set<[UInt8]>?
+        var unknownCount = 0
+        var unknown = InlineArray<8, KeyEntry>(repeating: KeyEntry(start: 0, count: 0))
+        /// The position of this object's set in ``ChatCompletionChunkScanner/largeScopes``, once
+        /// it has more unknown names than fit in place.
+        var large: Int?
     }
 
-    /// Which known member a name is.
-    private enum Known {
+    /// Which known member a name is (the raw value is its bit in ``KeyScope/knownSeen``).
+    private enum Known: UInt8 {
         case id, model, created, choices, usage, error
         case index, finishReason, delta
         case role, content, reasoningContent, reasoning
@@ -70,22 +117,32 @@ struct ChatCompletionChunkScanner {
     /// What a deferred `reasoning` member held.
     private enum Deferred {
         case absent
-        case text(start: Int, end: Int, escaped: Bool)
+        case text(StringSpan)
         case wrongKind(String)
     }
 
-    static let maximumDepth = JSONReader.Limits.standard.maxDepth
-    private static let linearScopeLimit = 16
+    private static let linearScopeLimit = 8
 
-    private let bytes: UnsafeBufferPointer<UInt8>
+    /// The nesting limit (``JSONReader``'s standard one, read once per decoder).
+    let maximumDepth: Int
+
+    /// The document (set by ``ChatCompletionChunkDecoder`` for the length of one pass).
+    var bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// The names of objects with more unknown members than ``KeyScope`` keeps in place (hostile
+    /// input only).
+    private var largeScopes: [Set<[UInt8]>] = []
+    /// The last `id` and `model` read, kept from chunk to chunk of a stream.
+    var recentID = RecentString()
+    var recentModel = RecentString()
     /// Unescaped bytes of names that had escapes.
     var ownedKeyBytes: [UInt8]
     /// Unescaped bytes of the string being built.
     var scratch: [UInt8]
 
-    init(bytes: UnsafeBufferPointer<UInt8>, ownedKeyBytes: [UInt8], scratch: [UInt8]) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, ownedKeyBytes: [UInt8], scratch: [UInt8]) {
         self.bytes = bytes
+        self.maximumDepth = maximumDepth
         self.ownedKeyBytes = ownedKeyBytes
         self.scratch = scratch
         self.ownedKeyBytes.removeAll(keepingCapacity: true)
@@ -93,9 +150,9 @@ struct ChatCompletionChunkScanner {
 
     // MARK: Document
 
-    /// Reads the whole document: a chunk, or `.errorMember` when the root object has an `error`
-    /// member (an error frame, which ``APIErrorBody`` reads).
-    mutating func scanDocument() throws(ChatChunkScanFailure) -> ChatCompletionChunkDecoder.Outcome {
+    /// Reads the whole document: a chunk, or `nil` when the root object has an `error` member
+    /// (an error frame, which ``APIErrorBody`` reads).
+    mutating func scanDocument() throws(ChatChunkScanFailure) -> ChatCompletionChunk? {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             throw failure(at: 0, "a byte-order mark is not allowed before JSON text")
         }
@@ -107,9 +164,9 @@ struct ChatCompletionChunkScanner {
             try expectEnd()
             throw ChatChunkScanFailure(kind: .contract, offset: nil, message: "expected an object, got \(kind)")
         }
-        guard let chunk = try scanRoot() else { return .errorMember }
+        guard let chunk = try scanRoot() else { return nil }
         try expectEnd()
-        return .chunk(chunk)
+        return chunk
     }
 
     private mutating func expectEnd() throws(ChatChunkScanFailure) {
@@ -124,18 +181,22 @@ struct ChatCompletionChunkScanner {
         var id: String?
         var model: String?
         var created: Int64?
-        var choices: [ChatCompletionChunk.Choice]?
+        var sawChoices = false
+        var firstChoice: ChatCompletionChunk.Choice?
+        var otherChoices: [ChatCompletionChunk.Choice] = []
         var usage: ChatCompletionUsage?
         var scope = KeyScope()
         var more = try openObject(depth: 1)
         while more {
-            let key = try memberName(in: &scope)
+            let (key, member) = try memberName(in: &scope, depth: 1)
             do throws(ChatChunkScanFailure) {
-                switch known(key, depth: 1) {
-                case .id: id = try string(nullable: false)
-                case .model: model = try string(nullable: true)
+                switch member {
+                case .id: id = try recentString(nullable: false, model: false)
+                case .model: model = try recentString(nullable: true, model: true)
                 case .created: created = try integer(in: Int64.min...Int64.max, nullable: true)
-                case .choices: choices = try scanChoices()
+                case .choices:
+                    sawChoices = true
+                    try scanChoices(first: &firstChoice, others: &otherChoices)
                 case .usage: usage = try scanUsage()
                 case .error: return nil
                 default: try skipValue(depth: 1)
@@ -146,56 +207,70 @@ struct ChatCompletionChunkScanner {
             more = try nextMember()
         }
         guard let id else { throw .contract("id", "required member is missing") }
-        guard let choices else { throw .contract("choices", "required member is missing") }
-        return ChatCompletionChunk(id: id, model: model, created: created, choices: choices, usage: usage)
+        guard sawChoices else { throw .contract("choices", "required member is missing") }
+        return ChatCompletionChunk(
+            id: id, model: model, created: created, firstChoice: firstChoice, otherChoices: otherChoices, usage: usage)
     }
 
-    private mutating func scanChoices() throws(ChatChunkScanFailure) -> [ChatCompletionChunk.Choice] {
+    /// Reads `choices` into its first element and the ones after it (replacing what an earlier
+    /// read left, as a later member would).
+    private mutating func scanChoices(
+        first: inout ChatCompletionChunk.Choice?, others: inout [ChatCompletionChunk.Choice]
+    ) throws(ChatChunkScanFailure) {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else {
             throw ChatChunkScanFailure(kind: .contract, message: "expected an array, got \(kindOfValue())")
         }
         index += 1
         skipWhitespace()
-        var choices: [ChatCompletionChunk.Choice] = []
+        first = nil
+        others = []
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return choices
+            return
         }
-        while true {
-            do throws(ChatChunkScanFailure) {
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
-                    throw ChatChunkScanFailure(kind: .contract, message: "expected an object, got \(kindOfValue())")
-                }
-                choices.append(try scanChoice())
-            } catch {
-                throw error.within(.index(choices.count))
+        first = try scanChoiceElement(at: 0)
+        var position = 1
+        while try nextElement() {
+            others.append(try scanChoiceElement(at: position))
+            position += 1
+        }
+    }
+
+    /// The element of `choices` at `position`, which must be an object.
+    private mutating func scanChoiceElement(at position: Int) throws(ChatChunkScanFailure) -> ChatCompletionChunk.Choice
+    {
+        do throws(ChatChunkScanFailure) {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
+                throw ChatChunkScanFailure(kind: .contract, message: "expected an object, got \(kindOfValue())")
             }
-            guard try nextElement() else { return choices }
+            return try scanChoice()
+        } catch {
+            throw error.within(.index(position))
         }
     }
 
     private mutating func scanChoice() throws(ChatChunkScanFailure) -> ChatCompletionChunk.Choice {
-        var position: Int64?
-        var finishReason: ChatCompletionChunk.FinishReason?
-        var role: String?
-        var content: String?
-        var reasoningContent: String?
+        // Built in place (the index set once read), so that no field is copied on the way out.
+        var choice = ChatCompletionChunk.Choice(index: 0)
+        var sawIndex = false
         var reasoning = Deferred.absent
         var scope = KeyScope()
         var more = try openObject(depth: 3)
         while more {
-            let key = try memberName(in: &scope)
+            let (key, member) = try memberName(in: &scope, depth: 3)
             do throws(ChatChunkScanFailure) {
-                switch known(key, depth: 3) {
-                case .index: position = try integer(in: 0...Int64(Int32.max), nullable: false)
-                case .finishReason: finishReason = try string(nullable: true).map(ChatCompletionChunk.FinishReason.init)
+                switch member {
+                case .index:
+                    choice.index = try integer(in: 0...Int64(Int32.max), nullable: false)!
+                    sawIndex = true
+                case .finishReason:
+                    choice.finishReason = try string(nullable: true).map(ChatCompletionChunk.FinishReason.init)
                 case .delta:
                     if try skipNull() { break }
                     guard bytes[index] == UInt8(ascii: "{") else {
                         throw ChatChunkScanFailure(kind: .contract, message: "expected an object, got \(kindOfValue())")
                     }
-                    try scanDelta(
-                        role: &role, content: &content, reasoningContent: &reasoningContent, reasoning: &reasoning)
+                    try scanDelta(into: &choice, reasoning: &reasoning)
                 default: try skipValue(depth: 3)
                 }
             } catch {
@@ -203,14 +278,12 @@ struct ChatCompletionChunkScanner {
             }
             more = try nextMember()
         }
-        guard let position else { throw .contract("index", "required member is missing") }
-        var choice = ChatCompletionChunk.Choice(
-            index: position, role: role, content: content, reasoning: reasoningContent, finishReason: finishReason)
+        guard sawIndex else { throw .contract("index", "required member is missing") }
         // As the tree decoder: `reasoning` is read only when `reasoning_content` is not there.
         if choice.reasoning == nil {
             switch reasoning {
             case .absent: break
-            case .text(let start, let end, let escaped): choice.reasoning = makeString(start, end, escaped: escaped)
+            case .text(let span): choice.reasoning = makeString(span)
             case .wrongKind(let kind):
                 throw ChatChunkScanFailure.contract("reasoning", "expected a string, got \(kind)").within(.key("delta"))
             }
@@ -218,24 +291,25 @@ struct ChatCompletionChunkScanner {
         return choice
     }
 
+    /// Reads a choice's `delta` into `choice`, keeping `reasoning` aside: it counts only when
+    /// `reasoning_content` is absent, wherever the two stand.
     private mutating func scanDelta(
-        role: inout String?, content: inout String?, reasoningContent: inout String?, reasoning: inout Deferred
+        into choice: inout ChatCompletionChunk.Choice, reasoning: inout Deferred
     ) throws(ChatChunkScanFailure) {
         var scope = KeyScope()
         var more = try openObject(depth: 4)
         while more {
-            let key = try memberName(in: &scope)
+            let (key, member) = try memberName(in: &scope, depth: 4)
             do throws(ChatChunkScanFailure) {
-                switch known(key, depth: 4) {
-                case .role: role = try string(nullable: true)
-                case .content: content = try string(nullable: true)
-                case .reasoningContent: reasoningContent = try string(nullable: true)
+                switch member {
+                case .role: choice.role = try string(nullable: true)
+                case .content: choice.content = try string(nullable: true)
+                case .reasoningContent: choice.reasoning = try string(nullable: true)
                 case .reasoning:
                     if try skipNull() {
                         reasoning = .absent
                     } else if bytes[index] == UInt8(ascii: "\"") {
-                        let (start, end, escaped) = try scanString()
-                        reasoning = .text(start: start, end: end, escaped: escaped)
+                        reasoning = .text(try scanString())
                     } else {
                         let kind = kindOfValue()
                         try skipValue(depth: 4)
@@ -262,9 +336,9 @@ struct ChatCompletionChunkScanner {
         var scope = KeyScope()
         var more = try openObject(depth: 2)
         while more {
-            let key = try memberName(in: &scope)
+            let (key, member) = try memberName(in: &scope, depth: 2)
             do throws(ChatChunkScanFailure) {
-                switch known(key, depth: 2) {
+                switch member {
                 case .promptTokens: prompt = try integer(in: range, nullable: false)
                 case .completionTokens: completion = try integer(in: range, nullable: false)
                 case .totalTokens: total = try integer(in: range, nullable: false)
@@ -284,6 +358,7 @@ struct ChatCompletionChunkScanner {
     // MARK: Objects read member by member
 
     /// Steps into an object at `index`; whether it has a member.
+    @inline(__always)
     private mutating func openObject(depth: Int) throws(ChatChunkScanFailure) -> Bool {
         try checkDepth(depth)
         index += 1  // {
@@ -295,14 +370,36 @@ struct ChatCompletionChunkScanner {
         return true
     }
 
-    /// Reads a member name and its colon, noting the name for the duplicate rule.
-    private mutating func memberName(in scope: inout KeyScope) throws(ChatChunkScanFailure) -> KeyEntry {
-        let key = try memberNameAndColon(hasEarlierMembers: scope.members > 0)
-        if isDuplicate(key, in: &scope) {
+    /// Reads a member name and its colon, and which known member of an object at `depth` it
+    /// names; refuses a name that an earlier member of the object had.
+    @inline(__always)
+    private mutating func memberName(in scope: inout KeyScope, depth: Int) throws(ChatChunkScanFailure)
+        -> (key: KeyEntry, known: Known?)
+    {
+        let key: KeyEntry
+        let member: Known?
+        if let (quick, length) = quickKnown(depth: depth), let colon = colonAfterName(length) {
+            key = KeyEntry(start: index + 1, count: length - 2, owned: false)
+            member = quick
+            index = colon
+        } else {
+            key = try memberNameAndColon(hasEarlierMembers: scope.members > 0)
+            member = known(key, depth: depth)
+        }
+        scope.members += 1
+        let duplicate: Bool
+        if let member {
+            let bit = UInt32(1) << UInt32(member.rawValue)
+            duplicate = scope.knownSeen & bit != 0
+            scope.knownSeen |= bit
+        } else {
+            duplicate = isDuplicateUnknown(key, in: &scope)
+        }
+        if duplicate {
             let text = name(key)
             throw .contract(text, JSONObjectReader.duplicateKey(text))
         }
-        return key
+        return (key, member)
     }
 
     private mutating func memberNameAndColon(hasEarlierMembers: Bool) throws(ChatChunkScanFailure) -> KeyEntry {
@@ -313,12 +410,12 @@ struct ChatCompletionChunkScanner {
             }
             throw failure(at: index, "unexpected \(describeByte(at: index)); expected a member name in quotes")
         }
-        let (start, end, escaped) = try scanString()
-        var key = KeyEntry(start: start, count: end - start, owned: false, fingerprint: 0)
-        if escaped {
+        let span = try scanString()
+        var key = KeyEntry(start: span.start, count: span.end - span.start, owned: false)
+        if span.escaped {
             let ownedStart = ownedKeyBytes.count
-            unescape(start, end, into: &ownedKeyBytes)
-            key = KeyEntry(start: ownedStart, count: ownedKeyBytes.count - ownedStart, owned: true, fingerprint: 0)
+            unescape(span.start, span.end, into: &ownedKeyBytes)
+            key = KeyEntry(start: ownedStart, count: ownedKeyBytes.count - ownedStart, owned: true)
         }
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -333,7 +430,79 @@ struct ChatCompletionChunkScanner {
         return key
     }
 
+    /// Where the value after a name of `length` bytes (quotes included) at `index` starts, when
+    /// a colon follows the name; `nil` sends the name the general way (which words any error).
+    @inline(__always)
+    private func colonAfterName(_ length: Int) -> Int? {
+        var position = index + length
+        while position < bytes.count, Self.isWhitespace(bytes[position]) { position += 1 }
+        guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { return nil }
+        position += 1
+        while position < bytes.count, Self.isWhitespace(bytes[position]) { position += 1 }
+        return position
+    }
+
+    @inline(__always)
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// The known member of an object at `depth` whose name, quotes included, is at `index`
+    /// byte for byte (then it holds no escape and is exactly that name), and the name's length;
+    /// `nil` when none is, or when too few bytes are left to compare whole words (the general
+    /// way reads it then).
+    /// The names are compared as little-endian words of their bytes, quotes included.
+    @inline(__always)
+    private func quickKnown(depth: Int) -> (Known, Int)? {
+        let available = bytes.count - index
+        guard available >= 16 else { return nil }
+        let base = UnsafeRawPointer(bytes.baseAddress! + index)
+        let first = base.loadUnaligned(as: UInt64.self)
+        let second = base.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        let seven = first & 0x00FF_FFFF_FFFF_FFFF
+        switch depth {
+        case 1:
+            if first & 0xFFFF_FFFF == 0x2264_6922 { return (.id, 4) }  // "id"
+            if seven == 0x22_6C65_646F_6D22 { return (.model, 7) }  // "model"
+            if seven == 0x22_6567_6173_7522 { return (.usage, 7) }  // "usage"
+            if seven == 0x22_726F_7272_6522 { return (.error, 7) }  // "error"
+            guard second & 0xFF == 0x22 else { return nil }
+            if first == 0x7365_6369_6F68_6322 { return (.choices, 9) }  // "choices"
+            if first == 0x6465_7461_6572_6322 { return (.created, 9) }  // "created"
+        case 2:
+            if first == 0x5F74_706D_6F72_7022, second & 0x00FF_FFFF_FFFF_FFFF == 0x22_736E_656B_6F74 {
+                return (.promptTokens, 15)  // "prompt_tokens"
+            }
+            if first == 0x745F_6C61_746F_7422, second & 0xFFFF_FFFF_FFFF == 0x2273_6E65_6B6F {
+                return (.totalTokens, 14)  // "total_tokens"
+            }
+            guard available >= 24 else { return nil }
+            let third = base.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+            if first == 0x7465_6C70_6D6F_6322, second == 0x656B_6F74_5F6E_6F69, third & 0xFF_FFFF == 0x22_736E {
+                return (.completionTokens, 19)  // "completion_tokens"
+            }
+        case 3:
+            if seven == 0x22_7865_646E_6922 { return (.index, 7) }  // "index"
+            if seven == 0x22_6174_6C65_6422 { return (.delta, 7) }  // "delta"
+            if first == 0x5F68_7369_6E69_6622, second & 0x00FF_FFFF_FFFF_FFFF == 0x22_6E6F_7361_6572 {
+                return (.finishReason, 15)  // "finish_reason"
+            }
+        default:
+            if first & 0xFFFF_FFFF_FFFF == 0x2265_6C6F_7222 { return (.role, 6) }  // "role"
+            if first == 0x746E_6574_6E6F_6322, second & 0xFF == 0x22 { return (.content, 9) }  // "content"
+            guard first == 0x696E_6F73_6165_7222 else { return nil }
+            if second & 0xFF_FFFF == 0x22_676E { return (.reasoning, 11) }  // "reasoning"
+            guard available >= 24 else { return nil }
+            let third = base.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+            if second == 0x6574_6E6F_635F_676E, third & 0xFF_FFFF == 0x22_746E {
+                return (.reasoningContent, 19)  // "reasoning_content"
+            }
+        }
+        return nil
+    }
+
     /// After a member's value: whether another member follows (`,`) or the object ended (`}`).
+    @inline(__always)
     private mutating func nextMember() throws(ChatChunkScanFailure) -> Bool {
         skipWhitespace()
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected ',' or '}'") }
@@ -348,6 +517,7 @@ struct ChatCompletionChunkScanner {
     }
 
     /// After an element: whether another follows (`,`) or the array ended (`]`).
+    @inline(__always)
     private mutating func nextElement() throws(ChatChunkScanFailure) -> Bool {
         skipWhitespace()
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected ',' or ']'") }
@@ -379,50 +549,31 @@ struct ChatCompletionChunkScanner {
         withKeyBytes(key) { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Notes `key` in `scope`; whether an earlier member of the object had the same name
-    /// (compared by code points, as ``JSONMemberName`` does: byte by byte).
-    private mutating func isDuplicate(_ key: KeyEntry, in scope: inout KeyScope) -> Bool {
-        if scope.large != nil {
-            scope.members += 1
-            return !scope.large!.insert(withKeyBytes(key) { Array($0) }).inserted
+    /// Notes `key`, a name that is not a known member's, in `scope`; whether an earlier
+    /// member of the object had the same name (compared by code points, as ``JSONMemberName``
+    /// does: byte by byte). Known names are never compared here: none equals an unknown one.
+    private mutating func isDuplicateUnknown(_ key: KeyEntry, in scope: inout KeyScope) -> Bool {
+        if let large = scope.large {
+            return !largeScopes[large].insert(withKeyBytes(key) { Array($0) }).inserted
         }
-        var key = key
-        key.fingerprint = withKeyBytes(key, Self.fingerprint)
-        for position in 0..<scope.members {
-            let earlier = scope.entries[position]
-            if earlier.fingerprint == key.fingerprint, earlier.count == key.count, sameBytes(earlier, key) {
+        for position in 0..<scope.unknownCount {
+            let earlier = scope.unknown[position]
+            // At most a few names: their lengths tell most apart, the bytes the rest.
+            if earlier.count == key.count, sameBytes(earlier, key) {
                 return true
             }
         }
-        if scope.members < Self.linearScopeLimit {
-            scope.entries[scope.members] = key
-            scope.members += 1
+        if scope.unknownCount < Self.linearScopeLimit {
+            scope.unknown[scope.unknownCount] = key
+            scope.unknownCount += 1
             return false
         }
         var set = Set<[UInt8]>(minimumCapacity: 64)
-        for position in 0..<scope.members { set.insert(withKeyBytes(scope.entries[position]) { Array($0) }) }
+        for position in 0..<scope.unknownCount { set.insert(withKeyBytes(scope.unknown[position]) { Array($0) }) }
         set.insert(withKeyBytes(key) { Array($0) })
-        scope.large = set
-        scope.members += 1
+        scope.large = largeScopes.count
+        largeScopes.append(set)
         return false
-    }
-
-    /// The length and the first and last eight bytes of a name, mixed.
-    @inline(__always)
-    private static func fingerprint(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        let count = name.count
-        var mixed = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
-        guard let base = name.baseAddress else { return mixed }
-        if count >= 8 {
-            let first = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
-            let last = UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self)
-            mixed ^= first ^ (last &* 0xFF51_AFD7_ED55_8CCD)
-        } else {
-            var word: UInt64 = 0
-            for offset in 0..<count { word |= UInt64(base[offset]) << UInt64(8 * offset) }
-            mixed ^= word
-        }
-        return mixed
     }
 
     private func sameBytes(_ left: KeyEntry, _ right: KeyEntry) -> Bool {
@@ -487,6 +638,7 @@ struct ChatCompletionChunkScanner {
     // MARK: Known values
 
     /// Consumes `null` when it is next; whether it was.
+    @inline(__always)
     private mutating func skipNull() throws(ChatChunkScanFailure) -> Bool {
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected a value") }
         guard bytes[index] == UInt8(ascii: "n") else { return false }
@@ -494,12 +646,35 @@ struct ChatCompletionChunkScanner {
         return true
     }
 
+    /// A string, or `nil` for `null` when `nullable`; any other value fails. Text equal to the
+    /// last `model` (when `model`) or `id` read (the same in every chunk of a stream) is that
+    /// string again, not built anew.
+    private mutating func recentString(nullable: Bool, model: Bool) throws(ChatChunkScanFailure) -> String? {
+        guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected a value") }
+        if bytes[index] == UInt8(ascii: "\"") {
+            let span = try scanString()
+            if span.escaped { return makeString(span) }
+            let contents = UnsafeBufferPointer(rebasing: bytes[span.start..<span.end])
+            if let text = model ? recentModel.text(equalTo: contents) : recentID.text(equalTo: contents) {
+                return text
+            }
+            let text = makeString(span)
+            if model {
+                recentModel.remember(text, contents)
+            } else {
+                recentID.remember(text, contents)
+            }
+            return text
+        }
+        if nullable, try skipNull() { return nil }
+        throw ChatChunkScanFailure(kind: .contract, message: "expected a string, got \(kindOfValue())")
+    }
+
     /// A string, or `nil` for `null` when `nullable`; any other value fails.
     private mutating func string(nullable: Bool) throws(ChatChunkScanFailure) -> String? {
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected a value") }
         if bytes[index] == UInt8(ascii: "\"") {
-            let (start, end, escaped) = try scanString()
-            return makeString(start, end, escaped: escaped)
+            return makeString(try scanString())
         }
         if nullable, try skipNull() { return nil }
         throw ChatChunkScanFailure(kind: .contract, message: "expected a string, got \(kindOfValue())")
@@ -515,6 +690,7 @@ struct ChatCompletionChunkScanner {
             if nullable, try skipNull() { return nil }
             throw ChatChunkScanFailure(kind: .contract, message: "expected an integer, got \(kindOfValue())")
         }
+        if let value = plainInteger(first, in: range) { return value }
         let start = index
         let isInteger = try scanNumber()
         let end = index
@@ -548,6 +724,29 @@ struct ChatCompletionChunkScanner {
             throw ChatChunkScanFailure(
                 kind: .contract, message: "integer \(literal()) is outside \(range.lowerBound)…\(range.upperBound)")
         }
+        return value
+    }
+
+    /// A non-negative integer literal of at most 18 digits within `range` starting at `index`
+    /// with the digit `first`, stepped over; `nil` (nothing consumed) for anything else, which
+    /// the general way then reads and words (a leading zero, a fraction, an exponent, a sign,
+    /// the end of the input, a value outside `range`).
+    @inline(__always)
+    private mutating func plainInteger(_ first: UInt8, in range: ClosedRange<Int64>) -> Int64? {
+        guard isDigit(first) else { return nil }
+        var value = Int64(first &- UInt8(ascii: "0"))
+        var position = index + 1
+        if first != UInt8(ascii: "0") {
+            while position < bytes.count, position - index < 18, isDigit(bytes[position]) {
+                value = value &* 10 &+ Int64(bytes[position] &- UInt8(ascii: "0"))
+                position += 1
+            }
+        }
+        guard position < bytes.count else { return nil }
+        let next = bytes[position]
+        guard !isDigit(next), next != UInt8(ascii: "."), next | 0x20 != UInt8(ascii: "e"), range.contains(value)
+        else { return nil }
+        index = position
         return value
     }
 
@@ -617,9 +816,9 @@ struct ChatCompletionChunkScanner {
     }
 
     private func checkDepth(_ depth: Int) throws(ChatChunkScanFailure) {
-        if depth > Self.maximumDepth {
+        if depth > maximumDepth {
             throw ChatChunkScanFailure(
-                kind: .limit, offset: index, message: "nesting is deeper than the limit of \(Self.maximumDepth) levels")
+                kind: .limit, offset: index, message: "nesting is deeper than the limit of \(maximumDepth) levels")
         }
     }
 
@@ -652,12 +851,48 @@ struct ChatCompletionChunkScanner {
     // MARK: Strings
 
     /// Checks a string (control characters, escapes, surrogate pairs, UTF-8) and steps over it:
-    /// where its contents are and whether they hold escapes.
-    private mutating func scanString() throws(ChatChunkScanFailure) -> (start: Int, end: Int, escaped: Bool) {
+    /// where its contents are, whether they hold escapes and whether they are ASCII.
+    @inline(__always)
+    private mutating func scanString() throws(ChatChunkScanFailure) -> StringSpan {
+        if let end = plainStringEnd(from: index + 1) {
+            let start = index + 1
+            index = end + 1
+            return StringSpan(start: start, end: end, escaped: false, ascii: true)
+        }
+        return try scanStringByteByByte()
+    }
+
+    /// Where the closing quote of a string whose contents start at `start` is, when every byte
+    /// before it is printable ASCII other than a backslash (most strings); `nil` otherwise.
+    @inline(__always)
+    private func plainStringEnd(from start: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        let count = bytes.count
+        var position = start
+        while count - position >= 8 {
+            let mask = Self.attention(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            if mask != 0 {
+                position += mask.trailingZeroBitCount >> 3
+                return base[position] == UInt8(ascii: "\"") ? position : nil
+            }
+            position += 8
+        }
+        while position < count {
+            let byte = base[position]
+            if byte == UInt8(ascii: "\"") { return position }
+            if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\\") { return nil }
+            position += 1
+        }
+        return nil
+    }
+
+    /// ``scanString()`` for a string that needs a closer look: escapes, UTF-8, or a fault.
+    private mutating func scanStringByteByByte() throws(ChatChunkScanFailure) -> StringSpan {
         let open = index
         index += 1  // "
         let start = index
         var escaped = false
+        var ascii = true
         let count = bytes.count
         while index < count {
             // Eight bytes at a time while none is a quote, a backslash, a control or non-ASCII.
@@ -674,7 +909,7 @@ struct ChatCompletionChunkScanner {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                return (start, index - 1, escaped)
+                return StringSpan(start: start, end: index - 1, escaped: escaped, ascii: ascii)
             }
             if byte == UInt8(ascii: "\\") {
                 escaped = true
@@ -682,6 +917,7 @@ struct ChatCompletionChunkScanner {
             } else if byte < 0x20 {
                 throw failure(at: index, "a string may not contain the control character \(hexByte(byte)) unescaped")
             } else if byte >= 0x80 {
+                ascii = false
                 try checkUTF8Sequence()
             } else {
                 index += 1
@@ -794,12 +1030,21 @@ struct ChatCompletionChunkScanner {
         index += length
     }
 
-    /// The text of a checked string's contents.
-    private mutating func makeString(_ start: Int, _ end: Int, escaped: Bool) -> String {
-        if !escaped { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) }
+    /// The text of a checked string's contents, built from the checked bytes without a second
+    /// validation (``scanString()`` checked the UTF-8, and unescaping writes only well-formed
+    /// sequences: surrogate escapes were checked to pair).
+    private mutating func makeString(_ span: StringSpan) -> String {
+        if !span.escaped {
+            let contents = UnsafeBufferPointer(rebasing: bytes[span.start..<span.end])
+            return String(copying: UTF8Span(unchecked: contents.span, isKnownASCII: span.ascii))
+        }
         scratch.removeAll(keepingCapacity: true)
-        unescape(start, end, into: &scratch)
-        return String(decoding: scratch, as: UTF8.self)
+        unescape(span.start, span.end, into: &scratch)
+        return scratch.withUnsafeBufferPointer { unescaped in
+            // A `\u` escape may have written non-ASCII bytes into ASCII contents.
+            let ascii = span.ascii && unescaped.allSatisfy { $0 < 0x80 }
+            return String(copying: UTF8Span(unchecked: unescaped.span, isKnownASCII: ascii))
+        }
     }
 
     /// Appends the unescaped bytes of a checked string's contents to `output`.

@@ -27,7 +27,7 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
         if event.dataBytes.count == 6, event.type == "message", event.dataBytes.elementsEqual("[DONE]".utf8) {
             return .done
         }
-        if event.type != "error", case .chunk(let chunk)? = try? decoder.decode(event.dataBytes) {
+        if event.type != "error", let chunk = try? decoder.chunk(event.dataBytes) {
             return .chunk(chunk)
         }
         // The rare ways: an error frame, or a stream that ends on a malformed chunk.

@@ -123,10 +123,60 @@ struct ChatCompletionChunkDecoderTests {
             #"{"id":"c","choices":[]} x"#,
             #"{"id":"c","choices":[],}"#,
             #"{"id":"c","choices":[1,]}"#,
+            #"{"\u0069d":"c","id":"c","choices":[]}"#,
+            #"{"id":"c","choices":[],"\u0069d":"c"}"#,
+            #"{"id":"c","choices":[{"index":0,"index":1}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"reasoning":"a","reasoning":"b"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"reasoning_content":"a","reasoning_content":"b"}}]}"#,
+            #"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"total_tokens":3}}"#,
+            #"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"completion_tokens":2}}"#,
+            #"{"id":"c","choices":[],"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"a":10}"#,
+            #"{"id":"c","choices":[],"ab":1,"ba":2,"ab":3}"#,
+            #"{"id":"c","choices":[],"object":1,"objecT":2}"#,
+            #"{"id" : "c", "choices" : [ { "index" : 0 , "delta" : { "content" : "x" } } ] }"#,
+            #"{"id":"c","choices":[{"index":00}]}"#,
+            #"{"id":"c","choices":[{"index":01}]}"#,
+            #"{"id":"c","choices":[{"index":1e2}]}"#,
+            #"{"id":"c","choices":[{"index":1E2}]}"#,
+            #"{"id":"c","choices":[{"index":7.}]}"#,
+            #"{"id":"c","choices":[{"index":123456789012345678}]}"#,
+            #"{"id":"c","choices":[{"index":1234567890123456789012}]}"#,
+            #"{"id":"c","choices":[{"index":0 }]}"#,
+            #"{"id":"c","choices":[{"index":0"#,
+            #"{"id":"c","choices":[{"index":7}],"created":1733000000}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"a\nb\u00e9\u0041"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"plain ascii that runs past eight bytes"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"tab\tand é"}}]}"#,
         ]
         for text in cases { differential(Array(text.utf8), text) }
         differential([0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xC0, 0xAF, 0x22, 0x7D], "overlong")
         differential([0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xED, 0xA0, 0x80, 0x22, 0x7D], "encoded surrogate")
+    }
+
+    /// One decoder for a whole stream, as the transport keeps one: what it remembers from
+    /// chunk to chunk (the last `id` and `model`, its buffers) never changes what it decodes.
+    @Test func aDecoderKeptForAStreamAgreesWithTheTreeOnEveryChunk() {
+        var texts = Self.shapes
+        for id in [
+            "chatcmpl-AAAA", "chatcmpl-AAAB", "chatcmpl-AAAB", "chatcmpl-9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d", "x", "c",
+        ] {
+            for model in ["gpt-4o", "gpt-4o-mini-2024-07-18", "gpt-4o-mini-2024-07-19", "m"] {
+                texts.append(#"{"id":"\#(id)","model":"\#(model)","choices":[{"index":0,"delta":{"content":"w"}}]}"#)
+                texts.append(#"{"id":"\#(id)","model":null,"choices":[]}"#)
+            }
+        }
+        texts.append(#"{"id":"c\u0061","model":"gpt-4o","choices":[]}"#)
+        texts.append(#"{"id":"ca","model":"gpt-4\u006f","choices":[]}"#)
+        texts.append(#"{"id":"é","model":"gpt-4o","choices":[]}"#)
+        var decoder = ChatCompletionChunkDecoder()
+        for text in texts {
+            for bytes in [Array(text.utf8), Array(text.utf8.dropLast())] {
+                let event = ServerSentEvent(dataBytes: bytes)
+                let tree = Result { () throws(JSONError) in try OpenAIStreamEvent.decodeWithTree(event) }
+                let stream = Result { () throws(JSONError) in try OpenAIStreamEvent.decode(event, using: &decoder) }
+                #expect(stream == tree, "\(text)")
+            }
+        }
     }
 
     @Test func errorsNameThePath() {
