@@ -50,16 +50,8 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
     public private(set) var isFollowingBottom = true
     /// Whether settle passes run.
     public private(set) var isSettling = false
-    /// Passes run by the current (or the last) settling.
-    public private(set) var settlePassCount = 0
-    /// Settlings completed so far.
-    public private(set) var settledCount = 0
     /// Whether an older page is being loaded.
     public private(set) var isLoadingOlderPage = false
-    /// Older-page loads finished so far (added rows or not).
-    public private(set) var olderPageLoadsFinished = 0
-    /// Older pages that added rows.
-    public private(set) var olderPagesAdded = 0
     /// The row whose place is being restored after a prepend; the front end reports its frame.
     public private(set) var anchorRowId: String?
     /// Whether live rows are held back while the reader's place is restored.
@@ -396,8 +388,6 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
         guard generation == olderPageGeneration, !isClosed else { return }
         isLoadingOlderPage = false
         trigger.finished()
-        olderPageLoadsFinished += 1
-        if added { olderPagesAdded += 1 }
         refreshRows()
         if forCover { firstDisplay?.olderPageFinished() }
         if anchor != nil {
@@ -484,7 +474,6 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
         settle = passes
         settlePurpose = purpose
         isSettling = true
-        settlePassCount = 0
         let due = now.advanced(by: passes.nextDelay)
         settleDueAt = due
         schedule(.settle, at: due)
@@ -493,11 +482,9 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
     private func runSettlePass(_ now: C.Instant) {
         guard var passes = settle, let viewport else { return }
         let done = passes.pass(offset: viewport.contentOffset, contentHeight: viewport.contentHeight)
-        settlePassCount = passes.passes
         guard !done else {
             let purpose = settlePurpose
             stopSettle()
-            settledCount += 1
             if purpose == .cover { coverSettled(now) }
             return
         }

@@ -93,11 +93,13 @@ struct TerminalAppPrependAnchorTests {
         // The timeline focused, Home: the reader is at the oldest loaded row, near the top, and
         // the page before it is asked for.
         let oldest = controller.app.items.first?.id
+        let firstWindow = screen.displayRows.rows.count
         app.type("\t")
         app.type("\t")
         app.type("\u{1B}[H")
         #expect(app.top.id == oldest && app.top.linesAbove == 0)
-        #expect(await ConditionWait.until { screen.olderPagesAdded >= 1 })
+        #expect(
+            await ConditionWait.until { screen.displayRows.rows.count > firstWindow }, "the page before it was added")
         // The draw after the prepend: the reader's row is still on the top row, the page above.
         app.draw()
         #expect(app.top.id == oldest && app.top.linesAbove > 0, "top \(app.top)")

@@ -18,22 +18,21 @@ func tallViewport(
         isComposerOpen: composerOpen, isDragging: dragging, reduceMotion: reduceMotion)
 }
 
-/// Runs the settle passes the screen has started, one 32 ms step at a time, until settling
-/// ends with an unchanged viewport (two stable passes after the first: three passes).
+/// Runs the settle passes the screen has started, one 32 ms step at a time with a display tick
+/// after each (a tick runs the pass that is due), and checks that settling ends with an
+/// unchanged viewport after exactly three passes (two stable passes after the first).
 @MainActor
 func runSettlePasses(
     _ screen: WorkspaceChatScreenModel<ManualClock>, clock: ManualClock,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     #expect(screen.isSettling, "settling started", sourceLocation: sourceLocation)
-    let settled = screen.settledCount
     for pass in 1...SettlePasses.stablePassesNeeded + 1 {
+        #expect(screen.isSettling, "still settling before pass \(pass)", sourceLocation: sourceLocation)
         clock.advance(by: SettlePasses.interval)
-        await eventually("settle pass \(pass)", sourceLocation: sourceLocation) {
-            screen.settlePassCount == pass || screen.settledCount > settled
-        }
+        screen.frame()
     }
-    await eventually("settled", sourceLocation: sourceLocation) { screen.settledCount == settled + 1 }
+    #expect(!screen.isSettling, "settled", sourceLocation: sourceLocation)
 }
 
 /// Reports a full viewport at the bottom and lets the cover's settle passes run until it lifts.

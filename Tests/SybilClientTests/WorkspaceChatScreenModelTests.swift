@@ -127,16 +127,18 @@ struct WorkspaceChatScreenModelTests {
             await runSettlePasses(screen, clock: clock)
             #expect(screen.isCovered)
             await rpc.waitForCall(.pageBefore(chatA, cursor: cursor))
-            let finished = screen.olderPageLoadsFinished
+            #expect(screen.isLoadingOlderPage)
             rpc.answer(
                 .pageBefore(chatA, cursor: cursor), with: .page(Envelopes.page([page], hasOlder: true, cursor: next)))
-            await eventually("page \(page) loaded") { screen.olderPageLoadsFinished == finished + 1 }
+            await eventually("page \(page) loaded") { !screen.isLoadingOlderPage }
+            #expect(screen.displayRows.rows.first?.id == "row:\(page)", "page \(page) added rows")
             screen.updateViewport(short)
         }
         // Still short and more history exists, but two pages is the limit: the cover lifts.
         await runSettlePasses(screen, clock: clock)
         #expect(!screen.isCovered)
-        #expect(screen.olderPagesAdded == 2)
+        #expect(!screen.isLoadingOlderPage, "no third page")
+        #expect(rpc.waitingCalls.isEmpty)
         #expect(screen.displayRows.rows.map(\.id) == ["row:p2", "row:p1", "row:a"])
         #expect(host.timeline.oldestCursor == "c3")
         tearDown(screen, host, rpc)
@@ -162,7 +164,9 @@ struct WorkspaceChatScreenModelTests {
         #expect(back.scrollCommand == .jumpToBottom)
         await runSettlePasses(back, clock: clock)
         #expect(!back.isCovered)
-        #expect(back.olderPageLoadsFinished == 0)
+        #expect(!back.isLoadingOlderPage)
+        #expect(rpc.waitingCalls.isEmpty, "no older page was asked for")
+        #expect(back.displayRows.rows.map(\.id) == ["row:a"])
         tearDown(back, host, rpc)
     }
 
@@ -179,7 +183,7 @@ struct WorkspaceChatScreenModelTests {
         #expect(screen.isLoadingOlderPage, "1,800 pt loads (the trigger's bound is inclusive)")
         await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-a"))
         rpc.answer(.pageBefore(chatA, cursor: "cur-a"), with: .page(Envelopes.page(["z"])))
-        await eventually("page loaded") { screen.olderPageLoadsFinished == 1 }
+        await eventually("page loaded") { !screen.isLoadingOlderPage }
         #expect(screen.displayRows.rows.map(\.id) == ["row:z", "row:a", "row:b"])
         tearDown(screen, host, rpc)
     }
@@ -193,7 +197,8 @@ struct WorkspaceChatScreenModelTests {
         await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-a"))
         rpc.answer(
             .pageBefore(chatA, cursor: "cur-a"), with: .page(Envelopes.page(["z"], hasOlder: true, cursor: "cur-z")))
-        await eventually("page loaded") { screen.olderPageLoadsFinished == 1 }
+        await eventually("page loaded") { !screen.isLoadingOlderPage }
+        #expect(screen.displayRows.rows.map(\.id) == ["row:z", "row:a", "row:b"])
         clock.advance(by: .milliseconds(250) - oneTick)
         #expect(!screen.loadOlder(), "one tick before 0.25 s after the last start")
         clock.advance(by: oneTick)
@@ -201,7 +206,7 @@ struct WorkspaceChatScreenModelTests {
         #expect(screen.loadOlder())
         await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-z"))
         rpc.answer(.pageBefore(chatA, cursor: "cur-z"), with: .page(Envelopes.page(["y"])))
-        await eventually("second page loaded") { screen.olderPageLoadsFinished == 2 }
+        await eventually("second page loaded") { !screen.isLoadingOlderPage }
         #expect(screen.displayRows.rows.map(\.id) == ["row:y", "row:z", "row:a", "row:b"])
         tearDown(screen, host, rpc)
     }
@@ -223,9 +228,8 @@ struct WorkspaceChatScreenModelTests {
         let call = ScriptedWorkspaceChatRPC.Call.pageBefore(chatA, cursor: "cur-a")
         rpc.answer(call, with: .failure(.init(description: "stale load")))
         rpc.answer(call, with: .page(Envelopes.page(["z"])))
-        await eventually("the current load finished") { screen.olderPageLoadsFinished == 1 }
-        #expect(screen.olderPagesAdded == 1)
-        #expect(!screen.isLoadingOlderPage)
+        await eventually("the current load finished") { !screen.isLoadingOlderPage }
+        #expect(screen.displayRows.rows.map(\.id) == ["row:z", "row:a", "row:b"], "the current load's page was added")
         tearDown(screen, host, rpc)
     }
 
@@ -241,7 +245,8 @@ struct WorkspaceChatScreenModelTests {
             tallViewport(offset: 900, rows: [.init(id: "row:a", minY: 1_000), .init(id: "row:b", minY: 1_300)]))
         await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-a"))
         rpc.answer(.pageBefore(chatA, cursor: "cur-a"), with: .page(Envelopes.page(["y", "z"])))
-        await eventually("page prepended") { screen.olderPageLoadsFinished == 1 }
+        await eventually("page prepended") { !screen.isLoadingOlderPage }
+        #expect(screen.displayRows.rows.map(\.id) == ["row:y", "row:z", "row:a", "row:b"])
         #expect(screen.anchorRowId == "row:a")
         #expect(screen.isHoldingLiveRows)
     }
@@ -316,20 +321,25 @@ struct WorkspaceChatScreenModelTests {
         #expect(screen.isSettling)
         clock.advance(by: .milliseconds(32) - oneTick)
         screen.frame()
-        #expect(screen.settlePassCount == 0, "no pass one tick before 32 ms")
         screen.updateViewport(tallViewport(reduceMotion: true))
-        await runSettlePassesFromPartialStep(screen, clock: clock)
+        runSettlePassesFromPartialStep(screen, clock: clock)
         tearDown(screen, host, rpc)
     }
 
-    /// The first pass is one tick away; then two more stable passes end the settling.
-    private func runSettlePassesFromPartialStep(_ screen: Screen, clock: ManualClock) async {
+    /// The first pass is one tick away; then two more stable passes end the settling, exactly
+    /// 64 ms later (a display tick runs the pass that is due, so a pass one tick early would end
+    /// it one tick early).
+    private func runSettlePassesFromPartialStep(_ screen: Screen, clock: ManualClock) {
         clock.advance(by: oneTick)
-        await eventually("first pass") { screen.settlePassCount == 1 }
-        for pass in 2...3 {
-            clock.advance(by: .milliseconds(32))
-            await eventually("pass \(pass)") { screen.settlePassCount == pass }
-        }
+        screen.frame()
+        clock.advance(by: .milliseconds(32))
+        screen.frame()
+        #expect(screen.isSettling, "one stable pass is not enough")
+        clock.advance(by: .milliseconds(32) - oneTick)
+        screen.frame()
+        #expect(screen.isSettling, "the third pass is not due one tick before 32 ms after the second")
+        clock.advance(by: oneTick)
+        screen.frame()
         #expect(!screen.isSettling, "two stable passes end it")
     }
 
@@ -341,21 +351,23 @@ struct WorkspaceChatScreenModelTests {
         screen.updateViewport(tallViewport())
         #expect(screen.frame() == .none)
         #expect(screen.isSettling)
-        let settled = screen.settledCount
         clock.advance(by: .milliseconds(350) - oneTick)
         screen.frame()
-        #expect(screen.settlePassCount == 0, "no pass one tick before 350 ms")
-        // Passes measure within the tolerances: 1 pt of offset, 0.5 pt of height.
+        // A display tick runs the pass that is due: the first at 350 ms, the next two 32 ms
+        // apart, so settling ends at 414 ms exactly. Passes measure within the tolerances:
+        // 1 pt of offset, 0.5 pt of height.
         clock.advance(by: oneTick)
-        await eventually("first pass") { screen.settlePassCount == 1 }
+        screen.frame()
         screen.updateViewport(tallViewport(offset: 9_201, contentHeight: 10_000.5))
         clock.advance(by: .milliseconds(32))
-        await eventually("second pass") { screen.settlePassCount == 2 }
+        screen.frame()
         #expect(screen.isSettling, "one stable pass is not enough")
-        clock.advance(by: .milliseconds(32))
-        await eventually("third pass") { screen.settledCount == settled + 1 }
-        #expect(screen.settlePassCount == 3)
-        #expect(!screen.isSettling)
+        clock.advance(by: .milliseconds(32) - oneTick)
+        screen.frame()
+        #expect(screen.isSettling, "no third pass one tick before 414 ms")
+        clock.advance(by: oneTick)
+        screen.frame()
+        #expect(!screen.isSettling, "the third pass ends it")
         tearDown(screen, host, rpc)
     }
 
@@ -365,19 +377,18 @@ struct WorkspaceChatScreenModelTests {
         let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
         screen.updateViewport(tallViewport(offset: 5_000, reduceMotion: true))
         screen.frame()
-        let settled = screen.settledCount
         var height = 10_000.0
         screen.updateViewport(tallViewport(offset: height - 800, contentHeight: height, reduceMotion: true))
         screen.frame()
         for pass in 1...SettlePasses.maximumPasses {
+            #expect(screen.isSettling, "still settling before pass \(pass)")
             clock.advance(by: .milliseconds(32))
-            await eventually("pass \(pass)") { screen.settlePassCount == pass }
+            screen.frame()
             // The content keeps growing by 1 pt (more than 0.5 pt) and the list keeps up.
             height += 1
             screen.updateViewport(tallViewport(offset: height - 800, contentHeight: height, reduceMotion: true))
         }
-        #expect(screen.settledCount == settled + 1, "eight passes end it")
-        #expect(!screen.isSettling)
+        #expect(!screen.isSettling, "eight passes end it")
         tearDown(screen, host, rpc)
     }
 

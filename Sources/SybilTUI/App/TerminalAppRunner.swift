@@ -16,8 +16,6 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
 
     /// The controller it drives.
     public let controller: TerminalAppController
-    /// How many frames were presented.
-    public private(set) var framesPresented = 0
     /// How many terminal events (input reads, resizes, signals) were handled.
     public private(set) var terminalEventsHandled = 0
 
@@ -184,7 +182,6 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
         let size = terminal.size
         let (grid, cursor) = controller.render(size: size)
         terminal.present(grid, cursor: cursor)
-        framesPresented += 1
         lastFrame = clock.now
     }
 }
