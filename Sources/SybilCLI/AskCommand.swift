@@ -4,6 +4,7 @@ import SybilCore
 import SybilNet
 import SybilServer
 import SybilStore
+import SybilWire
 
 /// `sybil ask QUESTION`: asks through the chat conversation model the apps use (warm-up and
 /// send gate, token chain, SSE transport with its retry rules) and streams the reply to
@@ -39,6 +40,10 @@ enum AskCommand {
         var web = false
         /// Whether the question holds text read from standard input (which cannot be typed again).
         var piped = false
+        /// `--attach FILE` paths, in order (read by ``run(_:io:)`` before anything is sent).
+        var attachmentPaths: [String] = []
+        /// The most bytes of text the question and its text files may have together.
+        var textLimit = AskInput.maximumBytes
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
@@ -52,6 +57,17 @@ enum AskCommand {
             return refusal.exitCode
         }
         if request.web { return await web(request, json: output.json, io: io) }
+        // The files are read before the history is opened or a connection made: a file that
+        // cannot be attached sends nothing and saves nothing.
+        let attachments: [ChatAttachment]
+        switch ChatAttachmentFile.read(
+            request.attachmentPaths, textLimit: request.textLimit, reservedText: request.question.utf8.count)
+        {
+        case .success(let read): attachments = read
+        case .failure(let refusal):
+            io.writeError("\(name): \(refusal.message)\n")
+            return refusal.isUnreadable ? .noInput : .invalidData
+        }
         guard let store = ChatHistoryLocation.store(keeping: request.save, io: io, command: name) else {
             return .cannotCreate
         }
@@ -67,14 +83,17 @@ enum AskCommand {
         }
         request.model = model
         request.system = request.system ?? connection.profile?.system
-        let status = await ask(request, output: output, model: model, store: store, connection: connection, io: io)
+        let status = await ask(
+            request, attachments: attachments, output: output, model: model, store: store, connection: connection,
+            io: io)
         await connection.close()
         return status
     }
 
     @MainActor
     private static func ask(
-        _ request: Request, output: Output, model chosenModel: String, store: any ChatHistoryStore,
+        _ request: Request, attachments: [ChatAttachment] = [], output: Output, model chosenModel: String,
+        store: any ChatHistoryStore,
         connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
         let stack = ChatClientStack(connection: connection)
@@ -102,7 +121,7 @@ enum AskCommand {
         }
         let attempt = Attempt(model)
         indicator?.start()
-        let sent = await model.send(request.question)
+        let sent = await model.send(request.question, attachments: attachments)
         interrupt.cancel()
         await indicator?.finish()
         printer.finish()
@@ -211,10 +230,11 @@ enum AskCommand {
         request.save = !parsed.given(Option.noSave)
         request.raw = parsed.given(ChatOptions.raw)
         request.web = parsed.given(Option.web)
+        request.attachmentPaths = parsed.texts(Option.attach)
         if request.web {
             for other in [
                 Option.continueLatest, Option.chat, Option.model, Option.system, ChatOptions.raw,
-                Option.showReasoning,
+                Option.showReasoning, Option.attach,
             ] where parsed.given(other) {
                 throw UsageError(command: name, message: "--web and \(other.name) exclude each other")
             }
@@ -238,6 +258,7 @@ enum AskCommand {
         try target.validate(command: name)
         request.target = target
         let limit = AskInput.Limit.of(target.choice?.profile)
+        request.textLimit = limit.bytes
         guard let input, !input.inputIsTerminal else {
             request.question = try question(from: AskInput.readsOnlyInput(words) ? [] : words, command: name)
             if request.question.utf8.count > limit.bytes {

@@ -22,6 +22,15 @@ extension CommandSpec {
             with -), else after QUESTION and a blank line. A question over \(AskInput.maximumBytes >> 20) MiB (or the
             profile's max_input_bytes) is refused before anything is sent (exit 65).
 
+            --attach FILE (up to \(ChatAttachment.maximumCount) files) goes with the question inline, as ordinary chats keep
+            attachments: UTF-8 text in the message's text as a fenced block headed by its name
+            (counted in the question's limit), a PNG, JPEG, GIF or WebP image (at most \(ChatAttachment.maximumImageBytes >> 20) MiB;
+            HEIC becomes JPEG) as an OpenAI image_url part with a base64 data: URL, which makes the
+            message's content an array of parts. The files are saved with the question in the
+            history (name, type, size and bytes), so --continue sends them again, and `sybil
+            history show` lists them. A file that cannot be read (exit 66) or is over its limit or
+            neither text nor image (exit 65) is named, and nothing is sent or saved.
+
             The question is saved in the local history ($XDG_DATA_HOME/sybil/client/chats.sqlite)
             before it is sent, and the reply as it arrives; a failed reply is saved as failed, and
             Ctrl+C stops the reply and saves what arrived as stopped. A question that never
@@ -48,13 +57,15 @@ extension CommandSpec {
             """,
         arguments: [questionArgument],
         options: [
-            AskCommand.Option.web, AskCommand.Option.continueLatest, AskCommand.Option.chat, AskCommand.Option.noSave,
+            AskCommand.Option.attach, AskCommand.Option.web, AskCommand.Option.continueLatest, AskCommand.Option.chat,
+            AskCommand.Option.noSave,
             AskCommand.Option.model, AskCommand.Option.system, ChatOptions.raw, AskCommand.Option.showReasoning,
             AskCommand.Option.json,
         ] + ChatOptions.server,
         exitStatus: """
-            0 the whole reply arrived and was saved, 64 usage error, 65 the question or
-            web-search query is over its limit, 66 no such conversation to continue, 69 the
+            0 the whole reply arrived and was saved, 64 usage error, 65 the question, an
+            attached file or the web-search query is over its limit (or a file is neither text
+            nor image), 66 no such conversation to continue or a file to attach cannot be read, 69 the
             server could not be reached or failed (or offers no web search), 73 the history
             could not be written, 76 the reply broke off or the server refused the request,
             130 the reply was stopped with Ctrl+C.
@@ -117,6 +128,11 @@ extension AskCommand {
             "--show-reasoning", help: "Print the model's reasoning before the answer (dimmed on a\nterminal).")
         static let json = OptionSpec.flag(
             "--json", help: "Print one JSON object when the reply ends, nothing else\n(docs/cli-json.md).")
+        static let attach = OptionSpec.text(
+            "--attach", valueName: "FILE", repeatable: true,
+            help:
+                "Attach FILE (repeatable): UTF-8 text goes inline, a PNG, JPEG,\nGIF, WebP or HEIC image as an image part."
+        )
         static let web = OptionSpec.flag(
             "--web",
             help: "Search the web for QUESTION (a Sybil server's web-search\nroute) and save it as a web search.")

@@ -38,7 +38,8 @@ enum HistoryJSON {
         .object(JSONObject(header(conversation) + [JSONMember("messages", .array(messages.map(message)))]))
     }
 
-    /// One message: its role, text as saved, model, how it ended and its times.
+    /// One message: its role, text as saved, model, how it ended, its times and its attached
+    /// files (name, type, kind and size; the bytes stay in the history).
     static func message(_ message: ChatMessageRecord) -> JSONValue {
         let (state, reason): (String, String?) =
             switch message.state {
@@ -53,7 +54,16 @@ enum HistoryJSON {
                     JSONMember("id", .string(message.id)), JSONMember("role", .string(message.role.rawValue)),
                     JSONMember("text", .string(message.text)), JSONMember("model", text(message.model)),
                     JSONMember("state", .string(state)), JSONMember("failureReason", text(reason)),
-                ] + times("createdAt", message.createdAt) + times("finishedAt", message.finishedAt)))
+                ] + times("createdAt", message.createdAt) + times("finishedAt", message.finishedAt)
+                    + [JSONMember("attachments", .array(message.attachments.map(attachment)))]))
+    }
+
+    /// One attached file: its name, MIME type, kind (`text` or `image`) and size in bytes.
+    static func attachment(_ attachment: ChatAttachment) -> JSONValue {
+        [
+            "name": .string(attachment.name), "type": .string(attachment.mimeType),
+            "kind": .string(attachment.kind.rawValue), "size": .number(JSONNumber(Int64(attachment.size))),
+        ]
     }
 
     /// One hit of `search --json`: where it is, its title, the whole text that matched.

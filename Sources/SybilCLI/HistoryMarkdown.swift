@@ -26,6 +26,9 @@ enum HistoryMarkdown {
             while text.last?.isNewline == true { text.removeLast() }
             if !text.isEmpty { output += "\n\(text)\n" }
             if let mark = HistoryTranscript.mark(message.state) { output += "\n_\(mark)_\n" }
+            if !message.attachments.isEmpty {
+                output += "\n" + message.attachments.map { "- " + HistoryTranscript.attachment($0) + "\n" }.joined()
+            }
         }
         return output
     }

@@ -1,6 +1,7 @@
 import SybilCore
 import SybilStore
 import SybilTimeline
+import SybilWire
 
 /// What `sybil history show` prints for a saved conversation: its title and times, the system
 /// prompt it was started with (when there is one), then each message under a role label,
@@ -25,8 +26,15 @@ enum HistoryTranscript {
                 output += message.role == .assistant ? reply(message.text) : TerminalText.safe(message.text) + "\n"
             }
             if let mark = mark(message.state) { output += mark + "\n" }
+            for attachment in message.attachments { output += self.attachment(attachment) + "\n" }
         }
         return output
+    }
+
+    /// One attached file as a line: `[attached notes.txt, text/plain; charset=utf-8, 1234 bytes]`.
+    static func attachment(_ attachment: ChatAttachment) -> String {
+        "[attached \(line(attachment.name, width: 80)), \(TerminalText.safe(attachment.mimeType)), "
+            + (attachment.size == 1 ? "1 byte]" : "\(attachment.size) bytes]")
     }
 
     /// A saved web search as `sybil history show` prints it: the query on one line, its id,

@@ -2,6 +2,7 @@ import Observation
 import SybilCore
 import SybilNet
 import SybilStore
+import SybilWire
 
 /// A chat page's view model (seed 004, SPEC §5): the saved transcript, the reply streaming into
 /// it, and the "typing" state, which every ending turns off. It reaches the network only through
@@ -130,21 +131,23 @@ public final class ChatConversationModel {
         }
     }
 
-    /// Saves `text` as the person's message, then streams the reply. Returns `false`, and sends
-    /// nothing, when a reply is already on its way, the chat is still loading, the text is blank,
+    /// Saves `text` as the person's message, with the files in `attachments` kept inline with it
+    /// (seed 003), then streams the reply. Returns `false`, and sends nothing, when a reply is
+    /// already on its way, the chat is still loading, the text is blank and nothing is attached,
     /// or the message could not be saved (the front end keeps the draft then).
     @discardableResult
-    public func send(_ text: String) async -> Bool {
-        guard !isTyping, !isLoading, !text.allSatisfy(\.isWhitespace) else { return false }
+    public func send(_ text: String, attachments: [ChatAttachment] = []) async -> Bool {
+        guard !isTyping, !isLoading, !(text.allSatisfy(\.isWhitespace) && attachments.isEmpty) else { return false }
         isTyping = true
         stopRequested = false
         lastError = nil
         let time = now()
         do {
-            let conversationId = try await savedConversation(titledBy: text, at: time)
+            let title = text.allSatisfy(\.isWhitespace) ? attachments.map(\.name).joined(separator: ", ") : text
+            let conversationId = try await savedConversation(titledBy: title, at: time)
             let message = ChatMessageRecord(
                 id: ids.makeID(), conversationId: conversationId, role: .user, text: text, model: model,
-                createdAt: time)
+                createdAt: time, attachments: attachments)
             try await store.appendMessage(message)
             messages.append(message)
             touch(at: time)
@@ -232,7 +235,9 @@ public final class ChatConversationModel {
             switch (message.role, message.state) {
             case (.assistant, .failed), (.assistant, .streaming): continue
             case (.assistant, _) where message.text.isEmpty: continue
-            default: request.append(ChatMessage(role: message.role.rawValue, content: message.text))
+            default:
+                request.append(
+                    ChatMessage(role: message.role.rawValue, content: message.text, attachments: message.attachments))
             }
         }
         return request

@@ -8,11 +8,20 @@ public struct ChatMessage: Sendable, Hashable {
     public var role: String
     /// The text.
     public var content: String
+    /// Files attached inline (text into the text, images as image parts; see ``ChatAttachment``).
+    public var attachments: [ChatAttachment]
 
     /// Creates a message.
-    public init(role: String, content: String) {
+    public init(role: String, content: String, attachments: [ChatAttachment] = []) {
         self.role = role
         self.content = content
+        self.attachments = attachments
+    }
+
+    /// The message in OpenAI's shape: `content` is a string, or an array of parts when an
+    /// image is attached.
+    public var jsonValue: JSONValue {
+        ["role": .string(role), "content": ChatAttachment.content(content, attachments: attachments)]
     }
 }
 
@@ -110,7 +119,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     public func body(for messages: [ChatMessage]) -> [UInt8] {
         let value: JSONValue = [
             "model": .string(model),
-            "messages": .array(messages.map { ["role": .string($0.role), "content": .string($0.content)] }),
+            "messages": .array(messages.map(\.jsonValue)),
             "stream": true,
         ]
         return JSONWriter().bytes(from: value)

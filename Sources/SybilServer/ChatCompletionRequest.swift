@@ -135,9 +135,17 @@ struct ChatCompletionRequest: Sendable, Hashable {
                 guard case .string(let type)? = object["type"] else {
                     throw .invalid("\(partPath).type must be a string.", param: "\(partPath).type")
                 }
+                if type == "image_url" {
+                    // An image goes with the question (an ordinary chat's attachment); the
+                    // scripted replies answer the text, so only its shape is checked.
+                    guard case .object(let image)? = object["image_url"], case .string? = image["url"] else {
+                        throw .invalid("\(partPath).image_url.url must be a string.", param: "\(partPath).image_url")
+                    }
+                    continue
+                }
                 guard type == "text" else {
                     throw .invalid(
-                        "\(partPath).type '\(type)' is not supported: this server takes text parts only.",
+                        "\(partPath).type '\(type)' is not supported: this server takes text and image_url parts.",
                         param: "\(partPath).type", code: "unsupported_content")
                 }
                 guard case .string(let piece)? = object["text"] else {
@@ -147,7 +155,7 @@ struct ChatCompletionRequest: Sendable, Hashable {
             }
             return text
         default:
-            throw .invalid("\(path) must be a string or an array of text parts.", param: path)
+            throw .invalid("\(path) must be a string or an array of content parts.", param: path)
         }
     }
 

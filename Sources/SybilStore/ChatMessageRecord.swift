@@ -1,3 +1,5 @@
+import SybilWire
+
 /// One saved message of a conversation: the user's question or the assistant's reply, with the
 /// model that answered and its timing. A reply is saved when it starts and updated as it streams,
 /// so a crash keeps what arrived.
@@ -40,11 +42,13 @@ public struct ChatMessageRecord: Sendable, Hashable, Identifiable {
     public var createdAt: Int64
     /// When a reply ended (any ending), or `nil` while it streams.
     public var finishedAt: Int64?
+    /// The files attached inline to a person's message, in order (seed 003); empty for most.
+    public var attachments: [ChatAttachment]
 
     /// Creates a record.
     public init(
         id: String, conversationId: String, role: Role, text: String, model: String? = nil,
-        state: State = .complete, createdAt: Int64, finishedAt: Int64? = nil
+        state: State = .complete, createdAt: Int64, finishedAt: Int64? = nil, attachments: [ChatAttachment] = []
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -54,5 +58,6 @@ public struct ChatMessageRecord: Sendable, Hashable, Identifiable {
         self.state = state
         self.createdAt = createdAt
         self.finishedAt = finishedAt
+        self.attachments = attachments
     }
 }

@@ -1,3 +1,6 @@
+import SybilCore
+import SybilWire
+
 /// Messages: appended at the end of their conversation (an `position` column keeps the order),
 /// updated as a reply streams, each write reindexed in its transaction.
 extension SQLiteChatHistory {
@@ -7,7 +10,8 @@ extension SQLiteChatHistory {
         return try await run { database in
             try database.query(
                 """
-                SELECT m.id, c.id, m.role, m.text, m.model, m.state, m.failure_reason, m.created_at, m.finished_at
+                SELECT m.id, c.id, m.role, m.text, m.model, m.state, m.failure_reason, m.created_at, m.finished_at,
+                    m.attachments
                 FROM chat_messages m JOIN chat_conversations c ON m.conversation_seq = c.seq
                 WHERE c.id = ? ORDER BY m.position
                 """, [.text(id)]
@@ -87,14 +91,17 @@ extension SQLiteChatHistory {
         try database.query(
             """
             INSERT INTO chat_messages
-                (id, conversation_seq, position, role, text, model, state, failure_reason, created_at, finished_at)
+                (id, conversation_seq, position, role, text, model, state, failure_reason, created_at, finished_at,
+                attachments)
             VALUES (?, ?, (SELECT COALESCE(MAX(position), -1) + 1 FROM chat_messages WHERE conversation_seq = ?),
-                ?, ?, ?, ?, ?, ?, ?)
+                ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(message.id), .integer(conversationSeq), .integer(conversationSeq), .text(message.role.rawValue),
                 .text(message.text), .optionalText(message.model), columns.state, columns.reason,
                 .integer(message.createdAt), message.finishedAt.map { .integer($0) } ?? .null,
+                message.attachments.isEmpty
+                    ? .null : .text(JSONWriter().string(from: .array(message.attachments.map(\.jsonValue)))),
             ])
         let seq = try lastInsertRowid(database)
         try database.query(
@@ -126,6 +133,26 @@ extension SQLiteChatHistory {
             model: try optionalText(row, 4, "chat_messages.model", path: path),
             state: try state(row, 5, reasonAt: 6, path: path),
             createdAt: try integer(row, 7, "chat_messages.created_at", path: path),
-            finishedAt: try optionalInteger(row, 8, "chat_messages.finished_at", path: path))
+            finishedAt: try optionalInteger(row, 8, "chat_messages.finished_at", path: path),
+            attachments: try attachments(row, 9, path: path))
+    }
+
+    /// A message's attachments from its `attachments` column (a JSON array; NULL for none).
+    private static func attachments(_ row: [SQLiteValue], _ index: Int, path: String) throws -> [ChatAttachment] {
+        guard let json = try optionalText(row, index, "chat_messages.attachments", path: path) else { return [] }
+        do throws(JSONError) {
+            let value = try JSONReader(limits: JSONReader.Limits(maxDepth: 8)).parse(Array(json.utf8))
+            guard case .array(let array) = value else {
+                throw JSONError(kind: .contract, path: .root, message: "expected an array")
+            }
+            var attachments: [ChatAttachment] = []
+            for (position, element) in array.enumerated() {
+                attachments.append(try ChatAttachment.decode(element, at: JSONPath.root.appending(index: position)))
+            }
+            return attachments
+        } catch {
+            throw StorageError(
+                operation: "read", path: path, reason: "column chat_messages.attachments is not readable: \(error)")
+        }
     }
 }

@@ -69,6 +69,11 @@ extension SQLiteChatHistory {
         SQLiteMigration(
             name: "chat-history-8-conversation-model",
             sql: "ALTER TABLE chat_conversations ADD COLUMN model TEXT;"),
+        // The files attached inline to a person's message (seed 003) as a JSON array of
+        // {name, type, kind, size, data (base64)}; NULL for none (every message saved before).
+        SQLiteMigration(
+            name: "chat-history-9-message-attachments",
+            sql: "ALTER TABLE chat_messages ADD COLUMN attachments TEXT;"),
     ]
 
     /// The full-text index (see `SQLiteChatHistory+Search.swift` for the choices): one row per

@@ -152,7 +152,7 @@ struct ChatParametersTests {
         }
     }
 
-    @Test func textPartsAreAcceptedAndOtherPartsRefusedByName() async throws {
+    @Test func textAndImagePartsAreAcceptedAndOtherPartsRefusedByName() async throws {
         let harness = try AppHarness()
         let parts =
             #"{"model": "chat-latest", "messages": [{"role": "user", "content": [{"type": "text", "text": "Was ist "}, {"type": "text", "text": "ein Kaltstart?"}]}]}"#
@@ -161,8 +161,16 @@ struct ChatParametersTests {
         #expect(reply["choices"][0]["message"]["content"] == plain["choices"][0]["message"]["content"])
         #expect(reply["model"].string == "chat-latest")
         let image =
-            #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {"url": "x"}}]}]}"#
-        let refused = await harness.send("POST", "/v1/chat/completions", json: image)
+            #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}]}"#
+        #expect(await harness.send("POST", "/v1/chat/completions", json: image).status == 200)
+        let brokenImage =
+            #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": "x"}]}]}"#
+        let broken = await harness.send("POST", "/v1/chat/completions", json: brokenImage)
+        #expect(broken.status == 400)
+        #expect(try APIErrorBody.decode(json(broken), at: .root).param == "messages[0].content[0].image_url")
+        let audio =
+            #"{"model": "sybil-scripted", "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "input_audio", "input_audio": {"data": "x"}}]}]}"#
+        let refused = await harness.send("POST", "/v1/chat/completions", json: audio)
         #expect(refused.status == 400)
         let error = try APIErrorBody.decode(json(refused), at: .root)
         #expect(error.param == "messages[0].content[1].type")
