@@ -27,6 +27,7 @@ public struct ChatCompletionChunkDecoder: Sendable {
     private var scratch: [UInt8] = []
     private var recentID = ChatCompletionChunkScanner.RecentString()
     private var recentModel = ChatCompletionChunkScanner.RecentString()
+    private var recentExtras: ChatCompletionChunk.Extras?
     private let maxBytes = JSONReader.Limits.standard.maxBytes
     private let maxDepth = JSONReader.Limits.standard.maxDepth
 
@@ -55,7 +56,9 @@ public struct ChatCompletionChunkDecoder: Sendable {
         swap(&pass.scratch, &scratch)
         swap(&pass.recentID, &recentID)
         swap(&pass.recentModel, &recentModel)
+        swap(&pass.recentExtras, &recentExtras)
         defer {
+            swap(&pass.recentExtras, &recentExtras)
             swap(&pass.ownedKeyBytes, &ownedKeyBytes)
             swap(&pass.scratch, &scratch)
             swap(&pass.recentID, &recentID)

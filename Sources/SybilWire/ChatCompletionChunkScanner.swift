@@ -135,6 +135,8 @@ struct ChatCompletionChunkScanner {
     /// The last `id` and `model` read, kept from chunk to chunk of a stream.
     var recentID = RecentString()
     var recentModel = RecentString()
+    /// The members other than the id and the choices the last chunk had, shared with it.
+    var recentExtras: ChatCompletionChunk.Extras?
     /// Unescaped bytes of names that had escapes.
     var ownedKeyBytes: [UInt8]
     /// Unescaped bytes of the string being built.
@@ -208,8 +210,16 @@ struct ChatCompletionChunkScanner {
         }
         guard let id else { throw .contract("id", "required member is missing") }
         guard sawChoices else { throw .contract("choices", "required member is missing") }
-        return ChatCompletionChunk(
-            id: id, model: model, created: created, firstChoice: firstChoice, otherChoices: otherChoices, usage: usage)
+        // The same model and creation time and no usage, as in every chunk of a stream but the
+        // last: the box the previous chunk had.
+        let extras: ChatCompletionChunk.Extras?
+        if otherChoices.isEmpty, let recent = recentExtras, recent.holds(model: model, created: created, usage: usage) {
+            extras = recent
+        } else {
+            extras = .make(model: model, created: created, usage: usage, otherChoices: otherChoices)
+            if usage == nil, otherChoices.isEmpty, extras != nil { recentExtras = extras }
+        }
+        return ChatCompletionChunk(id: id, firstChoice: firstChoice, extras: extras)
     }
 
     /// Reads `choices` into its first element and the ones after it (replacing what an earlier
