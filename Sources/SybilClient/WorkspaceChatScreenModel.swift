@@ -56,8 +56,6 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
     public private(set) var anchorRowId: String?
     /// Whether live rows are held back while the reader's place is restored.
     public private(set) var isHoldingLiveRows = false
-    /// Overlay updates delivered to the host so far.
-    public private(set) var deliveredOverlays = 0
     /// The open subagent thread viewer.
     public private(set) var threadViewer: SubagentThreadViewModel?
     /// The last viewport reported.
@@ -297,7 +295,6 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
 
     private func deliver(_ overlay: LiveOverlay) {
         host.applyLiveOverlay(overlay)
-        deliveredOverlays += 1
         refreshRows()
     }
 

@@ -41,14 +41,16 @@ struct WorkspaceChatScreenModelTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async {
         screen.receiveOverlay(liveOverlay(1))
-        #expect(screen.deliveredOverlays == 1, "the first update goes through", sourceLocation: sourceLocation)
+        #expect(host.timeline.overlay.revision == 1, "the first update goes through", sourceLocation: sourceLocation)
         screen.receiveOverlay(liveOverlay(2))
-        #expect(screen.deliveredOverlays == 1, sourceLocation: sourceLocation)
+        #expect(host.timeline.overlay.revision == 1, sourceLocation: sourceLocation)
         clock.advance(by: interval - oneTick)
         screen.frame()
-        #expect(screen.deliveredOverlays == 1, "one tick early", sourceLocation: sourceLocation)
+        #expect(host.timeline.overlay.revision == 1, "one tick early", sourceLocation: sourceLocation)
         clock.advance(by: oneTick)
-        await eventually("delivered at \(interval)", sourceLocation: sourceLocation) { screen.deliveredOverlays == 2 }
+        await eventually("delivered at \(interval)", sourceLocation: sourceLocation) {
+            host.timeline.overlay.revision == 2
+        }
         #expect(host.timeline.overlay == liveOverlay(2), sourceLocation: sourceLocation)
     }
 
@@ -74,9 +76,9 @@ struct WorkspaceChatScreenModelTests {
         screen.receiveOverlay(liveOverlay(4))
         clock.advance(by: .milliseconds(500) - oneTick)
         screen.frame()
-        #expect(screen.deliveredOverlays == 3, "a preview slows delivery too")
+        #expect(host.timeline.overlay.revision == 3, "a preview slows delivery too")
         clock.advance(by: oneTick)
-        await eventually("delivered at 500 ms") { screen.deliveredOverlays == 4 }
+        await eventually("delivered at 500 ms") { host.timeline.overlay.revision == 4 }
         tearDown(screen, host, rpc)
     }
 
@@ -88,9 +90,11 @@ struct WorkspaceChatScreenModelTests {
         for revision in 1...3 { screen.receiveOverlay(liveOverlay(Int64(revision))) }
         clock.advance(by: .seconds(2))
         screen.frame()
-        #expect(screen.deliveredOverlays == 0, "nothing while dragging")
+        #expect(host.timeline.overlay == .empty, "nothing while dragging")
+        let revision = host.timeline.revision
         screen.updateViewport(tallViewport(dragging: false))
-        #expect(screen.deliveredOverlays == 1, "only the newest, when the drag ends")
+        #expect(host.timeline.revision == revision + 1, "one update reaches the host")
+        #expect(host.timeline.overlay.revision == 3, "only the newest, when the drag ends")
         #expect(host.timeline.overlay == liveOverlay(3))
         tearDown(screen, host, rpc)
     }
@@ -257,7 +261,7 @@ struct WorkspaceChatScreenModelTests {
         let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
         await prependWithAnchor(screen: screen, rpc: rpc)
         screen.receiveOverlay(liveOverlay(1))
-        #expect(screen.deliveredOverlays == 0, "live rows wait while the place is restored")
+        #expect(host.timeline.overlay == .empty, "live rows wait while the place is restored")
         // Layout after the prepend: row a moved down by the 700 pt of the new rows.
         screen.updateViewport(
             tallViewport(
@@ -265,7 +269,7 @@ struct WorkspaceChatScreenModelTests {
                 rows: [.init(id: "row:z", minY: 1_300), .init(id: "row:a", minY: 1_700)]))
         #expect(screen.scrollCommand == .setOffset(1_600), "row a is 100 pt below the top again")
         #expect(screen.anchorRowId == nil)
-        #expect(screen.deliveredOverlays == 1, "restored: the held live rows go through")
+        #expect(host.timeline.overlay.revision == 1, "restored: the held live rows go through")
         tearDown(screen, host, rpc)
     }
 
@@ -277,9 +281,9 @@ struct WorkspaceChatScreenModelTests {
         screen.receiveOverlay(liveOverlay(1))
         clock.advance(by: PrependAnchor<ManualClock.Instant>.maximumHold - oneTick)
         screen.frame()
-        #expect(screen.deliveredOverlays == 0, "held one tick before 1.5 s")
+        #expect(host.timeline.overlay == .empty, "held one tick before 1.5 s")
         clock.advance(by: oneTick)
-        await eventually("released at 1.5 s") { screen.deliveredOverlays == 1 }
+        await eventually("released at 1.5 s") { host.timeline.overlay.revision == 1 }
         #expect(!screen.isHoldingLiveRows)
         #expect(host.timeline.overlay == liveOverlay(1))
         tearDown(screen, host, rpc)
@@ -453,7 +457,7 @@ struct WorkspaceChatScreenModelTests {
         #expect(screen.ownedTaskCount == 0)
         clock.advance(by: .seconds(1))
         #expect(screen.frame() == .none)
-        #expect(screen.deliveredOverlays == 1)
+        #expect(host.timeline.overlay.revision == 1)
         tearDown(screen, host, rpc)
     }
 }
