@@ -19,7 +19,13 @@ enum ModelsCommand {
         }
         let asJSON = parsed.given(json)
         guard let connection = await ClientCommand.connect(common, command: name, io: io) else { return .unavailable }
-        defer { Task { await connection.close() } }
+        let code = await list(asJSON: asJSON, connection: connection, io: io)
+        await connection.close()
+        return code
+    }
+
+    /// Lists the server's models over `connection`: ids one a line, or one JSON object.
+    private static func list(asJSON: Bool, connection: ServerTarget.Connection, io: CommandIO) async -> ExitCode {
         let key = connection.sendsKey ? try? await connection.tokens.token() : nil
         let client = ModelListClient(
             baseURL: connection.baseURL, http: DefaultHTTPClient.make(), key: key ?? nil, headers: connection.headers)

@@ -98,8 +98,10 @@ final class WorkspaceAppWiring {
         let feed = WorkspaceSessionParts.follow(host, screen: screen, cache: cache, connection: connection)
         let composer = WorkspaceSessionParts.composer(
             host: host, outbox: openOutbox(), desktop: desktop, environment: io.environment)
-        Task { await composer.restore() }
+        // Owned by the session screen: closing it cancels a restore still running.
+        let restore = Task { await composer.restore() }
         return WorkspaceSessionScreen(key: key, title: title, screen: screen, composer: composer) { [cache] in
+            restore.cancel()
             await feed.stop()
             if cache.selectedHost?.key == key { cache.select(nil) }
         }

@@ -163,10 +163,11 @@ enum WorkspacesSendCommand {
         }
         let uploads = Task { @MainActor in await composer.waitForUploads() }
         let done = StopFlag()
-        Task { @MainActor in
+        let watcher = Task { @MainActor in
             await uploads.value
             done.isSet = true
         }
+        defer { watcher.cancel() }
         while !done.isSet {
             report()
             do { try await ContinuousClock().sleep(for: .milliseconds(200)) } catch { break }

@@ -202,6 +202,7 @@ public actor AgentDownloads {
                 publish()
             }
         } onCancel: {
+            // Only a hop from the cancellation handler to the actor: it ends at once.
             Task { await self.cancelWaiter(ticket) }
         }
         try result.get()

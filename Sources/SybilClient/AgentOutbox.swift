@@ -39,6 +39,10 @@ public final class AgentOutbox {
     @ObservationIgnored private let now: @Sendable () -> Int64
     @ObservationIgnored private var staged: [StagedChange] = []
     @ObservationIgnored private var writing = false
+    /// The background compaction, if one was started; cancelled when the outbox is released.
+    @ObservationIgnored private let compaction = OwnedTasks<BackgroundWork>()
+
+    private enum BackgroundWork: Hashable, Sendable { case compaction }
     /// Each entry's bytes as last written.
     @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
     @ObservationIgnored let changeSignal = AgentOutboxSignal()
@@ -539,7 +543,7 @@ public final class AgentOutbox {
             return
         }
         compactionRequested = true
-        Task { [weak self] in try? await self?.change { _ in () } }
+        compaction.set(.compaction, Task { [weak self] in try? await self?.change { _ in () } })
     }
 
     /// An entry's stored bytes, from the cache when it has not changed.

@@ -158,6 +158,8 @@ public final class AgentRoomComposer {
         let (capability, roomAvailable, draftAvailable) = withObservationTracking {
             (room.descriptor?.attachments, room.attachmentsAvailable, draft.attachmentsAvailable)
         } onChange: {
+            // Only a hop from the observation callback to the main actor: it ends at once, and
+            // does nothing after a stop (the generation changed).
             Task { @MainActor [weak self] in
                 guard let self, self.startGeneration == generation else { return }
                 self.followCapability()

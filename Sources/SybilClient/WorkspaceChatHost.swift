@@ -35,6 +35,11 @@ public final class WorkspaceChatHost {
     @ObservationIgnored private let random: any RandomSource
     @ObservationIgnored private let policy: RefreshPolicy
     @ObservationIgnored private var pollTask: Task<Void, Never>?
+    /// The newest-window load in flight, if one runs: ``park()`` cancels it, and so does
+    /// releasing the host.
+    @ObservationIgnored private let loadTask = OwnedTasks<LoadTaskKey>()
+
+    private enum LoadTaskKey: Hashable, Sendable { case newestWindow }
     /// Whether the current poll wait was chosen for a busy host (10 s) or an idle one (60 s).
     @ObservationIgnored private var pollAssumedBusy: Bool?
     /// Which pending messages were already looked for before the window, and from where.
@@ -82,6 +87,13 @@ public final class WorkspaceChatHost {
         lookBackTask = nil
         pollAssumedBusy = nil
         perform(scheduler.setRunning(false, fence))
+        if let operation = scheduler.active {
+            // The load in flight is cancelled and never applies; it is asked for again, to
+            // start when the host is active once more.
+            loadTask.cancel(.newestWindow)
+            _ = scheduler.fail(operation, current: fence)
+            _ = scheduler.request(fence)
+        }
     }
 
     /// The user selected this chat again: a new target generation (a load that started
@@ -149,14 +161,20 @@ public final class WorkspaceChatHost {
     private func perform(_ action: LatestWindowScheduler.Action) {
         guard case .start(let operation) = action else { return }
         let rpc = rpc
-        Task {
+        let task = Task { [weak self] in
+            let result: Result<WorkspaceChatLoadEnvelope, any Error>
             do {
-                let envelope = try await rpc.codexChatLoad(operation.target)
-                self.loadFinished(operation, with: envelope)
+                result = .success(try await rpc.codexChatLoad(operation.target))
             } catch {
-                self.loadFailed(operation, error)
+                result = .failure(error)
+            }
+            guard !Task.isCancelled, let self else { return }
+            switch result {
+            case .success(let envelope): self.loadFinished(operation, with: envelope)
+            case .failure(let error): self.loadFailed(operation, error)
             }
         }
+        loadTask.set(.newestWindow, task)
     }
 
     private func loadFinished(_ operation: LatestWindowScheduler.Operation, with envelope: WorkspaceChatLoadEnvelope) {

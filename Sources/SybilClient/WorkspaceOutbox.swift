@@ -27,6 +27,10 @@ public actor WorkspaceOutbox {
     /// each change saves the whole document under ``storageKey``.
     private let journal: WorkspaceOutboxJournal?
     private var compactionScheduled = false
+    /// The background compaction, if one was started; cancelled when the outbox is released.
+    private let compaction = OwnedTasks<BackgroundWork>()
+
+    private enum BackgroundWork: Hashable, Sendable { case compaction }
     private var document: WorkspaceOutboxDocument
     private var completedThisProcess: Set<String> = []
     /// What could not be read at launch, one sentence each (empty when all was fine).
@@ -249,7 +253,7 @@ public actor WorkspaceOutbox {
         document = next
         if let journal, journal.compactionDue, !compactionScheduled {
             compactionScheduled = true
-            Task { await self.compactInBackground() }
+            compaction.set(.compaction, Task { [weak self] in await self?.compactInBackground() })
         }
     }
 

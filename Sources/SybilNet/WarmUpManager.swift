@@ -93,6 +93,7 @@ public final class WarmUpManager<C: Clock> where C.Duration == Duration {
                 }
             }
         } onCancel: {
+            // Only a hop to the main actor from the cancellation handler: it ends at once.
             Task { @MainActor [weak self] in self?.resumeWaiter(id, warm: false) }
         }
     }
@@ -104,6 +105,7 @@ public final class WarmUpManager<C: Clock> where C.Duration == Duration {
     /// The running health check, or a new one.
     private func warmUp() -> Task<Bool, Never> {
         if let inFlight { return inFlight }
+        // Already finished when returned: nothing runs that needs an owner.
         if isWarm { return Task { true } }
         state = .warming
         healthChecks += 1

@@ -124,6 +124,29 @@ struct WorkspaceChatHostTests {
         rpc.verifyDone()
     }
 
+    @Test func aLoadInFlightWhenTheHostParksNeverAppliesAndStartsAgainAtActivation() async {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
+        let host = makeHost(rpc: rpc, clock: clock)
+        rpc.expect(.load(chatA))
+        host.activate()
+        await rpc.waitForCall(.load(chatA))
+        host.park()
+        #expect(!host.isLoading, "parking cancels the load in flight")
+        // The desktop answers the cancelled load anyway: its window must not show.
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["a"])))
+        // Activation asks again; the second answer is the one shown, the only one applied
+        // (the first answer was handed over before the second load even started).
+        rpc.expect(.load(chatA))
+        host.activate()
+        await rpc.waitForCall(.load(chatA))
+        rpc.answer(.load(chatA), with: .envelope(Envelopes.envelope(["b"])))
+        await eventually("the second load applies") { host.timeline.rows.map(\.id) == ["row:b"] }
+        #expect(host.appliedLoads == 1, "the cancelled load never applied")
+        host.park()
+        rpc.verifyDone()
+    }
+
     @Test func anOlderSessionUpdateIsNotATrigger() async {
         let rpc = ScriptedWorkspaceChatRPC()
         let clock = ManualClock()

@@ -28,6 +28,8 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
     private var frameScheduled = false
     private var escapeGeneration = 0
     private var timers: [Task<Void, Never>] = []
+    /// The wait for the next frame, if one is asked for; the loop cancels it on the way out.
+    private var frameTask: Task<Void, Never>?
     private var continuation: AsyncStream<Wake>.Continuation?
 
     private enum Wake: Sendable {
@@ -93,6 +95,8 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
         forward.cancel()
         ticker.cancel()
         for timer in timers { timer.cancel() }
+        frameTask?.cancel()
+        frameTask = nil
         continuation.finish()
         self.continuation = nil
         // The terminal is put back first: closing may wait for a send in flight.
@@ -165,8 +169,8 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
         frameScheduled = true
         let deadline = lastFrame.map { $0.advanced(by: Self.frameInterval) } ?? clock.now
         let continuation = continuation
-        Task { [clock] in
-            try? await clock.sleep(until: deadline, tolerance: nil)
+        frameTask = Task { [clock] in
+            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
             continuation?.yield(.frame)
         }
     }

@@ -41,6 +41,8 @@ public final class TerminalSession: @unchecked Sendable {
         var writer: FrameWriter
         var reader: TerminalInputReader?
         var signals: TerminalSignals?
+        /// The tasks forwarding input and signals to ``events``; ``stop()`` cancels them.
+        var forwarders: [Task<Void, Never>] = []
     }
 
     private let continuation: AsyncStream<TerminalEvent>.Continuation
@@ -96,12 +98,20 @@ public final class TerminalSession: @unchecked Sendable {
         let live = self.device
         liveDevices.withLock { $0[ObjectIdentifier(live)] = live }
         let continuation = continuation
-        Task {
+        let input = Task {
             for await chunk in reader.chunks { continuation.yield(.input(chunk)) }
-            if reader.reachedEnd { continuation.yield(.inputClosed) }
+            if reader.reachedEnd, !Task.isCancelled { continuation.yield(.inputClosed) }
         }
-        Task { [weak self] in
+        let signalForwarder = Task { [weak self] in
             for await signal in signals.signals { self?.handle(signal) }
+        }
+        let stopped = state.withLock { state -> Bool in
+            state.forwarders = [input, signalForwarder]
+            return state.phase == .stopped
+        }
+        if stopped {
+            input.cancel()
+            signalForwarder.cancel()
         }
     }
 
@@ -135,16 +145,18 @@ public final class TerminalSession: @unchecked Sendable {
     /// Puts everything back: the modes off, the saved settings, the signal handlers; stops
     /// reading and ends ``events``. Safe to call more than once.
     public func stop() {
-        let parts = state.withLock { state -> (TerminalInputReader?, TerminalSignals?) in
-            guard state.phase != .stopped else { return (nil, nil) }
+        let parts = state.withLock { state -> (TerminalInputReader?, TerminalSignals?, [Task<Void, Never>]) in
+            guard state.phase != .stopped else { return (nil, nil, []) }
             state.phase = .stopped
             device.restore()
             defer {
                 state.reader = nil
                 state.signals = nil
+                state.forwarders = []
             }
-            return (state.reader, state.signals)
+            return (state.reader, state.signals, state.forwarders)
         }
+        for forwarder in parts.2 { forwarder.cancel() }
         parts.0?.stop()
         parts.1?.stop()
         let live = self.device

@@ -102,6 +102,36 @@ struct TerminalAppRunnerTests {
         #expect(terminal.stopped)
     }
 
+    @Test func framesWaitTheFrameIntervalOnTheInjectedClockAndAStoppedRunnerLeavesNoWaitBehind() async {
+        let controller = controller(streaming: SteppedStreaming())
+        await controller.start()
+        let terminal = RecordingTerminal()
+        let clock = ManualClock()
+        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: clock)
+        let run = Task { await runner.run() }
+        // The first frame is drawn at once; the frame ticker then waits on the clock.
+        #expect(await clock.waitForSleepers(count: 1))
+        #expect(terminal.lastFrame.contains("Message Sybil…"))
+        terminal.type("Grüß")
+        // The key asks for a frame 16 ms after the first one: a second wait on the clock.
+        #expect(await clock.waitForSleepers(count: 2))
+        #expect(!terminal.lastFrame.contains("Grüß"))
+        let tick = Duration(secondsComponent: 0, attosecondsComponent: 1)
+        clock.advance(by: .milliseconds(16) - tick)
+        #expect(clock.sleeperCount == 2, "no frame one tick before 16 ms")
+        clock.advance(by: tick)
+        #expect(await ConditionWait.until { terminal.lastFrame.contains("Grüß") })
+        // Another key asks for the next frame; the loop ends before it is due.
+        terminal.type(" dich")
+        #expect(await clock.waitForSleepers(count: 2))
+        terminal.continuation.yield(.inputClosed)
+        await run.value
+        #expect(terminal.stopped)
+        #expect(
+            await clock.waitForSleepers(exactly: 0, limit: .seconds(5)),
+            "the runner cancelled its frame wait and its ticker")
+    }
+
     @Test func controlCTwiceQuitsAndALoneEscIsFlushedAsEsc() async {
         let controller = controller(streaming: SteppedStreaming())
         await controller.start()
