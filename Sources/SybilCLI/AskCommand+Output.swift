@@ -2,6 +2,7 @@ import SybilClient
 import SybilCore
 import SybilNet
 import SybilStore
+import SybilWire
 
 extension AskCommand {
     /// How `sybil ask` shows the reply: `--json`, `--show-reasoning`.
@@ -47,6 +48,13 @@ extension AskCommand {
         AskResult(
             conversationId: conversationId, model: model, text: reply?.text ?? "",
             reasoning: summary.reasoning.isEmpty ? nil : summary.reasoning,
-            finishReason: summary.finishReason?.rawValue, usage: summary.usage)
+            finishReason: summary.finishReason?.rawValue, usage: summary.usage, toolCalls: summary.toolCalls)
+    }
+
+    /// The note on standard error for each tool call the model made: Sybil shows it and never
+    /// runs it.
+    static func toolCallNotes(_ calls: [ChatToolCall]) -> String {
+        calls.map { "\(name): the model called the tool \($0.summary(width: 160)) (Sybil does not run tools)\n" }
+            .joined()
     }
 }

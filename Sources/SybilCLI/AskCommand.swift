@@ -125,6 +125,7 @@ enum AskCommand {
         interrupt.cancel()
         await indicator?.finish()
         printer.finish()
+        io.writeError(toolCallNotes(echo.summary.toolCalls))
         let reply = model.messages.last.flatMap { $0.role == .assistant ? $0 : nil }
         if sent, case .failed(let reason)? = reply?.state, echo.failure != nil, !stack.requests.mayHaveReachedServer {
             let status = echo.failureExitCode

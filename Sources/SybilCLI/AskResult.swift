@@ -1,5 +1,6 @@
 import SybilCore
 import SybilNet
+import SybilWire
 
 /// What `sybil ask --json` writes on standard output when the reply ends: one object, the
 /// shape documented in `docs/cli-json.md` (`## sybil ask --json`). Every member is always
@@ -17,9 +18,13 @@ struct AskResult: Equatable {
     var finishReason: String?
     /// The token counts, `null` when the server sent none.
     var usage: ChatDelta.Usage?
+    /// The tool calls the model made (never run), in order; empty when it made none.
+    var toolCalls: [ChatToolCall] = []
 
     /// The members, in the order they are written.
-    static let keys = ["conversationId", "model", "text", "reasoning", "finishReason", "usage"]
+    static let keys = ["conversationId", "model", "text", "reasoning", "finishReason", "usage", "toolCalls"]
+    /// The members of each of `toolCalls`.
+    static let toolCallKeys = ["id", "name", "arguments", "truncated"]
     /// The members of `usage`.
     static let usageKeys = ["promptTokens", "completionTokens", "totalTokens"]
 
@@ -42,6 +47,7 @@ struct AskResult: Equatable {
                 JSONMember("reasoning", reasoning.map(JSONValue.string) ?? .null),
                 JSONMember("finishReason", finishReason.map(JSONValue.string) ?? .null),
                 JSONMember("usage", usageValue),
+                JSONMember("toolCalls", .array(toolCalls.map(\.jsonValue))),
             ]))
     }
 
@@ -59,9 +65,18 @@ struct AskResult: Equatable {
                 completionTokens: try counts.integer("completionTokens", in: range),
                 totalTokens: try counts.integer("totalTokens", in: range))
         }
+        var toolCalls: [ChatToolCall] = []
+        for (position, value) in try reader.array("toolCalls").enumerated() {
+            let call = try JSONObjectReader(value, at: path.appending(key: "toolCalls").appending(index: position))
+            try call.requireExactKeys(toolCallKeys)
+            toolCalls.append(
+                ChatToolCall(
+                    index: position, id: try call.nullableString("id"), name: try call.string("name"),
+                    arguments: try call.string("arguments"), truncated: try call.bool("truncated")))
+        }
         return AskResult(
             conversationId: try reader.nullableString("conversationId"), model: try reader.string("model"),
             text: try reader.string("text"), reasoning: try reader.nullableString("reasoning"),
-            finishReason: try reader.nullableString("finishReason"), usage: usage)
+            finishReason: try reader.nullableString("finishReason"), usage: usage, toolCalls: toolCalls)
     }
 }

@@ -1,6 +1,7 @@
 import SybilClient
 import SybilCore
 import SybilNet
+import SybilWire
 
 /// Passes a chat stream through while handing each step to `show` as it arrives (the reply
 /// printer writes it to standard output), and keeps what the command reports at the end: the
@@ -14,6 +15,8 @@ final class EchoingChatStream: ChatStreaming {
         var reasoning = ""
         var finishReason: ChatDelta.FinishReason?
         var usage: ChatDelta.Usage?
+        /// The tool calls the model made, put together from their increments.
+        var toolCalls: [ChatToolCall] = []
     }
 
     private let base: any ChatStreaming
@@ -53,6 +56,7 @@ final class EchoingChatStream: ChatStreaming {
                         summary.reasoning += delta.reasoning
                         summary.finishReason = delta.finishReason ?? summary.finishReason
                         summary.usage = delta.usage ?? summary.usage
+                        if !delta.toolCalls.isEmpty { ChatToolCall.merge(delta.toolCalls, into: &summary.toolCalls) }
                     }
                     guard await yield(delta) else { throw CancellationError() }
                 }

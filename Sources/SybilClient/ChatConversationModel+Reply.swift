@@ -1,5 +1,6 @@
 import SybilNet
 import SybilStore
+import SybilWire
 
 extension ChatConversationModel {
     /// The sentence for a stream that ended normally but brought no text.
@@ -36,6 +37,7 @@ extension ChatConversationModel {
         appendToTranscript(reply)
         touch(at: startedAt)
         replyDetails = ChatDelta()
+        replyToolCalls = []
         let stream = Task { @MainActor () -> (String, ChatMessageRecord.State) in
             var text = ""
             if self.stopRequested { return (text, .stopped) }
@@ -44,12 +46,15 @@ extension ChatConversationModel {
                     self.replyDetails.reasoning += delta.reasoning
                     self.replyDetails.finishReason = delta.finishReason ?? self.replyDetails.finishReason
                     self.replyDetails.usage = delta.usage ?? self.replyDetails.usage
+                    if !delta.toolCalls.isEmpty { ChatToolCall.merge(delta.toolCalls, into: &self.replyToolCalls) }
                     guard !delta.text.isEmpty else { continue }
                     text += delta.text
                     self.progress(text, of: reply.id)
                 }
                 if Task.isCancelled { return (text, .stopped) }
-                return (text, text.isEmpty ? .failed(reason: Self.emptyReplyReason) : .complete)
+                // A reply that only calls tools is whole: its calls are what it says.
+                let empty = text.isEmpty && self.replyToolCalls.isEmpty
+                return (text, empty ? .failed(reason: Self.emptyReplyReason) : .complete)
             } catch {
                 if Task.isCancelled || error is CancellationError { return (text, .stopped) }
                 return (text, .failed(reason: Self.sentence(for: error)))

@@ -33,6 +33,10 @@ public final class ChatConversationModel {
     /// The latest reply's reasoning, finish reason and usage as they arrived (its text is in
     /// ``messages``); emptied when a reply starts. Not saved.
     public internal(set) var replyDetails = ChatDelta()
+    /// The tool calls the latest reply made, put together as they stream (Sybil never runs
+    /// them; the app shows a card for each, `sybil ask` a note); emptied when a reply starts.
+    /// Not saved.
+    public internal(set) var replyToolCalls: [ChatToolCall] = []
     /// The model each request asks for: the one given, replaced by the one saved with the
     /// conversation when ``enter()`` loads it, and by ``select(model:)``.
     public private(set) var model: String

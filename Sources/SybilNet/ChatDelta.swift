@@ -18,30 +18,40 @@ public struct ChatDelta: Sendable, Hashable {
     public var finishReason: ChatCompletionChunk.FinishReason?
     /// The reply's token counts, when the server sends them.
     public var usage: ChatCompletionUsage?
+    /// Increments of tool calls the model makes (shown, never run).
+    public var toolCalls: [ChatToolCallDelta]
 
     /// Creates a step.
     public init(
         text: String = "", reasoning: String = "", finishReason: ChatCompletionChunk.FinishReason? = nil,
-        usage: ChatCompletionUsage? = nil
+        usage: ChatCompletionUsage? = nil, toolCalls: [ChatToolCallDelta] = []
     ) {
         self.text = text
         self.reasoning = reasoning
         self.finishReason = finishReason
         self.usage = usage
+        self.toolCalls = toolCalls
     }
 
     /// The step a chunk carries, or `nil` when it carries nothing (a role-only first chunk).
     public init?(_ chunk: ChatCompletionChunk) {
         self.init(
-            text: chunk.content, reasoning: chunk.reasoning, finishReason: chunk.finishReason, usage: chunk.usage)
+            text: chunk.content, reasoning: chunk.reasoning, finishReason: chunk.finishReason, usage: chunk.usage,
+            toolCalls: chunk.toolCalls)
         if isEmpty { return nil }
     }
 
     /// Whether the step carries nothing.
-    public var isEmpty: Bool { text.isEmpty && reasoning.isEmpty && finishReason == nil && usage == nil }
+    public var isEmpty: Bool {
+        text.isEmpty && reasoning.isEmpty && finishReason == nil && usage == nil && toolCalls.isEmpty
+    }
 }
 
 extension ChatDelta: BoundedCost {
-    /// Its text and reasoning bytes, plus a little for the rest.
-    public var boundedCost: Int { text.utf8.count + reasoning.utf8.count + 64 }
+    /// Its text, reasoning and tool-call bytes, plus a little for the rest.
+    public var boundedCost: Int {
+        var cost = text.utf8.count + reasoning.utf8.count + 64
+        for call in toolCalls { cost += (call.name?.utf8.count ?? 0) + (call.arguments?.utf8.count ?? 0) + 32 }
+        return cost
+    }
 }

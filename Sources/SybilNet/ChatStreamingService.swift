@@ -188,7 +188,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
                 progress.lastEventID = eventID
             }
             guard let step = ChatDelta(delivery.chunk) else { continue }
-            if !step.text.isEmpty || !step.reasoning.isEmpty { progress.receivedText = true }
+            if !step.text.isEmpty || !step.reasoning.isEmpty || !step.toolCalls.isEmpty { progress.receivedText = true }
             guard await continuation(step) else { throw CancellationError() }
         }
     }

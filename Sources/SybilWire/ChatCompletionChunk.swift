@@ -21,17 +21,20 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         public var reasoning: String?
         /// Why the choice ended, in its last chunk.
         public var finishReason: FinishReason?
+        /// Increments of the tool calls the model makes (`delta.tool_calls`), read leniently.
+        public var toolCalls: [ChatToolCallDelta]
 
         /// Creates a choice increment.
         public init(
             index: Int64, role: String? = nil, content: String? = nil, reasoning: String? = nil,
-            finishReason: FinishReason? = nil
+            finishReason: FinishReason? = nil, toolCalls: [ChatToolCallDelta] = []
         ) {
             self.index = index
             self.role = role
             self.content = content
             self.reasoning = reasoning
             self.finishReason = finishReason
+            self.toolCalls = toolCalls
         }
     }
 
@@ -192,6 +195,12 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         return choices.lazy.compactMap(\.finishReason).first
     }
 
+    /// The tool-call increments of all choices (usually one; empty for most chunks).
+    public var toolCalls: [ChatToolCallDelta] {
+        if otherChoices.isEmpty { return firstChoice?.toolCalls ?? [] }
+        return choices.flatMap(\.toolCalls)
+    }
+
     /// Decodes a chunk object.
     public static func decode(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> ChatCompletionChunk {
         let reader = try JSONObjectReader(value, at: path)
@@ -222,6 +231,7 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         // Servers name it one way or the other; one that sends both sends the same text twice.
         choice.reasoning = try delta.optionalString("reasoning_content")
         if choice.reasoning == nil { choice.reasoning = try delta.optionalString("reasoning") }
+        choice.toolCalls = delta.optionalValue("tool_calls").map(ChatToolCallDelta.list(from:)) ?? []
         return choice
     }
 
@@ -239,6 +249,9 @@ public struct ChatCompletionChunk: Sendable, Hashable {
             if let content = choice.content { delta.append(JSONMember("content", .string(content))) }
             if let reasoning = choice.reasoning {
                 delta.append(JSONMember("reasoning_content", .string(reasoning)))
+            }
+            if !choice.toolCalls.isEmpty {
+                delta.append(JSONMember("tool_calls", .array(choice.toolCalls.map(\.jsonValue))))
             }
             return [
                 "index": .number(JSONNumber(choice.index)),

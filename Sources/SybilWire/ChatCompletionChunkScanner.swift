@@ -325,7 +325,15 @@ struct ChatCompletionChunkScanner {
                         try skipValue(depth: 4)
                         reasoning = .wrongKind(kind)
                     }
-                default: try skipValue(depth: 4)
+                default:
+                    // `tool_calls` is rare and read leniently, through the tree reader, as the
+                    // tree decoder does (``ChatToolCallDelta/list(from:)``).
+                    let start = index
+                    try skipValue(depth: 4)
+                    if member == nil, withKeyBytes(key, { Self.equal($0, "tool_calls") }) {
+                        choice.toolCalls = ChatToolCallDelta.list(
+                            fromJSON: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                    }
                 }
             } catch {
                 throw error.within(.key(name(key)))

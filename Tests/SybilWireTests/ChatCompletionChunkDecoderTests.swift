@@ -217,7 +217,15 @@ struct ChatCompletionChunkDecoderTests {
                 #"{"x":{"y":[{"z":"}"}]},"\u0069d":"c","choices":[{"index":0,"delta":{"content":"\ud83d\ude00\u00e9\n","tool_calls":[{"function":{"arguments":"{\"a\":[1]}"}}]}}]}"#
                     .utf8))
         #expect(
-            outcome == .chunk(ChatCompletionChunk(id: "c", choices: [.init(index: 0, content: "😀é\n")])))
+            outcome
+                == .chunk(
+                    ChatCompletionChunk(
+                        id: "c",
+                        choices: [
+                            .init(
+                                index: 0, content: "😀é\n",
+                                toolCalls: [ChatToolCallDelta(index: 0, arguments: #"{"a":[1]}"#)])
+                        ])))
         #expect(try decoder.decode(Array(#"{"error":{"message":"m"}}"#.utf8)) == .errorMember)
     }
 }
