@@ -81,7 +81,9 @@ enum TerminalAppCommand {
     private static func runApp(
         _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
-        let (services, agentScratch) = await services(request, store: store, connection: connection, io: io)
+        let clock = ContinuousClock()
+        let (services, agentScratch) = await services(
+            request, store: store, connection: connection, io: io, clock: AnyClock(clock))
         let theme = ThemeChoice.resolve(environment: io.environment, reportedBackground: nil)
         let session = TerminalSession(
             device: TerminalDevice(), modes: .fullScreen, colors: theme.appearance != .monochrome)
@@ -96,7 +98,7 @@ enum TerminalAppCommand {
         controller.setReduceMotion(ThemeChoice.reduceMotion(environment: io.environment))
         await controller.start()
         let runner = TerminalAppRunner(
-            controller: controller, terminal: session, clock: ContinuousClock(), environment: io.environment)
+            controller: controller, terminal: session, clock: clock, environment: io.environment)
         await runner.run()
         if let agentScratch { try? FileManager.default.removeItem(atPath: agentScratch) }
         return .success
@@ -104,10 +106,12 @@ enum TerminalAppCommand {
 
     /// The view models the app is wired to over `connection`: chats and search over `store`,
     /// the Agent room, the workspaces, Quick Question and the records; with the Agent room's
-    /// scratch folder, removed when the app ends.
+    /// scratch folder, removed when the app ends. Search, workspace hosts and their screens
+    /// wait on `clock`.
     @MainActor
     static func services(
-        _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO
+        _ request: Request, store: any ChatHistoryStore, connection: ServerTarget.Connection, io: CommandIO,
+        clock: AnyClock
     ) async -> (TerminalAppServices, agentScratch: String?) {
         // What the server offers decides what the app shows: a plain OpenAI-compatible
         // server gets no Agent room, workspaces or records sync, only a line saying so.
@@ -121,7 +125,7 @@ enum TerminalAppCommand {
             streaming: stack.streaming(model: model), store: store, model: model,
             now: ChatClientStack.now, ids: ChatClientStack.ids, warmUp: stack.warmUp,
             streamingFor: { stack.streaming(model: $0) })
-        let search = ChatSearchModel(store: store, clock: ContinuousClock())
+        let search = ChatSearchModel(store: store, clock: clock)
         var agentSession: AgentCommand.Session?
         if capabilities?.offers(.agentRoom) ?? true,
             case .success(let session) = await AgentCommand.open(
@@ -139,7 +143,7 @@ enum TerminalAppCommand {
             }
         }
         let notOffered = Set(ServerSurface.allCases.filter { capabilities?.offers($0) == false })
-        let workspaces = WorkspaceAppWiring(common: request.common, connection: connection, io: io)
+        let workspaces = WorkspaceAppWiring(common: request.common, connection: connection, io: io, clock: clock)
         // Quick Question keeps its model choice with the other preferences; without them
         // (unwritable data directory) it uses its default choice for this run.
         let preferences: any KeyValueStore =

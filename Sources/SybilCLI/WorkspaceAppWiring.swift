@@ -18,15 +18,18 @@ final class WorkspaceAppWiring {
     private let common: ClientCommand.Common
     private let io: CommandIO
     private let cache: WorkspaceChatHostCache
+    private let clock: AnyClock
     private var outbox: WorkspaceOutbox?
 
-    init(common: ClientCommand.Common, connection: ServerTarget.Connection, io: CommandIO) {
+    /// The workspaces over `connection`; hosts poll and screen models wait on `clock`.
+    init(common: ClientCommand.Common, connection: ServerTarget.Connection, io: CommandIO, clock: AnyClock) {
         let desktop = WorkspacesCommand.desktop(connection)
         self.desktop = desktop
         self.connection = connection
         self.common = common
         self.io = io
-        cache = WorkspaceSessionParts.hostCache(desktop: desktop)
+        self.clock = clock
+        cache = WorkspaceSessionParts.hostCache(desktop: desktop, clock: clock)
     }
 
     /// Desktops with their projects and sessions (offline desktops without them).
@@ -93,8 +96,8 @@ final class WorkspaceAppWiring {
         if cache.selectedKey != key { cache.select(key) }
         let host =
             cache.selectedHost
-            ?? WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
-        let screen = WorkspaceChatScreenModel(host: host, clock: ContinuousClock())
+            ?? WorkspaceChatHost(key: key, rpc: desktop, clock: clock, random: SystemRandomSource())
+        let screen = WorkspaceChatScreenModel(host: host, clock: clock)
         let feed = WorkspaceSessionParts.follow(host, screen: screen, cache: cache, connection: connection)
         let composer = WorkspaceSessionParts.composer(
             host: host, outbox: openOutbox(), desktop: desktop, environment: io.environment)

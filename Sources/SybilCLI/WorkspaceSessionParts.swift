@@ -13,10 +13,11 @@ import SybilWire
 /// live feed that follows the desktop's events into a host and its screen model.
 @MainActor
 enum WorkspaceSessionParts {
-    /// The host cache: a chat's host is made on first selection over `desktop`.
-    static func hostCache(desktop: WorkspaceDesktopClient) -> WorkspaceChatHostCache {
+    /// The host cache: a chat's host is made on first selection over `desktop`, polling on
+    /// `clock`.
+    static func hostCache(desktop: WorkspaceDesktopClient, clock: any Clock<Duration>) -> WorkspaceChatHostCache {
         WorkspaceChatHostCache { key in
-            WorkspaceChatHost(key: key, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
+            WorkspaceChatHost(key: key, rpc: desktop, clock: clock, random: SystemRandomSource())
         }
     }
 
@@ -50,8 +51,8 @@ enum WorkspaceSessionParts {
 
     /// Follows the desktop's events for `host`'s chat: overlays go to `screen`, a reset marks
     /// every host of `cache` stale. Stop the returned feed when the chat closes.
-    static func follow(
-        _ host: WorkspaceChatHost, screen: WorkspaceChatScreenModel<ContinuousClock>, cache: WorkspaceChatHostCache,
+    static func follow<C: Clock<Duration>>(
+        _ host: WorkspaceChatHost, screen: WorkspaceChatScreenModel<C>, cache: WorkspaceChatHostCache,
         connection: ServerTarget.Connection
     ) -> WorkspaceLiveFeed {
         let feed = WorkspaceLiveFeed()

@@ -54,7 +54,7 @@ enum WorkspacesOpenCommand {
             return await openThread(threadId, of: chat, desktop: desktop, io: io)
         }
         // The app's host cache: the chat is selected (mounted and activated) like a tapped row.
-        let cache = WorkspaceSessionParts.hostCache(desktop: desktop)
+        let cache = WorkspaceSessionParts.hostCache(desktop: desktop, clock: ContinuousClock())
         cache.select(chat)
         guard let host = cache.selectedHost else { return .success }
         let screen = WorkspaceChatScreenModel(host: host, clock: ContinuousClock())

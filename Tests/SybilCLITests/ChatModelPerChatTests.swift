@@ -59,7 +59,7 @@ struct ChatModelPerChatTests {
         let connection = try #require(request.common.target.connect(command: "test", io: test.io))
         let store = InMemoryChatHistory()
         let (services, _) = await TerminalAppCommand.services(
-            request, store: store, connection: connection, io: test.io)
+            request, store: store, connection: connection, io: test.io, clock: AnyClock(ContinuousClock()))
         let controller = TerminalAppController(
             services: services, theme: .monochrome, size: TerminalSize(columns: 120, rows: 20))
         await controller.start()

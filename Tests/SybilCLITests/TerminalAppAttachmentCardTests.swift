@@ -34,7 +34,7 @@ struct TerminalAppAttachmentCardTests {
         let request = try #require(try TerminalAppCommand.parse([], environment: environment))
         let connection = try #require(request.common.target.connect(command: "test", io: io))
         var (services, _) = await TerminalAppCommand.services(
-            request, store: InMemoryChatHistory(), connection: connection, io: io)
+            request, store: InMemoryChatHistory(), connection: connection, io: io, clock: AnyClock(ContinuousClock()))
         #expect(services.attachmentDownloads != nil, "the app is wired to download originals")
         services.exportDirectory = exports.path
         let size = TerminalSize(columns: 100, rows: 30)

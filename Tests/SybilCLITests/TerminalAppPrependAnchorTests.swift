@@ -71,7 +71,7 @@ struct TerminalAppPrependAnchorTests {
         let request = try #require(try TerminalAppCommand.parse([], environment: environment))
         let connection = try #require(request.common.target.connect(command: "test", io: io))
         let (services, _) = await TerminalAppCommand.services(
-            request, store: InMemoryChatHistory(), connection: connection, io: io)
+            request, store: InMemoryChatHistory(), connection: connection, io: io, clock: AnyClock(ContinuousClock()))
         let controller = TerminalAppController(services: services, theme: .monochrome, size: Self.size)
         await controller.start()
         controller.resize(Self.size)

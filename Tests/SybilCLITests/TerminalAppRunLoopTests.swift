@@ -82,7 +82,7 @@ struct TerminalAppRunLoopTests {
         try await start(server, clock: ContinuousClock())
     }
 
-    /// The app over `server` with its run loop's frame ticks and timers on `clock`.
+    /// The app over `server` with its run loop, search, workspace hosts and screens on `clock`.
     private func start<C: Clock<Duration>>(_ server: ReferenceServer, clock: C) async throws -> Running {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-tui-\(UUID().uuidString)")
         let environment = [
@@ -92,7 +92,7 @@ struct TerminalAppRunLoopTests {
         let request = try #require(try TerminalAppCommand.parse([], environment: environment))
         let connection = try #require(request.common.target.connect(command: "test", io: io))
         let (services, _) = await TerminalAppCommand.services(
-            request, store: InMemoryChatHistory(), connection: connection, io: io)
+            request, store: InMemoryChatHistory(), connection: connection, io: io, clock: AnyClock(clock))
         let size = TerminalSize(columns: 100, rows: 30)
         let controller = TerminalAppController(services: services, theme: .monochrome, size: size)
         await controller.start()

@@ -203,14 +203,14 @@ public final class TerminalAppController {
 
     /// Reports the last draw to `screen`, then applies a scroll command the report made it
     /// publish. Returns whether the scroll moved.
-    private func reportAndApply(to screen: WorkspaceChatScreenModel<ContinuousClock>) -> Bool {
+    private func reportAndApply(to screen: WorkspaceChatScreenModel<AnyClock>) -> Bool {
         reportViewport(to: screen)
         return applyScrollCommand(of: screen)
     }
 
     /// Applies the scroll command `screen` published since the last one applied, measured
     /// against the last draw (the one the model last saw). Returns whether the scroll moved.
-    private func applyScrollCommand(of screen: WorkspaceChatScreenModel<ContinuousClock>) -> Bool {
+    private func applyScrollCommand(of screen: WorkspaceChatScreenModel<AnyClock>) -> Bool {
         guard screen.scrollCommandSequence != reported?.sequence, let measured = app.timelineViewport else {
             return false
         }
@@ -223,7 +223,7 @@ public final class TerminalAppController {
     /// Reports the last draw of the timeline to `screen` when it changed, or when the person
     /// scrolled (as a drag that ended where the view is now). Nothing is reported before the
     /// session's rows arrived, nor while a subagent thread is shown instead.
-    private func reportViewport(to screen: WorkspaceChatScreenModel<ContinuousClock>) {
+    private func reportViewport(to screen: WorkspaceChatScreenModel<AnyClock>) {
         let identity = ObjectIdentifier(screen)
         if reported?.screen != identity {
             reported = (identity, nil, screen.scrollCommandSequence)

@@ -46,8 +46,8 @@ public struct TerminalAppServices {
 
     /// The chats list (new, open, recent).
     public var chats: ChatListModel
-    /// The history search behind Ctrl+K.
-    public var search: ChatSearchModel<ContinuousClock>
+    /// The history search behind Ctrl+K, on the clock the app was given.
+    public var search: ChatSearchModel<AnyClock>
     /// The Agent room, if the server has one.
     public var agent: AgentRoomComposer?
     /// The workspaces, if the server has them.
@@ -79,7 +79,7 @@ public struct TerminalAppServices {
 
     /// Creates the services.
     public init(
-        chats: ChatListModel, search: ChatSearchModel<ContinuousClock>, agent: AgentRoomComposer?,
+        chats: ChatListModel, search: ChatSearchModel<AnyClock>, agent: AgentRoomComposer?,
         workspaces: Workspaces?, quickQuestion: QuickQuestionModel? = nil, records: RecordsModel? = nil
     ) {
         self.records = records

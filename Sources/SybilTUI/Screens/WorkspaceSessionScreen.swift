@@ -11,8 +11,8 @@ public final class WorkspaceSessionScreen {
     public let key: WorkspaceChatKey
     /// The title shown above the timeline.
     public let title: String
-    /// The screen model (display rows, older pages, frames).
-    public let screen: WorkspaceChatScreenModel<ContinuousClock>
+    /// The screen model (display rows, older pages, frames), on the clock the app was given.
+    public let screen: WorkspaceChatScreenModel<AnyClock>
     /// The composer joined to the outbox.
     public let composer: WorkspaceChatComposer
     /// What stops the live feed and parks the host.
@@ -21,7 +21,7 @@ public final class WorkspaceSessionScreen {
 
     /// A session screen; `onClose` stops what follows it (the live feed) and parks the host.
     public init(
-        key: WorkspaceChatKey, title: String, screen: WorkspaceChatScreenModel<ContinuousClock>,
+        key: WorkspaceChatKey, title: String, screen: WorkspaceChatScreenModel<AnyClock>,
         composer: WorkspaceChatComposer, onClose: @escaping @MainActor () async -> Void
     ) {
         self.key = key

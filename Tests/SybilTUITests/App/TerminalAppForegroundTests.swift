@@ -80,7 +80,7 @@ struct TerminalAppForegroundTests {
             list: { .success([]) }, open: { _, _ in fatalError("no session is opened") },
             setAppActive: { active.append($0) })
         let services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: ContinuousClock()), agent: nil,
+            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
             workspaces: workspaces)
         let controller = TerminalAppController(
             services: services, theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))

@@ -91,7 +91,8 @@ struct TerminalAppMeditationTests {
             ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 4)),
             now: { 1_700_000_000_000 })
         let services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: ContinuousClock()), agent: nil, workspaces: nil,
+            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
+            workspaces: nil,
             records: records)
         let controller = TerminalAppController(
             services: services, theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))

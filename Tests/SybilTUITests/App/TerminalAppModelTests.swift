@@ -36,7 +36,7 @@ struct TerminalAppModelTests {
             preferences: preferences, store: store, makeStreaming: { _ in OneWord() }, now: { 1_000 },
             ids: SequentialIDGenerator(prefix: "q"), platform: .desktop)
         var services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: ContinuousClock()), agent: nil,
+            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
             workspaces: nil, quickQuestion: quick)
         services.header = "local · llama3.2"
         services.chatHeader = { "local · \($0)" }

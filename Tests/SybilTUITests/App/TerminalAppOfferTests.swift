@@ -28,7 +28,7 @@ struct TerminalAppOfferTests {
             streaming: SilentStreaming(), store: store, model: "m", now: { 1_000 },
             ids: SequentialIDGenerator(prefix: "id"), warmUp: nil)
         var services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: ContinuousClock()), agent: nil,
+            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
             workspaces: nil)
         services.notOffered = notOffered
         services.header = header

@@ -58,7 +58,8 @@ struct TerminalAppRunnerTests {
             streaming: streaming, store: store, model: "m", now: { 1_000 }, ids: SequentialIDGenerator(prefix: "id"),
             warmUp: nil)
         let services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: ContinuousClock()), agent: nil, workspaces: nil)
+            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
+            workspaces: nil)
         return TerminalAppController(services: services, theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))
     }
 

@@ -25,7 +25,8 @@ struct TerminalAppWebSearchTests {
             streaming: TerminalAppForegroundTests.NoStreaming(), store: store, model: "m", now: { 1_000 },
             ids: SequentialIDGenerator(prefix: "id"), warmUp: nil)
         var services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: ContinuousClock()), agent: nil, workspaces: nil)
+            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
+            workspaces: nil)
         services.webSearch = { id in
             guard let saved = try? await store.webSearch(id: id) else { return nil }
             return WebSearchScreen(query: saved.query, answer: saved.answer, sources: saved.sources)

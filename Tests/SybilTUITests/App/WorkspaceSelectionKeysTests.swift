@@ -91,7 +91,8 @@ struct WorkspaceSelectionKeysTests {
                     outbox: outbox, rpc: rpc, clock: ContinuousClock(), ids: ids, now: { 0 })
                 let composer = WorkspaceChatComposer(host: host, outbox: outbox, sender: sender, ids: ids, now: { 0 })
                 return WorkspaceSessionScreen(
-                    key: key, title: title, screen: WorkspaceChatScreenModel(host: host, clock: ContinuousClock()),
+                    key: key, title: title,
+                    screen: WorkspaceChatScreenModel(host: host, clock: AnyClock(ContinuousClock())),
                     composer: composer
                 ) {
                     if hosts.selectedHost?.key == key { hosts.select(nil) }
@@ -102,7 +103,7 @@ struct WorkspaceSelectionKeysTests {
             streaming: TerminalAppForegroundTests.NoStreaming(), store: store, model: "m", now: { 1_000 },
             ids: SequentialIDGenerator(prefix: "id"), warmUp: TerminalAppForegroundTests.RecordingWarmUp())
         let services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: ContinuousClock()), agent: nil,
+            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
             workspaces: workspaces)
         let controller = TerminalAppController(
             services: services, theme: .monochrome, size: TerminalSize(columns: 80, rows: 24))
