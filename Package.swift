@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "SybilCore", targets: ["SybilCore"]),
         .library(name: "SybilWire", targets: ["SybilWire"]),
+        .library(name: "SybilHTTP", targets: ["SybilHTTP"]),
         .library(name: "SybilTimeline", targets: ["SybilTimeline"]),
         .library(name: "SybilClient", targets: ["SybilClient"]),
         .library(name: "SybilNet", targets: ["SybilNet"]),
@@ -51,25 +52,28 @@ let package = Package(
             ],
             exclude: ["README.md"]),
         .target(name: "SybilWire", dependencies: ["SybilCore"], exclude: ["README.md"]),
-        .target(name: "SybilTimeline", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
         .target(
-            name: "SybilClient",
-            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilImaging", "SybilNet"],
-            exclude: ["README.md"]),
-        .target(
-            name: "SybilNet",
+            name: "SybilHTTP",
             dependencies: [
-                "SybilCore", "SybilWire",
-                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
-            ],
-            exclude: ["README.md"]),
-        .target(
-            name: "SybilServer",
-            dependencies: [
-                "SybilCore", "SybilWire", "SybilNet", "SybilStore",
+                "SybilCore",
                 .target(name: "CEpoll", condition: .when(platforms: [.linux])),
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
             ],
+            exclude: ["README.md"]),
+        .target(name: "SybilTimeline", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
+        .target(
+            name: "SybilClient",
+            dependencies: [
+                "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilImaging", "SybilHTTP", "SybilNet",
+            ],
+            exclude: ["README.md"]),
+        .target(
+            name: "SybilNet",
+            dependencies: ["SybilCore", "SybilWire", "SybilHTTP"],
+            exclude: ["README.md"]),
+        .target(
+            name: "SybilServer",
+            dependencies: ["SybilCore", "SybilWire", "SybilHTTP", "SybilStore"],
             exclude: ["README.md"]),
         .target(
             name: "SybilStore",
@@ -90,39 +94,45 @@ let package = Package(
         .target(
             name: "SybilCLI",
             dependencies: [
-                "SybilCore", "SybilWire", "SybilTimeline", "SybilNet", "SybilStore", "SybilServer", "SybilClient",
-                "SybilMarkdown", "SybilMotion", "SybilTUI",
+                "SybilCore", "SybilWire", "SybilTimeline", "SybilHTTP", "SybilNet", "SybilStore", "SybilServer",
+                "SybilClient", "SybilMarkdown", "SybilMotion", "SybilTUI",
             ],
             exclude: ["README.md"]),
         .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
         .executableTarget(
             name: "sybil-bench",
             dependencies: [
-                "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilNet", "SybilServer",
-                "SybilTesting", "SybilMarkdown", "CCMarkGFM", "SybilTUI", "SybilCLI",
+                "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilHTTP", "SybilNet",
+                "SybilServer", "SybilTesting", "SybilMarkdown", "CCMarkGFM", "SybilTUI", "SybilCLI",
             ],
             exclude: ["README.md"]),
         .target(
             name: "SybilChaos",
-            dependencies: ["SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilNet", "SybilClient"],
+            dependencies: [
+                "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilHTTP", "SybilNet", "SybilClient",
+            ],
             exclude: ["README.md"]),
         .executableTarget(name: "sybil-chaos", dependencies: ["SybilChaos"], exclude: ["README.md"]),
         .testTarget(name: "SybilChaosTests", dependencies: ["SybilChaos", "SybilStore", "SybilTesting"]),
         // Fuzzing: the targets as a library, a driver that replays the corpus (or, built by
         // scripts/fuzz with -DLIBFUZZER, runs libFuzzer), and the corpus replay in the tests.
         .target(
-            name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilServer", "SybilTUI"],
+            name: "SybilFuzzTargets", dependencies: ["SybilCore", "SybilWire", "SybilHTTP", "SybilServer", "SybilTUI"],
             exclude: ["README.md"]),
         .executableTarget(name: "sybil-fuzz", dependencies: ["SybilFuzzTargets"], exclude: ["README.md"]),
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
+        .testTarget(
+            name: "SybilHTTPTests", dependencies: ["SybilHTTP", "SybilWire", "SybilTesting"], exclude: ["Peers"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
-        .testTarget(name: "SybilClientTests", dependencies: ["SybilClient", "SybilTesting", "SybilImaging"]),
+        .testTarget(
+            name: "SybilClientTests", dependencies: ["SybilClient", "SybilHTTP", "SybilTesting", "SybilImaging"]),
         .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"], resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "SybilNetTests", dependencies: ["SybilNet", "SybilStore", "SybilTesting"], exclude: ["Peers"]),
+            name: "SybilNetTests", dependencies: ["SybilNet", "SybilHTTP", "SybilStore", "SybilTesting"]),
         .testTarget(
-            name: "SybilServerTests", dependencies: ["SybilServer", "SybilNet", "SybilTesting"], exclude: ["Peers"]),
+            name: "SybilServerTests", dependencies: ["SybilServer", "SybilHTTP", "SybilNet", "SybilTesting"],
+            exclude: ["Peers"]),
         .testTarget(name: "SybilStoreTests", dependencies: ["SybilStore", "SybilWire"]),
         .testTarget(name: "SybilMarkdownTests", dependencies: ["SybilMarkdown", "SybilCore"]),
         .testTarget(name: "SybilMotionTests", dependencies: ["SybilMotion", "SybilCore"]),
@@ -135,20 +145,20 @@ let package = Package(
         .testTarget(
             name: "SybilEndToEndTests",
             dependencies: [
-                "SybilClient", "SybilServer", "SybilNet", "SybilWire", "SybilStore", "SybilTimeline", "SybilCore",
-                "SybilTesting",
+                "SybilClient", "SybilServer", "SybilHTTP", "SybilNet", "SybilWire", "SybilStore", "SybilTimeline",
+                "SybilCore", "SybilTesting",
             ]),
         .testTarget(
             name: "SybilSimulationTests",
             dependencies: [
-                "SybilClient", "SybilServer", "SybilNet", "SybilWire", "SybilStore", "SybilTimeline", "SybilCore",
-                "SybilTesting",
+                "SybilClient", "SybilServer", "SybilHTTP", "SybilNet", "SybilWire", "SybilStore", "SybilTimeline",
+                "SybilCore", "SybilTesting",
             ]),
         .testTarget(
             name: "SybilCLITests",
             dependencies: [
-                "SybilCLI", "SybilWire", "SybilNet", "SybilServer", "SybilTesting", "SybilClient", "SybilStore",
-                "SybilImaging",
+                "SybilCLI", "SybilWire", "SybilHTTP", "SybilNet", "SybilServer", "SybilTesting", "SybilClient",
+                "SybilStore", "SybilImaging",
             ],
             exclude: ["Golden"]),
         .testTarget(name: "SybilFuzzTargetsTests", dependencies: ["SybilFuzzTargets"]),

@@ -1,9 +1,8 @@
 import Foundation
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilStore
-import SybilWire
 
 /// `sybil agent send|tail|retry|resend-all|discard|draft|download|preview`: the Agent room (seed 003) from the
 /// command line, through the same room model, attachment draft, outbox and sender the apps

@@ -1,8 +1,8 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilHTTP
 import SybilMarkdown
-import SybilNet
 import SybilStore
 import SybilWire
 

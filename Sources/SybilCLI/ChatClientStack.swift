@@ -1,9 +1,9 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilHTTP
 import SybilNet
 import SybilServer
-import SybilWire
 
 /// The client stack the chat commands share, as the apps wire it: one HTTP client, the
 /// warm-up manager (its health check single-flight), the send gate over it, and a streaming

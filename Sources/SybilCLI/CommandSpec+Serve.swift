@@ -1,3 +1,4 @@
+import SybilHTTP
 import SybilServer
 
 /// The declaration of `sybil serve`: options and help.

@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 
 /// `sybil debug ws-echo URL`: a WebSocket echo client for conformance suites.
 enum DebugWebSocketEchoCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// `sybil models`: the chosen server's `GET /v1/models`, one id per line or as JSON.

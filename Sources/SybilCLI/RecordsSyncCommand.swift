@@ -1,6 +1,5 @@
 import SybilClient
-import SybilNet
-import SybilWire
+import SybilHTTP
 
 /// `sybil records sync`: uploads every unsynced record to the server and marks what it
 /// confirmed. Without `--api-url` the embedded server answers, keeping its data in

@@ -1,4 +1,4 @@
-import SybilNet
+import SybilHTTP
 import Synchronization
 
 /// The HTTP client `sybil ask` streams through, watching whether any request may have reached

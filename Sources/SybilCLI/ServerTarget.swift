@@ -1,10 +1,10 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilHTTP
 import SybilNet
 import SybilServer
 import SybilStore
-import SybilWire
 
 /// Which server a client command talks to (``ServerChoice``): `--api-url` or `--profile`,
 /// `SYBIL_API_URL` or `SYBIL_PROFILE`, the configuration's default profile,

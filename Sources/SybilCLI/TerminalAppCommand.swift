@@ -1,11 +1,10 @@
 import Foundation
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilServer
 import SybilStore
 import SybilTUI
-import SybilWire
 
 /// `sybil` on a terminal (or `sybil app`): the full-screen terminal app over the same view
 /// models as the other commands — the chats list and conversation over `ChatClientStack`, the

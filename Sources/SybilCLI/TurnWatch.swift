@@ -1,6 +1,6 @@
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 import Synchronization
 

@@ -1,10 +1,9 @@
 import Foundation
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilServer
 import SybilStore
-import SybilWire
 
 /// The parts of a workspace chat every client path builds the same way — `sybil workspaces
 /// open`, `sybil workspaces send` and the terminal app: the host cache over the live desktop

@@ -1,7 +1,7 @@
 import Foundation
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilServer
 import SybilStore
 import SybilWire

@@ -1,8 +1,8 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilHTTP
 import SybilNet
-import SybilWire
 
 /// The Agent room part of the driver: the real outbox on disk, its sender and the room whose
 /// merged messages confirm entries, wired as the app wires them, except that confirmed entries

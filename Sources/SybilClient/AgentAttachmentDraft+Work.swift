@@ -1,4 +1,4 @@
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// The one-at-a-time work of the draft: the next item in selection order that needs preparing

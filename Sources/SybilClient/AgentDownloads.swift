@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilStore
 import SybilWire
 

@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import SybilCore
+import SybilHTTP
 import SybilNet
 import SybilTimeline
 import SybilWire

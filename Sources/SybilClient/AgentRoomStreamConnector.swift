@@ -1,6 +1,5 @@
 import Foundation
-import SybilNet
-import SybilWire
+import SybilHTTP
 
 /// Why a stream connection could not be opened.
 public enum AgentRoomStreamConnectError: Error, Sendable, Hashable, CustomStringConvertible {

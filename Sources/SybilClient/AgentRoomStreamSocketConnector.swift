@@ -1,7 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
-import SybilWire
+import SybilHTTP
 
 /// The live ``AgentRoomStreamConnector``: ``SocketWebSocket`` on Linux (with the injected
 /// clock for its keepalive pings and the injected random source for masks and keys), and

@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// `GET /v1/models` of an OpenAI-compatible server: the models it offers, in its order.

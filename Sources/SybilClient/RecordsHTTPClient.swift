@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 import SybilNet
 import SybilWire
 

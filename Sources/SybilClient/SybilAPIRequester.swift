@@ -1,6 +1,6 @@
 import SybilCore
+import SybilHTTP
 import SybilNet
-import SybilWire
 
 /// The request loop the Sybil API clients share (the Agent room, records): the current bearer
 /// token, one renewal on `401`, a `2xx` answer handed back with its body unread, any other status

@@ -1,4 +1,5 @@
 import SybilCore
+import SybilHTTP
 import SybilWire
 
 /// Fuzzes the client's whole response path as a hostile chat server reaches it: the input is

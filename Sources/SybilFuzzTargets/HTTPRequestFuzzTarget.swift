@@ -1,3 +1,4 @@
+import SybilHTTP
 import SybilServer
 
 /// Fuzzes the server's HTTP/1.1 request parser: fed whole, byte by byte or in seeded pieces, a

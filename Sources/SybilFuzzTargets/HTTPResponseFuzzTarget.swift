@@ -1,4 +1,4 @@
-import SybilWire
+import SybilHTTP
 
 /// Fuzzes the client's HTTP/1.1 response parser (what a hostile server sends): fed whole, byte
 /// by byte or in seeded pieces, a response gives the same head, the same body bytes and the

@@ -1,4 +1,4 @@
-import SybilWire
+import SybilHTTP
 
 /// Fuzzes the multipart/form-data parser. The input's first line is the Content-Type, the rest
 /// the body. Fed whole, byte by byte or in seeded pieces, a body gives the same parts or the

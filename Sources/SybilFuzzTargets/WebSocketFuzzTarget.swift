@@ -1,4 +1,4 @@
-import SybilWire
+import SybilHTTP
 
 /// Fuzzes the WebSocket frame decoder and message assembler. The input's first byte chooses the
 /// direction (odd: frames from a client, which must be masked; even: from a server), the rest

@@ -1,4 +1,5 @@
 import SybilCore
+import SybilHTTP
 
 /// What an element costs a bounded stream: about the bytes it holds.
 public protocol BoundedCost: Sendable {

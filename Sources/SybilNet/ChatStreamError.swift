@@ -1,3 +1,4 @@
+import SybilHTTP
 import SybilWire
 
 /// How a streamed chat request failed (SPEC §5.2). Every case keeps what the server said.

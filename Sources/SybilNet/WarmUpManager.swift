@@ -1,6 +1,6 @@
 import Foundation
 import Observation
-import SybilWire
+import SybilHTTP
 
 /// Wakes a scale-to-zero backend before the user sends (SPEC §5.1): returning to the
 /// foreground, switching tabs and entering a chat each trigger one health check (10 s

@@ -1,5 +1,5 @@
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// An error answer in the shape every surface shares (docs/api/README.md): status, message,

@@ -1,4 +1,4 @@
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// The headers of `GET agent/uploads/{uploadId}/original` (docs/api/agent-room.md): an

@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// The Agent room surface (docs/api/agent-room.md): descriptor, history with cursors,

@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 import SybilWire
 
 /// The multipart body of `POST agent/uploads` (docs/api/agent-room.md): exactly two parts, a

@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// Answers the Agent room's turns with a real model (`sybil serve --upstream URL

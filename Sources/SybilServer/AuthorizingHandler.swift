@@ -1,3 +1,5 @@
+import SybilHTTP
+
 /// The one authentication middleware: in front of the ``RoutingHandler``, a request to a route
 /// whose table entry needs the bearer token (``Route/Access/bearerToken``) and lacks it is
 /// answered (401, or 400 for two `Authorization` fields) from its head, before any of its body

@@ -1,4 +1,4 @@
-import SybilWire
+import SybilHTTP
 
 /// The bearer-token rule, decided from a request's head alone: exactly one `Authorization`
 /// field, the scheme `Bearer` in any case (RFC 9110 §11.1) and credentials equal to the

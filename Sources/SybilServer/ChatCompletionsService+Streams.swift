@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// A scripted reply ready to stream: its tokens already cut by `max_tokens` and `stop`.

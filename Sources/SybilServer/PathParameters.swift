@@ -1,4 +1,5 @@
 import SybilCore
+import SybilHTTP
 
 /// The parameter segments of a matched path (`{uploadId}` in `/agent/uploads/{uploadId}/original`),
 /// kept as sent and read only as typed values (``PathParameterValue``): a segment that does
@@ -32,7 +33,7 @@ struct PathParameters: Sendable, Hashable {
         let name = Value.parameterName
         // Three encoded bytes per decoded one at most: anything longer cannot fit once decoded.
         guard segment.utf8.count <= 3 * Value.maximumBytes else { throw tooLong(type) }
-        guard let text = PercentDecoding.strictPathSegment(Substring(segment)) else {
+        guard let text = PercentEscapes.pathSegment(Substring(segment)) else {
             throw APIError.invalid(
                 "The path parameter \(name) must be percent-encoded UTF-8 (a '%' followed by two hex digits).",
                 param: Value.errorParameter)

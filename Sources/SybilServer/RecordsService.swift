@@ -1,5 +1,5 @@
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// The records surface (docs/api/records.md, seed 004): `POST records/batch` stores a batch of

@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 
 /// `sybil serve` as an object: the app on an ``HTTPServer``, started and stopped together.
 /// The command line and `sybil ask` (embedded, on an ephemeral loopback port) use it; tests

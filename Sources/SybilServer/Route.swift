@@ -1,4 +1,5 @@
 import SybilCore
+import SybilHTTP
 
 /// One route of the reference server, declared once in the ``RouteTable``: its name, method,
 /// path template, whether it needs the bearer token, its body limit and what answers it. The

@@ -1,3 +1,4 @@
+import SybilHTTP
 import SybilWire
 
 extension RouteTable {

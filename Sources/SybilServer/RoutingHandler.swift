@@ -1,4 +1,5 @@
 import SybilCore
+import SybilHTTP
 
 /// Dispatch by the ``RouteTable``: a path no route has is a 404, a method its routes lack a
 /// 405 with `Allow`, both decided from the head (the body is never buffered); a route's body

@@ -1,4 +1,5 @@
 import Foundation
+import SybilHTTP
 import SybilStore
 
 /// Opens one of the server's SQLite databases under its storage choice and brings its schema up

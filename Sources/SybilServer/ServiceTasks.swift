@@ -1,4 +1,5 @@
 import SybilCore
+import SybilHTTP
 
 /// The work a service started on tasks of its own (an Agent turn loop, a workspace run, a
 /// chat stream's producer or forwarder), tracked from start to end: each task is held under a

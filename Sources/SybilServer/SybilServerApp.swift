@@ -1,7 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
-import SybilWire
+import SybilHTTP
 
 /// The reference server's request handler: the routes of ``RouteTable/sybil`` behind the one
 /// auth middleware (``AuthorizingHandler``: the bearer token, checked in constant time from

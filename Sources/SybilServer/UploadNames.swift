@@ -1,5 +1,5 @@
 import SybilCore
-import SybilWire
+import SybilHTTP
 
 /// The rules for what a client names an upload with, shared by the Agent room's uploads
 /// (docs/api/agent-room.md) and the workspace desktop's chunked uploads

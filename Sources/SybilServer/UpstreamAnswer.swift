@@ -1,7 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
-import SybilWire
+import SybilHTTP
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

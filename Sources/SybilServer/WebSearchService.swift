@@ -1,5 +1,5 @@
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// The web-search surface (docs/api/web-search.md): `POST v1/web-search` with a

@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// Answers a web search with a real model (`sybil serve --upstream URL --upstream-model M`):

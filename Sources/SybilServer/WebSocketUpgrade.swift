@@ -1,4 +1,4 @@
-import SybilWire
+import SybilHTTP
 
 /// The server side of the opening handshake (RFC 6455 §4.2): the checks and the accept value
 /// come from ``WebSocketHandshake`` (SybilWire, shared with the client); this maps a refusal to

@@ -1,4 +1,5 @@
 import SybilCore
+import SybilHTTP
 import SybilWire
 
 /// `GET /v1/workspaces/events`: how a stream starts (replay, reset or the current overlay),

@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilWire
 
 /// Chunked uploads by call key: begin (resumable), chunks (idempotent per index), finish

@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 import SybilWire
 
 /// The workspace desktop surface (docs/api/workspaces.md): `POST /v1/workspaces/rpc` with

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import SybilClient
 import SybilCore
+import SybilHTTP
 import SybilNet
 import SybilServer
 import SybilStore

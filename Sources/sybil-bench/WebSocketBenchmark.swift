@@ -1,11 +1,10 @@
 import Foundation
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilStore
 import SybilTesting
 import SybilTimeline
-import SybilWire
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilHTTP
 import SybilImaging
 import SybilNet
 import SybilServer

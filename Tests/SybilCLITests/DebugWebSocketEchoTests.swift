@@ -1,8 +1,7 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilTesting
-import SybilWire
 import Testing
 
 @Suite("sybil debug ws-echo", .timeLimit(.minutes(2)))

@@ -2,7 +2,7 @@
     import Foundation
     import SybilClient
     import SybilCore
-    import SybilNet
+    import SybilHTTP
     import SybilStore
     import SybilTesting
     import Testing

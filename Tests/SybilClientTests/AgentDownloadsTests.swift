@@ -1,7 +1,7 @@
 import Foundation
 import SybilClient
+import SybilHTTP
 import SybilImaging
-import SybilNet
 import SybilTesting
 import SybilWire
 import Testing

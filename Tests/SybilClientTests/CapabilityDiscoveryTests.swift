@@ -1,9 +1,8 @@
 import Foundation
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilStore
-import SybilWire
 import Testing
 
 /// What a server offers, learned once and remembered: the descriptor probe, the open health

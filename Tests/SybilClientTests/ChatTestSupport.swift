@@ -1,9 +1,9 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilHTTP
 import SybilNet
 import SybilStore
-import SybilWire
 import Testing
 
 /// A time in milliseconds that only a test moves.

@@ -1,11 +1,10 @@
 import Foundation
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilStore
 import SybilTesting
 import SybilTimeline
-import SybilWire
 import Testing
 
 /// Seed 000 and SPEC §2 ("nothing lost"): a workspace message whose attachments cannot be

@@ -2,7 +2,7 @@ import Foundation
 import Observation
 import SybilClient
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilServer
 import SybilTesting
 import SybilWire

@@ -1,9 +1,9 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 import SybilNet
 import SybilServer
 import SybilStore
-import SybilWire
 import Testing
 
 /// A chat reply whose connection is cut mid-stream, over real loopback sockets: the client

@@ -1,7 +1,6 @@
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilTesting
-import SybilWire
 import Testing
 
 /// An HTTP client whose responses the test writes: each `send` takes the next scripted head

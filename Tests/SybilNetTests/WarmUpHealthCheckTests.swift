@@ -1,7 +1,7 @@
 import Foundation
+import SybilHTTP
 import SybilNet
 import SybilTesting
-import SybilWire
 import Testing
 
 /// Warm-up sends only a request the server serves: the open `/healthz` of a Sybil server, or

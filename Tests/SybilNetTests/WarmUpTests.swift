@@ -1,4 +1,5 @@
 import Foundation
+import SybilHTTP
 import SybilNet
 import SybilTesting
 import Testing

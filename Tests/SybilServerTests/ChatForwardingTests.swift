@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilServer
 import SybilTesting
 import SybilWire

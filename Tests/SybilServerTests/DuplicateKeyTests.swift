@@ -1,4 +1,5 @@
 import SybilCore
+import SybilHTTP
 import SybilWire
 import Testing
 

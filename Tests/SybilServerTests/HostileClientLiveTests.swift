@@ -1,8 +1,8 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 import SybilServer
 import SybilTesting
-import SybilWire
 import Testing
 
 /// Clients a server must survive, over real sockets, measured by the bytes the transport

@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 import SybilServer
 import SybilTesting
 import SybilWire

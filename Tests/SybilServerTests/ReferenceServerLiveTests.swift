@@ -1,9 +1,9 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 import SybilNet
 import SybilStore
 import SybilTesting
-import SybilWire
 import Testing
 
 @testable import SybilServer

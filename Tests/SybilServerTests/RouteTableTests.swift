@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 import SybilTesting
 import SybilWire
 import Testing

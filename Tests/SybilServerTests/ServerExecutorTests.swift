@@ -1,4 +1,5 @@
 import Foundation
+import SybilHTTP
 import SybilServer
 import SybilTesting
 import Testing

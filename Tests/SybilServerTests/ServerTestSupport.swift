@@ -1,9 +1,8 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilServer
 import SybilTesting
-import SybilWire
 
 /// Runs blocking socket work on a thread of its own, so a test waiting on a socket never
 /// holds one of the few threads that handler tasks need (nor waits for the dispatch pool to

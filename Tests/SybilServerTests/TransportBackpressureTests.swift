@@ -1,8 +1,7 @@
 import Foundation
-import SybilNet
+import SybilHTTP
 import SybilServer
 import SybilTesting
-import SybilWire
 import Testing
 
 /// Backpressure over live sockets: a producer that can outrun its client waits for room, and a

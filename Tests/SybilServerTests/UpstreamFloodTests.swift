@@ -1,7 +1,7 @@
 #if canImport(Glibc) && canImport(COpenSSL)
     import Foundation
     import SybilCore
-    import SybilNet
+    import SybilHTTP
     import SybilTesting
     import SybilWire
     import Testing

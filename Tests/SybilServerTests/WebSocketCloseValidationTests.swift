@@ -1,7 +1,7 @@
 import Foundation
+import SybilHTTP
 import SybilServer
 import SybilTesting
-import SybilWire
 import Testing
 
 /// The server judges a client's close frame by RFC 6455 §5.5.1 and §7.4 through the same codec

@@ -1,11 +1,11 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilHTTP
 import SybilNet
 import SybilServer
 import SybilStore
 import SybilTesting
-import SybilWire
 
 /// One seed of the chat simulation: a phone (a conversation model over the chat history in a
 /// SQLite file and the streaming service with its resume from the last event id) asks the

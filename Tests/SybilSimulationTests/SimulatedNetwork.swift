@@ -1,6 +1,6 @@
 import Foundation
 import SybilCore
-import SybilNet
+import SybilHTTP
 import SybilServer
 
 /// What the simulated network does to one request.

@@ -1,0 +1,266 @@
+import SybilCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What handler tasks ask of the loop; applied on the loop thread in order.
+enum LoopCommand: Sendable {
+    case respond(UInt64, HTTPServerResponse)
+    /// A stream producer or session posted `bytes` (framed), counted in `room`.
+    case produced(UInt64, [UInt8], OutputBackpressure)
+    case endStream(UInt64)
+    case overran(UInt64, OutputBackpressure)
+    case webSocketClose(UInt64, code: UInt16, reason: String)
+    case webSocketConsumed(UInt64)
+    case sessionEnded(UInt64)
+    case checkDeadlines
+    case shutdown(grace: Duration)
+}
+
+/// The single-threaded event loop behind ``HTTPServer``: system calls and dispatch. It
+/// accepts, reads, writes and closes; every rule about what to do with a connection is
+/// ``HTTPConnectionStateMachine``'s, whose actions the loop carries out. It sleeps until the
+/// earliest deadline of any connection (or a readiness, or a command). Everything but
+/// ``post(_:)`` runs on the loop thread; `@unchecked Sendable` because the thread is its only
+/// user.
+final class ServerEventLoop: @unchecked Sendable {
+    let statistics = TransportStatistics.Counters()
+    private let configuration: HTTPServer.Configuration
+    let handler: any HTTPHandler
+    let poller: EventPoller
+    private let listener: Int32
+    private let limits: HTTPConnectionStateMachine.Limits
+    private let commands = Locked<[LoopCommand]>([])
+    var connections: [UInt64: ServerConnection] = [:]
+    private var nextID: UInt64 = 1
+    private var drainDeadline: Duration?
+    private var listenerResumesAt: Duration?
+    /// No connection has a deadline before this (it may be earlier than needed, never later).
+    private var earliestDeadline: Duration?
+    var queuedOutput = 0
+    /// Request bytes all connections' machines hold (``TransportStatistics/bufferedRequestBytes``).
+    var bufferedRequests = 0
+    var actions: [HTTPConnectionStateMachine.Action] = []
+    private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
+    private static let listenerToken: UInt64 = 0
+
+    init(configuration: HTTPServer.Configuration, handler: any HTTPHandler, listener: Int32) throws(ServerError) {
+        self.configuration = configuration
+        self.handler = handler
+        self.listener = listener
+        limits = HTTPConnectionStateMachine.Limits(
+            requestTimeout: configuration.requestTimeout, idleTimeout: configuration.idleTimeout)
+        poller = try EventPoller()
+    }
+
+    /// Queues `command` for the loop and wakes it; any thread.
+    func post(_ command: LoopCommand) {
+        let wasEmpty = commands.withLock { queue in
+            queue.append(command)
+            return queue.count == 1
+        }
+        if wasEmpty { poller.wake() }
+    }
+
+    /// Runs until a shutdown has drained every connection.
+    func run() {
+        poller.add(listener, token: Self.listenerToken, readable: true, writable: false)
+        while true {
+            let ready = poller.wait(timeoutMilliseconds: waitTimeout(now: configuration.uptime()))
+            for readiness in ready {
+                if readiness.token == Self.listenerToken {
+                    acceptPending()
+                } else if let connection = connections[readiness.token] {
+                    service(connection, readiness)
+                }
+            }
+            for command in commands.withLock({ queue in
+                defer { queue.removeAll() }
+                return queue
+            }) {
+                apply(command)
+            }
+            let now = configuration.uptime()
+            if let resume = listenerResumesAt, now >= resume, drainDeadline == nil {
+                listenerResumesAt = nil
+                poller.modify(listener, token: Self.listenerToken, readable: true, writable: false)
+            }
+            if let earliest = earliestDeadline, now >= earliest { sweep(now) }
+            if let drainDeadline, connections.isEmpty || now >= drainDeadline { break }
+        }
+        for connection in Array(connections.values) { close(connection) }
+    }
+
+    /// How long the poller may sleep: until the earliest deadline, or until woken.
+    private func waitTimeout(now: Duration) -> Int32 {
+        let deadlines = [earliestDeadline, listenerResumesAt, drainDeadline].compactMap { $0 }
+        guard let earliest = deadlines.min() else { return -1 }
+        guard earliest > now else { return 0 }
+        let (seconds, attoseconds) = (earliest - now).components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds)
+    }
+
+    // MARK: Accepting
+
+    private func acceptPending() {
+        defer {
+            // Out of descriptors: the listener stays readable, so stop watching it for a moment
+            // instead of spinning.
+            if errno == EMFILE || errno == ENFILE, listenerResumesAt == nil {
+                listenerResumesAt = configuration.uptime() + .milliseconds(100)
+                poller.modify(listener, token: Self.listenerToken, readable: false, writable: false)
+            }
+        }
+        while let descriptor = ListeningSocket.accept(listener) {
+            let id = nextID
+            nextID += 1
+            let parser = HTTPRequestParser(maximumHeadBytes: configuration.maximumHeadBytes) { [handler] head in
+                handler.bodyLimit(for: head)
+            }
+            let now = configuration.uptime()
+            let machine = HTTPConnectionStateMachine(
+                limits: limits, parser: parser, bodyConsumer: { [handler] head in handler.bodyConsumer(for: head) },
+                headResponse: { [handler] head in handler.headResponse(for: head) }, now: now)
+            let connection = ServerConnection(id: id, descriptor: descriptor, machine: machine)
+            connections[id] = connection
+            poller.add(descriptor, token: id, readable: true, writable: false)
+            if connections.count > configuration.maximumConnections {
+                // Every connection beyond the limit is answered, never dropped silently: a
+                // refused one reads nothing and lingers at most the linger time, and running out
+                // of descriptors pauses accepting (above), so the refused ones stay bounded too.
+                connection.machine.refuseConnection(
+                    message: "The server is at its limit of connections; retry shortly.", now: now, into: &actions)
+                settle(connection, now: now)
+            } else {
+                lowerDeadline(connection.machine.nextDeadline)
+            }
+        }
+    }
+
+    // MARK: Readiness
+
+    private func service(_ connection: ServerConnection, _ readiness: EventPoller.Readiness) {
+        if readiness.writable {
+            flush(connection)
+            settle(connection, now: configuration.uptime())
+        }
+        guard connections[connection.id] != nil else { return }
+        if readiness.readable || readiness.hungUp {
+            if connection.watchingReadable {
+                receive(connection)
+            } else if readiness.hungUp {
+                connection.machine.failed(into: &actions)
+                settle(connection, now: configuration.uptime())
+            }
+        }
+    }
+
+    private func receive(_ connection: ServerConnection) {
+        for _ in 0..<4 {
+            let count = readBuffer.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress, $0.count, 0) }
+            let now = configuration.uptime()
+            if count > 0 {
+                connection.machine.bytesRead(readBuffer[..<count], now: now, into: &actions)
+                settle(connection, now: now)
+                guard connections[connection.id] != nil, connection.machine.wantsInput else { break }
+                if count < readBuffer.count { break }
+            } else if count == 0 {
+                connection.machine.peerHalfClosed(now: now, into: &actions)
+                settle(connection, now: now)
+                break
+            } else {
+                if errno == EINTR { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK {
+                    connection.machine.failed(into: &actions)
+                    settle(connection, now: now)
+                }
+                break
+            }
+        }
+    }
+
+    // MARK: Commands
+
+    private func apply(_ command: LoopCommand) {
+        let now = configuration.uptime()
+        switch command {
+        case .respond(let id, let response):
+            guard let connection = connections[id] else { return }
+            connection.machine.responded(response, now: now, into: &actions)
+            settle(connection, now: now)
+        case .produced(let id, let bytes, let room):
+            guard let connection = connections[id], connection.work.room === room else {
+                room.update(applied: bytes.count, unsent: 0)
+                return
+            }
+            connection.machine.produced(bytes, into: &actions)
+            settle(connection, now: now, applied: bytes.count)
+        case .overran(let id, let room):
+            guard let connection = connections[id], connection.work.room === room else { return }
+            connection.machine.producerOverran(into: &actions)
+            settle(connection, now: now)
+        case .endStream(let id):
+            guard let connection = connections[id] else { return }
+            connection.machine.streamEnded(now: now, into: &actions)
+            settle(connection, now: now)
+        case .webSocketClose(let id, let code, let reason):
+            guard let connection = connections[id] else { return }
+            connection.machine.sessionClosed(code: code, reason: reason, now: now, into: &actions)
+            settle(connection, now: now)
+        case .webSocketConsumed(let id):
+            guard let connection = connections[id], case .webSocket(let socket, _, _) = connection.work else { return }
+            connection.machine.webSocketConsumed(weight: socket.takeConsumedWeight(), now: now, into: &actions)
+            settle(connection, now: now)
+        case .sessionEnded(let id):
+            guard let connection = connections[id] else { return }
+            connection.machine.sessionEnded(now: now, into: &actions)
+            settle(connection, now: now)
+        case .checkDeadlines:
+            return
+        case .shutdown(let grace):
+            beginDrain(grace: grace, now: now)
+        }
+    }
+
+    // MARK: Timeouts and shutdown
+
+    func lowerDeadline(_ deadline: Duration?) {
+        guard let deadline else { return }
+        if let earliest = earliestDeadline, earliest <= deadline { return }
+        earliestDeadline = deadline
+    }
+
+    /// Ticks every connection whose deadline has come, then finds the next earliest deadline.
+    private func sweep(_ now: Duration) {
+        earliestDeadline = nil
+        for connection in Array(connections.values) {
+            if let deadline = connection.machine.nextDeadline, deadline <= now {
+                connection.machine.tick(now: now, into: &actions)
+                settle(connection, now: now)
+            } else {
+                lowerDeadline(connection.machine.nextDeadline)
+            }
+        }
+    }
+
+    private func beginDrain(grace: Duration, now: Duration) {
+        guard drainDeadline == nil else { return }
+        drainDeadline = now + grace
+        poller.remove(listener)
+        closeDescriptor(listener)
+        for connection in Array(connections.values) {
+            connection.machine.shutdown(now: now, into: &actions)
+            settle(connection, now: now)
+        }
+    }
+}
+
+#if canImport(Glibc)
+    func closeDescriptor(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
+#else
+    func closeDescriptor(_ descriptor: Int32) { _ = Darwin.close(descriptor) }
+#endif

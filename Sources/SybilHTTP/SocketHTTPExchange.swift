@@ -1,0 +1,392 @@
+#if canImport(Glibc) && canImport(COpenSSL)
+    import Foundation
+    import SybilCore
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    /// One request and its response on a connection (``SocketHTTPClient``), new or kept idle
+    /// by the client's ``SocketConnectionPool``: the request written at once, the response read and parsed only as its consumer asks for it
+    /// (the head by ``response()``, then the body chunk by chunk), so a server that sends faster
+    /// than its answer is used is slowed by TCP: between the socket and the consumer at most the
+    /// connection's bounded inbox and one read's events are held. A watchdog ends the exchange
+    /// when the server stays silent for the request's timeout while the consumer waits. The
+    /// connection goes back to the pool when an HTTP/1.1 response without `Connection: close`
+    /// was received to its framed end (Content-Length, chunked, or no body); it is closed when
+    /// the response fails, times out, ends with the connection, or its consumer goes away before
+    /// its end (cancelled, or the body dropped).
+    final class SocketHTTPExchange: Sendable {
+        private let connection: SocketConnection
+        private let timeout: Duration
+        private let state: Locked<State>
+        private let pool: SocketConnectionPool
+        private let origin: SocketConnectionPool.Origin
+        /// The connection carried an earlier response.
+        let reusedConnection: Bool
+        /// The connection's ``SocketConnection/sentBytes`` before this request was queued.
+        private let sentBefore: Int
+
+        private struct State {
+            var parser: HTTPResponseParser
+            /// Parsed events not yet handed on, from `nextEvent`.
+            var events: [HTTPResponseParser.Event] = []
+            var nextEvent = 0
+            /// The parse error found after `events`: handed on once they are.
+            var parseError: HTTPResponseParser.ParseError?
+            /// Since when a consumer waits for the server; `nil` while nobody waits.
+            var waitingSince: ContinuousClock.Instant?
+            var finished = false
+            /// Why the exchange was ended early (a timeout, a cancellation).
+            var failure: (any Error)?
+            var watchdog: Task<Void, Never>?
+            /// A byte of the response arrived.
+            var receivedAny = false
+            /// The response began `HTTP/1.1 ` (an older server closes after each response).
+            var isHTTP11 = false
+            /// The parser found the response's end in its framing, not at the connection's end.
+            var completeByFraming = false
+            /// The connection ended (closed or failed) before any byte of the response.
+            var endedBeforeResponse = false
+            /// The response's head says `Connection: close`.
+            var closeAsked = false
+        }
+
+        private init(
+            connection: SocketConnection, timeout: Duration, requestWasHead: Bool, pool: SocketConnectionPool,
+            origin: SocketConnectionPool.Origin, reused: Bool
+        ) {
+            self.connection = connection
+            self.timeout = timeout
+            self.pool = pool
+            self.origin = origin
+            reusedConnection = reused
+            sentBefore = connection.sentBytes
+            state = Locked(State(parser: HTTPResponseParser(requestWasHead: requestWasHead)))
+        }
+
+        deinit {
+            // The consumer dropped the body: nothing will read the rest.
+            close()
+        }
+
+        /// Takes an idle connection to the request's origin from `pool` (unless `reuse` is
+        /// false) or connects within the request's timeout, writes `request` and starts the
+        /// watchdog.
+        static func start(
+            _ request: HTTPRequest, pool: SocketConnectionPool, reuse: Bool = true, trustedCertificatesFile: String?
+        ) async throws -> SocketHTTPExchange {
+            guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                let host = request.url.host, !host.isEmpty
+            else { throw HTTPTransportError("\(request.url.absoluteString) is not an http: or https: URL") }
+            let bytes = try requestBytes(request, host: host)
+            let origin = SocketConnectionPool.Origin(
+                scheme: scheme, host: host.lowercased(), port: port(of: request.url))
+            let reused = reuse ? pool.take(origin) : nil
+            let connection: SocketConnection
+            if let reused {
+                connection = reused
+            } else {
+                do {
+                    connection = try await connect(
+                        host: host, port: origin.port, tls: scheme == "https",
+                        trustedCertificatesFile: trustedCertificatesFile, timeout: request.timeout)
+                } catch let error as URLError {
+                    throw error  // a timeout keeps its kind (a stalled request to the layers above)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    // No connection, so no byte of this request was written: callers may tell
+                    // the person that nothing reached the server.
+                    throw HTTPRequestNotSent(String(describing: error))
+                }
+            }
+            let exchange = SocketHTTPExchange(
+                connection: connection, timeout: request.timeout, requestWasHead: request.method == "HEAD", pool: pool,
+                origin: origin, reused: reused != nil)
+            connection.write(bytes)
+            exchange.startWatchdog()
+            return exchange
+        }
+
+        /// Whether the request may be sent again on a new connection after this exchange failed:
+        /// only when its reused connection ended before any byte of a response (the server had
+        /// closed it while idle), and only for `GET` and `HEAD` or when none of the request left
+        /// this process, so a request that may have reached the server is never sent twice.
+        func mayRetryOnNewConnection(method: String) -> Bool {
+            guard reusedConnection, state.withLock({ $0.endedBeforeResponse && !$0.receivedAny }) else { return false }
+            return method == "GET" || method == "HEAD" || connection.sentBytes == sentBefore
+        }
+
+        /// The URL's port, or the scheme's default.
+        static func port(of url: URL) -> Int {
+            url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        }
+
+        /// The response once its head arrived; the body streams as it is read. Throws
+        /// `URLError(.timedOut)` when no head came within the timeout; cancelling the waiting
+        /// task closes it all.
+        func response() async throws -> HTTPStreamingResponse {
+            switch try await nextEvent() {
+            case .head(let status, let headers):
+                // The stream's closure owns the exchange: dropping the body closes it.
+                let next: @Sendable () async throws -> [UInt8]? = { [self] in try await nextBodyChunk() }
+                return HTTPStreamingResponse(
+                    head: HTTPResponseHead(status: status, headers: headers), body: AsyncThrowingStream(unfolding: next)
+                )
+            case .body, .end:
+                throw HTTPTransportError("the server's response is malformed: a body before its head")
+            case nil:
+                throw HTTPTransportError("the server closed the connection before a response")
+            }
+        }
+
+        /// Closes the connection; a body still streaming ends.
+        func close() {
+            finish(nil)
+        }
+
+        /// The next piece of the body, `nil` at its end.
+        private func nextBodyChunk() async throws -> [UInt8]? {
+            while true {
+                switch try await nextEvent() {
+                case .body(let bytes): if !bytes.isEmpty { return bytes }
+                case .end, nil:
+                    finish(nil)
+                    return nil
+                case .head: continue
+                }
+            }
+        }
+
+        /// The next parsed event, reading from the connection only when none is left; `nil`
+        /// when the exchange was closed after a complete response.
+        private func nextEvent() async throws -> HTTPResponseParser.Event? {
+            while true {
+                let ready = try state.withLock { state throws -> HTTPResponseParser.Event?? in
+                    if state.nextEvent < state.events.count {
+                        defer { state.nextEvent += 1 }
+                        return .some(state.events[state.nextEvent])
+                    }
+                    if let error = state.parseError {
+                        state.parseError = nil
+                        throw HTTPTransportError("the server's response is malformed: \(error.description)")
+                    }
+                    if let failure = state.failure { throw failure }
+                    if state.finished { return .some(nil) }
+                    state.events.removeAll(keepingCapacity: true)
+                    state.nextEvent = 0
+                    state.waitingSince = ContinuousClock.now
+                    return nil
+                }
+                if let ready { return ready }
+                let chunk: [UInt8]?
+                do {
+                    chunk = try await connection.receive()
+                } catch {
+                    let failure = state.withLock { state in
+                        if state.failure == nil, !state.receivedAny, !(error is CancellationError) {
+                            state.endedBeforeResponse = true
+                        }
+                        return state.failure
+                    }
+                    let reason = failure ?? error
+                    finish(reason)
+                    throw reason
+                }
+                let complete = state.withLock { state -> Bool in
+                    state.waitingSince = nil
+                    guard state.failure == nil else { return false }
+                    if let chunk, !state.receivedAny {
+                        state.receivedAny = true
+                        state.isHTTP11 = chunk.starts(with: Self.http11StatusLine)
+                    } else if chunk == nil, !state.receivedAny {
+                        state.endedBeforeResponse = true
+                    }
+                    do throws(HTTPResponseParser.ParseError) {
+                        if let chunk {
+                            let first = state.events.count
+                            defer {
+                                for case .head(_, let headers) in state.events[first...]
+                                where headers.listContains("Connection", token: "close") {
+                                    state.closeAsked = true
+                                }
+                            }
+                            try state.parser.feed(chunk, into: &state.events)
+                            if state.parser.isComplete {
+                                state.completeByFraming = true
+                                return true
+                            }
+                        } else {
+                            try state.parser.finish(into: &state.events)
+                            if state.events.isEmpty { state.finished = true }
+                        }
+                    } catch {
+                        // What the bytes held before the error is handed on first.
+                        state.parseError = error
+                    }
+                    return false
+                }
+                // The whole response is in: the connection owes this exchange nothing more, so
+                // it is freed now (what was parsed is still handed on in order).
+                if complete { finish(nil) }
+            }
+        }
+
+        /// Ends the exchange with `URLError(.timedOut)` when the server stays silent for the
+        /// timeout while a consumer waits; a consumer that is slow to ask costs nothing.
+        private func startWatchdog() {
+            let timeout = timeout
+            let watchdog = Task { [weak self] in
+                while !Task.isCancelled {
+                    // The exchange is held only while the deadline is read, never while
+                    // sleeping: a dropped body closes it at once.
+                    guard let step = self?.watchdogStep(timeout: timeout) else { return }
+                    // The live network's silence timeout: real time, as URLSession's (tests
+                    // drive it against a real peer; no rule decides by it).
+                    switch step {
+                    case .sleep(let deadline): try? await Task.sleep(until: deadline, clock: .continuous)  // real clock
+                    case .expired:
+                        self?.finish(URLError(.timedOut))
+                        return
+                    }
+                }
+            }
+            let finished = state.withLock { state in
+                state.watchdog = watchdog
+                return state.finished
+            }
+            if finished { watchdog.cancel() }
+        }
+
+        private enum WatchdogStep {
+            case sleep(until: ContinuousClock.Instant)
+            case expired
+        }
+
+        private func watchdogStep(timeout: Duration) -> WatchdogStep? {
+            state.withLock { state in
+                guard !state.finished else { return nil }
+                let now = ContinuousClock.now
+                guard let since = state.waitingSince else { return .sleep(until: now.advanced(by: timeout)) }
+                let deadline = since.advanced(by: timeout)
+                return now >= deadline ? .expired : .sleep(until: deadline)
+            }
+        }
+
+        private static let http11StatusLine = Array("HTTP/1.1 ".utf8)
+
+        /// Ends the exchange once: a waiting consumer gets `error` (or the clean end), the
+        /// watchdog stops, and the connection goes back to the pool when the response was
+        /// complete and allows it, else closes.
+        private func finish(_ error: (any Error)?) {
+            let ending = state.withLock { state -> (watchdog: Task<Void, Never>?, reusable: Bool)? in
+                guard !state.finished else { return nil }
+                state.finished = true
+                if state.failure == nil { state.failure = error }
+                defer { state.watchdog = nil }
+                let reusable = state.failure == nil && state.completeByFraming && state.isHTTP11 && !state.closeAsked
+                return (state.watchdog, reusable)
+            }
+            guard let ending else { return }
+            ending.watchdog?.cancel()
+            if ending.reusable {
+                pool.release(connection, to: origin)
+            } else {
+                connection.shutdown()
+            }
+        }
+
+        // MARK: The request
+
+        /// The request head and body as bytes. Header names must be tokens and values may not
+        /// hold CR, LF or NUL (no header injection); framing headers are the client's own.
+        static func requestBytes(_ request: HTTPRequest, host: String) throws -> [UInt8] {
+            let method = request.method
+            guard !method.isEmpty, method.utf8.allSatisfy(isTokenByte) else {
+                throw HTTPTransportError("the method \(method.debugDescription) is not a token")
+            }
+            var target = request.url.path(percentEncoded: true)
+            if target.isEmpty { target = "/" }
+            if let query = request.url.query(percentEncoded: true) { target += "?" + query }
+            guard !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+                throw HTTPTransportError(
+                    "the request target \(target.debugDescription) holds white space or a control byte")
+            }
+            let hostField = host.contains(":") ? "[\(host)]" : host
+            let defaultPort = request.url.scheme?.lowercased() == "https" ? 443 : 80
+            let port = port(of: request.url)
+            var head = "\(method) \(target) HTTP/1.1\r\nHost: \(hostField)\(port == defaultPort ? "" : ":\(port)")\r\n"
+            let ownFields = ["Host", "Content-Length", "Connection", "Transfer-Encoding"]
+            var hasUserAgent = false
+            for field in request.headers {
+                guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else {
+                    throw HTTPTransportError("the header name \(field.name.debugDescription) is not a token")
+                }
+                guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                    throw HTTPTransportError("the value of the header \(field.name) holds CR, LF or NUL")
+                }
+                if ownFields.contains(where: { $0.caseInsensitiveCompare(field.name) == .orderedSame }) { continue }
+                if field.name.caseInsensitiveCompare("User-Agent") == .orderedSame { hasUserAgent = true }
+                head += "\(field.name): \(field.value)\r\n"
+            }
+            if !hasUserAgent { head += "User-Agent: Sybil\r\n" }
+            if let body = request.body {
+                head += "Content-Length: \(body.count)\r\n"
+            } else if ["POST", "PUT", "PATCH"].contains(method) {
+                head += "Content-Length: 0\r\n"
+            }
+            head += "\r\n"
+            return Array(head.utf8) + (request.body ?? [])
+        }
+
+        private static func isTokenByte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            }
+        }
+
+        // MARK: Connecting
+
+        /// ``SocketConnection/connect(host:port:tls:trustedCertificatesFile:)`` within
+        /// `timeout`; a connection that arrives after the caller gave up is closed.
+        private static func connect(
+            host: String, port: Int, tls: Bool, trustedCertificatesFile: String?, timeout: Duration
+        ) async throws -> SocketConnection {
+            let outcome = Locked<CheckedContinuation<SocketConnection, any Error>?>(nil)
+            let settle: @Sendable (Result<SocketConnection, any Error>) -> Bool = { result in
+                guard let continuation = outcome.withLock({ $0.take() }) else { return false }
+                continuation.resume(with: result)
+                return true
+            }
+            let tasks = Locked<[Task<Void, Never>]>([])
+            defer { for task in tasks.withLock({ $0 }) { task.cancel() } }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    outcome.withLock { $0 = continuation }
+                    let connecting = Task {
+                        do {
+                            let connection = try await SocketConnection.connect(
+                                host: host, port: port, tls: tls, trustedCertificatesFile: trustedCertificatesFile)
+                            if !settle(.success(connection)) { connection.shutdown() }
+                        } catch {
+                            _ = settle(.failure(error))
+                        }
+                    }
+                    let timer = Task {
+                        // The live connect timeout, in real time like URLSession's.
+                        guard (try? await Task.sleep(for: timeout)) != nil else { return }  // real clock
+                        _ = settle(.failure(URLError(.timedOut)))
+                    }
+                    tasks.withLock { $0 = [connecting, timer] }
+                    if Task.isCancelled { _ = settle(.failure(CancellationError())) }
+                }
+            } onCancel: {
+                _ = settle(.failure(CancellationError()))
+            }
+        }
+    }
+#endif

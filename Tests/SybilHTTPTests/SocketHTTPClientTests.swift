@@ -1,0 +1,144 @@
+#if canImport(Glibc) && canImport(COpenSSL)
+    import Foundation
+    import Glibc
+    import SybilHTTP
+    import SybilTesting
+    import Synchronization
+    import Testing
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    @Suite("Socket HTTP client", .timeLimit(.minutes(2)))
+    struct SocketHTTPClientTests {
+        private func request(_ server: LoopbackHTTPServer, _ path: String, method: String = "GET") -> HTTPRequest {
+            var headers = HTTPHeaders()
+            headers.set("Authorization", "Bearer secret")
+            return HTTPRequest(
+                method: method, url: APIEndpoint.url(base: server.url, path: path), headers: headers,
+                body: method == "POST" ? Array("{}".utf8) : nil, timeout: .seconds(10))
+        }
+
+        @Test func aSameOriginRedirectKeepsTheCredentials() async throws {
+            let server = try LoopbackHTTPServer { request, connection in
+                if request.requestLine.hasPrefix("GET /old ") {
+                    connection.write("HTTP/1.1 302 Found\r\nLocation: /new\r\nContent-Length: 0\r\n\r\n")
+                } else {
+                    connection.write("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nnew")
+                }
+            }
+            let response = try await SocketHTTPClient().send(request(server, "old"))
+            #expect(response.head.status == 200)
+            #expect(try await response.collect() == Array("new".utf8))
+            #expect(server.received.map(\.requestLine) == ["GET /old HTTP/1.1", "GET /new HTTP/1.1"])
+            #expect(server.received.last?.header("Authorization") == "Bearer secret")
+        }
+
+        @Test func aRedirectToAnotherOriginDropsTheCredentials() async throws {
+            let other = try LoopbackHTTPServer { _, connection in
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            }
+            let target = other.url.absoluteString
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write(
+                    "HTTP/1.1 307 Temporary Redirect\r\nLocation: \(target)/x\r\nContent-Length: 0\r\n\r\n")
+            }
+            var first = request(server, "old")
+            first.headers.set("Cookie", "session=1")
+            first.headers.set("X-Kept", "yes")
+            let response = try await SocketHTTPClient().send(first)
+            #expect(response.head.status == 200)
+            let arrived = try #require(other.received.first)
+            #expect(arrived.header("Authorization") == nil, "the token never travels to another origin")
+            #expect(arrived.header("Cookie") == nil)
+            #expect(arrived.header("X-Kept") == "yes")
+        }
+
+        @Test func a303TurnsAPostIntoAGetWithoutBody() async throws {
+            let server = try LoopbackHTTPServer { request, connection in
+                if request.requestLine.hasPrefix("POST ") {
+                    connection.write("HTTP/1.1 303 See Other\r\nLocation: /result\r\nContent-Length: 0\r\n\r\n")
+                } else {
+                    connection.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+                }
+            }
+            _ = try await SocketHTTPClient().send(request(server, "submit", method: "POST"))
+            #expect(server.received.map(\.requestLine) == ["POST /submit HTTP/1.1", "GET /result HTTP/1.1"])
+            #expect(server.received.last?.body == [])
+        }
+
+        @Test func redirectsStopAtTheLimitAndWhenNotFollowed() async throws {
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write("HTTP/1.1 302 Found\r\nLocation: /again\r\nContent-Length: 0\r\n\r\n")
+            }
+            let looped = try await SocketHTTPClient().send(request(server, "start"))
+            #expect(looped.head.status == 302, "the last redirect is the answer")
+            #expect(server.received.count == SocketHTTPClient.maximumRedirects + 1)
+            let direct = try await SocketHTTPClient(followRedirects: false).send(request(server, "start"))
+            #expect(direct.head.status == 302)
+            #expect(server.received.count == SocketHTTPClient.maximumRedirects + 2)
+        }
+
+        @Test func aRedirectFromHTTPSToHTTPIsNotFollowed() throws {
+            let from = HTTPRequest(url: URL(string: "https://example.com/a")!)
+            let head = HTTPResponseHead(status: 302, headers: HTTPHeaders([("Location", "http://example.com/b")]))
+            #expect(SocketHTTPClient.redirect(from: from, head: head) == nil)
+            let secure = HTTPResponseHead(status: 302, headers: HTTPHeaders([("Location", "https://example.com/b")]))
+            #expect(SocketHTTPClient.redirect(from: from, head: secure)?.url.absoluteString == "https://example.com/b")
+        }
+
+        @Test func aHeaderThatWouldInjectALineIsRefusedBeforeConnecting() async throws {
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            }
+            var injected = request(server, "x")
+            injected.headers.set("X-Note", "a\r\nAuthorization: Bearer other")
+            await #expect(throws: HTTPTransportError.self) { try await SocketHTTPClient().send(injected) }
+            #expect(server.received.isEmpty)
+        }
+
+        @Test func noHeadWithinTheTimeoutIsATimeout() async throws {
+            let release = DispatchSemaphore(value: 0)
+            let server = try LoopbackHTTPServer { _, _ in release.wait() }
+            defer { release.signal() }
+            var silent = request(server, "slow")
+            silent.timeout = .milliseconds(300)
+            await #expect {
+                try await SocketHTTPClient().send(silent)
+            } throws: { error in
+                (error as? URLError)?.code == .timedOut
+            }
+        }
+
+        @Test func aMalformedResponseNamesWhatIsWrong() async throws {
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 12345678901234567890\r\n\r\n")
+            }
+            await #expect {
+                try await SocketHTTPClient().send(request(server, "x"))
+            } throws: { error in
+                String(describing: error).contains("Content-Length")
+            }
+        }
+
+        @Test func cancellingTheBodyClosesTheConnection() async throws {
+            let closed = DispatchSemaphore(value: 0)
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: a\n\n")
+                while !connection.read().isEmpty {}  // until the client closes
+                closed.signal()
+            }
+            let response = try await SocketHTTPClient().send(request(server, "events"))
+            let reader = Task {
+                var received = 0
+                for try await chunk in response.body { received += chunk.count }
+                return received
+            }
+            reader.cancel()
+            _ = try? await reader.value
+            let sawClose = await Task.detached { closed.wait(timeout: .now() + 30) == .success }.value
+            #expect(sawClose, "the server saw the connection close")
+        }
+    }
+#endif

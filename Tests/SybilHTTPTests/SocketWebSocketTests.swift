@@ -1,0 +1,209 @@
+import Foundation
+import SybilCore
+import SybilHTTP
+import SybilTesting
+import Testing
+
+@Suite("WebSocket client over a loopback server", .timeLimit(.minutes(2)))
+struct SocketWebSocketTests {
+    private func connect(
+        _ server: LoopbackHTTPServer, clock: ManualClock = ManualClock(), options: WebSocketOptions = WebSocketOptions()
+    )
+        async throws -> SocketWebSocket<ManualClock>
+    {
+        try await SocketWebSocket.connect(
+            to: server.webSocketURL, options: options, random: SeededRandomSource(seed: 5), clock: clock)
+    }
+
+    /// Everything received until the stream ends, and how it ended.
+    private func drain(_ socket: SocketWebSocket<ManualClock>) async -> ([WebSocketIncoming], (any Error)?) {
+        var received: [WebSocketIncoming] = []
+        do {
+            for try await item in socket.incoming { received.append(item) }
+            return (received, nil)
+        } catch {
+            return (received, error)
+        }
+    }
+
+    @Test func handshakeEchoAndNormalClose() async throws {
+        let server = try WebSocketPeer.server { peer, request in
+            while let frame = peer.readFrame() {
+                switch frame.opcode {
+                case .text, .binary: peer.send(frame)
+                case .close:
+                    peer.send(WebSocketFrame(opcode: .close, payload: frame.payload))
+                    return
+                default: break
+                }
+            }
+        }
+        var headers = HTTPHeaders()
+        headers.set("Authorization", "Bearer t0k3n")
+        let socket = try await connect(server, options: WebSocketOptions(headers: headers))
+        try socket.send(text: "Grüße")
+        try socket.send(binary: [0, 1, 2, 255])
+        socket.close(code: 1000, reason: "bye")
+        let (received, error) = await drain(socket)
+        #expect(error == nil)
+        #expect(received == [.text("Grüße"), .binary([0, 1, 2, 255]), .closed(code: 1000, reason: "bye")])
+        let request = try #require(server.received.first)
+        #expect(request.requestLine == "GET /agent/stream?after=c-1 HTTP/1.1")
+        #expect(request.header("Upgrade") == "websocket")
+        #expect(request.header("Sec-WebSocket-Version") == "13")
+        #expect(request.header("Authorization") == "Bearer t0k3n")
+        #expect(throws: WebSocketError.closed) { try socket.send(text: "late") }
+    }
+
+    @Test func fragmentedMessagesWithAPingBetweenAndTheAnsweringPong() async throws {
+        let server = try WebSocketPeer.server { peer, _ in
+            peer.send(WebSocketFrame(fin: false, opcode: .text, payload: Array("Hel".utf8)))
+            peer.send(WebSocketFrame(opcode: .ping, payload: Array("p1".utf8)))
+            peer.send(WebSocketFrame(fin: true, opcode: .continuation, payload: Array("lo".utf8)))
+            let pong = peer.readFrame()
+            peer.send(
+                WebSocketFrame(
+                    opcode: .text,
+                    payload: Array("pong:\(pong.map { String(decoding: $0.payload, as: UTF8.self) } ?? "none")".utf8)))
+            peer.send(WebSocketFrame(opcode: .close, payload: WebSocketCloseCode.payload(code: 1000, reason: "")))
+            _ = peer.readFrame()
+        }
+        let socket = try await connect(server)
+        let (received, error) = await drain(socket)
+        #expect(error == nil)
+        #expect(received == [.text("Hello"), .text("pong:p1"), .closed(code: 1000, reason: "")])
+    }
+
+    @Test func theServersApplicationCloseCodeIsReportedAndEchoed() async throws {
+        let server = try WebSocketPeer.server { peer, _ in
+            peer.send(
+                WebSocketFrame(
+                    opcode: .close, payload: WebSocketCloseCode.payload(code: 4503, reason: "open proxy unavailable")))
+            let echo = peer.readFrame()
+            peer.sendRaw(Array("echo:\(echo.map { Int($0.payload[0]) << 8 | Int($0.payload[1]) } ?? -1)".utf8))
+        }
+        let socket = try await connect(server)
+        let (received, _) = await drain(socket)
+        #expect(received == [.closed(code: 4503, reason: "open proxy unavailable")])
+    }
+
+    struct Violation: Sendable, CustomTestStringConvertible {
+        var name: String
+        var bytes: [UInt8]
+        var code: UInt16
+        var testDescription: String { name }
+    }
+
+    static let violationCases = [
+        Violation(
+            name: "invalid UTF-8", bytes: WebSocketFrame(opcode: .text, payload: [0xFF]).encoded(maskingKey: nil),
+            code: 1007),
+        Violation(
+            name: "masked server frame",
+            bytes: WebSocketFrame(opcode: .text, payload: Array("x".utf8)).encoded(maskingKey: [1, 2, 3, 4]), code: 1002
+        ),
+        Violation(name: "reserved opcode", bytes: [0x83, 0x00], code: 1002),
+        Violation(
+            name: "continuation without start",
+            bytes: WebSocketFrame(opcode: .continuation, payload: []).encoded(maskingKey: nil), code: 1002),
+        Violation(
+            name: "too big",
+            bytes: WebSocketFrame(opcode: .binary, payload: [UInt8](repeating: 0, count: 2_000)).encoded(
+                maskingKey: nil), code: 1009),
+    ]
+
+    @Test("violations close the connection with their code", arguments: violationCases)
+    func violations(violation: Violation) async throws {
+        let bytes = violation.bytes
+        let code = violation.code
+        let server = try WebSocketPeer.server { peer, _ in
+            peer.sendRaw(bytes)
+            if let close = peer.readFrame(), close.opcode == .close {
+                peer.send(WebSocketFrame(opcode: .text, payload: close.payload))  // tells nothing to a closed client
+            }
+        }
+        let socket = try await connect(server, options: WebSocketOptions(maximumMessage: 1_000))
+        let (_, error) = await drain(socket)
+        guard case .protocolViolation(let found)? = error as? WebSocketError else {
+            Issue.record("expected a protocol violation, got \(String(describing: error))")
+            return
+        }
+        #expect(found.closeCode == code)
+    }
+
+    @Test func aWrongAcceptValueFailsTheHandshake() async throws {
+        let server = try LoopbackHTTPServer { request, connection in
+            WebSocketPeer.answer(request, on: connection, accept: "bm90IHRoZSByaWdodCB2YWx1ZQ==")
+        }
+        await #expect(throws: WebSocketError.self) { _ = try await connect(server) }
+        let refused = try LoopbackHTTPServer { _, connection in
+            connection.write("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n")
+        }
+        do {
+            _ = try await connect(refused)
+            Issue.record("connected despite a 401")
+        } catch let error as WebSocketError {
+            #expect(error == .handshake(#"the server did not switch protocols: "HTTP/1.1 401 Unauthorized""#))
+        }
+    }
+
+    @Test func keepalivePingsGoOutOnTheInjectedClock() async throws {
+        let server = try WebSocketPeer.server { peer, _ in
+            let ping = peer.readFrame()
+            peer.send(
+                WebSocketFrame(opcode: .text, payload: Array("got \(ping?.opcode == .ping ? "ping" : "other")".utf8)))
+            peer.send(WebSocketFrame(opcode: .close, payload: WebSocketCloseCode.payload(code: 1001, reason: "")))
+            _ = peer.readFrame()
+        }
+        let clock = ManualClock()
+        let socket = try await connect(server, clock: clock, options: WebSocketOptions(pingInterval: .seconds(20)))
+        #expect(await clock.waitForSleepers(count: 1))
+        clock.advance(by: .seconds(20))
+        let (received, _) = await drain(socket)
+        #expect(received == [.text("got ping"), .closed(code: 1001, reason: "")])
+    }
+
+    @Test func aDroppedConnectionIsAnAbnormalClosure() async throws {
+        let server = try WebSocketPeer.server { peer, _ in
+            peer.send(WebSocketFrame(opcode: .text, payload: Array("bye".utf8)))
+        }
+        let socket = try await connect(server)
+        let (received, error) = await drain(socket)
+        #expect(received == [.text("bye")])
+        guard case .connectionLost? = error as? WebSocketError else {
+            Issue.record("expected connectionLost, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func requestHeadTakesTargetAndHostFromTheURL() {
+        let handshake = WebSocketHandshake(key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let head = handshake.requestHead(for: URL(string: "wss://h:443/chat")!)
+        #expect(
+            head
+                == "GET /chat HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        // A port other than the scheme's default is kept; no path is "/"; the query is kept.
+        let other = handshake.requestHead(for: URL(string: "ws://h:444?x=1")!)
+        #expect(other.hasPrefix("GET /?x=1 HTTP/1.1\r\nHost: h:444\r\n"))
+        #expect(handshake.requestHead(for: URL(string: "ws://h:80/a")!).contains("\r\nHost: h\r\n"))
+    }
+}
+
+@Suite("WebSocket client lifetime", .timeLimit(.minutes(2)))
+struct SocketWebSocketLifetimeTests {
+    @Test func droppingTheClientClosesTheConnection() async throws {
+        let closed = DispatchSemaphore(value: 0)
+        let server = try WebSocketPeer.server { peer, _ in
+            _ = peer.readFrame()  // returns nil once the client's TCP connection is gone
+            closed.signal()
+        }
+        do {
+            _ = try await SocketWebSocket.connect(
+                to: server.webSocketURL, random: SeededRandomSource(seed: 1), clock: ManualClock())
+        }
+        // Event-driven: the server thread signals when it sees the close (the bound only keeps a
+        // regression from hanging the run).
+        #expect(closed.wait(timeout: .now() + 10) == .success, "the server saw the connection close")
+    }
+}

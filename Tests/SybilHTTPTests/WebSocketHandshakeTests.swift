@@ -1,0 +1,113 @@
+import SybilCore
+import SybilHTTP
+import Testing
+
+@Suite("WebSocket opening handshake", .timeLimit(.minutes(2)))
+struct WebSocketHandshakeTests {
+    private let key = "dGhlIHNhbXBsZSBub25jZQ=="
+
+    private func upgrade(method: String = "GET", _ fields: [(String, String)]? = nil) -> HTTPHeaders {
+        HTTPHeaders(
+            fields ?? [
+                ("Host", "h"), ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", key),
+                ("Sec-WebSocket-Version", "13"),
+            ])
+    }
+
+    private func answer(_ fields: [String], status: String = "HTTP/1.1 101 Switching Protocols") -> String {
+        ([status] + fields).joined(separator: "\r\n")
+    }
+
+    /// RFC 6455 §1.3.
+    @Test func acceptValueFromTheRFC() {
+        #expect(WebSocketHandshake.acceptValue(for: key) == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    }
+
+    @Test func requestHeadCarriesTheKeyVersionAndExtraFields() {
+        let head = WebSocketHandshake(key: key).requestHead(
+            target: "/chat?x=1", host: "h:444", headers: HTTPHeaders([("Authorization", "Bearer t")]))
+        #expect(
+            head
+                == "GET /chat?x=1 HTTP/1.1\r\nHost: h:444\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer t\r\n\r\n"
+        )
+    }
+
+    @Test func aRandomKeyIsSixteenBytesInBase64AndFollowsTheSource() {
+        let first = WebSocketHandshake(random: SeededRandomSource(seed: 7))
+        #expect(Base64.decode(first.key)?.count == 16)
+        #expect(first == WebSocketHandshake(random: SeededRandomSource(seed: 7)))
+        #expect(first != WebSocketHandshake(random: SeededRandomSource(seed: 8)))
+    }
+
+    @Test func theClientAcceptsAValidAnswer() throws {
+        let handshake = WebSocketHandshake(key: key)
+        try handshake.validate(
+            responseHead: answer([
+                "upgrade: WebSocket", "connection: keep-alive, upgrade",
+                "Sec-WebSocket-Accept:  s3pPLMBiTxaQ9kYGzzhZRbK+xOo= ",
+            ]))
+    }
+
+    @Test func theClientRefusesEachBrokenAnswerNamingTheField() {
+        let handshake = WebSocketHandshake(key: key)
+        let accept = "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+        let cases: [(String, WebSocketHandshakeError)] = [
+            (answer([], status: "HTTP/1.1 200 OK"), .unexpectedStatus("HTTP/1.1 200 OK")),
+            (answer([], status: "HTTP/1.0 101 Switching"), .unexpectedStatus("HTTP/1.0 101 Switching")),
+            (answer(["Upgrade: h2c", "Connection: Upgrade", accept]), .missingUpgrade("h2c")),
+            (answer(["Connection: Upgrade", accept]), .missingUpgrade(nil)),
+            (answer(["Upgrade: websocket", "Connection: close", accept]), .missingConnectionUpgrade("close")),
+            (
+                answer(["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: x"]),
+                .wrongAccept(expected: "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", got: "x")
+            ),
+            (
+                answer(["Upgrade: websocket", "Connection: Upgrade", accept, "Sec-WebSocket-Extensions: deflate"]),
+                .unrequestedExtension("deflate")
+            ),
+        ]
+        for (head, expected) in cases {
+            #expect(throws: expected) { try handshake.validate(responseHead: head) }
+        }
+    }
+
+    @Test func theServerAcceptsAValidUpgradeWithItsAcceptValue() throws {
+        #expect(try WebSocketHandshake.accept(method: "GET", headers: upgrade()) == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+        let spelled = HTTPHeaders([
+            ("upgrade", "WebSocket"), ("connection", "keep-alive, Upgrade"), ("sec-websocket-key", key),
+            ("sec-websocket-version", "13"),
+        ])
+        #expect(try WebSocketHandshake.accept(method: "GET", headers: spelled) == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    }
+
+    @Test func theServerRefusesEachBrokenUpgradeNamingTheField() {
+        func refusal(_ method: String = "GET", replacing name: String, with value: String?) -> WebSocketUpgradeError? {
+            var headers = upgrade()
+            if let value {
+                headers.set(name, value)
+            } else {
+                headers = HTTPHeaders(headers.fields.filter { $0.name != name }.map { ($0.name, $0.value) })
+            }
+            do {
+                _ = try WebSocketHandshake.accept(method: method, headers: headers)
+                return nil
+            } catch { return error }
+        }
+        #expect(refusal("HEAD", replacing: "Host", with: "h") == .notGet("HEAD"))
+        #expect(refusal(replacing: "Upgrade", with: nil) == .missingUpgrade)
+        #expect(refusal(replacing: "Upgrade", with: "websockets") == .missingUpgrade)
+        #expect(refusal(replacing: "Connection", with: "keep-alive") == .missingConnectionUpgrade)
+        #expect(refusal(replacing: "Sec-WebSocket-Version", with: "12") == .unsupportedVersion)
+        #expect(refusal(replacing: "Sec-WebSocket-Version", with: nil) == .unsupportedVersion)
+        #expect(refusal(replacing: "Sec-WebSocket-Key", with: nil) == .invalidKey)
+        // 15 and 17 bytes either side of the 16 required.
+        #expect(
+            refusal(replacing: "Sec-WebSocket-Key", with: Base64.encode(Array(repeating: 1, count: 15))) == .invalidKey)
+        #expect(
+            refusal(replacing: "Sec-WebSocket-Key", with: Base64.encode(Array(repeating: 1, count: 17))) == .invalidKey)
+        #expect(refusal(replacing: "Sec-WebSocket-Key", with: Base64.encode(Array(repeating: 1, count: 16))) == nil)
+        #expect(refusal(replacing: "Sec-WebSocket-Key", with: "not base64!!!!!!!!!!!!!!") == .invalidKey)
+        #expect(WebSocketUpgradeError.invalidKey.field == "Sec-WebSocket-Key")
+        #expect(WebSocketUpgradeError.notGet("HEAD").field == nil)
+    }
+}
