@@ -51,6 +51,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         return String(value[first...last])
     }
 
+    /// Whether `byte` may stand in a token (a method, a field name): visible ASCII except the
+    /// delimiters (RFC 9110 §5.6.2).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        byte < 128 && tokenBytes[Int(byte)]
+    }
+
+    private static let tokenBytes: [Bool] = (0..<128).map { byte in
+        guard byte > 0x20, byte < 0x7F else { return false }
+        return !Array("\"(),/:;<=>?@[\\]{}".utf8).contains(UInt8(byte))
+    }
+
     /// Whether two field names are equal ignoring ASCII case (names are ASCII tokens).
     static func sameName(_ lhs: String, _ rhs: String) -> Bool {
         var left = lhs.utf8.makeIterator()

@@ -96,10 +96,7 @@ public struct HTTPRequestParser: Sendable {
     private enum State: Sendable {
         case head
         case fixedBody(remaining: Int)
-        case chunkSize
-        case chunkData(remaining: Int)
-        case chunkDataEnd
-        case trailers
+        case chunked(HTTPChunkedDecoder)
     }
 
     /// The largest request head (start line and fields).
@@ -107,18 +104,8 @@ public struct HTTPRequestParser: Sendable {
     private let bodyLimit: @Sendable (HTTPRequestHead) -> Int
     private var state = State.head
     private var buffer: [UInt8] = []
-    private var bodyReceived = 0
-    private var currentLimit = 0
     /// How far the current head has been searched for its end already.
     private var headScanned = 0
-    /// How far the partial line at the buffer's start (a chunk-size or trailer line) has been
-    /// searched for its CRLF already, so a line arriving byte by byte is scanned once.
-    private var lineScanned = 0
-    /// Bytes of the current request's trailer section read so far.
-    private var trailerBytes = 0
-    /// The longest chunk-size line (size and extensions), in bytes.
-    private static let maximumChunkLine = 1_024
-    private static let chunkLineTooLong = HTTPParseError.badRequest("a chunk-size line is longer than 1024 bytes")
 
     /// A parser; `bodyLimit` gives the largest body for a request once its head is known.
     public init(maximumHeadBytes: Int = 16 << 10, bodyLimit: @escaping @Sendable (HTTPRequestHead) -> Int) {
@@ -186,63 +173,23 @@ public struct HTTPRequestParser: Sendable {
                 state = .fixedBody(remaining: remaining - count)
             }
             return true
-        case .chunkSize:
-            // The same limit whether the line arrives whole or in pieces: a partial line is
-            // refused once it is already longer (a CR at its end may still start its CRLF).
-            guard let line = takeLine() else {
-                if partialLineLength > Self.maximumChunkLine { throw Self.chunkLineTooLong }
-                return false
-            }
-            guard line.count <= Self.maximumChunkLine else { throw Self.chunkLineTooLong }
-            // chunk-size [ *( BWS ";" BWS ext-name [ BWS "=" BWS ext-value ] ) ]: extensions
-            // are legal and ignored (RFC 9112 §7.1.1).
-            guard !line.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else {
-                throw .badRequest("a control character in a chunk-size line")
-            }
-            var sizeBytes = line[..<(line.firstIndex(of: UInt8(ascii: ";")) ?? line.endIndex)]
-            while let last = sizeBytes.last, last == 0x20 || last == 0x09 { sizeBytes = sizeBytes.dropLast() }
-            let sizeText = String(decoding: sizeBytes, as: UTF8.self)
-            guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(\.isHexDigit),
-                let size = Int(sizeText, radix: 16)
-            else { throw .badRequest("invalid chunk size \(sizeText.debugDescription)") }
-            if size == 0 {
-                state = .trailers
-            } else {
-                bodyReceived += size
-                guard bodyReceived <= currentLimit else { throw .bodyTooLarge(limit: currentLimit) }
-                state = .chunkData(remaining: size)
-            }
-            return true
-        case .chunkData(let remaining):
-            guard !buffer.isEmpty else { return false }
-            let count = min(remaining, buffer.count)
-            events.append(.body(Array(buffer[..<count])))
-            buffer.removeSubrange(..<count)
-            state = count == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - count)
-            return true
-        case .chunkDataEnd:
-            guard buffer.count >= 2 else { return false }
-            guard buffer[0] == 0x0D, buffer[1] == 0x0A else { throw .badRequest("chunk data is not followed by CRLF") }
-            buffer.removeSubrange(..<2)
-            state = .chunkSize
-            return true
-        case .trailers:
-            // The trailer section is bounded like a head, by its total size (each line with its
-            // CRLF), whether it arrives whole or in pieces.
-            guard let line = takeLine() else {
-                let partial = partialLineLength
-                if partial > 0, trailerBytes + partial + 2 > maximumHeadBytes {
-                    throw .headersTooLarge(limit: maximumHeadBytes)
+        case .chunked(var decoder):
+            // The trailer section is bounded like a head; the body by the head's limit.
+            let done: Bool
+            do {
+                done = try decoder.decode(&buffer) { events.append(.body($0)) }
+            } catch {
+                switch error {
+                case .malformed(let reason): throw .badRequest(reason)
+                case .trailersTooLarge(let limit): throw .headersTooLarge(limit: limit)
+                case .bodyTooLarge(let limit): throw .bodyTooLarge(limit: limit)
                 }
+            }
+            guard done else {
+                state = .chunked(decoder)
                 return false
             }
-            if line.isEmpty {
-                finishRequest(&events)
-            } else {
-                trailerBytes += line.count + 2
-                guard trailerBytes <= maximumHeadBytes else { throw .headersTooLarge(limit: maximumHeadBytes) }
-                try Self.checkTrailer(line)
-            }
+            finishRequest(&events)
             return true
         }
     }
@@ -265,26 +212,8 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
-    /// A trailer field is a field line like a header's (RFC 9112 §7.1.2): a token name, a
-    /// colon, no folding, no CR or NUL.
-    private static func checkTrailer(_ line: [UInt8]) throws(HTTPParseError) {
-        guard let first = line.first, first != 0x20, first != 0x09 else {
-            throw .badRequest("a trailer line starts with white space (folded lines are not allowed)")
-        }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-            throw .badRequest("trailer line without a colon")
-        }
-        guard colon > 0, line[..<colon].allSatisfy(isTokenByte) else {
-            throw .badRequest("invalid trailer name")
-        }
-        guard !line.contains(where: { $0 == 0 || $0 == 0x0D || $0 == 0x0A }) else {
-            throw .badRequest("a CR, LF or NUL in a trailer line")
-        }
-    }
-
     private mutating func startBody(for head: HTTPRequestHead, _ events: inout [Event]) throws(HTTPParseError) {
-        currentLimit = bodyLimit(head)
-        bodyReceived = 0
+        let limit = bodyLimit(head)
         let lengths = head.headers.fields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
         let encodings = head.headers.fields.filter { $0.name.lowercased() == "transfer-encoding" }.map(\.value)
         if !encodings.isEmpty {
@@ -293,7 +222,7 @@ public struct HTTPRequestParser: Sendable {
             guard lengths.isEmpty else { throw .badRequest("both Content-Length and Transfer-Encoding are present") }
             let coding = encodings.joined(separator: ",").lowercased().trimmingCharacters(in: .whitespaces)
             guard coding == "chunked" else { throw .unsupportedTransferEncoding(coding) }
-            state = .chunkSize
+            state = .chunked(HTTPChunkedDecoder(maximumTrailerBytes: maximumHeadBytes, bodyLimit: limit))
             return
         }
         guard let first = lengths.first else {
@@ -303,7 +232,7 @@ public struct HTTPRequestParser: Sendable {
         guard lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.count <= 18, first.allSatisfy(\.isASCIIDigit),
             let length = Int(first)
         else { throw .badRequest("invalid Content-Length \(first.debugDescription)") }
-        guard length <= currentLimit else { throw .bodyTooLarge(limit: currentLimit) }
+        guard length <= limit else { throw .bodyTooLarge(limit: limit) }
         if length == 0 {
             finishRequest(&events)
         } else {
@@ -314,38 +243,6 @@ public struct HTTPRequestParser: Sendable {
     private mutating func finishRequest(_ events: inout [Event]) {
         events.append(.end)
         state = .head
-        trailerBytes = 0
-    }
-
-    /// The length of the line begun in `buffer` (no CRLF in it yet), without a final CR that
-    /// may be the start of its CRLF.
-    private var partialLineLength: Int {
-        buffer.count - (buffer.last == 0x0D ? 1 : 0)
-    }
-
-    /// Removes and returns one CRLF-terminated line, without the CRLF.
-    private mutating func takeLine() -> [UInt8]? {
-        guard let end = Self.lineEnd(in: buffer, from: lineScanned) else {
-            // A final CR may be the start of the CRLF: it is looked at again.
-            lineScanned = max(0, buffer.count - 1)
-            return nil
-        }
-        lineScanned = 0
-        let line = Array(buffer[..<end])
-        buffer.removeSubrange(..<(end + 2))
-        return line
-    }
-
-    /// Where the first CRLF starts, searching from `start`.
-    static func lineEnd(in buffer: [UInt8], from start: Int) -> Int? {
-        buffer.withUnsafeBufferPointer { bytes in
-            var index = max(start, 0)
-            while index + 1 < bytes.count {
-                if bytes[index] == 0x0D, bytes[index + 1] == 0x0A { return index }
-                index += 1
-            }
-            return nil
-        }
     }
 
     /// Where the first CRLF CRLF starts, searching from `start`.
@@ -458,14 +355,8 @@ public struct HTTPRequestParser: Sendable {
         return pathAndQuery.hasPrefix("/") ? String(pathAndQuery) : "/" + pathAndQuery
     }
 
-    /// RFC 9110 token characters: visible ASCII except delimiters.
-    private static let tokenBytes: [Bool] = (0..<128).map { byte in
-        guard byte > 0x20, byte < 0x7F else { return false }
-        return !Array("\"(),/:;<=>?@[\\]{}".utf8).contains(UInt8(byte))
-    }
-
     private static func isTokenByte(_ byte: UInt8) -> Bool {
-        byte < 128 && tokenBytes[Int(byte)]
+        HTTPHeaders.isTokenByte(byte)
     }
 }
 

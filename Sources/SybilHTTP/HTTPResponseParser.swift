@@ -2,7 +2,8 @@
 /// and body pieces out. Interim 1xx heads are skipped; the body is framed by chunked coding,
 /// by Content-Length, or by the connection's end; a response to `HEAD`, a 204 and a 304 have
 /// none. Everything is range-checked: the head and the trailers against
-/// ``maximumHeadBytes``, a chunk-size line against 1 KiB, lengths against overflow. Received
+/// ``maximumHeadBytes``, a chunk-size line against 1 KiB (``HTTPChunkedDecoder``, the
+/// request parser's too), lengths against overflow. Received
 /// body bytes are handed on as they arrive, so the buffer never holds more than one head.
 public struct HTTPResponseParser: Sendable {
     /// What the parser found.
@@ -29,17 +30,14 @@ public struct HTTPResponseParser: Sendable {
         case head
         case fixedBody(remaining: Int)
         case untilClose
-        case chunkSize
-        case chunkData(remaining: Int)
-        case chunkDataEnd
-        case trailers(bytes: Int)
+        case chunked(HTTPChunkedDecoder)
         case done
     }
 
     /// The largest head (status line and fields), and the largest trailer section.
     public let maximumHeadBytes: Int
     /// The longest chunk-size line (size and extensions).
-    public static let maximumChunkLine = 1_024
+    public static let maximumChunkLine = HTTPChunkedDecoder.maximumSizeLine
     private let requestWasHead: Bool
     private var state = State.head
     private var buffer: [UInt8] = []
@@ -98,7 +96,7 @@ public struct HTTPResponseParser: Sendable {
             if (100...199).contains(status) { return true }  // 100 Continue, 103 Early Hints
             // The framing is checked before the head is handed on: a head whose body cannot be
             // framed is a malformed response, not a response with a failing body.
-            let body = try Self.bodyFraming(status: status, headers: headers, requestWasHead: requestWasHead)
+            let body = try bodyFraming(status: status, headers: headers)
             events.append(.head(status: status, headers: headers))
             state = body
             if case .done = body { events.append(.end) }
@@ -116,33 +114,19 @@ public struct HTTPResponseParser: Sendable {
             events.append(.body(buffer))
             buffer.removeAll(keepingCapacity: true)
             return false
-        case .chunkSize:
-            guard let line = try takeLine(limit: Self.maximumChunkLine, what: "a chunk-size line") else { return false }
-            let size = try Self.chunkSize(line)
-            state = size == 0 ? .trailers(bytes: 0) : .chunkData(remaining: size)
-            return true
-        case .chunkData(let remaining):
-            guard !buffer.isEmpty else { return false }
-            let count = min(remaining, buffer.count)
-            events.append(.body(Array(buffer[..<count])))
-            buffer.removeSubrange(..<count)
-            state = count == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - count)
-            return true
-        case .chunkDataEnd:
-            guard buffer.count >= 2 else { return false }
-            guard buffer[0] == 0x0D, buffer[1] == 0x0A else { throw ParseError("chunk data is not followed by CRLF") }
-            buffer.removeSubrange(..<2)
-            state = .chunkSize
-            return true
-        case .trailers(let bytes):
-            let room = maximumHeadBytes - bytes
-            guard let line = try takeLine(limit: room, what: "the trailer section") else { return false }
-            if line.isEmpty {
-                state = .done
-                events.append(.end)
-            } else {
-                state = .trailers(bytes: bytes + line.count + 2)
+        case .chunked(var decoder):
+            let done: Bool
+            do {
+                done = try decoder.decode(&buffer) { events.append(.body($0)) }
+            } catch {
+                throw ParseError(error.description)
             }
+            guard done else {
+                state = .chunked(decoder)
+                return false
+            }
+            state = .done
+            events.append(.end)
             return true
         case .done:
             return false
@@ -150,14 +134,13 @@ public struct HTTPResponseParser: Sendable {
     }
 
     /// The state the body starts in: `.done` when there is none.
-    private static func bodyFraming(
-        status: Int, headers: HTTPHeaders, requestWasHead: Bool
-    ) throws(ParseError) -> State {
+    private func bodyFraming(status: Int, headers: HTTPHeaders) throws(ParseError) -> State {
         if requestWasHead || status == 204 || status == 304 { return .done }
         if let coding = headers["Transfer-Encoding"] {
             let codings = coding.split(separator: ",").map { HTTPHeaders.trimmed($0).lowercased() }
             // RFC 9112 §6.3: a final coding other than chunked is read to the end.
-            return codings.last == "chunked" ? .chunkSize : .untilClose
+            return codings.last == "chunked"
+                ? .chunked(HTTPChunkedDecoder(maximumTrailerBytes: maximumHeadBytes)) : .untilClose
         }
         let lengths = headers.fields.filter { HTTPHeaders.sameName($0.name, "Content-Length") }.map(\.value)
         guard let first = lengths.first else { return .untilClose }
@@ -166,33 +149,6 @@ public struct HTTPResponseParser: Sendable {
             text.allSatisfy({ $0.isASCII && $0.isNumber }), let length = Int(text)
         else { throw ParseError("Content-Length \(first.debugDescription) is not one valid length") }
         return length == 0 ? .done : .fixedBody(remaining: length)
-    }
-
-    /// Takes one CRLF-terminated line (without it), or `nil` when it is not complete yet;
-    /// throws when the line already exceeds `limit` bytes.
-    private mutating func takeLine(limit: Int, what: String) throws(ParseError) -> [UInt8]? {
-        guard let lf = buffer.firstIndex(of: 0x0A) else {
-            if buffer.count > limit + 1 { throw ParseError("\(what) is longer than \(limit) bytes") }
-            return nil
-        }
-        guard lf > 0, buffer[lf - 1] == 0x0D else { throw ParseError("a bare LF in \(what)") }
-        guard lf - 1 <= limit else { throw ParseError("\(what) is longer than \(limit) bytes") }
-        let line = Array(buffer[..<(lf - 1)])
-        buffer.removeSubrange(...lf)
-        return line
-    }
-
-    private static func chunkSize(_ line: [UInt8]) throws(ParseError) -> Int {
-        guard !line.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else {
-            throw ParseError("a control character in a chunk-size line")
-        }
-        // chunk-size [ chunk-ext ]: extensions are allowed and ignored (RFC 9112 §7.1.1).
-        let sizeBytes = line[..<(line.firstIndex(of: UInt8(ascii: ";")) ?? line.endIndex)]
-        let text = HTTPHeaders.trimmed(Substring(String(decoding: sizeBytes, as: UTF8.self)))
-        guard !text.isEmpty, text.count <= 15, text.allSatisfy(\.isHexDigit), let size = Int(text, radix: 16) else {
-            throw ParseError("invalid chunk size \(text.debugDescription)")
-        }
-        return size
     }
 
     private static func headTooLarge(_ limit: Int) -> ParseError {
@@ -235,20 +191,11 @@ public struct HTTPResponseParser: Sendable {
                 throw ParseError("the header line \(String(line.prefix(80)).debugDescription) has no colon")
             }
             let name = line[..<colon]
-            guard name.utf8.allSatisfy(isTokenByte) else {
+            guard name.utf8.allSatisfy(HTTPHeaders.isTokenByte) else {
                 throw ParseError("the header name \(String(name.prefix(80)).debugDescription) is not a token")
             }
             headers.append(String(name), HTTPHeaders.trimmed(line[line.index(after: colon)...]))
         }
         return (status, headers)
-    }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 }
