@@ -9,6 +9,8 @@ import SybilWire
 /// bounded JPEG named `.jpg` (as the Agent room's photos do), and UTF-8 text up to the
 /// profile's input limit is kept as text. Anything else is refused, naming the file.
 public enum ChatAttachmentFile {
+    /// The text limit where no profile sets one (`sybil ask`'s standard 1 MiB).
+    public static let defaultTextLimit = 1 << 20
     /// The most bytes of a HEIC/HEIF photo read before it is converted (the v1 file ceiling).
     public static let maximumPhotoSourceBytes = 8 << 20
 

@@ -502,7 +502,22 @@ public final class TerminalAppController {
             }
             guard let chat else { return }
             run { [weak self] in
-                if await !chat.send(text) {
+                // `/attach PATH` lines attach files inline (seed 003), read off the main actor.
+                let (caption, paths) = ComposerAttachments.split(text)
+                var attachments: [ChatAttachment] = []
+                if !paths.isEmpty {
+                    let read = await Task.detached {
+                        ChatAttachmentFile.read(paths, textLimit: ChatAttachmentFile.defaultTextLimit)
+                    }.value
+                    switch read {
+                    case .success(let files): attachments = files
+                    case .failure(let refusal):
+                        self?.app.restoreDraft(text)
+                        self?.app.notice = refusal.message
+                        return
+                    }
+                }
+                if await !chat.send(paths.isEmpty ? text : caption, attachments: attachments) {
                     self?.app.restoreDraft(text)
                     self?.app.notice = chat.lastError ?? "Wait for the reply to finish, then send again."
                 }
@@ -844,7 +859,9 @@ public final class TerminalAppController {
             app.screenStatus = "A saved web search: the query, the answer and its sources"
         case .newChat, .chat:
             if let chat {
-                app.items = chatItems.items(chat.messages, lastError: chat.lastError)
+                app.items =
+                    chatItems.items(chat.messages, lastError: chat.lastError)
+                    + ChatTimelineAdapter.toolCallItems(chat.replyToolCalls)
                 app.isReplyRunning = chat.isTyping
                 app.screenStatus =
                     chat.isTyping ? "Sybil is typing… Ctrl+C stops" : chat.isLoading ? "Loading the chat…" : nil

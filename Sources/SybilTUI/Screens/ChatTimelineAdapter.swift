@@ -1,5 +1,7 @@
 import Foundation
+import SybilCore
 import SybilStore
+import SybilWire
 
 /// A chat's messages as timeline entries: a date separator before each day's first message,
 /// the person's messages, the replies (Markdown), a reply still arriving marked as such, a
@@ -49,10 +51,14 @@ public enum ChatTimelineAdapter {
         case .system:
             return
         case .user:
-            items.append(
-                TimelineItem(
-                    id: message.id, role: .user, author: "You", body: message.text,
-                    revision: revision(message.text, 0)))
+            var item = TimelineItem(
+                id: message.id, role: .user, author: "You", body: message.text, revision: revision(message.text, 0))
+            if !message.attachments.isEmpty {
+                let status = attachedStatus(message.attachments)
+                item.status = status
+                item.revision = revision(message.text + status, 5)
+            }
+            items.append(item)
         case .assistant:
             var item = TimelineItem(
                 id: message.id, role: .assistant, author: "Sybil", body: message.text, isMarkdown: true)
@@ -72,6 +78,28 @@ public enum ChatTimelineAdapter {
                 item.revision = revision(message.text + reason, 3)
             }
             items.append(item)
+        }
+    }
+
+    /// "Attached: notes.txt (text, 9 bytes), cat.png (image, 15 bytes)", safe on one line.
+    static func attachedStatus(_ attachments: [ChatAttachment]) -> String {
+        "Attached: "
+            + attachments.map { attachment in
+                let name = TerminalText.oneLine(String(attachment.name.prefix(80)))
+                let size = attachment.size == 1 ? "1 byte" : "\(attachment.size) bytes"
+                return "\(name) (\(attachment.kind.rawValue), \(size))"
+            }.joined(separator: ", ")
+    }
+
+    /// A card per tool call the latest reply made (Sybil shows them and never runs them): the
+    /// call's name and arguments, made safe and cut to one line of at most 200 characters.
+    public static func toolCallItems(_ calls: [ChatToolCall]) -> [TimelineItem] {
+        calls.map { call in
+            let body = call.summary(width: 200)
+            return TimelineItem(
+                id: "tool-call-\(call.index)", role: .activity, author: "Tool call", body: body,
+                status: "Not run: Sybil does not run tools" + (call.truncated ? " (arguments cut)" : ""),
+                revision: revision(body, 6))
         }
     }
 
