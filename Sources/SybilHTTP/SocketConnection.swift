@@ -1,4 +1,7 @@
 #if canImport(Glibc) && canImport(COpenSSL)
+    // CEpoll as the listener imports it: in a whole-module build the socket constants
+    // (SOCK_STREAM, MSG_NOSIGNAL) are found through it, not through Glibc alone.
+    import CEpoll
     import COpenSSL
     import Foundation
     import Glibc
