@@ -65,10 +65,10 @@ extension CommandSpec {
         exitStatus: """
             0 the whole reply arrived and was saved, 64 usage error, 65 the question, an
             attached file or the web-search query is over its limit (or a file is neither text
-            nor image), 66 no such conversation to continue or a file to attach cannot be read, 69 the
-            server could not be reached or failed (or offers no web search), 73 the history
-            could not be written, 76 the reply broke off or the server refused the request,
-            130 the reply was stopped with Ctrl+C.
+            nor image), 66 no such conversation to continue or a file to attach cannot be
+            read, 69 the server could not be reached or failed (or offers no web search), 73 the
+            history could not be written, 76 the reply broke off or the server refused the
+            request, 130 the reply was stopped with Ctrl+C.
             """)
 
     static let quick = CommandSpec(
