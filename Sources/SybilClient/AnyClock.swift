@@ -1,3 +1,5 @@
+import SybilCore
+
 /// Any clock that measures in `Duration`, behind one concrete type: a model generic over its
 /// clock can be kept by an owner that must name the type (the terminal app's services and
 /// session screen), whichever clock it was given — the live `ContinuousClock` in the app, a
@@ -5,30 +7,7 @@
 /// this clock was made; sleeps wait on the wrapped clock.
 public struct AnyClock: Clock, Sendable {
     /// A point on the wrapped clock's time line, as the time since this clock was made.
-    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
-        /// Time since this clock was made.
-        public var offset: Duration
-
-        /// An instant at `offset` from this clock's origin.
-        public init(offset: Duration) {
-            self.offset = offset
-        }
-
-        /// This instant moved by `duration`.
-        public func advanced(by duration: Duration) -> Instant {
-            Instant(offset: offset + duration)
-        }
-
-        /// The duration from this instant to `other`.
-        public func duration(to other: Instant) -> Duration {
-            other.offset - offset
-        }
-
-        /// Whether `lhs` is earlier than `rhs`.
-        public static func < (lhs: Instant, rhs: Instant) -> Bool {
-            lhs.offset < rhs.offset
-        }
-    }
+    public typealias Instant = OffsetInstant
 
     private let elapsed: @Sendable () -> Duration
     private let sleepUntil: @Sendable (Duration, Duration?) async throws -> Void

@@ -4,30 +4,7 @@ import SybilCore
 /// order, exactly when the clock passes their deadline, and never on wall time.
 public final class ManualClock: Clock, Sendable {
     /// A point on the manual time line: the time elapsed since the clock was created.
-    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
-        /// Time since the clock's origin.
-        public var offset: Duration
-
-        /// An instant at `offset` from the origin.
-        public init(offset: Duration) {
-            self.offset = offset
-        }
-
-        /// This instant moved by `duration`.
-        public func advanced(by duration: Duration) -> Instant {
-            Instant(offset: offset + duration)
-        }
-
-        /// The duration from this instant to `other`.
-        public func duration(to other: Instant) -> Duration {
-            other.offset - offset
-        }
-
-        /// Whether `lhs` is earlier than `rhs`.
-        public static func < (lhs: Instant, rhs: Instant) -> Bool {
-            lhs.offset < rhs.offset
-        }
-    }
+    public typealias Instant = OffsetInstant
 
     private struct Sleeper {
         let id: UInt64
