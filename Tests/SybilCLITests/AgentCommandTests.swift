@@ -6,6 +6,7 @@ import SybilImaging
 import SybilNet
 import SybilServer
 import SybilStore
+import SybilTesting
 import SybilWire
 import Testing
 
@@ -17,8 +18,11 @@ import Testing
 struct AgentCommandTests {
     private static let token = "cli-token"
 
+    /// A loopback address of this suite's own: other tests' servers bind 127.0.0.1.
+    private static let privateLoopback = "127.0.0.77"
+
     private func server(
-        port: Int = 0, storage: SybilServerOptions.Storage = .inMemory,
+        host: String = "127.0.0.1", port: Int = 0, storage: SybilServerOptions.Storage = .inMemory,
         _ configure: (inout SybilServerOptions) -> Void = { _ in }
     ) throws -> ReferenceServer {
         var options = SybilServerOptions(token: Self.token)
@@ -26,6 +30,7 @@ struct AgentCommandTests {
         options.storage = storage
         configure(&options)
         var configuration = HTTPServer.Configuration()
+        configuration.host = host
         configuration.port = port
         return try ReferenceServer(options: options, configuration: configuration)
     }
@@ -271,15 +276,16 @@ struct AgentCommandTests {
     @Test func aSendThatFailedStaysInTheOutboxAndRetrySendsItOnce() async throws {
         let data = temporaryDirectory()
         let serverData = temporaryDirectory()
-        // A port that is free now and still free for the first, failing send.
-        let probe = try server()
-        let port = try #require(probe.baseURL.port)
-        await probe.shutdown()
-        let url = URL(string: "http://127.0.0.1:\(port)/api/")!
+        // The first send is refused at a loopback address no other test binds, so no other
+        // test's server can take the port before this test's own server starts there.
+        var refusing: RefusingPort? = try RefusingPort(host: Self.privateLoopback)
+        let port = Int(try #require(refusing?.port))
+        let url = URL(string: "http://\(Self.privateLoopback):\(port)/api/")!
         let failing = io(url, data: data)
         #expect(await failing.run("agent", "send", "--wait", "5", "Are you there?") == 69)
         #expect(failing.stderr.contains("failed"))
-        let server = try server(port: port, storage: .directory(serverData.path))
+        refusing = nil
+        let server = try server(host: Self.privateLoopback, port: port, storage: .directory(serverData.path))
         defer { Task { await server.shutdown() } }
         let retry = io(url, data: data)
         #expect(await retry.run("agent", "retry") == 0)

@@ -19,13 +19,19 @@ import Testing
 struct AgentRoomEndToEndTests {
     /// The reference server for the room: no pause in the agent's replies, time fixed at
     /// 1,800,000,000,000 ms (every message on one day), no rate limit in the way.
-    /// The room's server again on `port` (its clients keep their base URL). Another test's server
-    /// may briefly hold the port the kernel just freed, so binding is retried for up to 5 s.
+    /// A loopback address only the restart tests bind: other tests' servers bind 127.0.0.1, so
+    /// none of them can be handed the port a restarting server gave up, and the room's client
+    /// never reconnects to another test's server.
+    private static let restartLoopback = "127.0.0.78"
+
+    /// The room's server again on `port` of ``restartLoopback`` (its clients keep their base
+    /// URL). The kernel may briefly hold the port it just freed, so binding is retried for up
+    /// to 5 s.
     private func restartRoomServer(port: Int, storage: SybilServerOptions.Storage) async throws -> ReferenceServer {
         var attempt = 0
         while true {
             do {
-                return try startRoomServer(port: port, storage: storage)
+                return try startRoomServer(host: Self.restartLoopback, port: port, storage: storage)
             } catch  where attempt < 100 {
                 attempt += 1
                 // Waits for the operating system to free a port (not a rule under test).
@@ -35,7 +41,7 @@ struct AgentRoomEndToEndTests {
     }
 
     private func startRoomServer(
-        port: Int = 0, storage: SybilServerOptions.Storage = .inMemory,
+        host: String = "127.0.0.1", port: Int = 0, storage: SybilServerOptions.Storage = .inMemory,
         _ configure: (inout SybilServerOptions) -> Void = { _ in }
     ) throws -> ReferenceServer {
         var options = SybilServerOptions(token: endToEndToken)
@@ -44,7 +50,7 @@ struct AgentRoomEndToEndTests {
         options.storage = storage
         configure(&options)
         return try ReferenceServer(
-            options: options, configuration: HTTPServer.Configuration(port: port),
+            options: options, configuration: HTTPServer.Configuration(host: host, port: port),
             time: ServerTime(clock: ManualClock()) { 1_800_000_000_000 })
     }
 
@@ -127,7 +133,7 @@ struct AgentRoomEndToEndTests {
     @Test func aServerThatDropsTheSocketIsReplayedFromTheLastMergedCursorWithoutDuplicates() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var server = try startRoomServer(storage: .directory(directory.path))
+        var server = try startRoomServer(host: Self.restartLoopback, storage: .directory(directory.path))
         let base = server.baseURL.absoluteString
         let port = try #require(server.baseURL.port)
         let clock = ManualClock()
@@ -158,7 +164,7 @@ struct AgentRoomEndToEndTests {
     @Test func foregroundReconnectsAtOnceAndReplaysWhatWasMissed() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var server = try startRoomServer(storage: .directory(directory.path))
+        var server = try startRoomServer(host: Self.restartLoopback, storage: .directory(directory.path))
         let base = server.baseURL.absoluteString
         let port = try #require(server.baseURL.port)
         let clock = ManualClock()

@@ -278,7 +278,12 @@ def main():
         term.send("\x1b1\x1b1")
         term.wait_for("the meditation from a double press", lambda t: "meditating" in t)
         term.send("\x1b")
-        term.wait_for("the meditation ended at once", lambda t: "The meditation ended before" in t)
+        # Under load a second may pass before Esc is read, and then this one is saved too: the
+        # rule for one under a second is pinned by the unit tests on a manual clock.
+        term.wait_for(
+            "the meditation ended",
+            lambda t: "meditating" not in t and ("The meditation ended before" in t or "Saved a meditation" in t),
+        )
         term.send("\x1b")  # the single press left the focus in the sidebar: back to the composer
         step("a double press of the Chats key entered meditation")
 
@@ -311,7 +316,7 @@ def main():
         )
         records = json.loads(listed.stdout or b"[]") if listed.returncode == 0 else []
         meditations = [r for r in records if r.get("kind") == "meditation"]
-        if len(meditations) != 1 or not 1 <= meditations[0].get("durationSeconds", 0) < 60:
+        if not 1 <= len(meditations) <= 2 or not all(1 <= m.get("durationSeconds", 0) < 60 for m in meditations):
             print(f"FAILED: sybil records list shows no meditation of the time spent: {listed.stdout!r}")
             return 1
         step(f"sybil records list shows the meditation ({meditations[0]['durationSeconds']} s)")
