@@ -1,4 +1,6 @@
 import Foundation
+import SybilCore
+import SybilWire
 import Testing
 
 @testable import SybilServer
@@ -87,6 +89,18 @@ struct OpenAPIConstraintsTests {
             let encoded = text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
             let served = (try? PathParameters(["modelId": encoded]).value(ModelID.self)) != nil
             #expect(Self.matches(regex, text) == served, "\(text.unicodeScalars.map(\.value))")
+        }
+    }
+
+    @Test func theWebSearchQueryPatternIsTheContractsRuleWithinItsLength() throws {
+        let regex = try Self.pattern(ofSchema: "WebSearchQuery")
+        var samples = (0..<0x3001).compactMap(UnicodeScalar.init).map { String($0) }
+        samples += [
+            "  a ", "\u{FEFF}", "\t\n", String(repeating: " ", count: 2048), "a" + String(repeating: "😀", count: 2047),
+        ]
+        for text in samples {
+            let taken = (try? WebSearchRequest.decode(.object(["query": .string(text)]), at: .root)) != nil
+            #expect(Self.matches(regex, text) == taken, "\(text.unicodeScalars.prefix(4).map(\.value))")
         }
     }
 
