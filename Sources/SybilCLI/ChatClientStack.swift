@@ -15,7 +15,7 @@ struct ChatClientStack {
     /// `nil` for a server that needs no key: no `Authorization` is sent.
     let tokens: TokenProvider?
     let headers: HTTPHeaders
-    let http = DefaultHTTPClient.make()
+    let http: any HTTPClient
     let clock = ContinuousClock()
     let warmUp: WarmUpManager<ContinuousClock>
     /// The chat requests' client: tells whether any of them may have reached the server.
@@ -23,6 +23,7 @@ struct ChatClientStack {
 
     init(connection: ServerTarget.Connection) {
         baseURL = connection.baseURL
+        http = DefaultHTTPClient.make(connectTimeout: connection.connectTimeout)
         var fields = connection.headers
         if connection.sendsKey, !connection.renewsKey, let key = connection.key {
             // A key nothing can renew is sent as it is: a 401 then reaches the user with the
@@ -74,7 +75,9 @@ struct ChatClientStack {
         if connection.embedded != nil { return SybilServerOptions.scriptedModel }
         let key = connection.sendsKey ? (try? await connection.tokens.token()) ?? nil : nil
         let client = ModelListClient(
-            baseURL: connection.baseURL, http: DefaultHTTPClient.make(), key: key, headers: connection.headers)
+            baseURL: connection.baseURL, http: DefaultHTTPClient.make(connectTimeout: connection.connectTimeout),
+            key: key,
+            headers: connection.headers)
         do {
             if let first = try await client.models().models.first {
                 io.writeError(

@@ -3,7 +3,8 @@ import Synchronization
 
 /// The HTTP client `sybil ask` streams through, watching whether any request may have reached
 /// the server: one that got a response head, or failed in any other way than
-/// ``HTTPRequestNotSent`` (no connection, so nothing was written). When none did, the question
+/// ``HTTPRequestNotSent`` (no connection was made — refused, unresolved, TLS refused, or not
+/// within the connect timeout — so nothing was written). When none did, the question
 /// never left the machine and `ask` takes its attempt back out of the history.
 final class SentRequestWitness: HTTPClient {
     private let inner: any HTTPClient

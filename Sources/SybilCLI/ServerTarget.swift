@@ -92,6 +92,9 @@ struct ServerTarget {
         /// The profile, when one was chosen.
         var profile: ClientProfile?
         var embedded: ReferenceServer?
+        /// How long a connection to the server may take to be made (`SYBIL_CONNECT_TIMEOUT`);
+        /// `nil`: the HTTP client's default.
+        var connectTimeout: Duration?
 
         /// The profile's header fields.
         var headers: HTTPHeaders {
@@ -122,6 +125,13 @@ struct ServerTarget {
     ) -> Connection? {
         let account = "sybil-cli"
         let choice = choice ?? .embedded
+        let connectTimeout: Duration?
+        switch Self.connectTimeout(environment: io.environment) {
+        case .success(let given): connectTimeout = given
+        case .failure(let refusal):
+            io.writeError("\(command): \(refusal.message)\n")
+            return nil
+        }
         let keyCommand = choice.profile?.keyCommand.map { KeyCommand($0, environment: io.environment) }
         func tokens(_ token: String?) -> TokenProvider {
             TokenProvider(
@@ -167,7 +177,7 @@ struct ServerTarget {
             return Connection(
                 baseURL: baseURL, tokens: tokens(key), sendsKey: key != nil, key: key, renewsKey: keyCommand != nil,
                 capabilities: Connection.discovery(io: io).remembered(baseURL), origin: choice.origin,
-                profile: choice.profile, embedded: nil)
+                profile: choice.profile, embedded: nil, connectTimeout: connectTimeout)
         }
         var options = SybilServerOptions(token: ServeCommand.randomToken(from: io.random))
         configure(&options)
@@ -178,10 +188,30 @@ struct ServerTarget {
                     + " (demo: scripted replies, not a model — connect one with `sybil profile add`)\n")
             return Connection(
                 baseURL: server.baseURL, tokens: tokens(options.token), key: options.token, capabilities: .sybil,
-                origin: choice.origin, embedded: server)
+                origin: choice.origin, embedded: server, connectTimeout: connectTimeout)
         } catch {
             io.writeError("\(command): cannot start the embedded server: \(error)\n")
             return nil
         }
+    }
+
+    /// `SYBIL_CONNECT_TIMEOUT`, a number of seconds above 0 (fractions allowed) that bounds the
+    /// making of a connection; `nil` when it is not set.
+    static func connectTimeout(environment: [String: String]) -> Result<Duration?, ConnectTimeoutRefusal> {
+        guard let text = environment["SYBIL_CONNECT_TIMEOUT"] else { return .success(nil) }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let seconds = Double(trimmed), seconds.isFinite, seconds > 0, seconds <= 86_400,
+            trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
+        else {
+            return .failure(
+                ConnectTimeoutRefusal(
+                    message: "SYBIL_CONNECT_TIMEOUT must be a number of seconds above 0, not \(text.debugDescription)"))
+        }
+        return .success(.milliseconds(Int64((seconds * 1000).rounded(.up))))
+    }
+
+    /// Why `SYBIL_CONNECT_TIMEOUT` cannot be used.
+    struct ConnectTimeoutRefusal: Error, Equatable {
+        var message: String
     }
 }

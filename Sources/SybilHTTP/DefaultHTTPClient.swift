@@ -3,10 +3,13 @@
 /// Neither follows a redirect.
 public enum DefaultHTTPClient {
     /// A client; by default a redirect throws ``HTTPRedirectRefused`` naming its target, and
-    /// with ``HTTPRedirects/deliver`` a 3xx is the final response.
-    public static func make(redirects: HTTPRedirects = .refuse) -> any HTTPClient {
+    /// with ``HTTPRedirects/deliver`` a 3xx is the final response. `connectTimeout` (`nil`:
+    /// ``SocketHTTPClient/defaultConnectTimeout``) bounds the making of a connection on Linux;
+    /// URLSession keeps its own.
+    public static func make(redirects: HTTPRedirects = .refuse, connectTimeout: Duration? = nil) -> any HTTPClient {
         #if canImport(Glibc) && canImport(COpenSSL)
-            let client = SocketHTTPClient(followRedirects: false)
+            let client = SocketHTTPClient(
+                followRedirects: false, connectTimeout: connectTimeout ?? SocketHTTPClient.defaultConnectTimeout)
         #else
             let client = URLSessionHTTPClient(followRedirects: false)
         #endif

@@ -78,7 +78,9 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
 }
 
 /// A request none of which was written: the connection to the server could not be made (the
-/// name did not resolve, the connection was refused, TLS failed). Its description is the
+/// name did not resolve, the connection was refused, TLS failed, or no connection was made
+/// within the connect timeout — a TCP connect that never completed sent nothing). Only a
+/// failure after the request's bytes began to go out may have reached the server. Its description is the
 /// reason, as the underlying socket error said it. (A `GET` or `HEAD` sent once more after an
 /// idle kept-alive connection dropped may have reached the server the first time; a `POST` is
 /// only sent once more when none of it was written.)

@@ -17,31 +17,46 @@
     /// connection's thread sleeps in `poll`. (URLSession on Linux keeps a write source on a
     /// streaming socket after the request is sent and spins at full CPU while it waits.)
     ///
-    /// The request's timeout bounds connecting and the wait for the head, and then each silence
-    /// in the body, like URLSession's; a timeout throws `URLError(.timedOut)`. Redirects are
+    /// Connecting is bounded by the client's connect timeout (at most the request's timeout); a
+    /// connection not made in time throws ``HTTPRequestNotSent``, as a refused one does, since
+    /// nothing was sent. The request's timeout then bounds the wait for the head, and each
+    /// silence in the body, like URLSession's; such a timeout throws `URLError(.timedOut)`, as the
+    /// request may have reached the server. Redirects are
     /// followed (at most 5) when asked, never from `https:` to `http:`, and without
     /// `Authorization` or `Cookie` once they leave the request's origin. Cancelling the task
     /// that awaits the response, or that consumes the body, closes the connection.
     public final class SocketHTTPClient: HTTPClient {
         /// The most redirects one request follows.
         public static let maximumRedirects = 5
+        /// How long a connection may take to be made unless the client is given another bound
+        /// (as Go's default transport dials): shorter than a chat request's 60-second wait for
+        /// its head, so a server that cannot be reached is told apart from one that is silent.
+        public static let defaultConnectTimeout: Duration = .seconds(30)
         private let followRedirects: Bool
+        private let connectTimeout: Duration
         private let trustedCertificatesFile: String?
         private let pool: SocketConnectionPool
 
         /// A client; `followRedirects: false` makes a 3xx the final response;
-        /// `trustedCertificatesFile` adds a PEM of certificates to trust for `https:`.
-        public convenience init(followRedirects: Bool = true, trustedCertificatesFile: String? = nil) {
+        /// `trustedCertificatesFile` adds a PEM of certificates to trust for `https:`;
+        /// `connectTimeout` bounds the making of each connection (the request's timeout is the
+        /// bound when it is shorter).
+        public convenience init(
+            followRedirects: Bool = true, trustedCertificatesFile: String? = nil,
+            connectTimeout: Duration = SocketHTTPClient.defaultConnectTimeout
+        ) {
             self.init(
                 followRedirects: followRedirects, trustedCertificatesFile: trustedCertificatesFile,
-                idleClock: ContinuousClock())
+                connectTimeout: connectTimeout, idleClock: ContinuousClock())
         }
 
         /// A client whose idle connections age on `idleClock` (a test's manual clock).
         public init<C: Clock<Duration>>(
-            followRedirects: Bool = true, trustedCertificatesFile: String? = nil, idleClock: C
+            followRedirects: Bool = true, trustedCertificatesFile: String? = nil,
+            connectTimeout: Duration = SocketHTTPClient.defaultConnectTimeout, idleClock: C
         ) {
             self.followRedirects = followRedirects
+            self.connectTimeout = connectTimeout
             self.trustedCertificatesFile = trustedCertificatesFile
             pool = SocketConnectionPool(clock: idleClock)
         }
@@ -51,14 +66,16 @@
             var redirects = 0
             while true {
                 var exchange = try await SocketHTTPExchange.start(
-                    current, pool: pool, trustedCertificatesFile: trustedCertificatesFile)
+                    current, pool: pool, trustedCertificatesFile: trustedCertificatesFile,
+                    connectTimeout: connectTimeout)
                 let response: HTTPStreamingResponse
                 do {
                     response = try await exchange.response()
                 } catch  where exchange.mayRetryOnNewConnection(method: current.method) {
                     // The server had closed the idle connection: once more on a new one.
                     exchange = try await SocketHTTPExchange.start(
-                        current, pool: pool, reuse: false, trustedCertificatesFile: trustedCertificatesFile)
+                        current, pool: pool, reuse: false, trustedCertificatesFile: trustedCertificatesFile,
+                        connectTimeout: connectTimeout)
                     response = try await exchange.response()
                 }
                 guard followRedirects, redirects < Self.maximumRedirects,

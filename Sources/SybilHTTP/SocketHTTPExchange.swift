@@ -71,10 +71,13 @@
         }
 
         /// Takes an idle connection to the request's origin from `pool` (unless `reuse` is
-        /// false) or connects within the request's timeout, writes `request` and starts the
-        /// watchdog.
+        /// false) or connects within `connectTimeout` (at most the request's timeout), writes
+        /// `request` and starts the watchdog. A connection that cannot be made (refused, a name
+        /// that does not resolve, TLS refused, or nothing within the connect timeout) throws
+        /// ``HTTPRequestNotSent``: no byte of the request was written.
         static func start(
-            _ request: HTTPRequest, pool: SocketConnectionPool, reuse: Bool = true, trustedCertificatesFile: String?
+            _ request: HTTPRequest, pool: SocketConnectionPool, reuse: Bool = true, trustedCertificatesFile: String?,
+            connectTimeout: Duration
         ) async throws -> SocketHTTPExchange {
             guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                 let host = request.url.host, !host.isEmpty
@@ -90,9 +93,10 @@
                 do {
                     connection = try await connect(
                         host: host, port: origin.port, tls: scheme == "https",
-                        trustedCertificatesFile: trustedCertificatesFile, timeout: request.timeout)
-                } catch let error as URLError {
-                    throw error  // a timeout keeps its kind (a stalled request to the layers above)
+                        trustedCertificatesFile: trustedCertificatesFile,
+                        timeout: min(connectTimeout, request.timeout))
+                } catch let error as HTTPRequestNotSent {
+                    throw error  // the connect timeout: nothing was written either
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
@@ -274,6 +278,13 @@
             }
         }
 
+        /// The error for a connection to `host:port` not made within `timeout`: nothing of the
+        /// request was written, so it is ``HTTPRequestNotSent`` (not a timeout of the request,
+        /// which may have reached the server).
+        static func connectTimedOut(host: String, port: Int, after timeout: Duration) -> HTTPRequestNotSent {
+            HTTPRequestNotSent("cannot connect to \(host):\(port): no connection within \(timeout)")
+        }
+
         private static let http11StatusLine = Array("HTTP/1.1 ".utf8)
 
         /// Ends the exchange once: a waiting consumer gets `error` (or the clean end), the
@@ -352,7 +363,8 @@
         // MARK: Connecting
 
         /// ``SocketConnection/connect(host:port:tls:trustedCertificatesFile:)`` within
-        /// `timeout`; a connection that arrives after the caller gave up is closed.
+        /// `timeout`, else ``HTTPRequestNotSent`` saying so (the connection was never made, so
+        /// nothing was sent); a connection that arrives after the caller gave up is closed.
         private static func connect(
             host: String, port: Int, tls: Bool, trustedCertificatesFile: String?, timeout: Duration
         ) async throws -> SocketConnection {
@@ -379,7 +391,7 @@
                     let timer = Task {
                         // The live connect timeout, in real time like URLSession's.
                         guard (try? await Task.sleep(for: timeout)) != nil else { return }  // real clock
-                        _ = settle(.failure(URLError(.timedOut)))
+                        _ = settle(.failure(connectTimedOut(host: host, port: port, after: timeout)))
                     }
                     tasks.withLock { $0 = [connecting, timer] }
                     if Task.isCancelled { _ = settle(.failure(CancellationError())) }

@@ -44,6 +44,39 @@ struct AskUnsentTests {
         #expect(listed.stdout == "")
     }
 
+    /// A TCP connect that never completed (a listener whose accept queue is full never answers
+    /// the SYN) sent nothing: the connect timeout is not a request that may have been sent.
+    @Test func aConnectTimeoutSavesNothingAndSaysHowToSendAgain() async throws {
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let full = try FullBacklogPort()
+        var environment = environment
+        environment["SYBIL_CONNECT_TIMEOUT"] = "0.05"
+        let test = TestIO(environment: environment)
+        let status = await test.run("ask", "--api-url", full.url.absoluteString, "--model", "m", "Is it on?")
+        withExtendedLifetime(full) {}
+        #expect(status == 69, Comment(rawValue: test.stderr))
+        #expect(test.stderr.contains("no connection within 0.05 seconds"), "the reason is kept")
+        #expect(
+            test.stderr.hasSuffix(
+                "sybil ask: the question never reached the server, so it was not saved;"
+                    + " run the same command again to send it\n"), Comment(rawValue: test.stderr))
+        #expect(try await history().isEmpty)
+    }
+
+    @Test func aConnectTimeoutThatIsNotANumberIsRefusedBeforeAnythingIsSent() async throws {
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let refusing = try RefusingPort()
+        var environment = environment
+        environment["SYBIL_CONNECT_TIMEOUT"] = "5s"
+        let test = TestIO(environment: environment)
+        let status = await test.run("ask", "--api-url", refusing.url.absoluteString, "--model", "m", "Is it on?")
+        withExtendedLifetime(refusing) {}
+        #expect(status == 69)
+        #expect(
+            test.stderr == "sybil ask: SYBIL_CONNECT_TIMEOUT must be a number of seconds above 0, not \"5s\"\n")
+        #expect(try await history().isEmpty)
+    }
+
     @Test func aPipedQuestionIsPrintedBackSoItIsNotLost() async throws {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let refusing = try RefusingPort()

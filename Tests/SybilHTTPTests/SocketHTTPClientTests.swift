@@ -111,6 +111,29 @@
             }
         }
 
+        /// A connect that never completed sent nothing: it is ``HTTPRequestNotSent``, as a
+        /// refused one is, never the `URLError(.timedOut)` of a request that may have been sent.
+        @Test func noConnectionWithinTheConnectTimeoutIsNotSent() async throws {
+            let full = try FullBacklogPort()
+            let post = HTTPRequest(
+                method: "POST", url: APIEndpoint.url(base: full.url, path: "v1/chat/completions"),
+                body: Array("{}".utf8), timeout: .seconds(60))
+            await #expect {
+                try await SocketHTTPClient(connectTimeout: .milliseconds(50)).send(post)
+            } throws: { error in
+                (error as? HTTPRequestNotSent)?.description == "cannot connect to \(full.host):\(full.port):"
+                    + " no connection within 0.05 seconds"
+            }
+            withExtendedLifetime(full) {}
+        }
+
+        @Test func theRequestTimeoutBoundsConnectingWhenItIsShorter() async throws {
+            let full = try FullBacklogPort()
+            let get = HTTPRequest(url: APIEndpoint.url(base: full.url, path: "v1/models"), timeout: .milliseconds(50))
+            await #expect(throws: HTTPRequestNotSent.self) { try await SocketHTTPClient().send(get) }
+            withExtendedLifetime(full) {}
+        }
+
         @Test func aMalformedResponseNamesWhatIsWrong() async throws {
             let server = try LoopbackHTTPServer { _, connection in
                 connection.write("HTTP/1.1 200 OK\r\nContent-Length: 12345678901234567890\r\n\r\n")
