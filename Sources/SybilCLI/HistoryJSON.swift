@@ -38,8 +38,9 @@ enum HistoryJSON {
         .object(JSONObject(header(conversation) + [JSONMember("messages", .array(messages.map(message)))]))
     }
 
-    /// One message: its role, text as saved, model, how it ended, its times and its attached
-    /// files (name, type, kind and size; the bytes stay in the history).
+    /// One message: its role, text as saved, model, how it ended, its times, its attached
+    /// files (name, type, kind and size; the bytes stay in the history) and a reply's tool calls
+    /// (as `ask --json` writes them).
     static func message(_ message: ChatMessageRecord) -> JSONValue {
         let (state, reason): (String, String?) =
             switch message.state {
@@ -55,7 +56,10 @@ enum HistoryJSON {
                     JSONMember("text", .string(message.text)), JSONMember("model", text(message.model)),
                     JSONMember("state", .string(state)), JSONMember("failureReason", text(reason)),
                 ] + times("createdAt", message.createdAt) + times("finishedAt", message.finishedAt)
-                    + [JSONMember("attachments", .array(message.attachments.map(attachment)))]))
+                    + [
+                        JSONMember("attachments", .array(message.attachments.map(attachment))),
+                        JSONMember("toolCalls", .array(message.toolCalls.map(\.jsonValue))),
+                    ]))
     }
 
     /// One attached file: its name, MIME type, kind (`text` or `image`) and size in bytes.

@@ -1,9 +1,11 @@
 import SybilStore
+import SybilWire
 
 /// A saved conversation as Markdown (`history show ID --markdown`, `history export`): a
 /// heading with the title, a line with the id and times, the system prompt when there is one,
 /// then a `**You**` or `**Assistant**` section per message with its text as written (without
-/// trailing line breaks). A reply that did not finish is followed by how it ended, in italics.
+/// trailing line breaks). A reply that did not finish is followed by how it ended, in italics;
+/// attached files and a reply's tool calls are listed under their message.
 enum HistoryMarkdown {
     /// The separator between conversations in an export.
     static let separator = "\n---\n\n"
@@ -28,6 +30,9 @@ enum HistoryMarkdown {
             if let mark = HistoryTranscript.mark(message.state) { output += "\n_\(mark)_\n" }
             if !message.attachments.isEmpty {
                 output += "\n" + message.attachments.map { "- " + HistoryTranscript.attachment($0) + "\n" }.joined()
+            }
+            if !message.toolCalls.isEmpty {
+                output += "\n" + message.toolCalls.map { "- " + HistoryTranscript.toolCall($0) + "\n" }.joined()
             }
         }
         return output

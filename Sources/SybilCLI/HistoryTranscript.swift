@@ -5,8 +5,9 @@ import SybilWire
 
 /// What `sybil history show` prints for a saved conversation: its title and times, the system
 /// prompt it was started with (when there is one), then each message under a role label,
-/// replies as stored (Markdown as written), and a reply that did not finish marked with how it
-/// ended. Stored text never carries control characters out.
+/// replies as stored (Markdown as written), a reply that did not finish marked with how it
+/// ended, and a line per attached file and per tool call a reply made (never run). Stored text
+/// never carries control characters out.
 enum HistoryTranscript {
     /// The whole transcript; `time` formats milliseconds since 1970, `reply` lays out an
     /// assistant's text (rendered Markdown on a terminal; by default the text as saved, made safe).
@@ -27,8 +28,15 @@ enum HistoryTranscript {
             }
             if let mark = mark(message.state) { output += mark + "\n" }
             for attachment in message.attachments { output += self.attachment(attachment) + "\n" }
+            for call in message.toolCalls { output += toolCall(call) + "\n" }
         }
         return output
+    }
+
+    /// One tool call a reply made, on one line without control characters:
+    /// `[tool call, not run: get_weather({"city":"Paris"})]` (cut to 200 characters).
+    static func toolCall(_ call: ChatToolCall) -> String {
+        "[tool call, not run: \(call.summary(width: 200))" + (call.truncated ? " (arguments cut)]" : "]")
     }
 
     /// One attached file as a line: `[attached notes.txt, text/plain; charset=utf-8, 1234 bytes]`.

@@ -7,16 +7,22 @@ extension ChatConversationModel {
     public static let emptyReplyReason = "The reply arrived empty. Retry to ask again."
 
     /// Streams the reply to the last question: saved as `.streaming` when the request leaves,
-    /// updated as text arrives (reasoning, finish reason and usage go to ``replyDetails``), ended
-    /// as `.complete`, `.stopped` or `.failed`. Runs in a task of its own, so the ending is saved
-    /// even when the caller is cancelled (that stops the reply).
+    /// updated as text arrives (reasoning, finish reason and usage go to ``replyDetails``, tool
+    /// calls to ``replyToolCalls`` and, when it ends, to the message), ended as `.complete`,
+    /// `.stopped` or `.failed`. Runs in a task of its own that the model keeps
+    /// (``replyFlow``): cancelling the caller, ``stop()`` or a new reply cancels it, which stops
+    /// the stream; the ending is still saved. (The model cannot be freed while it runs: the
+    /// task holds it.)
     func streamReply() async {
+        replyFlow?.cancel()
         let flow = Task { @MainActor in await self.runReply() }
+        replyFlow = flow
         await withTaskCancellationHandler {
             await flow.value
         } onCancel: {
-            Task { @MainActor in self.stop() }
+            flow.cancel()
         }
+        if replyFlow == flow { replyFlow = nil }
     }
 
     private func runReply() async {
@@ -40,7 +46,7 @@ extension ChatConversationModel {
         replyToolCalls = []
         let stream = Task { @MainActor () -> (String, ChatMessageRecord.State) in
             var text = ""
-            if self.stopRequested { return (text, .stopped) }
+            if self.stopRequested || Task.isCancelled { return (text, .stopped) }
             do {
                 for try await delta in streaming.deltas(to: request) {
                     self.replyDetails.reasoning += delta.reasoning
@@ -61,19 +67,29 @@ extension ChatConversationModel {
             }
         }
         streamTask = stream
-        let (text, ending) = await stream.value
+        // The flow cancelled (its caller, stop(), a new reply) stops the stream; what arrived is
+        // saved below as stopped.
+        let (text, ending) = await withTaskCancellationHandler {
+            await stream.value
+        } onCancel: {
+            stream.cancel()
+        }
         streamTask = nil
         await progressWriter?.value
         let finishedAt = currentTime()
+        // The calls move onto the message in the same change, so the app never shows them twice.
+        let toolCalls = replyToolCalls
         replaceMessage(id: reply.id) {
             $0.text = text
             $0.state = ending
             $0.finishedAt = finishedAt
+            $0.toolCalls = toolCalls
         }
+        replyToolCalls = []
         if case .failed(let reason) = ending { report(reason) }
         do {
             try await store.updateMessage(
-                id: reply.id, text: text, state: ending, finishedAt: finishedAt, at: finishedAt)
+                id: reply.id, text: text, state: ending, finishedAt: finishedAt, toolCalls: toolCalls, at: finishedAt)
             touch(at: finishedAt)
         } catch {
             report("The reply could not be saved (\(error)); it stays on screen until the chat is closed.")

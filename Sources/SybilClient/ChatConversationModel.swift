@@ -33,9 +33,9 @@ public final class ChatConversationModel {
     /// The latest reply's reasoning, finish reason and usage as they arrived (its text is in
     /// ``messages``); emptied when a reply starts. Not saved.
     public internal(set) var replyDetails = ChatDelta()
-    /// The tool calls the latest reply made, put together as they stream (Sybil never runs
-    /// them; the app shows a card for each, `sybil ask` a note); emptied when a reply starts.
-    /// Not saved.
+    /// The tool calls of the reply still arriving, put together as they stream (Sybil never
+    /// runs them; the app shows a card for each, `sybil ask` a note). When the reply ends they
+    /// move to its message (``ChatMessageRecord/toolCalls``, saved with it) and this is emptied.
     public internal(set) var replyToolCalls: [ChatToolCall] = []
     /// The model each request asks for: the one given, replaced by the one saved with the
     /// conversation when ``enter()`` loads it, and by ``select(model:)``.
@@ -57,6 +57,8 @@ public final class ChatConversationModel {
     @ObservationIgnored var stopRequested = false
     @ObservationIgnored var pendingProgress: String?
     @ObservationIgnored var progressWriter: Task<Void, Never>?
+    /// The running reply's flow (``streamReply()``), cancelled by ``stop()`` and by a new reply.
+    @ObservationIgnored var replyFlow: Task<Void, Never>?
 
     /// A conversation: a new one when `conversationId` is `nil`, else the saved one (loaded by
     /// ``enter()``). `now` gives milliseconds since 1970; `ids` names conversations and
@@ -204,6 +206,7 @@ public final class ChatConversationModel {
         guard isTyping else { return }
         stopRequested = true
         streamTask?.cancel()
+        replyFlow?.cancel()
     }
 
     /// The conversation's id, creating the conversation (titled by `text`) when it is new.
@@ -236,6 +239,12 @@ public final class ChatConversationModel {
             request.append(ChatMessage(role: "system", content: system))
         }
         for message in messages {
+            // A reply's tool calls are not sent back. The OpenAI format requires an assistant
+            // message with `tool_calls` to be followed by a `tool` message answering each call
+            // id, and servers reject the request without them (OpenAI: 400 "An assistant message
+            // with 'tool_calls' must be followed by tool messages"); Sybil never runs a tool, so
+            // it has no results to send. The reply's text goes as it is, and a reply that only
+            // called tools (no text) is left out below.
             switch (message.role, message.state) {
             case (.assistant, .failed), (.assistant, .streaming): continue
             case (.assistant, _) where message.text.isEmpty: continue

@@ -1,3 +1,5 @@
+import SybilWire
+
 /// The local chat history (seed 003/004): conversations, their messages, and saved web searches,
 /// with full-text search. Every write has reached the disk when it returns, so what the person
 /// wrote is kept before a request leaves, and a reply saved as it streams survives a crash.
@@ -27,10 +29,13 @@ public protocol ChatHistoryStore: Sendable {
     /// Adds a message at the end of its conversation and bumps the conversation's `updatedAt`
     /// to the message's `createdAt`. Adding an id that exists is an error.
     func appendMessage(_ message: ChatMessageRecord) async throws
-    /// Replaces a saved message's text, state and end time (a streaming reply's progress) and
-    /// bumps its conversation's `updatedAt` to `at`.
-    func updateMessage(id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, at time: Int64)
-        async throws
+    /// Replaces a saved message's text, state and end time (a streaming reply's progress), and
+    /// its tool calls when `toolCalls` is not `nil` (in the same write), and bumps its
+    /// conversation's `updatedAt` to `at`.
+    func updateMessage(
+        id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, toolCalls: [ChatToolCall]?,
+        at time: Int64
+    ) async throws
     /// Saves a web search's query, answer and sources.
     func saveWebSearch(_ search: SavedWebSearch) async throws
     /// The web search with `id`, if saved.
@@ -40,4 +45,13 @@ public protocol ChatHistoryStore: Sendable {
     /// Searches titles, message text and saved web searches for `query`'s words as word
     /// prefixes; any text the person types is safe (never a syntax error). At most `limit` hits.
     func search(_ query: String, limit: Int) async throws -> ChatSearchResults
+}
+
+extension ChatHistoryStore {
+    /// Replaces a saved message's text, state and end time, leaving its tool calls as they are.
+    public func updateMessage(
+        id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, at time: Int64
+    ) async throws {
+        try await updateMessage(id: id, text: text, state: state, finishedAt: finishedAt, toolCalls: nil, at: time)
+    }
 }

@@ -44,11 +44,15 @@ public struct ChatMessageRecord: Sendable, Hashable, Identifiable {
     public var finishedAt: Int64?
     /// The files attached inline to a person's message, in order (seed 003); empty for most.
     public var attachments: [ChatAttachment]
+    /// The tool calls a reply made, in order (Sybil shows them and never runs them); empty for
+    /// most, and for every message saved before migration `chat-history-10-message-tool-calls`.
+    public var toolCalls: [ChatToolCall]
 
     /// Creates a record.
     public init(
         id: String, conversationId: String, role: Role, text: String, model: String? = nil,
-        state: State = .complete, createdAt: Int64, finishedAt: Int64? = nil, attachments: [ChatAttachment] = []
+        state: State = .complete, createdAt: Int64, finishedAt: Int64? = nil, attachments: [ChatAttachment] = [],
+        toolCalls: [ChatToolCall] = []
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -59,5 +63,6 @@ public struct ChatMessageRecord: Sendable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.finishedAt = finishedAt
         self.attachments = attachments
+        self.toolCalls = toolCalls
     }
 }

@@ -1,3 +1,5 @@
+import SybilWire
+
 /// A ``ChatHistoryStore`` in memory, for tests and `sybil ask --no-save`: the same rules as the
 /// SQLite store (an id is added once, messages keep their order, a change bumps the
 /// conversation's `updatedAt`), nothing on disk. Search is a case-insensitive word-prefix scan.
@@ -75,12 +77,15 @@ public actor InMemoryChatHistory: ChatHistoryStore {
             throw Self.error("append message", "message id \(message.id) exists")
         }
         messageConversation[message.id] = message.conversationId
-        messagesByConversation[message.conversationId, default: []].append(message)
+        var kept = message
+        kept.toolCalls = Self.bounded(message.toolCalls)
+        messagesByConversation[message.conversationId, default: []].append(kept)
         conversations[message.conversationId]?.updatedAt = message.createdAt
     }
 
     public func updateMessage(
-        id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, at time: Int64
+        id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, toolCalls: [ChatToolCall]?,
+        at time: Int64
     ) throws {
         guard let conversationId = messageConversation[id],
             let index = messagesByConversation[conversationId]?.firstIndex(where: { $0.id == id })
@@ -88,6 +93,9 @@ public actor InMemoryChatHistory: ChatHistoryStore {
         messagesByConversation[conversationId]?[index].text = text
         messagesByConversation[conversationId]?[index].state = state
         messagesByConversation[conversationId]?[index].finishedAt = finishedAt
+        if let toolCalls {
+            messagesByConversation[conversationId]?[index].toolCalls = Self.bounded(toolCalls)
+        }
         conversations[conversationId]?.updatedAt = time
     }
 
@@ -142,6 +150,11 @@ public actor InMemoryChatHistory: ChatHistoryStore {
         }
         hits.sort { $0.updatedAt > $1.updatedAt }
         return ChatSearchResults(hits: Array(hits.prefix(limit)), hasMore: hits.count > limit)
+    }
+
+    /// `calls` within the SQLite store's bounds, so both stores read back the same.
+    private static func bounded(_ calls: [ChatToolCall]) -> [ChatToolCall] {
+        calls.prefix(ChatToolCall.maximumCalls).map(\.bounded)
     }
 
     /// The lowercased words (runs of letters and digits) of `text`.

@@ -11,7 +11,7 @@ extension SQLiteChatHistory {
             try database.query(
                 """
                 SELECT m.id, c.id, m.role, m.text, m.model, m.state, m.failure_reason, m.created_at, m.finished_at,
-                    m.attachments
+                    m.attachments, m.tool_calls
                 FROM chat_messages m JOIN chat_conversations c ON m.conversation_seq = c.seq
                 WHERE c.id = ? ORDER BY m.position
                 """, [.text(id)]
@@ -34,10 +34,12 @@ extension SQLiteChatHistory {
         }
     }
 
-    /// Replaces a saved message's text, state and end time, reindexes it, and sets its
-    /// conversation's `updatedAt` to `time`. An unknown id is an error.
+    /// Replaces a saved message's text, state and end time (and its tool calls, unless
+    /// `toolCalls` is `nil`), reindexes it, and sets its conversation's `updatedAt` to `time`, in
+    /// one transaction. An unknown id is an error.
     public func updateMessage(
-        id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, at time: Int64
+        id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, toolCalls: [ChatToolCall]?,
+        at time: Int64
     ) async throws {
         let path = path
         try await write { database in
@@ -52,6 +54,11 @@ extension SQLiteChatHistory {
             try database.query(
                 "UPDATE chat_messages SET text = ?, state = ?, failure_reason = ?, finished_at = ? WHERE seq = ?",
                 [.text(text), columns.state, columns.reason, finishedAt.map { .integer($0) } ?? .null, .integer(seq)])
+            if let toolCalls {
+                try database.query(
+                    "UPDATE chat_messages SET tool_calls = ? WHERE seq = ?",
+                    [Self.toolCallsColumn(toolCalls), .integer(seq)])
+            }
             try database.query(
                 "UPDATE chat_conversations SET updated_at = ? WHERE seq = ?", [.integer(time), .integer(conversation)])
             try Self.indexMessage(seq: seq, text: text, replacing: old, database)
@@ -92,9 +99,9 @@ extension SQLiteChatHistory {
             """
             INSERT INTO chat_messages
                 (id, conversation_seq, position, role, text, model, state, failure_reason, created_at, finished_at,
-                attachments)
+                attachments, tool_calls)
             VALUES (?, ?, (SELECT COALESCE(MAX(position), -1) + 1 FROM chat_messages WHERE conversation_seq = ?),
-                ?, ?, ?, ?, ?, ?, ?, ?)
+                ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(message.id), .integer(conversationSeq), .integer(conversationSeq), .text(message.role.rawValue),
@@ -102,6 +109,7 @@ extension SQLiteChatHistory {
                 .integer(message.createdAt), message.finishedAt.map { .integer($0) } ?? .null,
                 message.attachments.isEmpty
                     ? .null : .text(JSONWriter().string(from: .array(message.attachments.map(\.jsonValue)))),
+                toolCallsColumn(message.toolCalls),
             ])
         let seq = try lastInsertRowid(database)
         try database.query(
@@ -134,7 +142,37 @@ extension SQLiteChatHistory {
             state: try state(row, 5, reasonAt: 6, path: path),
             createdAt: try integer(row, 7, "chat_messages.created_at", path: path),
             finishedAt: try optionalInteger(row, 8, "chat_messages.finished_at", path: path),
-            attachments: try attachments(row, 9, path: path))
+            attachments: try attachments(row, 9, path: path),
+            toolCalls: try toolCalls(row, 10, path: path))
+    }
+
+    /// The `tool_calls` column for `calls`: NULL for none, else a JSON array of at most
+    /// ``ChatToolCall/maximumCalls`` calls, each within its bounds.
+    static func toolCallsColumn(_ calls: [ChatToolCall]) -> SQLiteValue {
+        guard !calls.isEmpty else { return .null }
+        let kept = calls.prefix(ChatToolCall.maximumCalls).map { $0.bounded.storedValue }
+        return .text(JSONWriter().string(from: .array(Array(kept))))
+    }
+
+    /// A message's tool calls from its `tool_calls` column (a JSON array; NULL for none),
+    /// read strictly: more calls than the bound, or a call out of its bounds, is an error.
+    private static func toolCalls(_ row: [SQLiteValue], _ index: Int, path: String) throws -> [ChatToolCall] {
+        guard let json = try optionalText(row, index, "chat_messages.tool_calls", path: path) else { return [] }
+        do throws(JSONError) {
+            let value = try JSONReader(limits: JSONReader.Limits(maxDepth: 8)).parse(Array(json.utf8))
+            guard case .array(let array) = value, array.count <= ChatToolCall.maximumCalls else {
+                throw JSONError(
+                    kind: .contract, path: .root, message: "expected an array of at most \(ChatToolCall.maximumCalls)")
+            }
+            var calls: [ChatToolCall] = []
+            for (position, element) in array.enumerated() {
+                calls.append(try ChatToolCall.decodeStored(element, at: JSONPath.root.appending(index: position)))
+            }
+            return calls
+        } catch {
+            throw StorageError(
+                operation: "read", path: path, reason: "column chat_messages.tool_calls is not readable: \(error)")
+        }
     }
 
     /// A message's attachments from its `attachments` column (a JSON array; NULL for none).

@@ -74,6 +74,12 @@ extension SQLiteChatHistory {
         SQLiteMigration(
             name: "chat-history-9-message-attachments",
             sql: "ALTER TABLE chat_messages ADD COLUMN attachments TEXT;"),
+        // The tool calls a reply made (shown as cards, never run) as a JSON array of
+        // {index, id, name, arguments, truncated} within ``ChatToolCall``'s bounds; NULL for
+        // none (every message saved before).
+        SQLiteMigration(
+            name: "chat-history-10-message-tool-calls",
+            sql: "ALTER TABLE chat_messages ADD COLUMN tool_calls TEXT;"),
     ]
 
     /// The full-text index (see `SQLiteChatHistory+Search.swift` for the choices): one row per

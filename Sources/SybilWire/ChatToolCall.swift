@@ -75,6 +75,55 @@ public struct ChatToolCall: Sendable, Hashable {
             ]))
     }
 
+    /// The longest id kept, in bytes (ids are short; a longer one is cut when saved).
+    public static let maximumIDBytes = 256
+
+    /// The call within every bound: the id, name and arguments cut to their bounds (at a
+    /// character; a cut name or arguments sets ``truncated``). What the chat history saves.
+    public var bounded: ChatToolCall {
+        var call = ChatToolCall(index: index, truncated: truncated)
+        if let id {
+            var kept = ""
+            _ = Self.append(id, to: &kept, limit: Self.maximumIDBytes)
+            call.id = kept
+        }
+        call.truncated = Self.append(name, to: &call.name, limit: Self.maximumNameBytes) || call.truncated
+        call.truncated =
+            Self.append(arguments, to: &call.arguments, limit: Self.maximumArgumentBytes) || call.truncated
+        return call
+    }
+
+    /// The call as the chat history keeps it: ``jsonValue`` with its `index`.
+    public var storedValue: JSONValue {
+        .object(
+            JSONObject([
+                JSONMember("index", .number(JSONNumber(Int64(index)))),
+                JSONMember("id", id.map(JSONValue.string) ?? .null),
+                JSONMember("name", .string(name)), JSONMember("arguments", .string(arguments)),
+                JSONMember("truncated", .bool(truncated)),
+            ]))
+    }
+
+    /// Reads a call the chat history kept (``storedValue``), strictly: every member present
+    /// and of its type, and the id, name and arguments within their bounds.
+    public static func decodeStored(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> ChatToolCall {
+        let reader = try JSONObjectReader(value, at: path)
+        try reader.requireExactKeys(["index", "id", "name", "arguments", "truncated"])
+        let call = ChatToolCall(
+            index: Int(try reader.integer("index", in: 0...Int64(Int32.max))), id: try reader.nullableString("id"),
+            name: try reader.string("name"), arguments: try reader.string("arguments"),
+            truncated: try reader.bool("truncated"))
+        for (key, text, limit) in [
+            ("id", call.id ?? "", maximumIDBytes), ("name", call.name, maximumNameBytes),
+            ("arguments", call.arguments, maximumArgumentBytes),
+        ] where text.utf8.count > limit {
+            throw JSONError(
+                kind: .contract, path: path.appending(key: key), offset: nil,
+                message: "holds \(text.utf8.count) bytes, more than \(limit)")
+        }
+        return call
+    }
+
     /// Appends `piece` to `text` while it stays within `limit` bytes (cut at a character);
     /// whether anything was dropped.
     private static func append(_ piece: String, to text: inout String, limit: Int) -> Bool {

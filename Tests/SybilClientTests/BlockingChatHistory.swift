@@ -1,6 +1,7 @@
 import SybilClient
 import SybilCore
 import SybilStore
+import SybilWire
 
 /// A chat history whose searches block until the test releases them, one by one, so a test
 /// decides the order in which searches finish. Only search and the recent list are expected;
@@ -77,7 +78,8 @@ final class BlockingChatHistory: ChatHistoryStore {
     func messages(inConversation id: String) async throws -> [ChatMessageRecord] { unexpected() }
     func appendMessage(_ message: ChatMessageRecord) async throws { unexpected() }
     func updateMessage(
-        id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, at time: Int64
+        id: String, text: String, state: ChatMessageRecord.State, finishedAt: Int64?, toolCalls: [ChatToolCall]?,
+        at time: Int64
     ) async throws { unexpected() }
     func saveWebSearch(_ search: SavedWebSearch) async throws { unexpected() }
 

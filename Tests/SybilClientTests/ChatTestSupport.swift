@@ -4,6 +4,7 @@ import SybilCore
 import SybilHTTP
 import SybilNet
 import SybilStore
+import SybilWire
 import Testing
 
 /// A time in milliseconds that only a test moves.
@@ -214,7 +215,8 @@ final class RecordingChatHistory: ChatHistoryStore {
     }
 
     func updateMessage(
-        id: String, text: String, state newState: ChatMessageRecord.State, finishedAt: Int64?, at time: Int64
+        id: String, text: String, state newState: ChatMessageRecord.State, finishedAt: Int64?,
+        toolCalls: [ChatToolCall]?, at time: Int64
     ) async throws {
         let hold = state.withLock { state in
             state.inFlight += 1
@@ -227,7 +229,8 @@ final class RecordingChatHistory: ChatHistoryStore {
         }
         defer { state.withLock { $0.inFlight -= 1 } }
         if state.withLock({ $0.failUpdates }) { throw Failure() }
-        try await base.updateMessage(id: id, text: text, state: newState, finishedAt: finishedAt, at: time)
+        try await base.updateMessage(
+            id: id, text: text, state: newState, finishedAt: finishedAt, toolCalls: toolCalls, at: time)
     }
 
     func saveWebSearch(_ search: SavedWebSearch) async throws { try await base.saveWebSearch(search) }

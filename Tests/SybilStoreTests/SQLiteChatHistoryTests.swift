@@ -140,7 +140,7 @@ struct SQLiteChatHistoryTests {
                 .text("chat-history-3-web-searches"), .text("chat-history-4-search-index"),
                 .text("chat-history-5-search-terms"), .text("chat-history-6-system-prompt"),
                 .text("chat-history-7-web-search-sources"), .text("chat-history-8-conversation-model"),
-                .text("chat-history-9-message-attachments"),
+                .text("chat-history-9-message-attachments"), .text("chat-history-10-message-tool-calls"),
             ])
         #expect(try raw.query("PRAGMA journal_mode") == [[.text("wal")]])
     }

@@ -4,8 +4,9 @@ import SybilStore
 import SybilWire
 
 /// A chat's messages as timeline entries: a date separator before each day's first message,
-/// the person's messages, the replies (Markdown), a reply still arriving marked as such, a
-/// stopped or failed one with its reason and what to do. System prompts are not shown. Pure.
+/// the person's messages, the replies (Markdown) each followed by a card per tool call it made,
+/// a reply still arriving marked as such, a stopped or failed one with its reason and what to
+/// do. System prompts are not shown. Pure.
 public enum ChatTimelineAdapter {
     /// The entries for `messages`; `lastError` (the model's sentence) is shown under the last
     /// entry when no failed reply already says it. Days are counted in `timeZone`.
@@ -78,6 +79,7 @@ public enum ChatTimelineAdapter {
                 item.revision = revision(message.text + reason, 3)
             }
             items.append(item)
+            items += toolCallItems(message.toolCalls, of: message.id)
         }
     }
 
@@ -91,13 +93,16 @@ public enum ChatTimelineAdapter {
             }.joined(separator: ", ")
     }
 
-    /// A card per tool call the latest reply made (Sybil shows them and never runs them): the
-    /// call's name and arguments, made safe and cut to one line of at most 200 characters.
-    public static func toolCallItems(_ calls: [ChatToolCall]) -> [TimelineItem] {
+    /// A card per tool call a reply made (Sybil shows them and never runs them): the call's
+    /// name and arguments, made safe and cut to one line of at most 200 characters. The cards
+    /// of a saved reply (`of` its message id, drawn under it) and those of the reply still
+    /// arriving (no id) have ids of their own.
+    public static func toolCallItems(_ calls: [ChatToolCall], of messageId: String? = nil) -> [TimelineItem] {
         calls.map { call in
             let body = call.summary(width: 200)
             return TimelineItem(
-                id: "tool-call-\(call.index)", role: .activity, author: "Tool call", body: body,
+                id: "tool-call-" + (messageId.map { "\($0)-" } ?? "") + "\(call.index)", role: .activity,
+                author: "Tool call", body: body,
                 status: "Not run: Sybil does not run tools" + (call.truncated ? " (arguments cut)" : ""),
                 revision: revision(body, 6))
         }
