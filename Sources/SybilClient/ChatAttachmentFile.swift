@@ -64,27 +64,55 @@ public enum ChatAttachmentFile {
     > {
         guard paths.count <= ChatAttachment.maximumCount else { return .failure(.tooMany(count: paths.count)) }
         var attachments: [ChatAttachment] = []
-        var textBytes = reservedText
-        var total = 0
         for path in paths {
             switch read(path, textLimit: textLimit) {
             case .failure(let refusal): return .failure(refusal)
             case .success(let attachment):
-                if attachment.kind == .text {
-                    textBytes += attachment.size
-                    if textBytes > textLimit {
-                        return .failure(
-                            .tooLarge(
-                                path: path, bytes: attachment.size, limit: textLimit,
-                                what: "the question's text with its text files"))
-                    }
+                if let refusal = refusal(
+                    adding: attachment, path: path, to: attachments, textLimit: textLimit, reservedText: reservedText)
+                {
+                    return .failure(refusal)
                 }
-                total += attachment.size
-                if total > ChatAttachment.maximumTotalBytes { return .failure(.totalTooLarge(bytes: total)) }
                 attachments.append(attachment)
             }
         }
         return .success(attachments)
+    }
+
+    /// Reads the file at `path` to go with `staged`, the files already staged for one message
+    /// (the app's `/attach`): refused when it cannot be read or when the message would carry
+    /// more files or bytes than one message may.
+    public static func stage(_ path: String, with staged: [ChatAttachment], textLimit: Int) -> Result<
+        ChatAttachment, Refusal
+    > {
+        guard staged.count < ChatAttachment.maximumCount else { return .failure(.tooMany(count: staged.count + 1)) }
+        switch read(path, textLimit: textLimit) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let attachment):
+            if let refusal = refusal(adding: attachment, path: path, to: staged, textLimit: textLimit) {
+                return .failure(refusal)
+            }
+            return .success(attachment)
+        }
+    }
+
+    /// Why `attachment` (read from `path`) cannot join `others` in one message, if it cannot:
+    /// the text files together (with `reservedText`, the question's bytes) over `textLimit`, or
+    /// all the files over ``ChatAttachment/maximumTotalBytes``.
+    static func refusal(
+        adding attachment: ChatAttachment, path: String, to others: [ChatAttachment], textLimit: Int,
+        reservedText: Int = 0
+    ) -> Refusal? {
+        if attachment.kind == .text {
+            let textBytes = reservedText + others.filter { $0.kind == .text }.reduce(0) { $0 + $1.size }
+            if textBytes + attachment.size > textLimit {
+                return .tooLarge(
+                    path: path, bytes: attachment.size, limit: textLimit,
+                    what: "the question's text with its text files")
+            }
+        }
+        let total = others.reduce(0) { $0 + $1.size } + attachment.size
+        return total > ChatAttachment.maximumTotalBytes ? .totalTooLarge(bytes: total) : nil
     }
 
     /// Reads one file to attach.

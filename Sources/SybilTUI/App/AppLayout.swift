@@ -1,7 +1,7 @@
 /// Where each part of the screen goes for a size: the sidebar on the left (about 28 columns,
 /// fewer on a narrow screen, none below 40 columns), a one-column border, the main area with
-/// its title row, the timeline and the composer at the bottom, and the status line on the
-/// last row. Pure.
+/// its title row, the timeline and the composer at the bottom (with the rows of its staged
+/// attachments under it), and the status line on the last row. Pure.
 public struct AppLayout: Sendable, Hashable {
     /// The sidebar (empty on a very narrow screen).
     public var sidebar: GridRect
@@ -17,6 +17,8 @@ public struct AppLayout: Sendable, Hashable {
     public var composer: GridRect
     /// The composer's prompt column(s).
     public var prompt: GridRect
+    /// The rows under the composer listing its staged attachments (none when there are none).
+    public var attachments: GridRect
     /// The status and key help line.
     public var status: GridRect
 
@@ -25,8 +27,10 @@ public struct AppLayout: Sendable, Hashable {
     /// The most rows the composer grows to.
     public static let maxComposerRows = 6
 
-    /// The layout for `size` with a composer holding `composerLines` visual lines.
-    public init(size: TerminalSize, composerLines: Int) {
+    /// The layout for `size` with a composer holding `composerLines` visual lines and
+    /// `attachmentLines` rows of staged attachments under it (fewer when the screen is short:
+    /// the timeline keeps at least one row).
+    public init(size: TerminalSize, composerLines: Int, attachmentLines: Int = 0) {
         let columns = size.columns
         let rows = size.rows
         let sidebarWidth = columns < 40 ? 0 : min(Self.sidebarWidth, columns / 3)
@@ -38,7 +42,10 @@ public struct AppLayout: Sendable, Hashable {
         border = GridRect(column: sidebarWidth, row: 0, columns: borderWidth, rows: body)
         status = GridRect(column: 0, row: rows - 1, columns: columns, rows: 1)
         let composerRows = min(max(1, composerLines), Self.maxComposerRows, max(1, body - 3))
-        let composerTop = max(0, body - composerRows)
+        let attachmentRows = max(0, min(attachmentLines, body - 3 - composerRows))
+        attachments = GridRect(
+            column: mainColumn + 2, row: body - attachmentRows, columns: max(0, mainWidth - 2), rows: attachmentRows)
+        let composerTop = max(0, body - attachmentRows - composerRows)
         prompt = GridRect(column: mainColumn, row: composerTop, columns: min(2, mainWidth), rows: composerRows)
         composer = GridRect(column: mainColumn + 2, row: composerTop, columns: mainWidth - 2, rows: composerRows)
         separator = GridRect(

@@ -11,7 +11,8 @@ extension TerminalApp {
         size = newSize
         let composerWidth = AppLayout.composerWidth(size: size)
         let composed = composer.layout(width: max(1, composerWidth))
-        let layout = AppLayout(size: size, composerLines: composed.lines.count)
+        let staged = stagedAttachmentRows(width: composerWidth)
+        let layout = AppLayout(size: size, composerLines: composed.lines.count, attachmentLines: staged.count)
         var grid = CellGrid(columns: size.columns, rows: size.rows, style: theme.text)
 
         sidebarHits = sidebar.draw(
@@ -31,6 +32,11 @@ extension TerminalApp {
                 row: layout.separator.row, style: separatorStyle.subtracting(.bold))
         }
         let cursor = drawComposer(into: &grid, layout: layout, composed: composed)
+        for (offset, row) in staged.prefix(layout.attachments.rows).enumerated() {
+            grid.write(
+                row, column: layout.attachments.column, row: layout.attachments.row + offset, style: theme.secondary,
+                clip: layout.attachments)
+        }
         drawStatus(into: &grid, layout.status)
 
         switch overlay {

@@ -68,6 +68,12 @@ public struct TerminalApp: Sendable {
     public var attachmentCards: [AgentAttachment] = []
     /// The upload id of the selected attachment card, if one is selected.
     public var selectedAttachment: String?
+    /// The files staged with `/attach` for the next message of an ordinary chat, in order
+    /// (listed under the composer, numbered as `/detach` takes them); they stay staged across
+    /// chats, as the composer's text does, until a message carries them.
+    public internal(set) var chatAttachments: [StagedChatAttachment] = []
+    /// The id the next staged file gets.
+    var nextStagedAttachment = 0
     /// The laid-out lines, cached by item id, revision and width.
     public var timelineLayout = TimelineLayout()
     /// Lines to measure above and below the viewport at each draw (0: none), for a screen
@@ -379,7 +385,8 @@ public struct TerminalApp: Sendable {
 
     private mutating func submit() -> [AppCommand] {
         let text = composer.text
-        guard !text.allSatisfy(\.isWhitespace) else { return [] }
+        // In an ordinary chat, Return with staged files sends them without text.
+        guard !text.allSatisfy(\.isWhitespace) || !shownChatAttachments.isEmpty else { return [] }
         composer.clear()
         scrollTimelineToBottom()
         return [.send(text)]
@@ -723,7 +730,9 @@ public struct TerminalApp: Sendable {
     // MARK: Mouse
 
     private mutating func handle(_ event: MouseEvent, now: Duration) -> [AppCommand] {
-        let layout = AppLayout(size: size, composerLines: 1)
+        let layout = AppLayout(
+            size: size, composerLines: 1,
+            attachmentLines: stagedAttachmentRows(width: AppLayout.composerWidth(size: size)).count)
         switch event.kind {
         case .scrollUp: return overlay == nil ? scrollTimeline(.lines(-Self.wheelLines)) : []
         case .scrollDown: return overlay == nil ? scrollTimeline(.lines(Self.wheelLines)) : []

@@ -500,29 +500,64 @@ public final class TerminalAppController {
                 chooseModel(name)
                 return
             }
-            guard let chat else { return }
-            run { [weak self] in
-                // `/attach PATH` lines attach files inline (seed 003), read off the main actor.
-                let (caption, paths) = ComposerAttachments.split(text)
-                var attachments: [ChatAttachment] = []
-                if !paths.isEmpty {
-                    let read = await Task.detached {
-                        ChatAttachmentFile.read(paths, textLimit: ChatAttachmentFile.defaultTextLimit)
-                    }.value
-                    switch read {
-                    case .success(let files): attachments = files
-                    case .failure(let refusal):
-                        self?.app.restoreDraft(text)
-                        self?.app.notice = refusal.message
-                        return
-                    }
-                }
-                if await !chat.send(paths.isEmpty ? text : caption, attachments: attachments) {
-                    self?.app.restoreDraft(text)
-                    self?.app.notice = chat.lastError ?? "Wait for the reply to finish, then send again."
+            if let command = ComposerAttachments.draftCommand(text) {
+                app.chatDraftCommand(command, text: text)
+                return
+            }
+            sendInChat(text)
+        }
+    }
+
+    /// A message in an ordinary chat: its `/attach PATH` lines stage files inline (seed 003,
+    /// read off the main actor; a file that cannot be attached is refused with a sentence and
+    /// the text is given back, to be sent without it), and the rest is sent with every staged
+    /// file, which the message then unstages. Only `/attach` lines: the files wait for the
+    /// next message.
+    private func sendInChat(_ text: String) {
+        let (caption, paths) = ComposerAttachments.split(text)
+        run { [weak self] in
+            guard let self else { return }
+            if !paths.isEmpty {
+                let staged = self.app.chatAttachments.map(\.attachment)
+                let (read, refusals) = await Task.detached {
+                    Self.readForStaging(paths, with: staged, textLimit: ChatAttachmentFile.defaultTextLimit)
+                }.value
+                self.app.stageChatAttachments(read, refusals: refusals)
+                if !refusals.isEmpty || caption.isEmpty {
+                    self.app.restoreDraft(caption)
+                    return
                 }
             }
+            let message = paths.isEmpty ? text : caption
+            guard let chat = self.chat else {
+                self.app.restoreDraft(message)
+                self.app.notice = "The chat is still opening; send again."
+                return
+            }
+            let sending = self.app.chatAttachments
+            if await chat.send(message, attachments: sending.map(\.attachment)) {
+                self.app.unstageChatAttachments(Set(sending.map(\.id)))
+            } else {
+                self.app.restoreDraft(message)
+                self.app.notice = chat.lastError ?? "Wait for the reply to finish, then send again."
+            }
         }
+    }
+
+    /// Reads the files at `paths` to join `staged`, in order: those that can go with one
+    /// message, and a sentence for each that cannot.
+    nonisolated static func readForStaging(_ paths: [String], with staged: [ChatAttachment], textLimit: Int)
+        -> ([ChatAttachment], [String])
+    {
+        var read: [ChatAttachment] = []
+        var refusals: [String] = []
+        for path in paths {
+            switch ChatAttachmentFile.stage(path, with: staged + read, textLimit: textLimit) {
+            case .success(let attachment): read.append(attachment)
+            case .failure(let refusal): refusals.append(refusal.message)
+            }
+        }
+        return (read, refusals)
     }
 
     /// The argument of `/model` or `/model NAME` typed in a chat's composer ("" for the bare
@@ -570,32 +605,23 @@ public final class TerminalAppController {
     }
 
     /// `/attachments`, `/detach N`, `/detach all` in the Agent room: the draft changes (or is
-    /// listed) and nothing is sent; the answer is the notice.
+    /// listed) and nothing is sent; the answer is the notice. Resolved as an ordinary chat's
+    /// are, by ``ComposerAttachments/resolve(_:count:empty:)``.
     private func draftCommand(_ command: ComposerAttachments.DraftCommand, draft: AgentAttachmentDraft, text: String) {
-        switch command {
+        let items = draft.items
+        switch ComposerAttachments.resolve(command, count: items.count, empty: "The draft has no attachments.") {
         case .list:
-            app.notice = ComposerAttachments.listing(draft.items)
-        case .invalid(let sentence):
-            app.restoreDraft(text)
+            app.notice = ComposerAttachments.listing(items)
+        case .refuse(let sentence):
+            if case .invalid = command { app.restoreDraft(text) }
             app.notice = sentence
-        case .detachAll:
-            let count = draft.items.count
+        case .removeAll:
             run { [weak self] in
                 await draft.removeAllItems()
-                self?.app.notice =
-                    count == 0
-                    ? "The draft has no attachments."
-                    : "Removed \(count) attachment(s); uploaded originals stay on the server."
+                self?.app.notice = "Removed \(items.count) attachment(s); uploaded originals stay on the server."
             }
-        case .detach(let number):
-            guard number <= draft.items.count else {
-                app.notice =
-                    draft.items.isEmpty
-                    ? "The draft has no attachments."
-                    : "There is no attachment \(number); /attachments lists 1–\(draft.items.count)."
-                return
-            }
-            let item = draft.items[number - 1]
+        case .remove(let index):
+            let item = items[index]
             run { [weak self] in
                 await draft.remove(item.id)
                 self?.app.notice = "Removed \(item.fileName); an uploaded original stays on the server."
