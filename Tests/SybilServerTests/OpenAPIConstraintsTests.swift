@@ -78,6 +78,18 @@ struct OpenAPIConstraintsTests {
         #expect(UploadNames.isUploadId("%25"))
     }
 
+    @Test func theStreamIdPatternIsTheServersRuleWithoutALiteralPercent() throws {
+        let regex = try Self.pattern(ofSchema: "StreamId")
+        var samples = (0..<160).map { String(UnicodeScalar(UInt8($0))) }
+        samples += ["%25", "chatcmpl-42", String(repeating: "s", count: 128), String(repeating: "s", count: 129)]
+        for text in samples {
+            let encoded = text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+            let served = (try? PathParameters(["streamId": encoded]).value(ChatStreamID.self)) != nil
+            let documented = served && !text.contains("%")
+            #expect(Self.matches(regex, text) == documented, "\(text.unicodeScalars.map(\.value))")
+        }
+    }
+
     @Test func theModelIdPatternIsTheServersRuleWithinItsLength() throws {
         let regex = try Self.pattern(ofSchema: "ModelId")
         var samples = (0..<160).map { String(UnicodeScalar(UInt8($0))) }
