@@ -7,9 +7,11 @@ import Synchronization
 /// request's head (its body never buffered), streamed responses, WebSocket upgrades, and a
 /// graceful shutdown that lets in-flight responses finish.
 ///
-/// Handlers run on tasks of their own; idle connections cost a descriptor and a small
-/// object, not a thread. The server runs from `init` until ``shutdown(grace:)``; dropping the
-/// last reference does not stop it, so always shut it down.
+/// Handlers run on tasks of their own, on the server's own executor threads; each task
+/// belongs to its connection and is cancelled when the connection closes (see
+/// ``shutdown(grace:)``). Idle connections cost a descriptor and a small object, not a thread.
+/// The server runs from `init` until ``shutdown(grace:)``; dropping the last reference does
+/// not stop it, so always shut it down.
 public final class HTTPServer: Sendable {
     /// Limits, timeouts and the address.
     public struct Configuration: Sendable {
@@ -57,15 +59,26 @@ public final class HTTPServer: Sendable {
     /// The port actually bound.
     public let port: Int
     private let loop: ServerEventLoop
+    private let executor: ServerExecutor
     private let stopped = StopSignal()
 
-    /// Binds and starts serving with `handler`; throws when the address cannot be bound.
+    /// Binds and starts serving with `handler` on an event-loop thread and two executor
+    /// threads of its own; throws when the address cannot be bound.
     public init(configuration: Configuration, handler: any HTTPHandler) throws(ServerError) {
         ListeningSocket.raiseDescriptorLimit()
         let listener = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 1024)
         self.configuration = configuration
         port = listener.port
-        loop = try ServerEventLoop(configuration: configuration, handler: handler, listener: listener.descriptor)
+        let executor = ServerExecutor(threads: 2)
+        do {
+            loop = try ServerEventLoop(
+                configuration: configuration, handler: handler, executor: executor, listener: listener.descriptor)
+        } catch {
+            executor.stop()
+            closeDescriptor(listener.descriptor)
+            throw error
+        }
+        self.executor = executor
         let thread = Thread { [loop, stopped] in
             loop.run()
             stopped.signal()
@@ -81,8 +94,13 @@ public final class HTTPServer: Sendable {
     }
 
     /// What the transport holds for its clients right now (queued output, waiting producers,
-    /// WebSocket inboxes): for tests and monitoring.
-    public var statistics: TransportStatistics { loop.statistics.snapshot }
+    /// WebSocket inboxes, tasks and executor threads running): for tests and monitoring.
+    public var statistics: TransportStatistics {
+        var snapshot = loop.statistics.snapshot
+        snapshot.runningTasks = loop.tasks.running
+        snapshot.executorThreads = executor.runningThreads
+        return snapshot
+    }
 
     /// Makes the server look at its deadlines now. The loop sleeps until the earliest
     /// deadline by the configuration's ``Configuration/uptime``; a test that moves that clock
@@ -92,9 +110,14 @@ public final class HTTPServer: Sendable {
     }
 
     /// Stops accepting, lets in-flight responses finish (streams are ended, WebSockets closed
-    /// with 1001) and returns once every connection is closed or `grace` has passed.
+    /// with 1001) until every connection is closed or `grace` has passed; closing a
+    /// connection cancels its handler, stream or session task. Returns once those tasks have
+    /// ended and the server's executor threads with them.
     public func shutdown(grace: Duration = .seconds(5)) async {
         loop.post(.shutdown(grace: grace))
         await stopped.wait()
+        await loop.tasks.idle()
+        executor.stop()
+        await executor.stopped()
     }
 }

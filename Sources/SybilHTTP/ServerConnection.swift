@@ -22,6 +22,9 @@ final class ServerConnection {
     let descriptor: Int32
     var machine: HTTPConnectionStateMachine
     var work = Work.none
+    /// The task of the request handler answering now, until its response is posted; cancelled
+    /// when the connection closes first.
+    var handlerTask: Task<Void, Never>?
     var output: [UInt8] = []
     var outputOffset = 0
     /// Request bytes the machine held when last counted (``TransportStatistics``).

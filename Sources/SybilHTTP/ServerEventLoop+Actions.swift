@@ -41,8 +41,10 @@ extension ServerEventLoop {
         let id = connection.id
         switch action {
         case .dispatch(let request):
+            // The connection owns the task: closing it (the peer gone, a failed write, the
+            // server's drain over) cancels the handler.
             let handler = handler
-            Task(executorPreference: ServerExecutor.shared) { [weak self] in
+            connection.handlerTask = tasks.start(on: executor) { [weak self] in
                 let response = await handler.handle(request)
                 self?.post(.respond(id, response))
             }
@@ -60,7 +62,7 @@ extension ServerEventLoop {
                     return self?.offer(framed, on: id, to: room, limit: limit) ?? false
                 },
                 room: { await room.waitForRoom() })
-            let task = Task(executorPreference: ServerExecutor.shared) { [weak self] in
+            let task = tasks.start(on: executor) { [weak self] in
                 await producer(stream)
                 self?.post(.endStream(id))
             }
@@ -69,7 +71,7 @@ extension ServerEventLoop {
             // The producer runs against a closed stream so whatever it set up is released.
             let closed = HTTPResponseStream { _ in }
             closed.markClosed()
-            Task(executorPreference: ServerExecutor.shared) { await producer(closed) }.cancel()
+            tasks.start(on: executor) { await producer(closed) }.cancel()
         case .startWebSocket(let session):
             let room = OutputBackpressure(statistics: statistics)
             let limit = connection.machine.limits.maximumBacklog
@@ -85,7 +87,7 @@ extension ServerEventLoop {
                 },
                 room: { await room.waitForRoom() },
                 consumed: { [weak self] in self?.post(.webSocketConsumed(id)) })
-            let task = Task(executorPreference: ServerExecutor.shared) { [weak self] in
+            let task = tasks.start(on: executor) { [weak self] in
                 await session(socket)
                 self?.post(.sessionEnded(id))
             }
@@ -168,6 +170,8 @@ extension ServerEventLoop {
     }
 
     private func stopWork(_ connection: ServerConnection) {
+        connection.handlerTask?.cancel()
+        connection.handlerTask = nil
         switch connection.work {
         case .stream(let stream, let room, let task):
             stream.markClosed()

@@ -30,6 +30,10 @@ final class ServerEventLoop: @unchecked Sendable {
     let statistics = TransportStatistics.Counters()
     private let configuration: HTTPServer.Configuration
     let handler: any HTTPHandler
+    /// The server's own threads, which every task below prefers.
+    let executor: ServerExecutor
+    /// Every handler, stream and session task, counted until it ends.
+    let tasks = ConnectionTasks()
     let poller: EventPoller
     private let listener: Int32
     private let limits: HTTPConnectionStateMachine.Limits
@@ -47,9 +51,12 @@ final class ServerEventLoop: @unchecked Sendable {
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     private static let listenerToken: UInt64 = 0
 
-    init(configuration: HTTPServer.Configuration, handler: any HTTPHandler, listener: Int32) throws(ServerError) {
+    init(
+        configuration: HTTPServer.Configuration, handler: any HTTPHandler, executor: ServerExecutor, listener: Int32
+    ) throws(ServerError) {
         self.configuration = configuration
         self.handler = handler
+        self.executor = executor
         self.listener = listener
         limits = HTTPConnectionStateMachine.Limits(
             requestTimeout: configuration.requestTimeout, idleTimeout: configuration.idleTimeout)
@@ -190,6 +197,7 @@ final class ServerEventLoop: @unchecked Sendable {
         switch command {
         case .respond(let id, let response):
             guard let connection = connections[id] else { return }
+            connection.handlerTask = nil
             connection.machine.responded(response, now: now, into: &actions)
             settle(connection, now: now)
         case .produced(let id, let bytes, let room):

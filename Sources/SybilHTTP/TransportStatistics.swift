@@ -2,7 +2,8 @@ import Synchronization
 
 /// What the transport holds for its clients right now, for tests and monitoring: the bytes
 /// queued for sending, the most ever queued at once, the request bytes read and held, the
-/// producers waiting for room, and the heaviest WebSocket inbox seen.
+/// producers waiting for room, the heaviest WebSocket inbox seen, and the tasks and executor
+/// threads running.
 public struct TransportStatistics: Sendable, Hashable {
     /// Bytes queued in the server for all connections and not yet taken by the kernel.
     public var queuedOutputBytes: Int
@@ -19,6 +20,12 @@ public struct TransportStatistics: Sendable, Hashable {
     /// The heaviest any WebSocket inbox has been (payload bytes plus
     /// ``ServerWebSocket/messageOverhead`` per message) since the server started.
     public var peakInboxWeight: Int
+    /// Request handlers, stream producers and WebSocket sessions started and not yet ended
+    /// (each is cancelled when its connection closes).
+    public var runningTasks = 0
+    /// The server's executor threads running: two from start until ``HTTPServer/shutdown(grace:)``
+    /// returns, none after.
+    public var executorThreads = 0
 
     /// The live counters behind the snapshot; updated from the loop and producer tasks.
     final class Counters: Sendable {
