@@ -5,8 +5,10 @@ import SybilWire
 /// object is decoded as an envelope, an array as a page of timeline rows; what decodes must
 /// encode to contract JSON that decodes to the same value.
 public enum EnvelopeFuzzTarget {
-    /// Decodes `bytes`; on success checks the encode → decode round trip.
+    /// Decodes `bytes`; checks that `decode(json:)` (read from the bytes) answers as the tree
+    /// decoder does, envelope or error, and on success the encode → decode round trip.
     public static func run(_ bytes: [UInt8]) throws(FuzzFailure) {
+        try checkBytesAgainstTree(bytes)
         guard let value = try? JSONFuzzTarget.reader.parse(bytes) else { return }
         switch value {
         case .object:
@@ -36,6 +38,27 @@ public enum EnvelopeFuzzTarget {
             }
         default:
             return
+        }
+    }
+
+    /// `decode(json:)` reads the envelope from its bytes; the tree decoder is the reference.
+    private static func checkBytesAgainstTree(_ bytes: [UInt8]) throws(FuzzFailure) {
+        let limits = JSONFuzzTarget.reader.limits
+        let fromBytes: Result<WorkspaceChatLoadEnvelope, JSONError>
+        do {
+            fromBytes = .success(try WorkspaceChatLoadEnvelope.decode(json: bytes, limits: limits))
+        } catch {
+            fromBytes = .failure(error)
+        }
+        let fromTree: Result<WorkspaceChatLoadEnvelope, JSONError>
+        do {
+            fromTree = .success(try WorkspaceChatLoadEnvelope.decode(try JSONFuzzTarget.reader.parse(bytes), at: .root))
+        } catch {
+            fromTree = .failure(error)
+        }
+        guard fromBytes == fromTree else {
+            throw FuzzFailure(
+                target: .envelope, "decode(json:) answers \(fromBytes), the tree decoder \(fromTree)")
         }
     }
 }

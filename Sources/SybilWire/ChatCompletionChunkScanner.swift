@@ -39,6 +39,10 @@ struct ChatChunkScanFailure: Error {
 /// UTF-8, escapes and surrogate pairs, the nesting limit) while skipping the values it does not
 /// need, and every known member as ``ChatCompletionChunk/decode(_:at:)`` does (types, integer
 /// ranges, duplicate names in the objects it reads), without building a JSON tree.
+///
+/// Its cursor (checked strings, integers, member names, skipped values, the nesting limit) is
+/// internal rather than private because the workspace chat load envelope's byte reader
+/// (`WorkspaceChatLoadEnvelope+Bytes.swift`) reads its rows with it too.
 struct ChatCompletionChunkScanner {
     /// Where one member name's bytes are: in the document (`owned == false`) or, when it had
     /// escapes, unescaped in ``ownedKeyBytes``.
@@ -128,7 +132,7 @@ struct ChatCompletionChunkScanner {
 
     /// The document (set by ``ChatCompletionChunkDecoder`` for the length of one pass).
     var bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    var index = 0
     /// The names of objects with more unknown members than ``KeyScope`` keeps in place (hostile
     /// input only).
     private var largeScopes: [Set<[UInt8]>] = []
@@ -171,7 +175,7 @@ struct ChatCompletionChunkScanner {
         return chunk
     }
 
-    private mutating func expectEnd() throws(ChatChunkScanFailure) {
+    mutating func expectEnd() throws(ChatChunkScanFailure) {
         skipWhitespace()
         if index < bytes.count {
             throw failure(at: index, "unexpected \(describeByte(at: index)) after the end of the JSON value")
@@ -377,7 +381,7 @@ struct ChatCompletionChunkScanner {
 
     /// Steps into an object at `index`; whether it has a member.
     @inline(__always)
-    private mutating func openObject(depth: Int) throws(ChatChunkScanFailure) -> Bool {
+    mutating func openObject(depth: Int) throws(ChatChunkScanFailure) -> Bool {
         try checkDepth(depth)
         index += 1  // {
         skipWhitespace()
@@ -420,7 +424,7 @@ struct ChatCompletionChunkScanner {
         return (key, member)
     }
 
-    private mutating func memberNameAndColon(hasEarlierMembers: Bool) throws(ChatChunkScanFailure) -> KeyEntry {
+    mutating func memberNameAndColon(hasEarlierMembers: Bool) throws(ChatChunkScanFailure) -> KeyEntry {
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected a member name") }
         guard bytes[index] == UInt8(ascii: "\"") else {
             if bytes[index] == UInt8(ascii: "}") && hasEarlierMembers {
@@ -521,7 +525,7 @@ struct ChatCompletionChunkScanner {
 
     /// After a member's value: whether another member follows (`,`) or the object ended (`}`).
     @inline(__always)
-    private mutating func nextMember() throws(ChatChunkScanFailure) -> Bool {
+    mutating func nextMember() throws(ChatChunkScanFailure) -> Bool {
         skipWhitespace()
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected ',' or '}'") }
         let byte = bytes[index]
@@ -536,7 +540,7 @@ struct ChatCompletionChunkScanner {
 
     /// After an element: whether another follows (`,`) or the array ended (`]`).
     @inline(__always)
-    private mutating func nextElement() throws(ChatChunkScanFailure) -> Bool {
+    mutating func nextElement() throws(ChatChunkScanFailure) -> Bool {
         skipWhitespace()
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected ',' or ']'") }
         let byte = bytes[index]
@@ -555,7 +559,7 @@ struct ChatCompletionChunkScanner {
     // MARK: Member names
 
     @inline(__always)
-    private func withKeyBytes<R>(_ key: KeyEntry, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    func withKeyBytes<R>(_ key: KeyEntry, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if !key.owned { return body(UnsafeBufferPointer(rebasing: bytes[key.start..<key.start + key.count])) }
         return ownedKeyBytes.withUnsafeBufferPointer { owned in
             body(UnsafeBufferPointer(rebasing: owned[key.start..<key.start + key.count]))
@@ -563,7 +567,7 @@ struct ChatCompletionChunkScanner {
     }
 
     /// The name as text (for paths and messages).
-    private func name(_ key: KeyEntry) -> String {
+    func name(_ key: KeyEntry) -> String {
         withKeyBytes(key) { String(decoding: $0, as: UTF8.self) }
     }
 
@@ -649,7 +653,7 @@ struct ChatCompletionChunkScanner {
     }
 
     @inline(__always)
-    private static func equal(_ name: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+    static func equal(_ name: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         name.count == literal.utf8CodeUnitCount && memcmp(name.baseAddress!, literal.utf8Start, name.count) == 0
     }
 
@@ -657,7 +661,7 @@ struct ChatCompletionChunkScanner {
 
     /// Consumes `null` when it is next; whether it was.
     @inline(__always)
-    private mutating func skipNull() throws(ChatChunkScanFailure) -> Bool {
+    mutating func skipNull() throws(ChatChunkScanFailure) -> Bool {
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected a value") }
         guard bytes[index] == UInt8(ascii: "n") else { return false }
         try expectLiteral("null")
@@ -689,7 +693,7 @@ struct ChatCompletionChunkScanner {
     }
 
     /// A string, or `nil` for `null` when `nullable`; any other value fails.
-    private mutating func string(nullable: Bool) throws(ChatChunkScanFailure) -> String? {
+    mutating func string(nullable: Bool) throws(ChatChunkScanFailure) -> String? {
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected a value") }
         if bytes[index] == UInt8(ascii: "\"") {
             return makeString(try scanString())
@@ -699,7 +703,7 @@ struct ChatCompletionChunkScanner {
     }
 
     /// An integer literal within `range`, or `nil` for `null` when `nullable`.
-    private mutating func integer(in range: ClosedRange<Int64>, nullable: Bool) throws(ChatChunkScanFailure)
+    mutating func integer(in range: ClosedRange<Int64>, nullable: Bool) throws(ChatChunkScanFailure)
         -> Int64?
     {
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected a value") }
@@ -769,7 +773,7 @@ struct ChatCompletionChunkScanner {
     }
 
     /// The kind of the value at `index`, for messages (`a string`, `null`, …).
-    private func kindOfValue() -> String {
+    func kindOfValue() -> String {
         guard index < bytes.count else { return "nothing" }
         switch bytes[index] {
         case UInt8(ascii: "\""): return "a string"
@@ -783,7 +787,7 @@ struct ChatCompletionChunkScanner {
 
     // MARK: Values skipped (still checked)
 
-    private mutating func skipValue(depth: Int) throws(ChatChunkScanFailure) {
+    mutating func skipValue(depth: Int) throws(ChatChunkScanFailure) {
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "\""): _ = try scanString()
@@ -833,14 +837,14 @@ struct ChatCompletionChunkScanner {
         }
     }
 
-    private func checkDepth(_ depth: Int) throws(ChatChunkScanFailure) {
+    func checkDepth(_ depth: Int) throws(ChatChunkScanFailure) {
         if depth > maximumDepth {
             throw ChatChunkScanFailure(
                 kind: .limit, offset: index, message: "nesting is deeper than the limit of \(maximumDepth) levels")
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(ChatChunkScanFailure) {
+    mutating func expectLiteral(_ literal: StaticString) throws(ChatChunkScanFailure) {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - index >= count,
             memcmp(bytes.baseAddress! + index, literal.utf8Start, count) == 0
@@ -862,7 +866,7 @@ struct ChatCompletionChunkScanner {
     }
 
     @inline(__always)
-    private func isDigit(_ byte: UInt8) -> Bool {
+    func isDigit(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "0") < 10
     }
 
@@ -871,7 +875,7 @@ struct ChatCompletionChunkScanner {
     /// Checks a string (control characters, escapes, surrogate pairs, UTF-8) and steps over it:
     /// where its contents are, whether they hold escapes and whether they are ASCII.
     @inline(__always)
-    private mutating func scanString() throws(ChatChunkScanFailure) -> StringSpan {
+    mutating func scanString() throws(ChatChunkScanFailure) -> StringSpan {
         if let end = plainStringEnd(from: index + 1) {
             let start = index + 1
             index = end + 1
@@ -1051,7 +1055,7 @@ struct ChatCompletionChunkScanner {
     /// The text of a checked string's contents, built from the checked bytes without a second
     /// validation (``scanString()`` checked the UTF-8, and unescaping writes only well-formed
     /// sequences: surrogate escapes were checked to pair).
-    private mutating func makeString(_ span: StringSpan) -> String {
+    mutating func makeString(_ span: StringSpan) -> String {
         if !span.escaped {
             let contents = UnsafeBufferPointer(rebasing: bytes[span.start..<span.end])
             return String(copying: UTF8Span(unchecked: contents.span, isKnownASCII: span.ascii))
@@ -1108,7 +1112,7 @@ struct ChatCompletionChunkScanner {
     // MARK: Helpers
 
     @inline(__always)
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -1117,7 +1121,7 @@ struct ChatCompletionChunkScanner {
         }
     }
 
-    private func failure(at offset: Int, _ message: String) -> ChatChunkScanFailure {
+    func failure(at offset: Int, _ message: String) -> ChatChunkScanFailure {
         ChatChunkScanFailure(kind: .syntax, offset: offset, message: message)
     }
 

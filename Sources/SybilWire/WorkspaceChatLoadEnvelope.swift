@@ -54,14 +54,18 @@ public struct WorkspaceChatLoadEnvelope: Sendable, Hashable {
         self.activeRun = activeRun
     }
 
-    /// Parses and decodes an envelope from JSON bytes.
+    /// Parses and decodes an envelope from JSON bytes: read straight from the bytes, without a
+    /// JSON tree for the rows (``readingBytes(_:limits:)``); a document that reader refuses is
+    /// read through the tree (``decode(_:at:)``), whose error names the path. Either way the
+    /// answer is the tree decoder's (differential tests hold the two together).
     public static func decode(
         json bytes: [UInt8], limits: JSONReader.Limits = .standard
     ) throws(JSONError) -> WorkspaceChatLoadEnvelope {
-        try decode(try JSONReader(limits: limits).parse(bytes), at: .root)
+        if let envelope = readingBytes(bytes, limits: limits) { return envelope }
+        return try decode(try JSONReader(limits: limits).parse(bytes), at: .root)
     }
 
-    /// Decodes and validates an envelope from a JSON tree.
+    /// Decodes and validates an envelope from a JSON tree: the reference decoder.
     public static func decode(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> WorkspaceChatLoadEnvelope {
         let reader = try JSONObjectReader(value, at: path)
         try reader.requireExactKeys(keys)
