@@ -5,7 +5,8 @@ import SybilCore
 /// only once every one has ended (each was cancelled when its connection closed) and
 /// ``TransportStatistics/runningTasks`` says how many run now.
 final class ConnectionTasks: Sendable {
-    private let state = Locked<(running: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+    private let state = Locked<(running: Int, nextWaiter: Int, waiters: [Int: CheckedContinuation<Void, Never>])>(
+        (0, 0, [:]))
 
     /// Starts `work` on `executor`, counted until it returns.
     func start(on executor: ServerExecutor, _ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
@@ -19,15 +20,41 @@ final class ConnectionTasks: Sendable {
     /// How many tasks have not ended.
     var running: Int { state.withLock { $0.running } }
 
-    /// Returns once no task is running (at once when none is).
+    /// Returns once no task is running (at once when none is), or when the caller is cancelled.
     func idle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if state.running == 0 { return true }
-                state.waiters.append(continuation)
+        let waiter = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.running == 0 || Task.isCancelled { return true }
+                    state.waiters[waiter] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: waiter) }?.resume()
+        }
+    }
+
+    /// Whether every task ended within `limit` (on the continuous clock: a bound that keeps a
+    /// handler that ignores its cancellation from holding a shutdown forever, not a rule).
+    func idle(atMost limit: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.idle()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
                 return false
             }
-            if now { continuation.resume() }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first && running == 0
         }
     }
 
@@ -36,7 +63,7 @@ final class ConnectionTasks: Sendable {
             state.running -= 1
             guard state.running == 0 else { return [] }
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -31,6 +31,9 @@ public final class HTTPServer: Sendable {
         public var requestTimeout: Duration
         /// Monotonic time for the timeouts; tests pass a manual clock's reading.
         public var uptime: @Sendable () -> Duration
+        /// How long ``HTTPServer/shutdown(grace:)`` waits, after its grace, for cancelled
+        /// handler tasks to end before it returns without them (on the continuous clock).
+        public var taskStragglerLimit: Duration = .seconds(5)
 
         /// The defaults: 127.0.0.1, a free port, 4,096 connections, 16 KiB heads, 60 s idle,
         /// 10 s per request head.
@@ -112,12 +115,17 @@ public final class HTTPServer: Sendable {
     /// Stops accepting, lets in-flight responses finish (streams are ended, WebSockets closed
     /// with 1001) until every connection is closed or `grace` has passed; closing a
     /// connection cancels its handler, stream or session task. Returns once those tasks have
-    /// ended and the server's executor threads with them.
+    /// ended and the server's executor threads with them, or when a task still runs
+    /// ``Configuration/taskStragglerLimit`` after the grace.
     public func shutdown(grace: Duration = .seconds(5)) async {
         loop.post(.shutdown(grace: grace))
         await stopped.wait()
-        await loop.tasks.idle()
+        // A handler that ignores its cancellation (or blocks its thread) does not hold the
+        // shutdown for ever: after the grace and the configuration's straggler limit it is left running
+        // and the executor stops without waiting for its threads.
+        let ended = await loop.tasks.idle(atMost: grace + configuration.taskStragglerLimit)
         executor.stop()
-        await executor.stopped()
+        if ended { await executor.stopped() }
     }
+
 }

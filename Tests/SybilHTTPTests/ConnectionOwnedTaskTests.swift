@@ -44,6 +44,21 @@ struct ConnectionOwnedTaskTests {
         #expect(await blocking { client.readToEnd() }.isEmpty)
     }
 
+    @Test func aHandlerThatIgnoresItsCancellationDoesNotHoldTheShutdown() async throws {
+        let handler = OwnedTaskHandler()
+        var configuration = HTTPServer.Configuration()
+        configuration.taskStragglerLimit = .milliseconds(50)
+        let server = try HTTPServer(configuration: configuration, handler: handler)
+        let client = try TransportClient(port: server.port)
+        client.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await handler.changed.wait(until: { handler.counts.started == 1 }))
+        // The gate handler waits for its gate whatever happens: shutdown returns without it.
+        await server.shutdown(grace: .zero)
+        #expect(server.statistics.runningTasks == 1)
+        handler.openGate()
+        #expect(await handler.changed.wait(until: { handler.counts.cancelled == 1 }), "it was cancelled all along")
+    }
+
     @Test func aStreamWhoseClientDisconnectsIsCancelled() async throws {
         let handler = OwnedTaskHandler()
         let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: handler)
