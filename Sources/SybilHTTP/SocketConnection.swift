@@ -31,6 +31,8 @@
         private struct State {
             /// Chunks queued for sending, in order (sent with one gathered write).
             var outbound: [[UInt8]] = []
+            /// Bytes of `outbound[0]` already sent (by a writer that sent the rest itself).
+            var outboundOffset = 0
             var closing = false
             /// The I/O thread ended and closed the descriptors: nothing may touch them again
             /// (their numbers may already belong to other files).
@@ -48,6 +50,9 @@
             var end: (any Error)??
             /// Bytes handed to the socket so far.
             var sentBytes = 0
+            /// The I/O thread holds chunks it has not finished sending: a writer must queue
+            /// behind them instead of sending itself.
+            var threadSending = false
         }
 
         private init(descriptor: Int32, tls: TLSSession?) throws(SocketError) {
@@ -106,11 +111,35 @@
 
         /// Queues `chunks` for sending one after the other, with nothing between them (a frame's
         /// header and payload): they are sent with gathered writes, never joined into one buffer.
+        ///
+        /// When nothing is queued or being sent (and the connection is plain TCP), the caller's
+        /// thread sends them itself with one non-blocking gathered write, and only what the socket
+        /// did not take is queued for the I/O thread: a small message leaves without waking it.
         func write(gathering chunks: [[UInt8]]) {
-            state.withLock { state in
-                for chunk in chunks where !chunk.isEmpty { state.outbound.append(chunk) }
+            let wakeThread = state.withLock { state -> Bool in
+                var skip = 0
+                var offset = 0
+                if tls == nil, !state.finished, !state.closing, !state.threadSending, state.outbound.isEmpty {
+                    // Under the lock with `finished` unset, the descriptor is still this
+                    // connection's; the I/O thread sends only what it took from `outbound`, and
+                    // it holds nothing, so the bytes keep their order.
+                    // A failed send leaves everything queued: the I/O thread meets the failure.
+                    var count = (try? send(chunks[...], from: 0)) ?? 0
+                    state.sentBytes += count
+                    while skip < chunks.count, count >= chunks[skip].count {
+                        count -= chunks[skip].count
+                        skip += 1
+                    }
+                    if skip == chunks.count { return false }
+                    offset = count
+                }
+                for chunk in chunks[skip...] where !chunk.isEmpty {
+                    if state.outbound.isEmpty { state.outboundOffset = offset }
+                    state.outbound.append(chunk)
+                }
+                return true
             }
-            signal()
+            if wakeThread { signal() }
         }
 
         /// Sends what is queued, then closes; reading stops at once.
@@ -271,17 +300,19 @@
             var sent = 0
             var failure: (any Error)?
             loop: while true {
-                var queued: [[UInt8]] = []
                 let (closing, paused) = state.withLock { state -> (Bool, Bool) in
-                    swap(&queued, &state.outbound)
+                    if first == pending.count {
+                        pending = []
+                        swap(&pending, &state.outbound)
+                        first = 0
+                        sent = state.outboundOffset
+                    } else if !state.outbound.isEmpty {
+                        pending.append(contentsOf: state.outbound)
+                        state.outbound.removeAll()
+                    }
+                    state.outboundOffset = 0
+                    state.threadSending = first < pending.count
                     return (state.closing, state.readingPaused)
-                }
-                if first == pending.count {
-                    pending = queued
-                    first = 0
-                    sent = 0
-                } else if !queued.isEmpty {
-                    pending.append(contentsOf: queued)
                 }
                 let hasPending = first < pending.count
                 if closing && !hasPending { break }
@@ -308,7 +339,7 @@
                 if fds[0].revents & Int16(POLLOUT) != 0, hasPending {
                     do {
                         var count = try send(pending[first...], from: sent)
-                        if count > 0 { state.withLock { $0.sentBytes += count } }
+                        let total = count
                         while count > 0 {
                             let left = pending[first].count - sent
                             if count < left {
@@ -319,6 +350,15 @@
                             pending[first] = []
                             first += 1
                             sent = 0
+                        }
+                        if total > 0 {
+                            let drained = first == pending.count
+                            state.withLock { state in
+                                state.sentBytes += total
+                                // Writers may send themselves again once nothing is held here
+                                // (what they queued meanwhile is in `outbound`, sent first).
+                                if drained { state.threadSending = false }
+                            }
                         }
                     } catch {
                         failure = error

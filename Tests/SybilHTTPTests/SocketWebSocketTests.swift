@@ -55,6 +55,35 @@ struct SocketWebSocketTests {
         #expect(throws: WebSocketError.closed) { try socket.send(text: "late") }
     }
 
+    /// Writes sent from the caller's thread while nothing is queued, a large one only partly
+    /// taken by the socket (its rest queued for the I/O thread from where the socket stopped),
+    /// and small ones queued behind it: every byte arrives once, in order.
+    @Test func largeAndSmallMessagesSentBackToBackArriveWholeAndInOrder() async throws {
+        let server = try WebSocketPeer.server { peer, _ in
+            while let frame = peer.readFrame() {
+                switch frame.opcode {
+                case .text, .binary: peer.send(frame)
+                case .close:
+                    peer.send(WebSocketFrame(opcode: .close, payload: frame.payload))
+                    return
+                default: break
+                }
+            }
+        }
+        let socket = try await connect(server, options: WebSocketOptions(maximumMessage: 8 << 20))
+        let messages: [[UInt8]] = [3 << 20, 1, 70_001, 5 << 20, 0, 16 << 10].enumerated().map { index, size in
+            (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+        }
+        for message in messages { try socket.send(binary: message) }
+        var iterator = socket.incoming.makeAsyncIterator()
+        for (index, message) in messages.enumerated() {
+            let echoed = try await iterator.next()
+            #expect(echoed == .binary(message), "message \(index)")
+        }
+        socket.close(code: 1000, reason: "")
+        #expect(try await iterator.next() == .closed(code: 1000, reason: ""))
+    }
+
     @Test func fragmentedMessagesWithAPingBetweenAndTheAnsweringPong() async throws {
         let server = try WebSocketPeer.server { peer, _ in
             peer.send(WebSocketFrame(fin: false, opcode: .text, payload: Array("Hel".utf8)))
