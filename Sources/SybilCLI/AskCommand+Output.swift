@@ -43,7 +43,7 @@ extension AskCommand {
 
     /// What `--json` writes for `reply`.
     static func result(
-        of reply: ChatMessageRecord?, summary: EchoingChatStream.Summary, model: String, conversationId: String?
+        of reply: ChatTranscriptMessage?, summary: EchoingChatStream.Summary, model: String, conversationId: String?
     ) -> AskResult {
         AskResult(
             conversationId: conversationId, model: model, text: reply?.text ?? "",

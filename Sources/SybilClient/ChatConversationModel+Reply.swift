@@ -81,7 +81,7 @@ extension ChatConversationModel {
         let toolCalls = replyToolCalls
         replaceMessage(id: reply.id) {
             $0.text = text
-            $0.state = ending
+            $0.state = ChatTranscriptMessage.State(ending)
             $0.finishedAt = finishedAt
             $0.toolCalls = toolCalls
         }

@@ -21,8 +21,9 @@ public final class ChatConversationModel {
 
     /// The saved conversation, `nil` until the first message of a new chat is saved.
     public private(set) var record: ChatConversationRecord?
-    /// The messages in order; the last one may be the reply streaming in.
-    public private(set) var messages: [ChatMessageRecord] = []
+    /// The messages in order, as the screen shows them; the last one may be the reply
+    /// streaming in.
+    public private(set) var messages: [ChatTranscriptMessage] = []
     /// Whether a reply is on its way (the composer shows "typing").
     public private(set) var isTyping = false
     /// Whether ``enter()`` is still loading the saved conversation (sending waits for it, or a
@@ -35,7 +36,7 @@ public final class ChatConversationModel {
     public internal(set) var replyDetails = ChatDelta()
     /// The tool calls of the reply still arriving, put together as they stream (Sybil never
     /// runs them; the app shows a card for each, `sybil ask` a note). When the reply ends they
-    /// move to its message (``ChatMessageRecord/toolCalls``, saved with it) and this is emptied.
+    /// move to its message (``ChatTranscriptMessage/toolCalls``, saved with it) and this is emptied.
     public internal(set) var replyToolCalls: [ChatToolCall] = []
     /// The model each request asks for: the one given, replaced by the one saved with the
     /// conversation when ``enter()`` loads it, and by ``select(model:)``.
@@ -124,7 +125,7 @@ public final class ChatConversationModel {
             loaded[index].state = .failed(reason: Self.interruptedReason)
             loaded[index].finishedAt = time
         }
-        messages = loaded
+        messages = loaded.map(ChatTranscriptMessage.init)
         if !interrupted.isEmpty { lastError = Self.interruptedReason }
         for index in interrupted {
             let message = loaded[index]
@@ -155,7 +156,7 @@ public final class ChatConversationModel {
                 id: ids.makeID(), conversationId: conversationId, role: .user, text: text, model: model,
                 createdAt: time, attachments: attachments)
             try await store.appendMessage(message)
-            messages.append(message)
+            messages.append(ChatTranscriptMessage(message))
             touch(at: time)
         } catch {
             isTyping = false
@@ -257,7 +258,7 @@ public final class ChatConversationModel {
     }
 
     /// Replaces the in-memory copy of message `id`.
-    func replaceMessage(id: String, _ change: (inout ChatMessageRecord) -> Void) {
+    func replaceMessage(id: String, _ change: (inout ChatTranscriptMessage) -> Void) {
         guard let index = messages.lastIndex(where: { $0.id == id }) else { return }
         change(&messages[index])
     }
@@ -274,7 +275,7 @@ public final class ChatConversationModel {
 
     /// Appends a message to the in-memory transcript.
     func appendToTranscript(_ message: ChatMessageRecord) {
-        messages.append(message)
+        messages.append(ChatTranscriptMessage(message))
     }
 
     /// The history store (without making a stream, as ``replyContext`` does).

@@ -28,7 +28,7 @@ public final class QuickQuestionModel {
     /// Whether the answer is still arriving.
     public private(set) var isAnswering = false
     /// How the last answer ended (`nil` before the first question, `.streaming` while it arrives).
-    public private(set) var answerState: ChatMessageRecord.State?
+    public private(set) var answerState: ChatTranscriptMessage.State?
     /// What went wrong last, as a sentence a person can act on.
     public private(set) var lastError: String?
     /// Whether the answer is being saved as a chat (Open in Chat shows progress meanwhile).
@@ -198,7 +198,7 @@ public final class QuickQuestionModel {
                 createdAt: askedAt),
             ChatMessageRecord(
                 id: ids.makeID(), conversationId: id, role: .assistant, text: answer, model: askedChoice.model,
-                state: answerState, createdAt: askedAt, finishedAt: finishedAt),
+                state: answerState.stored, createdAt: askedAt, finishedAt: finishedAt),
         ]
         let store = store
         let task = Task<String?, Never> { @MainActor in
@@ -223,7 +223,7 @@ public final class QuickQuestionModel {
     }
 
     private func finish(_ ending: ChatMessageRecord.State) {
-        answerState = ending
+        answerState = ChatTranscriptMessage.State(ending)
         answeredAt = now()
         isAnswering = false
         answerTask = nil

@@ -22,8 +22,8 @@ public final class RecordsModel {
         case failed
     }
 
-    /// Saved records, newest first (at most ``listLimit``).
-    public private(set) var records: [StoredRecord] = []
+    /// Saved records as the list shows them, newest first (at most ``listLimit``).
+    public private(set) var records: [RecordListItem] = []
     /// How many records are not synced yet.
     public private(set) var unsyncedCount = 0
     /// The profile in force (the newest `user` record).
@@ -52,7 +52,7 @@ public final class RecordsModel {
     /// Reloads the list, the unsynced count and the profile from the store.
     public func reload() async {
         do {
-            records = try await store.records(limit: listLimit)
+            records = try await store.records(limit: listLimit).map(RecordListItem.init)
             unsyncedCount = try await store.unsyncedCount()
             profile = try await store.profile()
         } catch {

@@ -1,6 +1,6 @@
 import Foundation
+import SybilClient
 import SybilCore
-import SybilStore
 import SybilTUI
 
 // `chat-items`: the terminal app's chat entries per frame while a reply streams at the end of
@@ -9,19 +9,21 @@ import SybilTUI
 // of every message's text); `ChatTimelineCache` reuses the entries before the reply. A
 // 1,000-message chat shows whether the cached cost grows with the chat's length.
 
-private func chat(_ count: Int) -> [ChatMessageRecord] {
+private func chat(_ count: Int) -> [ChatTranscriptMessage] {
     let random = SeededRandomSource(seed: 23)
     let start: Int64 = 1_800_000_000_000
     return (0..<count).map { index in
         let words = (0..<(20 + Int(random.next(below: 200)))).map { _ in "wort\(random.next(below: 1_000))" }
-        return ChatMessageRecord(
-            id: "m\(index)", conversationId: "c", role: index % 2 == 0 ? .user : .assistant,
+        return ChatTranscriptMessage(
+            id: "m\(index)", role: index % 2 == 0 ? .user : .assistant,
             text: words.joined(separator: " "), createdAt: start + Int64(index) * 600_000)
     }
 }
 
 /// Seconds per frame over `frames` frames of a reply growing at the end of `messages`.
-private func perFrame(_ messages: [ChatMessageRecord], frames: Int, build: ([ChatMessageRecord]) -> Int) -> Double {
+private func perFrame(_ messages: [ChatTranscriptMessage], frames: Int, build: ([ChatTranscriptMessage]) -> Int)
+    -> Double
+{
     var streaming = messages
     streaming[streaming.count - 1].state = .streaming
     let seconds = best {

@@ -68,7 +68,7 @@ struct ChatConversationPersistenceTests {
         let model = makeModel(streaming, conversationId: "c1")
         await model.enter()
         let interrupted = ChatMessageRecord.State.failed(reason: ChatConversationModel.interruptedReason)
-        #expect(model.messages.last?.state == interrupted)
+        #expect(model.messages.last?.state == .failed(reason: ChatConversationModel.interruptedReason))
         #expect(model.lastError == ChatConversationModel.interruptedReason)
         #expect(try await history.messages(inConversation: "c1").last?.state == interrupted, "saved as such")
         #expect(model.canRetry)

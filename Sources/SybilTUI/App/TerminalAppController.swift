@@ -1,7 +1,6 @@
 import Observation
 import SybilClient
 import SybilCore
-import SybilStore
 import SybilTimeline
 import SybilWire
 

@@ -1,6 +1,6 @@
 import Foundation
+import SybilClient
 import SybilCore
-import SybilStore
 import SybilWire
 
 /// A chat's messages as timeline entries: a date separator before each day's first message,
@@ -11,7 +11,7 @@ public enum ChatTimelineAdapter {
     /// The entries for `messages`; `lastError` (the model's sentence) is shown under the last
     /// entry when no failed reply already says it. Days are counted in `timeZone`.
     public static func items(
-        _ messages: [ChatMessageRecord], lastError: String? = nil, timeZone: TimeZone = .current
+        _ messages: [ChatTranscriptMessage], lastError: String? = nil, timeZone: TimeZone = .current
     ) -> [TimelineItem] {
         var items: [TimelineItem] = []
         let calendar = calendar(in: timeZone)
@@ -33,7 +33,7 @@ public enum ChatTimelineAdapter {
     /// Appends `message`'s entries: a date separator when its day differs from `lastDay`
     /// (updated), then the message itself; a system prompt adds nothing.
     static func append(
-        _ message: ChatMessageRecord, to items: inout [TimelineItem], lastDay: inout DateComponents?,
+        _ message: ChatTranscriptMessage, to items: inout [TimelineItem], lastDay: inout DateComponents?,
         calendar: Calendar
     ) {
         switch message.role {
@@ -109,7 +109,7 @@ public enum ChatTimelineAdapter {
     }
 
     /// The entry for `lastError` under the last message, unless a failed reply says it.
-    static func errorItem(after messages: [ChatMessageRecord], lastError: String?) -> TimelineItem? {
+    static func errorItem(after messages: [ChatTranscriptMessage], lastError: String?) -> TimelineItem? {
         guard let lastError else { return nil }
         if let last = messages.last, case .failed = last.state { return nil }
         return TimelineItem(

@@ -1,5 +1,5 @@
 import Foundation
-import SybilStore
+import SybilClient
 
 /// ``ChatTimelineAdapter/items(_:lastError:timeZone:)`` kept up to date instead of rebuilt: the
 /// entries of the messages both calls share from the start are reused, and only those from the
@@ -8,7 +8,7 @@ import SybilStore
 /// message's text) cost the app time in proportion to the chat's length; with the cache a
 /// frame's cost does not grow with it. The answer is the adapter's, exactly.
 public struct ChatTimelineCache: Sendable {
-    private var messages: [ChatMessageRecord] = []
+    private var messages: [ChatTranscriptMessage] = []
     /// The entries of `messages` (no error entry).
     private var built: [TimelineItem] = []
     /// After message `i`: how many entries were built, and the day last separated.
@@ -26,7 +26,7 @@ public struct ChatTimelineCache: Sendable {
     /// The entries for `messages`, as ``ChatTimelineAdapter/items(_:lastError:timeZone:)``
     /// gives them.
     public mutating func items(
-        _ messages: [ChatMessageRecord], lastError: String? = nil, timeZone: TimeZone = .current
+        _ messages: [ChatTranscriptMessage], lastError: String? = nil, timeZone: TimeZone = .current
     ) -> [TimelineItem] {
         if timeZone != self.timeZone {
             self.timeZone = timeZone
@@ -56,10 +56,10 @@ public struct ChatTimelineCache: Sendable {
     /// first compared as bytes — identical bytes are equal values — and only where the bytes
     /// differ does `==` decide; a frame that changed the last message costs a memory compare,
     /// not a comparison of every message's fields.
-    private func sharedPrefix(with new: [ChatMessageRecord]) -> Int {
+    private func sharedPrefix(with new: [ChatTranscriptMessage]) -> Int {
         let limit = min(new.count, messages.count)
         let block = 64
-        let stride = MemoryLayout<ChatMessageRecord>.stride
+        let stride = MemoryLayout<ChatTranscriptMessage>.stride
         var index = 0
         new.withUnsafeBytes { newBytes in
             messages.withUnsafeBytes { oldBytes in

@@ -1,5 +1,4 @@
 import SybilClient
-import SybilStore
 import SybilWire
 
 /// The records overlay (F4): the device's records newest first with whether each is synced,
@@ -53,7 +52,7 @@ public struct RecordsOverlay: Sendable, Hashable {
         }
     }
 
-    static func state(_ stored: StoredRecord) -> String {
+    static func state(_ stored: RecordListItem) -> String {
         if stored.isSynced { return "synced" }
         if let rejection = stored.rejection { return "rejected: \(rejection.message)" }
         return "unsynced"

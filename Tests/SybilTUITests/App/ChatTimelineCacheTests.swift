@@ -1,6 +1,6 @@
 import Foundation
+import SybilClient
 import SybilCore
-import SybilStore
 import Testing
 
 @testable import SybilTUI
@@ -10,11 +10,11 @@ import Testing
 @Suite struct ChatTimelineCacheTests {
     private static let day: Int64 = 86_400_000
 
-    private func message(_ index: Int, at time: Int64, state: ChatMessageRecord.State = .complete)
-        -> ChatMessageRecord
+    private func message(_ index: Int, at time: Int64, state: ChatTranscriptMessage.State = .complete)
+        -> ChatTranscriptMessage
     {
-        ChatMessageRecord(
-            id: "m\(index)", conversationId: "c", role: index % 2 == 0 ? .user : .assistant,
+        ChatTranscriptMessage(
+            id: "m\(index)", role: index % 2 == 0 ? .user : .assistant,
             text: "message \(index)", state: index % 2 == 0 ? .complete : state, createdAt: time)
     }
 
@@ -38,7 +38,7 @@ import Testing
 
     @Test func everyKindOfEditGivesTheAdaptersAnswer() {
         let random = SeededRandomSource(seed: 41)
-        var messages: [ChatMessageRecord] = []
+        var messages: [ChatTranscriptMessage] = []
         var cache = ChatTimelineCache()
         var next = 0
         var time: Int64 = 1_800_000_000_000

@@ -1,4 +1,4 @@
-import SybilStore
+import SybilClient
 import SybilWire
 import Testing
 
@@ -26,8 +26,8 @@ struct ChatToolCallCardTests {
     }
 
     @Test func attachedFilesAreListedUnderThePersonsMessage() {
-        let message = ChatMessageRecord(
-            id: "m1", conversationId: "c", role: .user, text: "what is this", createdAt: 0,
+        let message = ChatTranscriptMessage(
+            id: "m1", role: .user, text: "what is this", createdAt: 0,
             attachments: [
                 ChatAttachment(name: "notes.txt", mimeType: "text/plain", kind: .text, bytes: Array("hi".utf8)),
                 ChatAttachment(name: "cat.png", mimeType: "image/png", kind: .image, bytes: [1]),

@@ -49,9 +49,9 @@ struct TerminalAppRenderTests {
         var app = app()
         app.show(.chat("c1"), title: "Grüße aus Berlin")
         app.items = ChatTimelineAdapter.items([
-            .init(id: "m1", conversationId: "c1", role: .user, text: "Wie geht's? 你好", createdAt: 1),
+            .init(id: "m1", role: .user, text: "Wie geht's? 你好", createdAt: 1),
             .init(
-                id: "m2", conversationId: "c1", role: .assistant, text: "Gut, **danke**! 👍", state: .streaming,
+                id: "m2", role: .assistant, text: "Gut, **danke**! 👍", state: .streaming,
                 createdAt: 2),
         ])
         app.composer = ComposerBuffer(text: "zwei\nZeilen")

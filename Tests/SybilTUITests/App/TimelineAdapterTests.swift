@@ -1,6 +1,5 @@
 import Foundation
 import SybilClient
-import SybilStore
 import SybilTimeline
 import SybilWire
 import Testing
@@ -12,13 +11,13 @@ import Testing
 @Suite("Timeline adapters")
 struct TimelineAdapterTests {
     @Test func aChatShowsItsMessagesAndEveryEndingOfAReply() {
-        let messages: [ChatMessageRecord] = [
-            .init(id: "s", conversationId: "c", role: .system, text: "Be brief", createdAt: 0),
-            .init(id: "u", conversationId: "c", role: .user, text: "Frage", createdAt: 1),
-            .init(id: "a1", conversationId: "c", role: .assistant, text: "Teil", state: .streaming, createdAt: 2),
-            .init(id: "a2", conversationId: "c", role: .assistant, text: "Halb", state: .stopped, createdAt: 3),
+        let messages: [ChatTranscriptMessage] = [
+            .init(id: "s", role: .system, text: "Be brief", createdAt: 0),
+            .init(id: "u", role: .user, text: "Frage", createdAt: 1),
+            .init(id: "a1", role: .assistant, text: "Teil", state: .streaming, createdAt: 2),
+            .init(id: "a2", role: .assistant, text: "Halb", state: .stopped, createdAt: 3),
             .init(
-                id: "a3", conversationId: "c", role: .assistant, text: "", state: .failed(reason: "Server down"),
+                id: "a3", role: .assistant, text: "", state: .failed(reason: "Server down"),
                 createdAt: 4),
         ]
         let items = Array(
@@ -32,7 +31,7 @@ struct TimelineAdapterTests {
     }
 
     @Test func aChatErrorWithoutAFailedReplyIsShownOnce() {
-        let messages: [ChatMessageRecord] = [.init(id: "u", conversationId: "c", role: .user, text: "Hi", createdAt: 1)]
+        let messages: [ChatTranscriptMessage] = [.init(id: "u", role: .user, text: "Hi", createdAt: 1)]
         let items = ChatTimelineAdapter.items(messages, lastError: "Your message could not be saved")
         #expect(items.last?.role == .system)
         #expect(items.last?.body == "Your message could not be saved")
@@ -42,10 +41,10 @@ struct TimelineAdapterTests {
     @Test func aDateSeparatorComesBeforeEachDaysFirstMessage() {
         let day: Int64 = 86_400_000
         let base: Int64 = 20_422 * day  // Sunday, 30 November 2025, 00:00 UTC
-        let messages: [ChatMessageRecord] = [
-            .init(id: "1", conversationId: "c", role: .user, text: "a", createdAt: base + 1),
-            .init(id: "2", conversationId: "c", role: .assistant, text: "b", createdAt: base + day - 1),
-            .init(id: "3", conversationId: "c", role: .user, text: "c", createdAt: base + day),
+        let messages: [ChatTranscriptMessage] = [
+            .init(id: "1", role: .user, text: "a", createdAt: base + 1),
+            .init(id: "2", role: .assistant, text: "b", createdAt: base + day - 1),
+            .init(id: "3", role: .user, text: "c", createdAt: base + day),
         ]
         let items = ChatTimelineAdapter.items(messages, timeZone: .gmt)
         #expect(items.map(\.role) == [.dateSeparator, .user, .assistant, .dateSeparator, .user])
@@ -58,7 +57,7 @@ struct TimelineAdapterTests {
     @Test func aStreamingReplyChangesItsRevisionAsTextArrives() {
         func reply(_ text: String) -> TimelineItem {
             ChatTimelineAdapter.items([
-                .init(id: "a", conversationId: "c", role: .assistant, text: text, state: .streaming, createdAt: 1)
+                .init(id: "a", role: .assistant, text: text, state: .streaming, createdAt: 1)
             ])[1]
         }
         #expect(reply("Hal").revision != reply("Hallo").revision)
