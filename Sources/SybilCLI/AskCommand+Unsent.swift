@@ -19,9 +19,9 @@ extension AskCommand {
 
         @MainActor
         init(_ model: ChatConversationModel) {
-            isNew = model.record == nil
+            isNew = model.conversation == nil
             earlier = Set(model.messages.map(\.id))
-            updatedAt = model.record?.updatedAt
+            updatedAt = model.conversation?.updatedAt
         }
     }
 

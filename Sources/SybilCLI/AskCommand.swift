@@ -206,7 +206,7 @@ enum AskCommand {
             return await open(.id(latest.id), in: list, io: io)
         case .id(let id):
             let model = await list.open(id)
-            guard model.record != nil else {
+            guard model.conversation != nil else {
                 let reason =
                     model.lastError == ChatConversationModel.missingReason
                     ? "no saved conversation '\(id)'; `sybil history list` shows the saved ones"

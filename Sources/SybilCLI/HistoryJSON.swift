@@ -1,3 +1,4 @@
+import SybilClient
 import SybilCore
 import SybilStore
 import SybilWire
@@ -71,7 +72,7 @@ enum HistoryJSON {
     }
 
     /// One hit of `search --json`: where it is, its title, the whole text that matched.
-    static func hit(_ hit: ChatSearchResults.Hit) -> JSONValue {
+    static func hit(_ hit: ChatSearchHit) -> JSONValue {
         let (kind, conversationId, messageId, webSearchId): (String, String?, String?, String?) =
             switch hit.source {
             case .title(let conversation): ("title", conversation, nil, nil)

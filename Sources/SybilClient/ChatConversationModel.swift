@@ -19,8 +19,8 @@ public final class ChatConversationModel {
     /// The sentence shown when the conversation to open is not saved (deleted meanwhile).
     public static let missingReason = "This chat is no longer saved. Start a new chat."
 
-    /// The saved conversation, `nil` until the first message of a new chat is saved.
-    public private(set) var record: ChatConversationRecord?
+    /// The saved conversation as shown, `nil` until the first message of a new chat is saved.
+    public private(set) var conversation: ChatConversationSummary?
     /// The messages in order, as the screen shows them; the last one may be the reply
     /// streaming in.
     public private(set) var messages: [ChatTranscriptMessage] = []
@@ -42,9 +42,15 @@ public final class ChatConversationModel {
     /// conversation when ``enter()`` loads it, and by ``select(model:)``.
     public private(set) var model: String
 
-    /// Called on the main actor whenever ``record`` changes (created, or a message bumped it),
-    /// so a list can show the change without reading the store again.
-    @ObservationIgnored public var onRecordChange: (@MainActor (ChatConversationRecord) -> Void)?
+    /// Called on the main actor whenever ``conversation`` changes (created, or a message bumped
+    /// it), so a list can show the change without reading the store again.
+    @ObservationIgnored public var onConversationChange: (@MainActor (ChatConversationSummary) -> Void)?
+
+    /// The saved conversation's row (its system prompt is sent with every request); setting it
+    /// publishes ``conversation``.
+    @ObservationIgnored private var record: ChatConversationRecord? {
+        didSet { conversation = record.map(ChatConversationSummary.init) }
+    }
 
     @ObservationIgnored private let streaming: any ChatStreaming
     @ObservationIgnored private let streamingFor: (@MainActor (String) -> any ChatStreaming)?
@@ -86,7 +92,7 @@ public final class ChatConversationModel {
     }
 
     /// The conversation's id, once saved.
-    public var conversationId: String? { record?.id ?? openingId }
+    public var conversationId: String? { conversation?.id ?? openingId }
 
     /// Whether ``retry()`` would ask again: not typing, and the last exchange has no good reply.
     public var canRetry: Bool {
@@ -101,7 +107,7 @@ public final class ChatConversationModel {
     /// Retry is offered.
     public func enter() async {
         warmUp?.requestWarmUp(.enteredChat)
-        guard let id = openingId, record == nil, !isTyping, !isLoading else { return }
+        guard let id = openingId, conversation == nil, !isTyping, !isLoading else { return }
         isLoading = true
         defer { isLoading = false }
         var loaded: [ChatMessageRecord]
@@ -196,7 +202,7 @@ public final class ChatConversationModel {
                 return false
             }
             record?.model = name
-            if let record { onRecordChange?(record) }
+            if let conversation { onConversationChange?(conversation) }
         }
         model = name
         return true
@@ -219,7 +225,7 @@ public final class ChatConversationModel {
             systemPrompt: systemPrompt, model: model)
         try await store.createConversation(created)
         record = created
-        onRecordChange?(created)
+        if let conversation { onConversationChange?(conversation) }
         return created.id
     }
 
@@ -228,7 +234,7 @@ public final class ChatConversationModel {
         guard var changed = record, changed.updatedAt < time else { return }
         changed.updatedAt = time
         record = changed
-        onRecordChange?(changed)
+        if let conversation { onConversationChange?(conversation) }
     }
 
     /// What a request carries: the system prompt (the one given, else the one saved with the

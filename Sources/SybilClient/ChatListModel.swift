@@ -14,7 +14,7 @@ public final class ChatListModel {
     nonisolated public static let recentLimit = 200
 
     /// Recent conversations, newest first.
-    public private(set) var conversations: [ChatConversationRecord] = []
+    public private(set) var conversations: [ChatConversationSummary] = []
     /// The conversation on screen, if any.
     public private(set) var openConversation: ChatConversationModel?
     /// What went wrong last, as a sentence a person can act on.
@@ -51,7 +51,8 @@ public final class ChatListModel {
     /// Reads the recent conversations again.
     public func refresh() async {
         do {
-            conversations = try await store.recentConversations(limit: Self.recentLimit)
+            conversations = try await store.recentConversations(limit: Self.recentLimit).map(
+                ChatConversationSummary.init)
             lastError = nil
         } catch {
             lastError = "The chats could not be loaded (\(error)). Try again."
@@ -106,12 +107,12 @@ public final class ChatListModel {
         let conversation = ChatConversationModel(
             streaming: streaming, store: store, model: model, now: now, ids: ids, warmUp: warmUp,
             conversationId: id, systemPrompt: systemPrompt, streamingFor: streamingFor)
-        conversation.onRecordChange = { [weak self] record in self?.show(record) }
+        conversation.onConversationChange = { [weak self] changed in self?.show(changed) }
         return conversation
     }
 
     /// Puts `record` where it belongs in the newest-first list.
-    private func show(_ record: ChatConversationRecord) {
+    private func show(_ record: ChatConversationSummary) {
         conversations.removeAll { $0.id == record.id }
         let index = conversations.firstIndex { $0.updatedAt < record.updatedAt } ?? conversations.endIndex
         conversations.insert(record, at: index)

@@ -19,13 +19,13 @@ public final class ChatSearchModel<C: Clock> where C.Duration == Duration {
         didSet { if query != oldValue { queryChanged() } }
     }
     /// The hits for ``settledQuery``, best first.
-    public private(set) var results: [ChatSearchResults.Hit] = []
+    public private(set) var results: [ChatSearchHit] = []
     /// Whether more items matched than are shown.
     public private(set) var hasMore = false
     /// The query whose results are shown (`nil` while the recent conversations are).
     public private(set) var settledQuery: String?
     /// The recent conversations, newest first (shown while the field is blank).
-    public private(set) var recent: [ChatConversationRecord] = []
+    public private(set) var recent: [ChatConversationSummary] = []
     /// Whether a search for the current query is under way.
     public private(set) var isSearching = false
     /// What went wrong with the last search or listing, for the person.
@@ -85,7 +85,7 @@ public final class ChatSearchModel<C: Clock> where C.Duration == Duration {
     }
 
     /// The one-line excerpt of `hit` at most `width` columns wide, its matching words marked.
-    public func excerpt(_ hit: ChatSearchResults.Hit, width: Int) -> SearchExcerpt {
+    public func excerpt(_ hit: ChatSearchHit, width: Int) -> SearchExcerpt {
         SearchExcerpt(text: hit.text, terms: hit.terms, width: width)
     }
 
@@ -122,13 +122,13 @@ public final class ChatSearchModel<C: Clock> where C.Duration == Duration {
             if let query {
                 let found = try await store.search(query, limit: limit)
                 guard generation == self.generation, !Task.isCancelled else { return }
-                results = found.hits
+                results = found.hits.map(ChatSearchHit.init)
                 hasMore = found.hasMore
                 settledQuery = query
             } else {
                 let conversations = try await store.recentConversations(limit: Self.recentLimit)
                 guard generation == self.generation, !Task.isCancelled else { return }
-                recent = conversations
+                recent = conversations.map(ChatConversationSummary.init)
                 results = []
                 hasMore = false
                 settledQuery = nil

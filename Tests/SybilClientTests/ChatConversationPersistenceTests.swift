@@ -121,7 +121,7 @@ struct ChatConversationPersistenceTests {
         #expect(model.messages.map(\.id) == ["u1"])
         #expect(model.lastError == nil)
         #expect(history.updates.isEmpty)
-        #expect(model.record?.title == "Hi")
+        #expect(model.conversation?.title == "Hi")
     }
 
     @Test func anUnknownConversationSaysSo() async {
@@ -138,7 +138,7 @@ struct ChatConversationPersistenceTests {
         await model.send(first)
         let id = try #require(model.conversationId)
         #expect(try await history.conversation(id: id)?.title == ChatTitle.make(from: first))
-        #expect(model.record?.title.count ?? 99 <= 60)
+        #expect(model.conversation?.title.count ?? 99 <= 60)
         await model.send("Und weiter?")
         #expect(try await history.conversation(id: id)?.title == ChatTitle.make(from: first), "titled once")
         // The request of a continued conversation carries the earlier exchange.

@@ -125,7 +125,7 @@ struct ChatSearchModelTests {
 
     @Test func excerptsMarkTheHitsTerms() {
         let search = model()
-        let hit = ChatSearchResults.Hit(
+        let hit = ChatSearchHit(
             source: .title(conversationId: "c"), title: "Trip", text: "Planning\nthe trip", terms: ["plan"],
             updatedAt: 0)
         let excerpt = search.excerpt(hit, width: 40)

@@ -862,11 +862,11 @@ public final class TerminalAppController {
         app.sidebar.chats = services.chats.conversations.map { Sidebar.Chat(id: $0.id, title: $0.title) }
         let room = services.agent?.room
         app.sidebar.agentUnread = room?.badgeCount ?? 0
-        if app.sidebar.current == .newChat, let record = chat?.record {
+        if app.sidebar.current == .newChat, let saved = chat?.conversation {
             // The new chat was saved with its first message: it is now that chat.
-            app.sidebar.current = .chat(record.id)
-            app.sidebar.selection = .chat(record.id)
-            app.title = record.title
+            app.sidebar.current = .chat(saved.id)
+            app.sidebar.selection = .chat(saved.id)
+            app.title = saved.title
         }
         app.timelineMeasuredLines = 0
         app.timelineCover = nil
