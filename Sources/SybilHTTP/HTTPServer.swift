@@ -63,25 +63,32 @@ public final class HTTPServer: Sendable {
     public let port: Int
     private let loop: ServerEventLoop
     private let executor: ServerExecutor
+    /// Whether ``shutdown(grace:)`` stops ``executor`` (the server started it).
+    private let ownsExecutor: Bool
     private let stopped = StopSignal()
 
     /// Binds and starts serving with `handler` on an event-loop thread and two executor
-    /// threads of its own; throws when the address cannot be bound.
-    public init(configuration: Configuration, handler: any HTTPHandler) throws(ServerError) {
+    /// threads of its own, or on `executor` when one is given: that one stays the caller's to
+    /// stop (after ``shutdown(grace:)``, and after any other work it runs ended). Throws when the
+    /// address cannot be bound.
+    public init(
+        configuration: Configuration, handler: any HTTPHandler, executor given: ServerExecutor? = nil
+    ) throws(ServerError) {
         ListeningSocket.raiseDescriptorLimit()
         let listener = try ListeningSocket.open(host: configuration.host, port: configuration.port, backlog: 1024)
         self.configuration = configuration
         port = listener.port
-        let executor = ServerExecutor(threads: 2)
+        let executor = given ?? ServerExecutor(threads: 2)
         do {
             loop = try ServerEventLoop(
                 configuration: configuration, handler: handler, executor: executor, listener: listener.descriptor)
         } catch {
-            executor.stop()
+            if given == nil { executor.stop() }
             closeDescriptor(listener.descriptor)
             throw error
         }
         self.executor = executor
+        ownsExecutor = given == nil
         let thread = Thread { [loop, stopped] in
             loop.run()
             stopped.signal()
@@ -115,8 +122,8 @@ public final class HTTPServer: Sendable {
     /// Stops accepting, lets in-flight responses finish (streams are ended, WebSockets closed
     /// with 1001) until every connection is closed or `grace` has passed; closing a
     /// connection cancels its handler, stream or session task. Returns once those tasks have
-    /// ended and the server's executor threads with them, or when a task still runs
-    /// ``Configuration/taskStragglerLimit`` after the grace.
+    /// ended and the server's executor threads with them (an executor given to `init` is left
+    /// running), or when a task still runs ``Configuration/taskStragglerLimit`` after the grace.
     public func shutdown(grace: Duration = .seconds(5)) async {
         loop.post(.shutdown(grace: grace))
         await stopped.wait()
@@ -124,6 +131,7 @@ public final class HTTPServer: Sendable {
         // shutdown for ever: after the grace and the configuration's straggler limit it is left running
         // and the executor stops without waiting for its threads.
         let ended = await loop.tasks.idle(atMost: grace + configuration.taskStragglerLimit)
+        guard ownsExecutor else { return }
         executor.stop()
         if ended { await executor.stopped() }
     }

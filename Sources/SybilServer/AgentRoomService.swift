@@ -23,12 +23,17 @@ final class AgentRoomService: Sendable {
     let events = Broadcast<AgentStreamEvent>()
     private let turns: AgentTurnRunner
     /// The agent's task, tracked until shutdown.
-    private let tasks = ServiceTasks()
+    private let tasks: ServiceTasks
     private let uploadLimiter: RateLimiter
     private let messageLimiter: RateLimiter
 
-    /// The service, with its agent not yet started (see ``start()``).
-    init(store: AgentRoomStore, options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil) {
+    /// The service, with its agent not yet started (see ``start()``); the agent's task prefers
+    /// `executor` (see ``ServiceTasks``).
+    init(
+        store: AgentRoomStore, options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil,
+        executor: (any TaskExecutor)? = nil
+    ) {
+        tasks = ServiceTasks(executor: executor)
         self.store = store
         self.options = options
         self.time = time
@@ -55,6 +60,9 @@ final class AgentRoomService: Sendable {
         turns.finish()
         return await tasks.shutdown(within: deadline, sleep: time.sleep)
     }
+
+    /// The agent's tasks running (its turn loop: 1 from ``start()`` until shutdown ended it).
+    var runningTasks: Int { tasks.count }
 
     /// Returns once the agent has answered every stored turn and waits for the next one (or
     /// stopped): nothing more happens until a new submission.

@@ -24,12 +24,13 @@ final class ChatCompletionsService: Sendable {
     let upstream: (any HTTPClient)?
     /// The producers still generating (scripted streams and forwarders), tracked until they
     /// end; shutdown cancels and awaits them.
-    private let producers = ServiceTasks()
+    private let producers: ServiceTasks
 
     init(
         options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)?, random: any RandomSource,
-        limits: ChatStreamTable.Limits = ChatStreamTable.Limits()
+        limits: ChatStreamTable.Limits = ChatStreamTable.Limits(), executor: (any TaskExecutor)? = nil
     ) {
+        producers = ServiceTasks(executor: executor)
         self.options = options
         self.time = time
         self.random = random
@@ -94,6 +95,9 @@ final class ChatCompletionsService: Sendable {
     func shutdown(within deadline: Duration) async -> [String] {
         await producers.shutdown(within: deadline, sleep: time.sleep)
     }
+
+    /// The streams being produced or forwarded right now.
+    var runningTasks: Int { producers.count }
 
     /// Returns once no stream is being produced or forwarded: nothing more is appended to the
     /// registry until a new request.

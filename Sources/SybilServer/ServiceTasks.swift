@@ -6,7 +6,10 @@ import SybilHTTP
 /// name until it ends, ``quiescent()`` returns once none is left, and
 /// ``shutdown(within:sleep:)`` refuses new work, cancels what runs and waits for it within a
 /// deadline, naming what did not finish. Nothing a service starts outlives its shutdown
-/// unseen.
+/// unseen. The tasks prefer the executor given at creation: a ``ReferenceServer``'s own
+/// (``SybilHTTP/ServerExecutor``), which it stops only after this shutdown, so the work runs
+/// on the server's threads and ends with them; without one (an app without a server, as in
+/// tests) they run on the global concurrent executor.
 final class ServiceTasks: Sendable {
     private struct Entry {
         let name: String
@@ -28,9 +31,12 @@ final class ServiceTasks: Sendable {
     }
 
     private let state = Locked(State())
+    private let executor: (any TaskExecutor)?
 
-    /// No tasks yet.
-    init() {}
+    /// No tasks yet; they will prefer `executor` (none: the global concurrent executor).
+    init(executor: (any TaskExecutor)? = nil) {
+        self.executor = executor
+    }
 
     /// Starts `work` on a task held as `name` until it ends; `nil` (and nothing started) once
     /// ``shutdown(within:sleep:)`` began.
@@ -41,7 +47,7 @@ final class ServiceTasks: Sendable {
             state.nextID += 1
             let id = state.nextID
             // Created under the lock: the task's own removal cannot run before its insertion.
-            let task = Task(executorPreference: ServerExecutor.shared) { [self] in
+            let task = Task(executorPreference: executor) { [self] in
                 await work()
                 finished(id)
             }
@@ -54,6 +60,9 @@ final class ServiceTasks: Sendable {
     func task(named name: String) -> Task<Void, Never>? {
         state.withLock { state in state.running.values.first { $0.name == name }?.task }
     }
+
+    /// How many tasks are running.
+    var count: Int { state.withLock { $0.running.count } }
 
     /// The names of the tasks still running, sorted.
     var names: [String] {

@@ -19,38 +19,48 @@ public final class SybilServerApp: HTTPHandler {
 
     /// Opens storage, builds the surfaces and starts their work (the Agent room's turns);
     /// `upstream` carries forwarded chats (URLSession when `options.upstream` is set and none is
-    /// given); `random` draws chat stream ids; `log` receives the causes of 500 answers. A store
-    /// that cannot start throws ``ServerError/database(path:reason:remedy:)`` naming its file.
+    /// given); `random` draws chat stream ids; `log` receives the causes of 500 answers. The
+    /// surfaces' background work (the Agent's turns, workspace runs, chat streams' producers
+    /// and forwarders) prefers `executor`; without one it runs on the global concurrent
+    /// executor. An executor given stays the caller's: stop it only after ``shutdown(within:)``
+    /// returned (``ReferenceServer`` does). A store that cannot start throws
+    /// ``ServerError/database(path:reason:remedy:)`` naming its file.
     public convenience init(
         options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil,
-        random: any RandomSource = SystemRandomSource(), log: ServerLog = .standardError
+        random: any RandomSource = SystemRandomSource(), log: ServerLog = .standardError,
+        executor: (any TaskExecutor)? = nil
     ) throws {
-        try self.init(options: options, time: time, upstream: upstream, random: random, starting: true, log: log)
+        try self.init(
+            options: options, time: time, upstream: upstream, random: random, starting: true, log: log,
+            executor: executor)
     }
 
     /// The app; with `starting` false no work starts until ``start()`` (a server that fails to
     /// bind then has nothing to stop).
     init(
         options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)?, random: any RandomSource,
-        starting: Bool, log: ServerLog = .standardError
+        starting: Bool, log: ServerLog = .standardError, executor: (any TaskExecutor)? = nil
     ) throws {
         self.time = time
         self.options = options
         let storage = options.storage
         // Upstream redirects are never followed: the API key must not travel to another host.
         let forwarding = options.upstream == nil ? nil : (upstream ?? DefaultHTTPClient.make(redirects: .deliver))
-        chats = ChatCompletionsService(options: options, time: time, upstream: forwarding, random: random)
+        chats = ChatCompletionsService(
+            options: options, time: time, upstream: forwarding, random: random, executor: executor)
         let agentStore = try ServerDatabase.starting(storage, file: AgentRoomStore.file) {
             try AgentRoomStore(storage)
         }
-        agentRoom = AgentRoomService(store: agentStore, options: options, time: time, upstream: forwarding)
+        agentRoom = AgentRoomService(
+            store: agentStore, options: options, time: time, upstream: forwarding, executor: executor)
         let workspaceStore = try ServerDatabase.starting(storage, file: WorkspaceSchema.file) {
             try WorkspaceStore(storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds())
         }
         let uploadStore = try ServerDatabase.starting(storage, file: WorkspaceSchema.file) {
             try WorkspaceUploadStore(storage)
         }
-        desktop = WorkspaceDesktopService(store: workspaceStore, uploads: uploadStore, options: options, time: time)
+        desktop = WorkspaceDesktopService(
+            store: workspaceStore, uploads: uploadStore, options: options, time: time, executor: executor)
         let recordStore = try ServerDatabase.starting(storage, file: ServerRecordStore.file) {
             try ServerRecordStore(storage)
         }
@@ -99,6 +109,12 @@ public final class SybilServerApp: HTTPHandler {
         async let runs = desktop.shutdown(within: deadline)
         async let streams = chats.shutdown(within: deadline)
         return await agent + runs + streams
+    }
+
+    /// The surfaces' background tasks running now: the Agent's turn loop, workspace runs, and
+    /// chat streams being produced or forwarded (0 once ``shutdown(within:)`` ended them).
+    public var runningTasks: Int {
+        agentRoom.runningTasks + desktop.runningTasks + chats.runningTasks
     }
 
     /// Returns once no surface has work in flight: the Agent room's agent waits for a new

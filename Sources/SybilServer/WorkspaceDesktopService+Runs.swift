@@ -160,6 +160,9 @@ extension WorkspaceDesktopService {
         await runTasks.shutdown(within: deadline, sleep: time.sleep)
     }
 
+    /// The runs in progress right now.
+    var runningTasks: Int { runTasks.count }
+
     /// Returns once no run is in progress and none is about to start: nothing more is
     /// published or stored until a new call.
     func quiescent() async {

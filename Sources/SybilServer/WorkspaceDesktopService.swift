@@ -45,7 +45,7 @@ final class WorkspaceDesktopService: Sendable {
     /// Desktops' online state, from the world at start; `desktop.setOnline` changes it.
     private let online: Locked<[String: Bool]>
     /// The running runs' tasks (named `run <runId>`), tracked until they end.
-    let runTasks = ServiceTasks()
+    let runTasks: ServiceTasks
     /// Runs asked to stop: their cancellation ends them as `stopped`, not `failed`.
     let stopping = Locked<Set<String>>([])
     /// Calls with effects run one at a time, so a retry racing its first attempt finds the
@@ -54,8 +54,9 @@ final class WorkspaceDesktopService: Sendable {
 
     init(
         store: WorkspaceStore, uploads: WorkspaceUploadStore, options: SybilServerOptions, time: ServerTime,
-        fanOut: WorkspaceEventFanOut = WorkspaceEventFanOut()
+        fanOut: WorkspaceEventFanOut = WorkspaceEventFanOut(), executor: (any TaskExecutor)? = nil
     ) {
+        runTasks = ServiceTasks(executor: executor)
         self.store = store
         self.uploads = uploads
         self.fanOut = fanOut

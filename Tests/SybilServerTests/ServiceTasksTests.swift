@@ -1,4 +1,6 @@
+import Foundation
 import SybilCore
+import SybilHTTP
 import SybilTesting
 import Testing
 
@@ -115,4 +117,30 @@ struct ServiceTasksTests {
         await tasks.quiescent()
         #expect(tasks.names.isEmpty)
     }
+
+    @Test func tasksRunOnTheExecutorTheyAreGivenWhichStopsOnceTheyEnded() async throws {
+        let executor = ServerExecutor(threads: 1)
+        let tasks = ServiceTasks(executor: executor)
+        let gate = Gate()
+        let names = Locked<[String]>([])
+        tasks.start("work") {
+            names.withLock { $0.append(currentThreadName()) }
+            await gate.wait()
+            names.withLock { $0.append(currentThreadName()) }
+        }
+        #expect(await gate.arrived.wait { gate.waiting == 1 })
+        #expect(tasks.count == 1)
+        gate.open()
+        await tasks.quiescent()
+        #expect(tasks.count == 0)
+        #expect(names.withLock { $0 } == ["sybil-server-0", "sybil-server-0"])
+        executor.stop()
+        await executor.stopped()
+        #expect(executor.runningThreads == 0)
+    }
+}
+
+/// The name of the thread running the caller (outside an async context's view of it).
+private func currentThreadName() -> String {
+    Thread.current.name ?? ""
 }
