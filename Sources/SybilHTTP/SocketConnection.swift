@@ -9,9 +9,10 @@
 
     /// A TCP connection, optionally TLS (OpenSSL, with certificate and host-name checks), run
     /// by one I/O thread that polls the socket and a wake pipe: received bytes wait in a
-    /// bounded inbox for ``receive()``; ``write(_:)`` queues bytes and wakes the thread. One
-    /// thread does all reads and writes, so an OpenSSL session is never used from two threads
-    /// at once.
+    /// bounded inbox for ``receive()``; ``write(_:)`` queues bytes and wakes the thread (on
+    /// plain TCP, when nothing is queued or being sent, the writer sends them itself first).
+    /// With TLS one thread does all reads and writes, so an OpenSSL session is never used from
+    /// two threads at once.
     ///
     /// Backpressure: once the inbox holds ``inboxLimit`` bytes the thread stops reading until
     /// the consumer takes them, so a peer that sends faster than its bytes are used is slowed
@@ -53,6 +54,10 @@
             /// The I/O thread holds chunks it has not finished sending: a writer must queue
             /// behind them instead of sending itself.
             var threadSending = false
+            /// A writer is sending from its own thread (see ``write(gathering:)``).
+            var writerSending = false
+            /// The I/O thread ended while a writer was sending: the writer closes the descriptors.
+            var closeDeferred = false
         }
 
         private init(descriptor: Int32, tls: TLSSession?) throws(SocketError) {
@@ -113,33 +118,52 @@
         /// header and payload): they are sent with gathered writes, never joined into one buffer.
         ///
         /// When nothing is queued or being sent (and the connection is plain TCP), the caller's
-        /// thread sends them itself with one non-blocking gathered write, and only what the socket
-        /// did not take is queued for the I/O thread: a small message leaves without waking it.
+        /// thread sends them itself with one non-blocking gathered write, outside the lock, and
+        /// only what the socket did not take is queued for the I/O thread (ahead of anything
+        /// queued meanwhile): a small message leaves without waking the thread.
         func write(gathering chunks: [[UInt8]]) {
-            let wakeThread = state.withLock { state -> Bool in
-                var skip = 0
-                var offset = 0
-                if tls == nil, !state.finished, !state.closing, !state.threadSending, state.outbound.isEmpty {
-                    // Under the lock with `finished` unset, the descriptor is still this
-                    // connection's; the I/O thread sends only what it took from `outbound`, and
-                    // it holds nothing, so the bytes keep their order.
-                    // A failed send leaves everything queued: the I/O thread meets the failure.
-                    var count = (try? send(chunks[...], from: 0)) ?? 0
-                    state.sentBytes += count
-                    while skip < chunks.count, count >= chunks[skip].count {
-                        count -= chunks[skip].count
-                        skip += 1
-                    }
-                    if skip == chunks.count { return false }
-                    offset = count
+            let direct = state.withLock { state -> Bool in
+                if tls == nil, !state.finished, !state.closing, !state.threadSending, !state.writerSending,
+                    state.outbound.isEmpty
+                {
+                    // The claim keeps the descriptor open and the I/O thread off `outbound`
+                    // until this send is over, so the bytes keep their order.
+                    state.writerSending = true
+                    return true
                 }
-                for chunk in chunks[skip...] where !chunk.isEmpty {
-                    if state.outbound.isEmpty { state.outboundOffset = offset }
+                for chunk in chunks where !chunk.isEmpty {
+                    if state.outbound.isEmpty { state.outboundOffset = 0 }
                     state.outbound.append(chunk)
                 }
-                return true
+                return false
             }
-            if wakeThread { signal() }
+            guard direct else {
+                signal()
+                return
+            }
+            // A failed send leaves everything queued: the I/O thread meets the failure.
+            let total = (try? send(chunks[...], from: 0)) ?? 0
+            var count = total
+            var skip = 0
+            while skip < chunks.count, count >= chunks[skip].count {
+                count -= chunks[skip].count
+                skip += 1
+            }
+            let (wakeThread, closeNow) = state.withLock { state -> (Bool, Bool) in
+                state.sentBytes += total
+                state.writerSending = false
+                let rest = chunks[skip...].filter { !$0.isEmpty }
+                if !rest.isEmpty {
+                    state.outbound.insert(contentsOf: rest, at: 0)
+                    state.outboundOffset = count
+                }
+                return (!state.outbound.isEmpty || state.closing, state.closeDeferred)
+            }
+            if closeNow {
+                closeDescriptors()
+            } else if wakeThread {
+                signal()
+            }
         }
 
         /// Sends what is queued, then closes; reading stops at once.
@@ -300,8 +324,10 @@
             var sent = 0
             var failure: (any Error)?
             loop: while true {
-                let (closing, paused) = state.withLock { state -> (Bool, Bool) in
-                    if first == pending.count {
+                let (closing, paused, writing) = state.withLock { state -> (Bool, Bool, Bool) in
+                    if state.writerSending {
+                        // A writer is sending; what was queued meanwhile waits for its rest.
+                    } else if first == pending.count {
                         pending = []
                         swap(&pending, &state.outbound)
                         first = 0
@@ -312,10 +338,11 @@
                     }
                     state.outboundOffset = 0
                     state.threadSending = first < pending.count
-                    return (state.closing, state.readingPaused)
+                    return (state.closing, state.readingPaused, state.writerSending)
                 }
                 let hasPending = first < pending.count
-                if closing && !hasPending { break }
+                // A writer still sending queues its rest and wakes this thread when it is done.
+                if closing && !hasPending && !writing { break }
                 // Closing or full: the socket is not read (a closing connection only sends).
                 let reading = !closing && !paused
                 // A socket neither read nor written is left out of the poll: its hang-up or error
@@ -394,14 +421,22 @@
                 }
             }
             endInbound(failure)
-            state.withLock { state in
+            let closeNow = state.withLock { state -> Bool in
                 state.finished = true
-                tls?.close()
-                Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
-                Glibc.close(descriptor)
-                Glibc.close(wake.read)
-                Glibc.close(wake.write)
+                state.closeDeferred = state.writerSending
+                return !state.writerSending
             }
+            if closeNow { closeDescriptors() }
+        }
+
+        /// Closes the TLS session, the socket and the wake pipe: once, after `finished` is set
+        /// and no writer is sending, so nothing touches them again.
+        private func closeDescriptors() {
+            tls?.close()
+            Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+            Glibc.close(descriptor)
+            Glibc.close(wake.read)
+            Glibc.close(wake.write)
         }
 
         /// A read buffer of ``readSize`` bytes, not zeroed (every byte is written by a read
