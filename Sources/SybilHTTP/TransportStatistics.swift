@@ -23,8 +23,9 @@ public struct TransportStatistics: Sendable, Hashable {
     /// Request handlers, stream producers and WebSocket sessions started and not yet ended
     /// (each is cancelled when its connection closes).
     public var runningTasks = 0
-    /// The server's executor threads running: two from start until ``HTTPServer/shutdown(grace:)``
-    /// returns, none after.
+    /// The server's executor threads running: two from start until the executor's owner stops
+    /// it (``HTTPServer/shutdown(grace:)`` for an executor of its own, the caller's shutdown for
+    /// one it was given), none after.
     public var executorThreads = 0
 
     /// The live counters behind the snapshot; updated from the loop and producer tasks.

@@ -20,17 +20,11 @@ final class ServiceTasks: Sendable {
         var nextID: UInt64 = 0
         var running: [UInt64: Entry] = [:]
         var closed = false
-        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-
-        /// The idle waiters to resume when nothing runs any more.
-        mutating func takeWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
-            guard running.isEmpty else { return [] }
-            defer { idleWaiters.removeAll() }
-            return Array(idleWaiters.values)
-        }
     }
 
     private let state = Locked(State())
+    /// The running tasks counted, for ``quiescent()`` to wait on.
+    private let runningCount = RunningCount()
     private let executor: (any TaskExecutor)?
 
     /// No tasks yet; they will prefer `executor` (none: the global concurrent executor).
@@ -46,6 +40,7 @@ final class ServiceTasks: Sendable {
             guard !state.closed else { return nil }
             state.nextID += 1
             let id = state.nextID
+            runningCount.increment()
             // Created under the lock: the task's own removal cannot run before its insertion.
             let task = Task(executorPreference: executor) { [self] in
                 await work()
@@ -76,23 +71,7 @@ final class ServiceTasks: Sendable {
     /// cancelled. Work started from a task that is ending (a next queued run) is started
     /// before that task ends, so "none running" means nothing more will happen.
     func quiescent() async {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let idle = state.withLock { state -> Bool in
-                    if state.running.isEmpty || Task.isCancelled { return true }
-                    state.idleWaiters[id] = continuation
-                    return false
-                }
-                if idle { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.idleWaiters.removeValue(forKey: id) }
-            waiter?.resume()
-        }
+        await runningCount.zero()
     }
 
     /// Refuses new work, cancels every running task and waits until they end or `deadline`
@@ -106,20 +85,12 @@ final class ServiceTasks: Sendable {
             return state.running.values.map(\.task)
         }
         for task in tasks { task.cancel() }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.quiescent() }
-            group.addTask { try? await sleep(deadline) }
-            await group.next()
-            group.cancelAll()
-        }
+        _ = await runningCount.zero(within: deadline, sleep: sleep)
         return names
     }
 
     private func finished(_ id: UInt64) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.running[id] = nil
-            return state.takeWaitersIfIdle()
-        }
-        for waiter in waiters { waiter.resume() }
+        state.withLock { $0.running[id] = nil }
+        runningCount.decrement()
     }
 }
