@@ -19,7 +19,7 @@ struct ConnectionOwnedTaskTests {
     @Test func aHandlerWhoseClientResetsTheConnectionIsCancelled() async throws {
         let handler = OwnedTaskHandler()
         let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: handler)
-        let client = try TransportClient(port: server.port)
+        let client = try RawClient(port: server.port)
         client.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await handler.changed.wait(until: { handler.counts.started == 1 }))
         #expect(server.statistics.runningTasks == 1)
@@ -33,7 +33,7 @@ struct ConnectionOwnedTaskTests {
     @Test func shutdownCancelsARunningHandlerAndReturnsOnlyOnceItEnded() async throws {
         let handler = OwnedTaskHandler()
         let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: handler)
-        let client = try TransportClient(port: server.port)
+        let client = try RawClient(port: server.port)
         client.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await handler.changed.wait(until: { handler.counts.started == 1 }))
         await server.shutdown(grace: .zero)
@@ -49,7 +49,7 @@ struct ConnectionOwnedTaskTests {
         var configuration = HTTPServer.Configuration()
         configuration.taskStragglerLimit = .milliseconds(50)
         let server = try HTTPServer(configuration: configuration, handler: handler)
-        let client = try TransportClient(port: server.port)
+        let client = try RawClient(port: server.port)
         client.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await handler.changed.wait(until: { handler.counts.started == 1 }))
         // The gate handler waits for its gate whatever happens: shutdown returns without it.
@@ -62,9 +62,9 @@ struct ConnectionOwnedTaskTests {
     @Test func aStreamWhoseClientDisconnectsIsCancelled() async throws {
         let handler = OwnedTaskHandler()
         let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: handler)
-        let client = try TransportClient(port: server.port)
+        let client = try RawClient(port: server.port)
         client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(await blocking { client.read(until: "data: first\n\n") })
+        #expect(await blocking { client.read(until: "data: first\n\n") } != nil)
         client.close()
         #expect(await handler.changed.wait(until: { handler.counts.cancelled == 1 }))
         #expect(await handler.changed.wait(until: { handler.counts.ended == 1 }))
@@ -75,7 +75,7 @@ struct ConnectionOwnedTaskTests {
     @Test func aHalfClosedClientGetsEveryPipelinedAnswerAndNoHandlerIsCancelled() async throws {
         let handler = OwnedTaskHandler()
         let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: handler)
-        let client = try TransportClient(port: server.port)
+        let client = try RawClient(port: server.port)
         client.send(
             "GET /gate HTTP/1.1\r\nHost: x\r\n\r\n"
                 + String(repeating: "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", count: 4))
@@ -83,7 +83,7 @@ struct ConnectionOwnedTaskTests {
         // The end of input arrives while the first handler is still answering.
         client.shutdownWrite()
         handler.openGate()
-        let statuses = await blocking { (0..<5).compactMap { _ in client.readStatus() } }
+        let statuses = await blocking { (0..<5).compactMap { _ in client.readResponse()?.status } }
         #expect(statuses == [200, 200, 200, 200, 200])
         #expect(await blocking { client.readToEnd() }.isEmpty)
         #expect(handler.counts.cancelled == 0)
@@ -94,9 +94,9 @@ struct ConnectionOwnedTaskTests {
         let handler = OwnedTaskHandler()
         let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: handler)
         #expect(server.statistics.executorThreads == 2)
-        let client = try TransportClient(port: server.port)
+        let client = try RawClient(port: server.port)
         client.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(await blocking { client.readStatus() } == 200)
+        #expect(await blocking { client.readResponse()?.status } == 200)
         // The handler ran on one of this server's threads, not the shared pool.
         #expect(handler.threadNames == ["sybil-server-0"] || handler.threadNames == ["sybil-server-1"])
         await server.shutdown()
@@ -206,138 +206,9 @@ private func currentThreadName() -> String {
     Thread.current.name ?? ""
 }
 
-private func closeSocket(_ descriptor: Int32) {
-    #if canImport(Glibc)
-        _ = Glibc.close(descriptor)
-    #else
-        _ = Darwin.close(descriptor)
-    #endif
-}
-
 /// Runs `body` on a thread of its own (blocking socket reads) and returns what it returns.
 private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
         Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
-/// A blocking TCP client that writes exact bytes and reads what the server sends, each read
-/// bounded by a receive timeout so a broken server fails the test instead of hanging it.
-/// `@unchecked Sendable`: one thread at a time uses it, and the test waits for that thread.
-private final class TransportClient: @unchecked Sendable {
-    private var descriptor: Int32
-    private var buffer: [UInt8] = []
-
-    init(port: Int) throws {
-        #if canImport(Glibc)
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            closeSocket(descriptor)
-            throw POSIXError(.ECONNREFUSED)
-        }
-    }
-
-    deinit { close() }
-
-    func send(_ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                Foundation.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            if sent <= 0 { return }
-            offset += sent
-        }
-    }
-
-    /// Closes the sending half: the server reads the end of input.
-    func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
-
-    /// Closes the socket (a FIN, as a client that goes away cleanly).
-    func close() {
-        guard descriptor >= 0 else { return }
-        closeSocket(descriptor)
-        descriptor = -1
-    }
-
-    /// Closes the socket with a reset (SO_LINGER of zero), as a client that crashed would.
-    func reset() {
-        var immediately = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &immediately, socklen_t(MemoryLayout<linger>.size))
-        close()
-    }
-
-    /// Reads until `text` has arrived; `false` at the end of input or a timeout first.
-    func read(until text: String) -> Bool {
-        let needle = Array(text.utf8)
-        while true {
-            if let range = find(needle) {
-                buffer.removeSubrange(..<range.upperBound)
-                return true
-            }
-            guard fill() else { return false }
-        }
-    }
-
-    /// Reads one response with a Content-Length body and returns its status.
-    func readStatus() -> Int? {
-        let end = Array("\r\n\r\n".utf8)
-        while find(end) == nil {
-            guard fill() else { return nil }
-        }
-        guard let headEnd = find(end)?.upperBound else { return nil }
-        let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
-        buffer.removeSubrange(..<headEnd)
-        let lines = head.split(separator: "\r\n")
-        guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ")[1]) else { return nil }
-        var length = 0
-        for line in lines.dropFirst() where line.lowercased().hasPrefix("content-length:") {
-            length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
-        }
-        while buffer.count < length {
-            guard fill() else { return nil }
-        }
-        buffer.removeSubrange(..<length)
-        return status
-    }
-
-    /// Everything until the server closes (or the timeout).
-    func readToEnd() -> [UInt8] {
-        while fill() {}
-        defer { buffer.removeAll() }
-        return buffer
-    }
-
-    private func fill() -> Bool {
-        guard descriptor >= 0 else { return false }
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffer.append(contentsOf: chunk[..<count])
-        return true
-    }
-
-    private func find(_ needle: [UInt8]) -> Range<Int>? {
-        guard buffer.count >= needle.count else { return nil }
-        for start in 0...(buffer.count - needle.count) where buffer[start..<start + needle.count].elementsEqual(needle)
-        {
-            return start..<start + needle.count
-        }
-        return nil
     }
 }

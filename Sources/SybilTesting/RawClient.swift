@@ -10,11 +10,12 @@ import Foundation
 /// sends. Every read has a receive timeout so a broken server fails the test instead of
 /// hanging it. `@unchecked Sendable`: a test hands the client to one blocking helper thread
 /// at a time and waits for it, so the buffer is never used from two threads at once.
-final class RawClient: @unchecked Sendable {
-    let descriptor: Int32
+public final class RawClient: @unchecked Sendable {
+    private var descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, receiveTimeout: Int = 30) throws {
+    /// Connects to 127.0.0.1:`port`; every read waits at most `receiveTimeout` seconds.
+    public init(port: Int, receiveTimeout: Int = 30) throws {
         #if canImport(Glibc)
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -32,16 +33,18 @@ final class RawClient: @unchecked Sendable {
             }
         }
         guard connected == 0 else {
-            close(descriptor)
+            close()
             throw POSIXError(.ECONNREFUSED)
         }
     }
 
-    deinit { close(descriptor) }
+    deinit { close() }
 
-    func send(_ text: String) { send(Array(text.utf8)) }
+    /// Sends `text` as UTF-8, all of it unless the connection fails.
+    public func send(_ text: String) { send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) {
+    /// Sends `bytes`, all of them unless the connection fails.
+    public func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
@@ -53,21 +56,39 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// Ends the connection both ways, as a client that goes away would; the descriptor itself
-    /// is closed once, by `deinit`.
-    func disconnect() { shutdown(descriptor, Int32(SHUT_RDWR)) }
+    /// is closed once, by ``close()`` or `deinit`.
+    public func disconnect() { shutdown(descriptor, Int32(SHUT_RDWR)) }
 
     /// Closes the sending half (the server sees end of input).
-    func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
+    public func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
+
+    /// Closes the socket (a FIN, as a client that goes away cleanly); reads then find nothing.
+    public func close() {
+        guard descriptor >= 0 else { return }
+        #if canImport(Glibc)
+            _ = Glibc.close(descriptor)
+        #else
+            _ = Darwin.close(descriptor)
+        #endif
+        descriptor = -1
+    }
+
+    /// Closes the socket with a reset (SO_LINGER of zero), as a client that crashed would.
+    public func reset() {
+        var immediately = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &immediately, socklen_t(MemoryLayout<linger>.size))
+        close()
+    }
 
     /// Reads until the server closes (or the timeout); returns everything not yet consumed.
-    func readToEnd() -> [UInt8] {
+    public func readToEnd() -> [UInt8] {
         while fill() {}
         defer { buffer.removeAll() }
         return buffer
     }
 
     /// Reads one response: head, then a Content-Length or chunked body (decoded).
-    func readResponse() -> (status: Int, headers: [String: String], body: [UInt8])? {
+    public func readResponse() -> (status: Int, headers: [String: String], body: [UInt8])? {
         guard let headEnd = readUntil([13, 10, 13, 10]) else { return nil }
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
         buffer.removeSubrange(..<(headEnd + 4))
@@ -100,14 +121,14 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// Reads until `count` bytes are buffered; returns them.
-    func read(count: Int) -> [UInt8]? {
+    public func read(count: Int) -> [UInt8]? {
         guard readCount(count) else { return nil }
         defer { buffer.removeSubrange(..<count) }
         return Array(buffer[..<count])
     }
 
     /// Reads until `marker` arrives; returns everything before it and consumes the marker.
-    func read(until marker: String) -> String? {
+    public func read(until marker: String) -> String? {
         let bytes = Array(marker.utf8)
         guard let end = readUntil(bytes) else { return nil }
         defer { buffer.removeSubrange(..<(end + bytes.count)) }
@@ -129,6 +150,7 @@ final class RawClient: @unchecked Sendable {
     }
 
     private func fill() -> Bool {
+        guard descriptor >= 0 else { return false }
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return false }
