@@ -3,16 +3,16 @@ extension HTTPConnectionStateMachine {
     mutating func responded(_ response: HTTPServerResponse, now: Duration, into actions: inout [Action]) {
         guard case .handling(let current) = phase else { return }
         defer { updateInterest(&actions) }
-        var headers = response.headers
         switch response.body {
         case .bytes(let body):
-            headers.set("Content-Length", String(body.count))
-            if !current.keepAlive { headers.set("Connection", "close") }
-            var bytes = HTTPResponseWriter.head(status: response.status, headers: headers)
-            if !current.isHead { bytes.append(contentsOf: body) }
+            // One buffer for head and body, the handler's headers read as they are.
+            let bytes = HTTPResponseWriter.whole(
+                status: response.status, headers: response.headers, body: body, keepAlive: current.keepAlive,
+                includeBody: !current.isHead)
             write(bytes, into: &actions)
             finishResponse(current, now: now, into: &actions)
         case .stream(let producer):
+            var headers = response.headers
             headers.set("Transfer-Encoding", "chunked")
             if !current.keepAlive { headers.set("Connection", "close") }
             write(HTTPResponseWriter.head(status: response.status, headers: headers), into: &actions)
@@ -29,6 +29,7 @@ extension HTTPConnectionStateMachine {
             // An upgrade needs GET (RFC 6455 §4.1); a HEAD never switches protocols.
             actions.append(.refuse(status: 400, message: "A WebSocket upgrade must be a GET request, not HEAD."))
         case .webSocket(let accept, let maximumMessage, let session):
+            var headers = response.headers
             headers.set("Upgrade", "websocket")
             headers.set("Connection", "Upgrade")
             headers.set("Sec-WebSocket-Accept", accept)
@@ -63,7 +64,13 @@ extension HTTPConnectionStateMachine {
     /// first, in order; then the refusal, and the connection closes.
     mutating func parse(_ bytes: ArraySlice<UInt8>, now: Duration, into actions: inout [Action]) {
         if case .idle = reading { reading = .head(started: now) }
+        // The events buffer is the machine's, emptied and kept between reads.
         var events: [HTTPRequestParser.Event] = []
+        swap(&events, &parsedEvents)
+        defer {
+            events.removeAll(keepingCapacity: true)
+            swap(&events, &parsedEvents)
+        }
         var parseError: HTTPParseError?
         do {
             try parser.feed(bytes, into: &events)
@@ -185,11 +192,8 @@ extension HTTPConnectionStateMachine {
     static func declaredBodyLength(_ head: HTTPRequestHead) -> Int? {
         var length = 0
         for field in head.headers.fields {
-            switch field.name.lowercased() {
-            case "transfer-encoding": return nil
-            case "content-length": length = Int(field.value) ?? Int.max
-            default: continue
-            }
+            if HTTPHeaders.sameName(field.name, "transfer-encoding") { return nil }
+            if HTTPHeaders.sameName(field.name, "content-length") { length = Int(field.value) ?? Int.max }
         }
         return length
     }

@@ -97,6 +97,8 @@ struct HTTPConnectionStateMachine {
     /// When a full inbox closes the connection; `nil` while the inbox has room.
     var inboxStallDeadline: Duration?
     private var readInterest = true
+    /// The parser's events for one read, kept empty between reads so its storage is reused.
+    var parsedEvents: [HTTPRequestParser.Event] = []
 
     /// A connection accepted at `now`.
     init(
@@ -168,6 +170,14 @@ struct HTTPConnectionStateMachine {
         case .handling, .streaming, .closed:
             return nil
         }
+    }
+
+    /// ``bufferedRequestBytes`` and ``nextDeadline`` together, for the loop after each step.
+    /// `mutating` although it changes nothing: called through the loop's connection object it
+    /// then reads the machine in place, where the two getters copied the whole machine (and
+    /// retained and released everything it holds) on every request.
+    mutating func settledState() -> (bufferedRequestBytes: Int, nextDeadline: Duration?) {
+        (bufferedRequestBytes, nextDeadline)
     }
 
     // MARK: Inputs

@@ -214,23 +214,39 @@ public struct HTTPRequestParser: Sendable {
 
     private mutating func startBody(for head: HTTPRequestHead, _ events: inout [Event]) throws(HTTPParseError) {
         let limit = bodyLimit(head)
-        let lengths = head.headers.fields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
-        let encodings = head.headers.fields.filter { $0.name.lowercased() == "transfer-encoding" }.map(\.value)
+        // One pass over the fields, without lowercasing or collecting them: the first length,
+        // whether every other length equals it, and the transfer codings (rarely any).
+        var firstLength: String?
+        var lengthsAgree = true
+        var encodings: [String] = []
+        for field in head.headers.fields {
+            if HTTPHeaders.sameName(field.name, "content-length") {
+                if let firstLength {
+                    if field.value != firstLength { lengthsAgree = false }
+                } else {
+                    firstLength = field.value
+                }
+            } else if HTTPHeaders.sameName(field.name, "transfer-encoding") {
+                encodings.append(field.value)
+            }
+        }
         if !encodings.isEmpty {
             // RFC 9112 §6.1: HTTP/1.0 has no transfer codings; such a message's framing is faulty.
             guard head.minorVersion == 1 else { throw .badRequest("Transfer-Encoding in an HTTP/1.0 request") }
-            guard lengths.isEmpty else { throw .badRequest("both Content-Length and Transfer-Encoding are present") }
+            guard firstLength == nil else {
+                throw .badRequest("both Content-Length and Transfer-Encoding are present")
+            }
             let coding = encodings.joined(separator: ",").lowercased().trimmingCharacters(in: .whitespaces)
             guard coding == "chunked" else { throw .unsupportedTransferEncoding(coding) }
             state = .chunked(HTTPChunkedDecoder(maximumTrailerBytes: maximumHeadBytes, bodyLimit: limit))
             return
         }
-        guard let first = lengths.first else {
+        guard let first = firstLength else {
             finishRequest(&events)
             return
         }
-        guard lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.count <= 18, first.allSatisfy(\.isASCIIDigit),
-            let length = Int(first)
+        guard lengthsAgree, !first.isEmpty, first.utf8.count <= 18,
+            first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = Int(first)
         else { throw .badRequest("invalid Content-Length \(first.debugDescription)") }
         guard length <= limit else { throw .bodyTooLarge(limit: limit) }
         if length == 0 {
@@ -265,6 +281,7 @@ public struct HTTPRequestParser: Sendable {
     /// fields. A bare CR or LF, a NUL, folded lines and invalid names are refused.
     static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPRequestHead {
         var lines: [Range<Int>] = []
+        lines.reserveCapacity(16)
         var lineStart = 0
         var index = 0
         while index < bytes.count {
@@ -287,11 +304,16 @@ public struct HTTPRequestParser: Sendable {
         func text(_ range: Range<Int>) -> String {
             String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         }
-        let spaces = startLine.filter { bytes[$0] == 0x20 }
+        // Exactly two spaces, found without collecting them.
+        var spaces = (first: -1, second: -1, count: 0)
+        for index in startLine where bytes[index] == 0x20 {
+            if spaces.count == 0 { spaces.first = index } else if spaces.count == 1 { spaces.second = index }
+            spaces.count += 1
+        }
         guard spaces.count == 2 else { throw .badRequest("invalid request line \(text(startLine).debugDescription)") }
-        let methodRange = startLine.lowerBound..<spaces[0]
-        let targetRange = (spaces[0] + 1)..<spaces[1]
-        let versionRange = (spaces[1] + 1)..<startLine.upperBound
+        let methodRange = startLine.lowerBound..<spaces.first
+        let targetRange = (spaces.first + 1)..<spaces.second
+        let versionRange = (spaces.second + 1)..<startLine.upperBound
         guard !methodRange.isEmpty, methodRange.allSatisfy({ isTokenByte(bytes[$0]) }), !targetRange.isEmpty,
             targetRange.allSatisfy({ bytes[$0] > 0x20 && bytes[$0] != 0x7F })
         else { throw .badRequest("invalid request line \(text(startLine).debugDescription)") }
@@ -305,12 +327,15 @@ public struct HTTPRequestParser: Sendable {
         } else {
             throw .badRequest("invalid request line \(text(startLine).debugDescription)")
         }
-        let version = text(versionRange)
+        // The version compared as bytes; a String only for the error.
         let minorVersion: Int
-        switch version {
-        case "HTTP/1.1": minorVersion = 1
-        case "HTTP/1.0": minorVersion = 0
-        default:
+        let version = UnsafeBufferPointer(rebasing: bytes[versionRange])
+        if version.elementsEqual("HTTP/1.1".utf8) {
+            minorVersion = 1
+        } else if version.elementsEqual("HTTP/1.0".utf8) {
+            minorVersion = 0
+        } else {
+            let version = text(versionRange)
             if version.hasPrefix("HTTP/") { throw .versionNotSupported(version) }
             throw .badRequest("invalid request line \(text(startLine).debugDescription)")
         }
@@ -334,7 +359,7 @@ public struct HTTPRequestParser: Sendable {
         }
         // RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host field; none, or more than
         // one, is a 400.
-        let hosts = headers.fields.count { $0.name.lowercased() == "host" }
+        let hosts = headers.fields.count { HTTPHeaders.sameName($0.name, "host") }
         if minorVersion == 1, hosts == 0 { throw .badRequest("HTTP/1.1 requests need a Host header") }
         if hosts > 1 { throw .badRequest("more than one Host header") }
         return HTTPRequestHead(
@@ -358,8 +383,4 @@ public struct HTTPRequestParser: Sendable {
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         HTTPHeaders.isTokenByte(byte)
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { asciiValue.map { $0 >= 0x30 && $0 <= 0x39 } ?? false }
 }

@@ -36,23 +36,62 @@ public enum HTTPResponseWriter {
     public static func head(status: Int, headers: HTTPHeaders) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128 + headers.fields.count * 32)
-        bytes.append(contentsOf: "HTTP/1.1 \(status) \(reason(for: status))\r\n".utf8)
-        for field in headers {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x3A }) else {
-                continue
-            }
-            bytes.append(contentsOf: field.name.utf8)
-            bytes.append(0x3A)
-            bytes.append(0x20)
-            for byte in field.value.utf8 {
-                bytes.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
-            }
-            bytes.append(0x0D)
-            bytes.append(0x0A)
-        }
+        appendHead(status: status, headers: headers, to: &bytes)
         bytes.append(0x0D)
         bytes.append(0x0A)
         return bytes
+    }
+
+    /// The bytes of a whole response in one buffer: the head of `headers` with `Content-Length:
+    /// body.count` set (and `Connection: close` unless `keepAlive`), as ``head(status:headers:)``
+    /// writes after ``HTTPHeaders/set(_:_:)``, then `body` unless `includeBody` is false (HEAD).
+    /// The server's path for every whole response: neither the headers nor the body are copied
+    /// into intermediate values.
+    static func whole(
+        status: Int, headers: HTTPHeaders, body: [UInt8], keepAlive: Bool, includeBody: Bool
+    ) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160 + headers.fields.count * 32 + (includeBody ? body.count : 0))
+        appendHead(status: status, headers: headers, to: &bytes) { name in
+            HTTPHeaders.sameName(name, "Content-Length") || (!keepAlive && HTTPHeaders.sameName(name, "Connection"))
+        }
+        appendField("Content-Length", String(body.count), to: &bytes)
+        if !keepAlive { appendField("Connection", "close", to: &bytes) }
+        bytes.append(0x0D)
+        bytes.append(0x0A)
+        if includeBody { bytes.append(contentsOf: body) }
+        return bytes
+    }
+
+    /// The status line and the fields of `headers` but those `skipping` names, without the
+    /// blank line that ends a head.
+    private static func appendHead(
+        status: Int, headers: HTTPHeaders, to bytes: inout [UInt8], skipping: (String) -> Bool = { _ in false }
+    ) {
+        // The status line appended piece by piece: no interpolated String per response.
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        bytes.append(contentsOf: String(status).utf8)
+        bytes.append(0x20)
+        bytes.append(contentsOf: reason(for: status).utf8)
+        bytes.append(0x0D)
+        bytes.append(0x0A)
+        for field in headers.fields where !skipping(field.name) {
+            appendField(field.name, field.value, to: &bytes)
+        }
+    }
+
+    /// One field line; a name that is not a token is left out, a CR, LF or NUL in the value
+    /// becomes a space.
+    private static func appendField(_ name: String, _ value: String, to bytes: inout [UInt8]) {
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x3A }) else { return }
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        for byte in value.utf8 {
+            bytes.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
+        }
+        bytes.append(0x0D)
+        bytes.append(0x0A)
     }
 
     /// A complete response with `body` and its Content-Length.

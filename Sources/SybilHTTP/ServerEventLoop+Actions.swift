@@ -30,8 +30,9 @@ extension ServerEventLoop {
         updateInterest(connection)
         connection.work.room?.update(applied: applied, unsent: connection.pendingOutput)
         statistics.queuedOutput(queuedOutput)
-        countHeldRequests(connection, now: connection.machine.bufferedRequestBytes)
-        lowerDeadline(connection.machine.nextDeadline)
+        let settled = connection.machine.settledState()
+        countHeldRequests(connection, now: settled.bufferedRequestBytes)
+        lowerDeadline(settled.nextDeadline)
     }
 
     /// Carries out one action; `false` once the connection is closed.

@@ -38,6 +38,8 @@ final class ServerEventLoop: @unchecked Sendable {
     private let listener: Int32
     private let limits: HTTPConnectionStateMachine.Limits
     private let commands = Locked<[LoopCommand]>([])
+    /// The commands being applied (loop thread), swapped with ``commands``' queue.
+    private var takenCommands: [LoopCommand] = []
     var connections: [UInt64: ServerConnection] = [:]
     private var nextID: UInt64 = 1
     private var drainDeadline: Duration?
@@ -84,12 +86,10 @@ final class ServerEventLoop: @unchecked Sendable {
                     service(connection, readiness)
                 }
             }
-            for command in commands.withLock({ queue in
-                defer { queue.removeAll() }
-                return queue
-            }) {
-                apply(command)
-            }
+            // The queue and a spare swap places, so neither array is reallocated per turn.
+            commands.withLock { queue in swap(&queue, &takenCommands) }
+            for command in takenCommands { apply(command) }
+            takenCommands.removeAll(keepingCapacity: true)
             let now = configuration.uptime()
             if let resume = listenerResumesAt, now >= resume, drainDeadline == nil {
                 listenerResumesAt = nil
@@ -103,8 +103,13 @@ final class ServerEventLoop: @unchecked Sendable {
 
     /// How long the poller may sleep: until the earliest deadline, or until woken.
     private func waitTimeout(now: Duration) -> Int32 {
-        let deadlines = [earliestDeadline, listenerResumesAt, drainDeadline].compactMap { $0 }
-        guard let earliest = deadlines.min() else { return -1 }
+        // The earliest of the three, without building an array on every turn of the loop.
+        func earlier(_ first: Duration?, _ second: Duration?) -> Duration? {
+            guard let first else { return second }
+            guard let second else { return first }
+            return min(first, second)
+        }
+        guard let earliest = earlier(earlier(earliestDeadline, listenerResumesAt), drainDeadline) else { return -1 }
         guard earliest > now else { return 0 }
         let (seconds, attoseconds) = (earliest - now).components
         let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000

@@ -15,25 +15,35 @@ struct AuthorizingHandler: HTTPHandler {
 
     /// The answer refusing a request with `head`, or `nil` when it may pass.
     func authorizationRefusal(for head: HTTPRequestHead) -> HTTPServerResponse? {
-        guard case .route(let route, _) = wrapped.table.match(method: head.method, path: head.path),
-            route.access == .bearerToken
-        else { return nil }
+        authorizationRefusal(for: head, matching: wrapped.table.match(method: head.method, path: head.path))
+    }
+
+    /// The same, for the table's `match` of `head`: each decision below looks the route up
+    /// once and hands the match on.
+    private func authorizationRefusal(for head: HTTPRequestHead, matching match: RouteTable.Match)
+        -> HTTPServerResponse?
+    {
+        guard case .route(let route, _) = match, route.access == .bearerToken else { return nil }
         return authorization.refusal(for: head.headers)
     }
 
     func headResponse(for head: HTTPRequestHead) -> HTTPServerResponse? {
-        authorizationRefusal(for: head) ?? wrapped.headResponse(for: head)
+        let match = wrapped.table.match(method: head.method, path: head.path)
+        return authorizationRefusal(for: head, matching: match) ?? wrapped.headResponse(for: head, matching: match)
     }
 
     func bodyLimit(for head: HTTPRequestHead) -> Int { wrapped.bodyLimit(for: head) }
 
     func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? {
-        authorizationRefusal(for: head) == nil ? wrapped.bodyConsumer(for: head) : nil
+        let match = wrapped.table.match(method: head.method, path: head.path)
+        return authorizationRefusal(for: head, matching: match) == nil
+            ? wrapped.bodyConsumer(for: head, matching: match) : nil
     }
 
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        if let refusal = authorizationRefusal(for: request.head) { return refusal }
-        return await wrapped.handle(request)
+        let match = wrapped.table.match(method: request.method, path: request.path)
+        if let refusal = authorizationRefusal(for: request.head, matching: match) { return refusal }
+        return await wrapped.handle(request, matching: match)
     }
 
     func refusal(status: Int, message: String) -> HTTPServerResponse {

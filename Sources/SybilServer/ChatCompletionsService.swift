@@ -43,8 +43,11 @@ final class ChatCompletionsService: Sendable {
     /// `GET /healthz`.
     func health() async -> HTTPServerResponse {
         if let refusal = await passColdStart() { return refusal }
-        return .json(["status": "ok"])
+        return Self.healthy
     }
+
+    /// The health answer, encoded once instead of on every request.
+    private static let healthy = HTTPServerResponse.json(["status": "ok"])
 
     /// `POST /v1/chat/completions`.
     func complete(_ request: HTTPServerRequest) async -> HTTPServerResponse {

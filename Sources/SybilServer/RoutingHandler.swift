@@ -22,16 +22,32 @@ struct RoutingHandler: HTTPHandler {
     }
 
     func headResponse(for head: HTTPRequestHead) -> HTTPServerResponse? {
-        Self.unmatched(table.match(method: head.method, path: head.path), method: head.method, path: head.path)
+        headResponse(for: head, matching: table.match(method: head.method, path: head.path))
+    }
+
+    /// ``headResponse(for:)`` for the table's `match` of `head` (``AuthorizingHandler`` has it).
+    func headResponse(for head: HTTPRequestHead, matching match: RouteTable.Match) -> HTTPServerResponse? {
+        Self.unmatched(match, method: head.method, path: head.path)
     }
 
     func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? {
-        guard case .route(let route, _) = table.match(method: head.method, path: head.path) else { return nil }
+        bodyConsumer(for: head, matching: table.match(method: head.method, path: head.path))
+    }
+
+    /// ``bodyConsumer(for:)`` for the table's `match` of `head`.
+    func bodyConsumer(for head: HTTPRequestHead, matching match: RouteTable.Match)
+        -> (any HTTPRequestBodyConsumer)?
+    {
+        guard case .route(let route, _) = match else { return nil }
         return route.bodyConsumer?(surfaces, head)
     }
 
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        let match = table.match(method: request.method, path: request.path)
+        await handle(request, matching: table.match(method: request.method, path: request.path))
+    }
+
+    /// ``handle(_:)`` for the table's `match` of `request`.
+    func handle(_ request: HTTPServerRequest, matching match: RouteTable.Match) async -> HTTPServerResponse {
         guard case .route(let route, let parameters) = match else {
             return Self.unmatched(match, method: request.method, path: request.path)
                 ?? APIError.internalFailure.response
