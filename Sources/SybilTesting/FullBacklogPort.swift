@@ -18,20 +18,9 @@
 
         /// Listens on a fresh port of `host` (127.0.0.1 unless given) with a full accept queue.
         public init(host: String = "127.0.0.1") throws {
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard listener >= 0 else { throw POSIXError(.EMFILE) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr(host)
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
-            }
-            let named = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-            }
-            guard bound == 0, named == 0, listen(listener, 0) == 0 else {
+            let (listener, boundAddress) = try LoopbackSocket.bound(host: host)
+            var address = boundAddress
+            guard listen(listener, 0) == 0 else {
                 close(listener)
                 throw POSIXError(.EADDRINUSE)
             }

@@ -27,17 +27,7 @@ struct SocketWebSocketTests {
     }
 
     @Test func handshakeEchoAndNormalClose() async throws {
-        let server = try WebSocketPeer.server { peer, request in
-            while let frame = peer.readFrame() {
-                switch frame.opcode {
-                case .text, .binary: peer.send(frame)
-                case .close:
-                    peer.send(WebSocketFrame(opcode: .close, payload: frame.payload))
-                    return
-                default: break
-                }
-            }
-        }
+        let server = try WebSocketPeer.server { peer, _ in echoUntilClose(&peer) }
         var headers = HTTPHeaders()
         headers.set("Authorization", "Bearer t0k3n")
         let socket = try await connect(server, options: WebSocketOptions(headers: headers))
@@ -59,17 +49,7 @@ struct SocketWebSocketTests {
     /// taken by the socket (its rest queued for the I/O thread from where the socket stopped),
     /// and small ones queued behind it: every byte arrives once, in order.
     @Test func largeAndSmallMessagesSentBackToBackArriveWholeAndInOrder() async throws {
-        let server = try WebSocketPeer.server { peer, _ in
-            while let frame = peer.readFrame() {
-                switch frame.opcode {
-                case .text, .binary: peer.send(frame)
-                case .close:
-                    peer.send(WebSocketFrame(opcode: .close, payload: frame.payload))
-                    return
-                default: break
-                }
-            }
-        }
+        let server = try WebSocketPeer.server { peer, _ in echoUntilClose(&peer) }
         let socket = try await connect(server, options: WebSocketOptions(maximumMessage: 8 << 20))
         let messages: [[UInt8]] = [3 << 20, 1, 70_001, 5 << 20, 0, 16 << 10].enumerated().map { index, size in
             (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
@@ -234,5 +214,18 @@ struct SocketWebSocketLifetimeTests {
         // Event-driven: the server thread signals when it sees the close (the bound only keeps a
         // regression from hanging the run).
         #expect(closed.wait(timeout: .now() + 10) == .success, "the server saw the connection close")
+    }
+}
+
+/// Sends every text and binary frame back, and answers a close with the same close.
+private func echoUntilClose(_ peer: inout WebSocketPeer) {
+    while let frame = peer.readFrame() {
+        switch frame.opcode {
+        case .text, .binary: peer.send(frame)
+        case .close:
+            peer.send(WebSocketFrame(opcode: .close, payload: frame.payload))
+            return
+        default: break
+        }
     }
 }
