@@ -54,9 +54,6 @@ enum AgentCommand {
         }
     }
 
-    /// The HTTP client of every agent command: redirects are refused, never followed.
-    static func http() -> any HTTPClient { DefaultHTTPClient.make(redirects: .deliver) }
-
     /// Opens the room's session, runs `body` with it and closes it; a session that cannot be
     /// opened has already said why, and its exit code is returned.
     @MainActor
@@ -110,9 +107,11 @@ enum AgentCommand {
         }
         for problem in outbox.loadProblems { io.writeError("\(command): \(problem)\n") }
         let random = SystemRandomSource()
-        let api = AgentRoomHTTPClient(base: base, http: http(), tokens: connection.tokens, random: random)
+        let api = AgentRoomHTTPClient(
+            base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens, random: random)
         let room = AgentRoomModel(
-            base: base, tokens: connection.tokens, http: http(), clock: ContinuousClock(), random: random,
+            base: base, tokens: connection.tokens, http: connection.http(redirects: .deliver), clock: ContinuousClock(),
+            random: random,
             timeZone: .current)
         let sender = AgentOutboxSender(outbox: outbox, api: api, removesConfirmed: true)
         let draft = AgentAttachmentDraft(

@@ -54,7 +54,7 @@ extension AskCommand {
         }
         guard let base = connection.apiBase(command: name, io: io) else { return .usage }
         let client = WebSearchClient(
-            base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
+            base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens)
         // Without --no-save the store is the history; with it, a store in memory.
         let asker = WebSearchAsker(client: client, store: store, ids: ChatClientStack.ids, now: ChatClientStack.now)
         let search: SavedWebSearch

@@ -23,7 +23,7 @@ struct ChatClientStack {
 
     init(connection: ServerTarget.Connection) {
         baseURL = connection.baseURL
-        http = DefaultHTTPClient.make(connectTimeout: connection.connectTimeout)
+        http = connection.http()
         var fields = connection.headers
         if connection.sendsKey, !connection.renewsKey, let key = connection.key {
             // A key nothing can renew is sent as it is: a 401 then reaches the user with the
@@ -75,7 +75,7 @@ struct ChatClientStack {
         if connection.embedded != nil { return SybilServerOptions.scriptedModel }
         let key = connection.sendsKey ? (try? await connection.tokens.token()) ?? nil : nil
         let client = ModelListClient(
-            baseURL: connection.baseURL, http: DefaultHTTPClient.make(connectTimeout: connection.connectTimeout),
+            baseURL: connection.baseURL, http: connection.http(),
             key: key,
             headers: connection.headers)
         do {

@@ -29,7 +29,7 @@ enum RecordsSyncCommand {
     private static func sync(_ connection: ServerTarget.Connection, io: CommandIO) async -> ExitCode {
         guard let base = connection.apiBase(command: name, io: io) else { return .usage }
         let api = RecordsHTTPClient(
-            base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
+            base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens)
         guard
             let (model, store) = await RecordsCommand.model(
                 command: name, io: io, sync: { RecordSync(store: $0, api: api, now: RecordsCommand.now) })

@@ -16,12 +16,14 @@ extension ServerTarget.Connection {
     }
 
     /// Discovery remembering in `$XDG_DATA_HOME/sybil/preferences` (in memory when that
-    /// cannot be created: it is only asked again next time).
-    static func discovery(io: CommandIO) -> CapabilityDiscovery {
+    /// cannot be created: it is only asked again next time). Its probes connect within
+    /// `connectTimeout` (`SYBIL_CONNECT_TIMEOUT`; `nil`: the HTTP client's default).
+    static func discovery(io: CommandIO, connectTimeout: Duration? = nil) -> CapabilityDiscovery {
         let store: any KeyValueStore =
             (try? FileKeyValueStore.standard(environment: io.environment)) ?? InMemoryKeyValueStore()
         return CapabilityDiscovery(
-            http: DefaultHTTPClient.make(redirects: .deliver), store: store, now: WallClock.milliseconds)
+            http: DefaultHTTPClient.make(redirects: .deliver, connectTimeout: connectTimeout), store: store,
+            now: WallClock.milliseconds)
     }
 
     /// What the server offers: the embedded server is a Sybil server without asking; another
@@ -30,7 +32,8 @@ extension ServerTarget.Connection {
     func capabilities(io: CommandIO) async -> ServerCapabilities? {
         if embedded != nil { return .sybil }
         if let capabilities { return capabilities }
-        return await Self.discovery(io: io).capabilities(of: discoveryServer).capabilities
+        return await Self.discovery(io: io, connectTimeout: connectTimeout).capabilities(of: discoveryServer)
+            .capabilities
     }
 }
 

@@ -105,6 +105,14 @@ struct ServerTarget {
             await embedded?.shutdown()
         }
 
+        /// An HTTP client for this server whose connections are made within
+        /// ``connectTimeout``: every command's client comes from here, so
+        /// `SYBIL_CONNECT_TIMEOUT` bounds them all. `redirects` as in
+        /// ``DefaultHTTPClient/make(redirects:connectTimeout:)``.
+        func http(redirects: HTTPRedirects = .refuse) -> any HTTPClient {
+            DefaultHTTPClient.make(redirects: redirects, connectTimeout: connectTimeout)
+        }
+
         /// The base URL as the Sybil surfaces' API base; when it cannot be one, says why on
         /// standard error (as `command`) and returns `nil` (a usage error).
         func apiBase(command: String, io: CommandIO) -> AgentAPIBase? {

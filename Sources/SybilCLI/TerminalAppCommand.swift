@@ -133,7 +133,9 @@ enum TerminalAppCommand {
             agentSession = session
             if connection.embedded == nil, case .rejected(404, _, _)? = await descriptorFailure(session.api) {
                 // Remembered as a Sybil server, but the room is gone: ask the server again.
-                let found = await ServerTarget.Connection.discovery(io: io).refresh(connection.discoveryServer)
+                let found = await ServerTarget.Connection.discovery(io: io, connectTimeout: connection.connectTimeout)
+                    .refresh(
+                        connection.discoveryServer)
                 capabilities = found.capabilities
                 if capabilities?.offers(.agentRoom) == false {
                     await session.close()
@@ -154,7 +156,7 @@ enum TerminalAppCommand {
         let recordsBase = notOffered.contains(.records) ? nil : try? AgentAPIBase(connection.baseURL)
         let recordsSync: ((RecordStore) -> RecordSync)? = recordsBase.map { base in
             let api = RecordsHTTPClient(
-                base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens)
+                base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens)
             return { RecordSync(store: $0, api: api, now: RecordsCommand.now) }
         }
         let records = await RecordsCommand.model(command: name, io: io, sync: recordsSync)?.model
@@ -181,7 +183,7 @@ enum TerminalAppCommand {
         if !notOffered.contains(.webSearch), let base = try? AgentAPIBase(connection.baseURL) {
             let asker = WebSearchAsker(
                 client: WebSearchClient(
-                    base: base, http: DefaultHTTPClient.make(redirects: .deliver), tokens: connection.tokens),
+                    base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens),
                 store: store, ids: ChatClientStack.ids, now: ChatClientStack.now)
             services.askWeb = { await asker.ask($0) }
         }
@@ -194,12 +196,12 @@ enum TerminalAppCommand {
         services.chatHeader = { header(connection, model: $0) }
         // The server's models are listed when `/model` or F6 first needs them, with the key
         // read then.
-        let (base, fields, tokens) = (
-            connection.baseURL, connection.headers, connection.sendsKey ? connection.tokens : nil
+        let (base, fields, tokens, http) = (
+            connection.baseURL, connection.headers, connection.sendsKey ? connection.tokens : nil, connection.http()
         )
         services.models = ChatModelPicker(defaultModel: model) {
             let key = (try? await tokens?.token()) ?? nil
-            let client = ModelListClient(baseURL: base, http: DefaultHTTPClient.make(), key: key, headers: fields)
+            let client = ModelListClient(baseURL: base, http: http, key: key, headers: fields)
             return try await client.models().models.map(\.id)
         }
         return (services, agentSession?.scratch)

@@ -11,7 +11,7 @@ final class TurnWatch: Sendable {
 
     init(chat: WorkspaceChatKey, connection: ServerTarget.Connection) {
         let events = WorkspaceEventsClient(
-            chat: chat, baseURL: connection.baseURL, http: DefaultHTTPClient.make(), tokens: connection.tokens,
+            chat: chat, baseURL: connection.baseURL, http: connection.http(), tokens: connection.tokens,
             clock: ContinuousClock(), random: SystemRandomSource())
         updates = events.updates()
     }

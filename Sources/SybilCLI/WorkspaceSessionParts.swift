@@ -56,7 +56,7 @@ enum WorkspaceSessionParts {
     ) -> WorkspaceLiveFeed {
         let feed = WorkspaceLiveFeed()
         let events = WorkspaceEventsClient(
-            chat: host.key, baseURL: connection.baseURL, http: DefaultHTTPClient.make(), tokens: connection.tokens,
+            chat: host.key, baseURL: connection.baseURL, http: connection.http(), tokens: connection.tokens,
             clock: ContinuousClock(), random: SystemRandomSource())
         feed.follow(
             events.updates(), host: host, showOverlay: { screen.receiveOverlay($0) },

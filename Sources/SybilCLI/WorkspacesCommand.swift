@@ -63,7 +63,7 @@ enum WorkspacesCommand {
 
     /// The client over `connection`.
     static func desktop(_ connection: ServerTarget.Connection) -> WorkspaceDesktopClient {
-        WorkspaceDesktopClient(baseURL: connection.baseURL, http: DefaultHTTPClient.make(), tokens: connection.tokens)
+        WorkspaceDesktopClient(baseURL: connection.baseURL, http: connection.http(), tokens: connection.tokens)
     }
 
     /// The chat `session` names: `DESKTOP/PROJECT/SESSION`, or a session id looked up on the
