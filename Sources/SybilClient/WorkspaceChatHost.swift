@@ -46,8 +46,9 @@ public final class WorkspaceChatHost {
     @ObservationIgnored private var lookBack = PendingLookBack()
     /// The look-back reading older pages for pending messages, if one runs.
     @ObservationIgnored private var lookBackTask: Task<Void, Never>?
-    /// Look-backs finished so far (whatever they found).
-    public private(set) var finishedLookBacks = 0
+    /// Whether older pages are being read for pending messages that may have settled before
+    /// the window (the status line says so while it lasts).
+    public private(set) var isLookingBack = false
 
     /// A parked host for `key`. Nothing loads until ``activate()``.
     public init(
@@ -85,6 +86,7 @@ public final class WorkspaceChatHost {
         pollTask = nil
         lookBackTask?.cancel()
         lookBackTask = nil
+        isLookingBack = false
         pollAssumedBusy = nil
         perform(scheduler.setRunning(false, fence))
         if let operation = scheduler.active {
@@ -198,6 +200,7 @@ public final class WorkspaceChatHost {
         guard lookBackTask == nil, let plan = lookBack.plan(for: timeline) else { return }
         let rpc = rpc
         let key = key
+        isLookingBack = true
         lookBackTask = Task { [weak self] in
             var progress = PendingLookBack.Progress(plan)
             var cursor: String? = plan.cursor
@@ -216,7 +219,7 @@ public final class WorkspaceChatHost {
     private func lookBackFinished(_ progress: PendingLookBack.Progress, complete: Bool) {
         if !Task.isCancelled { lookBackTask = nil }
         if !complete { lookBack.forget(progress.plan) }
-        finishedLookBacks += 1
+        isLookingBack = lookBackTask != nil
         report(timeline.confirmFromOlderHistory(progress.found))
         reschedulePollingIfBusinessChanged()
     }

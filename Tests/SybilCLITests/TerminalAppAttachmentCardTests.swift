@@ -42,33 +42,30 @@ struct TerminalAppAttachmentCardTests {
         await controller.start()
         let terminal = TerminalAppRunLoopTests.RecordingTerminal(size: size)
         let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: ContinuousClock())
-        terminal.eventsHandled = { runner.terminalEventsHandled }
         let run = Task { await runner.run() }
-        let app = TerminalAppRunLoopTests.Running(
-            controller: controller, eventsHandled: { runner.terminalEventsHandled }, terminal: terminal, run: run,
-            data: data)
+        let app = TerminalAppRunLoopTests.Running(controller: controller, terminal: terminal, run: run, data: data)
 
         // To the room: Tab to the sidebar, Home, down to the room, Return.
-        await app.type("\t")
-        await app.type(TerminalAppRunLoopTests.home)
+        app.type("\t")
+        app.type(TerminalAppRunLoopTests.home)
         let index = try #require(controller.app.sidebar.rows.compactMap(\.destination).firstIndex(of: .agent))
-        for _ in 0..<index { await app.type(TerminalAppRunLoopTests.down) }
-        await app.type("\r")
-        #expect(controller.app.sidebar.current == .agent)
+        for _ in 0..<index { app.type(TerminalAppRunLoopTests.down) }
+        app.type("\r")
+        #expect(await app.until { controller.app.sidebar.current == .agent })
 
         let original = Array("<b>bold</b>\u{1B}]0;pwned\u{07}\n<svg onload=\"alert(1)\"></svg>\n".utf8)
         let file = data.appendingPathComponent("page.html")
         try Data(original).write(to: file)
-        await app.type("/attach \(file.path)\nhere is a page\r")
+        app.type("/attach \(file.path)\nhere is a page\r")
         #expect(
             await ConditionWait.until { controller.app.attachmentCards.contains { $0.fileName == "page.html" } },
             "the room echoes the message with its card (notice: \(controller.app.notice ?? "none"))")
 
         // Tab twice: composer → sidebar → timeline; v previews the newest card.
-        await app.type("\t")
-        await app.type("\t")
-        #expect(controller.app.focus == .timeline)
-        await app.type("v")
+        app.type("\t")
+        app.type("\t")
+        #expect(await app.until { controller.app.focus == .timeline })
+        app.type("v")
         #expect(
             await ConditionWait.until { terminal.lastFrame.contains("<svg onload=\"alert(1)\"></svg>") },
             "the preview shows the HTML as text")
@@ -76,13 +73,13 @@ struct TerminalAppAttachmentCardTests {
         #expect(frame.contains("page.html · text/html · \(original.count) bytes · shown as text, never rendered"))
         #expect(frame.contains("<b>bold</b>"))
         #expect(!frame.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "no escape is obeyed")
-        await app.type("q")
-        #expect(controller.app.overlay == nil)
+        app.type("q")
+        #expect(await app.until { controller.app.overlay == nil })
 
         // A file of the same name is already there: the export goes beside it.
         let taken = exports.appendingPathComponent("page.html")
         try Data("mine".utf8).write(to: taken)
-        await app.type("e")
+        app.type("e")
         let second = exports.appendingPathComponent("page (2).html")
         #expect(
             await ConditionWait.until { controller.app.notice?.hasPrefix("Saved page.html (verified) to ") == true },

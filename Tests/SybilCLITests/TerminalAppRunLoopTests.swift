@@ -16,15 +16,12 @@ import Testing
 @Suite("Terminal app over its run loop and the reference server", .timeLimit(.minutes(2)))
 @MainActor
 struct TerminalAppRunLoopTests {
-    /// A terminal that records the frames presented, each with how many of the terminal's
-    /// events the run loop had handled when it was drawn.
+    /// A terminal that records the frames presented.
     final class RecordingTerminal: AppTerminal {
         let events: AsyncStream<TerminalEvent>
         let continuation: AsyncStream<TerminalEvent>.Continuation
         let size: TerminalSize
-        private let frames = Locked<[(text: String, eventsHandled: Int)]>([])
-        /// The run loop's count of handled events, read as each frame is presented.
-        nonisolated(unsafe) var eventsHandled: @MainActor () -> Int = { 0 }
+        private let frames = Locked<[String]>([])
 
         init(size: TerminalSize) {
             self.size = size
@@ -32,13 +29,10 @@ struct TerminalAppRunLoopTests {
         }
 
         var frameCount: Int { frames.withLock { $0.count } }
-        var lastFrame: String { frames.withLock { $0.last?.text ?? "" } }
-        /// Whether a frame drawn after `count` events were handled was presented.
-        func presented(afterEvents count: Int) -> Bool { frames.withLock { ($0.last?.eventsHandled ?? 0) >= count } }
+        var lastFrame: String { frames.withLock { $0.last ?? "" } }
         func type(_ text: String) { continuation.yield(.input(Array(text.utf8))) }
         func present(_ grid: CellGrid, cursor: CursorPlacement?) {
-            let handled = MainActor.assumeIsolated { eventsHandled() }
-            frames.withLock { $0.append((grid.text, handled)) }
+            frames.withLock { $0.append(grid.text) }
         }
         func suspend() {}
         func stop() {}
@@ -48,20 +42,27 @@ struct TerminalAppRunLoopTests {
     @MainActor
     struct Running {
         let controller: TerminalAppController
-        /// The run loop's count of handled terminal events.
-        let eventsHandled: @MainActor () -> Int
         let terminal: RecordingTerminal
         let run: Task<Void, Never>
         let data: URL
+        /// Moves the app's clock on by one frame when it is a manual one (nothing on a live
+        /// clock).
+        var tick: @MainActor () -> Void = {}
 
-        /// Types `keys` (one read) and waits until a frame drawn after they were handled was
-        /// presented.
-        func type(_ keys: String) async {
-            let target = eventsHandled() + 1
+        /// Types `keys` as one read of the terminal; the run loop handles reads in order, so
+        /// a test waits for what the last keys of a sequence do (``until(_:)``).
+        func type(_ keys: String) {
             terminal.type(keys)
-            #expect(
-                await ConditionWait.until { terminal.presented(afterEvents: target) },
-                "a frame after \(keys.debugDescription)")
+        }
+
+        /// Waits until `condition` holds over what the person sees (the app's state, the
+        /// frames), moving a manual clock on by a frame each time it is checked, so frames and
+        /// the screen model's ticks come only while the test waits for them.
+        func until(_ condition: @escaping @MainActor () -> Bool) async -> Bool {
+            await ConditionWait.until {
+                tick()
+                return condition()
+            }
         }
 
         /// Quits with Ctrl+C twice and waits for the run loop to end.
@@ -79,11 +80,19 @@ struct TerminalAppRunLoopTests {
     static let sessionKey = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-42")
 
     private func start(_ server: ReferenceServer) async throws -> Running {
-        try await start(server, clock: ContinuousClock())
+        try await start(server, on: ContinuousClock())
+    }
+
+    /// The app over `server` on a manual clock that moves a frame each time a test checks
+    /// what it waits for.
+    private func start(_ server: ReferenceServer, clock: ManualClock) async throws -> Running {
+        var running = try await start(server, on: clock)
+        running.tick = { clock.advance(by: TerminalAppRunner<ManualClock>.frameInterval) }
+        return running
     }
 
     /// The app over `server` with its run loop, search, workspace hosts and screens on `clock`.
-    private func start<C: Clock<Duration>>(_ server: ReferenceServer, clock: C) async throws -> Running {
+    private func start<C: Clock<Duration>>(_ server: ReferenceServer, on clock: C) async throws -> Running {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-tui-\(UUID().uuidString)")
         let environment = [
             "SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": Self.token, "XDG_DATA_HOME": data.path,
@@ -98,26 +107,23 @@ struct TerminalAppRunLoopTests {
         await controller.start()
         let terminal = RecordingTerminal(size: size)
         let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: clock)
-        terminal.eventsHandled = { runner.terminalEventsHandled }
         let run = Task { await runner.run() }
-        return Running(
-            controller: controller, eventsHandled: { runner.terminalEventsHandled }, terminal: terminal, run: run,
-            data: data)
+        return Running(controller: controller, terminal: terminal, run: run, data: data)
     }
 
     /// Opens `key` from the sidebar with the keys a person presses: Tab, Home, Down to its row,
     /// Return; waits until its rows are drawn.
     private func open(_ key: WorkspaceChatKey, in app: Running) async {
-        #expect(await ConditionWait.until { app.controller.app.sidebar.workspaces?.isEmpty == false })
-        await app.type("\t")
-        await app.type(Self.home)
+        #expect(await app.until { app.controller.app.sidebar.workspaces?.isEmpty == false })
+        app.type("\t")
+        app.type(Self.home)
         let destinations = app.controller.app.sidebar.rows.compactMap(\.destination)
         let index = try? #require(destinations.firstIndex(of: .session(key)))
-        for _ in 0..<(index ?? 0) { await app.type(Self.down) }
-        #expect(app.controller.app.sidebar.selection == .session(key))
-        await app.type("\r")
+        for _ in 0..<(index ?? 0) { app.type(Self.down) }
+        #expect(await app.until { app.controller.app.sidebar.selection == .session(key) })
+        app.type("\r")
         #expect(
-            await ConditionWait.until {
+            await app.until {
                 app.controller.workspace?.screen.isCovered == false && !app.controller.app.items.isEmpty
             }, "the session's cover lifts once its rows are laid out")
     }
@@ -131,11 +137,11 @@ struct TerminalAppRunLoopTests {
     @Test func scrollingUpASessionLoadsOlderPagesUntilTheFirstMessageKeepingTheReadersRow() async throws {
         let server = try server()
         defer { Task { await server.shutdown() } }
-        let app = try await start(server)
+        let app = try await start(server, clock: ManualClock())
         await open(Self.sessionKey, in: app)
         let screen = try #require(app.controller.workspace?.screen)
         #expect(
-            await ConditionWait.until { app.terminal.lastFrame.contains("Fix login: question 40") },
+            await app.until { app.terminal.lastFrame.contains("Fix login: question 40") },
             "the newest message drawn at the bottom")
         func showsTheFirstQuestion() -> Bool {
             app.terminal.lastFrame.split(separator: "\n").contains { line in
@@ -151,12 +157,12 @@ struct TerminalAppRunLoopTests {
 
         // The timeline focused (composer → sidebar → timeline); Home goes to the oldest loaded
         // row, within 90 lines of the top: the screen model asks for the page before it.
-        await app.type("\t")
-        await app.type("\t")
-        await app.type(Self.home)
+        app.type("\t")
+        app.type("\t")
+        app.type(Self.home)
         // Drawn after the prepend: the older page's lines are above the viewport.
         #expect(
-            await ConditionWait.until {
+            await app.until {
                 // A page shorter than 90 lines loads the next one too: at least one.
                 screen.displayRows.rows.count > firstWindow
                     && (app.controller.app.timelineViewport?.linesAbove ?? 0) > 0
@@ -174,10 +180,18 @@ struct TerminalAppRunLoopTests {
 
         // Paging on up loads page after page until the first message.
         var presses = 0
+        func top() -> (String?, Int?) {
+            (app.controller.app.timelineViewport?.items.first?.id, app.controller.app.timelineViewport?.linesAbove)
+        }
         while !showsTheFirstQuestion(), presses < 200 {
-            await app.type(Self.pageUp)
+            let before = top()
+            app.type(Self.pageUp)
             presses += 1
-            if screen.isLoadingOlderPage { _ = await ConditionWait.until { !screen.isLoadingOlderPage } }
+            // Each page up moves the reader, or waits for the page above to load.
+            #expect(
+                await app.until { top() != before || screen.isLoadingOlderPage || showsTheFirstQuestion() },
+                "page up \(presses) moved the view")
+            if screen.isLoadingOlderPage { _ = await app.until { !screen.isLoadingOlderPage } }
         }
         #expect(showsTheFirstQuestion(), "after \(presses) pages up")
         let hasMore = screen.host.timeline.hasOlderEntries
@@ -198,7 +212,7 @@ struct TerminalAppRunLoopTests {
 
         // A path that does not exist: nothing is sent and the whole draft comes back.
         let missing = app.data.appendingPathComponent("missing.log").path
-        await app.type("/attach \(missing)\nSieh dir das an\r")
+        app.type("/attach \(missing)\nSieh dir das an\r")
         #expect(await ConditionWait.until { app.controller.app.notice?.contains("nothing was sent") == true })
         #expect(app.controller.app.composer.text == "/attach \(missing)\nSieh dir das an")
         #expect(session.composer.deliveries.isEmpty)
@@ -206,9 +220,9 @@ struct TerminalAppRunLoopTests {
 
         // Ctrl+U, Backspace, Ctrl+U clear the two lines; then a real file, uploaded in chunks,
         // then the message.
-        await app.type("\u{15}\u{7F}\u{15}")
-        #expect(app.controller.app.composer.isEmpty)
-        await app.type("/attach \(file.path)\nSieh dir das an\r")
+        app.type("\u{15}\u{7F}\u{15}")
+        #expect(await app.until { app.controller.app.composer.isEmpty })
+        app.type("/attach \(file.path)\nSieh dir das an\r")
         // Accepted, or already confirmed by the desktop's history (the delivery then leaves the
         // composer's list, so the accepted state alone can pass unseen).
         #expect(
@@ -240,11 +254,11 @@ struct TerminalAppRunLoopTests {
         #expect(receipt.requestId == "other-device-1")
         #expect(await ConditionWait.until { app.controller.app.sidebar.agentUnread > 0 }, "the sidebar badge")
         // Tab to the sidebar, Home, down to the room, Return.
-        await app.type("\t")
-        await app.type(Self.home)
+        app.type("\t")
+        app.type(Self.home)
         let index = try #require(app.controller.app.sidebar.rows.compactMap(\.destination).firstIndex(of: .agent))
-        for _ in 0..<index { await app.type(Self.down) }
-        await app.type("\r")
+        for _ in 0..<index { app.type(Self.down) }
+        app.type("\r")
         #expect(
             await ConditionWait.until {
                 let frame = app.terminal.lastFrame

@@ -138,9 +138,10 @@ struct AttachmentUploaderTests {
                     )
                 } else {
                     let task = Task { try await uploader.upload(chosen, to: chat) }
-                    for _ in 0..<10_000 where !desktop.calls.contains(where: { $0.hasSuffix(":chunk:0") }) {
-                        await Task.yield()
+                    let sending = await desktop.changed.wait {
+                        desktop.calls.contains(where: { $0.hasSuffix(":chunk:0") })
                     }
+                    #expect(sending, "the upload reached its first chunk")
                     task.cancel()
                     _ = try? await task.value
                     #expect(desktop.requests.last?.size == 1 << 30, "exactly 1 GiB is accepted")

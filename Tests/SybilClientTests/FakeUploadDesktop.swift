@@ -1,6 +1,7 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilTesting
 import SybilWire
 
 /// A desktop that receives chunked uploads: each call key runs at most once, chunks are
@@ -19,6 +20,8 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
     }
 
     private let state: Locked<State>
+    /// Notified after every call the desktop receives.
+    let changed = ChangeSignal()
 
     /// `keepBytes`: false for large uploads, where only the count matters.
     init(chunkSize: Int = 1 << 20, keepBytes: Bool = true) {
@@ -37,7 +40,8 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
     func claimFinishedSize(_ size: Int64) { state.withLock { $0.finishedSize = size } }
 
     func beginUpload(callKey: String, _ request: AttachmentUploadRequest) async throws -> AttachmentUploadBegin {
-        state.withLock { state in
+        defer { changed.notify() }
+        return state.withLock { state in
             state.calls.append(callKey)
             state.requests.append(request)
             return AttachmentUploadBegin(
@@ -54,6 +58,7 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
             }
             return false
         }
+        changed.notify()
         if failed { throw FakeDesktopError(description: "connection reset") }
         guard let data = Data(base64Encoded: base64) else { throw FakeDesktopError(description: "bad base64") }
         state.withLock { state in
@@ -63,7 +68,8 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
     }
 
     func finishUpload(callKey: String, uploadId: String, chunkCount: Int) async throws -> AttachmentUploadResult {
-        state.withLock { state in
+        defer { changed.notify() }
+        return state.withLock { state in
             state.calls.append(callKey)
             return AttachmentUploadResult(
                 uploadId: uploadId, size: state.finishedSize ?? state.receivedBytes,
@@ -73,5 +79,6 @@ final class FakeUploadDesktop: WorkspaceUploadRPC {
 
     func cancelUpload(callKey: String, uploadId: String) async throws {
         state.withLock { $0.calls.append(callKey) }
+        changed.notify()
     }
 }

@@ -34,8 +34,9 @@ struct WorkspaceChatHostLookBackTests {
         let older = WorkspaceChatPage(
             threadId: nil, timeline: [userRow("u-1", operationId: "op-1"), Envelopes.row("z")], hasOlderEntries: true,
             oldestCursor: "c-0")
+        #expect(host.isLookingBack, "the status line says older history is read")
         rpc.answer(.pageBefore(chatA, cursor: "c-1"), with: .page(older))
-        await eventually("the look-back finishes") { host.finishedLookBacks == 1 }
+        await eventually("the look-back finishes") { !host.isLookingBack }
         #expect(confirmed == [["op-1"]])
         #expect(host.timeline.pending.isEmpty)
         #expect(host.timeline.window.map(\.id) == ["a", "b"], "older pages read for the look-back are not shown")
@@ -54,12 +55,12 @@ struct WorkspaceChatHostLookBackTests {
         }
         await rpc.waitForCall(.pageBefore(chatA, cursor: "c-1"))
         rpc.answer(.pageBefore(chatA, cursor: "c-1"), with: .page(Envelopes.page(["x"])))
-        await eventually("the look-back finishes") { host.finishedLookBacks == 1 }
+        await eventually("the look-back finishes") { !host.isLookingBack }
         #expect(host.timeline.pending == [message], "not found: the message is still pending")
         // The 10 s poll of a busy host loads the same window: no page is read again.
         #expect(await clock.waitForSleepers(count: 1))
         await rpc.serveLoad(of: chatA, with: window, to: host) { clock.advance(by: .seconds(10)) }
-        #expect(host.finishedLookBacks == 1)
+        #expect(!host.isLookingBack, "the same window starts no second look-back")
         host.park()
         rpc.verifyDone()
     }
@@ -77,7 +78,7 @@ struct WorkspaceChatHostLookBackTests {
         }
         await rpc.waitForCall(.pageBefore(chatA, cursor: "c-1"))
         rpc.answer(.pageBefore(chatA, cursor: "c-1"), with: .failure(.init(description: "offline")))
-        await eventually("the look-back gives up") { host.finishedLookBacks == 1 }
+        await eventually("the look-back gives up") { !host.isLookingBack }
         #expect(await clock.waitForSleepers(count: 1))
         rpc.expect(.load(chatA))
         rpc.expect(.pageBefore(chatA, cursor: "c-1"))
@@ -88,7 +89,9 @@ struct WorkspaceChatHostLookBackTests {
         let page = WorkspaceChatPage(
             threadId: nil, timeline: [userRow("u-1", operationId: "op-1")], hasOlderEntries: false, oldestCursor: nil)
         rpc.answer(.pageBefore(chatA, cursor: "c-1"), with: .page(page))
-        await eventually("the second look-back confirms the message") { host.finishedLookBacks == 2 }
+        await eventually("the second look-back confirms the message") {
+            !host.isLookingBack && host.timeline.pending.isEmpty
+        }
         #expect(confirmed == ["op-1"])
         host.park()
         rpc.verifyDone()

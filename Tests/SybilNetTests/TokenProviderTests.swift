@@ -5,17 +5,22 @@ import Testing
 
 @Suite("Token chain", .timeLimit(.minutes(2)))
 struct TokenProviderTests {
+    /// Counts its calls and answers only when the test opens its gate, so callers can pile up
+    /// behind a refresh that is still running.
     final class CountingRefresher: TokenRefresher {
         private let count = Locked(0)
+        private let (gate, opener) = AsyncStream<Void>.makeStream()
         var calls: Int { count.withLock { $0 } }
         func refreshToken(expired: String?) async throws -> String {
             let number = count.withLock { value -> Int in
                 value += 1
                 return value
             }
-            for _ in 0..<50 { await Task.yield() }  // let concurrent callers pile up
+            for await _ in gate { break }
             return "fresh-\(number)"
         }
+        /// Lets every waiting and later refresh answer.
+        func open() { opener.finish() }
     }
 
     @Test func memoryThenCurrentThenLegacyStoresInOrder() async throws {
@@ -61,10 +66,13 @@ struct TokenProviderTests {
         let refresher = CountingRefresher()
         let current = InMemorySecretStore(["session-token": "expired"])
         let provider = TokenProvider(current: .init(store: current, account: "session-token"), refresher: refresher)
-        async let first = provider.refresh()
-        async let second = provider.refresh()
-        async let third = provider.refresh()
-        let tokens = try await [first, second, third]
+        // Each call has reached the provider (and found the refresh running, or started it)
+        // when `startRefresh` returns, so all three are in flight before the refresher answers.
+        let first = await provider.startRefresh()
+        let second = await provider.startRefresh()
+        let third = await provider.startRefresh()
+        refresher.open()
+        let tokens = try await [first.value, second.value, third.value]
         #expect(tokens == ["fresh-1", "fresh-1", "fresh-1"])
         #expect(refresher.calls == 1)
         #expect(current.all == ["session-token": "fresh-1"])
@@ -77,5 +85,13 @@ struct TokenProviderTests {
         let second = budget.spend()
         #expect(first && !second)
         #expect(budget.remaining == 0)
+    }
+}
+
+extension TokenProvider {
+    /// Starts `refresh()` on the provider's own executor and returns once it has suspended, so
+    /// the call has been seen by the provider when this returns.
+    fileprivate func startRefresh() -> Task<String, any Error> {
+        Task.immediate { try await self.refresh() }
     }
 }

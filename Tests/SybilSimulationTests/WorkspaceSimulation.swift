@@ -72,6 +72,8 @@ final class WorkspaceSimulation {
     private let senderClock = ManualClock()
     private let network: SimulatedNetwork
     private let truth: WorkspaceDesktopClient
+    /// The reference server's app, whose background work (the runs) the settle waits out.
+    private let server: SybilServerApp
     private let store = InMemoryKeyValueStore()
     private var phone: Phone?
     private var launches = 0
@@ -96,6 +98,7 @@ final class WorkspaceSimulation {
             time: ServerTime(clock: serverClock) {
                 1_800_000_000_000 + Int64(serverClock.now.offset.components.seconds) * 1000
             })
+        server = app
         network = SimulatedNetwork(
             app: app, seed: seed, faultPercent: 30, heldRoutes: ["POST /v1/workspaces/rpc run.codexChatSubmit"],
             signal: signal)
@@ -304,12 +307,10 @@ final class WorkspaceSimulation {
         let phone = try current()
         await drive { await phone.composer.retryUnaccepted() }
         try checkNothingStuck()
-        // The server's runs end on their own tasks.
-        let idle = await eventually {
-            guard let load = try? await self.truth.codexChatLoad(Self.chat) else { return false }
-            return load.liveOverlay.blocks.isEmpty
-        }
-        if !idle { throw violation("the server's runs did not end") }
+        // The server's runs end on their own tasks; `quiescent()` returns once none is left.
+        await server.quiescent()
+        let load = try? await truth.codexChatLoad(Self.chat)
+        if load?.liveOverlay.blocks.isEmpty != true { throw violation("the server's runs did not end") }
         let before = phone.host.appliedLoads
         phone.host.handle(.explicitRefresh)
         let settled = await ConditionWait.until {
@@ -365,17 +366,6 @@ final class WorkspaceSimulation {
         return ServerView(
             history: history.compactMap(\.operationId), overlay: overlay.compactMap(\.operationId),
             accepted: accepted)
-    }
-
-    /// Re-checks `condition` whenever the server's tasks had a turn, for at most 30 s of real
-    /// time (a bound, never a rule).
-    private func eventually(_ condition: @escaping @MainActor () async -> Bool) async -> Bool {
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < .seconds(30) {
-            if await condition() { return true }
-            await Task.yield()
-        }
-        return false
     }
 
     private func current() throws -> Phone {

@@ -16,8 +16,6 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
 
     /// The controller it drives.
     public let controller: TerminalAppController
-    /// How many terminal events (input reads, resizes, signals) were handled.
-    public private(set) var terminalEventsHandled = 0
 
     private let terminal: any AppTerminal
     private let clock: C
@@ -75,9 +73,7 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
         loop: for await wake in stream {
             switch wake {
             case .terminal(let event):
-                let quits = handle(event)
-                terminalEventsHandled += 1
-                if quits { break loop }
+                if handle(event) { break loop }
             case .flushEscape(let generation):
                 guard generation == escapeGeneration else { continue }
                 if deliver(decoder.flush()) { break loop }

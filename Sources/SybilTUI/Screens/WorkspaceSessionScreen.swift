@@ -38,7 +38,7 @@ public final class WorkspaceSessionScreen {
     }
 
     /// A line for the status bar: uploads in progress, a load error, a notice of the
-    /// composer, or loading.
+    /// composer, loading, a running turn, or older history read for sent messages.
     public var status: String? {
         let uploading = composer.attachments.filter { $0.uploadId == nil && $0.failure == nil }
         if !uploading.isEmpty {
@@ -48,6 +48,7 @@ public final class WorkspaceSessionScreen {
         if let error = screen.host.lastLoadError { return "Could not load the session: \(error)" }
         if screen.host.appliedLoads == 0 { return "Loading the session…" }
         if screen.displayRows.pinnedStatus != nil { return "The desktop is running a turn; /steer TEXT joins it" }
+        if screen.host.isLookingBack { return "Looking for sent messages in older history…" }
         return nil
     }
 
