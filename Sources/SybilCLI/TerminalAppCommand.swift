@@ -192,6 +192,7 @@ enum TerminalAppCommand {
             guard let saved = try? await store.webSearch(id: id) else { return nil }
             return WebSearchScreen(query: saved.query, answer: saved.answer, sources: saved.sources)
         }
+        services.chatAttachmentDrafts = chatAttachmentDrafts(request, connection: connection, io: io)
         services.header = header(connection, model: model)
         services.chatHeader = { header(connection, model: $0) }
         // The server's models are listed when `/model` or F6 first needs them, with the key
@@ -205,6 +206,19 @@ enum TerminalAppCommand {
             return try await client.models().models.map(\.id)
         }
         return (services, agentSession?.scratch)
+    }
+
+    /// Where an ordinary chat's staged files are kept between launches: beside the Agent room's
+    /// draft, in the same kind of store, scoped to the server as the draft is; none with
+    /// `--in-memory`.
+    static func chatAttachmentDrafts(
+        _ request: Request, connection: ServerTarget.Connection, io: CommandIO
+    ) -> ChatAttachmentDraftStore? {
+        guard !request.common.inMemory else { return nil }
+        let scope = connection.embedded == nil ? connection.baseURL : URL(string: "http://embedded.sybil.invalid")!
+        let directory = XDGDirectories(environment: io.environment).sybilData + "/client/chat"
+        return ChatAttachmentDraftStore(
+            storage: AgentAttachmentFileStore(directory: directory, baseURL: scope, folder: "chat-attachments"))
     }
 
     /// The header: the demo's own sentence for the embedded server, else the profile (or the

@@ -16,9 +16,10 @@ public final class AgentAttachmentFileStore: AgentAttachmentStorage {
     public let root: String
     private let io = AgentAttachmentIOQueue(label: "sybil.agent-attachments")
 
-    /// A store for the draft of `baseURL` under `directory` (created when first written).
-    public init(directory: String, baseURL: URL) {
-        root = directory + "/agent-attachments/" + Self.scope(for: baseURL)
+    /// A store for the draft of `baseURL` under `directory/folder` (created when first
+    /// written); an ordinary chat's staged files use the same store under `chat-attachments`.
+    public init(directory: String, baseURL: URL, folder: String = "agent-attachments") {
+        root = directory + "/" + folder + "/" + Self.scope(for: baseURL)
     }
 
     /// The scope of a base URL: 16 hex digits of FNV-1a over the outbox's normalised form

@@ -54,6 +54,20 @@ extension TerminalApp {
         }
     }
 
+    /// Stages the files kept from the last launch (before anything is staged now); `notes` say
+    /// what could not be kept.
+    public mutating func restoreChatAttachments(_ attachments: [ChatAttachment], notes: [String]) {
+        for attachment in attachments {
+            chatAttachments.append(StagedChatAttachment(id: nextStagedAttachment, attachment: attachment))
+            nextStagedAttachment += 1
+        }
+        if !notes.isEmpty {
+            notice = notes.map(TerminalText.oneLine).joined(separator: " ")
+        } else if !attachments.isEmpty {
+            notice = "\(attachments.count) file(s) staged before are still attached · /attachments lists them"
+        }
+    }
+
     /// `/attachments`, `/detach N` or `/detach all` typed in an ordinary chat (`text` as typed,
     /// given back to the composer when the command is not understood).
     public mutating func chatDraftCommand(_ command: ComposerAttachments.DraftCommand, text: String) {

@@ -57,6 +57,10 @@ public final class TerminalAppController {
         await services.records?.reload()
         chat = await services.chats.newChat()
         app.show(.newChat, title: "New chat")
+        if let store = services.chatAttachmentDrafts {
+            let restored = await store.restore()
+            app.restoreChatAttachments(restored.attachments, notes: restored.notes)
+        }
         app.header = services.header
         app.sidebar.notOffered = services.notOffered
         if let agent = services.agent, !services.notOffered.contains(.agentRoom) {
@@ -501,6 +505,7 @@ public final class TerminalAppController {
             }
             if let command = ComposerAttachments.draftCommand(text) {
                 app.chatDraftCommand(command, text: text)
+                saveChatAttachments()
                 return
             }
             sendInChat(text)
@@ -522,6 +527,7 @@ public final class TerminalAppController {
                     Self.readForStaging(paths, with: staged, textLimit: ChatAttachmentFile.defaultTextLimit)
                 }.value
                 self.app.stageChatAttachments(read, refusals: refusals)
+                if !read.isEmpty { self.saveChatAttachments() }
                 if !refusals.isEmpty || caption.isEmpty {
                     self.app.restoreDraft(caption)
                     return
@@ -536,10 +542,21 @@ public final class TerminalAppController {
             let sending = self.app.chatAttachments
             if await chat.send(message, attachments: sending.map(\.attachment)) {
                 self.app.unstageChatAttachments(Set(sending.map(\.id)))
+                if !sending.isEmpty { self.saveChatAttachments() }
             } else {
                 self.app.restoreDraft(message)
                 self.app.notice = chat.lastError ?? "Wait for the reply to finish, then send again."
             }
+        }
+    }
+
+    /// Saves the ordinary chat's staged files as they are now, so a relaunch finds them (seed
+    /// 003); a failed save is said in the notice, and the files stay staged.
+    private func saveChatAttachments() {
+        guard let store = services.chatAttachmentDrafts else { return }
+        let staged = app.chatAttachments.map(\.attachment)
+        run { [weak self] in
+            if let problem = await store.save(staged) { self?.app.notice = problem }
         }
     }
 

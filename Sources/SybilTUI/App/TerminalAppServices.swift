@@ -76,6 +76,8 @@ public struct TerminalAppServices {
     public var chatHeader: (@MainActor (_ model: String) -> String)?
     /// The server's models and each chat's choice (`/model`, F6), if the app can list them.
     public var models: ChatModelPicker?
+    /// Where an ordinary chat's staged files are kept between launches (none: in memory only).
+    public var chatAttachmentDrafts: ChatAttachmentDraftStore?
 
     /// Creates the services.
     public init(

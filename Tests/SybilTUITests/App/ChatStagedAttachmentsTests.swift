@@ -271,4 +271,71 @@ struct ChatStagedAttachmentsControllerTests {
         #expect(!drawn.render(size: size).0.text.contains("1 notes.txt · "))
         await controller.close()
     }
+
+    /// The app as launched over `history` and the staged files under `directory`.
+    func launch(
+        history: InMemoryChatHistory, model: Recording, directory: URL, size: TerminalSize
+    ) async -> TerminalAppController {
+        let chats = ChatListModel(
+            streaming: model, store: history, model: "m", now: { 1_000 }, ids: SequentialIDGenerator(prefix: "id"),
+            warmUp: nil)
+        var services = TerminalAppServices(
+            chats: chats, search: ChatSearchModel(store: history, clock: AnyClock(ContinuousClock())), agent: nil,
+            workspaces: nil)
+        services.chatAttachmentDrafts = ChatAttachmentDraftStore(
+            storage: AgentAttachmentFileStore(
+                directory: directory.path, baseURL: URL(string: "http://127.0.0.1:8799/v1")!,
+                folder: "chat-attachments"))
+        let controller = TerminalAppController(services: services, theme: .monochrome, size: size)
+        await controller.start()
+        return controller
+    }
+
+    @Test func stagedFilesSurviveARelaunchThatFollowsACrashAndASentMessageUnstagesThemForGood() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sybil-attach-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let marker = "marker-\(UUID().uuidString)"
+        let notes = directory.appendingPathComponent("notes.txt").path
+        let plan = directory.appendingPathComponent("plan.md").path
+        try Data("Notes \(marker)\n".utf8).write(to: URL(fileURLWithPath: notes))
+        try Data("# Plan\n".utf8).write(to: URL(fileURLWithPath: plan))
+        let history = InMemoryChatHistory()
+        let model = Recording()
+        let size = TerminalSize(columns: 80, rows: 24)
+
+        // Attach two files, detach the first; the process then ends without closing anything.
+        let first = await launch(history: history, model: model, directory: directory, size: size)
+        type("/attach \(plan)", into: first)
+        await first.settle()
+        type("/attach \(notes)", into: first)
+        await first.settle()
+        type("/detach 1", into: first)
+        await first.settle()
+        #expect(first.app.chatAttachments.map(\.attachment.name) == ["notes.txt"])
+
+        // Relaunched: the file is staged again, listed under the composer, and said so.
+        try FileManager.default.removeItem(atPath: notes)
+        let second = await launch(history: history, model: model, directory: directory, size: size)
+        #expect(second.app.chatAttachments.map(\.attachment.name) == ["notes.txt"], "the saved bytes, not the file")
+        #expect(second.app.notice == "1 file(s) staged before are still attached · /attachments lists them")
+        var drawn = second.app
+        #expect(drawn.render(size: size).0.text.contains("1 notes.txt · "))
+        type("What is the plan?", into: second)
+        await second.settle()
+        let chat = try #require(second.chat)
+        #expect(await ConditionWait.until { !chat.isTyping && chat.messages.count == 2 })
+        #expect(model.bodies.count == 1)
+        #expect(model.bodies.first?.components(separatedBy: marker).count == 2, "the restored file is sent once")
+        #expect(second.app.chatAttachments.isEmpty)
+        await second.settle()
+        await second.close()
+
+        // Sent: a later launch finds nothing staged.
+        let third = await launch(history: history, model: model, directory: directory, size: size)
+        #expect(third.app.chatAttachments.isEmpty)
+        #expect(third.app.notice == nil)
+        await third.close()
+    }
 }
