@@ -1,5 +1,6 @@
-/// What the server runs for each request. `handle` is called on a task of its own for
-/// every complete request; responses on one connection go out in request order.
+/// What the server runs for each request. Every complete request is first offered to
+/// ``immediateResponse(to:)`` on the event-loop thread; when that gives no answer, `handle` is
+/// called on a task of its own. Responses on one connection go out in request order.
 public protocol HTTPHandler: Sendable {
     /// The largest body accepted for a request with `head` (larger ones are answered 413
     /// before they are read).
@@ -17,6 +18,14 @@ public protocol HTTPHandler: Sendable {
     /// thread once the head is read.
     func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)?
 
+    /// The answer to `request` when it can be given at once without suspending, or `nil` to
+    /// have ``handle(_:)`` answer it on a task of its own. Called on the event-loop thread for
+    /// every complete request, when its turn on the connection comes; an answer here spares the
+    /// request its task and the switches to an executor thread and back. Every connection
+    /// waits while it runs: it must not block, do I/O, wait for a lock held for long or call
+    /// an actor, and it reads only state that is safe to read from any thread.
+    func immediateResponse(to request: HTTPServerRequest) -> HTTPServerResponse?
+
     /// The response to `request`. Must not throw: failures are responses too.
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse
 
@@ -27,6 +36,9 @@ public protocol HTTPHandler: Sendable {
 extension HTTPHandler {
     /// Every request's body is read unless a handler says otherwise.
     public func headResponse(for head: HTTPRequestHead) -> HTTPServerResponse? { nil }
+
+    /// Every request is handled on a task unless a handler says otherwise.
+    public func immediateResponse(to request: HTTPServerRequest) -> HTTPServerResponse? { nil }
 
     /// Bodies are collected whole unless a handler says otherwise.
     public func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? { nil }

@@ -42,12 +42,20 @@ extension ServerEventLoop {
         let id = connection.id
         switch action {
         case .dispatch(let request):
+            // A request the handler answers without suspending costs no task and no thread
+            // switch; its answer is taken as a task's would be, in the connection's order.
+            if let response = handler.immediateResponse(to: request) {
+                connection.machine.responded(response, now: now, into: &actions)
+                return true
+            }
             // The connection owns the task: closing it (the peer gone, a failed write, the
             // server's drain over) cancels the handler.
+            // The loop is held strongly (a retain, where a weak reference cost more on every
+            // request): a task that outlives the loop's run posts into a mailbox nobody reads.
             let handler = handler
-            connection.handlerTask = tasks.start(on: executor) { [weak self] in
+            connection.handlerTask = tasks.start(on: executor) { [self] in
                 let response = await handler.handle(request)
-                self?.post(.respond(id, response))
+                post(.respond(id, response))
             }
         case .refuse(let status, let message):
             connection.machine.responded(handler.refusal(status: status, message: message), now: now, into: &actions)

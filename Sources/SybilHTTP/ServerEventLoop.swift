@@ -37,8 +37,15 @@ final class ServerEventLoop: @unchecked Sendable {
     let poller: EventPoller
     private let listener: Int32
     private let limits: HTTPConnectionStateMachine.Limits
-    private let commands = Locked<[LoopCommand]>([])
-    /// The commands being applied (loop thread), swapped with ``commands``' queue.
+    /// Commands posted and not yet taken, and whether the loop sleeps (or is about to) with
+    /// none: only a post that finds it asleep wakes it, so a busy loop is not woken again for
+    /// every answer a task posts.
+    private struct Mailbox {
+        var commands: [LoopCommand] = []
+        var asleep = false
+    }
+    private let mailbox = Locked(Mailbox())
+    /// The commands being applied (loop thread), swapped with the mailbox's.
     private var takenCommands: [LoopCommand] = []
     var connections: [UInt64: ServerConnection] = [:]
     private var nextID: UInt64 = 1
@@ -67,18 +74,29 @@ final class ServerEventLoop: @unchecked Sendable {
 
     /// Queues `command` for the loop and wakes it; any thread.
     func post(_ command: LoopCommand) {
-        let wasEmpty = commands.withLock { queue in
-            queue.append(command)
-            return queue.count == 1
+        let asleep = mailbox.withLock { mailbox in
+            mailbox.commands.append(command)
+            defer { mailbox.asleep = false }
+            return mailbox.asleep
         }
-        if wasEmpty { poller.wake() }
+        if asleep { poller.wake() }
     }
 
     /// Runs until a shutdown has drained every connection.
     func run() {
         poller.add(listener, token: Self.listenerToken, readable: true, writable: false)
         while true {
-            let ready = poller.wait(timeoutMilliseconds: waitTimeout(now: configuration.uptime()))
+            // Sleeps only with no command waiting; a post from then on wakes the loop.
+            var timeout = waitTimeout(now: configuration.uptime())
+            if timeout != 0,
+                !mailbox.withLock({ mailbox in
+                    mailbox.asleep = mailbox.commands.isEmpty
+                    return mailbox.asleep
+                })
+            {
+                timeout = 0
+            }
+            let ready = poller.wait(timeoutMilliseconds: timeout)
             for readiness in ready {
                 if readiness.token == Self.listenerToken {
                     acceptPending()
@@ -87,7 +105,10 @@ final class ServerEventLoop: @unchecked Sendable {
                 }
             }
             // The queue and a spare swap places, so neither array is reallocated per turn.
-            commands.withLock { queue in swap(&queue, &takenCommands) }
+            mailbox.withLock { mailbox in
+                mailbox.asleep = false
+                swap(&mailbox.commands, &takenCommands)
+            }
             for command in takenCommands { apply(command) }
             takenCommands.removeAll(keepingCapacity: true)
             let now = configuration.uptime()

@@ -4,8 +4,9 @@ import SybilHTTP
 /// whose table entry needs the bearer token (``Route/Access/bearerToken``) and lacks it is
 /// answered (401, or 400 for two `Authorization` fields) from its head, before any of its body
 /// is read (``HTTPHandler/headResponse(for:)``), so a token-less upload costs the server
-/// nothing but its head and gets no body consumer. ``handle(_:)`` makes the same check, so
-/// the pair is safe when called without the head step (tests call `handle` directly). Open
+/// nothing but its head and gets no body consumer. ``immediateResponse(to:)`` and ``handle(_:)``
+/// make the same check, so each is safe when called without the head step (tests call `handle`
+/// directly). Open
 /// routes (`/healthz`) and paths no route has pass through (a 404 is not a 401).
 struct AuthorizingHandler: HTTPHandler {
     /// The routes and what answers authorized requests.
@@ -38,6 +39,14 @@ struct AuthorizingHandler: HTTPHandler {
         let match = wrapped.table.match(method: head.method, path: head.path)
         return authorizationRefusal(for: head, matching: match) == nil
             ? wrapped.bodyConsumer(for: head, matching: match) : nil
+    }
+
+    /// A refused request is answered at once; an authorized one as its route answers it at
+    /// once, if it can.
+    func immediateResponse(to request: HTTPServerRequest) -> HTTPServerResponse? {
+        let match = wrapped.table.match(method: request.method, path: request.path)
+        if let refusal = authorizationRefusal(for: request.head, matching: match) { return refusal }
+        return wrapped.immediateResponse(to: request, matching: match)
     }
 
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {

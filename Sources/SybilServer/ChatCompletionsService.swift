@@ -46,6 +46,12 @@ final class ChatCompletionsService: Sendable {
         return Self.healthy
     }
 
+    /// `GET /healthz` answered without suspending, when there is no simulated cold start to
+    /// pass (its gate may have to wait); `nil` otherwise, for ``health()``.
+    func immediateHealth() -> HTTPServerResponse? {
+        coldStart == nil ? Self.healthy : nil
+    }
+
     /// The health answer, encoded once instead of on every request.
     private static let healthy = HTTPServerResponse.json(["status": "ok"])
 

@@ -2,7 +2,8 @@ import SybilCore
 import SybilHTTP
 
 /// One route of the reference server, declared once in the ``RouteTable``: its name, method,
-/// path template, whether it needs the bearer token, its body limit and what answers it. The
+/// path template, whether it needs the bearer token, its body limit and what answers it (at once
+/// when it can, else on a task). The
 /// server dispatches by it, the auth middleware (``AuthorizingHandler``) and the body limit
 /// read it from the head, and the OpenAPI test compares docs/api/openapi.yaml with it. A class
 /// (immutable): every request's route decisions pass it around, one reference instead of its
@@ -45,6 +46,11 @@ final class Route: Sendable {
     /// path parameters. Errors it throws become the shared error body (``RoutingHandler``).
     typealias Handler = @Sendable (ServerSurfaces, HTTPServerRequest, PathParameters) async throws -> HTTPServerResponse
 
+    /// What answers a matched, authorized request at once, on the server's event-loop thread,
+    /// when it can without suspending (see ``HTTPHandler/immediateResponse(to:)``), or `nil` to
+    /// leave it to ``Handler``. It must not block, do I/O or call an actor.
+    typealias ImmediateHandler = @Sendable (ServerSurfaces, HTTPServerRequest, PathParameters) -> HTTPServerResponse?
+
     /// A consumer taking the body of a request with the head as it arrives (see
     /// ``HTTPHandler/bodyConsumer(for:)``), or `nil` to have it collected whole.
     typealias BodyConsumer = @Sendable (ServerSurfaces, HTTPRequestHead) -> (any HTTPRequestBodyConsumer)?
@@ -77,13 +83,15 @@ final class Route: Sendable {
     let bodyConsumer: BodyConsumer?
     /// What answers it.
     let handler: Handler
+    /// What answers it without suspending when it can, before ``handler`` is asked.
+    let immediate: ImmediateHandler?
 
     /// Declares a route; by default it needs the token, takes 1 MiB, is REST and is served
     /// under ``RouteTable/basePath`` too.
     init(
         _ name: ServerRoute, _ method: String, _ template: String, access: Access = .bearerToken,
         bodyLimit: BodyLimit = .standard, kind: Kind = .rest, underBasePath: Bool = true,
-        bodyConsumer: BodyConsumer? = nil, handler: @escaping Handler
+        bodyConsumer: BodyConsumer? = nil, immediate: ImmediateHandler? = nil, handler: @escaping Handler
     ) {
         self.name = name
         self.method = method
@@ -97,6 +105,7 @@ final class Route: Sendable {
         self.kind = kind
         self.underBasePath = underBasePath
         self.bodyConsumer = bodyConsumer
+        self.immediate = immediate
         self.handler = handler
     }
 

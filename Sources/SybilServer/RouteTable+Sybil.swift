@@ -9,7 +9,9 @@ extension RouteTable {
     /// multipart body's boundaries and part headers; desktop calls 2 MiB (1 MiB chunks in
     /// base64).
     static let sybil = RouteTable([
-        Route(.health, "GET", "/healthz", access: .open) { surfaces, _, _ in await surfaces.chats.health() },
+        Route(
+            .health, "GET", "/healthz", access: .open, immediate: { surfaces, _, _ in surfaces.chats.immediateHealth() }
+        ) { surfaces, _, _ in await surfaces.chats.health() },
         Route(.chatCompletions, "POST", "/v1/chat/completions") { surfaces, request, _ in
             await surfaces.chats.complete(request)
         },

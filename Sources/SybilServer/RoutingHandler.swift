@@ -42,6 +42,19 @@ struct RoutingHandler: HTTPHandler {
         return route.bodyConsumer?(surfaces, head)
     }
 
+    func immediateResponse(to request: HTTPServerRequest) -> HTTPServerResponse? {
+        immediateResponse(to: request, matching: table.match(method: request.method, path: request.path))
+    }
+
+    /// ``immediateResponse(to:)`` for the table's `match` of `request`: the route's
+    /// ``Route/immediate`` answer when it has one now; 404 and 405 are answered at once too.
+    func immediateResponse(to request: HTTPServerRequest, matching match: RouteTable.Match) -> HTTPServerResponse? {
+        guard case .route(let route, let parameters) = match else {
+            return Self.unmatched(match, method: request.method, path: request.path)
+        }
+        return route.immediate?(surfaces, request, parameters)
+    }
+
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         await handle(request, matching: table.match(method: request.method, path: request.path))
     }

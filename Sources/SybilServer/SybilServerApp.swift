@@ -15,7 +15,7 @@ public final class SybilServerApp: HTTPHandler {
     let records: RecordsService
     let webSearch: WebSearchService
     /// The routes behind the auth middleware: every request goes through it.
-    private let handler: AuthorizingHandler
+    let handler: AuthorizingHandler
 
     /// Opens storage, builds the surfaces and starts their work (the Agent room's turns);
     /// `upstream` carries forwarded chats (URLSession when `options.upstream` is set and none is
@@ -129,6 +129,12 @@ public final class SybilServerApp: HTTPHandler {
     /// The error body for a request the transport refused.
     public func refusal(status: Int, message: String) -> HTTPServerResponse {
         handler.refusal(status: status, message: message)
+    }
+
+    /// The answer to a request its route gives without suspending (`/healthz`), authorized by
+    /// the middleware first; `nil` to have ``handle(_:)`` answer it on a task.
+    public func immediateResponse(to request: HTTPServerRequest) -> HTTPServerResponse? {
+        handler.immediateResponse(to: request)
     }
 
     /// Answers one request: authorized by the middleware, then dispatched by the table.
