@@ -7,8 +7,9 @@ extension ChatConversationModel {
     public static let emptyReplyReason = "The reply arrived empty. Retry to ask again."
 
     /// Streams the reply to the last question: saved as `.streaming` when the request leaves,
-    /// updated as text arrives (reasoning, finish reason and usage go to ``replyDetails``, tool
-    /// calls to ``replyToolCalls`` and, when it ends, to the message), ended as `.complete`,
+    /// updated as text and tool calls arrive (reasoning, finish reason and usage go to
+    /// ``replyDetails``, tool calls to ``replyToolCalls`` and, when it ends, to the message;
+    /// they are saved with the text as they come, so a crash keeps them), ended as `.complete`,
     /// `.stopped` or `.failed`. Runs in a task of its own that the model keeps
     /// (``replyFlow``): cancelling the caller, ``stop()`` or a new reply cancels it, which stops
     /// the stream; the ending is still saved. (The model cannot be freed while it runs: the
@@ -52,10 +53,12 @@ extension ChatConversationModel {
                     self.replyDetails.reasoning += delta.reasoning
                     self.replyDetails.finishReason = delta.finishReason ?? self.replyDetails.finishReason
                     self.replyDetails.usage = delta.usage ?? self.replyDetails.usage
-                    if !delta.toolCalls.isEmpty { ChatToolCall.merge(delta.toolCalls, into: &self.replyToolCalls) }
-                    guard !delta.text.isEmpty else { continue }
+                    let calls = !delta.toolCalls.isEmpty
+                    if calls { ChatToolCall.merge(delta.toolCalls, into: &self.replyToolCalls) }
+                    guard !delta.text.isEmpty || calls else { continue }
                     text += delta.text
-                    self.progress(text, of: reply.id)
+                    // The calls so far are saved with the text, so a crash keeps both.
+                    self.progress(text, toolCalls: self.replyToolCalls, of: reply.id)
                 }
                 if Task.isCancelled { return (text, .stopped) }
                 // A reply that only calls tools is whole: its calls are what it says.
@@ -96,11 +99,12 @@ extension ChatConversationModel {
         }
     }
 
-    /// Shows `text` and queues it to be saved: one write at a time, and the next write takes the
-    /// newest text (older texts that were waiting are skipped).
-    private func progress(_ text: String, of id: String) {
+    /// Shows `text` and queues it to be saved with the tool calls so far (shown apart until the
+    /// reply ends): one write at a time, and the next write takes the newest text and calls
+    /// (older ones that were waiting are skipped).
+    private func progress(_ text: String, toolCalls: [ChatToolCall], of id: String) {
         replaceMessage(id: id) { $0.text = text }
-        pendingProgress = text
+        pendingProgress = (text, toolCalls)
         guard progressWriter == nil else { return }
         let store = replyStore
         progressWriter = Task { @MainActor in
@@ -108,7 +112,9 @@ extension ChatConversationModel {
                 self.pendingProgress = nil
                 let time = self.currentTime()
                 // A failed progress write loses nothing for good: the ending writes the whole text.
-                try? await store.updateMessage(id: id, text: next, state: .streaming, finishedAt: nil, at: time)
+                try? await store.updateMessage(
+                    id: id, text: next.text, state: .streaming, finishedAt: nil,
+                    toolCalls: next.toolCalls.isEmpty ? nil : next.toolCalls, at: time)
             }
             self.progressWriter = nil
         }

@@ -62,7 +62,7 @@ public final class ChatConversationModel {
     @ObservationIgnored private let openingId: String?
     @ObservationIgnored var streamTask: Task<(String, ChatMessageRecord.State), Never>?
     @ObservationIgnored var stopRequested = false
-    @ObservationIgnored var pendingProgress: String?
+    @ObservationIgnored var pendingProgress: (text: String, toolCalls: [ChatToolCall])?
     @ObservationIgnored var progressWriter: Task<Void, Never>?
     /// The running reply's flow (``streamReply()``), cancelled by ``stop()`` and by a new reply.
     @ObservationIgnored var replyFlow: Task<Void, Never>?

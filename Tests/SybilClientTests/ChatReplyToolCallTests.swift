@@ -64,6 +64,30 @@ struct ChatReplyToolCallTests {
         }
     }
 
+    /// Streams text and a call in two increments, then stays open: the process dies before the
+    /// reply ends. ``end()`` finishes the streams when the test is done.
+    final class UnfinishedToolCallingStreaming: ChatStreaming {
+        private let open = Locked<[AsyncThrowingStream<ChatDelta, any Error>.Continuation]>([])
+
+        func reply(to messages: [ChatMessage]) -> AsyncThrowingStream<String, any Error> {
+            AsyncThrowingStream { $0.finish() }
+        }
+
+        func deltas(to messages: [ChatMessage]) -> AsyncThrowingStream<ChatDelta, any Error> {
+            let (stream, continuation) = AsyncThrowingStream<ChatDelta, any Error>.makeStream()
+            continuation.yield(ChatDelta(text: "Let me check."))
+            continuation.yield(
+                ChatDelta(toolCalls: [ChatToolCallDelta(index: 0, id: "call_1", name: "get_weather", arguments: "{")]))
+            continuation.yield(ChatDelta(toolCalls: [ChatToolCallDelta(index: 0, arguments: #""city":"Paris"}"#)]))
+            open.withLock { $0.append(continuation) }
+            return stream
+        }
+
+        func end() {
+            for continuation in open.withLock({ $0 }) { continuation.finish() }
+        }
+    }
+
     static let expected = ChatToolCall(index: 0, id: "call_1", name: "get_weather", arguments: #"{"city":"Paris"}"#)
 
     func makeModel(_ streaming: any ChatStreaming, store: any ChatHistoryStore, id: String? = nil)
@@ -133,5 +157,32 @@ struct ChatReplyToolCallTests {
         #expect(!model.isTyping)
         let id = try #require(model.conversationId)
         #expect(await store.messages(inConversation: id).last?.state == .stopped, "the ending is still saved")
+    }
+
+    @Test func theCallsOfAReplyCutByACrashAreSavedAsTheyArriveAndShownAfterARelaunch() async throws {
+        let history = RecordingChatHistory()
+        let streaming = UnfinishedToolCallingStreaming()
+        let model = makeModel(streaming, store: history)
+        let sending = Task { await model.send("weather?") }
+        #expect(
+            await ConditionWait.until { history.updates.last?.toolCalls == [Self.expected] },
+            "the calls are saved while the reply streams (updates: \(history.updates))")
+        #expect(history.updates.last?.state == .streaming)
+        #expect(history.updates.last?.text == "Let me check.", "with the text that came before them")
+
+        // The process dies here, the reply never ends; a new launch opens the same history.
+        let id = try #require(model.conversationId)
+        let relaunched = makeModel(streaming, store: history, id: id)
+        await relaunched.enter()
+        let reply = try #require(relaunched.messages.last)
+        #expect(reply.text == "Let me check.")
+        #expect(reply.toolCalls == [Self.expected], "the cards come back with the cut reply")
+        #expect(reply.state == .failed(reason: ChatConversationModel.interruptedReason))
+        let saved = try await history.messages(inConversation: id).last
+        #expect(saved?.toolCalls == [Self.expected], "marking it interrupted keeps the calls")
+
+        model.stop()
+        streaming.end()
+        _ = await sending.value
     }
 }

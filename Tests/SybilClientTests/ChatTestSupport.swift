@@ -87,6 +87,8 @@ final class RecordingChatHistory: ChatHistoryStore {
         var text: String
         var state: ChatMessageRecord.State
         var finishedAt: Int64?
+        /// The tool calls written with it (`nil`: left as they were).
+        var toolCalls: [ChatToolCall]? = nil
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -221,7 +223,8 @@ final class RecordingChatHistory: ChatHistoryStore {
         let hold = state.withLock { state in
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
-            state.updates.append(Update(id: id, text: text, state: newState, finishedAt: finishedAt))
+            state.updates.append(
+                Update(id: id, text: text, state: newState, finishedAt: finishedAt, toolCalls: toolCalls))
             return state.holdUpdates
         }
         if hold {
