@@ -38,13 +38,21 @@ public final class AgentOutbox {
     @ObservationIgnored private let ids: any IDGenerator
     @ObservationIgnored private let now: @Sendable () -> Int64
     @ObservationIgnored private var staged: [StagedChange] = []
+    /// ``queue`` with the changes being written applied; equal to it between writes. Kept
+    /// apart (and changed in place, as ``queue`` is once a write succeeded) so that a change
+    /// never copies the whole queue.
+    @ObservationIgnored private var pending: AgentOutboxQueue
     @ObservationIgnored private var writing = false
     /// The background compaction, if one was started; cancelled when the outbox is released.
     @ObservationIgnored private let compaction = OwnedTasks<BackgroundWork>()
 
     private enum BackgroundWork: Hashable, Sendable { case compaction }
     /// Each entry's bytes as last written.
-    @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
+    @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:] {
+        didSet { encodedBytes = encodedEntries.values.reduce(0) { $0 + $1.bytes.count } }
+    }
+    /// The bytes of ``encodedEntries`` together.
+    @ObservationIgnored private var encodedBytes = 0
     @ObservationIgnored let changeSignal = AgentOutboxSignal()
     /// Whether the next save must write a snapshot (none on disk yet, or a write failed
     /// part-way, or what was read had to be repaired).
@@ -64,6 +72,7 @@ public final class AgentOutbox {
         self.scope = scope
         self.file = file
         self.queue = queue
+        self.pending = queue
         self.loadProblems = loadProblems
         self.ids = ids
         self.now = now
@@ -173,10 +182,15 @@ public final class AgentOutbox {
         // Every entry's stored bytes, so that the size check of `enqueue` counts what is
         // already queued from the first message of this launch on.
         outbox.encodedEntries = await Self.encodedEntries(of: queue.entries)
-        var relaunched = queue
-        if !relaunched.relaunch().isEmpty || mustWrite {
-            try await outbox.save(relaunched, compacting: false)
-            outbox.queue = relaunched
+        if !outbox.pending.relaunch().isEmpty || mustWrite {
+            do {
+                try await outbox.save(compacting: false)
+            } catch {
+                outbox.pending = outbox.queue
+                throw error
+            }
+            _ = outbox.queue.relaunch()
+            _ = outbox.queue.takeChangedIds()
         }
         return outbox
     }
@@ -289,8 +303,7 @@ public final class AgentOutbox {
             requestId: ids.makeID(), text: text, createdAt: now(), attachments: attachments, draftId: draftId)
         // What is saved must read back: the document stays within what a launch reads (with
         // room for the frame and the retired draft ids).
-        let stored = encodedEntries.values.reduce(0) { $0 + $1.bytes.count }
-        let size = stored + AgentOutboxDocument.encoded(entry: entry).count
+        let size = encodedBytes + AgentOutboxDocument.encoded(entry: entry).count
         let limit = AgentOutboxDocument.maxBytes - (64 << 10)
         // (A draft already queued is answered with its entry and adds nothing.)
         let alreadyQueued = draftId.map { id in queue.entries.contains { $0.draftId == id } } ?? false
@@ -366,14 +379,14 @@ public final class AgentOutbox {
             message.role == .user
             && (message.requestId.flatMap { queue.entry($0) }.map { $0.state != .confirmed } ?? false)
         let passes = cursor.map { queue.hasAcknowledged(through: $0) } ?? false
-        let leftover = removingConfirmed && queue.entries.contains { $0.state == .confirmed }
+        let leftover = removingConfirmed && queue.hasConfirmed
         return echoes || passes || leftover
     }
 
     /// Removes confirmed entries once history holds them; returns them.
     @discardableResult
     public func removeConfirmed() async throws(AgentOutboxError) -> [AgentOutboxEntry] {
-        guard queue.entries.contains(where: { $0.state == .confirmed }) else { return [] }
+        guard queue.hasConfirmed else { return [] }
         return try await change(durable: false) { queue in queue.removeConfirmed() }
     }
 
@@ -408,8 +421,10 @@ public final class AgentOutbox {
     /// A change waiting to be saved: applies itself to the next queue and is told how the
     /// write went.
     private struct StagedChange {
-        /// Applies the edit; false when the rules refused it (the queue is unchanged then).
-        let apply: (inout AgentOutboxQueue) -> Bool
+        /// Applies the edit, keeping its result when asked to (the first time, to ``pending``;
+        /// once saved, the same edit is applied to ``queue`` again, which reaches the same
+        /// state). False when the rules refused it (the queue is unchanged then).
+        let apply: (inout AgentOutboxQueue, _ keepingResult: Bool) -> Bool
         /// Called once with the write's error (`nil` when saved).
         let finish: (AgentOutboxError?) -> Void
         /// Whether the write must be flushed to disk before the change counts.
@@ -437,14 +452,14 @@ public final class AgentOutbox {
         let ticket = Ticket<T>()
         staged.append(
             StagedChange(
-                apply: { queue in
+                apply: { queue, keepingResult in
+                    // The rules change nothing when they refuse a change (they check first).
                     do throws(AgentOutboxError) {
-                        var trial = queue
-                        ticket.value = .success(try edit(&trial))
-                        queue = trial
+                        let value = try edit(&queue)
+                        if keepingResult { ticket.value = .success(value) }
                         return true
                     } catch {
-                        ticket.value = .failure(error)
+                        if keepingResult { ticket.value = .failure(error) }
                         return false
                     }
                 },
@@ -474,9 +489,8 @@ public final class AgentOutbox {
     private func writeStaged() async {
         let batch = staged
         staged.removeAll()
-        var next = queue
         var changed = false
-        for change in batch where change.apply(&next) {
+        for change in batch where change.apply(&pending, true) {
             changed = true
         }
         let compacting = compactionRequested
@@ -484,15 +498,17 @@ public final class AgentOutbox {
         var failure: AgentOutboxError?
         if changed || compacting {
             do {
-                try await save(next, compacting: compacting, durable: batch.contains(where: \.durable))
+                try await save(compacting: compacting, durable: batch.contains(where: \.durable))
                 if changed {
-                    queue = next
+                    Self.replay(batch, on: &queue)
                     revision += 1
                 }
                 storageFailure = nil
             } catch {
                 failure = error
                 storageFailure = error
+                pending = queue
+                _ = pending.takeChangedIds()
             }
         }
         pendingChanges -= batch.count
@@ -500,16 +516,23 @@ public final class AgentOutbox {
         if failure == nil && changed { changeSignal.fire() }
     }
 
-    /// Writes `next` (the queue after the changes): one journal record with what changed
+    /// Applies a saved batch to `queue` as it was applied to ``pending``.
+    private static func replay(_ batch: [StagedChange], on queue: inout AgentOutboxQueue) {
+        for change in batch { _ = change.apply(&queue, false) }
+        _ = queue.takeChangedIds()
+    }
+
+    /// Writes ``pending`` (the queue after the changes): one journal record with what changed
     /// since ``queue``, or a new snapshot when `compacting`, when the journal cannot take the
     /// change, or when a snapshot is needed.
-    private func save(_ next: AgentOutboxQueue, compacting: Bool, durable: Bool = true) async throws(AgentOutboxError) {
+    private func save(compacting: Bool, durable: Bool = true) async throws(AgentOutboxError) {
+        let changedIds = pending.takeChangedIds()
+        let next = pending
         var record: AgentOutboxJournal.Record?
         if !compacting && !needsSnapshot {
-            record = AgentOutboxJournal.record(from: queue, to: next) { self.encoded($0) }
-            if record == nil && queue.entries == next.entries && queue.retiredDraftIds == next.retiredDraftIds {
-                return
-            }
+            record = AgentOutboxJournal.record(changed: changedIds, from: queue, to: next) { self.encoded($0) }
+            // Nothing to record (e.g. an entry added and removed in the same batch).
+            if record == nil { return }
         }
         do {
             if let record {

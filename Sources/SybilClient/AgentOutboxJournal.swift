@@ -78,6 +78,62 @@ enum AgentOutboxJournal {
         guard !removed.isEmpty || !set.isEmpty || !unset.isEmpty || !added.isEmpty || retiredChanged else {
             return nil
         }
+        let bytes = bytes(
+            added: Array(added), set: set, unset: unset, removed: removed,
+            retired: retiredChanged ? new.retiredDraftIds : nil, encoded: encoded)
+        return Record(bytes: bytes, touched: touched, removed: removed)
+    }
+
+    /// The record that turns `old` into `new` when only the entries `changed` (request ids)
+    /// were added, changed or removed, or `nil` when there is nothing to record; as
+    /// ``record(from:to:encoded:)`` would write it, in time linear in `changed` (times a
+    /// binary search), not in the queue.
+    static func record(
+        changed: [String], from old: AgentOutboxQueue, to new: AgentOutboxQueue,
+        encoded: (AgentOutboxEntry) -> [UInt8]
+    ) -> Record? {
+        var removed: [String] = []
+        var set: [JSONMember] = []
+        var unset: [JSONMember] = []
+        var touched: [AgentOutboxEntry] = []
+        var added: [(position: Int, entry: AgentOutboxEntry)] = []
+        for id in changed {
+            let was = old.position(of: id)
+            let now = new.position(of: id)
+            switch (was, now) {
+            case (nil, nil): continue
+            case (.some, nil): removed.append(id)
+            case (nil, .some(let position)): added.append((position, new.entries[position]))
+            case (.some(let before), .some(let after)):
+                let entry = new.entries[after]
+                guard !sameProgress(old.entries[before], entry) else { continue }
+                guard case .object(let was) = old.entries[before].jsonValue, case .object(let now) = entry.jsonValue
+                else { continue }
+                touched.append(entry)
+                let changedMembers = now.members.filter { was[$0.key] != $0.value }
+                let dropped = was.members.filter { now[$0.key] == nil }.map { JSONValue.string($0.key) }
+                if !changedMembers.isEmpty { set.append(JSONMember(id, .object(JSONObject(changedMembers)))) }
+                if !dropped.isEmpty { unset.append(JSONMember(id, .array(dropped))) }
+            }
+        }
+        added.sort { $0.position < $1.position }
+        touched += added.map(\.entry)
+        let retiredChanged = old.retiredDraftIds != new.retiredDraftIds
+        guard !removed.isEmpty || !set.isEmpty || !unset.isEmpty || !added.isEmpty || retiredChanged else {
+            return nil
+        }
+        return Record(
+            bytes: bytes(
+                added: added.map(\.entry), set: set, unset: unset, removed: removed,
+                retired: retiredChanged ? new.retiredDraftIds : nil, encoded: encoded),
+            touched: touched, removed: removed)
+    }
+
+    /// A record's bytes.
+    private static func bytes(
+        added: [AgentOutboxEntry], set: [JSONMember], unset: [JSONMember], removed: [String], retired: [String]?,
+        encoded: (AgentOutboxEntry) -> [UInt8]
+    ) -> [UInt8] {
         let writer = JSONWriter()
         var parts: [[UInt8]] = []
         if !added.isEmpty {
@@ -94,10 +150,8 @@ enum AgentOutboxJournal {
         if !removed.isEmpty {
             parts.append(Array(#""remove":"#.utf8) + writer.bytes(from: .array(removed.map { .string($0) })))
         }
-        if retiredChanged {
-            parts.append(
-                Array(#""retiredDraftIds":"#.utf8) + writer.bytes(from: .array(new.retiredDraftIds.map { .string($0) }))
-            )
+        if let retired {
+            parts.append(Array(#""retiredDraftIds":"#.utf8) + writer.bytes(from: .array(retired.map { .string($0) })))
         }
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         for (index, part) in parts.enumerated() {
@@ -105,7 +159,7 @@ enum AgentOutboxJournal {
             bytes += part
         }
         bytes.append(UInt8(ascii: "}"))
-        return Record(bytes: bytes, touched: touched, removed: removed)
+        return bytes
     }
 
     /// Whether two versions of an entry agree on everything ``AgentOutboxQueue`` changes after

@@ -48,16 +48,38 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     public private(set) var entries: [AgentOutboxEntry]
     /// Drafts whose entries left the outbox (newest last, at most ``maxRetiredDraftIds``).
     public private(set) var retiredDraftIds: [String]
+    /// Where entries are and which ones each rule looks for, so that a change costs
+    /// O(log n), not a walk over every entry. Not part of the value (equality, hashing).
+    private var index = Index()
 
     /// A queue of `entries`.
     public init(entries: [AgentOutboxEntry] = [], retiredDraftIds: [String] = []) {
         self.entries = entries
         self.retiredDraftIds = retiredDraftIds
+        index.serials.reserveCapacity(entries.count)
+        for position in entries.indices {
+            let serial = index.newSerial()
+            index.serials.append(serial)
+            // A repeated request id (never in a stored document) finds the first entry.
+            if index.serialById[entries[position].requestId] == nil {
+                index.serialById[entries[position].requestId] = serial
+            }
+            index.account(entries[position], serial: serial)
+        }
+    }
+
+    public static func == (lhs: AgentOutboxQueue, rhs: AgentOutboxQueue) -> Bool {
+        lhs.entries == rhs.entries && lhs.retiredDraftIds == rhs.retiredDraftIds
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entries)
+        hasher.combine(retiredDraftIds)
     }
 
     /// The entry with `requestId`.
     public func entry(_ requestId: String) -> AgentOutboxEntry? {
-        entries.first { $0.requestId == requestId }
+        position(of: requestId).map { entries[$0] }
     }
 
     /// Whether the draft `draftId` was handed over (its entry is here or already left).
@@ -65,20 +87,21 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         entries.contains { $0.draftId == draftId } || retiredDraftIds.contains(draftId)
     }
 
+    /// Whether an entry is confirmed (``removeConfirmed()`` would remove something).
+    public var hasConfirmed: Bool { !index.confirmed.isEmpty }
+
     // MARK: Deciding
 
     /// The next thing to do: the first entry that is queued, sending or failed decides.
     public var nextAction: Action {
-        guard let index = entries.firstIndex(where: { [.queued, .sending, .failed].contains($0.state) }) else {
-            return .idle
-        }
-        let entry = entries[index]
+        guard let serial = index.open.first, let position = index.position(ofSerial: serial) else { return .idle }
+        let entry = entries[position]
         switch entry.state {
         case .queued: return .send(entry)
         case .sending: return .inFlight(requestId: entry.requestId)
         default:
-            let waiting = entries[(index + 1)...].contains { $0.state == .queued }
-            return waiting ? .held(by: entry) : .idle
+            // Every queued entry comes after the first open one.
+            return index.queuedCount > 0 ? .held(by: entry) : .idle
         }
     }
 
@@ -92,6 +115,8 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     }
 
     // MARK: Events
+    //
+    // Every event checks before it changes anything: one that throws leaves the queue as it was.
 
     /// Adds a new entry at the end. An entry for a draft that is already here is returned
     /// unchanged instead (the handoff ran twice, e.g. after a crash): nothing is queued twice.
@@ -112,12 +137,17 @@ public struct AgentOutboxQueue: Sendable, Hashable {
             throw .duplicateAttachment(attachment.uploadId)
         }
         guard entries.count < Self.maxEntries else { throw .full(limit: Self.maxEntries) }
-        precondition(self.entry(entry.requestId) == nil, "request id \(entry.requestId) is already in the outbox")
+        precondition(position(of: entry.requestId) == nil, "request id \(entry.requestId) is already in the outbox")
         var queued = entry
         queued.state = .queued
         queued.failure = nil
         queued.acknowledgement = nil
+        let serial = index.newSerial()
         entries.append(queued)
+        index.serials.append(serial)
+        index.serialById[queued.requestId] = serial
+        index.account(queued, serial: serial)
+        index.markChanged(queued.requestId)
         return queued
     }
 
@@ -128,9 +158,11 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         guard case .send(let next) = nextAction, next.requestId == requestId else {
             throw .wrongState(requestId: requestId, state: entries[index].state, change: "sent")
         }
-        entries[index].state = .sending
-        entries[index].attempts += 1
-        return entries[index].submission
+        return update(index) { entry in
+            entry.state = .sending
+            entry.attempts += 1
+            return entry.submission
+        }
     }
 
     /// The submission of `requestId` never left (the sender stopped right after saving it as
@@ -140,8 +172,10 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         guard entries[index].state == .sending else {
             throw .wrongState(requestId: requestId, state: entries[index].state, change: "put back")
         }
-        entries[index].state = .queued
-        entries[index].attempts -= 1
+        update(index) { entry in
+            entry.state = .queued
+            entry.attempts -= 1
+        }
     }
 
     /// Records how the submission of `requestId` ended: a receipt that acknowledges exactly
@@ -150,16 +184,16 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     public mutating func finishSending(
         _ requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>
     ) -> Outcome {
-        guard let index = entries.firstIndex(where: { $0.requestId == requestId }),
-            entries[index].state == .sending
-        else { return .settledMeanwhile }
+        guard let index = position(of: requestId), entries[index].state == .sending else { return .settledMeanwhile }
         let submission = entries[index].submission
         switch result {
         case .success(let receipt) where receipt.acknowledges(submission):
             let acknowledgement = AgentOutboxEntry.Acknowledgement(
                 messageId: receipt.messageId, cursor: receipt.cursor)
-            entries[index].state = .awaitingEcho
-            entries[index].acknowledgement = acknowledgement
+            update(index) { entry in
+                entry.state = .awaitingEcho
+                entry.acknowledgement = acknowledgement
+            }
             return .acknowledged(acknowledgement)
         case .success(let receipt):
             return fail(index, .unacknowledged(receipt, for: submission))
@@ -169,8 +203,10 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     }
 
     private mutating func fail(_ index: Int, _ failure: AgentOutboxFailure) -> Outcome {
-        entries[index].state = .failed
-        entries[index].failure = failure
+        update(index) { entry in
+            entry.state = .failed
+            entry.failure = failure
+        }
         return .failed(failure)
     }
 
@@ -178,32 +214,34 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     /// a user message), the entry is confirmed whatever its state. Returns whether it was.
     public mutating func confirm(echo message: AgentRoomMessage) -> Bool {
         guard message.role == .user, let requestId = message.requestId,
-            let index = entries.firstIndex(where: { $0.requestId == requestId }),
+            let index = position(of: requestId),
             entries[index].state != .confirmed
         else { return false }
-        entries[index].state = .confirmed
-        entries[index].failure = nil
-        entries[index].acknowledgement = .init(messageId: message.messageId, cursor: message.cursor)
+        update(index) { entry in
+            entry.state = .confirmed
+            entry.failure = nil
+            entry.acknowledgement = .init(messageId: message.messageId, cursor: message.cursor)
+        }
         return true
     }
 
     /// The room merged history through `cursor`: entries awaiting an echo whose acknowledged
     /// message is at or before it are in history already (their echo was merged before, e.g.
-    /// in an earlier launch). Returns their request ids.
+    /// in an earlier launch). Returns their request ids, in the queue's order.
     public mutating func confirmAcknowledged(through cursor: AgentCursor) -> [String] {
-        var confirmed: [String] = []
-        for index in entries.indices {
-            guard entries[index].state == .awaitingEcho, let ack = entries[index].acknowledgement, ack.cursor <= cursor
-            else { continue }
-            entries[index].state = .confirmed
-            confirmed.append(entries[index].requestId)
+        let passed = index.awaiting.filter { $0.value <= cursor }.keys
+        guard !passed.isEmpty else { return [] }
+        let positions = passed.compactMap { position(of: $0) }.sorted()
+        for position in positions {
+            update(position) { $0.state = .confirmed }
         }
-        return confirmed
+        return positions.map { entries[$0].requestId }
     }
 
-    /// Whether ``confirmAcknowledged(through:)`` would confirm something.
+    /// Whether ``confirmAcknowledged(through:)`` would confirm something (linear in the
+    /// entries awaiting their echo, not in the queue).
     public func hasAcknowledged(through cursor: AgentCursor) -> Bool {
-        entries.contains { $0.state == .awaitingEcho && ($0.acknowledgement.map { $0.cursor <= cursor } ?? false) }
+        index.awaiting.values.contains { $0 <= cursor }
     }
 
     /// Retry: a failed entry that Retry can help goes back to `queued` with its request id,
@@ -214,8 +252,10 @@ public struct AgentOutboxQueue: Sendable, Hashable {
             throw .wrongState(requestId: requestId, state: entries[index].state, change: "retried")
         }
         guard entries[index].canRetry else { throw .notRetryable(requestId: requestId) }
-        entries[index].state = .queued
-        entries[index].failure = nil
+        update(index) { entry in
+            entry.state = .queued
+            entry.failure = nil
+        }
     }
 
     /// Resend all: every failed entry that Retry can help goes back to `queued`, in order, with
@@ -223,8 +263,10 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     public mutating func resendAll() -> [String] {
         var resent: [String] = []
         for index in entries.indices where entries[index].canRetry {
-            entries[index].state = .queued
-            entries[index].failure = nil
+            update(index) { entry in
+                entry.state = .queued
+                entry.failure = nil
+            }
             resent.append(entries[index].requestId)
         }
         return resent
@@ -238,16 +280,20 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         guard entries[index].state == .queued || entries[index].state == .failed else {
             throw .wrongState(requestId: requestId, state: entries[index].state, change: "discarded")
         }
-        let entry = entries.remove(at: index)
+        let entry = remove(at: index)
         retire(entry)
         return entry
     }
 
     /// Removes confirmed entries (history holds them) and returns them.
     public mutating func removeConfirmed() -> [AgentOutboxEntry] {
-        let confirmed = entries.filter { $0.state == .confirmed }
-        guard !confirmed.isEmpty else { return [] }
-        entries.removeAll { $0.state == .confirmed }
+        guard !index.confirmed.isEmpty else { return [] }
+        let positions = index.confirmed.compactMap { index.position(ofSerial: $0) }
+        var confirmed: [AgentOutboxEntry] = []
+        confirmed.reserveCapacity(positions.count)
+        // From the back, so that the positions before each removal stay where they are.
+        for position in positions.reversed() { confirmed.append(remove(at: position)) }
+        confirmed.reverse()
         for entry in confirmed { retire(entry) }
         return confirmed
     }
@@ -257,20 +303,58 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     public mutating func relaunch() -> [String] {
         var failed: [String] = []
         for index in entries.indices where entries[index].state == .sending {
-            entries[index].state = .failed
-            entries[index].failure = .relaunched
+            update(index) { entry in
+                entry.state = .failed
+                entry.failure = .relaunched
+            }
             failed.append(entries[index].requestId)
         }
         return failed
     }
 
+    // MARK: Changes since the last save
+
+    /// The request ids of the entries added, changed or removed since the last call, in the
+    /// order they first changed (``AgentOutbox`` writes only those).
+    mutating func takeChangedIds() -> [String] {
+        defer {
+            index.changed.removeAll(keepingCapacity: true)
+            index.changedSet.removeAll(keepingCapacity: true)
+        }
+        return index.changed
+    }
+
+    /// The position of the entry with `requestId` (O(log n)).
+    func position(of requestId: String) -> Int? {
+        index.serialById[requestId].flatMap { index.position(ofSerial: $0) }
+    }
+
     // MARK: Helpers
 
     private func index(of requestId: String) throws(AgentOutboxError) -> Int {
-        guard let index = entries.firstIndex(where: { $0.requestId == requestId }) else {
-            throw .unknownEntry(requestId)
-        }
+        guard let index = position(of: requestId) else { throw .unknownEntry(requestId) }
         return index
+    }
+
+    /// Changes the entry at `position` in place and keeps ``index`` in step.
+    @discardableResult
+    private mutating func update<T>(_ position: Int, _ change: (inout AgentOutboxEntry) -> T) -> T {
+        let serial = index.serials[position]
+        index.unaccount(entries[position], serial: serial)
+        let result = change(&entries[position])
+        index.account(entries[position], serial: serial)
+        index.markChanged(entries[position].requestId)
+        return result
+    }
+
+    /// Removes the entry at `position` and returns it.
+    private mutating func remove(at position: Int) -> AgentOutboxEntry {
+        let serial = index.serials.remove(at: position)
+        let entry = entries.remove(at: position)
+        index.unaccount(entry, serial: serial)
+        if index.serialById[entry.requestId] == serial { index.serialById[entry.requestId] = nil }
+        index.markChanged(entry.requestId)
+        return entry
     }
 
     private mutating func retire(_ entry: AgentOutboxEntry) {
@@ -278,6 +362,87 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         retiredDraftIds.append(draftId)
         if retiredDraftIds.count > Self.maxRetiredDraftIds {
             retiredDraftIds.removeFirst(retiredDraftIds.count - Self.maxRetiredDraftIds)
+        }
+    }
+
+    /// Positions and per-state sets of the entries. Each entry has a serial number, increasing
+    /// along ``entries`` (entries are only appended or removed, never reordered), so a position
+    /// is a binary search away.
+    private struct Index: Sendable {
+        /// The serial of each entry, in the order of ``entries`` (increasing).
+        var serials: [Int] = []
+        var serialById: [String: Int] = [:]
+        var nextSerial = 0
+        /// Serials of the entries that are queued, sending or failed (increasing).
+        var open: [Int] = []
+        var queuedCount = 0
+        /// Serials of the confirmed entries (increasing).
+        var confirmed: [Int] = []
+        /// The acknowledged cursor of each entry awaiting its echo.
+        var awaiting: [String: AgentCursor] = [:]
+        /// Request ids changed since ``takeChangedIds()``.
+        var changed: [String] = []
+        var changedSet: Set<String> = []
+
+        mutating func newSerial() -> Int {
+            defer { nextSerial += 1 }
+            return nextSerial
+        }
+
+        func position(ofSerial serial: Int) -> Int? {
+            let at = Self.lowerBound(serial, in: serials)
+            return at < serials.count && serials[at] == serial ? at : nil
+        }
+
+        mutating func account(_ entry: AgentOutboxEntry, serial: Int) {
+            switch entry.state {
+            case .queued, .sending, .failed:
+                Self.insert(serial, into: &open)
+                if entry.state == .queued { queuedCount += 1 }
+            case .awaitingEcho:
+                if let cursor = entry.acknowledgement?.cursor { awaiting[entry.requestId] = cursor }
+            case .confirmed:
+                Self.insert(serial, into: &confirmed)
+            }
+        }
+
+        mutating func unaccount(_ entry: AgentOutboxEntry, serial: Int) {
+            switch entry.state {
+            case .queued, .sending, .failed:
+                Self.remove(serial, from: &open)
+                if entry.state == .queued { queuedCount -= 1 }
+            case .awaitingEcho:
+                awaiting[entry.requestId] = nil
+            case .confirmed:
+                Self.remove(serial, from: &confirmed)
+            }
+        }
+
+        mutating func markChanged(_ requestId: String) {
+            if changedSet.insert(requestId).inserted { changed.append(requestId) }
+        }
+
+        private static func lowerBound(_ value: Int, in sorted: [Int]) -> Int {
+            var (low, high) = (0, sorted.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] < value { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        private static func insert(_ value: Int, into sorted: inout [Int]) {
+            if sorted.last.map({ $0 < value }) ?? true {
+                sorted.append(value)
+                return
+            }
+            let at = lowerBound(value, in: sorted)
+            if at == sorted.count || sorted[at] != value { sorted.insert(value, at: at) }
+        }
+
+        private static func remove(_ value: Int, from sorted: inout [Int]) {
+            let at = lowerBound(value, in: sorted)
+            if at < sorted.count && sorted[at] == value { sorted.remove(at: at) }
         }
     }
 }
