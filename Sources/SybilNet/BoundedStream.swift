@@ -11,6 +11,11 @@ public protocol BoundedCost: Sendable {
 /// `false` once the consumer is gone (the producer should stop).
 public typealias BoundedYield<Element: Sendable> = @Sendable (Element) async -> Bool
 
+/// Hands a batch of produced elements and what they cost together (in bytes) to a
+/// ``BoundedBatchStream``: waits while its queue is full, and returns `false` once the consumer
+/// is gone. An empty batch is skipped.
+public typealias BoundedBatchYield<Element: Sendable> = @Sendable (_ batch: [Element], _ cost: Int) async -> Bool
+
 /// An `AsyncThrowingStream` whose producer is slowed to its consumer's pace: at most ``limit``
 /// bytes of elements wait between them (``BoundedMessageQueue``), and a producer that gets
 /// ahead waits in its `yield`. Every hop of a chat reply (transport, service, printer) is one
@@ -26,7 +31,7 @@ public enum BoundedStream {
         _ produce: @escaping @Sendable (_ yield: @escaping BoundedYield<Element>) async throws -> Void
     ) -> AsyncThrowingStream<Element, any Error> {
         let queue = BoundedMessageQueue<Element>(limit: limit)
-        let owner = start(queue, cost: { max(1, $0.boundedCost) }, produce)
+        let owner = start(queue) { push in try await produce { element in await push(element, element.boundedCost) } }
         // The closure holds the owner: when the stream goes away, so does the producer.
         return AsyncThrowingStream(unfolding: {
             do {
@@ -42,64 +47,48 @@ public enum BoundedStream {
     /// A stream of the elements of the batches `produce` yields, in order. A producer that
     /// makes several elements at once (the events of one socket read) hands them over in one
     /// step, and the consumer takes them one at a time without waiting on the producer for
-    /// each: one hand-off between tasks per batch instead of one per element. A batch costs
-    /// the sum of its elements' costs, so the bound is the same as ``make(limit:_:)``'s.
+    /// each: one hand-off between tasks per batch instead of one per element, and none per
+    /// element on the consumer's side (``BoundedBatchStream``). A batch costs the sum of its
+    /// elements' costs, so the bound is the same as ``make(limit:_:)``'s.
     public static func makeFlattening<Element: BoundedCost>(
         limit: Int = defaultLimit,
         _ produce: @escaping @Sendable (_ yield: @escaping BoundedYield<[Element]>) async throws -> Void
-    ) -> AsyncThrowingStream<Element, any Error> {
-        let queue = BoundedMessageQueue<[Element]>(limit: limit)
-        // Summed here, where `Element` is known, not through a conformance of `Array`.
-        let owner = start(queue, cost: { $0.reduce(0) { $0 + max(1, $1.boundedCost) } }, produce)
-        let batch = Batch<Element>()
-        return AsyncThrowingStream(unfolding: {
-            while true {
-                if let element = batch.next() { return element }
-                do {
-                    guard let elements = try await queue.next() else { return nil }
-                    batch.replace(with: elements)
-                } catch {
-                    owner.stop()
-                    throw error
-                }
-            }
-        })
+    ) -> BoundedBatchStream<Element> {
+        makeBatched(limit: limit) { yield in
+            try await produce { batch in await yield(batch, batch.reduce(0) { $0 + max(1, $1.boundedCost) }) }
+        }
     }
 
-    /// Runs `produce` in a task that pushes into `queue` (each element costing what `cost`
-    /// says) and ends it; the owner cancels both.
+    /// As ``makeFlattening(limit:_:)``, for a producer that knows what each batch costs (the
+    /// bytes of the events it came from) and hands that over with it, so nothing is summed per
+    /// element.
+    public static func makeBatched<Element: Sendable>(
+        limit: Int = defaultLimit,
+        _ produce: @escaping @Sendable (_ yield: @escaping BoundedBatchYield<Element>) async throws -> Void
+    ) -> BoundedBatchStream<Element> {
+        let queue = BoundedMessageQueue<[Element]>(limit: limit)
+        let owner = start(queue) { push in
+            try await produce { batch, cost in batch.isEmpty ? true : await push(batch, cost) }
+        }
+        // The sequence holds the owner: when it and its iterators go away, so does the producer.
+        return BoundedBatchStream(queue: queue, stop: { owner.stop() })
+    }
+
+    /// Runs `produce` in a task that pushes into `queue` (each element costing what it is
+    /// pushed with, at least 1) and ends it; the owner cancels both.
     private static func start<Element: Sendable>(
-        _ queue: BoundedMessageQueue<Element>, cost: @escaping @Sendable (Element) -> Int,
-        _ produce: @escaping @Sendable (_ yield: @escaping BoundedYield<Element>) async throws -> Void
+        _ queue: BoundedMessageQueue<Element>,
+        _ produce: @escaping @Sendable (_ push: @escaping @Sendable (Element, Int) async -> Bool) async throws -> Void
     ) -> Owner {
         let task = Task {
             do {
-                try await produce { element in await queue.push(element, cost: max(1, cost(element))) }
+                try await produce { element, cost in await queue.push(element, cost: max(1, cost)) }
                 queue.finish()
             } catch {
                 queue.finish(throwing: error)
             }
         }
         return Owner(task: task, stop: { queue.finish(throwing: CancellationError()) })
-    }
-
-    /// The batch a flattening stream is handing out, element by element.
-    private final class Batch<Element: Sendable>: Sendable {
-        private let state = Locked((elements: [Element](), index: 0))
-
-        /// The next element of the batch, or `nil` when it is used up.
-        func next() -> Element? {
-            state.withLock { state in
-                guard state.index < state.elements.count else { return nil }
-                defer { state.index += 1 }
-                return state.elements[state.index]
-            }
-        }
-
-        /// Starts handing out `elements`.
-        func replace(with elements: [Element]) {
-            state.withLock { $0 = (elements, 0) }
-        }
     }
 
     /// Cancels the producer when the stream goes away.

@@ -177,7 +177,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
 
     /// Yields the text of `deliveries` whose event ids are new, recording progress.
     private func relay(
-        _ deliveries: AsyncThrowingStream<SSEChatTransport<C>.Delivery, any Error>, _ progress: inout Progress,
+        _ deliveries: BoundedBatchStream<ChatChunkDelivery>, _ progress: inout Progress,
         _ continuation: @escaping BoundedYield<ChatDelta>
     ) async throws {
         for try await delivery in deliveries {

@@ -30,53 +30,39 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
     }
 
     /// One chunk and the event id it came with.
-    public struct Delivery: Sendable, Hashable {
-        /// The chunk.
-        public var chunk: ChatCompletionChunk
-        /// The event's id when the server numbers its events (a decimal `id:`), else `nil`.
-        public var eventID: Int64?
-        /// The bytes of the event it came in (what it costs a bounded stream).
-        public var bytes: Int
+    public typealias Delivery = ChatChunkDelivery
 
-        /// Creates a delivery.
-        public init(chunk: ChatCompletionChunk, eventID: Int64?, bytes: Int = 256) {
-            self.chunk = chunk
-            self.eventID = eventID
-            self.bytes = bytes
+    /// Streams the chunks of the reply to `request` (as ``deliveries(for:)``, without the
+    /// event ids).
+    public func chunks(for request: HTTPRequest) -> BoundedBatchStream<ChatCompletionChunk> {
+        BoundedStream.makeBatched { yield in
+            try await deliver(request) { batch, cost in await yield(batch.map(\.chunk), cost) }
         }
-    }
-
-    /// Streams the chunks of the reply to `request`.
-    public func chunks(for request: HTTPRequest) -> AsyncThrowingStream<ChatCompletionChunk, any Error> {
-        stream(for: request) { $0.chunk }
     }
 
     /// Streams the chunks of the reply to `request` with their event ids. Bounded: while the
     /// consumer is behind by ``BoundedStream/defaultLimit`` bytes of events, the body is not
     /// read, and TCP slows the server. The chunks of one read of the body are handed over
-    /// together (``BoundedStream/makeFlattening(limit:_:)``), not one task hand-off each.
-    public func deliveries(for request: HTTPRequest) -> AsyncThrowingStream<Delivery, any Error> {
-        stream(for: request) { $0 }
+    /// together (``BoundedBatchStream``), not one task hand-off each.
+    public func deliveries(for request: HTTPRequest) -> BoundedBatchStream<Delivery> {
+        BoundedStream.makeBatched { yield in try await deliver(request, into: yield) }
     }
 
-    /// The reply to `request` as what `form` makes of each delivery, with the errors mapped.
-    private func stream<Element: BoundedCost>(
-        for request: HTTPRequest, _ form: @escaping @Sendable (Delivery) -> Element
-    ) -> AsyncThrowingStream<Element, any Error> {
-        BoundedStream.makeFlattening { yield in
-            do {
-                try await run(request, form: form, into: yield)
-            } catch let error as ChatStreamError {
-                throw error
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch let refusal as HTTPRedirectRefused {
-                throw ChatStreamError.redirected(refusal)
-            } catch let error as URLError where error.code == .timedOut {
-                throw ChatStreamError.stalled(after: request.timeout)
-            } catch {
-                throw ChatStreamError.transport(String(describing: error))
-            }
+    /// Reads the reply to `request` into `yield`, a batch per read of the body, with the
+    /// errors mapped.
+    private func deliver(_ request: HTTPRequest, into yield: @escaping BoundedBatchYield<Delivery>) async throws {
+        do {
+            try await run(request, into: yield)
+        } catch let error as ChatStreamError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let refusal as HTTPRedirectRefused {
+            throw ChatStreamError.redirected(refusal)
+        } catch let error as URLError where error.code == .timedOut {
+            throw ChatStreamError.stalled(after: request.timeout)
+        } catch {
+            throw ChatStreamError.transport(String(describing: error))
         }
     }
 
@@ -98,10 +84,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         }
     }
 
-    private func run<Element: BoundedCost>(
-        _ request: HTTPRequest, form: @escaping @Sendable (Delivery) -> Element,
-        into yield: @escaping BoundedYield<[Element]>
-    ) async throws {
+    private func run(_ request: HTTPRequest, into yield: @escaping BoundedBatchYield<Delivery>) async throws {
         let response = try await send(request)
         let head = response.head
         guard head.status == 200 else {
@@ -118,7 +101,10 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         let finished = FinishSeen()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await Self.consume(response.body, watch: watch, finished: finished, form: form, into: yield)
+                let sawDone = try await SSEChatBodyReader.read(
+                    response.body, touch: { watch.touch() }, finished: { finished.set() }, into: yield)
+                // The body ended without `[DONE]`: complete when the reply said it was finished.
+                if !sawDone, !finished.value { throw ChatStreamError.interrupted }
             }
             group.addTask {
                 try await watch.waitForStall()
@@ -131,92 +117,6 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         }
     }
 
-    private static func consume<Element: BoundedCost>(
-        _ body: AsyncThrowingStream<[UInt8], any Error>, watch: StreamStallWatch<C>, finished: FinishSeen,
-        form: (Delivery) -> Element, into yield: BoundedYield<[Element]>
-    ) async throws {
-        var parser = EventStreamParser()
-        // One chunk decoder and one event list for the stream: their buffers are reused.
-        var decoder = ChatCompletionChunkDecoder()
-        var events: [ServerSentEvent] = []
-        do {
-            for try await bytes in body {
-                watch.touch()
-                // The events completed before a limit was passed are handed on first, so what
-                // arrives does not depend on how the bytes were split into reads.
-                events.removeAll(keepingCapacity: true)
-                var refusal: EventStreamParser.LimitExceeded?
-                do throws(EventStreamParser.LimitExceeded) {
-                    try parser.feed(bytes) { events.append($0) }
-                } catch {
-                    refusal = error
-                }
-                // The chunks before the end, an error frame or a malformed event are handed on
-                // first, as they would be one at a time.
-                var batch: [Element] = []
-                var ending: Ending?
-                for event in events {
-                    let decoded: OpenAIStreamEvent
-                    do {
-                        decoded = try OpenAIStreamEvent.decode(event, using: &decoder)
-                    } catch {
-                        ending = .failed(ChatStreamError.malformedChunk(String(describing: error)))
-                        break
-                    }
-                    switch decoded {
-                    case .chunk(let chunk):
-                        if chunk.finishReason != nil { finished.set() }
-                        batch.append(
-                            form(
-                                Delivery(
-                                    chunk: chunk, eventID: Self.eventID(event.lastEventId), bytes: event.dataBytes.count
-                                )))
-                        continue
-                    case .done: ending = .done
-                    case .error(let body): ending = .failed(ChatStreamError.errorFrame(body))
-                    }
-                    break
-                }
-                if !batch.isEmpty {
-                    // Waiting for the consumer is not the server's silence.
-                    guard await yield(batch) else { throw CancellationError() }
-                    watch.touch()
-                }
-                switch ending {
-                case .done?: return
-                case .failed(let error)?: throw error
-                case nil: break
-                }
-                // Reading stops here: dropping the body closes the connection.
-                if let refusal { throw ChatStreamError.tooLarge(refusal.description) }
-            }
-        } catch let error as ChatStreamError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw ChatStreamError.transport(String(describing: error))
-        }
-        // The body ended without `[DONE]`: complete when the reply said it was finished.
-        if !finished.value { throw ChatStreamError.interrupted }
-    }
-
-    /// How a read's events ended the stream early.
-    private enum Ending {
-        /// `data: [DONE]`.
-        case done
-        /// An error frame or a malformed event.
-        case failed(ChatStreamError)
-    }
-
-    /// A decimal event id (at most 18 digits), else `nil`.
-    static func eventID(_ text: String) -> Int64? {
-        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-            return nil
-        }
-        return Int64(text)
-    }
 }
 
 /// Whether a chunk of the stream brought a finish reason: set by the reading, read by the stall
@@ -229,11 +129,6 @@ private final class FinishSeen: Sendable {
 
     /// Notes that a finish reason arrived.
     func set() { seen.withLock { $0 = true } }
-}
-
-extension SSEChatTransport.Delivery: BoundedCost {
-    /// The bytes of its event.
-    public var boundedCost: Int { bytes }
 }
 
 extension ChatCompletionChunk: BoundedCost {

@@ -39,7 +39,7 @@ struct BoundedStreamTests {
 
     @Test func droppingTheStreamStopsItsProducer() async {
         let stopped = AsyncStream<Bool>.makeStream()
-        var stream: AsyncThrowingStream<String, any Error>? = BoundedStream.makeFlattening(limit: 4) {
+        var stream: BoundedBatchStream<String>? = BoundedStream.makeFlattening(limit: 4) {
             (yield: BoundedYield<[String]>) in
             // Runs until the stream is gone: a yield returns false, or the task is cancelled.
             while await yield(["abcd"]) {}
@@ -50,5 +50,36 @@ struct BoundedStreamTests {
         stream = nil
         var signals = stopped.stream.makeAsyncIterator()
         #expect(await signals.next() == true)
+    }
+
+    @Test func aConsumerCancelledWhileItWaitsStopsTheProducerAndEndsWithCancellation() async {
+        let stopped = AsyncStream<Bool>.makeStream()
+        let started = AsyncStream<Bool>.makeStream()
+        let stream = BoundedStream.makeBatched { (yield: BoundedBatchYield<String>) in
+            _ = await yield(["a"], 1)
+            started.continuation.yield(true)
+            // Waits until the producer's task is cancelled (the consumer went away).
+            let (never, _) = AsyncStream<Bool>.makeStream()
+            for await _ in never {}
+            stopped.continuation.yield(Task.isCancelled)
+            stopped.continuation.finish()
+        }
+        let consumer = Task {
+            var seen: [String] = []
+            do {
+                for try await element in stream { seen.append(element) }
+                return (seen, nil as (any Error)?)
+            } catch {
+                return (seen, error)
+            }
+        }
+        var starts = started.stream.makeAsyncIterator()
+        _ = await starts.next()
+        consumer.cancel()
+        let (seen, failure) = await consumer.value
+        #expect(seen == ["a"])
+        #expect(failure is CancellationError)
+        var signals = stopped.stream.makeAsyncIterator()
+        #expect(await signals.next() == true, "the producer's task was cancelled")
     }
 }

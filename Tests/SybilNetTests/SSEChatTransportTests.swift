@@ -161,6 +161,19 @@ struct SSEChatTransportTests {
         #expect(await http.changed.wait { http.cancelledRequests == [0] })
     }
 
+    @Test func aDeliveryCarriesItsEventIDWhenItIsOneToEighteenDecimalDigits() async throws {
+        let http = StubHTTPClient()
+        let ids = ["7", "7", "000000000000000042", "1234567890123456789", "12a", "", "-1", "8"]
+        let body = ids.map { "id: \($0)\n" + chunkEvent("x") }.joined() + "data: [DONE]\n\n"
+        http.respond(status: 200, headers: sseHeaders, body: body)
+        var seen: [Int64?] = []
+        for try await delivery in SSEChatTransport(http: http, clock: ManualClock()).deliveries(for: request) {
+            seen.append(delivery.eventID)
+        }
+        // An empty `id:` resets the last event id (WHATWG); 19 digits or a non-digit is no number.
+        #expect(seen == [7, 7, 42, nil, nil, nil, nil, 8])
+    }
+
     @Test func theSentenceEndsOnceWhetherOrNotTheServersMessageEndsItself() {
         #expect(ChatStreamError.notFound(nil).description == "The chat service was not found (404).")
         #expect(
