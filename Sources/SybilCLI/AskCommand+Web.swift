@@ -64,13 +64,13 @@ extension AskCommand {
         case .failed(let error):
             return failed(error, connection: connection, io: io)
         case .saved(let saved):
-            search = saved
+            search = SavedWebSearch(saved)
             if save {
                 savedId = saved.id
                 io.writeError("\(name): web search \(saved.id)\n")
             }
         case .notSaved(let unsaved, let reason):
-            search = unsaved
+            search = SavedWebSearch(unsaved)
             io.writeError("\(name): the web search could not be saved: \(reason)\n")
             status = .cannotCreate
         }
@@ -110,5 +110,14 @@ extension AskCommand {
             io.writeError("\(name): \(TerminalText.oneLine(error.description))\n")
             return .protocolError
         }
+    }
+}
+
+extension SavedWebSearch {
+    /// The record of a web search asked here, for the history's printers.
+    init(_ result: WebSearchResult) {
+        self.init(
+            id: result.id, query: result.query, answer: result.answer, sources: result.sources,
+            createdAt: result.createdAt)
     }
 }

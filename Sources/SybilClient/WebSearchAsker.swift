@@ -8,9 +8,9 @@ public struct WebSearchAsker: Sendable {
     /// What asking came to.
     public enum Outcome: Sendable, Hashable {
         /// Answered and saved.
-        case saved(SavedWebSearch)
+        case saved(WebSearchResult)
         /// Answered, but saving failed (with why).
-        case notSaved(SavedWebSearch, reason: String)
+        case notSaved(WebSearchResult, reason: String)
         /// The server did not answer it.
         case failed(WebSearchError)
     }
@@ -53,9 +53,9 @@ public struct WebSearchAsker: Sendable {
             id: ids.makeID(), query: query, answer: answer.answer, sources: answer.sources, createdAt: now())
         do {
             try await store.saveWebSearch(search)
-            return .saved(search)
+            return .saved(WebSearchResult(search))
         } catch {
-            return .notSaved(search, reason: "\(error)")
+            return .notSaved(WebSearchResult(search), reason: "\(error)")
         }
     }
 }

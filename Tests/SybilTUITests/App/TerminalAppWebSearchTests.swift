@@ -86,4 +86,45 @@ struct TerminalAppWebSearchTests {
         #expect(app.overlay == nil)
         #expect(app.notice == "Web search is not offered by this server.")
     }
+
+    @Test func theControllerOpensTheAnswerAskedOrSaysItWasNotSaved() async throws {
+        let store = InMemoryChatHistory()
+        let chats = ChatListModel(
+            streaming: TerminalAppForegroundTests.NoStreaming(), store: store, model: "m", now: { 1_000 },
+            ids: SequentialIDGenerator(prefix: "id"), warmUp: nil)
+        var services = TerminalAppServices(
+            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
+            workspaces: nil)
+        // The asker's outcome is view state: the front end never sees the store's record.
+        let answer = WebSearchResult(
+            id: "w9", query: "tides", answer: "High water at 6:12.",
+            sources: [WebSearchSource(title: "Tides", url: "https://example.org/tides")], createdAt: 1_000)
+        let saving = Locked(true)
+        services.askWeb = { query in
+            #expect(query == "tides")
+            return saving.withLock { $0 } ? .saved(answer) : .notSaved(answer, reason: "disk full")
+        }
+        services.webSearch = { id in
+            id == answer.id ? WebSearchScreen(query: answer.query, answer: answer.answer, sources: answer.sources) : nil
+        }
+        let controller = TerminalAppController(
+            services: services, theme: .monochrome, size: TerminalSize(columns: 80, rows: 20))
+        await controller.start()
+        func ask() async {
+            controller.handle(.key(KeyEvent(.character("n"), modifiers: [.control, .alt])), now: .zero)
+            controller.handle(.paste("tides"), now: .zero)
+            controller.handle(.key(KeyEvent(.enter)), now: .zero)
+            await controller.settle()
+        }
+        await ask()
+        #expect(controller.app.sidebar.current == .webSearch("w9"))
+        #expect(await ConditionWait.until { controller.app.items.map(\.body).first == "tides" })
+        #expect(controller.app.items[1].body == "High water at 6:12.")
+
+        saving.withLock { $0 = false }
+        await ask()
+        var drawn = controller.app
+        #expect(drawn.render(size: drawn.size).0.text.contains("Answered, but it could not be saved: disk full"))
+        await controller.close()
+    }
 }
