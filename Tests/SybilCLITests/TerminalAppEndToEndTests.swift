@@ -4,11 +4,13 @@ import Testing
 
 /// The terminal app end to end: `scripts/e2e/terminal_app.py` runs the built `sybil` in a
 /// pseudo-terminal with pyte as the emulator against the embedded server (data in a temporary
-/// XDG_DATA_HOME): a chat reply streams in, an Agent room message is confirmed, a workspace
-/// session takes a message, search opens the chat, a Quick Question opens in a chat, a resize
-/// redraws, Ctrl+Z suspends and SIGCONT redraws, Ctrl+D quits with 0 and the terminal is
-/// restored; a relaunch lists the saved chat and Ctrl+C twice quits. Builds nothing: skipped, saying why, when the binary, python3,
-/// pexpect or pyte is missing.
+/// XDG_DATA_HOME): a chat reply streams in, an Agent room message is confirmed, an attachment
+/// card is previewed with `v` and exported with `e`, a workspace session takes a message,
+/// search opens the chat, a Quick Question opens in a chat, a resize redraws, Ctrl+Z suspends
+/// and SIGCONT redraws, Ctrl+D quits with 0 and the terminal is restored; a relaunch lists the
+/// saved chat and Ctrl+C twice quits; against `sybil serve`, focus-in replays the Agent room
+/// and Ctrl+R lists a chat another process saved. Builds nothing: skipped, saying why, when
+/// the binary, python3, pexpect or pyte is missing.
 @Suite("Terminal app end to end", .timeLimit(.minutes(5)))
 struct TerminalAppEndToEndTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -3,10 +3,11 @@
 pyte as the terminal emulator, against the embedded server with its data in a temporary
 XDG_DATA_HOME, and drives it like a person: send a chat and see the streamed reply, send
 to Sybil Agent and see it confirmed, attach a file that fails, remove it with /detach and send
-text, send into a workspace session, search for the chat,
-resize, quit, and check the terminal was restored. Then, against `sybil serve` behind a relay
-that logs every request line: focus-out and focus-in replay the Agent room from its last
-merged cursor (seen at the server).
+text, preview an attachment card with v and export it with e, send into a workspace session,
+search for the chat, resize, quit, and check the terminal was restored. Then, against
+`sybil serve` behind a relay that logs every request line: focus-out and focus-in replay the
+Agent room from its last merged cursor (seen at the server), and Ctrl+R lists a chat another
+process saved.
 
 Usage: terminal_app.py SYBIL_BINARY
 Exit status: 0 passed, 1 a step failed (the screen is printed), 77 pexpect or pyte missing.
@@ -41,11 +42,13 @@ ESC_SETTLE = 1.0
 class Terminal:
     """The app in a pty, its output fed to a pyte screen; every byte is kept."""
 
-    def __init__(self, binary, columns, rows, env, args=()):
+    def __init__(self, binary, columns, rows, env, args=(), cwd=None):
         self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.raw = bytearray()
-        self.child = pexpect.spawn(binary, list(args), dimensions=(rows, columns), env=env, timeout=TIMEOUT)
+        self.child = pexpect.spawn(
+            binary, list(args), dimensions=(rows, columns), env=env, timeout=TIMEOUT, cwd=cwd
+        )
 
     def pump(self, wait=0.05):
         try:
@@ -183,13 +186,15 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 64
-    binary = sys.argv[1]
+    binary = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="sybil-e2e-") as data:
         env = dict(os.environ)
         env.update({"XDG_DATA_HOME": data, "TERM": "xterm-256color", "LANG": "C.UTF-8"})
         for name in ("SYBIL_API_URL", "SYBIL_TOKEN", "NO_COLOR"):
             env.pop(name, None)
-        term = Terminal(binary, 100, 30, env)
+        # Started in the data folder: `e` exports attachment originals into the folder the app
+        # was started in.
+        term = Terminal(binary, 100, 30, env, cwd=data)
 
         term.wait_for("the composer", lambda t: "Message Sybil…" in t)
         step("the app opened with the composer of a new chat")
@@ -236,6 +241,51 @@ def main():
             and "Wait until" not in t,
         )
         step("a failed attachment was removed with /detach and text was sent")
+
+        # Seed 003's attachment cards: a page attached with a message becomes a card; in the
+        # timeline (Tab twice: composer, sidebar, timeline) `v` previews it as text (HTML never
+        # rendered, its escapes never obeyed) and `e` exports the verified original beside the
+        # file of the same name, never over it.
+        page = os.path.join(data, "page.html")
+        original = b'<b>bold</b>\x1b]0;pwned\x07\n<svg onload="alert(1)"></svg>\n'
+        with open(page, "wb") as handle:
+            handle.write(original)
+        term.send(f"/attach {page}\nhere is a page\r")
+        term.wait_for(
+            "the message with its card",
+            lambda t: "here is a page" in t
+            and "page.html (text/html, " in t
+            and "Queued" not in t
+            and "Sending…" not in t
+            and "waiting for the room" not in t,
+        )
+        term.send("\t")
+        term.send("\t")
+        term.send("v")
+        term.wait_for(
+            "the card's text preview",
+            lambda t: "shown as text, never rendered" in t and '<svg onload="alert(1)"></svg>' in t,
+        )
+        if b"\x1b]0;pwned" in term.raw:
+            fail("the preview passed the file's escape sequence to the terminal", term)
+        term.send("q")
+        term.wait_for("the preview closed", lambda t: "shown as text, never rendered" not in t)
+        term.send("e")
+        exported = os.path.join(data, "page (2).html")
+        term.wait_for("the export", lambda t: "Saved page.html (verified) to " in t)
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline and not os.path.exists(exported):
+            term.pump(0.1)
+        with open(exported, "rb") as handle:
+            if handle.read() != original:
+                fail("the exported file is not the exact original", term)
+        with open(page, "rb") as handle:
+            if handle.read() != original:
+                fail("the export changed the file of the same name", term)
+        # Esc from the timeline goes back to the composer.
+        term.send("\x1b")
+        time.sleep(ESC_SETTLE)
+        step("v previewed an attachment card as text and e exported its original beside the file")
 
         # The first workspace session is the next selectable row after the Agent room.
         term.send("\x1b")
@@ -427,6 +477,26 @@ def foreground(binary, env, data):
         if not replays(after):
             fail(f"no replay from the cursor after focus-in; requests after it: {after}", term)
         step(f"focus-out then focus-in replayed the Agent room at the server ({replays(after)[0]})")
+
+        # Ctrl+R lists the sidebar again: a chat another process saved appears only then.
+        asked = subprocess.run(
+            [
+                binary, "ask", "--api-url", f"http://127.0.0.1:{relay.port}", "--token", "e2e-token",
+                "Listed by Ctrl+R",
+            ],
+            env=client_env,
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+        if asked.returncode != 0:
+            fail(f"sybil ask exited with {asked.returncode}: {asked.stderr!r}", term)
+        term.pump(0.5)
+        if "Listed by Ctrl+R" in term.text():
+            fail("the other process's chat was listed before Ctrl+R", term)
+        term.send("\x12")  # Ctrl+R
+        term.wait_for("the chat listed after Ctrl+R", lambda t: "Listed by Ctrl+R" in t)
+        step("Ctrl+R listed a chat another process had saved")
 
         term.send("\x04")
         finish(term)
