@@ -7,26 +7,24 @@
     /// pings sent, the closing handshake with codes (application codes such as 4503 included),
     /// strict UTF-8 for text, a maximum message size, and a clear error for every violation.
     ///
-    /// Bounded against any server: received messages wait for their consumer in a queue of at
-    /// most ``incomingLimit`` bytes (one larger message alone is allowed up to the maximum
-    /// message size), and while it is full the socket is not read, so TCP slows the server.
-    /// Once a frame is refused the socket is no longer read at all.
+    /// Frames are decoded by the consumer of ``incoming`` as it asks for the next message, on
+    /// its own task: a message reaches it with one hand-off from the socket's I/O thread, and
+    /// pings and the peer's close are answered as they are read. Between two asks nothing is
+    /// decoded, except at each keepalive tick, which decodes what the socket already holds
+    /// (answering its pings) and keeps the messages for the consumer.
+    ///
+    /// Bounded against any server: what the consumer has not asked for waits in the socket's
+    /// inbox, and while that is full the socket is not read, so TCP slows the server; a
+    /// keepalive tick keeps at most ``incomingLimit`` bytes of messages (one larger message
+    /// alone is allowed up to the maximum message size). Once a frame is refused the socket is
+    /// no longer read at all. Cancelling a task that waits for a message closes the connection.
     public final class SocketWebSocket<C: Clock>: WebSocketConnection where C.Duration == Duration {
-        /// The bytes of received messages held for a consumer before reading pauses.
+        /// The bytes of decoded messages a keepalive tick keeps for the consumer.
         public static var incomingLimit: Int { 1 << 20 }
 
         public let incoming: AsyncThrowingStream<WebSocketIncoming, any Error>
 
-        private let socket: SocketConnection
-        private let random: any RandomSource
-        private let state = Locked(State())
-        private let queue: BoundedMessageQueue<WebSocketIncoming>
-        private let tasks = Locked<[Task<Void, Never>]>([])
-
-        private struct State {
-            var closeSent = false
-            var finished = false
-        }
+        private let session: SocketWebSocketSession
 
         /// Opens a connection to `url` (`ws:` or `wss:`).
         public static func connect(
@@ -70,20 +68,23 @@
                 socket.shutdown()
                 throw WebSocketError.handshake(error.description)
             }
-            let connection = SocketWebSocket(socket: socket, random: random)
-            connection.start(leftover: Array(received[headEnd!.upperBound...]), options: options, clock: clock)
+            let connection = SocketWebSocket(
+                session: SocketWebSocketSession(
+                    socket: socket, random: random, maximumMessage: options.maximumMessage,
+                    incomingLimit: incomingLimit, leftover: Array(received[headEnd!.upperBound...])))
+            connection.startKeepalive(interval: options.pingInterval, clock: clock)
             return connection
         }
 
-        /// Received bytes held for the consumer: messages in the queue and bytes in the socket's
-        /// inbox (what the bounds limit).
+        /// Received bytes held for the consumer: messages a keepalive tick decoded and bytes in
+        /// the socket's inbox (what the bounds limit).
         var bufferedBytes: Int {
-            queue.queuedBytes + socket.bufferedBytes
+            session.bufferedBytes
         }
 
         /// Whether the socket stopped reading because its inbox is full.
         var isReadingPaused: Bool {
-            socket.isReadingPaused
+            session.socket.isReadingPaused
         }
 
         /// The longest handshake answer head read.
@@ -101,27 +102,109 @@
             return nil
         }
 
-        private init(socket: SocketConnection, random: any RandomSource) {
-            self.socket = socket
-            self.random = random
-            queue = BoundedMessageQueue(limit: Self.incomingLimit)
-            incoming = queue.stream
+        private init(session: SocketWebSocketSession) {
+            self.session = session
+            // The stream holds the session, never this object: a connection its owner dropped
+            // is closed by `deinit` even while a consumer still holds the stream.
+            incoming = AsyncThrowingStream(unfolding: { [session] in try await session.next() })
         }
 
         deinit {
-            for task in tasks.withLock({ $0 }) { task.cancel() }
-            socket.shutdown()
+            session.cancelTasks()
+            session.socket.shutdown()
         }
 
         public func send(text: String) throws {
-            try sendFrame(WebSocketFrame(opcode: .text, payload: Array(text.utf8)))
+            try session.send(WebSocketFrame(opcode: .text, payload: Array(text.utf8)))
         }
 
         public func send(binary: [UInt8]) throws {
-            try sendFrame(WebSocketFrame(opcode: .binary, payload: binary))
+            try session.send(WebSocketFrame(opcode: .binary, payload: binary))
         }
 
         public func close(code: UInt16 = WebSocketCloseCode.normal, reason: String = "") {
+            session.close(code: code, reason: reason)
+        }
+
+        private func startKeepalive(interval: Duration, clock: C) {
+            let keepalive = Task { [weak session] in
+                while !Task.isCancelled {
+                    do { try await clock.sleep(for: interval) } catch { return }
+                    guard let session, session.ping() else { return }
+                    await session.decodeReceived()
+                }
+            }
+            session.keep(keepalive)
+        }
+    }
+
+    /// The state of one client connection shared by ``SocketWebSocket``, its ``incoming``
+    /// stream and its keepalive task: the send side (masking, the close state) and the read
+    /// side, which one party at a time holds (the consumer asking for a message, or a keepalive
+    /// tick decoding what was received).
+    final class SocketWebSocketSession: Sendable {
+        let socket: SocketConnection
+        private let random: any RandomSource
+        private let incomingLimit: Int
+        private let state = Locked(State())
+        private let tasks = Locked<[Task<Void, Never>]>([])
+        /// The frame decoder and message assembler: touched only by the holder of the read
+        /// side (`State.reading`), whose turns the state lock orders.
+        nonisolated(unsafe) private var reader: Reader
+
+        private struct Reader {
+            var decoder: WebSocketFrameDecoder
+            var assembler: WebSocketMessageAssembler
+        }
+
+        private struct State {
+            var closeSent = false
+            var finished = false
+            /// Someone holds the read side.
+            var reading = false
+            /// Consumers waiting for the read side to be released.
+            var waiting: [CheckedContinuation<Void, Never>] = []
+            /// Messages a keepalive tick decoded, oldest first from `readyHead`.
+            var ready: [WebSocketIncoming] = []
+            var readyHead = 0
+            var readyBytes = 0
+            /// How the stream ends after the ready messages: cleanly (`nil`) or with an error.
+            var end: (any Error)??
+        }
+
+        init(
+            socket: SocketConnection, random: any RandomSource, maximumMessage: Int, incomingLimit: Int,
+            leftover: [UInt8]
+        ) {
+            self.socket = socket
+            self.random = random
+            self.incomingLimit = incomingLimit
+            var decoder = WebSocketFrameDecoder(expectMasked: false, maximumPayload: maximumMessage)
+            decoder.append(leftover)
+            reader = Reader(decoder: decoder, assembler: WebSocketMessageAssembler(maximumMessage: maximumMessage))
+        }
+
+        var bufferedBytes: Int {
+            state.withLock { $0.readyBytes } + socket.bufferedBytes
+        }
+
+        func keep(_ task: Task<Void, Never>) {
+            tasks.withLock { $0.append(task) }
+        }
+
+        func cancelTasks() {
+            for task in tasks.withLock({ $0 }) { task.cancel() }
+        }
+
+        // MARK: Sending
+
+        func send(_ frame: WebSocketFrame) throws {
+            let open = state.withLock { !$0.closeSent && !$0.finished }
+            guard open else { throw WebSocketError.closed }
+            write(frame)
+        }
+
+        func close(code: UInt16, reason: String) {
             let first = state.withLock { state -> Bool in
                 defer { state.closeSent = true }
                 return !state.closeSent && !state.finished
@@ -130,10 +213,11 @@
             write(WebSocketFrame(opcode: .close, payload: WebSocketCloseCode.payload(code: code, reason: reason)))
         }
 
-        private func sendFrame(_ frame: WebSocketFrame) throws {
-            let open = state.withLock { !$0.closeSent && !$0.finished }
-            guard open else { throw WebSocketError.closed }
-            write(frame)
+        /// Sends a keepalive ping; `false` once the connection is closing or over.
+        func ping() -> Bool {
+            guard state.withLock({ !$0.closeSent && !$0.finished }) else { return false }
+            write(WebSocketFrame(opcode: .ping, payload: []))
+            return true
         }
 
         /// Queues the frame as its header and its masked payload, sent by one gathered write:
@@ -144,65 +228,188 @@
             socket.write(gathering: [frame.header(maskingKey: mask), WebSocketFrame.masked(frame.payload, key: mask)])
         }
 
-        private func start(leftover: [UInt8], options: WebSocketOptions, clock: C) {
-            // The reader holds the connection only while it works on received bytes, never
-            // while it waits (for bytes, or for room in the queue): a socket its owner dropped
-            // is closed by `deinit`.
-            let reader = Task { [weak self, socket, queue] in
-                var decoder = WebSocketFrameDecoder(expectMasked: false, maximumPayload: options.maximumMessage)
-                var assembler = WebSocketMessageAssembler(maximumMessage: options.maximumMessage)
-                decoder.append(leftover)
-                while true {
-                    guard let (messages, ending) = self?.process(&decoder, &assembler) else { return }
-                    for message in messages {
-                        guard await queue.push(message, cost: message.queuedBytes) else { return }
+        // MARK: Receiving
+
+        /// The next message for the consumer: one a keepalive tick kept, else decoded here from
+        /// the socket's bytes; `nil` after the closing handshake.
+        func next() async throws -> WebSocketIncoming? {
+            while true {
+                let step = state.withLock { state -> Step in
+                    if state.readyHead < state.ready.count {
+                        let message = state.ready[state.readyHead]
+                        state.ready[state.readyHead] = .closed(code: 0, reason: "")
+                        state.readyHead += 1
+                        state.readyBytes -= message.queuedBytes
+                        if state.readyHead == state.ready.count {
+                            state.ready.removeAll(keepingCapacity: true)
+                            state.readyHead = 0
+                        }
+                        return .ready(message)
                     }
-                    if let ending {
-                        self?.finish(throwing: ending.error)
-                        return
+                    if let end = state.end { return .ended(end) }
+                    if state.reading { return .busy }
+                    state.reading = true
+                    return .holding
+                }
+                switch step {
+                case .ready(let message): return message
+                case .ended(nil): return nil
+                case .ended(let error?): throw error
+                case .holding: return try await readHolding()
+                case .busy:
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let free = state.withLock { state -> Bool in
+                            guard state.reading else { return true }
+                            state.waiting.append(continuation)
+                            return false
+                        }
+                        if free { continuation.resume() }
                     }
-                    let next: [UInt8]?
-                    do {
-                        next = try await socket.receive()
-                    } catch {
-                        self?.finish(throwing: WebSocketError.connectionLost(String(describing: error)))
-                        return
-                    }
-                    guard let bytes = next else {
-                        self?.finish(throwing: WebSocketError.connectionLost("closed without a closing handshake"))
-                        return
-                    }
-                    decoder.append(bytes)
                 }
             }
-            let keepalive = Task { [weak self] in
-                while !Task.isCancelled {
-                    do { try await clock.sleep(for: options.pingInterval) } catch { return }
-                    guard let self, state.withLock({ !$0.closeSent && !$0.finished }) else { return }
-                    write(WebSocketFrame(opcode: .ping, payload: []))
+        }
+
+        private enum Step {
+            case ready(WebSocketIncoming)
+            case ended((any Error)?)
+            case holding
+            case busy
+        }
+
+        /// Decodes (reading the socket as needed) until a message is complete; the caller holds
+        /// the read side, which is released on return.
+        private func readHolding() async throws -> WebSocketIncoming? {
+            var end: (any Error)?? = nil
+            defer { release(ending: end) }
+            while true {
+                switch decodeNext() {
+                case .message(let message):
+                    return message
+                case .closed(let message):
+                    end = .some(nil)
+                    return message
+                case .failed(let error):
+                    end = .some(error)
+                    throw error
+                case .needBytes:
+                    break
+                }
+                let bytes: [UInt8]?
+                do {
+                    bytes = try await socket.receive()
+                } catch is CancellationError {
+                    end = .some(WebSocketError.connectionLost("the task waiting for a message was cancelled"))
+                    throw CancellationError()
+                } catch {
+                    let lost = WebSocketError.connectionLost(String(describing: error))
+                    end = .some(lost)
+                    throw lost
+                }
+                guard let bytes else {
+                    let lost = WebSocketError.connectionLost("closed without a closing handshake")
+                    end = .some(lost)
+                    throw lost
+                }
+                reader.decoder.append(bytes)
+            }
+        }
+
+        /// At a keepalive tick: decodes the bytes the socket already holds (answering pings)
+        /// and keeps the messages for the consumer, up to ``SocketWebSocket/incomingLimit``
+        /// bytes; never waits for the socket. Nothing is done while the consumer reads.
+        func decodeReceived() async {
+            let holding = state.withLock { state -> Bool in
+                guard !state.reading, state.end == nil else { return false }
+                state.reading = true
+                return true
+            }
+            guard holding else { return }
+            var end: (any Error)?? = nil
+            defer { release(ending: end) }
+            while state.withLock({ $0.readyBytes < incomingLimit }) {
+                switch decodeNext() {
+                case .message(let message):
+                    keepReady(message)
+                    continue
+                case .closed(let message):
+                    keepReady(message)
+                    end = .some(nil)
+                    return
+                case .failed(let error):
+                    end = .some(error)
+                    return
+                case .needBytes:
+                    break
+                }
+                // Only the read-side holder takes from the inbox: bytes there are taken at once.
+                guard socket.bufferedBytes > 0 else { return }
+                do {
+                    guard let bytes = try await socket.receive() else { return }
+                    reader.decoder.append(bytes)
+                } catch {
+                    return  // the consumer meets the failure on its next read
                 }
             }
-            tasks.withLock { $0 = [reader, keepalive] }
         }
 
-        /// How the connection ended, once its last messages are handed on.
-        private struct Ending {
-            var error: (any Error)?
+        private func keepReady(_ message: WebSocketIncoming) {
+            state.withLock { state in
+                state.ready.append(message)
+                state.readyBytes += message.queuedBytes
+            }
         }
 
-        /// Handles the complete frames in `decoder`: the messages they finish, and the ending
-        /// when the connection is over. After a refused frame the socket is no longer read.
-        private func process(_ decoder: inout WebSocketFrameDecoder, _ assembler: inout WebSocketMessageAssembler)
-            -> ([WebSocketIncoming], Ending?)
-        {
-            var messages: [WebSocketIncoming] = []
+        /// Releases the read side, recording how the stream ends (closing the connection then),
+        /// and wakes the consumers waiting for it.
+        private func release(ending: (any Error)??) {
+            let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                if let ending, state.end == nil {
+                    state.end = ending
+                    state.finished = true
+                }
+                state.reading = false
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            if ending != nil {
+                socket.shutdown()
+                cancelTasks()
+            }
+            for consumer in waiting { consumer.resume() }
+        }
+
+        private enum Decoded {
+            case message(WebSocketIncoming)
+            /// The peer's close, answered: the last message.
+            case closed(WebSocketIncoming)
+            case failed(any Error)
+            case needBytes
+        }
+
+        /// Handles the complete frames the decoder holds until one finishes a message; pings are
+        /// answered on the way. After a refused frame the socket is no longer read.
+        private func decodeNext() -> Decoded {
             do {
-                while let frame = try decoder.nextFrame() {
-                    if let event = try assembler.add(frame), let over = handle(event, into: &messages) {
-                        return (messages, over)
+                while let frame = try reader.decoder.nextFrame() {
+                    guard let event = try reader.assembler.add(frame) else { continue }
+                    switch event {
+                    case .text(let text): return .message(.text(text))
+                    case .binary(let bytes): return .message(.binary(bytes))
+                    case .ping(let payload): write(WebSocketFrame(opcode: .pong, payload: payload))
+                    case .pong: break
+                    case .close(let code, let reason):
+                        let answer = state.withLock { state -> Bool in
+                            defer { state.closeSent = true }
+                            return !state.closeSent
+                        }
+                        if answer {
+                            let payload = code == 1005 ? [] : WebSocketCloseCode.payload(code: code, reason: "")
+                            write(WebSocketFrame(opcode: .close, payload: payload))
+                        }
+                        return .closed(.closed(code: code, reason: reason))
                     }
                 }
-                return (messages, nil)
+                return .needBytes
             } catch {
                 // Stop reading now: nothing more from this peer is wanted, only the close sent.
                 socket.shutdown()
@@ -210,41 +417,8 @@
                     WebSocketFrame(
                         opcode: .close, payload: WebSocketCloseCode.payload(code: error.closeCode, reason: "")))
                 state.withLock { $0.closeSent = true }
-                return (messages, Ending(error: WebSocketError.protocolViolation(error)))
+                return .failed(WebSocketError.protocolViolation(error))
             }
-        }
-
-        /// Handles one event; returns the ending when the connection is over.
-        private func handle(_ event: WebSocketEvent, into messages: inout [WebSocketIncoming]) -> Ending? {
-            switch event {
-            case .text(let text): messages.append(.text(text))
-            case .binary(let bytes): messages.append(.binary(bytes))
-            case .ping(let payload): write(WebSocketFrame(opcode: .pong, payload: payload))
-            case .pong: break
-            case .close(let code, let reason):
-                let answer = state.withLock { state -> Bool in
-                    defer { state.closeSent = true }
-                    return !state.closeSent
-                }
-                if answer {
-                    let payload = code == 1005 ? [] : WebSocketCloseCode.payload(code: code, reason: "")
-                    write(WebSocketFrame(opcode: .close, payload: payload))
-                }
-                messages.append(.closed(code: code, reason: reason))
-                return Ending(error: nil)
-            }
-            return nil
-        }
-
-        private func finish(throwing error: (any Error)?) {
-            let first = state.withLock { state -> Bool in
-                defer { state.finished = true }
-                return !state.finished
-            }
-            guard first else { return }
-            queue.finish(throwing: error)
-            socket.shutdown()
-            for task in tasks.withLock({ $0 }) { task.cancel() }
         }
     }
 #endif

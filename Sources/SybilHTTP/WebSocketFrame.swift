@@ -156,7 +156,8 @@ public struct WebSocketProtocolError: Error, Sendable, Hashable, CustomStringCon
 ///
 /// Once a frame's header is checked, its payload is read straight into the frame's own array
 /// (unmasked on the way), however many appends bring it: a large payload is copied once, not
-/// gathered in a buffer first.
+/// gathered in a buffer first. A frame that begins an append with nothing held before it is
+/// read from the appended bytes directly; only what follows it is kept in a buffer.
 public struct WebSocketFrameDecoder: Sendable {
     /// Whether frames must be masked (a server decoding a client's frames) or must not be.
     public let expectMasked: Bool
@@ -177,6 +178,17 @@ public struct WebSocketFrameDecoder: Sendable {
         var filled: Int
         /// The masking key (key[0] in the low byte), or `nil` for an unmasked frame.
         var key: UInt32?
+
+        /// A frame whose payload array is sized once (within `maximumPayload`) and filled as
+        /// bytes come: every byte is written before the frame is handed out.
+        init(_ header: Header) {
+            fin = header.fin
+            opcode = header.opcode
+            let length = header.length
+            payload = [UInt8](unsafeUninitializedCapacity: length) { _, count in count = length }
+            filled = 0
+            key = header.key
+        }
     }
 
     /// A decoder for frames from a client (`expectMasked`) or from a server.
@@ -196,12 +208,22 @@ public struct WebSocketFrameDecoder: Sendable {
     private mutating func append(_ bytes: UnsafeRawBufferPointer) {
         var rest = bytes
         if var frame = partial {
-            // The bytes in `buffer` were all taken by the frame when it began: these continue it.
+            // The frame in progress comes first: `buffer` holds only bytes after its payload.
             partial = nil
             let taken = min(frame.payload.count - frame.filled, rest.count)
             Self.fill(&frame, from: UnsafeRawBufferPointer(rebasing: rest[..<taken]))
             partial = frame
             rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
+        }
+        if partial == nil, start == buffer.count, let found = try? header(in: rest) {
+            // A frame that begins these bytes, with nothing held before it, is read from them
+            // directly: its payload is copied once, into its own array, never into `buffer`.
+            // A refused header is left to `nextFrame()`, which meets it again in `buffer`.
+            let present = min(found.length, rest.count - found.size)
+            var frame = PartialFrame(found)
+            Self.fill(&frame, from: UnsafeRawBufferPointer(rebasing: rest[found.size..<(found.size + present)]))
+            partial = frame
+            rest = UnsafeRawBufferPointer(rebasing: rest[(found.size + present)...])
         }
         guard !rest.isEmpty else { return }
         if start > 0, start == buffer.count {
@@ -226,17 +248,24 @@ public struct WebSocketFrameDecoder: Sendable {
         frame.filled += bytes.count
     }
 
-    /// The next complete frame, or `nil` when more bytes are needed.
-    public mutating func nextFrame() throws(WebSocketProtocolError) -> WebSocketFrame? {
-        if let frame = partial {
-            guard frame.filled == frame.payload.count else { return nil }
-            partial = nil
-            return WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload)
-        }
-        let available = buffer.count - start
+    /// A checked frame header: what precedes the payload.
+    private struct Header {
+        var fin: Bool
+        var opcode: WebSocketFrame.Opcode
+        /// The payload's length (within `maximumPayload`).
+        var length: Int
+        /// The masking key (key[0] in the low byte), or `nil` for an unmasked frame.
+        var key: UInt32?
+        /// The header's own length in bytes, masking key included.
+        var size: Int
+    }
+
+    /// The header at the start of `bytes`, checked; `nil` when more bytes are needed.
+    private func header(in bytes: UnsafeRawBufferPointer) throws(WebSocketProtocolError) -> Header? {
+        let available = bytes.count
         guard available >= 2 else { return nil }
-        let first = buffer[start]
-        let second = buffer[start + 1]
+        let first = bytes[0]
+        let second = bytes[1]
         guard first & 0x70 == 0 else {
             throw WebSocketProtocolError(closeCode: 1002, "reserved bits set without an extension")
         }
@@ -253,12 +282,12 @@ public struct WebSocketFrameDecoder: Sendable {
         var offset = 2
         if length == 126 {
             guard available >= 4 else { return nil }
-            length = Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
+            length = Int(bytes[2]) << 8 | Int(bytes[3])
             offset = 4
         } else if length == 127 {
             guard available >= 10 else { return nil }
             var value: UInt64 = 0
-            for index in 2..<10 { value = value << 8 | UInt64(buffer[start + index]) }
+            for index in 2..<10 { value = value << 8 | UInt64(bytes[index]) }
             guard value >> 63 == 0 else {
                 throw WebSocketProtocolError(closeCode: 1002, "a 64-bit length with its top bit set")
             }
@@ -279,22 +308,30 @@ public struct WebSocketFrameDecoder: Sendable {
             throw WebSocketProtocolError(
                 closeCode: 1009, "a frame of \(length) bytes exceeds the limit of \(maximumPayload)")
         }
-        let maskLength = masked ? 4 : 0
-        guard available >= offset + maskLength else { return nil }
-        var key: UInt32?
-        if masked {
-            let at = start + offset
-            key =
-                UInt32(buffer[at]) | UInt32(buffer[at + 1]) << 8 | UInt32(buffer[at + 2]) << 16
-                | UInt32(buffer[at + 3]) << 24
+        guard masked else { return Header(fin: fin, opcode: opcode, length: length, key: nil, size: offset) }
+        guard available >= offset + 4 else { return nil }
+        let key =
+            UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+            | UInt32(bytes[offset + 3]) << 24
+        return Header(fin: fin, opcode: opcode, length: length, key: key, size: offset + 4)
+    }
+
+    /// The next complete frame, or `nil` when more bytes are needed.
+    public mutating func nextFrame() throws(WebSocketProtocolError) -> WebSocketFrame? {
+        if let frame = partial {
+            guard frame.filled == frame.payload.count else { return nil }
+            partial = nil
+            return WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload)
         }
-        let payloadStart = start + offset + maskLength
-        let present = min(length, buffer.count - payloadStart)
-        // The payload's array is sized once (within `maximumPayload`) and filled as bytes come;
-        // every byte is written before the frame is handed out.
-        var frame = PartialFrame(
-            fin: fin, opcode: opcode,
-            payload: [UInt8](unsafeUninitializedCapacity: length) { _, count in count = length }, filled: 0, key: key)
+        let parsed = buffer.withUnsafeBytes { raw in
+            Result { () throws(WebSocketProtocolError) -> Header? in
+                try header(in: UnsafeRawBufferPointer(rebasing: raw[start...]))
+            }
+        }
+        guard let found = try parsed.get() else { return nil }
+        let payloadStart = start + found.size
+        let present = min(found.length, buffer.count - payloadStart)
+        var frame = PartialFrame(found)
         buffer.withUnsafeBytes { raw in
             Self.fill(&frame, from: UnsafeRawBufferPointer(rebasing: raw[payloadStart..<(payloadStart + present)]))
         }
@@ -306,10 +343,10 @@ public struct WebSocketFrameDecoder: Sendable {
             buffer.removeSubrange(0..<start)
             start = 0
         }
-        guard present == length else {
+        guard present == found.length else {
             partial = frame
             return nil
         }
-        return WebSocketFrame(fin: fin, opcode: opcode, payload: frame.payload)
+        return WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import SybilCore
-import SybilHTTP
 import SybilTesting
 import Testing
+
+@testable import SybilHTTP
 
 @Suite("WebSocket client over a loopback server", .timeLimit(.minutes(2)))
 struct SocketWebSocketTests {
@@ -81,6 +82,43 @@ struct SocketWebSocketTests {
         let (received, error) = await drain(socket)
         #expect(error == nil)
         #expect(received == [.text("Hello"), .text("pong:p1"), .closed(code: 1000, reason: "")])
+    }
+
+    /// Frames are decoded as the consumer asks; one that is not asking still has the server's
+    /// pings answered at each keepalive tick, which keeps the messages it decodes for later.
+    @Test func aKeepaliveTickAnswersPingsWhileTheConsumerIsNotReading() async throws {
+        let answered = Locked(false)
+        let server = try WebSocketPeer.server { peer, _ in
+            _ = peer.readFrame()  // the first keepalive ping: the frames below wait in the socket
+            peer.send(WebSocketFrame(opcode: .text, payload: Array("before".utf8)))
+            peer.send(WebSocketFrame(opcode: .ping, payload: Array("p1".utf8)))
+            var pong: WebSocketFrame?
+            while let frame = peer.readFrame() {  // the next keepalive ping comes first
+                if frame.opcode == .pong {
+                    pong = frame
+                    break
+                }
+            }
+            answered.withLock { $0 = pong != nil }
+            peer.send(
+                WebSocketFrame(
+                    opcode: .text,
+                    payload: Array("pong:\(pong.map { String(decoding: $0.payload, as: UTF8.self) } ?? "none")".utf8)))
+            peer.send(WebSocketFrame(opcode: .close, payload: WebSocketCloseCode.payload(code: 1000, reason: "")))
+            _ = peer.readFrame()
+        }
+        let clock = ManualClock()
+        let socket = try await connect(server, clock: clock)
+        #expect(await clock.waitForSleepers(count: 1))
+        clock.advance(by: .seconds(20))
+        // Both frames (8 and 4 bytes) wait in the socket; nobody asks for them.
+        #expect(await ConditionWait.until(limit: .seconds(30)) { socket.bufferedBytes >= 12 })
+        #expect(await clock.waitForSleepers(count: 1))
+        clock.advance(by: .seconds(20))
+        #expect(await ConditionWait.until(limit: .seconds(30)) { answered.withLock { $0 } })
+        let (received, error) = await drain(socket)
+        #expect(error == nil)
+        #expect(received == [.text("before"), .text("pong:p1"), .closed(code: 1000, reason: "")])
     }
 
     @Test func theServersApplicationCloseCodeIsReportedAndEchoed() async throws {

@@ -119,6 +119,27 @@ struct WebSocketFrameTests {
         #expect(frames.map(\.fin) == [false, true])
     }
 
+    /// Chunks appended before any frame is taken, some beginning with a frame (read from the
+    /// chunk directly) and ending inside the next, some ending on a frame's last byte: the
+    /// frames come out whole and in order.
+    @Test(arguments: [[42, 48], [42, 48, 70_056], [1, 42, 43, 70_060], [100, 70_062], [70_062]])
+    func framesAppendedBeforeAnyIsTakenComeOutInOrder(cuts: [Int]) throws {
+        let key: [UInt8] = [7, 1, 0xAA, 0x55]
+        let payloads: [[UInt8]] = [
+            Array(0..<36), [], (0..<70_000).map { UInt8(truncatingIfNeeded: $0) }, [1], Array(0..<200),
+        ]
+        let bytes = payloads.flatMap { WebSocketFrame(opcode: .binary, payload: $0).encoded(maskingKey: key) }
+        var decoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 1 << 20)
+        var from = 0
+        for cut in cuts + [bytes.count] {
+            decoder.append(bytes[from..<cut])
+            from = cut
+        }
+        var frames: [WebSocketFrame] = []
+        while let frame = try decoder.nextFrame() { frames.append(frame) }
+        #expect(frames.map(\.payload) == payloads)
+    }
+
     @Test func bytesMayArriveOneAtATime() throws {
         let bytes = WebSocketFrame(opcode: .text, payload: Array("Grüße".utf8)).encoded(maskingKey: [1, 2, 3, 4])
         var decoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 100)
