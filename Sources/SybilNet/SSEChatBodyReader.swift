@@ -116,13 +116,15 @@ enum SSEChatBodyReader {
 
     /// A decimal event id (1 to 18 digits), else `nil`.
     static func eventID(_ text: String) -> Int64? {
-        var value: Int64 = 0
-        var digits = 0
-        for byte in text.utf8 {
-            guard byte >= 0x30, byte <= 0x39, digits < 18 else { return nil }
-            value = value * 10 + Int64(byte &- 0x30)
-            digits += 1
+        var text = text
+        return text.withUTF8 { digits in
+            guard !digits.isEmpty, digits.count <= 18 else { return nil }
+            var value: Int64 = 0
+            for byte in digits {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value &* 10 &+ Int64(byte &- 0x30)
+            }
+            return value
         }
-        return digits == 0 ? nil : value
     }
 }

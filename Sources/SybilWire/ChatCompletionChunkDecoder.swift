@@ -23,13 +23,13 @@ public struct ChatCompletionChunkDecoder: Sendable {
         case errorMember
     }
 
-    private var ownedKeyBytes: [UInt8] = []
-    private var scratch: [UInt8] = []
-    private var recentID = ChatCompletionChunkScanner.RecentString()
-    private var recentModel = ChatCompletionChunkScanner.RecentString()
-    private var recentExtras: ChatCompletionChunk.Extras?
+    /// Kept for the whole stream: its scratch buffers, recent strings and shared extras carry
+    /// over from chunk to chunk. Between passes it refers to no document (``ChatCompletionChunkScanner/end()``),
+    /// so it holds only values that are safe to send.
+    nonisolated(unsafe) private var scanner = ChatCompletionChunkScanner(
+        bytes: UnsafeBufferPointer(start: nil, count: 0), maximumDepth: JSONReader.Limits.standard.maxDepth,
+        ownedKeyBytes: [], scratch: [])
     private let maxBytes = JSONReader.Limits.standard.maxBytes
-    private let maxDepth = JSONReader.Limits.standard.maxDepth
 
     /// A decoder with empty scratch buffers.
     public init() {}
@@ -49,25 +49,11 @@ public struct ChatCompletionChunkDecoder: Sendable {
                 kind: .limit, path: .root, offset: maxBytes,
                 message: "document is \(bytes.count) bytes; the limit is \(maxBytes) bytes")
         }
-        // The buffers move into the pass and back, so that none is copied on write.
-        var pass = ChatCompletionChunkScanner(
-            bytes: UnsafeBufferPointer(start: nil, count: 0), maximumDepth: maxDepth, ownedKeyBytes: [], scratch: [])
-        swap(&pass.ownedKeyBytes, &ownedKeyBytes)
-        swap(&pass.scratch, &scratch)
-        swap(&pass.recentID, &recentID)
-        swap(&pass.recentModel, &recentModel)
-        swap(&pass.recentExtras, &recentExtras)
-        defer {
-            swap(&pass.recentExtras, &recentExtras)
-            swap(&pass.ownedKeyBytes, &ownedKeyBytes)
-            swap(&pass.scratch, &scratch)
-            swap(&pass.recentID, &recentID)
-            swap(&pass.recentModel, &recentModel)
-        }
         do throws(ChatChunkScanFailure) {
             return try bytes.withUnsafeBufferPointer { buffer throws(ChatChunkScanFailure) in
-                pass.bytes = buffer
-                return try pass.scanDocument()
+                scanner.begin(buffer)
+                defer { scanner.end() }
+                return try scanner.scanDocument()
             }
         } catch {
             throw error.jsonError

@@ -154,6 +154,21 @@ struct ChatCompletionChunkScanner {
         self.ownedKeyBytes.removeAll(keepingCapacity: true)
     }
 
+    /// Starts a pass over `bytes` with the buffers and recent strings kept from earlier passes
+    /// (a decoder keeps one scanner for its stream instead of moving them into a new one per
+    /// chunk). The document must outlive the pass; ``end()`` lets go of it.
+    mutating func begin(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        index = 0
+        ownedKeyBytes.removeAll(keepingCapacity: true)
+        if !largeScopes.isEmpty { largeScopes.removeAll() }
+    }
+
+    /// Ends a pass: the document is no longer referred to.
+    mutating func end() {
+        bytes = UnsafeBufferPointer(start: nil, count: 0)
+    }
+
     // MARK: Document
 
     /// Reads the whole document: a chunk, or `nil` when the root object has an `error` member
