@@ -81,9 +81,7 @@ enum AgentCommand {
         guard let base = connection.apiBase(command: command, io: io) else {
             return .failure(ExitCodeError(.usage))
         }
-        // The embedded server listens on a new port each run; its data (and so the scope of
-        // the outbox and draft) is the same, so it has one fixed scope.
-        let scope = connection.embedded == nil ? connection.baseURL : URL(string: "http://embedded.sybil.invalid")!
+        let scope = connection.storageScope
         var scratch: String?
         let directory: String
         if common.inMemory {

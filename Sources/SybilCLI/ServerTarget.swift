@@ -105,6 +105,13 @@ struct ServerTarget {
             await embedded?.shutdown()
         }
 
+        /// The URL that scopes what is kept on this device for the server (outbox, drafts):
+        /// its base URL, or one fixed name for the embedded server, which listens on a new port
+        /// each run but keeps the same data.
+        var storageScope: URL {
+            embedded == nil ? baseURL : URL(string: "http://embedded.sybil.invalid")!
+        }
+
         /// An HTTP client for this server whose connections are made within
         /// ``connectTimeout``: every command's client comes from here, so
         /// `SYBIL_CONNECT_TIMEOUT` bounds them all. `redirects` as in

@@ -215,7 +215,7 @@ enum TerminalAppCommand {
         _ request: Request, connection: ServerTarget.Connection, io: CommandIO
     ) -> ChatAttachmentDraftStore? {
         guard !request.common.inMemory else { return nil }
-        let scope = connection.embedded == nil ? connection.baseURL : URL(string: "http://embedded.sybil.invalid")!
+        let scope = connection.storageScope
         let directory = XDGDirectories(environment: io.environment).sybilData + "/client/chat"
         return ChatAttachmentDraftStore(
             storage: AgentAttachmentFileStore(directory: directory, baseURL: scope, folder: "chat-attachments"))
