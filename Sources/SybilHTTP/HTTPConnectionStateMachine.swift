@@ -180,6 +180,10 @@ struct HTTPConnectionStateMachine {
         (bufferedRequestBytes, nextDeadline)
     }
 
+    /// ``wantsInput``, read in place by the loop between reads (`mutating` for the reason
+    /// ``settledState()`` gives).
+    mutating func wantsInputNow() -> Bool { wantsInput }
+
     // MARK: Inputs
 
     /// Bytes arrived at `now`.

@@ -87,8 +87,13 @@ public enum HTTPResponseWriter {
         bytes.append(contentsOf: name.utf8)
         bytes.append(0x3A)
         bytes.append(0x20)
-        for byte in value.utf8 {
-            bytes.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
+        // Most values are clean: appended whole, not byte by byte.
+        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+            for byte in value.utf8 {
+                bytes.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
+            }
+        } else {
+            bytes.append(contentsOf: value.utf8)
         }
         bytes.append(0x0D)
         bytes.append(0x0A)

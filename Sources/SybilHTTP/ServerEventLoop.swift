@@ -199,7 +199,7 @@ final class ServerEventLoop: @unchecked Sendable {
             if count > 0 {
                 connection.machine.bytesRead(readBuffer[..<count], now: now, into: &actions)
                 settle(connection, now: now)
-                guard connections[connection.id] != nil, connection.machine.wantsInput else { break }
+                guard connections[connection.id] != nil, connection.machine.wantsInputNow() else { break }
                 if count < readBuffer.count { break }
             } else if count == 0 {
                 connection.machine.peerHalfClosed(now: now, into: &actions)
