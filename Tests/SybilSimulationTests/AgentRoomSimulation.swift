@@ -18,29 +18,22 @@ import Synchronization
 /// and, after a fault-free settle period, at the end.
 @MainActor
 final class AgentRoomSimulation {
-    /// A broken invariant.
-    struct Violation: Error, CustomStringConvertible {
-        let seed: UInt64
-        let step: Int
-        let message: String
-        let trail: [String]
-        let network: [String]
-
-        var description: String {
-            "agent room seed \(seed), step \(step): \(message)\n  steps: \(trail.joined(separator: "; "))\n"
-                + "  requests: \(network.joined(separator: "; "))\n"
-                + "  reproduce: SYBIL_SIM_SEED=\(seed) swift test --filter AgentRoomSimulationTests"
-        }
-    }
-
     /// What one seed did.
-    struct Summary: Sendable {
+    struct Summary: SimulationSummary {
         var steps = 0
         var queued = 0
         var relaunches = 0
         var replays = 0
         var requests = 0
         var faults: [NetworkFault: Int] = [:]
+
+        var ownCounts: String { "\(queued) queued, \(relaunches) relaunches, \(replays) replays" }
+
+        mutating func addOwnCounts(_ other: Self) {
+            queued += other.queued
+            relaunches += other.relaunches
+            replays += other.replays
+        }
     }
 
     /// The phone as one launch builds it.
@@ -50,13 +43,9 @@ final class AgentRoomSimulation {
         let api: AgentRoomHTTPClient
     }
 
-    nonisolated static let token = "sim-token"
     static let baseURL = URL(string: "http://sim.invalid/api")!
 
-    let seed: UInt64
-    private let random: SeededRandomSource
-    private let steps: Int
-    private let network: SimulatedNetwork
+    private let harness: SimulationHarness
     private let truth: AgentRoomHTTPClient
     private let directory: String
     private var phone: Phone?
@@ -66,50 +55,26 @@ final class AgentRoomSimulation {
     /// The newest cursor the phone's room merged (kept across launches, as the room's replay
     /// point is).
     private var mergedThrough: AgentCursor?
-    private var trail: [String] = []
-    private var step = 0
     private var summary = Summary()
 
     /// A simulation of `steps` steps for `seed`, its outbox in a fresh folder.
     init(seed: UInt64, steps: Int = 24) throws {
-        self.seed = seed
-        self.steps = steps
-        random = SeededRandomSource(seed: seed)
-        let serverClock = ManualClock()
-        var options = SybilServerOptions(token: Self.token)
-        options.pace = .zero
-        options.seed = seed
-        let app = try SybilServerApp(
-            options: options,
-            time: ServerTime(clock: serverClock) {
-                1_800_000_000_000 + Int64(serverClock.now.offset.components.seconds) * 1000
-            })
-        network = SimulatedNetwork(
-            app: app, seed: seed, faultPercent: 30, heldRoutes: [], signal: SimulationSignal())
+        harness = try SimulationHarness(
+            seed: seed, steps: steps,
+            wording: .init(seed: "agent room seed", network: "requests", filter: "AgentRoomSimulationTests"))
         truth = AgentRoomHTTPClient(
-            base: try AgentAPIBase(Self.baseURL), http: DirectHTTPClient(app: app), tokens: Self.tokens(),
+            base: try AgentAPIBase(Self.baseURL), http: DirectHTTPClient(app: harness.server),
+            tokens: SimulationHarness.tokens(),
             random: SeededRandomSource(seed: seed))
-        directory =
-            FileManager.default.temporaryDirectory.appendingPathComponent("sybil-sim-agent-\(seed)-\(UUID())")
-            .path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try harness.makeFolder("agent")
     }
 
     /// Runs every step and the settle period; throws the first violation.
     func run() async throws -> Summary {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await launch()
-        for index in 1...steps {
-            step = index
-            network.note("[\(index)]")
-            try await takeStep()
-            try await checkSafety()
-        }
-        try await settle()
+        try await harness.run(launch: launch, step: takeStep, check: checkSafety, settle: settle)
         await phone?.sender.stop()
-        summary.steps = steps
-        summary.requests = network.requestCount
-        summary.faults = network.counts
+        harness.count(into: &summary)
         return summary
     }
 
@@ -117,38 +82,38 @@ final class AgentRoomSimulation {
 
     private func takeStep() async throws {
         let phone = try current()
-        switch random.next(below: 100) {
+        switch harness.random.next(below: 100) {
         case 0..<40:
-            let count = 1 + Int(random.next(below: 3))
+            let count = 1 + Int(harness.random.next(below: 3))
             for _ in 0..<count {
-                let text = "«\(seed)-\(written.count + 1)» Nachricht \(written.count + 1)"
-                trail.append("queue \(written.count + 1)")
+                let text = "«\(harness.seed)-\(written.count + 1)» Nachricht \(written.count + 1)"
+                harness.note("queue \(written.count + 1)")
                 do {
                     try await phone.outbox.enqueue(text: text)
                 } catch {
-                    throw violation("queueing \(text) failed: \(error)")
+                    throw harness.violation("queueing \(text) failed: \(error)")
                 }
                 written.append(text)
                 summary.queued += 1
             }
         case 40..<52:
-            trail.append("retry")
+            harness.note("retry")
             if let failed = phone.outbox.entries.first(where: { $0.state == .failed && $0.canRetry }) {
                 try? await phone.outbox.retry(failed.requestId)
             }
         case 52..<58:
-            trail.append("resend all")
+            harness.note("resend all")
             _ = try? await phone.outbox.resendAll()
         case 58..<70:
-            trail.append("relaunch")
+            harness.note("relaunch")
             summary.relaunches += 1
             try await launch()
         case 70..<90:
-            trail.append("replay")
+            harness.note("replay")
             summary.replays += 1
             await replay(through: phone)
         default:
-            trail.append("wait")
+            harness.note("wait")
         }
         try await idle(phone)
     }
@@ -163,12 +128,12 @@ final class AgentRoomSimulation {
                 directory: directory, baseURL: Self.baseURL, ids: SequentialIDGenerator(prefix: "L\(launches)-"),
                 now: { 1_800_000_000_000 })
         } catch {
-            throw violation("the outbox did not open: \(error)")
+            throw harness.violation("the outbox did not open: \(error)")
         }
-        if let problem = outbox.loadProblems.first { throw violation("the outbox lost data: \(problem)") }
+        if let problem = outbox.loadProblems.first { throw harness.violation("the outbox lost data: \(problem)") }
         let api = AgentRoomHTTPClient(
-            base: try AgentAPIBase(Self.baseURL), http: network, tokens: Self.tokens(),
-            random: SeededRandomSource(seed: seed &+ UInt64(launches)))
+            base: try AgentAPIBase(Self.baseURL), http: harness.network, tokens: SimulationHarness.tokens(),
+            random: SeededRandomSource(seed: harness.seed &+ UInt64(launches)))
         let sender = AgentOutboxSender(outbox: outbox, api: api)
         phone = Phone(outbox: outbox, sender: sender, api: api)
         sender.start()
@@ -202,7 +167,7 @@ final class AgentRoomSimulation {
             case .idle, .held: return true
             }
         }
-        if !quiet { throw violation("the sender did not come to rest: \(outbox.nextAction)") }
+        if !quiet { throw harness.violation("the sender did not come to rest: \(outbox.nextAction)") }
     }
 
     // MARK: Invariants
@@ -215,11 +180,11 @@ final class AgentRoomSimulation {
         var seen = Set<String>()
         var lastIndex = -1
         for text in server {
-            guard seen.insert(text).inserted else { throw violation("\(text) is twice in the room") }
+            guard seen.insert(text).inserted else { throw harness.violation("\(text) is twice in the room") }
             guard let index = written.firstIndex(of: text) else {
-                throw violation("the room holds \(text), which the phone never wrote")
+                throw harness.violation("the room holds \(text), which the phone never wrote")
             }
-            guard index > lastIndex else { throw violation("the room holds \(text) out of order: \(server)") }
+            guard index > lastIndex else { throw harness.violation("the room holds \(text) out of order: \(server)") }
             lastIndex = index
         }
         let saved = savedOutbox()
@@ -227,25 +192,22 @@ final class AgentRoomSimulation {
         for text in written {
             let onServer = seen.contains(text)
             if onServer, let missingBefore {
-                throw violation("\(text) reached the room before the earlier \(missingBefore)")
+                throw harness.violation("\(text) reached the room before the earlier \(missingBefore)")
             }
             if !onServer {
                 if missingBefore == nil { missingBefore = text }
                 guard saved.contains(JSONWriter.quoted(text)) else {
-                    throw violation("\(text) is neither in the room nor in the saved outbox")
+                    throw harness.violation("\(text) is neither in the room nor in the saved outbox")
                 }
             }
         }
         let sending = try current().outbox.entries.filter { $0.state == .sending }
-        if !sending.isEmpty { throw violation("\(sending.map(\.text)) still show as sending at rest") }
+        if !sending.isEmpty { throw harness.violation("\(sending.map(\.text)) still show as sending at rest") }
     }
 
     /// Faults off, every failed entry sent again, the room replayed: the server holds every
     /// message once and in order, and the phone's entries are all confirmed.
     private func settle() async throws {
-        step = steps + 1
-        trail.append("settle")
-        network.setFaults(false)
         let phone = try current()
         for _ in 0..<3 {
             _ = try? await phone.outbox.resendAll()
@@ -254,10 +216,11 @@ final class AgentRoomSimulation {
             try await idle(phone)
         }
         let server = try await serverUserTexts()
-        if server != written { throw violation("the room holds \(server), the phone wrote \(written)") }
+        if server != written { throw harness.violation("the room holds \(server), the phone wrote \(written)") }
         let unconfirmed = phone.outbox.entries.filter { $0.state != .confirmed }
         if !unconfirmed.isEmpty {
-            throw violation("entries not confirmed after the replay: \(unconfirmed.map { "\($0.text) \($0.state)" })")
+            throw harness.violation(
+                "entries not confirmed after the replay: \(unconfirmed.map { "\($0.text) \($0.state)" })")
         }
     }
 
@@ -266,7 +229,7 @@ final class AgentRoomSimulation {
     /// The person's messages in the room, oldest first.
     private func serverUserTexts() async throws -> [String] {
         let page = try await truth.messages(after: nil, before: nil, limit: 200)
-        if page.hasMoreBefore { throw violation("the room outgrew one page; the check would miss messages") }
+        if page.hasMoreBefore { throw harness.violation("the room outgrew one page; the check would miss messages") }
         return page.messages.filter { $0.role == .user }.map(\.text)
     }
 
@@ -278,17 +241,7 @@ final class AgentRoomSimulation {
     }
 
     private func current() throws -> Phone {
-        guard let phone else { throw violation("no phone") }
+        guard let phone else { throw harness.violation("no phone") }
         return phone
-    }
-
-    private func violation(_ message: String) -> Violation {
-        Violation(seed: seed, step: step, message: message, trail: trail, network: network.trace)
-    }
-
-    private static func tokens() -> TokenProvider {
-        TokenProvider(
-            current: TokenLocation(store: InMemorySecretStore(["sim": token]), account: "sim"),
-            refresher: SameTokenRefresher())
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-import SybilTesting
 import Testing
 
 /// The Agent room's outbox under a seeded faulty network and relaunches (issue 16): every seed
@@ -8,29 +6,9 @@ import Testing
 @MainActor
 @Suite("Agent room simulation", .timeLimit(.minutes(3)))
 struct AgentRoomSimulationTests {
-    @Test func everySeedKeepsTheInvariants() async throws {
-        let seeds = SimulationSeeds(defaultCount: 100).seeds
-        var failures: [String] = []
-        var totals = AgentRoomSimulation.Summary()
-        for seed in seeds {
-            do {
-                let summary = try await AgentRoomSimulation(seed: seed).run()
-                totals.steps += summary.steps
-                totals.queued += summary.queued
-                totals.relaunches += summary.relaunches
-                totals.replays += summary.replays
-                totals.requests += summary.requests
-                for (fault, count) in summary.faults { totals.faults[fault, default: 0] += count }
-            } catch {
-                failures.append(String(describing: error))
-                if failures.count >= 5 { break }
-            }
-        }
-        let faults = NetworkFault.allCases.map { "\($0.rawValue) \(totals.faults[$0] ?? 0)" }.joined(separator: ", ")
-        print(
-            "agent room simulation: \(seeds.count) seeds (\(seeds.first ?? 0)…\(seeds.last ?? 0)), \(totals.steps) steps, "
-                + "\(totals.queued) queued, \(totals.relaunches) relaunches, \(totals.replays) replays, "
-                + "\(totals.requests) requests (\(faults))")
-        for failure in failures { Issue.record(Comment(rawValue: failure)) }
+    @Test func everySeedKeepsTheInvariants() async {
+        let sweep = await SimulationSweep(defaultCount: 100) { try await AgentRoomSimulation(seed: $0).run() }
+        print(sweep.report("agent room simulation"))
+        for failure in sweep.failures { Issue.record(Comment(rawValue: failure)) }
     }
 }

@@ -16,23 +16,8 @@ import SybilTesting
 /// waits. Invariants are checked after every step and, after a fault-free settle, at the end.
 @MainActor
 final class ChatSimulation {
-    /// A broken invariant.
-    struct Violation: Error, CustomStringConvertible {
-        let seed: UInt64
-        let step: Int
-        let message: String
-        let trail: [String]
-        let network: [String]
-
-        var description: String {
-            "chat seed \(seed), step \(step): \(message)\n  steps: \(trail.joined(separator: "; "))\n"
-                + "  requests: \(network.joined(separator: "; "))\n"
-                + "  reproduce: SYBIL_SIM_SEED=\(seed) swift test --filter ChatSimulationTests"
-        }
-    }
-
     /// What one seed did.
-    struct Summary: Sendable {
+    struct Summary: SimulationSummary {
         var steps = 0
         var questions = 0
         var retries = 0
@@ -40,16 +25,23 @@ final class ChatSimulation {
         var completeReplies = 0
         var requests = 0
         var faults: [NetworkFault: Int] = [:]
+
+        var ownCounts: String {
+            "\(questions) questions, \(retries) retries, \(relaunches) relaunches, \(completeReplies) complete replies"
+        }
+
+        mutating func addOwnCounts(_ other: Self) {
+            questions += other.questions
+            retries += other.retries
+            relaunches += other.relaunches
+            completeReplies += other.completeReplies
+        }
     }
 
-    nonisolated static let token = "sim-token"
     static let model = "sybil-scripted"
     static let baseURL = URL(string: "http://sim.invalid")!
 
-    let seed: UInt64
-    private let random: SeededRandomSource
-    private let steps: Int
-    private let network: SimulatedNetwork
+    private let harness: SimulationHarness
     private let truth: DirectHTTPClient
     private let clock = ManualClock()
     private let directory: String
@@ -60,46 +52,22 @@ final class ChatSimulation {
     /// The questions the person asked, in order.
     private var written: [String] = []
     private var expected: [String: String] = [:]
-    private var trail: [String] = []
-    private var step = 0
     private var summary = Summary()
 
     /// A simulation of `steps` steps for `seed`, its history in a fresh folder.
     init(seed: UInt64, steps: Int = 16) throws {
-        self.seed = seed
-        self.steps = steps
-        random = SeededRandomSource(seed: seed)
-        var options = SybilServerOptions(token: Self.token)
-        options.pace = .zero
-        options.seed = seed
-        let serverClock = ManualClock()
-        let app = try SybilServerApp(
-            options: options,
-            time: ServerTime(clock: serverClock) {
-                1_800_000_000_000 + Int64(serverClock.now.offset.components.seconds) * 1000
-            })
-        network = SimulatedNetwork(app: app, seed: seed, faultPercent: 30, heldRoutes: [], signal: SimulationSignal())
-        truth = DirectHTTPClient(app: app)
-        directory =
-            FileManager.default.temporaryDirectory.appendingPathComponent("sybil-sim-chat-\(seed)-\(UUID())")
-            .path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        harness = try SimulationHarness(
+            seed: seed, steps: steps,
+            wording: .init(seed: "chat seed", network: "requests", filter: "ChatSimulationTests"))
+        truth = DirectHTTPClient(app: harness.server)
+        directory = try harness.makeFolder("chat")
     }
 
     /// Runs every step and the settle period; throws the first violation.
     func run() async throws -> Summary {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await launch()
-        for index in 1...steps {
-            step = index
-            network.note("[\(index)]")
-            try await takeStep()
-            try await checkSafety()
-        }
-        try await settle()
-        summary.steps = steps
-        summary.requests = network.requestCount
-        summary.faults = network.counts
+        try await harness.run(launch: launch, step: takeStep, check: checkSafety, settle: settle)
+        harness.count(into: &summary)
         summary.completeReplies = try await history().filter { $0.role == .assistant && $0.state == .complete }.count
         return summary
     }
@@ -108,15 +76,17 @@ final class ChatSimulation {
 
     private func takeStep() async throws {
         let model = try current()
-        switch random.next(below: 100) {
+        switch harness.random.next(below: 100) {
         case 0..<55:
-            let text = "Frage \(written.count + 1) zu «\(seed)»"
-            trail.append("ask \(written.count + 1)")
+            let text = "Frage \(written.count + 1) zu «\(harness.seed)»"
+            harness.note("ask \(written.count + 1)")
             let sent = await drive { await model.send(text) }
             if !sent {
                 // Only a question whose reply failed may block the next: retry first.
-                guard model.canRetry else { throw violation("the model refused \(text): \(model.lastError ?? "")") }
-                trail.append("(retry first)")
+                guard model.canRetry else {
+                    throw harness.violation("the model refused \(text): \(model.lastError ?? "")")
+                }
+                harness.note("(retry first)")
                 summary.retries += 1
                 await drive { await model.retry() }
                 return
@@ -125,18 +95,18 @@ final class ChatSimulation {
             summary.questions += 1
             if conversationId == nil { conversationId = model.conversationId }
         case 55..<75:
-            trail.append("retry")
+            harness.note("retry")
             if model.canRetry {
                 summary.retries += 1
                 await drive { await model.retry() }
             }
         case 75..<90:
-            trail.append("relaunch")
+            harness.note("relaunch")
             summary.relaunches += 1
             try await launch()
         default:
-            trail.append("wait")
-            clock.advance(by: .seconds(Int64(1 + random.next(below: 30))))
+            harness.note("wait")
+            clock.advance(by: .seconds(Int64(1 + harness.random.next(below: 30))))
         }
     }
 
@@ -146,7 +116,8 @@ final class ChatSimulation {
         let store = try SQLiteChatHistory(path: directory + "/chats.sqlite")
         self.store = store
         let streaming = ChatStreamingService(
-            baseURL: Self.baseURL, http: network, clock: clock, tokens: Self.tokens(), gate: nil, model: Self.model,
+            baseURL: Self.baseURL, http: harness.network, clock: clock, tokens: SimulationHarness.tokens(), gate: nil,
+            model: Self.model,
             stallTimeout: .seconds(3_600))
         let model = ChatConversationModel(
             streaming: streaming, store: store, model: Self.model, now: { 1_800_000_000_000 },
@@ -172,21 +143,25 @@ final class ChatSimulation {
     /// question (a resumed stream doubled or lost nothing).
     private func checkSafety() async throws {
         let model = try current()
-        if model.isTyping { throw violation("the model still shows typing after the step ended") }
+        if model.isTyping { throw harness.violation("the model still shows typing after the step ended") }
         let messages = try await history()
         let questions = messages.filter { $0.role == .user }.map(\.text)
-        if questions != written { throw violation("the history holds \(questions), the person asked \(written)") }
+        if questions != written {
+            throw harness.violation("the history holds \(questions), the person asked \(written)")
+        }
         var question: String?
         for message in messages {
             switch message.role {
             case .user:
                 question = message.text
             case .assistant:
-                if message.state == .streaming { throw violation("a reply is saved as still streaming at rest") }
+                if message.state == .streaming {
+                    throw harness.violation("a reply is saved as still streaming at rest")
+                }
                 guard message.state == .complete, let question else { continue }
                 let reply = try await expectedReply(to: question)
                 if message.text != reply {
-                    throw violation(
+                    throw harness.violation(
                         "the reply to \(question) is \(message.text.debugDescription), not \(reply.debugDescription)")
                 }
             case .system:
@@ -194,16 +169,13 @@ final class ChatSimulation {
             }
         }
         if model.messages.map(\.id) != messages.map(\.id) {
-            throw violation("the model shows other messages than the history holds")
+            throw harness.violation("the model shows other messages than the history holds")
         }
     }
 
     /// Faults off, the last question retried until answered, relaunched once more: every
     /// question has its complete reply after it, and what the model shows is the history.
     private func settle() async throws {
-        step = steps + 1
-        trail.append("settle")
-        network.setFaults(false)
         try await launch()
         let model = try current()
         if model.canRetry { await drive { await model.retry() } }
@@ -211,7 +183,7 @@ final class ChatSimulation {
         let messages = try await history()
         guard let last = messages.last else { return }
         if last.role != .assistant || last.state != .complete {
-            throw violation("the last question has no complete reply after the settle: \(last.state)")
+            throw harness.violation("the last question has no complete reply after the settle: \(last.state)")
         }
     }
 
@@ -229,7 +201,7 @@ final class ChatSimulation {
             "model": .string(Self.model), "messages": [["role": "user", "content": .string(question)]],
         ])
         var headers = HTTPHeaders()
-        headers.set("Authorization", "Bearer \(Self.token)")
+        headers.set("Authorization", "Bearer \(SimulationHarness.token)")
         headers.set("Content-Type", "application/json")
         let response = try await truth.send(
             HTTPRequest(
@@ -240,24 +212,15 @@ final class ChatSimulation {
             case .object(let choice)? = choices.first, case .object(let message)? = choice["message"],
             case .string(let content)? = message["content"]
         else {
-            throw violation("the server's whole reply could not be read: \(String(decoding: bytes, as: UTF8.self))")
+            throw harness.violation(
+                "the server's whole reply could not be read: \(String(decoding: bytes, as: UTF8.self))")
         }
         expected[question] = content
         return content
     }
 
     private func current() throws -> ChatConversationModel {
-        guard let model else { throw violation("no model") }
+        guard let model else { throw harness.violation("no model") }
         return model
-    }
-
-    private func violation(_ message: String) -> Violation {
-        Violation(seed: seed, step: step, message: message, trail: trail, network: network.trace)
-    }
-
-    private static func tokens() -> TokenProvider {
-        TokenProvider(
-            current: TokenLocation(store: InMemorySecretStore(["sim": token]), account: "sim"),
-            refresher: SameTokenRefresher())
     }
 }

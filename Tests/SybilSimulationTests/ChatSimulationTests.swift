@@ -1,5 +1,3 @@
-import Foundation
-import SybilTesting
 import Testing
 
 /// Chats with resumable streams under a seeded faulty network and relaunches (issue 16): every
@@ -9,30 +7,9 @@ import Testing
 @MainActor
 @Suite("Chat simulation", .timeLimit(.minutes(3)))
 struct ChatSimulationTests {
-    @Test func everySeedKeepsTheInvariants() async throws {
-        let seeds = SimulationSeeds(defaultCount: 60).seeds
-        var failures: [String] = []
-        var totals = ChatSimulation.Summary()
-        for seed in seeds {
-            do {
-                let summary = try await ChatSimulation(seed: seed).run()
-                totals.steps += summary.steps
-                totals.questions += summary.questions
-                totals.retries += summary.retries
-                totals.relaunches += summary.relaunches
-                totals.completeReplies += summary.completeReplies
-                totals.requests += summary.requests
-                for (fault, count) in summary.faults { totals.faults[fault, default: 0] += count }
-            } catch {
-                failures.append(String(describing: error))
-                if failures.count >= 5 { break }
-            }
-        }
-        let faults = NetworkFault.allCases.map { "\($0.rawValue) \(totals.faults[$0] ?? 0)" }.joined(separator: ", ")
-        print(
-            "chat simulation: \(seeds.count) seeds (\(seeds.first ?? 0)…\(seeds.last ?? 0)), \(totals.steps) steps, "
-                + "\(totals.questions) questions, \(totals.retries) retries, \(totals.relaunches) relaunches, "
-                + "\(totals.completeReplies) complete replies, \(totals.requests) requests (\(faults))")
-        for failure in failures { Issue.record(Comment(rawValue: failure)) }
+    @Test func everySeedKeepsTheInvariants() async {
+        let sweep = await SimulationSweep(defaultCount: 60) { try await ChatSimulation(seed: $0).run() }
+        print(sweep.report("chat simulation"))
+        for failure in sweep.failures { Issue.record(Comment(rawValue: failure)) }
     }
 }

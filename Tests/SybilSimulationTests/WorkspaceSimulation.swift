@@ -17,28 +17,20 @@ import SybilWire
 /// after a fault-free settle period, at the end.
 @MainActor
 final class WorkspaceSimulation {
-    /// A broken invariant.
-    struct Violation: Error, CustomStringConvertible {
-        let seed: UInt64
-        let step: Int
-        let message: String
-        let trail: [String]
-        let network: [String]
-
-        var description: String {
-            "seed \(seed), step \(step): \(message)\n  steps: \(trail.joined(separator: "; "))\n"
-                + "  submissions: \(network.joined(separator: "; "))\n"
-                + "  reproduce: SYBIL_SIM_SEED=\(seed) swift test --filter SybilSimulationTests"
-        }
-    }
-
     /// What one seed did.
-    struct Summary: Sendable {
+    struct Summary: SimulationSummary {
         var steps = 0
         var sends = 0
         var relaunches = 0
         var requests = 0
         var faults: [NetworkFault: Int] = [:]
+
+        var ownCounts: String { "\(sends) sends, \(relaunches) relaunches" }
+
+        mutating func addOwnCounts(_ other: Self) {
+            sends += other.sends
+            relaunches += other.relaunches
+        }
     }
 
     /// The user rows the server holds, by operation id.
@@ -60,65 +52,37 @@ final class WorkspaceSimulation {
     }
 
     static let chat = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-43")
-    nonisolated static let token = "sim-token"
     /// Messages per seed at most (each turn adds a handful of rows).
     static let maximumMessages = 9
 
-    let seed: UInt64
-    private let random: SeededRandomSource
-    private let steps: Int
+    private let harness: SimulationHarness
     private let signal = SimulationSignal()
     private let hostClock = ManualClock()
     private let senderClock = ManualClock()
-    private let network: SimulatedNetwork
     private let truth: WorkspaceDesktopClient
-    /// The reference server's app, whose background work (the runs) the settle waits out.
-    private let server: SybilServerApp
     private let store = InMemoryKeyValueStore()
     private var phone: Phone?
     private var launches = 0
     /// What the user wrote, in order: the text and its operation id once known.
     private var written: [(text: String, operationId: String?)] = []
-    private var trail: [String] = []
-    private var step = 0
     private var lastEpoch: Int64 = .min
     private var summary = Summary()
 
     /// A simulation of `steps` steps for `seed`.
     init(seed: UInt64, steps: Int = 24) throws {
-        self.seed = seed
-        self.steps = steps
-        random = SeededRandomSource(seed: seed)
-        let serverClock = ManualClock()
-        var options = SybilServerOptions(token: Self.token)
-        options.pace = .zero
-        options.seed = seed
-        let app = try SybilServerApp(
-            options: options,
-            time: ServerTime(clock: serverClock) {
-                1_800_000_000_000 + Int64(serverClock.now.offset.components.seconds) * 1000
-            })
-        server = app
-        network = SimulatedNetwork(
-            app: app, seed: seed, faultPercent: 30, heldRoutes: ["POST /v1/workspaces/rpc run.codexChatSubmit"],
-            signal: signal)
+        harness = try SimulationHarness(
+            seed: seed, steps: steps,
+            wording: .init(seed: "seed", network: "submissions", filter: "SybilSimulationTests"),
+            heldRoutes: ["POST /v1/workspaces/rpc run.codexChatSubmit"], signal: signal)
         truth = WorkspaceDesktopClient(
-            baseURL: URL(string: "http://sim.invalid")!, http: DirectHTTPClient(app: app), tokens: Self.tokens())
+            baseURL: URL(string: "http://sim.invalid")!, http: DirectHTTPClient(app: harness.server),
+            tokens: SimulationHarness.tokens())
     }
 
     /// Runs every step and the settle period; throws the first violation.
     func run() async throws -> Summary {
-        try await launch()
-        for index in 1...steps {
-            step = index
-            network.note("[\(index)]")
-            try await takeStep()
-            try await checkSafety()
-        }
-        try await settle()
-        summary.steps = steps
-        summary.requests = network.requestCount
-        summary.faults = network.counts
+        try await harness.run(launch: launch, step: takeStep, check: checkSafety, settle: settle)
+        harness.count(into: &summary)
         await phone?.composer.close()
         phone?.host.park()
         return summary
@@ -127,13 +91,13 @@ final class WorkspaceSimulation {
     // MARK: Steps
 
     private func takeStep() async throws {
-        var roll = random.next(below: 100)
+        var roll = harness.random.next(below: 100)
         // One newest window (200 rows) must hold the whole chat for the checks to see it all.
         if roll < 40 && written.count >= Self.maximumMessages { roll = 40 }
         switch roll {
         case 0..<40:
-            let text = "«\(seed)-\(written.count + 1)» message \(written.count + 1)"
-            trail.append("send \(written.count + 1)")
+            let text = "«\(harness.seed)-\(written.count + 1)» message \(written.count + 1)"
+            harness.note("send \(written.count + 1)")
             written.append((text, nil))
             summary.sends += 1
             let phone = try current()
@@ -143,29 +107,29 @@ final class WorkspaceSimulation {
                 written[index].operationId = try await operationId(of: text, on: phone)
             }
             if case .rejected(let reason)? = outcome {
-                throw violation("a new message was rejected for good: \(reason)")
+                throw harness.violation("a new message was rejected for good: \(reason)")
             }
             if outcome == nil {
-                throw violation("the composer sent nothing: \(phone.composer.notice ?? "no notice")")
+                throw harness.violation("the composer sent nothing: \(phone.composer.notice ?? "no notice")")
             }
         case 40..<50:
-            trail.append("retry")
+            harness.note("retry")
             let phone = try current()
             await drive { await phone.composer.retryUnaccepted() }
         case 50..<60:
-            trail.append("relaunch")
+            harness.note("relaunch")
             summary.relaunches += 1
             try await launch()
         case 60..<75:
-            let seconds = Int64(1 + random.next(below: 70))
-            trail.append("wait \(seconds)s")
+            let seconds = Int64(1 + harness.random.next(below: 70))
+            harness.note("wait \(seconds)s")
             hostClock.advance(by: .seconds(seconds))
         case 75..<88:
-            let deliver = random.next(below: 2) == 0
-            trail.append(deliver ? "late delivery" : "lost request")
-            await network.releaseOldestHeld(deliver: deliver)
+            let deliver = harness.random.next(below: 2) == 0
+            harness.note(deliver ? "late delivery" : "lost request")
+            await harness.network.releaseOldestHeld(deliver: deliver)
         default:
-            trail.append("refresh")
+            harness.note("refresh")
             try current().host.handle(.explicitRefresh)
         }
         try checkNothingStuck()
@@ -181,9 +145,10 @@ final class WorkspaceSimulation {
         let ids = SequentialIDGenerator(prefix: "L\(launches)")
         let outbox = try WorkspaceOutbox(store: store)
         let desktop = WorkspaceDesktopClient(
-            baseURL: URL(string: "http://sim.invalid")!, http: network, tokens: Self.tokens())
+            baseURL: URL(string: "http://sim.invalid")!, http: harness.network, tokens: SimulationHarness.tokens())
         let host = WorkspaceChatHost(
-            key: Self.chat, rpc: desktop, clock: hostClock, random: SeededRandomSource(seed: seed &+ UInt64(launches)))
+            key: Self.chat, rpc: desktop, clock: hostClock,
+            random: SeededRandomSource(seed: harness.seed &+ UInt64(launches)))
         let sender = WorkspaceOutboxSender(
             outbox: outbox, rpc: desktop, clock: senderClock, ids: ids, now: { 1_800_000_000_000 })
         let composer = WorkspaceChatComposer(
@@ -210,7 +175,7 @@ final class WorkspaceSimulation {
         while true {
             let generation = signal.generation
             if finished.withLock({ $0 }) { return await task.value }
-            if network.waitingHeld > 0 {
+            if harness.network.waitingHeld > 0 {
                 // The receipt wait is the sender's only sleeper: once it sleeps, its timeout
                 // passes. Until then, wait for it or for anything else that changes (the held
                 // request may be answered or given up first).
@@ -248,17 +213,17 @@ final class WorkspaceSimulation {
         for message in written {
             let onServer = message.operationId.map { delivered.contains($0) } ?? false
             if onServer, let missingBefore {
-                throw violation("\(message.text) reached the server before the earlier \(missingBefore)")
+                throw harness.violation("\(message.text) reached the server before the earlier \(missingBefore)")
             }
             if !onServer {
                 if missingBefore == nil { missingBefore = message.text }
                 guard saved.contains(jsonEscaped(message.text)) else {
-                    throw violation("\(message.text) is neither on the server nor in the saved outbox")
+                    throw harness.violation("\(message.text) is neither on the server nor in the saved outbox")
                 }
             }
         }
         let epoch = try current().host.timeline.overlay.settlementEpoch
-        if epoch < lastEpoch { throw violation("the overlay epoch went back from \(lastEpoch) to \(epoch)") }
+        if epoch < lastEpoch { throw harness.violation("the overlay epoch went back from \(lastEpoch) to \(epoch)") }
         lastEpoch = epoch
     }
 
@@ -266,7 +231,7 @@ final class WorkspaceSimulation {
     private func checkNothingStuck() throws {
         let stuck = try current().composer.deliveries.filter { $0.state == .pending }
         if !stuck.isEmpty {
-            throw violation("\(stuck.map(\.text)) still show as sending after every send ended")
+            throw harness.violation("\(stuck.map(\.text)) still show as sending after every send ended")
         }
     }
 
@@ -275,12 +240,12 @@ final class WorkspaceSimulation {
         var seen = Set<String>()
         var lastIndex = -1
         for operation in operations {
-            guard seen.insert(operation).inserted else { throw violation("\(operation) is twice in \(place)") }
+            guard seen.insert(operation).inserted else { throw harness.violation("\(operation) is twice in \(place)") }
             guard let index = written.firstIndex(where: { $0.operationId == operation }) else {
-                throw violation("\(place) holds \(operation), which the phone never wrote")
+                throw harness.violation("\(place) holds \(operation), which the phone never wrote")
             }
             guard index > lastIndex || !ordered else {
-                throw violation("\(place) holds \(operation) out of order: \(operations)")
+                throw harness.violation("\(place) holds \(operation) out of order: \(operations)")
             }
             lastIndex = index
         }
@@ -292,7 +257,8 @@ final class WorkspaceSimulation {
     private func checkServerOrder(_ server: ServerView) throws {
         let settled = server.accepted.filter { Set(server.history).contains($0) }
         if settled != server.history {
-            throw violation("the server's history \(server.history) is not its acceptance order \(server.accepted)")
+            throw harness.violation(
+                "the server's history \(server.history) is not its acceptance order \(server.accepted)")
         }
     }
 
@@ -300,17 +266,14 @@ final class WorkspaceSimulation {
     /// every message once and in order, and the phone shows exactly the server's history with
     /// nothing pending.
     private func settle() async throws {
-        step = steps + 1
-        trail.append("settle")
-        network.setFaults(false)
-        while await network.releaseOldestHeld(deliver: true) {}
+        while await harness.network.releaseOldestHeld(deliver: true) {}
         let phone = try current()
         await drive { await phone.composer.retryUnaccepted() }
         try checkNothingStuck()
         // The server's runs end on their own tasks; `quiescent()` returns once none is left.
-        await server.quiescent()
+        await harness.server.quiescent()
         let load = try? await truth.codexChatLoad(Self.chat)
-        if load?.liveOverlay.blocks.isEmpty != true { throw violation("the server's runs did not end") }
+        if load?.liveOverlay.blocks.isEmpty != true { throw harness.violation("the server's runs did not end") }
         let before = phone.host.appliedLoads
         phone.host.handle(.explicitRefresh)
         let settled = await ConditionWait.until {
@@ -321,24 +284,24 @@ final class WorkspaceSimulation {
         let expected = written.compactMap(\.operationId)
         try checkServerOrder(server)
         if server.accepted != expected || Set(server.history) != Set(expected) {
-            throw violation(
+            throw harness.violation(
                 "the server accepted \(server.accepted) (history \(server.history)), the phone wrote \(expected)")
         }
         if written.contains(where: { $0.operationId == nil }) {
-            throw violation("a written message has no operation id")
+            throw harness.violation("a written message has no operation id")
         }
         let shown = phone.host.timeline.window.filter { $0.origin == .canonical && $0.type == .user }
             .compactMap(\.operationId)
         if shown != server.history {
-            throw violation("the phone shows \(shown), the server's history is \(server.history)")
+            throw harness.violation("the phone shows \(shown), the server's history is \(server.history)")
         }
         if !settled {
-            throw violation(
+            throw harness.violation(
                 "the phone did not settle: deliveries \(phone.composer.deliveries.map(\.text)), pending \(phone.host.timeline.pending.map(\.operationId))"
             )
         }
         let left = await phone.outbox.pendingEntries(in: Self.chat)
-        if !left.isEmpty { throw violation("the outbox still holds \(left.map(\.operationId))") }
+        if !left.isEmpty { throw harness.violation("the outbox still holds \(left.map(\.operationId))") }
     }
 
     // MARK: Support
@@ -355,12 +318,12 @@ final class WorkspaceSimulation {
 
     private func serverUserOperations() async throws -> ServerView {
         let load = try await truth.codexChatLoad(Self.chat)
-        if load.hasOlderEntries { throw violation("the chat outgrew one window; the check would miss rows") }
+        if load.hasOlderEntries { throw harness.violation("the chat outgrew one window; the check would miss rows") }
         let history = load.timeline.filter { $0.type == .user }
         let overlay = load.liveOverlay.blocks.filter { $0.type == .user }
         let held = Set(history.compactMap(\.operationId) + overlay.compactMap(\.operationId))
         var accepted: [String] = []
-        for operation in network.delivered where held.contains(operation) && !accepted.contains(operation) {
+        for operation in harness.network.delivered where held.contains(operation) && !accepted.contains(operation) {
             accepted.append(operation)
         }
         return ServerView(
@@ -369,29 +332,19 @@ final class WorkspaceSimulation {
     }
 
     private func current() throws -> Phone {
-        guard let phone else { throw violation("no phone") }
+        guard let phone else { throw harness.violation("no phone") }
         return phone
-    }
-
-    private func violation(_ message: String) -> Violation {
-        Violation(seed: seed, step: step, message: message, trail: trail, network: network.trace)
     }
 
     private func jsonEscaped(_ text: String) -> String {
         let quoted = JSONWriter.quoted(text)
         return String(quoted.dropFirst().dropLast())
     }
-
-    private static func tokens() -> TokenProvider {
-        TokenProvider(
-            current: TokenLocation(store: InMemorySecretStore(["sim": token]), account: "sim"),
-            refresher: SameTokenRefresher())
-    }
 }
 
 /// Renews the session with the same token (the simulated 401 came from a proxy).
 struct SameTokenRefresher: TokenRefresher {
-    func refreshToken(expired: String?) async throws -> String { WorkspaceSimulation.token }
+    func refreshToken(expired: String?) async throws -> String { SimulationHarness.token }
 }
 
 /// The server's handler without faults: the driver's view of the server's truth.
