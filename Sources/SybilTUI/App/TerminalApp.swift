@@ -186,7 +186,7 @@ public struct TerminalApp: Sendable {
 
     /// `commands`, preceded by a tab switch when the sidebar's selection moved from `before`
     /// into another section.
-    private func switchingTab(from before: AppDestination, _ commands: [AppCommand] = []) -> [AppCommand] {
+    func switchingTab(from before: AppDestination, _ commands: [AppCommand] = []) -> [AppCommand] {
         before.section == sidebar.selection.section ? commands : [.switchedTab] + commands
     }
 
@@ -634,43 +634,6 @@ public struct TerminalApp: Sendable {
     /// `1 min 5 s`, `42 s`.
     static func spoken(_ seconds: Int) -> String {
         seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min\(seconds % 60 == 0 ? "" : " \(seconds % 60) s")"
-    }
-
-    /// Applies what an effect reported back; returns what to do next.
-    public mutating func update(_ message: AppMessage) -> [AppCommand] {
-        switch message {
-        case .webSearchSaved(let id):
-            guard case .webSearch = overlay else { return [] }
-            overlay = nil
-            focus = .composer
-            let before = sidebar.selection
-            sidebar.selection = .webSearch(id)
-            notice = "Saved the web search to history (Ctrl+K finds it)."
-            return switchingTab(from: before, [.open(.webSearch(id))])
-        case .webSearchFailed(let reason):
-            guard case .webSearch(var prompt) = overlay else {
-                notice = TerminalText.oneLine(reason)
-                return []
-            }
-            prompt.isSearching = false
-            prompt.status = TerminalText.oneLine(reason)
-            overlay = .webSearch(prompt)
-        case .webSearchOpened(let id, let screen):
-            guard sidebar.current == .webSearch(id) else { return [] }
-            if let screen {
-                title = screen.title
-                items = screen.items
-            } else {
-                items = [TimelineItem(id: "web-gone", role: .system, body: "This web search is no longer saved.")]
-            }
-        case .meditationSaved(let seconds):
-            notice = "Saved a meditation of \(Self.spoken(seconds)) on this device (F4 lists the records)."
-        case .meditationNotSaved(let seconds, let reason):
-            notice = "The meditation of \(Self.spoken(seconds)) was not saved: \(TerminalText.oneLine(reason))"
-        case .attachmentPreviewed, .attachmentPreviewFailed, .attachmentExported, .attachmentExportFailed:
-            updateAttachment(message)
-        }
-        return []
     }
 
     /// A frame tick at `now` (the inputs' time line): advances the breathing scene or the

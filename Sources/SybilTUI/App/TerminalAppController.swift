@@ -59,7 +59,7 @@ public final class TerminalAppController {
         app.show(.newChat, title: "New chat")
         if let store = services.chatAttachmentDrafts {
             let restored = await store.restore()
-            app.restoreChatAttachments(restored.attachments, notes: restored.notes)
+            deliver(.chatAttachmentsRestored(restored.attachments, notes: restored.notes))
         }
         app.header = services.header
         app.sidebar.notOffered = services.notOffered
@@ -67,11 +67,11 @@ public final class TerminalAppController {
             run { await agent.start() }
         }
         if services.notOffered.contains(.workspaces) {
-            app.sidebar.workspaces = []
+            deliver(.workspacesListed([]))
         } else if services.workspaces != nil {
             run { [weak self] in await self?.loadWorkspaces() }
         } else {
-            app.sidebar.workspaces = []
+            deliver(.workspacesListed([]))
         }
         sync()
     }
@@ -80,11 +80,8 @@ public final class TerminalAppController {
     public func loadWorkspaces() async {
         guard let workspaces = services.workspaces else { return }
         switch await workspaces.list() {
-        case .success(let desktops):
-            app.sidebar.workspaces = desktops
-            app.sidebar.workspacesProblem = nil
-        case .failure(let problem):
-            app.sidebar.workspacesProblem = problem.message
+        case .success(let desktops): deliver(.workspacesListed(desktops))
+        case .failure(let problem): deliver(.workspacesNotListed(problem.message))
         }
     }
 
@@ -107,9 +104,9 @@ public final class TerminalAppController {
         return wantsToQuit
     }
 
-    /// Applies what an effect reported back, through the app's update function, and performs
-    /// what it asks for next.
-    func receive(_ message: AppMessage) {
+    /// Applies what an effect came to, through the app's update function (the one way an
+    /// effect's result reaches the app's state), and performs what it asks for next.
+    func deliver(_ message: AppMessage) {
         for command in app.update(message) { perform(command) }
         sync()
     }
@@ -305,45 +302,45 @@ public final class TerminalAppController {
             services.chats.switchedTab()
         case .logMood(let score):
             guard let records = services.records else {
-                app.notice = "The records could not be opened on this device."
+                deliver(.noticed("The records could not be opened on this device."))
                 return
             }
             run { [weak self] in
                 do {
                     _ = try await records.logMood(score: score, note: nil)
                 } catch {
-                    self?.app.notice = "The mood was not saved: \(error)"
+                    self?.deliver(.moodNotSaved("\(error)"))
                 }
             }
         case .saveMeditation(let seconds):
             guard let records = services.records else {
-                receive(.meditationNotSaved(seconds: seconds, reason: "the records could not be opened on this device"))
+                deliver(.meditationNotSaved(seconds: seconds, reason: "the records could not be opened on this device"))
                 return
             }
             run { [weak self] in
                 do {
                     _ = try await records.logMeditation(seconds: seconds)
-                    self?.receive(.meditationSaved(seconds: seconds))
+                    self?.deliver(.meditationSaved(seconds: seconds))
                 } catch {
-                    self?.receive(.meditationNotSaved(seconds: seconds, reason: "\(error)"))
+                    self?.deliver(.meditationNotSaved(seconds: seconds, reason: "\(error)"))
                 }
             }
         case .askWeb(let query):
             guard let ask = services.askWeb else {
-                receive(.webSearchFailed("Web search is not available here."))
+                deliver(.webSearchFailed("Web search is not available here."))
                 return
             }
             run { [weak self] in
                 let outcome = await ask(query)
                 switch outcome {
                 case .saved(let search):
-                    self?.receive(.webSearchSaved(id: search.id))
+                    self?.deliver(.webSearchSaved(id: search.id))
                 case .notSaved(_, let reason):
-                    self?.receive(.webSearchFailed("Answered, but it could not be saved: \(reason)"))
+                    self?.deliver(.webSearchFailed("Answered, but it could not be saved: \(reason)"))
                 case .failed(.notOffered):
-                    self?.receive(.webSearchFailed("Web search is not offered by this server."))
+                    self?.deliver(.webSearchFailed("Web search is not offered by this server."))
                 case .failed(let error):
-                    self?.receive(.webSearchFailed("The web search failed: \(error.description)"))
+                    self?.deliver(.webSearchFailed("The web search failed: \(error.description)"))
                 }
             }
         case .nextModel:
@@ -355,7 +352,7 @@ public final class TerminalAppController {
             guard let screen = workspace?.screen,
                 let row = screen.displayRows.rows.last(where: { $0.subagentThreadId != nil })
             else {
-                app.notice = "No subagent thread here to open."
+                deliver(.noticed("No subagent thread here to open."))
                 return
             }
             screen.openThread(fromRow: row.id)
@@ -381,8 +378,7 @@ public final class TerminalAppController {
             }
         case .showQuickQuestion:
             guard let quick = services.quickQuestion else {
-                app.overlay = nil
-                app.notice = "Quick Question is not available here."
+                deliver(.quickQuestionUnavailable)
                 return
             }
             quick.open()
@@ -402,7 +398,9 @@ public final class TerminalAppController {
             run { [weak self] in
                 guard let self else { return }
                 guard let id = await quick.openInChat() else {
-                    self.app.notice = quick.lastError ?? "Ask a question first; then it can be opened in a chat."
+                    self.deliver(
+                        .quickQuestionNotOpened(
+                            quick.lastError ?? "Ask a question first; then it can be opened in a chat."))
                     return
                 }
                 await self.services.chats.refresh()
@@ -426,12 +424,12 @@ public final class TerminalAppController {
         case .removeFailedAttachment:
             guard app.sidebar.current == .agent, let draft = services.agent?.draft else { return }
             guard let item = draft.items.last(where: \.needsAttention) else {
-                app.notice = "No attachment in the draft failed."
+                deliver(.noticed("No attachment in the draft failed."))
                 return
             }
             run { [weak self] in
                 await draft.remove(item.id)
-                self?.app.notice = "Removed \(item.fileName) from the draft; an uploaded original stays on the server."
+                self?.deliver(.failedAttachmentRemoved(fileName: item.fileName))
             }
         case .previewAttachment(let attachment):
             previewAttachment(attachment)
@@ -440,7 +438,7 @@ public final class TerminalAppController {
         case .resendAll:
             guard app.sidebar.current == .agent, let agent = services.agent else { return }
             run { [weak self] in
-                do { _ = try await agent.resendAll() } catch { self?.app.notice = "Could not resend: \(error)" }
+                do { _ = try await agent.resendAll() } catch { self?.deliver(.resendFailed("\(error)")) }
             }
         case .loadOlder:
             switch app.sidebar.current {
@@ -459,8 +457,7 @@ public final class TerminalAppController {
     private func send(_ text: String) {
         switch app.sidebar.current {
         case .webSearch:
-            app.restoreDraft(text)
-            app.notice = "A saved web search takes no messages; open a chat to send it."
+            deliver(.notSent(draft: text, reason: "A saved web search takes no messages; open a chat to send it."))
         case .agent:
             guard let agent = services.agent else { return }
             if let command = ComposerAttachments.draftCommand(text) {
@@ -472,16 +469,14 @@ public final class TerminalAppController {
                 if !paths.isEmpty, let problem = await Self.attach(paths, to: agent.draft) {
                     // The files are in the draft (a failed one too, shown with its state), so
                     // only the caption goes back: sending it again does not attach them twice.
-                    self?.app.restoreDraft(caption)
-                    self?.app.notice = problem
+                    self?.deliver(.notSent(draft: caption, reason: problem))
                     return
                 }
                 await agent.updateCaption(caption)
                 if await agent.send() == nil {
-                    self?.app.restoreDraft(text)
-                    self?.app.notice = agent.notice ?? "The message was not queued."
-                } else if let notice = agent.notice {
-                    self?.app.notice = notice + " (x removes it, r retries it)"
+                    self?.deliver(.notSent(draft: text, reason: agent.notice ?? "The message was not queued."))
+                } else {
+                    self?.deliver(.agentMessageQueued(notice: agent.notice))
                 }
             }
         case .session:
@@ -489,13 +484,12 @@ public final class TerminalAppController {
             run { [weak self] in
                 let (caption, paths) = ComposerAttachments.split(text)
                 if !paths.isEmpty, let problem = await workspace.attach(paths) {
-                    self?.app.restoreDraft(text)
-                    self?.app.notice = problem
+                    self?.deliver(.notSent(draft: text, reason: problem))
                     return
                 }
                 if await !workspace.send(caption) {
-                    self?.app.restoreDraft(text)
-                    self?.app.notice = workspace.composer.notice ?? "The message was not sent."
+                    self?.deliver(
+                        .notSent(draft: text, reason: workspace.composer.notice ?? "The message was not sent."))
                 }
             }
         case .newChat, .chat:
@@ -526,26 +520,26 @@ public final class TerminalAppController {
                 let (read, refusals) = await Task.detached {
                     Self.readForStaging(paths, with: staged, textLimit: ChatAttachmentFile.defaultTextLimit)
                 }.value
-                self.app.stageChatAttachments(read, refusals: refusals)
+                self.deliver(.chatAttachmentsRead(read, refusals: refusals))
                 if !read.isEmpty { self.saveChatAttachments() }
                 if !refusals.isEmpty || caption.isEmpty {
-                    self.app.restoreDraft(caption)
+                    self.deliver(.notSent(draft: caption, reason: nil))
                     return
                 }
             }
             let message = paths.isEmpty ? text : caption
             guard let chat = self.chat else {
-                self.app.restoreDraft(message)
-                self.app.notice = "The chat is still opening; send again."
+                self.deliver(.notSent(draft: message, reason: "The chat is still opening; send again."))
                 return
             }
             let sending = self.app.chatAttachments
             if await chat.send(message, attachments: sending.map(\.attachment)) {
-                self.app.unstageChatAttachments(Set(sending.map(\.id)))
+                self.deliver(.chatAttachmentsSent(Set(sending.map(\.id))))
                 if !sending.isEmpty { self.saveChatAttachments() }
             } else {
-                self.app.restoreDraft(message)
-                self.app.notice = chat.lastError ?? "Wait for the reply to finish, then send again."
+                self.deliver(
+                    .notSent(draft: message, reason: chat.lastError ?? "Wait for the reply to finish, then send again.")
+                )
             }
         }
     }
@@ -556,7 +550,7 @@ public final class TerminalAppController {
         guard let store = services.chatAttachmentDrafts else { return }
         let staged = app.chatAttachments.map(\.attachment)
         run { [weak self] in
-            if let problem = await store.save(staged) { self?.app.notice = problem }
+            if let problem = await store.save(staged) { self?.deliver(.chatAttachmentsNotSaved(problem)) }
         }
     }
 
@@ -591,32 +585,23 @@ public final class TerminalAppController {
         switch app.sidebar.current {
         case .newChat, .chat: break
         case .agent, .session, .webSearch:
-            app.notice = "A model is chosen for an ordinary chat; open one (the Agent room and sessions keep theirs)."
+            deliver(
+                .noticed("A model is chosen for an ordinary chat; open one (the Agent room and sessions keep theirs)."))
             return
         }
         guard let picker = services.models, let chat else {
-            app.notice = "The server's models cannot be listed here."
+            deliver(.noticed("The server's models cannot be listed here."))
             return
         }
-        app.notice = name == "" ? "Listing the server's models…" : "Choosing the model…"
+        deliver(.noticed(name == "" ? "Listing the server's models…" : "Choosing the model…"))
         run { [weak self] in
-            let outcome: ChatModelPicker.Outcome
             switch name {
             case ""?:
                 await picker.loadModels()
-                self?.app.notice = picker.listing(current: chat.model)
-                return
-            case let name?: outcome = await picker.choose(name, for: chat)
-            case nil: outcome = await picker.chooseNext(for: chat)
+                self?.deliver(.modelsListed(picker.listing(current: chat.model)))
+            case let name?: self?.deliver(.modelChosen(await picker.choose(name, for: chat)))
+            case nil: self?.deliver(.modelChosen(await picker.chooseNext(for: chat)))
             }
-            self?.app.notice =
-                switch outcome {
-                case .chosen(let model): "This chat now asks for \(model)."
-                case .unchanged(let model): "This chat already asks for \(model)."
-                case .unverified(let model, let reason):
-                    "This chat now asks for \(model) (the server's list could not be read: \(reason))."
-                case .refused(let sentence): sentence
-                }
         }
     }
 
@@ -627,20 +612,23 @@ public final class TerminalAppController {
         let items = draft.items
         switch ComposerAttachments.resolve(command, count: items.count, empty: "The draft has no attachments.") {
         case .list:
-            app.notice = ComposerAttachments.listing(items)
+            deliver(.noticed(ComposerAttachments.listing(items)))
         case .refuse(let sentence):
-            if case .invalid = command { app.restoreDraft(text) }
-            app.notice = sentence
+            if case .invalid = command {
+                deliver(.notSent(draft: text, reason: sentence))
+            } else {
+                deliver(.noticed(sentence))
+            }
         case .removeAll:
             run { [weak self] in
                 await draft.removeAllItems()
-                self?.app.notice = "Removed \(items.count) attachment(s); uploaded originals stay on the server."
+                self?.deliver(.draftAttachmentsRemoved(count: items.count))
             }
         case .remove(let index):
             let item = items[index]
             run { [weak self] in
                 await draft.remove(item.id)
-                self?.app.notice = "Removed \(item.fileName); an uploaded original stays on the server."
+                self?.deliver(.draftAttachmentRemoved(fileName: item.fileName))
             }
         }
     }
@@ -649,16 +637,16 @@ public final class TerminalAppController {
     private func previewAttachment(_ attachment: AgentAttachment) {
         let uploadId = attachment.uploadId
         guard let downloads = services.attachmentDownloads else {
-            receive(.attachmentPreviewFailed(uploadId: uploadId, reason: "attachments cannot be downloaded here"))
+            deliver(.attachmentPreviewFailed(uploadId: uploadId, reason: "attachments cannot be downloaded here"))
             return
         }
         run { [weak self] in
             do {
                 let preview = try await downloads.preview(of: attachment)
                 let text = AgentAttachmentPreviewText.render(preview, of: attachment, saveHint: "e exports it")
-                self?.receive(.attachmentPreviewed(uploadId: uploadId, text: text))
+                self?.deliver(.attachmentPreviewed(uploadId: uploadId, text: text))
             } catch {
-                self?.receive(.attachmentPreviewFailed(uploadId: uploadId, reason: "\(error)"))
+                self?.deliver(.attachmentPreviewFailed(uploadId: uploadId, reason: "\(error)"))
             }
         }
     }
@@ -668,7 +656,7 @@ public final class TerminalAppController {
     private func exportAttachment(_ attachment: AgentAttachment) {
         let fileName = attachment.fileName
         guard let downloads = services.attachmentDownloads, let directory = services.exportDirectory else {
-            receive(.attachmentExportFailed(fileName: fileName, reason: "attachments cannot be exported here"))
+            deliver(.attachmentExportFailed(fileName: fileName, reason: "attachments cannot be exported here"))
             return
         }
         run { [weak self] in
@@ -676,7 +664,7 @@ public final class TerminalAppController {
             do {
                 bytes = try await downloads.original(of: attachment)
             } catch {
-                self?.receive(.attachmentExportFailed(fileName: fileName, reason: "\(error)"))
+                self?.deliver(.attachmentExportFailed(fileName: fileName, reason: "\(error)"))
                 return
             }
             // The file is written off the main actor.
@@ -686,9 +674,9 @@ public final class TerminalAppController {
                 }
             }.value
             switch saved {
-            case .success(let path): self?.receive(.attachmentExported(fileName: fileName, path: path))
+            case .success(let path): self?.deliver(.attachmentExported(fileName: fileName, path: path))
             case .failure(let failure):
-                self?.receive(.attachmentExportFailed(fileName: fileName, reason: failure.description))
+                self?.deliver(.attachmentExportFailed(fileName: fileName, reason: failure.description))
             }
         }
     }
@@ -699,19 +687,19 @@ public final class TerminalAppController {
         guard app.sidebar.current == .agent, let agent = services.agent else { return }
         let failed = agent.pending.filter { $0.state == .failed }
         guard let entry = failed.last(where: { $0.failure?.kind == .refused }) else {
-            app.notice =
-                failed.isEmpty
-                ? "No message failed." : "Retry can still help the failed message: r retries it, R resends all."
+            deliver(
+                .noticed(
+                    failed.isEmpty
+                        ? "No message failed." : "Retry can still help the failed message: r retries it, R resends all."
+                ))
             return
         }
         run { [weak self] in
             do {
                 let discarded = try await agent.discard(entry.requestId)
-                guard let self else { return }
-                if self.app.composer.text.isEmpty { self.app.restoreDraft(discarded.text) }
-                self.app.notice = "Discarded “\(discarded.label)”; its text is back in the composer."
+                self?.deliver(.refusedMessageDiscarded(label: discarded.label, text: discarded.text))
             } catch {
-                self?.app.notice = "Could not discard: \(error)"
+                self?.deliver(.discardFailed("\(error)"))
             }
         }
     }
@@ -767,7 +755,7 @@ public final class TerminalAppController {
                 return
             }
             run { [weak self] in
-                do { try await agent.retry(failed.requestId) } catch { self?.app.notice = "Could not retry: \(error)" }
+                do { try await agent.retry(failed.requestId) } catch { self?.deliver(.retryFailed("\(error)")) }
             }
         case .session:
             guard let workspace else { return }
@@ -817,12 +805,12 @@ public final class TerminalAppController {
             app.show(destination, title: "Web search")
             app.items = []
             guard let read = services.webSearch else {
-                receive(.webSearchOpened(id: id, nil))
+                deliver(.webSearchOpened(id: id, nil))
                 return
             }
             run { [weak self] in
                 let screen = await read(id)
-                self?.receive(.webSearchOpened(id: id, screen))
+                self?.deliver(.webSearchOpened(id: id, screen))
             }
         case .session(let key):
             chat = nil
