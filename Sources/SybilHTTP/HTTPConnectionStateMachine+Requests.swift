@@ -192,8 +192,8 @@ extension HTTPConnectionStateMachine {
     static func declaredBodyLength(_ head: HTTPRequestHead) -> Int? {
         var length = 0
         for field in head.headers.fields {
-            if HTTPHeaders.sameName(field.name, "transfer-encoding") { return nil }
-            if HTTPHeaders.sameName(field.name, "content-length") { length = Int(field.value) ?? Int.max }
+            if HTTPHeaders.isNamed(field.name, "transfer-encoding") { return nil }
+            if HTTPHeaders.isNamed(field.name, "content-length") { length = Int(field.value) ?? Int.max }
         }
         return length
     }

@@ -220,13 +220,13 @@ public struct HTTPRequestParser: Sendable {
         var lengthsAgree = true
         var encodings: [String] = []
         for field in head.headers.fields {
-            if HTTPHeaders.sameName(field.name, "content-length") {
+            if HTTPHeaders.isNamed(field.name, "content-length") {
                 if let firstLength {
                     if field.value != firstLength { lengthsAgree = false }
                 } else {
                     firstLength = field.value
                 }
-            } else if HTTPHeaders.sameName(field.name, "transfer-encoding") {
+            } else if HTTPHeaders.isNamed(field.name, "transfer-encoding") {
                 encodings.append(field.value)
             }
         }
@@ -359,7 +359,7 @@ public struct HTTPRequestParser: Sendable {
         }
         // RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host field; none, or more than
         // one, is a 400.
-        let hosts = headers.fields.count { HTTPHeaders.sameName($0.name, "host") }
+        let hosts = headers.fields.count { HTTPHeaders.isNamed($0.name, "host") }
         if minorVersion == 1, hosts == 0 { throw .badRequest("HTTP/1.1 requests need a Host header") }
         if hosts > 1 { throw .badRequest("more than one Host header") }
         return HTTPRequestHead(
@@ -382,5 +382,14 @@ public struct HTTPRequestParser: Sendable {
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         HTTPHeaders.isTokenByte(byte)
+    }
+}
+
+extension HTTPHeaders {
+    /// ``sameName(_:_:)`` after a length check: the request path compares every field name
+    /// with a few known ones, and most differ in length (`utf8.count` costs nothing on a
+    /// native string).
+    static func isNamed(_ name: String, _ expected: String) -> Bool {
+        name.utf8.count == expected.utf8.count && sameName(name, expected)
     }
 }

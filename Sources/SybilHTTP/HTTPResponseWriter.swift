@@ -53,7 +53,7 @@ public enum HTTPResponseWriter {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(160 + headers.fields.count * 32 + (includeBody ? body.count : 0))
         appendHead(status: status, headers: headers, to: &bytes) { name in
-            HTTPHeaders.sameName(name, "Content-Length") || (!keepAlive && HTTPHeaders.sameName(name, "Connection"))
+            HTTPHeaders.isNamed(name, "Content-Length") || (!keepAlive && HTTPHeaders.isNamed(name, "Connection"))
         }
         appendField("Content-Length", String(body.count), to: &bytes)
         if !keepAlive { appendField("Connection", "close", to: &bytes) }
