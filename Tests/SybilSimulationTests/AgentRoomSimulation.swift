@@ -27,12 +27,8 @@ final class AgentRoomSimulation {
         var requests = 0
         var faults: [NetworkFault: Int] = [:]
 
-        var ownCounts: String { "\(queued) queued, \(relaunches) relaunches, \(replays) replays" }
-
-        mutating func addOwnCounts(_ other: Self) {
-            queued += other.queued
-            relaunches += other.relaunches
-            replays += other.replays
+        static var ownCounts: [(name: String, count: WritableKeyPath<Self, Int>)] {
+            [("queued", \.queued), ("relaunches", \.relaunches), ("replays", \.replays)]
         }
     }
 

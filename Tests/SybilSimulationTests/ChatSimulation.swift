@@ -26,15 +26,11 @@ final class ChatSimulation {
         var requests = 0
         var faults: [NetworkFault: Int] = [:]
 
-        var ownCounts: String {
-            "\(questions) questions, \(retries) retries, \(relaunches) relaunches, \(completeReplies) complete replies"
-        }
-
-        mutating func addOwnCounts(_ other: Self) {
-            questions += other.questions
-            retries += other.retries
-            relaunches += other.relaunches
-            completeReplies += other.completeReplies
+        static var ownCounts: [(name: String, count: WritableKeyPath<Self, Int>)] {
+            [
+                ("questions", \.questions), ("retries", \.retries), ("relaunches", \.relaunches),
+                ("complete replies", \.completeReplies),
+            ]
         }
     }
 

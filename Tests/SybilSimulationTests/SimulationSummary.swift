@@ -4,10 +4,9 @@ protocol SimulationSummary: Sendable {
     var steps: Int { get set }
     var requests: Int { get set }
     var faults: [NetworkFault: Int] { get set }
-    /// The counts only this simulation keeps, as its report line says them ("3 sends, …").
-    var ownCounts: String { get }
-    /// Adds `other`'s counts that only this simulation keeps.
-    mutating func addOwnCounts(_ other: Self)
+    /// The counts only this simulation keeps, each with the words its report gives it, in the
+    /// report's order.
+    static var ownCounts: [(name: String, count: WritableKeyPath<Self, Int>)] { get }
 }
 
 extension SimulationSummary {
@@ -16,6 +15,11 @@ extension SimulationSummary {
         steps += other.steps
         requests += other.requests
         for (fault, count) in other.faults { faults[fault, default: 0] += count }
-        addOwnCounts(other)
+        for (_, count) in Self.ownCounts { self[keyPath: count] += other[keyPath: count] }
+    }
+
+    /// The counts only this simulation keeps, as its report says them ("3 sends, 1 relaunches").
+    var ownCountsReport: String {
+        Self.ownCounts.map { "\(self[keyPath: $0.count]) \($0.name)" }.joined(separator: ", ")
     }
 }

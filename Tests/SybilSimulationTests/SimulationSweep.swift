@@ -1,3 +1,5 @@
+import Foundation
+
 /// One simulation run for every seed the environment names (``SimulationSeeds``): the sum of
 /// what the seeds did, and the reports of the first five that broke an invariant (each names
 /// its seed and the line that replays it); the sweep stops at the fifth.
@@ -10,9 +12,12 @@ struct SimulationSweep<Summary: SimulationSummary> {
     /// The reports of the seeds that broke an invariant.
     private(set) var failures: [String] = []
 
-    /// Runs `simulate` for each seed, `defaultCount` seeds when the environment names none.
-    init(defaultCount: UInt64, simulate: (UInt64) async throws -> Summary) async {
-        seeds = SimulationSeeds(defaultCount: defaultCount).seeds
+    /// Runs `simulate` for each seed, `defaultCount` seeds when `environment` names none.
+    init(
+        defaultCount: UInt64, environment: [String: String] = ProcessInfo.processInfo.environment,
+        simulate: (UInt64) async throws -> Summary
+    ) async {
+        seeds = SimulationSeeds(environment: environment, defaultCount: defaultCount).seeds
         for seed in seeds {
             do {
                 totals.add(try await simulate(seed))
@@ -27,6 +32,6 @@ struct SimulationSweep<Summary: SimulationSummary> {
     func report(_ name: String) -> String {
         let faults = NetworkFault.allCases.map { "\($0.rawValue) \(totals.faults[$0] ?? 0)" }.joined(separator: ", ")
         return "\(name): \(seeds.count) seeds (\(seeds.first ?? 0)…\(seeds.last ?? 0)), \(totals.steps) steps, "
-            + "\(totals.ownCounts), \(totals.requests) requests (\(faults))"
+            + "\(totals.ownCountsReport), \(totals.requests) requests (\(faults))"
     }
 }

@@ -25,11 +25,8 @@ final class WorkspaceSimulation {
         var requests = 0
         var faults: [NetworkFault: Int] = [:]
 
-        var ownCounts: String { "\(sends) sends, \(relaunches) relaunches" }
-
-        mutating func addOwnCounts(_ other: Self) {
-            sends += other.sends
-            relaunches += other.relaunches
+        static var ownCounts: [(name: String, count: WritableKeyPath<Self, Int>)] {
+            [("sends", \.sends), ("relaunches", \.relaunches)]
         }
     }
 
