@@ -14,15 +14,16 @@ struct WorkspaceChatScreenModelTests {
     /// A host that has loaded `envelope`, and its screen (created after the load: the short
     /// returning cover) already revealed at the bottom of a full viewport.
     private func revealedScreen(
-        rpc: ScriptedWorkspaceChatRPC, clock: ManualClock,
         envelope: WorkspaceChatLoadEnvelope = Envelopes.envelope(["a", "b"], hasOlder: true, cursor: "cur-a"),
         viewport: WorkspaceChatViewport = tallViewport()
-    ) async -> (WorkspaceChatHost, Screen) {
+    ) async -> (ScriptedWorkspaceChatRPC, ManualClock, WorkspaceChatHost, Screen) {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
         let host = makeHost(rpc: rpc, clock: clock)
         await rpc.serveLoad(of: chatA, with: envelope, to: host) { host.activate() }
         let screen = Screen(host: host, clock: clock)
         await revealScreen(screen, clock: clock, viewport: viewport)
-        return (host, screen)
+        return (rpc, clock, host, screen)
     }
 
     private func tearDown(_ screen: Screen, _ host: WorkspaceChatHost, _ rpc: ScriptedWorkspaceChatRPC) {
@@ -55,17 +56,13 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func overlayUpdatesReachTheHostAtMostSixTimesASecond() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         await expectSecondDelivery(after: .seconds(1) / 6, screen: screen, host: host, clock: clock)
         tearDown(screen, host, rpc)
     }
 
     @Test func overlayUpdatesSlowToTwiceASecondWhileTheComposerOrAPreviewIsOpen() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         screen.updateViewport(tallViewport(composerOpen: true))
         await expectSecondDelivery(after: .milliseconds(500), screen: screen, host: host, clock: clock)
         var preview = tallViewport()
@@ -83,9 +80,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func duringADragOnlyTheNewestUpdateIsKeptAndDeliveredWhenItEnds() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         screen.updateViewport(tallViewport(dragging: true))
         for revision in 1...3 { screen.receiveOverlay(liveOverlay(Int64(revision))) }
         clock.advance(by: .seconds(2))
@@ -176,49 +171,50 @@ struct WorkspaceChatScreenModelTests {
 
     // MARK: Older pages
 
+    /// Answers the asked-for page before `cursor` with `page` and waits until the screen's load
+    /// has ended.
+    private func answerPageBefore(
+        _ cursor: String, with page: WorkspaceChatPage, screen: Screen, rpc: ScriptedWorkspaceChatRPC,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        await rpc.waitForCall(.pageBefore(chatA, cursor: cursor))
+        rpc.answer(.pageBefore(chatA, cursor: cursor), with: .page(page))
+        await eventually("the page before \(cursor) loaded", sourceLocation: sourceLocation) {
+            !screen.isLoadingOlderPage
+        }
+    }
+
     @Test func olderPagesLoadWithin1800PointsOfTheTop() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, _, host, screen) = await revealedScreen()
         screen.updateViewport(tallViewport(offset: 1_800.5))
         #expect(!screen.isLoadingOlderPage, "1,800.5 pt from the top loads nothing")
         rpc.expect(.pageBefore(chatA, cursor: "cur-a"))
         screen.updateViewport(tallViewport(offset: 1_800))
         #expect(screen.isLoadingOlderPage, "1,800 pt loads (the trigger's bound is inclusive)")
-        await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-a"))
-        rpc.answer(.pageBefore(chatA, cursor: "cur-a"), with: .page(Envelopes.page(["z"])))
-        await eventually("page loaded") { !screen.isLoadingOlderPage }
+        await answerPageBefore("cur-a", with: Envelopes.page(["z"]), screen: screen, rpc: rpc)
         #expect(screen.displayRows.rows.map(\.id) == ["row:z", "row:a", "row:b"])
         tearDown(screen, host, rpc)
     }
 
     @Test func olderPageLoadsStartAtMostEveryQuarterSecond() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         rpc.expect(.pageBefore(chatA, cursor: "cur-a"))
         screen.updateViewport(tallViewport(offset: 0))
-        await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-a"))
-        rpc.answer(
-            .pageBefore(chatA, cursor: "cur-a"), with: .page(Envelopes.page(["z"], hasOlder: true, cursor: "cur-z")))
-        await eventually("page loaded") { !screen.isLoadingOlderPage }
+        await answerPageBefore(
+            "cur-a", with: Envelopes.page(["z"], hasOlder: true, cursor: "cur-z"), screen: screen, rpc: rpc)
         #expect(screen.displayRows.rows.map(\.id) == ["row:z", "row:a", "row:b"])
         clock.advance(by: .milliseconds(250) - oneTick)
         #expect(!screen.loadOlder(), "one tick before 0.25 s after the last start")
         clock.advance(by: oneTick)
         rpc.expect(.pageBefore(chatA, cursor: "cur-z"))
         #expect(screen.loadOlder())
-        await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-z"))
-        rpc.answer(.pageBefore(chatA, cursor: "cur-z"), with: .page(Envelopes.page(["y"])))
-        await eventually("second page loaded") { !screen.isLoadingOlderPage }
+        await answerPageBefore("cur-z", with: Envelopes.page(["y"]), screen: screen, rpc: rpc)
         #expect(screen.displayRows.rows.map(\.id) == ["row:y", "row:z", "row:a", "row:b"])
         tearDown(screen, host, rpc)
     }
 
     @Test func aLoadStillRunningAfterEightSecondsIsStale() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         rpc.expect(.pageBefore(chatA, cursor: "cur-a"))
         screen.updateViewport(tallViewport(offset: 0))
         await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-a"))
@@ -247,18 +243,14 @@ struct WorkspaceChatScreenModelTests {
         rpc.expect(.pageBefore(chatA, cursor: "cur-a"))
         screen.updateViewport(
             tallViewport(offset: 900, rows: [.init(id: "row:a", minY: 1_000), .init(id: "row:b", minY: 1_300)]))
-        await rpc.waitForCall(.pageBefore(chatA, cursor: "cur-a"))
-        rpc.answer(.pageBefore(chatA, cursor: "cur-a"), with: .page(Envelopes.page(["y", "z"])))
-        await eventually("page prepended") { !screen.isLoadingOlderPage }
+        await answerPageBefore("cur-a", with: Envelopes.page(["y", "z"]), screen: screen, rpc: rpc)
         #expect(screen.displayRows.rows.map(\.id) == ["row:y", "row:z", "row:a", "row:b"])
         #expect(screen.anchorRowId == "row:a")
         #expect(screen.isHoldingLiveRows)
     }
 
     @Test func thePrependAnchorPutsTheReadersRowBackAndReleasesLiveRows() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, _, host, screen) = await revealedScreen()
         await prependWithAnchor(screen: screen, rpc: rpc)
         screen.receiveOverlay(liveOverlay(1))
         #expect(host.timeline.overlay == .empty, "live rows wait while the place is restored")
@@ -274,9 +266,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func liveRowsAreHeldAtMostOneAndAHalfSeconds() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         await prependWithAnchor(screen: screen, rpc: rpc)
         screen.receiveOverlay(liveOverlay(1))
         clock.advance(by: PrependAnchor<ManualClock.Instant>.maximumHold - oneTick)
@@ -300,9 +290,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func followingTheBottomMovesAtRemainingOver1_5sClampedTo80And2200() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         #expect(screen.isFollowingBottom)
         // 100 pt: 66.7 pt/s clamps up to 80 pt/s, 40 pt in 0.5 s.
         #expect(halfSecondStep(remaining: 100, screen: screen, clock: clock) == .step(by: 40))
@@ -315,9 +303,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func reduceMotionJumpsAndSettlesEvery32Milliseconds() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         screen.updateViewport(tallViewport(offset: 5_000, reduceMotion: true))
         #expect(screen.frame() == .jumpToBottom)
         screen.updateViewport(tallViewport(reduceMotion: true))
@@ -348,9 +334,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func settlePassesStart350msAfterAnAnimatedScrollAndEndAfterTwoStablePasses() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         #expect(halfSecondStep(remaining: 10, screen: screen, clock: clock) == .step(by: 10))
         screen.updateViewport(tallViewport())
         #expect(screen.frame() == .none)
@@ -376,9 +360,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func settlePassesEndAfterEightWhenLayoutNeverSettles() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         screen.updateViewport(tallViewport(offset: 5_000, reduceMotion: true))
         screen.frame()
         var height = 10_000.0
@@ -397,9 +379,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func aDragStopsFollowingAndScrollToBottomResumesIt() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         screen.updateViewport(tallViewport(offset: 4_000, dragging: true))
         screen.updateViewport(tallViewport(offset: 4_000))
         #expect(!screen.isFollowingBottom)
@@ -416,8 +396,6 @@ struct WorkspaceChatScreenModelTests {
     // MARK: Rows and the thread viewer
 
     @Test func displayRowsPinTheLiveThinkingAndHideSubagentPanelRows() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
         var envelope = Envelopes.envelope(["a"], activeRun: "run-1")
         envelope.timeline.append(
             TimelineBlock(
@@ -427,7 +405,7 @@ struct WorkspaceChatScreenModelTests {
             TimelineBlock(
                 type: .agentReply, id: "opens", origin: .canonical, sourceOrder: [3], timestamp: 0, text: "sub",
                 subagentThreadId: "thr-7"))
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock, envelope: envelope)
+        let (rpc, _, host, screen) = await revealedScreen(envelope: envelope)
         #expect(screen.displayRows.rows.map(\.id) == ["row:a", "row:opens"])
         screen.receiveOverlay(liveOverlay(1, thinking: true))
         #expect(screen.displayRows.pinnedStatus?.id == "run:run-1/row:live-1")
@@ -447,9 +425,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func aClosedScreenDeliversAndPublishesNothing() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let (host, screen) = await revealedScreen(rpc: rpc, clock: clock)
+        let (rpc, clock, host, screen) = await revealedScreen()
         screen.receiveOverlay(liveOverlay(1))
         screen.receiveOverlay(liveOverlay(2))
         #expect(screen.ownedTaskCount > 0, "a held update waits on a timer")

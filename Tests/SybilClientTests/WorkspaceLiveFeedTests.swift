@@ -16,19 +16,40 @@ struct WorkspaceLiveFeedTests {
             runId: "run-\(epoch)")
     }
 
-    @Test func sameEpochOverlaysAreShownANewerEpochReloadsInsteadOfEmptyingTheWindow() async throws {
-        let rpc = ScriptedWorkspaceChatRPC()
+    /// Run 4's overlay as the host first loads it, and as it grows by a second block.
+    private var live: LiveOverlay { LiveOverlay(settlementEpoch: 4, revision: 1, blocks: [block("l1", epoch: 4)]) }
+    private var grown: LiveOverlay {
+        LiveOverlay(settlementEpoch: 4, revision: 2, blocks: [block("l1", epoch: 4), block("l2", epoch: 4)])
+    }
+
+    /// A host that has loaded row a1 with `live` while run 4 is active, and a feed following
+    /// the updates `continuation` yields into it.
+    private func followedHost(
+        rpc: ScriptedWorkspaceChatRPC
+    ) async -> (WorkspaceChatHost, WorkspaceLiveFeed, AsyncStream<Update>.Continuation) {
         let host = makeHost(rpc: rpc)
-        let live = LiveOverlay(settlementEpoch: 4, revision: 1, blocks: [block("l1", epoch: 4)])
         await rpc.serveLoad(
             of: chatA, with: Envelopes.envelope(["a1"], overlay: live, activeRun: "run-4"), to: host
         ) { host.activate() }
         let (updates, continuation) = AsyncStream<Update>.makeStream()
         let feed = WorkspaceLiveFeed()
         feed.follow(updates, host: host)
+        return (host, feed, continuation)
+    }
 
-        let grown = LiveOverlay(
-            settlementEpoch: 4, revision: 2, blocks: [block("l1", epoch: 4), block("l2", epoch: 4)])
+    private func stop(
+        _ feed: WorkspaceLiveFeed, _ continuation: AsyncStream<Update>.Continuation, _ host: WorkspaceChatHost,
+        _ rpc: ScriptedWorkspaceChatRPC
+    ) async {
+        continuation.finish()
+        await feed.stop()
+        host.park()
+        rpc.verifyDone()
+    }
+
+    @Test func sameEpochOverlaysAreShownANewerEpochReloadsInsteadOfEmptyingTheWindow() async throws {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let (host, feed, continuation) = await followedHost(rpc: rpc)
         continuation.yield(.event(.overlay(grown), id: "1.1"))
         await feed.waitForEvents(1)
         #expect(host.timeline.overlay == grown, "an overlay of the same epoch is shown as it comes")
@@ -50,25 +71,12 @@ struct WorkspaceLiveFeedTests {
         #expect(host.timeline.rows.map(\.id) == ["row:a1", "row:a2", "row:a3"])
         #expect(host.timeline.overlay.settlementEpoch == 5)
 
-        continuation.finish()
-        await feed.stop()
-        host.park()
-        rpc.verifyDone()
+        await stop(feed, continuation, host, rpc)
     }
 
     @Test func aDeltaAppliesToTheShownOverlayOldNewsIsIgnoredAndAMissedChangeReloads() async throws {
         let rpc = ScriptedWorkspaceChatRPC()
-        let host = makeHost(rpc: rpc)
-        let live = LiveOverlay(settlementEpoch: 4, revision: 1, blocks: [block("l1", epoch: 4)])
-        await rpc.serveLoad(
-            of: chatA, with: Envelopes.envelope(["a1"], overlay: live, activeRun: "run-4"), to: host
-        ) { host.activate() }
-        let (updates, continuation) = AsyncStream<Update>.makeStream()
-        let feed = WorkspaceLiveFeed()
-        feed.follow(updates, host: host)
-
-        let grown = LiveOverlay(
-            settlementEpoch: 4, revision: 2, blocks: [block("l1", epoch: 4), block("l2", epoch: 4)])
+        let (host, feed, continuation) = await followedHost(rpc: rpc)
         let delta = try #require(LiveOverlayDelta(from: live, to: grown))
         continuation.yield(.event(.overlayDelta(delta), id: "1.1"))
         await feed.waitForEvents(1)
@@ -92,9 +100,6 @@ struct WorkspaceLiveFeedTests {
         await eventually("the snapshot applies") { host.appliedLoads == 2 }
         #expect(host.timeline.overlay == reloaded)
 
-        continuation.finish()
-        await feed.stop()
-        host.park()
-        rpc.verifyDone()
+        await stop(feed, continuation, host, rpc)
     }
 }
