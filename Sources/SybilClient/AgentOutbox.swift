@@ -48,10 +48,8 @@ public final class AgentOutbox {
 
     private enum BackgroundWork: Hashable, Sendable { case compaction }
     /// Each entry's bytes as last written.
-    @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:] {
-        didSet { encodedBytes = encodedEntries.values.reduce(0) { $0 + $1.bytes.count } }
-    }
-    /// The bytes of ``encodedEntries`` together.
+    @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
+    /// The bytes of ``encodedEntries`` together (kept as they change).
     @ObservationIgnored private var encodedBytes = 0
     @ObservationIgnored let changeSignal = AgentOutboxSignal()
     /// Whether the next save must write a snapshot (none on disk yet, or a write failed
@@ -182,6 +180,7 @@ public final class AgentOutbox {
         // Every entry's stored bytes, so that the size check of `enqueue` counts what is
         // already queued from the first message of this launch on.
         outbox.encodedEntries = await Self.encodedEntries(of: queue.entries)
+        outbox.encodedBytes = outbox.encodedEntries.values.reduce(0) { $0 + $1.bytes.count }
         if !outbox.pending.relaunch().isEmpty || mustWrite {
             do {
                 try await outbox.save(compacting: false)
@@ -396,6 +395,28 @@ public final class AgentOutbox {
         try await change { (queue) throws(AgentOutboxError) in try queue.beginSending(requestId) }
     }
 
+    /// Whether an entry is queued right behind `inFlight` (the entry being submitted), to be
+    /// marked `sending` ahead of its turn.
+    public func hasNext(behind inFlight: String) -> Bool { queue.queuedBehind(inFlight) != nil }
+
+    /// Records how earlier submissions ended (`outcomes`, acknowledgements whose saving waited
+    /// for this write) and, with `behind`, marks the entry after that one (being submitted)
+    /// `sending` ahead of its turn, in one save with `fsync` (used by ``AgentOutboxSender``
+    /// while `behind`'s request is out). Returns what to submit once `behind` is acknowledged,
+    /// or `nil` when nothing is queued behind it.
+    /// With `beginningNext` instead, the next entry to send is marked `sending` and returned.
+    func finishSending(
+        _ outcomes: [(requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>)],
+        beginningNextBehind behind: String? = nil, beginningNext: Bool = false
+    ) async throws(AgentOutboxError) -> AgentRoomSubmission? {
+        try await change { queue in
+            for outcome in outcomes { _ = queue.finishSending(outcome.requestId, result: outcome.result) }
+            if let behind { return try? queue.beginSendingNext(after: behind) }
+            guard beginningNext, case .send(let next) = queue.nextAction else { return nil }
+            return try? queue.beginSending(next.requestId)
+        }
+    }
+
     /// Records and saves how a submission ended (used by ``AgentOutboxSender``). With
     /// `beginningNext`, the next entry to send is marked `sending` in the same save and
     /// returned: one write between two submissions instead of two.
@@ -537,7 +558,9 @@ public final class AgentOutbox {
         do {
             if let record {
                 journalBytes = try await file.append(record.bytes, sync: durable)
-                for id in record.removed { encodedEntries[id] = nil }
+                for id in record.removed {
+                    encodedBytes -= encodedEntries.removeValue(forKey: id)?.bytes.count ?? 0
+                }
                 for entry in record.touched { _ = encoded(entry) }
             } else {
                 let bytes = encode(next)
@@ -585,7 +608,8 @@ public final class AgentOutbox {
     private func encoded(_ entry: AgentOutboxEntry) -> [UInt8] {
         if let cached = encodedEntries[entry.requestId], cached.entry == entry { return cached.bytes }
         let bytes = AgentOutboxDocument.encoded(entry: entry)
-        encodedEntries[entry.requestId] = (entry, bytes)
+        encodedBytes +=
+            bytes.count - (encodedEntries.updateValue((entry, bytes), forKey: entry.requestId)?.bytes.count ?? 0)
         return bytes
     }
 
@@ -605,6 +629,7 @@ public final class AgentOutbox {
             return bytes
         }
         encodedEntries = cache
+        encodedBytes = cache.values.reduce(0) { $0 + $1.bytes.count }
         return AgentOutboxDocument.encoded(
             baseURL: scope.baseURL, entries: entries, retiredDraftIds: queue.retiredDraftIds)
     }

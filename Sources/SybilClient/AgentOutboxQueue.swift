@@ -13,8 +13,13 @@ import SybilWire
 ///   otherwise the entry fails (``AgentOutboxFailure/Kind/unacknowledged``).
 /// - A canonical echo (a merged message with the entry's request id) confirms the entry in
 ///   any state, even after its acknowledgement was lost.
+/// - The entry after the one being submitted may be saved as `sending` ahead of its turn
+///   (``beginSendingNext(after:)``), so that saving it overlaps the submission before it; it
+///   leaves only once that one is acknowledged, and goes back to `queued` when that one fails.
 /// - On relaunch an entry still `sending` has an unknown outcome: it fails with Retry
-///   (same request id and `createdAt`) unless an echo confirms it first.
+///   (same request id and `createdAt`) unless an echo confirms it first. (One saved ahead
+///   may not have left; Retry sends it with its id either way, and the server keeps a
+///   request id once.)
 public struct AgentOutboxQueue: Sendable, Hashable {
     /// Most entries an outbox holds.
     public static let maxEntries = 10_000
@@ -165,6 +170,45 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         }
     }
 
+    /// Marks the entry after `inFlight` (the entry being submitted, which ``nextAction`` names)
+    /// `sending` ahead of its turn and returns what to submit once `inFlight` is acknowledged.
+    /// Only the first entry after `inFlight` that is queued, sending or failed may be, and only
+    /// when it is queued.
+    public mutating func beginSendingNext(after inFlight: String) throws(AgentOutboxError) -> AgentRoomSubmission {
+        let current = try index(of: inFlight)
+        guard case .inFlight(let id) = nextAction, id == inFlight else {
+            throw .wrongState(requestId: inFlight, state: entries[current].state, change: "followed")
+        }
+        guard let position = positionAfterInFlight(), entries[position].state == .queued else {
+            throw .wrongState(
+                requestId: inFlight, state: entries[current].state, change: "followed (nothing is queued)")
+        }
+        return update(position) { entry in
+            entry.state = .sending
+            entry.attempts += 1
+            return entry.submission
+        }
+    }
+
+    /// The queued entry right behind `requestId` (an entry being sent) that
+    /// ``beginSendingNext(after:)`` would mark once the entries before `requestId` are settled,
+    /// or `nil` (the next entry that is queued, sending or failed is not queued, or there is none).
+    public func queuedBehind(_ requestId: String) -> AgentOutboxEntry? {
+        guard let serial = index.serialById[requestId], let position = index.position(ofSerial: serial),
+            entries[position].state == .sending
+        else { return nil }
+        let at = Index.lowerBound(serial + 1, in: index.open)
+        guard at < index.open.count, let behind = index.position(ofSerial: index.open[at]),
+            entries[behind].state == .queued
+        else { return nil }
+        return entries[behind]
+    }
+
+    /// The position of the second entry that is queued, sending or failed.
+    private func positionAfterInFlight() -> Int? {
+        index.open.count > 1 ? index.position(ofSerial: index.open[1]) : nil
+    }
+
     /// The submission of `requestId` never left (the sender stopped right after saving it as
     /// `sending`): it goes back to `queued`, the attempt uncounted.
     public mutating func cancelSending(_ requestId: String) throws(AgentOutboxError) {
@@ -179,8 +223,9 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     }
 
     /// Records how the submission of `requestId` ended: a receipt that acknowledges exactly
-    /// the submission → awaiting echo; anything else → failed with its reason. An entry that
-    /// is no longer `sending` (confirmed by its echo meanwhile) keeps its state.
+    /// the submission → awaiting echo; anything else → failed with its reason (and an entry
+    /// saved as `sending` ahead behind it, which never left, goes back to `queued`). An entry
+    /// that is no longer `sending` (confirmed by its echo meanwhile) keeps its state.
     public mutating func finishSending(
         _ requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>
     ) -> Outcome {
@@ -202,10 +247,20 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         }
     }
 
-    private mutating func fail(_ index: Int, _ failure: AgentOutboxFailure) -> Outcome {
-        update(index) { entry in
+    private mutating func fail(_ position: Int, _ failure: AgentOutboxFailure) -> Outcome {
+        update(position) { entry in
             entry.state = .failed
             entry.failure = failure
+        }
+        // The failed entry holds the queue: one saved as sending ahead of its turn stays unsent.
+        let serial = index.serials[position]
+        let behind = index.open.filter { $0 > serial }.prefix(1)
+        for later in behind {
+            guard let at = index.position(ofSerial: later), entries[at].state == .sending else { continue }
+            update(at) { entry in
+                entry.state = .queued
+                entry.attempts -= 1
+            }
         }
         return .failed(failure)
     }
@@ -422,7 +477,7 @@ public struct AgentOutboxQueue: Sendable, Hashable {
             if changedSet.insert(requestId).inserted { changed.append(requestId) }
         }
 
-        private static func lowerBound(_ value: Int, in sorted: [Int]) -> Int {
+        static func lowerBound(_ value: Int, in sorted: [Int]) -> Int {
             var (low, high) = (0, sorted.count)
             while low < high {
                 let middle = (low + high) / 2

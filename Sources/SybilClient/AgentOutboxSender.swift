@@ -4,8 +4,13 @@ import SybilWire
 
 /// Drives an ``AgentOutbox`` over the ``AgentRoomAPI`` seam: the thin driver of the rules in
 /// ``AgentOutboxQueue``. It sends entries in order, one at a time: each is saved as `sending`
-/// before its `POST agent/messages` leaves, and its outcome is saved before the next one
-/// starts. Nothing is retried automatically; Retry and Resend all (on the outbox) wake it.
+/// (with `fsync`) before its `POST agent/messages` leaves. That save overlaps the request
+/// before it: while one request is out, one write marks the entry behind it `sending` ahead
+/// of its turn and saves the acknowledgement before it, so a message costs one `fsync` that
+/// the next request need not wait for. The next leaves only once this one is acknowledged; a
+/// failure is saved (putting the entry saved ahead back to queued) before anything more is
+/// sent, and an outcome that cannot be saved stops sending until it is. Nothing is retried
+/// automatically; Retry and Resend all (on the outbox) wake it.
 ///
 /// The room feeds it every merged message (``messageMerged(_:)``, from the room model's
 /// `onMessageMerged` hook): a canonical echo confirms its entry, and an acknowledged entry
@@ -32,9 +37,11 @@ public final class AgentOutboxSender {
     @ObservationIgnored private var loop: Task<Void, Never>?
     @ObservationIgnored private var confirmations: [Int: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextConfirmation = 0
-    /// An outcome that could not be saved; saved again before anything else is sent.
-    @ObservationIgnored private var unsavedOutcome:
-        (requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>)?
+    /// Outcomes that could not be saved; saved again before anything else is sent.
+    @ObservationIgnored private var unsavedOutcomes: [Finished] = []
+    /// An entry saved as `sending` ahead of its turn that never left because an outcome before
+    /// it could not be saved; it leaves once they are.
+    @ObservationIgnored private var unsentAhead: String?
 
     /// A sender for `outbox` over `api`; call ``start()``. With `removesConfirmed`, an entry
     /// leaves the outbox in the write that confirms it, because the room that told the sender
@@ -94,9 +101,14 @@ public final class AgentOutboxSender {
 
     // MARK: The loop
 
+    /// An acknowledged submission whose outcome is saved by a later write.
+    private typealias Finished = (requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>)
+
     private func run() async {
-        // Saved as `sending` by the previous step, to be submitted next.
+        // Saved as `sending`, to be submitted next.
         var next: AgentRoomSubmission?
+        // Acknowledgements not saved yet: the write made while the next request is out saves them.
+        var acknowledged: [Finished] = []
         while !Task.isCancelled {
             let generation = outbox.changeSignal.generation
             if next == nil { next = await begin() }
@@ -104,56 +116,109 @@ public final class AgentOutboxSender {
                 await outbox.changeSignal.wait(after: generation)
                 continue
             }
-            next = await send(submission)
+            (next, acknowledged) = await send(submission, saving: acknowledged)
         }
+        if !acknowledged.isEmpty { _ = try? await outbox.finishSending(acknowledged, beginningNextBehind: nil) }
         if let next {
             // Saved as sending but never left: back to queued.
             _ = try? await outbox.cancelSending(next.requestId)
         }
     }
 
-    /// Saves an outcome that could not be saved before, then marks the next entry `sending`;
+    /// Saves the outcomes that could not be saved before, then marks the next entry `sending`;
     /// `nil` when there is nothing to send (or it could not be saved).
     private func begin() async -> AgentRoomSubmission? {
-        if let unsaved = unsavedOutcome {
+        if !unsavedOutcomes.isEmpty {
             do {
-                try await outbox.finishSending(unsaved.requestId, result: unsaved.result)
-                unsavedOutcome = nil
+                _ = try await outbox.finishSending(unsavedOutcomes, beginningNextBehind: nil)
+                unsavedOutcomes = []
             } catch {
                 return nil
             }
         }
-        guard case .send(let entry) = outbox.nextAction else { return nil }
-        // Not saved (storage failure) or no longer next: nothing is sent.
-        return try? await outbox.beginSending(entry.requestId)
-    }
-
-    /// Submits `submission` (already saved as `sending`), saves the outcome and, in the same
-    /// write, marks the next entry `sending`; returns that one.
-    private func send(_ submission: AgentRoomSubmission) async -> AgentRoomSubmission? {
-        if Task.isCancelled { return submission }
-        inFlight = submission.requestId
-        let result: Result<AgentRoomReceipt, AgentRoomError>
-        do {
-            result = .success(try await api.submit(submission))
-        } catch {
-            result = .failure(Task.isCancelled ? .transport("sending was stopped (\(error))") : error)
-        }
-        inFlight = nil
-        finishedAttempts += 1
-        let next: AgentRoomSubmission?
-        do {
-            next = try await outbox.finishSending(
-                submission.requestId, result: result, beginningNext: !Task.isCancelled
-            ).next
-        } catch {
-            unsavedOutcome = (submission.requestId, result)
+        switch outbox.nextAction {
+        case .send(let entry):
+            // Not saved (storage failure) or no longer next: nothing is sent.
+            return try? await outbox.beginSending(entry.requestId)
+        case .inFlight(let requestId) where requestId == unsentAhead:
+            // Saved as sending ahead of its turn before an outcome could not be saved; it never
+            // left, and it is next now.
+            unsentAhead = nil
+            return outbox.entry(requestId)?.submission
+        default:
             return nil
         }
-        if case .success = result, let mergedThrough, outbox.queue.hasAcknowledged(through: mergedThrough) {
-            // The echo may have been merged already (in an earlier launch, before a Retry).
-            _ = try? await outbox.confirmAcknowledged(through: mergedThrough)
+    }
+
+    /// Submits `submission` (already saved as `sending`). While its request is out, one write
+    /// saves the acknowledgements before it (`saving`) and marks the entry behind it `sending`
+    /// ahead of its turn, so that the `fsync` overlaps the request. Returns what to submit next
+    /// (saved as `sending`) and the acknowledgements left to save.
+    private func send(
+        _ submission: AgentRoomSubmission, saving earlier: [Finished]
+    ) async -> (next: AgentRoomSubmission?, acknowledged: [Finished]) {
+        if Task.isCancelled { return (submission, earlier) }
+        inFlight = submission.requestId
+        async let answer = Self.submit(submission, to: api)
+        var ahead: AgentRoomSubmission?
+        var unsaved = earlier
+        if outbox.hasNext(behind: submission.requestId) {
+            do {
+                ahead = try await outbox.finishSending(earlier, beginningNextBehind: submission.requestId)
+                unsaved = []
+                if !earlier.isEmpty { await confirmIfMerged() }
+            } catch {
+                // Sending stops after this request until the outcomes are saved.
+            }
         }
-        return next
+        let result = await answer
+        inFlight = nil
+        finishedAttempts += 1
+        if let ahead, unsaved.isEmpty, !Task.isCancelled, case .success(let receipt) = result,
+            receipt.acknowledges(submission)
+        {
+            // Acknowledged and the next is saved as sending: it leaves now, and this outcome is
+            // saved while it is out (after a power loss before that, this entry is `sending`:
+            // it fails with Retry on relaunch, and its echo or history confirms it).
+            return (ahead, [(submission.requestId, result)])
+        }
+        // Anything else is saved before anything more is sent: a failure (which puts an entry
+        // saved ahead back to queued), a stop, or the last message.
+        let outcomes = unsaved + [(submission.requestId, result)]
+        var following: AgentRoomSubmission?
+        do {
+            // Without an entry saved ahead, the next one is marked sending in the same write.
+            following = try await outbox.finishSending(outcomes, beginningNext: ahead == nil && !Task.isCancelled)
+        } catch {
+            unsavedOutcomes = outcomes
+            unsentAhead = ahead?.requestId
+            return (nil, [])
+        }
+        if let ahead, Task.isCancelled || outbox.nextAction == .inFlight(requestId: ahead.requestId) {
+            // Stopped: it goes back to queued as the loop ends. Settled meanwhile (an echo
+            // confirmed this entry before its answer came): it is next. Failed: it was put back.
+            following = ahead
+        }
+        await confirmIfMerged()
+        return (following, [])
+    }
+
+    /// The request, off the main actor; a cancelled one fails as stopped.
+    private nonisolated static func submit(
+        _ submission: AgentRoomSubmission, to api: any AgentRoomAPI
+    ) async -> Result<AgentRoomReceipt, AgentRoomError> {
+        do {
+            return .success(try await api.submit(submission))
+        } catch {
+            return .failure(Task.isCancelled ? .transport("sending was stopped (\(error))") : error)
+        }
+    }
+
+    /// After acknowledgements were saved: an echo may have been merged already (in an earlier
+    /// launch, before a Retry), so entries acknowledged at or before the merged cursor are
+    /// confirmed.
+    private func confirmIfMerged() async {
+        guard let mergedThrough, outbox.queue.hasAcknowledged(through: mergedThrough) else { return }
+        _ = try? await outbox.confirmAcknowledged(through: mergedThrough)
     }
 }

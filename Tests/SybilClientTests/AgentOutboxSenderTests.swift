@@ -48,6 +48,8 @@ struct AgentOutboxSenderTests {
     }
 
     @Test func queuedMessagesGoOutInOrderOneAtATimeEachSavedFirst() async throws {
+        // Each is saved as sending before it leaves; the one behind it is marked sending while
+        // it is out, in the write that also saves the acknowledgement before it.
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
         // What was on disk when each submission left.
@@ -67,17 +69,31 @@ struct AgentOutboxSenderTests {
         for index in 1...3 {
             await waitFor("submission \(index)") { room.hangingCount == 1 && room.calls.count == index }
             #expect(phone.sender.inFlight == "req-\(index)")
-            #expect(phone.outbox.nextAction == .inFlight(requestId: "req-\(index)"))
+            await waitFor("the write made while it is out") { phone.outbox.pendingChanges == 0 }
+            // That write marks the entry behind it sending and saves the acknowledgement before
+            // it; with nothing queued behind (req-3), there is no such write, and the
+            // acknowledgement is saved with req-3's outcome.
+            let expected: [[AgentOutboxEntry.State]] = [
+                [.sending, .sending, .queued], [.awaitingEcho, .sending, .sending],
+                [.awaitingEcho, .sending, .sending],
+            ]
+            #expect(phone.states() == expected[index - 1])
+            #expect(phone.outbox.nextAction == .inFlight(requestId: index == 3 ? "req-2" : "req-\(index)"))
             room.release()
         }
         await phone.settle()
         #expect(room.calls.map(\.requestId) == ["req-1", "req-2", "req-3"])
         #expect(room.messages.map(\.text) == ["one", "two", "three"])
+        // On disk as each left: itself sending; the one before it acknowledged or (its
+        // acknowledgement is saved while this one is out) still sending; the one behind it
+        // queued or already marked sending.
+        let disk = seen.withLock { $0 }
+        try #require(disk.count == 3)
+        #expect(disk[0][0] == .sending && disk[0][2] == .queued && [.queued, .sending].contains(disk[0][1]))
+        #expect([.awaitingEcho, .sending].contains(disk[1][0]) && disk[1][1] == .sending)
+        #expect([.queued, .sending].contains(disk[1][2]))
         #expect(
-            seen.withLock { $0 } == [
-                [.sending, .queued, .queued], [.awaitingEcho, .sending, .queued],
-                [.awaitingEcho, .awaitingEcho, .sending],
-            ], "each saved as sending before it left, after the previous outcome was saved")
+            disk[2][0] == .awaitingEcho && [.awaitingEcho, .sending].contains(disk[2][1]) && disk[2][2] == .sending)
         #expect(phone.states() == [.awaitingEcho, .awaitingEcho, .awaitingEcho])
         #expect(phone.outbox.entries.map(\.attempts) == [1, 1, 1])
         await phone.merge(room.messages)
