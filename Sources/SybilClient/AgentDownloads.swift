@@ -41,12 +41,20 @@ public actor AgentDownloads {
         var continuation: CheckedContinuation<Result<Void, AgentDownloadError>, Never>
     }
 
+    /// The downloads waiting for a slot, in order, behind a lock so that a cancelled one
+    /// leaves the queue from its cancellation handler at once (no task is started for it);
+    /// `cancelledBeforeQueued` holds the tickets cancelled before they were queued.
+    private struct WaitQueue {
+        var waiting: [Waiter] = []
+        var cancelledBeforeQueued: Set<Int> = []
+    }
+
     private var api: any AgentRoomAPI
     private var generation = 0
     private var cache: AgentDownloadCache
     private let maxConcurrent: Int
     private var active = 0
-    private var waiting: [Waiter] = []
+    private let queue = Locked(WaitQueue())
     private var nextTicket = 0
     private var running: [Int: Task<[UInt8], any Error>] = [:]
     private var exports: [String: AgentDownloadExport] = [:]
@@ -82,8 +90,10 @@ public actor AgentDownloads {
         generation += 1
         self.api = api
         cache.removeAll()
-        let queued = waiting
-        waiting = []
+        let queued = queue.withLock { queue -> [Waiter] in
+            defer { queue.waiting = [] }
+            return queue.waiting
+        }
         for waiter in queued { waiter.continuation.resume(returning: .failure(.configurationChanged)) }
         for task in running.values { task.cancel() }
         let removed = Array(exports.values)
@@ -190,7 +200,7 @@ public actor AgentDownloads {
 
     /// Takes one of the download slots, waiting in order for one when all are taken.
     private func acquireSlot() async throws(AgentDownloadError) {
-        if active < maxConcurrent && waiting.isEmpty {
+        if active < maxConcurrent && queue.withLock({ $0.waiting.isEmpty }) {
             active += 1
             publish()
             return
@@ -198,29 +208,44 @@ public actor AgentDownloads {
         let ticket = takeTicket()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                waiting.append(Waiter(ticket: ticket, continuation: continuation))
+                let cancelled = queue.withLock { queue -> Bool in
+                    if queue.cancelledBeforeQueued.remove(ticket) != nil { return true }
+                    queue.waiting.append(Waiter(ticket: ticket, continuation: continuation))
+                    return false
+                }
+                if cancelled { continuation.resume(returning: .failure(.cancelled)) }
                 publish()
             }
         } onCancel: {
-            // Only a hop from the cancellation handler to the actor: it ends at once.
-            Task { await self.cancelWaiter(ticket) }
+            self.cancelWaiter(ticket)
         }
+        // A cancellation that came after the slot was handed over leaves no trace behind.
+        queue.withLock { _ = $0.cancelledBeforeQueued.remove(ticket) }
+        if case .failure = result { publish() }
         try result.get()
+    }
+
+    /// Takes the waiter `ticket` out of `queue` and ends its wait as cancelled; one not queued
+    /// yet is remembered, so it ends as soon as it would queue.
+    private nonisolated func cancelWaiter(_ ticket: Int) {
+        let waiter = queue.withLock { queue -> Waiter? in
+            guard let index = queue.waiting.firstIndex(where: { $0.ticket == ticket }) else {
+                queue.cancelledBeforeQueued.insert(ticket)
+                return nil
+            }
+            return queue.waiting.remove(at: index)
+        }
+        waiter?.continuation.resume(returning: .failure(.cancelled))
     }
 
     /// Hands the slot to the first waiter, or frees it.
     private func releaseSlot() {
-        if waiting.isEmpty {
-            active -= 1
+        let next = queue.withLock { queue in queue.waiting.isEmpty ? nil : queue.waiting.removeFirst() }
+        if let next {
+            next.continuation.resume(returning: .success(()))
         } else {
-            waiting.removeFirst().continuation.resume(returning: .success(()))
+            active -= 1
         }
-        publish()
-    }
-
-    private func cancelWaiter(_ ticket: Int) {
-        guard let index = waiting.firstIndex(where: { $0.ticket == ticket }) else { return }
-        waiting.remove(at: index).continuation.resume(returning: .failure(.cancelled))
         publish()
     }
 
@@ -231,7 +256,8 @@ public actor AgentDownloads {
 
     private func publish() {
         let statistics = Statistics(
-            generation: generation, active: active, queued: waiting.count, cachedBytes: cache.totalBytes,
+            generation: generation, active: active, queued: queue.withLock { $0.waiting.count },
+            cachedBytes: cache.totalBytes,
             cachedCount: cache.keys.count, exports: exports.count)
         published.withLock { $0 = statistics }
     }

@@ -85,6 +85,33 @@ struct AgentDownloadsTests {
         }
     }
 
+    @Test func aDownloadCancelledBeforeItQueuesEndsAtOnceAndTheNextTakesTheFreedSlot() async throws {
+        try await AttachmentFixtures.withDirectory { directory in
+            let gate = TestGate()
+            let api = FakeAgentRoomAPI(downloadGate: gate)
+            let files = (1...4).map { attachment("f\($0)", [UInt8($0)]) }
+            for (file, index) in zip(files, 1...4) { api.store([UInt8(index)], for: file.uploadId) }
+            let downloads = downloads(api, directory)
+            let running = files[..<2].map { file in Task { try await downloads.original(of: file) } }
+            #expect(await until { api.downloadsRunning == 2 })
+            // Cancelled before it asks for a slot: its cancellation handler runs before it
+            // would queue, and it never waits.
+            let cancelled = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await downloads.original(of: files[2])
+            }
+            #expect(await TaskOutcome.downloadError(of: cancelled) == .cancelled)
+            #expect(downloads.statistics.queued == 0)
+            let next = Task { try await downloads.original(of: files[3]) }
+            #expect(await until { downloads.statistics.queued == 1 })
+            gate.release(3)
+            #expect(await TaskOutcome.value(of: next) == [4])
+            for (task, index) in zip(running, 1...2) { #expect(await TaskOutcome.value(of: task) == [UInt8(index)]) }
+            #expect(!api.downloads.contains("f3"), "the cancelled download never reached the server")
+            #expect(downloads.statistics.active == 0 && downloads.statistics.queued == 0)
+        }
+    }
+
     @Test func aConfigurationChangeDropsTheCacheAndAStaleResultNeverLands() async throws {
         try await AttachmentFixtures.withDirectory { directory in
             let gate = TestGate()
