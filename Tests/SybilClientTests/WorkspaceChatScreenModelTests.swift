@@ -96,6 +96,19 @@ struct WorkspaceChatScreenModelTests {
 
     // MARK: Cover
 
+    /// A screen made before its host's first load (row a, older history before cursor c1),
+    /// which it has applied.
+    private func screenOverFirstLoad() async -> (ScriptedWorkspaceChatRPC, ManualClock, WorkspaceChatHost, Screen) {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let clock = ManualClock()
+        let host = makeHost(rpc: rpc, clock: clock)
+        let screen = Screen(host: host, clock: clock)
+        await rpc.serveLoad(
+            of: chatA, with: Envelopes.envelope(["a"], hasOlder: true, cursor: "c1"), to: host
+        ) { host.activate() }
+        return (rpc, clock, host, screen)
+    }
+
     @Test func theFirstDisplayCoverDropsAtTwoSecondsEvenIfLayoutNeverSettles() async {
         let rpc = ScriptedWorkspaceChatRPC()
         let clock = ManualClock()
@@ -111,13 +124,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func aShortHistoryLoadsAtMostTwoOlderPagesBeneathTheCover() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let host = makeHost(rpc: rpc, clock: clock)
-        let screen = Screen(host: host, clock: clock)
-        await rpc.serveLoad(
-            of: chatA, with: Envelopes.envelope(["a"], hasOlder: true, cursor: "c1"), to: host
-        ) { host.activate() }
+        let (rpc, clock, host, screen) = await screenOverFirstLoad()
         let short = WorkspaceChatViewport(contentOffset: 0, contentHeight: 300, visibleHeight: 800)
         screen.updateViewport(short)
         #expect(screen.scrollCommand == .jumpToBottom)
@@ -144,13 +151,7 @@ struct WorkspaceChatScreenModelTests {
     }
 
     @Test func aParkedHostComesBackBehindAShortCoverAtTheEnd() async {
-        let rpc = ScriptedWorkspaceChatRPC()
-        let clock = ManualClock()
-        let host = makeHost(rpc: rpc, clock: clock)
-        let first = Screen(host: host, clock: clock)
-        await rpc.serveLoad(
-            of: chatA, with: Envelopes.envelope(["a"], hasOlder: true, cursor: "c1"), to: host
-        ) { host.activate() }
+        let (rpc, clock, host, first) = await screenOverFirstLoad()
         first.updateViewport(tallViewport(offset: 4_000))
         first.close()
         host.park()

@@ -12,6 +12,18 @@ import Testing
 /// folders no entry owns.
 @Suite("Workspace offline attachment limits", .timeLimit(.minutes(2)))
 struct WorkspaceOfflineAttachmentLimitsTests {
+    /// A composer for `phone`'s outbox and sender over a host of chat A that loads nothing.
+    @MainActor
+    static func composer(
+        for phone: WorkspaceOfflineAttachmentTests.Phone, uploader: AttachmentUploader? = nil
+    ) -> WorkspaceChatComposer {
+        let host = WorkspaceChatHost(
+            key: chatA, rpc: ScriptedWorkspaceChatRPC(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
+        return WorkspaceChatComposer(
+            host: host, outbox: phone.outbox, sender: phone.sender, uploader: uploader,
+            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 2)), now: { 1_764_400_000_000 })
+    }
+
     // MARK: More attachments than an entry keeps
 
     @MainActor
@@ -22,12 +34,9 @@ struct WorkspaceOfflineAttachmentLimitsTests {
         desktop.reachable = false
         let store = InMemoryKeyValueStore()
         let phone = try WorkspaceOfflineAttachmentTests.launch(store: store, desktop: desktop, directory: directory)
-        let host = WorkspaceChatHost(
-            key: chatA, rpc: ScriptedWorkspaceChatRPC(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
-        let composer = WorkspaceChatComposer(
-            host: host, outbox: phone.outbox, sender: phone.sender,
-            uploader: AttachmentUploader(rpc: desktop, stagingDirectory: directory.appendingPathComponent("png").path),
-            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 2)), now: { 1_764_400_000_000 })
+        let composer = Self.composer(
+            for: phone,
+            uploader: AttachmentUploader(rpc: desktop, stagingDirectory: directory.appendingPathComponent("png").path))
         let limit = WorkspaceOutboxEntry.maximumStagedAttachments
         for index in 0...limit {
             let file = directory.appendingPathComponent("f\(index).txt")
@@ -129,11 +138,7 @@ struct WorkspaceOfflineAttachmentLimitsTests {
             store: InMemoryKeyValueStore(), desktop: desktop, directory: directory)
         let entry = try await Self.queued("the notes", phone: phone, directory: directory, desktop: desktop)
         try FileManager.default.removeItem(atPath: try #require(entry.stagedAttachments.first).stagedPath)
-        let host = WorkspaceChatHost(
-            key: chatA, rpc: ScriptedWorkspaceChatRPC(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
-        let composer = WorkspaceChatComposer(
-            host: host, outbox: phone.outbox, sender: phone.sender,
-            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 2)), now: { 1_764_400_000_000 })
+        let composer = Self.composer(for: phone)
         await composer.restore()
         #expect(composer.draft == "See notes", "the text comes back")
         let notice = try #require(composer.notice)
@@ -241,11 +246,7 @@ struct WorkspaceOfflineAttachmentLimitsTests {
 
         let relaunched = try WorkspaceOfflineAttachmentTests.launch(
             store: store, desktop: desktop, directory: directory)
-        let host = WorkspaceChatHost(
-            key: chatA, rpc: ScriptedWorkspaceChatRPC(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
-        let composer = WorkspaceChatComposer(
-            host: host, outbox: relaunched.outbox, sender: relaunched.sender,
-            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 2)), now: { 1_764_400_000_000 })
+        let composer = Self.composer(for: relaunched)
         await composer.restore()
         let left = Set(try manager.contentsOfDirectory(atPath: root))
         let keptName = String(relaunched.staging.folder(of: kept.operationId).dropFirst(root.count + 1))

@@ -130,27 +130,50 @@ struct AgentRoomEndToEndTests {
 
     // MARK: Reconnects replay from the last merged cursor
 
-    @Test func aServerThatDropsTheSocketIsReplayedFromTheLastMergedCursorWithoutDuplicates() async throws {
-        let directory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var server = try startRoomServer(host: Self.restartLoopback, storage: .directory(directory.path))
-        let base = server.baseURL.absoluteString
-        let port = try #require(server.baseURL.port)
+    /// The reconnect tests' room: its server keeps its data in `directory` on
+    /// ``restartLoopback`` (so it can come back on the same port), its clock is manual and its
+    /// connector records where each stream resumed.
+    private func reconnectingRoom(
+        in directory: URL
+    ) throws -> (ReferenceServer, ManualClock, RecordingStreamConnector, AgentRoomModel) {
+        let server = try startRoomServer(host: Self.restartLoopback, storage: .directory(directory.path))
         let clock = ManualClock()
         let connector = RecordingStreamConnector(clock: clock)
-        let model = try room(base, clock: clock, connector: connector)
-        var merged: [String] = []
-        model.onMessageMerged = { merged.append($0.messageId) }
+        let model = try room(server.baseURL.absoluteString, clock: clock, connector: connector)
+        return (server, clock, connector, model)
+    }
+
+    /// Starts `model`, says "one" through it and waits for the exchange, then takes `server`
+    /// away and waits until the room is reconnecting.
+    private func loseTheServer(_ server: ReferenceServer, of model: AgentRoomModel) async throws {
         await model.start()
         await waitUntil("the stream") { model.connection == .connected }
         try await say("one", to: model.api, id: "req-1")
         await waitUntil("the first exchange") { model.history.messages.count == 3 }
         await server.shutdown()
         await waitUntil("the drop") { isReconnecting(model) }
-        guard case .reconnecting(_, let retryIn) = model.connection else { return }
-        server = try await restartRoomServer(port: port, storage: .directory(directory.path))
+    }
+
+    /// Brings the lost `server` back on its port, where another device says "two" before the
+    /// room is back; returns the server that came back.
+    private func bringBack(_ server: ReferenceServer, directory: URL) async throws -> ReferenceServer {
+        let back = try await restartRoomServer(
+            port: try #require(server.baseURL.port), storage: .directory(directory.path))
         // While the room was away, another device talked to the agent.
-        try await say("two", to: try client(base), id: "req-2")
+        try await say("two", to: try client(server.baseURL.absoluteString), id: "req-2")
+        return back
+    }
+
+    @Test func aServerThatDropsTheSocketIsReplayedFromTheLastMergedCursorWithoutDuplicates() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (first, clock, connector, model) = try reconnectingRoom(in: directory)
+        let base = first.baseURL.absoluteString
+        var merged: [String] = []
+        model.onMessageMerged = { merged.append($0.messageId) }
+        try await loseTheServer(first, of: model)
+        guard case .reconnecting(_, let retryIn) = model.connection else { return }
+        let server = try await bringBack(first, directory: directory)
         clock.advance(by: retryIn)
         await waitUntil("the replay") { model.history.messages.count == 6 }
         let all = try await client(base).messages(after: nil, before: nil, limit: 200).messages
@@ -164,20 +187,9 @@ struct AgentRoomEndToEndTests {
     @Test func foregroundReconnectsAtOnceAndReplaysWhatWasMissed() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var server = try startRoomServer(host: Self.restartLoopback, storage: .directory(directory.path))
-        let base = server.baseURL.absoluteString
-        let port = try #require(server.baseURL.port)
-        let clock = ManualClock()
-        let connector = RecordingStreamConnector(clock: clock)
-        let model = try room(base, clock: clock, connector: connector)
-        await model.start()
-        await waitUntil("the stream") { model.connection == .connected }
-        try await say("one", to: model.api, id: "req-1")
-        await waitUntil("the first exchange") { model.history.messages.count == 3 }
-        await server.shutdown()
-        await waitUntil("the drop") { isReconnecting(model) }
-        server = try await restartRoomServer(port: port, storage: .directory(directory.path))
-        try await say("two", to: try client(base), id: "req-2")
+        let (first, _, connector, model) = try reconnectingRoom(in: directory)
+        try await loseTheServer(first, of: model)
+        let server = try await bringBack(first, directory: directory)
         // The backoff has not passed (the clock never moves here): coming to the foreground
         // reconnects at once.
         model.foreground()
