@@ -87,6 +87,11 @@
             session.socket.isReadingPaused
         }
 
+        /// Whether a consumer (or a keepalive tick) is decoding or waiting for bytes now.
+        var isReading: Bool {
+            session.isReading
+        }
+
         /// The longest handshake answer head read.
         static var maximumHandshakeHead: Int { 16 << 10 }
 
@@ -186,6 +191,10 @@
 
         var bufferedBytes: Int {
             state.withLock { $0.readyBytes } + socket.bufferedBytes
+        }
+
+        var isReading: Bool {
+            state.withLock { $0.reading }
         }
 
         func keep(_ task: Task<Void, Never>) {

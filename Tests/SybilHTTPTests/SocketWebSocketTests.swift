@@ -121,6 +121,31 @@ struct SocketWebSocketTests {
         #expect(received == [.text("before"), .text("pong:p1"), .closed(code: 1000, reason: "")])
     }
 
+    /// Frames are decoded by the task that asks for a message: cancelling it while it waits
+    /// for bytes closes the connection, and nothing more can be sent.
+    @Test func cancellingATaskWaitingForAMessageClosesTheConnection() async throws {
+        let closed = DispatchSemaphore(value: 0)
+        let server = try WebSocketPeer.server { peer, _ in
+            _ = peer.readFrame()  // nil once the client's TCP connection is gone
+            closed.signal()
+        }
+        let socket = try await connect(server)
+        let waiter = Task { () -> (any Error)? in
+            var iterator = socket.incoming.makeAsyncIterator()
+            do {
+                _ = try await iterator.next()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await ConditionWait.until(limit: .seconds(30)) { socket.isReading })
+        waiter.cancel()
+        #expect(await waiter.value is CancellationError)
+        #expect(closed.wait(timeout: .now() + 10) == .success, "the server saw the connection close")
+        #expect(throws: WebSocketError.closed) { try socket.send(text: "late") }
+    }
+
     @Test func theServersApplicationCloseCodeIsReportedAndEchoed() async throws {
         let server = try WebSocketPeer.server { peer, _ in
             peer.send(
