@@ -112,7 +112,9 @@ struct ChatCompletionChunkScanner {
 
     /// Which known member a name is (the raw value is its bit in ``KeyScope/knownSeen``).
     private enum Known: UInt8 {
-        case id, model, created, choices, usage, error
+        // `object` is read only to be skipped: a name of its own, so that the name every chunk
+        // has takes the quick way.
+        case id, model, created, choices, usage, error, object
         case index, finishReason, delta
         case role, content, reasoningContent, reasoning
         case promptTokens, completionTokens, totalTokens
@@ -185,9 +187,7 @@ struct ChatCompletionChunkScanner {
             try expectEnd()
             throw ChatChunkScanFailure(kind: .contract, offset: nil, message: "expected an object, got \(kind)")
         }
-        guard let chunk = try scanRoot() else { return nil }
-        try expectEnd()
-        return chunk
+        return try scanRoot()
     }
 
     mutating func expectEnd() throws(ChatChunkScanFailure) {
@@ -197,13 +197,17 @@ struct ChatCompletionChunkScanner {
         }
     }
 
-    /// The root object; `nil` when it has an `error` member.
+    /// The root object and the end of the document after it; `nil` when the object has an
+    /// `error` member.
     private mutating func scanRoot() throws(ChatChunkScanFailure) -> ChatCompletionChunk? {
         var id: String?
         var model: String?
         var created: Int64?
         var sawChoices = false
-        var firstChoice: ChatCompletionChunk.Choice?
+        // The first choice is read in place and moved into the chunk once (one returned by
+        // the functions that read it was copied and destroyed whole on its way out).
+        var firstChoice = ChatCompletionChunk.Choice(index: 0)
+        var hasFirstChoice = false
         var otherChoices: [ChatCompletionChunk.Choice] = []
         var usage: ChatCompletionUsage?
         var scope = KeyScope()
@@ -217,7 +221,7 @@ struct ChatCompletionChunkScanner {
                 case .created: created = try integer(in: Int64.min...Int64.max, nullable: true)
                 case .choices:
                     sawChoices = true
-                    try scanChoices(first: &firstChoice, others: &otherChoices)
+                    try scanChoices(first: &firstChoice, hasFirst: &hasFirstChoice, others: &otherChoices)
                 case .usage: usage = try scanUsage()
                 case .error: return nil
                 default: try skipValue(depth: 1)
@@ -227,6 +231,7 @@ struct ChatCompletionChunkScanner {
             }
             more = try nextMember()
         }
+        try expectEnd()
         guard let id else { throw .contract("id", "required member is missing") }
         guard sawChoices else { throw .contract("choices", "required member is missing") }
         // The same model and creation time and no usage, as in every chunk of a stream but the
@@ -238,49 +243,50 @@ struct ChatCompletionChunkScanner {
             extras = .make(model: model, created: created, usage: usage, otherChoices: otherChoices)
             if usage == nil, otherChoices.isEmpty, extras != nil { recentExtras = extras }
         }
-        return ChatCompletionChunk(id: id, firstChoice: firstChoice, extras: extras)
+        return ChatCompletionChunk(id: id, firstChoice: hasFirstChoice ? firstChoice : nil, extras: extras)
     }
 
-    /// Reads `choices` into its first element and the ones after it (replacing what an earlier
-    /// read left, as a later member would).
+    /// Reads `choices` into its first element (`hasFirst` says whether there is one) and the
+    /// ones after it. The root reads it once: a second `choices` is refused as a duplicate.
     private mutating func scanChoices(
-        first: inout ChatCompletionChunk.Choice?, others: inout [ChatCompletionChunk.Choice]
+        first: inout ChatCompletionChunk.Choice, hasFirst: inout Bool, others: inout [ChatCompletionChunk.Choice]
     ) throws(ChatChunkScanFailure) {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else {
             throw ChatChunkScanFailure(kind: .contract, message: "expected an array, got \(kindOfValue())")
         }
         index += 1
         skipWhitespace()
-        first = nil
-        others = []
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
             return
         }
-        first = try scanChoiceElement(at: 0)
+        try scanChoiceElement(at: 0, into: &first)
+        hasFirst = true
         var position = 1
         while try nextElement() {
-            others.append(try scanChoiceElement(at: position))
+            var choice = ChatCompletionChunk.Choice(index: 0)
+            try scanChoiceElement(at: position, into: &choice)
+            others.append(choice)
             position += 1
         }
     }
 
-    /// The element of `choices` at `position`, which must be an object.
-    private mutating func scanChoiceElement(at position: Int) throws(ChatChunkScanFailure) -> ChatCompletionChunk.Choice
-    {
+    /// Reads the element of `choices` at `position`, which must be an object, into `choice` (a
+    /// fresh `Choice(index: 0)`).
+    private mutating func scanChoiceElement(
+        at position: Int, into choice: inout ChatCompletionChunk.Choice
+    ) throws(ChatChunkScanFailure) {
         do throws(ChatChunkScanFailure) {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
                 throw ChatChunkScanFailure(kind: .contract, message: "expected an object, got \(kindOfValue())")
             }
-            return try scanChoice()
+            try scanChoice(into: &choice)
         } catch {
             throw error.within(.index(position))
         }
     }
 
-    private mutating func scanChoice() throws(ChatChunkScanFailure) -> ChatCompletionChunk.Choice {
-        // Built in place (the index set once read), so that no field is copied on the way out.
-        var choice = ChatCompletionChunk.Choice(index: 0)
+    private mutating func scanChoice(into choice: inout ChatCompletionChunk.Choice) throws(ChatChunkScanFailure) {
         var sawIndex = false
         var reasoning = Deferred.absent
         var scope = KeyScope()
@@ -317,7 +323,6 @@ struct ChatCompletionChunkScanner {
                 throw ChatChunkScanFailure.contract("reasoning", "expected a string, got \(kind)").within(.key("delta"))
             }
         }
-        return choice
     }
 
     /// Reads a choice's `delta` into `choice`, keeping `reasoning` aside: it counts only when
@@ -409,8 +414,29 @@ struct ChatCompletionChunkScanner {
 
     /// Reads a member name and its colon, and which known member of an object at `depth` it
     /// names; refuses a name that an earlier member of the object had.
+    /// Only the common case is here (a known name, byte for byte, the first time in this
+    /// object); anything else goes to ``anyMemberName(in:depth:)``.
     @inline(__always)
     private mutating func memberName(in scope: inout KeyScope, depth: Int) throws(ChatChunkScanFailure)
+        -> (key: KeyEntry, known: Known?)
+    {
+        if let (quick, length) = quickKnown(depth: depth), let colon = colonAfterName(length) {
+            let bit = UInt32(1) << UInt32(quick.rawValue)
+            if scope.knownSeen & bit == 0 {
+                scope.knownSeen |= bit
+                scope.members += 1
+                let key = KeyEntry(start: index + 1, count: length - 2, owned: false)
+                index = colon
+                return (key, quick)
+            }
+        }
+        return try anyMemberName(in: &scope, depth: depth)
+    }
+
+    /// ``memberName(in:depth:)`` the general way: any name, escapes, the duplicate rule, and
+    /// every error worded.
+    @inline(never)
+    private mutating func anyMemberName(in scope: inout KeyScope, depth: Int) throws(ChatChunkScanFailure)
         -> (key: KeyEntry, known: Known?)
     {
         let key: KeyEntry
@@ -503,6 +529,7 @@ struct ChatCompletionChunkScanner {
             if seven == 0x22_6C65_646F_6D22 { return (.model, 7) }  // "model"
             if seven == 0x22_6567_6173_7522 { return (.usage, 7) }  // "usage"
             if seven == 0x22_726F_7272_6522 { return (.error, 7) }  // "error"
+            if first == 0x2274_6365_6A62_6F22 { return (.object, 8) }  // "object"
             guard second & 0xFF == 0x22 else { return nil }
             if first == 0x7365_6369_6F68_6322 { return (.choices, 9) }  // "choices"
             if first == 0x6465_7461_6572_6322 { return (.created, 9) }  // "created"
@@ -631,6 +658,7 @@ struct ChatCompletionChunkScanner {
             case 1:
                 switch name.count {
                 case 2: return Self.equal(name, "id") ? .id : nil
+                case 6: return Self.equal(name, "object") ? .object : nil
                 case 5:
                     if Self.equal(name, "model") { return .model }
                     if Self.equal(name, "usage") { return .usage }
