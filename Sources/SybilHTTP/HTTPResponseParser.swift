@@ -61,8 +61,41 @@ public struct HTTPResponseParser: Sendable {
     /// ignored (the client sent `Connection: close`).
     public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [Event]) throws(ParseError) {
         if case .done = state { return }
+        if buffer.isEmpty, handOut(bytes, into: &events) { return }
         buffer.append(contentsOf: bytes)
         while try step(&events) {}
+    }
+
+    /// Hands body bytes that arrive while the buffer is empty straight on (a read of an array
+    /// is handed on as that array, shared rather than copied into the buffer and out again);
+    /// whether it did. A chunked body and a head still go through the buffer.
+    private mutating func handOut(_ bytes: some Collection<UInt8>, into events: inout [Event]) -> Bool {
+        switch state {
+        case .untilClose:
+            if !bytes.isEmpty { events.append(.body(Self.array(bytes))) }
+            return true
+        case .fixedBody(let remaining):
+            let count = bytes.count
+            guard count > 0 else { return true }
+            if count < remaining {
+                events.append(.body(Self.array(bytes)))
+                state = .fixedBody(remaining: remaining - count)
+                return true
+            }
+            // The rest of the body; bytes after its end are ignored.
+            events.append(.body(count == remaining ? Self.array(bytes) : Array(bytes.prefix(remaining))))
+            state = .done
+            events.append(.end)
+            return true
+        default:
+            return false
+        }
+    }
+
+    @inline(__always)
+    private static func array(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        if let array = bytes as? [UInt8] { return array }
+        return Array(bytes)
     }
 
     /// The connection ended: appends the end of a body read to the end of the connection, and

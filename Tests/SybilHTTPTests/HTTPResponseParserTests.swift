@@ -57,6 +57,36 @@ struct HTTPResponseParserTests {
         #expect(result.ended)
     }
 
+    @Test func aReadOfBodyBytesIsHandedOnWithoutACopy() throws {
+        for head in ["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n", "HTTP/1.1 200 OK\r\n\r\n"] {
+            var parser = HTTPResponseParser()
+            var events: [HTTPResponseParser.Event] = []
+            try parser.feed(Array(head.utf8), into: &events)
+            let read = Array("0123".utf8)
+            try parser.feed(read, into: &events)
+            guard case .body(let body) = events.last else {
+                Issue.record("no body piece after \(head.debugDescription)")
+                continue
+            }
+            #expect(body == read)
+            let shared = body.withUnsafeBufferPointer { piece in
+                read.withUnsafeBufferPointer { piece.baseAddress == $0.baseAddress }
+            }
+            #expect(shared, "the read's own bytes, not a copy (\(head.debugDescription))")
+        }
+    }
+
+    @Test func theLastReadOfALengthIsCutAtTheEndAndClosesTheBody() throws {
+        var parser = HTTPResponseParser()
+        var events: [HTTPResponseParser.Event] = []
+        try parser.feed(Array("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n".utf8), into: &events)
+        try parser.feed(Array("abcd".utf8), into: &events)
+        try parser.feed(Array("efgh".utf8), into: &events)
+        try parser.feed(Array("ij".utf8), into: &events)
+        #expect(events.dropFirst() == [.body(Array("abcd".utf8)), .body(Array("ef".utf8)), .end])
+        #expect(parser.isComplete)
+    }
+
     @Test func withoutFramingTheBodyEndsWithTheConnection() throws {
         let open = try parse("HTTP/1.0 200 OK\r\n\r\nstreamed")
         #expect(open.body == "streamed")
