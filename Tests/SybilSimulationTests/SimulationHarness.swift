@@ -1,5 +1,4 @@
 import Foundation
-import SybilClient
 import SybilCore
 import SybilNet
 import SybilServer
