@@ -46,21 +46,21 @@ struct ChatChunkScanFailure: Error {
 struct ChatCompletionChunkScanner {
     /// Where one member name's bytes are: in the document (`owned == false`) or, when it had
     /// escapes, unescaped in ``ownedKeyBytes``.
-    /// Twelve bytes, so that the names kept in place for an object are cheap to set up
-    /// (documents are at most 64 MiB: offsets fit 32 bits).
+    /// One word (start, count and the flag packed: documents are at most 64 MiB, so offsets
+    /// fit 32 bits), so that the names kept in place for an object are cheap to set up: every
+    /// object read starts with eight of them zeroed.
     struct KeyEntry {
-        private var rawStart: Int32
-        private var rawCount: Int32
-        var owned: Bool
+        private var bits: UInt64
 
         init(start: Int, count: Int, owned: Bool = false) {
-            rawStart = Int32(truncatingIfNeeded: start)
-            rawCount = Int32(truncatingIfNeeded: count)
-            self.owned = owned
+            bits =
+                UInt64(UInt32(truncatingIfNeeded: start)) << 32 | UInt64(UInt32(truncatingIfNeeded: count)) << 1
+                | (owned ? 1 : 0)
         }
 
-        var start: Int { Int(rawStart) }
-        var count: Int { Int(rawCount) }
+        var start: Int { Int(bits >> 32) }
+        var count: Int { Int(bits >> 1 & 0x7FFF_FFFF) }
+        var owned: Bool { bits & 1 != 0 }
     }
 
     /// A string read before and its bytes, so that reading the same bytes again hands out the
@@ -162,7 +162,7 @@ struct ChatCompletionChunkScanner {
     mutating func begin(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         index = 0
-        ownedKeyBytes.removeAll(keepingCapacity: true)
+        if !ownedKeyBytes.isEmpty { ownedKeyBytes.removeAll(keepingCapacity: true) }
         if !largeScopes.isEmpty { largeScopes.removeAll() }
     }
 
@@ -497,11 +497,17 @@ struct ChatCompletionChunkScanner {
     /// a colon follows the name; `nil` sends the name the general way (which words any error).
     @inline(__always)
     private func colonAfterName(_ length: Int) -> Int? {
+        let count = bytes.count
         var position = index + length
-        while position < bytes.count, Self.isWhitespace(bytes[position]) { position += 1 }
-        guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { return nil }
+        guard position < count else { return nil }
+        if bytes[position] != UInt8(ascii: ":") {
+            while position < count, Self.isWhitespace(bytes[position]) { position += 1 }
+            guard position < count, bytes[position] == UInt8(ascii: ":") else { return nil }
+        }
         position += 1
-        while position < bytes.count, Self.isWhitespace(bytes[position]) { position += 1 }
+        // Compact JSON: the value right after the colon.
+        guard position < count, bytes[position] <= 0x20 else { return position }
+        while position < count, Self.isWhitespace(bytes[position]) { position += 1 }
         return position
     }
 
@@ -887,14 +893,27 @@ struct ChatCompletionChunkScanner {
         }
     }
 
+    /// Steps over `literal` (`null`, `true` or `false`: four or five bytes, compared as a word
+    /// and a byte rather than through `memcmp`).
+    @inline(__always)
     mutating func expectLiteral(_ literal: StaticString) throws(ChatChunkScanFailure) {
         let count = literal.utf8CodeUnitCount
-        guard bytes.count - index >= count,
-            memcmp(bytes.baseAddress! + index, literal.utf8Start, count) == 0
+        guard bytes.count - index >= count, Self.sameLiteral(bytes.baseAddress! + index, literal.utf8Start, count)
         else {
             throw failure(at: index, "invalid literal; expected '\(literal)'")
         }
         index += count
+    }
+
+    @inline(__always)
+    private static func sameLiteral(_ bytes: UnsafePointer<UInt8>, _ literal: UnsafePointer<UInt8>, _ count: Int)
+        -> Bool
+    {
+        guard count == 4 || count == 5 else { return memcmp(bytes, literal, count) == 0 }
+        let head =
+            UnsafeRawPointer(bytes).loadUnaligned(as: UInt32.self)
+            == UnsafeRawPointer(literal).loadUnaligned(as: UInt32.self)
+        return head && (count == 4 || bytes[4] == literal[4])
     }
 
     /// Checks a number's grammar and steps over it; whether it is an integer literal.
@@ -1154,8 +1173,15 @@ struct ChatCompletionChunkScanner {
 
     // MARK: Helpers
 
+    /// Steps over white space; one comparison when there is none (compact JSON).
     @inline(__always)
     mutating func skipWhitespace() {
+        guard index < bytes.count, bytes[index] <= 0x20 else { return }
+        skipWhitespaceRun()
+    }
+
+    @inline(never)
+    private mutating func skipWhitespaceRun() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
