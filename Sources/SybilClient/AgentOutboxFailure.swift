@@ -21,6 +21,8 @@ public struct AgentOutboxFailure: Sendable, Hashable, CustomStringConvertible {
         /// The server answered with a receipt that does not acknowledge exactly the
         /// submitted attachments in order. A matching canonical echo still confirms it.
         case unacknowledged
+        /// It never reached the server: no connection was made. Retry sends it.
+        case notSent = "not-sent"
         /// Any other answer that may succeed later (401 after the session ended, 408, a
         /// redirect): Retry.
         case other
@@ -74,7 +76,7 @@ public struct AgentOutboxFailure: Sendable, Hashable, CustomStringConvertible {
         let message: String
         switch error {
         case .rejected(_, let body, _): message = body.message
-        case .transport(let reason): message = reason
+        case .transport(let reason), .notSent(let reason): message = reason
         case .malformedAnswer(let reason): message = "the answer broke the contract: \(reason)"
         case .redirectRefused(let status): message = "the server answered with a redirect (HTTP \(status))"
         case .integrity(let reason): message = reason
@@ -88,6 +90,8 @@ public struct AgentOutboxFailure: Sendable, Hashable, CustomStringConvertible {
             kind = .refused
         } else if error.isAmbiguous {
             kind = .interrupted
+        } else if case .notSent = error {
+            kind = .notSent
         } else {
             kind = .other
         }
@@ -130,6 +134,8 @@ public struct AgentOutboxFailure: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .interrupted:
             text += " It may or may not have arrived; Retry sends it again with the same request id."
+        case .notSent:
+            text += " It never reached the server; Retry sends it."
         case .refused:
             text += " Sending it again cannot succeed; Discard it and write a new message."
         case .rateLimited:

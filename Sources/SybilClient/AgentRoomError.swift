@@ -7,8 +7,11 @@ import SybilWire
 public enum AgentRoomError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server answered with an error status and (usually) an error body.
     case rejected(status: Int, error: APIErrorBody, retryAfterSeconds: Int?)
-    /// The request did not complete (refused, reset, timed out): the outcome is unknown.
+    /// The request did not complete (reset, timed out, cut off): the outcome is unknown.
     case transport(String)
+    /// No connection was made (refused, a name that does not resolve, TLS refused, or not
+    /// within the connect timeout), so nothing was written: the server has not seen it.
+    case notSent(String)
     /// The answer broke the contract; the text names the JSON path.
     case malformedAnswer(String)
     /// The server answered with a redirect, which is never followed.
@@ -20,7 +23,7 @@ public enum AgentRoomError: Error, Sendable, Hashable, CustomStringConvertible {
     public var status: Int? {
         switch self {
         case .rejected(let status, _, _), .redirectRefused(let status): status
-        case .transport, .malformedAnswer, .integrity: nil
+        case .transport, .notSent, .malformedAnswer, .integrity: nil
         }
     }
 
@@ -60,7 +63,7 @@ public enum AgentRoomError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .transport, .malformedAnswer: true
         case .rejected(let status, _, _): status >= 500 && status != 503 && status != 507
-        case .redirectRefused, .integrity: false
+        case .notSent, .redirectRefused, .integrity: false
         }
     }
 
@@ -85,7 +88,7 @@ public enum AgentRoomError: Error, Sendable, Hashable, CustomStringConvertible {
             if let quota { text += " — \(quota.usedBytes) of \(quota.limitBytes) bytes used" }
             if let retryAfterSeconds { text += " — try again in \(retryAfterSeconds) s" }
             return text
-        case .transport(let reason): return "The Agent room could not be reached: \(reason)"
+        case .transport(let reason), .notSent(let reason): return "The Agent room could not be reached: \(reason)"
         case .malformedAnswer(let reason): return "The Agent room's answer broke the contract: \(reason)"
         case .redirectRefused(let status):
             return "The server answered with a redirect (HTTP \(status)); it is not followed."

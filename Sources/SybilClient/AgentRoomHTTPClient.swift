@@ -180,7 +180,7 @@ public struct AgentRoomHTTPClient: AgentRoomAPI {
             transport: { .transport($0) }, malformed: { .malformedAnswer($0) },
             refused: { status, body, headers in
                 AgentRoomError.from(status: status, body: body, retryAfter: headers["Retry-After"])
-            })
+            }, notSent: { .notSent($0) })
     }
 
     /// Sends `call` and decodes its answer strictly with `decode`, reading at most

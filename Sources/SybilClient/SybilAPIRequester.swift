@@ -35,6 +35,9 @@ struct SybilAPIRequester<Failure: Error>: Sendable {
     let malformed: @Sendable (_ what: String) -> Failure
     /// A refused status, from its error body (at most `maximumErrorBytes`) and headers.
     let refused: @Sendable (_ status: Int, _ body: [UInt8], _ headers: HTTPHeaders) -> Failure
+    /// A request that provably never left: no connection was made (``HTTPRequestNotSent``).
+    /// `nil`: such a failure is a ``transport`` failure like any other.
+    var notSent: (@Sendable (_ what: String) -> Failure)? = nil
 
     /// Sends `call` and decodes its answer strictly with `decode`, reading at most `maximumBytes`
     /// with JSON nesting up to `maximumDepth`.
@@ -82,6 +85,8 @@ struct SybilAPIRequester<Failure: Error>: Sendable {
                 response = try await http.send(request)
             } catch is CancellationError {
                 throw transport("\(call.name) was cancelled")
+            } catch let error as HTTPRequestNotSent {
+                throw (notSent ?? transport)("\(call.name): \(error)")
             } catch {
                 throw transport("\(call.name): \(error)")
             }

@@ -39,6 +39,9 @@ struct ConnectTimeoutCommandsTests {
         let (status, stderr) = try await run(["agent", "send"], "hello")
         #expect(status != 0, Comment(rawValue: stderr))
         #expect(stderr.contains("no connection within 0.05 seconds"), Comment(rawValue: stderr))
+        // No connection was made, so the message provably never left; it stays queued for Retry.
+        #expect(stderr.contains("It never reached the server; Retry sends it."), Comment(rawValue: stderr))
+        #expect(!stderr.contains("may or may not have arrived"), Comment(rawValue: stderr))
     }
 
     @Test func workspacesListGivesUpAtTheConnectTimeout() async throws {

@@ -205,7 +205,7 @@ struct AgentOutboxDocumentTests {
             .rejected(status: 42, error: APIErrorBody(message: ""), retryAfterSeconds: -1),
             .rejected(
                 status: 409, error: APIErrorBody(message: String(repeating: "x", count: 5_000)), retryAfterSeconds: nil),
-            .transport(""), .malformedAnswer(""), .integrity(" "),
+            .transport(""), .notSent(""), .malformedAnswer(""), .integrity(" "),
         ]
         let entries = errors.enumerated().map { index, error in
             AgentOutboxEntry(
@@ -219,5 +219,21 @@ struct AgentOutboxDocumentTests {
         #expect(entries[0].failure?.message == "The server gave no reason (HTTP 500).")
         #expect(entries[1].failure?.code == nil && entries[1].failure?.retryAfterSeconds == nil)
         #expect(entries[2].failure?.status == nil)
+    }
+
+    /// A request no connection was made for never reached the server: its bubble says so
+    /// instead of "may or may not have arrived", and Retry may send it (issue 28).
+    @Test func aMessageThatNeverLeftSaysSoAndCanBeRetried() {
+        let never = AgentOutboxFailure.from(.notSent("POST agent/messages: no connection within 0.05 seconds"))
+        #expect(never.kind == .notSent)
+        #expect(never.canRetry)
+        #expect(
+            never.description
+                == "POST agent/messages: no connection within 0.05 seconds. It never reached the server; Retry sends it."
+        )
+        let unknown = AgentOutboxFailure.from(.transport("POST agent/messages: the connection was reset"))
+        #expect(unknown.kind == .interrupted)
+        #expect(unknown.description.contains("It may or may not have arrived"))
+        #expect(!AgentRoomError.notSent("x").isAmbiguous)
     }
 }
