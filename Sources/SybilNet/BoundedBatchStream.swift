@@ -43,17 +43,7 @@ public struct BoundedBatchStream<Element: Sendable>: AsyncSequence, Sendable {
         /// `nil` after the producer's clean end.
         @inlinable
         public mutating func next() async throws -> Element? {
-            while true {
-                if index < batch.count {
-                    defer { index += 1 }
-                    return batch[index]
-                }
-                // The used batch is let go before waiting: only the queue's bound is held.
-                batch = []
-                guard let elements = try await source.next() else { return nil }
-                batch = elements
-                index = 0
-            }
+            try await next(isolation: nil)
         }
 
         /// The next element, as ``next()``, without leaving the caller's isolation for an
@@ -65,6 +55,7 @@ public struct BoundedBatchStream<Element: Sendable>: AsyncSequence, Sendable {
                     defer { index += 1 }
                     return batch[index]
                 }
+                // The used batch is let go before waiting: only the queue's bound is held.
                 batch = []
                 guard let elements = try await source.next() else { return nil }
                 batch = elements
