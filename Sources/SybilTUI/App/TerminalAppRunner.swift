@@ -25,7 +25,9 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
     private var lastFrame: C.Instant?
     private var frameScheduled = false
     private var escapeGeneration = 0
-    private var timers: [Task<Void, Never>] = []
+    /// The wait before a lone Esc is flushed; a newer one replaces it (only the newest input's
+    /// flush counts) and the loop cancels it on the way out.
+    private var escapeFlush: Task<Void, Never>?
     /// The wait for the next frame, if one is asked for; the loop cancels it on the way out.
     private var frameTask: Task<Void, Never>?
     private var continuation: AsyncStream<Wake>.Continuation?
@@ -90,7 +92,8 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
         }
         forward.cancel()
         ticker.cancel()
-        for timer in timers { timer.cancel() }
+        escapeFlush?.cancel()
+        escapeFlush = nil
         frameTask?.cancel()
         frameTask = nil
         continuation.finish()
@@ -150,12 +153,11 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
         let generation = escapeGeneration
         let deadline = clock.now.advanced(by: Self.escapeTimeout)
         let continuation = continuation
-        timers.removeAll { $0.isCancelled }
-        timers.append(
-            Task { [clock] in
-                do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-                continuation?.yield(.flushEscape(generation))
-            })
+        escapeFlush?.cancel()
+        escapeFlush = Task { [clock] in
+            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+            continuation?.yield(.flushEscape(generation))
+        }
     }
 
     /// Asks for a frame: at once when the last one is older than ``frameInterval``, else at

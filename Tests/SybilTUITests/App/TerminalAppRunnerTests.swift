@@ -133,6 +133,33 @@ struct TerminalAppRunnerTests {
             "the runner cancelled its frame wait and its ticker")
     }
 
+    @Test func onlyTheNewestLoneEscWaitsForItsFlushAndAStoppedRunnerLeavesNoWaitBehind() async {
+        let controller = controller(streaming: SteppedStreaming())
+        await controller.start()
+        let terminal = RecordingTerminal()
+        let clock = ManualClock()
+        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: clock)
+        let run = Task { await runner.run() }
+        #expect(await clock.waitForSleepers(count: 1), "the frame ticker")
+        // Each input ends in a lone Esc that may begin a sequence: it waits 50 ms to be flushed.
+        terminal.type("a\u{1b}")
+        #expect(await clock.waitForSleepers(count: 3), "the ticker, the next frame and the Esc's wait")
+        let started = clock.sleepsStarted
+        terminal.type("b\u{1b}")
+        terminal.type("c\u{1b}")
+        // A replaced wait may end before it began: at least one more wait starts, and the
+        // waits settle at three (never piling up one per Esc).
+        #expect(await clock.waitForSleeps(after: started))
+        #expect(
+            await clock.waitForSleepers(exactly: 3, limit: .seconds(5)), "a newer Esc's wait replaced the older ones")
+        terminal.continuation.yield(.inputClosed)
+        await run.value
+        #expect(terminal.stopped)
+        #expect(
+            await clock.waitForSleepers(exactly: 0, limit: .seconds(5)),
+            "the runner cancelled the Esc's wait, its frame wait and its ticker")
+    }
+
     @Test func controlCTwiceQuitsAndALoneEscIsFlushedAsEsc() async {
         let controller = controller(streaming: SteppedStreaming())
         await controller.start()
