@@ -7,9 +7,11 @@ import SybilWire
 /// Joins the pure ``TerminalApp`` to the view models: performs the app's commands (send,
 /// stop, open, search, retry) on the open screen's model, and copies what the models publish
 /// into the app's state in ``sync()`` — the one place the runner observes, so a change of any
-/// model it reads asks for a redraw. It is observable itself for what its tasks change (the
-/// open chat or session, finished work), never for ``app``, which drawing updates. Owns every
-/// task it starts; ``close()`` ends them.
+/// model it reads asks for a redraw. What its tasks come to reaches the app's state only as an
+/// ``AppMessage`` handed to `deliver(_:)`, which applies it through ``TerminalApp/update(_:)``:
+/// no task writes ``app``. It is observable itself for what its tasks change (the open chat or
+/// session, finished work), never for ``app``, which drawing updates. Owns every task it
+/// starts; ``close()`` ends them.
 @MainActor
 @Observable
 public final class TerminalAppController {
