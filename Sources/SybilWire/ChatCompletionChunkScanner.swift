@@ -46,21 +46,31 @@ struct ChatChunkScanFailure: Error {
 struct ChatCompletionChunkScanner {
     /// Where one member name's bytes are: in the document (`owned == false`) or, when it had
     /// escapes, unescaped in ``ownedKeyBytes``.
-    /// One word (start, count and the flag packed: documents are at most 64 MiB, so offsets
-    /// fit 32 bits), so that the names kept in place for an object are cheap to set up: every
-    /// object read starts with eight of them zeroed.
+    /// Documents are at most 64 MiB: offsets fit 32 bits (and a count 31, for ``packed``).
     struct KeyEntry {
-        private var bits: UInt64
+        private var rawStart: Int32
+        private var rawCount: Int32
+        var owned: Bool
 
         init(start: Int, count: Int, owned: Bool = false) {
-            bits =
-                UInt64(UInt32(truncatingIfNeeded: start)) << 32 | UInt64(UInt32(truncatingIfNeeded: count)) << 1
-                | (owned ? 1 : 0)
+            rawStart = Int32(truncatingIfNeeded: start)
+            rawCount = Int32(truncatingIfNeeded: count)
+            self.owned = owned
         }
 
-        var start: Int { Int(bits >> 32) }
-        var count: Int { Int(bits >> 1 & 0x7FFF_FFFF) }
-        var owned: Bool { bits & 1 != 0 }
+        var start: Int { Int(rawStart) }
+        var count: Int { Int(rawCount) }
+
+        /// The entry as one word, as ``KeyScope`` keeps it.
+        var packed: UInt64 {
+            UInt64(UInt32(bitPattern: rawStart)) << 32 | UInt64(UInt32(bitPattern: rawCount)) << 1 | (owned ? 1 : 0)
+        }
+
+        init(packed: UInt64) {
+            rawStart = Int32(bitPattern: UInt32(truncatingIfNeeded: packed >> 32))
+            rawCount = Int32(bitPattern: UInt32(truncatingIfNeeded: packed >> 1 & 0x7FFF_FFFF))
+            owned = packed & 1 != 0
+        }
     }
 
     /// A string read before and its bytes, so that reading the same bytes again hands out the
@@ -104,7 +114,9 @@ struct ChatCompletionChunkScanner {
         var knownSeen: UInt32 = 0
         var members = 0
         var unknownCount = 0
-        var unknown = InlineArray<8, KeyEntry>(repeating: KeyEntry(start: 0, count: 0))
+        /// The unknown names in place, each ``KeyEntry/packed`` into one word, so that the eight
+        /// zeroed for every object read cost a few stores.
+        var unknown = InlineArray<8, UInt64>(repeating: 0)
         /// The position of this object's set in ``ChatCompletionChunkScanner/largeScopes``, once
         /// it has more unknown names than fit in place.
         var large: Int?
@@ -627,19 +639,21 @@ struct ChatCompletionChunkScanner {
             return !largeScopes[large].insert(withKeyBytes(key) { Array($0) }).inserted
         }
         for position in 0..<scope.unknownCount {
-            let earlier = scope.unknown[position]
+            let earlier = KeyEntry(packed: scope.unknown[position])
             // At most a few names: their lengths tell most apart, the bytes the rest.
             if earlier.count == key.count, sameBytes(earlier, key) {
                 return true
             }
         }
         if scope.unknownCount < Self.linearScopeLimit {
-            scope.unknown[scope.unknownCount] = key
+            scope.unknown[scope.unknownCount] = key.packed
             scope.unknownCount += 1
             return false
         }
         var set = Set<[UInt8]>(minimumCapacity: 64)
-        for position in 0..<scope.unknownCount { set.insert(withKeyBytes(scope.unknown[position]) { Array($0) }) }
+        for position in 0..<scope.unknownCount {
+            set.insert(withKeyBytes(KeyEntry(packed: scope.unknown[position])) { Array($0) })
+        }
         set.insert(withKeyBytes(key) { Array($0) })
         scope.large = largeScopes.count
         largeScopes.append(set)
