@@ -22,8 +22,8 @@ final class ConnectionTasks: Sendable {
     /// Whether every task ended within `limit` (on the continuous clock: a bound that keeps a
     /// handler that ignores its cancellation from holding a shutdown for ever, not a rule).
     func idle(atMost limit: Duration) async -> Bool {
-        // The live continuous clock on purpose: this bounds how long a shutdown waits for a
-        // task that ignores its cancellation (a safety net), it decides nothing a test pins.
-        await count.zero(within: limit) { try await Task.sleep(for: $0) }
+        // This bounds how long a shutdown waits for a task that ignores its cancellation (a
+        // safety net); it decides nothing a test pins.
+        await count.zero(within: limit) { try await Task.sleep(for: $0) }  // the live clock default, on purpose
     }
 }
