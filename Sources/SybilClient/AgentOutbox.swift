@@ -51,7 +51,7 @@ public final class AgentOutbox {
     @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
     /// The bytes of ``encodedEntries`` together (kept as they change).
     @ObservationIgnored private var encodedBytes = 0
-    @ObservationIgnored let changeSignal = AgentOutboxSignal()
+    @ObservationIgnored let changeSignal = GenerationSignal()
     /// Whether the next save must write a snapshot (none on disk yet, or a write failed
     /// part-way, or what was read had to be repaired).
     @ObservationIgnored private var needsSnapshot = true

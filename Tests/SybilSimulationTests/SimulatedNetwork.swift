@@ -57,12 +57,12 @@ final class SimulatedNetwork: HTTPClient {
     private let faultPercent: UInt64
     private let heldRoutes: Set<String>
     private let state = Locked(State())
-    private let signal: SimulationSignal
+    private let signal: GenerationSignal
 
     /// A network to `app`; `faultPercent` of the requests meet a fault; only `heldRoutes` are
     /// ever held (a held request waits for the driver, so only routes whose caller gives up on
     /// its own clock are held). `signal` fires when a request is held or its client gives up.
-    init(app: SybilServerApp, seed: UInt64, faultPercent: UInt64, heldRoutes: Set<String>, signal: SimulationSignal) {
+    init(app: SybilServerApp, seed: UInt64, faultPercent: UInt64, heldRoutes: Set<String>, signal: GenerationSignal) {
         self.app = app
         self.seed = seed
         self.faultPercent = faultPercent

@@ -59,7 +59,7 @@ final class SimulationHarness {
     /// network holds a request or its client gives up on one.
     init(
         seed: UInt64, steps: Int, wording: Wording, heldRoutes: Set<String> = [],
-        signal: SimulationSignal = SimulationSignal()
+        signal: GenerationSignal = GenerationSignal()
     ) throws {
         self.seed = seed
         self.steps = steps

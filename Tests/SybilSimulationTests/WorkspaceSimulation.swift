@@ -53,7 +53,7 @@ final class WorkspaceSimulation {
     static let maximumMessages = 9
 
     private let harness: SimulationHarness
-    private let signal = SimulationSignal()
+    private let signal = GenerationSignal()
     private let hostClock = ManualClock()
     private let senderClock = ManualClock()
     private let truth: WorkspaceDesktopClient

@@ -1,8 +1,8 @@
-import SybilCore
-
-/// A generation counter the driver waits on: everything that may let the driver move on (an
-/// action finished, the network held a request, a client gave up on one) fires it.
-final class SimulationSignal: Sendable {
+/// A generation counter with waiters: a waiter notes the generation, looks at what it watches,
+/// and waits for the generation to move on, so a change made between the look and the wait is
+/// never missed. ``AgentOutboxSender`` waits on its outbox's changes this way; the seeded
+/// simulations wait on theirs. Cancelling the waiting task ends the wait.
+public final class GenerationSignal: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var nextWaiter: UInt64 = 0
@@ -11,34 +11,37 @@ final class SimulationSignal: Sendable {
 
     private let state = Locked(State())
 
-    /// The current generation.
-    var generation: UInt64 { state.withLock { $0.generation } }
+    /// Generation 0, no waiters.
+    public init() {}
 
-    /// Moves to the next generation and wakes every waiter.
-    func fire() {
+    /// The current generation.
+    public var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Moves the generation on and wakes every waiter.
+    public func fire() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.generation += 1
-            defer { state.waiters = [:] }
+            state.generation &+= 1
+            defer { state.waiters.removeAll() }
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once the generation is past `generation` (at once when it already is), or when
+    /// Returns once the generation is past `generation` (at once if it already is), or when
     /// the waiting task is cancelled.
-    func wait(after generation: UInt64) async {
+    public func wait(after generation: UInt64) async {
         let id = state.withLock { state -> UInt64 in
-            state.nextWaiter += 1
+            state.nextWaiter &+= 1
             return state.nextWaiter
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
+                let resumeNow = state.withLock { state -> Bool in
                     if state.generation != generation || Task.isCancelled { return true }
                     state.waiters[id] = continuation
                     return false
                 }
-                if now { continuation.resume() }
+                if resumeNow { continuation.resume() }
             }
         } onCancel: {
             state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
