@@ -53,6 +53,10 @@ struct TerminalAppAttachmentCardTests {
         app.type("\r")
         #expect(await app.until { controller.app.sidebar.current == .agent })
 
+        // Files are offered once the room's descriptor has said it takes them (a slow machine
+        // may still be loading it here).
+        let composer = try #require(services.agent)
+        #expect(await app.until { composer.draft.canSelect }, "the room offers attachments")
         let original = Array("<b>bold</b>\u{1B}]0;pwned\u{07}\n<svg onload=\"alert(1)\"></svg>\n".utf8)
         let file = data.appendingPathComponent("page.html")
         try Data(original).write(to: file)
