@@ -56,19 +56,8 @@
             var threadSending = false
             /// A writer is sending from its own thread (see ``write(gathering:)``).
             var writerSending = false
-            /// The I/O thread ended while a writer or the consumer was using the socket: the
-            /// last of them to finish closes the descriptors.
+            /// The I/O thread ended while a writer was sending: the writer closes the descriptors.
             var closeDeferred = false
-            /// The consumer is reading the socket itself (see ``receive()``): the I/O thread
-            /// does not read until it is done, so bytes are taken in order.
-            var consumerReading = false
-            /// The I/O thread is in its read loop: the consumer waits for what it reads.
-            var threadReading = false
-            /// The I/O thread left the socket unread for the consumer: the consumer wakes it
-            /// when its read is over.
-            var threadWaitsForConsumer = false
-            /// Reads of the consumer's own that returned bytes.
-            var consumerReads = 0
         }
 
         private init(descriptor: Int32, tls: TLSSession?) throws(SocketError) {
@@ -168,9 +157,7 @@
                     state.outbound.insert(contentsOf: rest, at: 0)
                     state.outboundOffset = count
                 }
-                let closeNow = state.closeDeferred && !state.consumerReading
-                if closeNow { state.closeDeferred = false }
-                return (!state.outbound.isEmpty || state.closing, closeNow)
+                return (!state.outbound.isEmpty || state.closing, state.closeDeferred)
             }
             if closeNow {
                 closeDescriptors()
@@ -188,29 +175,10 @@
         /// The next received bytes, in order; `nil` once the peer closed (after every byte
         /// received before it); throws when the connection failed or the waiting task was
         /// cancelled (which closes the connection).
-        ///
-        /// When nothing is held yet (and the connection is plain TCP, open and not being read
-        /// by the I/O thread), the caller's thread first tries one non-blocking read itself, so
-        /// bytes that have already arrived need no hand-off from the I/O thread.
         func receive() async throws -> [UInt8]? {
-            let first = try state.withLock { state throws -> FirstLook in
-                if let ready = try Self.take(&state) { return .ready(ready) }
-                if tls == nil, !state.finished, !state.closing, !state.readingPaused, !state.threadReading,
-                    !state.consumerReading, state.waiter == nil, !Task.isCancelled
-                {
-                    state.consumerReading = true
-                    return .readItself
-                }
-                return .wait
-            }
-            switch first {
-            case .ready(let ready):
+            if let ready = try state.withLock({ state throws -> [UInt8]?? in try Self.take(&state) }) {
                 resumeReadingIfDrained()
                 return ready
-            case .readItself:
-                if let chunk = try readItself() { return chunk }
-            case .wait:
-                break
             }
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
@@ -242,64 +210,6 @@
             }
         }
 
-        /// What ``receive()`` found before waiting.
-        private enum FirstLook {
-            /// Held bytes, or `nil` at a clean end.
-            case ready([UInt8]?)
-            /// Nothing held; the caller claimed the socket for one read of its own.
-            case readItself
-            /// Nothing held; the I/O thread reads.
-            case wait
-        }
-
-        /// One non-blocking read on the caller's thread, under the claim ``receive()`` took:
-        /// the bytes read, `.some(nil)` when the peer closed, `nil` when nothing was there.
-        /// The end of the stream and a failure are recorded as the I/O thread records them.
-        private func readItself() throws -> [UInt8]?? {
-            var buffer = Self.readBuffer()
-            let outcome = Result { try receive(into: &buffer) }
-            let (wakeThread, closeNow) = state.withLock { state -> (Bool, Bool) in
-                state.consumerReading = false
-                switch outcome {
-                case .success(0):
-                    if state.end == nil { state.end = .some(nil) }
-                case .success(let count) where count > 0:
-                    state.consumerReads += 1
-                case .failure(let error):
-                    if state.end == nil { state.end = .some(error) }
-                default:
-                    break
-                }
-                let wakeThread = state.threadWaitsForConsumer
-                state.threadWaitsForConsumer = false
-                let closeNow = state.closeDeferred && !state.writerSending
-                if closeNow { state.closeDeferred = false }
-                return (wakeThread, closeNow)
-            }
-            if closeNow {
-                closeDescriptors()
-            } else if wakeThread {
-                signal()
-            }
-            let count = try outcome.get()
-            if count < 0 { return nil }
-            if count == 0 {
-                // The I/O thread meets the end on its next read too and finishes.
-                signal()
-                return .some(nil)
-            }
-            if count >= Self.readSize / 2 {
-                buffer.removeLast(buffer.count - count)
-                return .some(buffer)
-            }
-            return .some(Array(buffer[0..<count]))
-        }
-
-        /// Reads by ``receive()``'s caller that returned bytes (the rest came from the I/O thread).
-        var readsByCaller: Int {
-            state.withLock { $0.consumerReads }
-        }
-
         /// Bytes the inbox holds now (what backpressure bounds).
         var bufferedBytes: Int {
             state.withLock { $0.inboxBytes }
@@ -317,7 +227,7 @@
         var isIdleAndOpen: Bool {
             state.withLock { state in
                 !state.closing && !state.finished && state.end == nil && state.inboxBytes == 0
-                    && state.inboxHead == state.inbox.count && state.waiter == nil && !state.consumerReading
+                    && state.inboxHead == state.inbox.count && state.waiter == nil
             }
         }
 
@@ -428,15 +338,12 @@
                     }
                     state.outboundOffset = 0
                     state.threadSending = first < pending.count
-                    // The consumer reading the socket itself wakes this thread when it is done.
-                    if state.consumerReading { state.threadWaitsForConsumer = true }
-                    return (state.closing, state.readingPaused || state.consumerReading, state.writerSending)
+                    return (state.closing, state.readingPaused, state.writerSending)
                 }
                 let hasPending = first < pending.count
                 // A writer still sending queues its rest and wakes this thread when it is done.
                 if closing && !hasPending && !writing { break }
-                // Closing, full or read by the consumer: the socket is not read here (a closing
-                // connection only sends).
+                // Closing or full: the socket is not read (a closing connection only sends).
                 let reading = !closing && !paused
                 // A socket neither read nor written is left out of the poll: its hang-up or error
                 // would otherwise be reported at once, again and again, while reading is paused.
@@ -486,10 +393,7 @@
                     }
                 }
                 let readable = fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0
-                // The consumer may be reading the socket itself: then it wakes this thread when
-                // it is done, and the socket is left out of the poll until then.
-                if reading, readable, claimReading() {
-                    defer { state.withLock { $0.threadReading = false } }
+                if reading, readable {
                     // Reads until the socket would block, the inbox is full or the
                     // connection is closing: a peer that never pauses cannot keep this loop
                     // from noticing either.
@@ -519,28 +423,14 @@
             endInbound(failure)
             let closeNow = state.withLock { state -> Bool in
                 state.finished = true
-                state.threadReading = false
-                state.closeDeferred = state.writerSending || state.consumerReading
-                return !state.closeDeferred
+                state.closeDeferred = state.writerSending
+                return !state.writerSending
             }
             if closeNow { closeDescriptors() }
         }
 
-        /// Whether the I/O thread may read now: not while the consumer reads (it is told to
-        /// wake the thread when done).
-        private func claimReading() -> Bool {
-            state.withLock { state in
-                if state.consumerReading {
-                    state.threadWaitsForConsumer = true
-                    return false
-                }
-                state.threadReading = true
-                return true
-            }
-        }
-
         /// Closes the TLS session, the socket and the wake pipe: once, after `finished` is set
-        /// and no writer or consumer is using them, so nothing touches them again.
+        /// and no writer is sending, so nothing touches them again.
         private func closeDescriptors() {
             tls?.close()
             Glibc.shutdown(descriptor, Int32(SHUT_RDWR))

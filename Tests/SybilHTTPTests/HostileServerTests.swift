@@ -39,47 +39,6 @@
             #expect(received == Self.floodLimit + "HTTP/1.1 200 OK\r\n\r\n".utf8.count)
         }
 
-        @Test func bytesReadByTheCallerAndByTheIOThreadArriveInOrderAndEndCleanly() async throws {
-            // An echo of a numbered stream in pieces of many sizes, one at a time: an answer is
-            // often there before the consumer asks (it reads the socket itself), and sometimes
-            // not yet (the I/O thread reads it). Either way the bytes come in order.
-            let pieces = (0..<1_500).map { 1 + ($0 * 7_919) % 40_000 }
-            let total = pieces.reduce(0, +)
-            let pattern = (0..<total).map { UInt8(truncatingIfNeeded: $0 % 251) }
-            let server = try LoopbackHTTPServer { _, connection in
-                // Bytes sent with the request head may be read with it: the client waits for this.
-                guard connection.write("ok") else { return }
-                var echoed = 0
-                while echoed < total {
-                    let bytes = connection.read()
-                    if bytes.isEmpty { return }
-                    guard connection.write(bytes) else { return }
-                    echoed += bytes.count
-                }
-            }
-            let connection = try await SocketConnection.connect(host: "127.0.0.1", port: Int(server.port), tls: false)
-            connection.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-            var greeting: [UInt8] = []
-            while greeting.count < 2, let chunk = try await connection.receive() { greeting += chunk }
-            #expect(greeting == Array("ok".utf8))
-            var received: [UInt8] = []
-            var offset = 0
-            for size in pieces {
-                connection.write(Array(pattern[offset..<offset + size]))
-                offset += size
-                while received.count < offset {
-                    guard let chunk = try await connection.receive() else { break }
-                    #expect(!chunk.isEmpty)
-                    received += chunk
-                }
-            }
-            #expect(received.count == total)
-            #expect(received == pattern, "bytes arrived out of order")
-            #expect(connection.readsByCaller > 0, "the consumer never read the socket itself")
-            #expect(try await connection.receive() == nil, "the server's close is not seen")
-            #expect(try await connection.receive() == nil, "the end is not kept")
-        }
-
         @Test func aBodyReadOnlyInPartIsNotDownloadedFurther() async throws {
             // An answer that claims 2 GiB: the caller takes what it allows and drops the rest.
             let flood = LoopbackHTTPServer.Flood()
