@@ -28,6 +28,15 @@ struct WebSocketPeer {
         connection.write(frame.encoded(maskingKey: nil))
     }
 
+    /// Tells the client which pong it got (`pong:PAYLOAD`, or `pong:none`) as a text message,
+    /// then closes with 1000 and reads the client's close.
+    mutating func reportPongAndClose(_ pong: WebSocketFrame?) {
+        let said = pong.map { String(decoding: $0.payload, as: UTF8.self) } ?? "none"
+        send(WebSocketFrame(opcode: .text, payload: Array("pong:\(said)".utf8)))
+        send(WebSocketFrame(opcode: .close, payload: WebSocketCloseCode.payload(code: 1000, reason: "")))
+        _ = readFrame()
+    }
+
     /// Sends raw bytes.
     func sendRaw(_ bytes: [UInt8]) {
         connection.write(bytes)
