@@ -10,33 +10,26 @@ import SybilStore
 enum AgentCommand {
     static let name = "sybil agent"
 
+    /// The subcommands, one line each; each runs only against a server that offers the room.
+    static let table = CommandTable(
+        group: spec,
+        entries: [
+            .gated("send", .agentRoom, AgentSendCommand.spec, AgentSendCommand.run),
+            .gated("tail", .agentRoom, AgentTailCommand.spec, AgentTailCommand.run),
+            .gated("retry", .agentRoom, AgentRetryCommand.retrySpec) { arguments, io throws(UsageError) in
+                try await AgentRetryCommand.run(arguments, io: io, all: false)
+            },
+            .gated("resend-all", .agentRoom, AgentRetryCommand.resendAllSpec) { arguments, io throws(UsageError) in
+                try await AgentRetryCommand.run(arguments, io: io, all: true)
+            },
+            .gated("download", .agentRoom, AgentDownloadCommand.spec, AgentDownloadCommand.run),
+            .gated("preview", .agentRoom, AgentPreviewCommand.spec, AgentPreviewCommand.run),
+            .gated("draft", .agentRoom, AgentDraftCommand.spec, AgentDraftCommand.run),
+            .gated("discard", .agentRoom, AgentDiscardCommand.spec, AgentDiscardCommand.run),
+        ])
+
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let first = arguments.first else {
-            io.writeOutput(CommandSpec.agent.help)
-            return .success
-        }
-        let rest = Array(arguments.dropFirst())
-        let specs: [String: CommandSpec] = [
-            "send": .agentSend, "tail": .agentTail, "retry": .agentRetry, "resend-all": .agentResendAll,
-            "download": .agentDownload, "preview": .agentPreview, "draft": .agentDraft, "discard": .agentDiscard,
-        ]
-        return try await SurfaceGate.run(.agentRoom, spec: specs[first], arguments: rest, io: io) {
-            () async throws(UsageError) -> ExitCode in
-            switch first {
-            case "-h", "--help":
-                io.writeOutput(CommandSpec.agent.help)
-                return .success
-            case "send": return try await AgentSendCommand.run(rest, io: io)
-            case "tail": return try await AgentTailCommand.run(rest, io: io)
-            case "retry": return try await AgentRetryCommand.run(rest, io: io, all: false)
-            case "resend-all": return try await AgentRetryCommand.run(rest, io: io, all: true)
-            case "download": return try await AgentDownloadCommand.run(rest, io: io)
-            case "preview": return try await AgentPreviewCommand.run(rest, io: io)
-            case "draft": return try await AgentDraftCommand.run(rest, io: io)
-            case "discard": return try await AgentDiscardCommand.run(rest, io: io)
-            default: throw UsageError(command: name, message: "unknown subcommand '\(first)'")
-            }
-        }
+        try await table.run(arguments, io: io)
     }
 
     /// The room's parts over one connection.

@@ -17,19 +17,19 @@ enum AgentDiscardCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, spec: .agentDiscard, common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
             await discard(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .agentDiscard)
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec)
         else { return nil }
         guard parsed.positionals.count <= 1 else {
             throw UsageError(command: name, message: "takes at most one REQUEST_ID")
         }
-        let wait = Duration.seconds(parsed.integer(AgentCommand.waitOption) ?? 60)
+        let wait = Duration.seconds(parsed.options.wait)
         return Request(common: common, requestId: parsed.positionals.first, wait: wait)
     }
 

@@ -19,16 +19,16 @@ enum AgentDownloadCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, spec: .agentDownload, common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
             await download(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .agentDownload)
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec)
         else { return nil }
-        let output = parsed.text(outputOption)
+        let output = parsed.options.output
         guard let uploadId = parsed.positionals.first, !uploadId.isEmpty else {
             throw UsageError(command: name, message: "needs one UPLOAD_ID, e.g. sybil agent download 0d9c6a4e-…")
         }

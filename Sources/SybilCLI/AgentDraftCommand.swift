@@ -30,14 +30,14 @@ enum AgentDraftCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, spec: .agentDraft, common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
             await run(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .agentDraft)
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec)
         else { return nil }
         let word = parsed.positionals.first ?? "show"
         guard let action = Action(rawValue: word) else {

@@ -18,14 +18,14 @@ enum AgentPreviewCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, spec: .agentPreview, common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
             await preview(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .agentPreview)
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec)
         else { return nil }
         guard parsed.positionals.count == 1, let uploadId = parsed.positionals.first,
             AgentAttachmentManifest.isValidUploadId(uploadId)

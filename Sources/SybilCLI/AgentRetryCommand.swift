@@ -16,7 +16,7 @@ enum AgentRetryCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO, all: Bool) async throws(UsageError) -> ExitCode {
-        let spec = all ? CommandSpec.agentResendAll : .agentRetry
+        let spec = all ? resendAllSpec : retrySpec
         let command = spec.name
         let parse = { (arguments: [String], environment: [String: String]) throws(UsageError) -> Request? in
             try Self.parse(arguments, environment: environment, all: all)
@@ -31,11 +31,11 @@ enum AgentRetryCommand {
     static func parse(_ arguments: [String], environment: [String: String], all: Bool) throws(UsageError)
         -> Request?
     {
-        let spec = all ? CommandSpec.agentResendAll : .agentRetry
+        let spec = all ? resendAllSpec : retrySpec
         guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec) else {
             return nil
         }
-        let wait = Duration.seconds(parsed.integer(AgentCommand.waitOption) ?? 60)
+        let wait = Duration.seconds(parsed.options.wait)
         return Request(common: common, requestId: parsed.positionals.first, wait: wait)
     }
 

@@ -28,21 +28,18 @@ enum AgentSendCommand {
             return status
         }
         return try await ClientCommand.run(
-            arguments, io: io, spec: .agentSend, common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
             await send(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        let spec = CommandSpec.agentSend
         guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec) else {
             return nil
         }
-        let files = parsed.occurrences(of: [Option.attach, Option.photo]).map { occurrence in
-            (path: occurrence.value, kind: occurrence.option == Option.photo ? AgentAttachmentSource.Kind.photo : .file)
-        }
-        let wait = Duration.seconds(parsed.integer(AgentCommand.waitOption) ?? 60)
+        let files = parsed.options.files
+        let wait = Duration.seconds(parsed.options.wait)
         let text = parsed.positionals.joined(separator: " ")
         if text.allSatisfy(\.isWhitespace) && files.isEmpty {
             throw UsageError(command: name, message: "needs TEXT (or --attach FILE), e.g. sybil agent send \"Hi\"")

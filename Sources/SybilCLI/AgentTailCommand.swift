@@ -19,17 +19,17 @@ enum AgentTailCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, spec: .agentTail, common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
             await tail(request, connection: connection, io: io)
         }
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .agentTail)
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec)
         else { return nil }
-        let count = parsed.integer(Option.count) ?? 20
-        let follow = !parsed.given(Option.noFollow)
+        let count = parsed.options.count
+        let follow = !parsed.options.noFollow
         return Request(common: common, count: count, follow: follow)
     }
 

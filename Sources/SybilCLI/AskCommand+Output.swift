@@ -16,13 +16,12 @@ extension AskCommand {
     /// The note on standard error for a reply the token limit cut.
     static let lengthNote = "the reply was cut at the model's token limit"
 
-    /// The output options of `arguments` (defaults when help was asked for).
-    static func output(from arguments: [String]) throws(UsageError) -> Output {
-        guard let parsed = try CommandSpec.ask.parse(arguments) else { return Output() }
-        let output = Output(json: parsed.given(Option.json), showReasoning: parsed.given(Option.showReasoning))
+    /// The output `options` ask for, checked.
+    static func output(of options: Options) throws(UsageError) -> Output {
+        let output = Output(json: options.json, showReasoning: options.showReasoning)
         if output.json {
-            for other in [Option.showReasoning, ChatOptions.raw] where parsed.given(other) {
-                throw UsageError(command: name, message: "--json and \(other.name) exclude each other")
+            for (given, other) in [(options.showReasoning, "--show-reasoning"), (options.raw, "--raw")] where given {
+                throw UsageError(command: name, message: "--json and \(other) exclude each other")
             }
         }
         return output

@@ -47,11 +47,12 @@ enum AskCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        let output = try output(from: arguments)
-        guard var request = try parse(arguments, environment: io.environment, input: io) else {
-            io.writeOutput(CommandSpec.ask.help)
+        guard let parsed = try spec.parse(arguments) else {
+            io.writeOutput(spec.help)
             return .success
         }
+        let output = try output(of: parsed.options)
+        var request = try request(parsed, environment: io.environment, input: io)
         if let refusal = request.refusal {
             io.writeError("\(name): \(refusal.message)\n")
             return refusal.exitCode
@@ -223,29 +224,41 @@ enum AskCommand {
     static func parse(
         _ arguments: [String], environment: [String: String], input: CommandIO? = nil
     ) throws(UsageError) -> Request? {
-        guard let parsed = try CommandSpec.ask.parse(arguments) else { return nil }
-        var target = ServerTarget(environment: environment, parsed: parsed)
+        guard let parsed = try spec.parse(arguments) else { return nil }
+        return try request(parsed, environment: environment, input: input)
+    }
+
+    /// The request `parsed` asks for, checked; standard input read from `input` as in
+    /// ``parse(_:environment:input:)``.
+    private static func request(
+        _ parsed: ParsedArguments<Options>, environment: [String: String], input: CommandIO?
+    ) throws(UsageError) -> Request {
+        let options = parsed.options
+        var target = ServerTarget(environment: environment, options: options.server)
         var request = Request(
-            question: "", target: target, model: parsed.text(Option.model),
-            system: parsed.text(Option.system), seed: UInt64(parsed.integer(ChatOptions.seed) ?? 1))
-        request.save = !parsed.given(Option.noSave)
-        request.raw = parsed.given(ChatOptions.raw)
-        request.web = parsed.given(Option.web)
-        request.attachmentPaths = parsed.texts(Option.attach)
+            question: "", target: target, model: options.model, system: options.system, seed: UInt64(options.seed))
+        request.save = !options.noSave
+        request.raw = options.raw
+        request.web = options.web
+        request.attachmentPaths = options.attach
         if request.web {
-            for other in [
-                Option.continueLatest, Option.chat, Option.model, Option.system, ChatOptions.raw,
-                Option.showReasoning, Option.attach,
-            ] where parsed.given(other) {
+            let others: [(given: Bool, name: String)] = [
+                (options.continueLatest, "--continue"), (options.chat != nil, "--chat"),
+                (options.model != nil, "--model"),
+                (options.system != nil, "--system"), (options.raw, "--raw"),
+                (options.showReasoning, "--show-reasoning"),
+                (!options.attach.isEmpty, "--attach"),
+            ]
+            if let other = others.first(where: \.given) {
                 throw UsageError(command: name, message: "--web and \(other.name) exclude each other")
             }
         }
         var continued: [String] = []
-        if parsed.given(Option.continueLatest) {
+        if options.continueLatest {
             request.conversation = .latest
             continued.append("--continue")
         }
-        if let id = parsed.text(Option.chat) {
+        if let id = options.chat {
             request.conversation = .id(id)
             continued.append("--chat")
         }

@@ -20,7 +20,7 @@ enum BreatheCommand {
     static let pointsPerColumn = 2.0
     static let pointsPerRow = 4.0
 
-    struct Options: Equatable {
+    struct Options: CommandOptions, Equatable {
         var seconds: Int?
         var theme: BreathingTheme.Appearance = .dark
         var frames: Int?
@@ -35,15 +35,11 @@ enum BreatheCommand {
     static func run<C: Clock>(_ arguments: [String], io: CommandIO, isTerminal: Bool, clock: C)
         async throws(UsageError) -> ExitCode where C.Duration == Duration
     {
-        guard let parsed = try CommandSpec.breathe.parse(arguments) else {
-            io.writeOutput(CommandSpec.breathe.help)
+        // Absent, the number of seconds depends on --frames; the last theme given wins.
+        guard let options = try spec.parse(arguments)?.options else {
+            io.writeOutput(spec.help)
             return .success
         }
-        var options = Options()
-        // Absent, the number of seconds depends on --frames; the last theme given wins.
-        options.seconds = parsed.given(Option.seconds) ? parsed.integer(Option.seconds) : nil
-        options.frames = parsed.integer(Option.frames)
-        if parsed.occurrences(of: [Option.dark, Option.light]).last?.option == Option.light { options.theme = .light }
         let output = TerminalOutput(
             environment: io.environment, isTerminal: isTerminal, size: isTerminal ? io.terminalSize() : nil)
         let color = output.isStyled

@@ -8,16 +8,27 @@ import SybilStore
 /// `$XDG_DATA_HOME/sybil/embedded` (`--in-memory` for none) so that what one command sends
 /// the next one shows.
 enum ClientCommand {
+    /// The options every client subcommand takes: the server's and `--in-memory`.
+    struct Options: CommandOptions {
+        var server = ServerTarget.Options()
+        var inMemory = false
+    }
+
     /// `--in-memory`.
-    static let inMemoryOption = OptionSpec.flag("--in-memory", help: "Give the embedded server no data on disk.")
+    static let inMemoryOption = OptionSpec<Options>.flag(
+        "--in-memory", into: \.inMemory, help: "Give the embedded server no data on disk.")
 
     /// The options every client subcommand takes, after its own; `example` is shown in the
     /// help of `--api-url`.
-    static func options(apiURLExample example: String? = nil) -> [OptionSpec] {
-        [
-            ServerTarget.profileOption, ServerTarget.apiURLOption(example: example), ServerTarget.tokenOption,
-            inMemoryOption, .help,
-        ]
+    static func options(apiURLExample example: String? = nil) -> [OptionSpec<Options>] {
+        ServerTarget.options(apiURLExample: example).within(\.server) + [inMemoryOption, .help]
+    }
+
+    /// A client subcommand's own options, then the common ones bound to its ``ClientCommandOptions/client``.
+    static func options<Options: ClientCommandOptions>(
+        _ own: [OptionSpec<Options>], apiURLExample example: String? = nil
+    ) -> [OptionSpec<Options>] {
+        own + options(apiURLExample: example).within(\Options.client)
     }
 
     /// Options every client subcommand takes.
@@ -25,14 +36,15 @@ enum ClientCommand {
         var target: ServerTarget
         var inMemory = false
 
-        /// The options `parsed` holds over the environment, checked.
-        init(environment: [String: String], parsed: ParsedArguments) throws(UsageError) {
-            target = ServerTarget(environment: environment, parsed: parsed)
-            inMemory = parsed.given(ClientCommand.inMemoryOption)
-            try target.validate(command: parsed.command)
+        /// `options` over the environment, checked; `command` names usage errors.
+        init(environment: [String: String], options: Options, command: String) throws(UsageError) {
+            target = ServerTarget(environment: environment, options: options.server)
+            inMemory = options.inMemory
+            try target.validate(command: command)
             if inMemory && target.apiURL != nil {
-                throw parsed.error(
-                    "--in-memory is for the embedded server, not \(target.choice?.origin ?? "--api-url")")
+                throw UsageError(
+                    command: command,
+                    message: "--in-memory is for the embedded server, not \(target.choice?.origin ?? "--api-url")")
             }
         }
     }
@@ -51,17 +63,17 @@ enum ClientCommand {
 
     /// Parses a subcommand's arguments with `spec` and reads the common options; `nil` when
     /// help was asked for.
-    static func parse(_ arguments: [String], environment: [String: String], spec: CommandSpec) throws(UsageError)
-        -> (common: Common, parsed: ParsedArguments)?
-    {
+    static func parse<Options: ClientCommandOptions>(
+        _ arguments: [String], environment: [String: String], spec: CommandSpec<Options>
+    ) throws(UsageError) -> (common: Common, parsed: ParsedArguments<Options>)? {
         guard let parsed = try spec.parse(arguments) else { return nil }
-        return (try Common(environment: environment, parsed: parsed), parsed)
+        return (try Common(environment: environment, options: parsed.options.client, command: spec.name), parsed)
     }
 
     /// Runs a subcommand: parses (`nil` prints the help of `spec`), connects, runs `body`,
     /// disconnects.
     static func run<Request>(
-        _ arguments: [String], io: CommandIO, spec: CommandSpec, common: (Request) -> Common,
+        _ arguments: [String], io: CommandIO, spec: some DeclaredCommand, common: (Request) -> Common,
         parse: ([String], [String: String]) throws(UsageError) -> Request?,
         _ body: @MainActor (Request, ServerTarget.Connection) async -> ExitCode
     ) async throws(UsageError) -> ExitCode {
@@ -73,5 +85,20 @@ enum ClientCommand {
         let status = await body(request, connection)
         await connection.close()
         return status
+    }
+}
+
+/// The options struct of a client subcommand: its own options and the shared ones in
+/// ``client``, bound through ``ClientCommand/options(apiURLExample:)`` lifted into it.
+protocol ClientCommandOptions: CommandOptions {
+    /// The server options and `--in-memory`.
+    var client: ClientCommand.Options { get set }
+}
+
+extension ClientCommand.Options: ClientCommandOptions {
+    /// A subcommand with no options of its own parses straight into these.
+    var client: ClientCommand.Options {
+        get { self }
+        set { self = newValue }
     }
 }

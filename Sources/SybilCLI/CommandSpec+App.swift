@@ -1,6 +1,6 @@
 /// The declaration of `sybil app` (what `sybil` opens on a terminal): options and help.
-extension CommandSpec {
-    static let app = CommandSpec(
+extension TerminalAppCommand {
+    static let spec = CommandSpec<Options>(
         name: TerminalAppCommand.name, overview: "Open the full-screen terminal app.",
         discussion: """
             The terminal app: a sidebar with the chats, Sybil Agent and the workspaces
@@ -25,14 +25,24 @@ extension CommandSpec {
             colours off.
             """,
         options: [
-            TerminalAppCommand.modelOption, ServerTarget.profileOption, ServerTarget.apiURLOption(),
-            ServerTarget.tokenOption,
+            .text(
+                "--model", valueName: "NAME", into: \.model,
+                help: "The model new chats ask for (default: the profile's, else the\nserver's first listed model).")
+        ] + ServerTarget.options().within(\.client.server) + [
             ClientCommand.inMemoryOption.withHelp(
-                "Keep the embedded server's data and the chat history in\nmemory only, gone when the app closes."),
-            ChatOptions.seed, .help,
+                "Keep the embedded server's data and the chat history in\nmemory only, gone when the app closes."
+            ).within(\.client),
+            ChatOptions.seed(\.seed), .help,
         ],
         exitStatus: """
             0 the app was closed, 64 usage error or not a terminal, 69 the server could not be
             started, 73 the chat history could not be opened.
             """)
+
+    /// The options of `sybil app` (and of `sybil` with only these).
+    struct Options: ClientCommandOptions {
+        var model: String?
+        var client = ClientCommand.Options()
+        var seed = 1
+    }
 }

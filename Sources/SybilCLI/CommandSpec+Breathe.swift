@@ -1,6 +1,8 @@
+import SybilMotion
+
 /// The declaration of `sybil breathe`: options and help.
-extension CommandSpec {
-    static let breathe = CommandSpec(
+extension BreatheCommand {
+    static let spec = CommandSpec<Options>(
         name: BreatheCommand.name, overview: "Breathe along with the animated scene: sky, water and a guidance line.",
         usage: .lines(["sybil breathe [--seconds N] [--dark | --light] [--frames N]"]),
         discussion: """
@@ -12,27 +14,28 @@ extension CommandSpec {
             else 80x24.
             """,
         options: [
-            BreatheCommand.Option.seconds, BreatheCommand.Option.dark, BreatheCommand.Option.light,
-            BreatheCommand.Option.frames,
+            .integer(
+                "--seconds", into: \.seconds, range: 1...3_600, shownDefault: defaultSeconds,
+                help:
+                    "How long to breathe ({range}; default {default}). With --frames,\nthe time the frames span (default: 1/30 s per frame)."
+            )
+        ] + themeOptions(\.theme) + [
+            .integer(
+                "--frames", into: \.frames, range: 1...10_000,
+                help: "Print N frames ({range}), each after a status line, and\nexit without animating.")
         ],
         exitStatus: """
             0 success, 64 usage error (also when animating to an output that is not a
             terminal: use --frames).
             """)
-}
 
-extension BreatheCommand {
-    /// The options of `sybil breathe`.
-    enum Option {
-        static let seconds = OptionSpec.integer(
-            "--seconds", range: 1...3_600, default: BreatheCommand.defaultSeconds,
-            help:
-                "How long to breathe ({range}; default {default}). With --frames,\nthe time the frames span (default: 1/30 s per frame)."
-        )
-        static let dark = OptionSpec.flag("--dark", help: "The dark theme (the default).")
-        static let light = OptionSpec.flag("--light", help: "The light theme.")
-        static let frames = OptionSpec.integer(
-            "--frames", range: 1...10_000,
-            help: "Print N frames ({range}), each after a status line, and\nexit without animating.")
+    /// `--dark` and `--light`, bound to `path`: the last given wins.
+    static func themeOptions<Options: CommandOptions>(
+        _ path: WritableKeyPath<Options, BreathingTheme.Appearance> & Sendable
+    ) -> [OptionSpec<Options>] {
+        [
+            .flag("--dark", into: path, setting: .dark, help: "The dark theme (the default)."),
+            .flag("--light", into: path, setting: .light, help: "The light theme."),
+        ]
     }
 }

@@ -2,9 +2,9 @@ import SybilClient
 import SybilServer
 import SybilWire
 
-/// The declarations of `sybil ask` and `sybil quick`: options, arguments and help.
-extension CommandSpec {
-    static let ask = CommandSpec(
+/// The declaration of `sybil ask`: options, arguments and help.
+extension AskCommand {
+    static let spec = CommandSpec<Options>(
         name: AskCommand.name, overview: "Stream an answer from an AI chat server and keep the exchange.",
         discussion: """
             Sends QUESTION (the arguments joined by spaces) to an OpenAI-compatible
@@ -55,13 +55,37 @@ extension CommandSpec {
             listed by `sybil history list` and found by `sybil search`. A plain
             OpenAI-compatible server has no such route: that is said, and the exit status is 69.
             """,
-        arguments: [questionArgument],
+        arguments: [ChatOptions.question],
         options: [
-            AskCommand.Option.attach, AskCommand.Option.web, AskCommand.Option.continueLatest, AskCommand.Option.chat,
-            AskCommand.Option.noSave,
-            AskCommand.Option.model, AskCommand.Option.system, ChatOptions.raw, AskCommand.Option.showReasoning,
-            AskCommand.Option.json,
-        ] + ChatOptions.server,
+            .repeatable(
+                "--attach", valueName: "FILE", into: \.attach,
+                help:
+                    "Attach FILE (repeatable): UTF-8 text goes inline, a PNG, JPEG,\nGIF, WebP or HEIC image as an image part."
+            ),
+            .flag(
+                "--web", into: \.web,
+                help: "Search the web for QUESTION (a Sybil server's web-search\nroute) and save it as a web search."),
+            .flag(
+                "-c", "--continue", into: \.continueLatest,
+                help: "Continue the most recent conversation (its messages are\nsent along)."),
+            .text("--chat", valueName: "ID", into: \.chat, help: "Continue the saved conversation ID."),
+            .flag("--no-save", into: \.noSave, help: "Keep nothing: the exchange lives in memory only."),
+            .text(
+                "--model", valueName: "NAME", into: \.model,
+                help:
+                    "The model to ask for (default: the profile's, else the server's\nfirst listed model; the demo server's is \(SybilServerOptions.scriptedModel))."
+            ),
+            .text(
+                "--system", valueName: "TEXT", into: \.system,
+                help: "A system message sent before the messages (not saved)."),
+            .flag("--raw", into: \.raw, help: "Print the reply's Markdown as it arrives, unrendered."),
+            .flag(
+                "--show-reasoning", into: \.showReasoning,
+                help: "Print the model's reasoning before the answer (dimmed on a\nterminal)."),
+            .flag(
+                "--json", into: \.json,
+                help: "Print one JSON object when the reply ends, nothing else\n(docs/cli-json.md)."),
+        ] + ChatOptions.server(\.server) + [ChatOptions.seed(\.seed), .help],
         exitStatus: """
             0 the whole reply arrived and was saved, 64 usage error, 65 the question, an
             attached file or the web-search query is over its limit (or a file is neither text
@@ -71,7 +95,26 @@ extension CommandSpec {
             request, 130 the reply was stopped with Ctrl+C.
             """)
 
-    static let quick = CommandSpec(
+    /// The options of `sybil ask`.
+    struct Options: CommandOptions {
+        var attach: [String] = []
+        var web = false
+        var continueLatest = false
+        var chat: String?
+        var noSave = false
+        var model: String?
+        var system: String?
+        var raw = false
+        var showReasoning = false
+        var json = false
+        var server = ServerTarget.Options()
+        var seed = 1
+    }
+}
+
+/// The declaration of `sybil quick`: options, arguments and help.
+extension QuickCommand {
+    static let spec = CommandSpec<Options>(
         name: QuickCommand.name, overview: "Ask a Quick Question.",
         discussion: """
             Asks QUESTION (the arguments joined by spaces) the way the Quick Question panel does
@@ -81,72 +124,50 @@ extension CommandSpec {
             ($XDG_DATA_HOME/sybil/preferences), separate from the regular chat's. Nothing is kept
             in the history unless --open-in-chat is given.
             """,
-        arguments: [questionArgument],
+        arguments: [ChatOptions.question],
         options: [
-            QuickCommand.Option.model, QuickCommand.Option.remember, QuickCommand.Option.openInChat,
-            ChatOptions.raw.withHelp("Print the answer's Markdown as it arrives, unrendered."),
-        ] + ChatOptions.server,
+            .text(
+                "--model", valueName: "NAME", into: \.model,
+                help: "Ask NAME this time (default: the kept model, else\nchat-latest)."),
+            .flag("--remember-model", into: \.remember, help: "Keep --model NAME as Quick Question's model."),
+            .flag(
+                "--open-in-chat", into: \.openInChat,
+                help: "Save the question and the answer as a chat in the history\nand print its id on standard error."),
+            .flag("--raw", into: \.raw, help: "Print the answer's Markdown as it arrives, unrendered."),
+        ] + ChatOptions.server(\.server) + [ChatOptions.seed(\.seed), .help],
         exitStatus: """
             0 the whole answer arrived, 64 usage error, 69 the server could not be reached or
             failed, 73 the preference or the chat could not be saved, 76 the answer broke off
             or the server refused the request.
             """)
 
-    private static let questionArgument = Argument(name: "QUESTION", help: "What to ask.", repeats: true)
-}
-
-/// The options `sybil ask` and `sybil quick` share.
-enum ChatOptions {
-    /// `--raw`.
-    static let raw = OptionSpec.flag("--raw", help: "Print the reply's Markdown as it arrives, unrendered.")
-    /// `--seed N`.
-    static let seed = OptionSpec.integer(
-        "--seed", range: 0...Int.max, default: 1, help: "The embedded server's agent seed (default: {default}).")
-    /// The server options, then help.
-    static let server = [
-        ServerTarget.profileOption, ServerTarget.apiURLOption(example: "http://127.0.0.1:11434"),
-        ServerTarget.tokenOption,
-        seed, .help,
-    ]
-}
-
-extension AskCommand {
-    /// The options of `sybil ask`.
-    enum Option {
-        static let continueLatest = OptionSpec.flag(
-            "-c", "--continue", help: "Continue the most recent conversation (its messages are\nsent along).")
-        static let chat = OptionSpec.text("--chat", valueName: "ID", help: "Continue the saved conversation ID.")
-        static let noSave = OptionSpec.flag("--no-save", help: "Keep nothing: the exchange lives in memory only.")
-        static let model = OptionSpec.text(
-            "--model", valueName: "NAME",
-            help:
-                "The model to ask for (default: the profile's, else the server's\nfirst listed model; the demo server's is \(SybilServerOptions.scriptedModel))."
-        )
-        static let system = OptionSpec.text(
-            "--system", valueName: "TEXT", help: "A system message sent before the messages (not saved).")
-        static let showReasoning = OptionSpec.flag(
-            "--show-reasoning", help: "Print the model's reasoning before the answer (dimmed on a\nterminal).")
-        static let json = OptionSpec.flag(
-            "--json", help: "Print one JSON object when the reply ends, nothing else\n(docs/cli-json.md).")
-        static let attach = OptionSpec.text(
-            "--attach", valueName: "FILE", repeatable: true,
-            help:
-                "Attach FILE (repeatable): UTF-8 text goes inline, a PNG, JPEG,\nGIF, WebP or HEIC image as an image part."
-        )
-        static let web = OptionSpec.flag(
-            "--web",
-            help: "Search the web for QUESTION (a Sybil server's web-search\nroute) and save it as a web search.")
+    /// The options of `sybil quick`.
+    struct Options: CommandOptions {
+        var model: String?
+        var remember = false
+        var openInChat = false
+        var raw = false
+        var server = ServerTarget.Options()
+        var seed = 1
     }
 }
 
-extension QuickCommand {
-    /// The options of `sybil quick`.
-    enum Option {
-        static let model = OptionSpec.text(
-            "--model", valueName: "NAME", help: "Ask NAME this time (default: the kept model, else\nchat-latest).")
-        static let remember = OptionSpec.flag("--remember-model", help: "Keep --model NAME as Quick Question's model.")
-        static let openInChat = OptionSpec.flag(
-            "--open-in-chat",
-            help: "Save the question and the answer as a chat in the history\nand print its id on standard error.")
+/// What `sybil ask`, `sybil quick` and `sybil app` declare alike.
+enum ChatOptions {
+    /// `QUESTION...`.
+    static let question = CommandArgument(name: "QUESTION", help: "What to ask.", repeats: true)
+
+    /// `--seed N`, bound to `path`.
+    static func seed<Options: CommandOptions>(_ path: WritableKeyPath<Options, Int> & Sendable) -> OptionSpec<Options> {
+        .integer(
+            "--seed", into: path, range: 0...Int.max, default: 1,
+            help: "The embedded server's agent seed (default: {default}).")
+    }
+
+    /// `--profile`, `--api-url` and `--token`, bound to `path`.
+    static func server<Options: CommandOptions>(
+        _ path: WritableKeyPath<Options, ServerTarget.Options> & Sendable
+    ) -> [OptionSpec<Options>] {
+        ServerTarget.options(apiURLExample: "http://127.0.0.1:11434").within(path)
     }
 }

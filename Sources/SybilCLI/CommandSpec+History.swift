@@ -1,8 +1,8 @@
 import SybilStore
 
 /// The declarations of `sybil search` and `sybil history`: options, arguments and help.
-extension CommandSpec {
-    static let search = CommandSpec(
+extension SearchCommand {
+    static let spec = CommandSpec<Options>(
         name: SearchCommand.name, overview: "Search the saved chats and web searches.",
         discussion: """
             Searches the local history ($XDG_DATA_HOME/sybil/client/chats.sqlite): conversation
@@ -16,30 +16,45 @@ extension CommandSpec {
             (docs/cli-json.md). Needs no server.
             """,
         arguments: [
-            Argument(name: "QUERY", help: "The words to find (the arguments joined by spaces).", repeats: true)
+            CommandArgument(name: "QUERY", help: "The words to find (the arguments joined by spaces).", repeats: true)
         ],
-        options: [SearchCommand.limitOption, SearchCommand.jsonOption],
+        options: [
+            .integer(
+                "--limit", into: \.limit, range: 1...SQLiteChatHistory.maximumSearchLimit, default: 100,
+                help:
+                    "Print at most N hits ({range}, default {default}); past\nthat, standard error says to refine the query."
+            ),
+            .flag("--json", into: \.json, help: "Print the hits as one JSON array."),
+        ],
         exitStatus: """
             0 success (also with no matches, said on standard error), 64 usage error,
             66 the history cannot be read.
             """)
 
-    static let history = CommandSpec(
+    /// The options of `sybil search`.
+    struct Options: CommandOptions {
+        var limit = 0
+        var json = false
+    }
+}
+
+extension HistoryCommand {
+    static let spec = CommandSpec<NoOptions>(
         name: HistoryCommand.name, overview: "The saved chats and web searches.", usage: .subcommands(optional: true),
         subcommands: [
-            Row(
+            CommandRow(
                 label: "list",
                 help: "List the saved chats and web searches, most recently updated\nfirst (the default)."),
-            Row(label: "show ID", help: "Print one chat's messages, or one web search, as saved."),
-            Row(label: "export", help: "Print (or write to a file) every saved chat and web search."),
-            Row(label: "delete ID", help: "Remove one chat or web search from the history and search."),
+            CommandRow(label: "show ID", help: "Print one chat's messages, or one web search, as saved."),
+            CommandRow(label: "export", help: "Print (or write to a file) every saved chat and web search."),
+            CommandRow(label: "delete ID", help: "Remove one chat or web search from the history and search."),
         ],
         notes: """
             The history is kept in $XDG_DATA_HOME/sybil/client/chats.sqlite. `sybil history
             <subcommand> --help` says more.
             """)
 
-    static let historyList = CommandSpec(
+    static let listSpec = CommandSpec<ListOptions>(
         name: HistoryCommand.name + " list",
         overview: "List the saved chats and web searches, most recently updated first.",
         discussion: """
@@ -48,13 +63,18 @@ extension CommandSpec {
             its id, when it was saved, "[web]", its query and how many sources it lists. With
             --json, one JSON array of them instead, each with its "kind" (docs/cli-json.md).
             """,
-        options: [HistoryCommand.listLimitOption, HistoryCommand.jsonOption],
+        options: [
+            .integer(
+                "--limit", into: \.limit, range: 1...10_000, default: 20,
+                help: "List at most N chats and web searches ({range}, default {default})."),
+            json(\.json),
+        ],
         exitStatus: """
             0 success (also with nothing saved, said on standard error), 64 usage error,
             66 the history cannot be read.
             """)
 
-    static let historyShow = CommandSpec(
+    static let showSpec = CommandSpec<ShowOptions>(
         name: HistoryCommand.name + " show", overview: "Print one saved chat or web search.", usage: .spelled,
         discussion: """
             Prints the title and times, the system prompt the chat was started with, then each
@@ -64,14 +84,18 @@ extension CommandSpec {
             answer and numbered sources (URLs as text). --markdown prints it as a Markdown
             document with the text as written; --json as one JSON object (docs/cli-json.md).
             """,
-        arguments: [Argument(name: "ID", help: "A chat's or web search's id, as `sybil history list` prints it.")],
-        options: [HistoryCommand.jsonOption, HistoryCommand.markdownOption],
+        arguments: [
+            CommandArgument(name: "ID", help: "A chat's or web search's id, as `sybil history list` prints it.")
+        ],
+        options: [
+            json(\.json), .flag("--markdown", into: \.markdown, help: "Print the chat as a Markdown document."),
+        ],
         exitStatus: """
             0 success, 64 usage error, 66 no chat or web search has that id or the history
             cannot be read.
             """)
 
-    static let historyExport = CommandSpec(
+    static let exportSpec = CommandSpec<ExportOptions>(
         name: HistoryCommand.name + " export", overview: "Print or write every saved chat and web search.",
         usage: .spelled,
         discussion: """
@@ -81,13 +105,18 @@ extension CommandSpec {
             is replaced atomically: it holds the old content or the whole export, never part
             of it. The counts go to standard error.
             """,
-        options: [HistoryCommand.jsonOption, HistoryCommand.outputOption],
+        options: [
+            json(\.json),
+            .text(
+                "-o", "--output", valueName: "FILE", into: \.output,
+                help: "Write to FILE (replaced atomically) instead of standard output."),
+        ],
         exitStatus: """
             0 success (also with nothing saved), 64 usage error, 66 the history cannot be
             read, 73 the file cannot be written.
             """)
 
-    static let historyDelete = CommandSpec(
+    static let deleteSpec = CommandSpec<NoOptions>(
         name: HistoryCommand.name + " delete", overview: "Remove one saved chat or web search.",
         usage: .spelled,
         discussion: """
@@ -95,33 +124,36 @@ extension CommandSpec {
             search entry) in one transaction: after it neither `sybil history` nor `sybil
             search` finds them, and an interrupted delete leaves them whole.
             """,
-        arguments: [Argument(name: "ID", help: "A chat's or web search's id, as `sybil history list` prints it.")],
+        arguments: [
+            CommandArgument(name: "ID", help: "A chat's or web search's id, as `sybil history list` prints it.")
+        ],
         exitStatus: """
             0 deleted, 64 usage error, 66 no chat or web search has that id or the history
             cannot be read, 73 it cannot be written.
             """)
-}
 
-extension SearchCommand {
-    /// `--json`.
-    static let jsonOption = OptionSpec.flag("--json", help: "Print the hits as one JSON array.")
+    /// `--json` of `history list`, `show` and `export`, bound to `path`.
+    private static func json<Options: CommandOptions>(_ path: WritableKeyPath<Options, Bool> & Sendable)
+        -> OptionSpec<Options>
+    {
+        .flag("--json", into: path, help: "Print JSON (shapes in docs/cli-json.md).")
+    }
 
-    /// `--limit N`.
-    static let limitOption = OptionSpec.integer(
-        "--limit", range: 1...SQLiteChatHistory.maximumSearchLimit, default: 100,
-        help: "Print at most N hits ({range}, default {default}); past\nthat, standard error says to refine the query.")
-}
+    /// The options of `sybil history list`.
+    struct ListOptions: CommandOptions {
+        var limit = 0
+        var json = false
+    }
 
-extension HistoryCommand {
-    /// `--limit N` of `history list`.
-    static let listLimitOption = OptionSpec.integer(
-        "--limit", range: 1...10_000, default: 20,
-        help: "List at most N chats and web searches ({range}, default {default}).")
-    /// `--json` of `history list`, `show` and `export`.
-    static let jsonOption = OptionSpec.flag("--json", help: "Print JSON (shapes in docs/cli-json.md).")
-    /// `--markdown` of `history show`.
-    static let markdownOption = OptionSpec.flag("--markdown", help: "Print the chat as a Markdown document.")
-    /// `-o, --output FILE` of `history export`.
-    static let outputOption = OptionSpec.text(
-        "-o", "--output", valueName: "FILE", help: "Write to FILE (replaced atomically) instead of standard output.")
+    /// The options of `sybil history show`.
+    struct ShowOptions: CommandOptions {
+        var json = false
+        var markdown = false
+    }
+
+    /// The options of `sybil history export`.
+    struct ExportOptions: CommandOptions {
+        var json = false
+        var output: String?
+    }
 }

@@ -1,12 +1,12 @@
 /// The declarations of `sybil keys` and its subcommands: arguments and help.
-extension CommandSpec {
-    static let keys = CommandSpec(
-        name: KeysCommand.name, overview: "Stored API keys, kept where the system keeps secrets.",
+extension KeysCommand {
+    static let spec = CommandSpec<NoOptions>(
+        name: name, overview: "Stored API keys, kept where the system keeps secrets.",
         usage: .subcommands(optional: false),
         subcommands: [
-            Row(label: "set NAME", help: "Store a key read from standard input (never echoed)."),
-            Row(label: "list", help: "Print the names of the stored keys."),
-            Row(label: "remove NAME", help: "Remove a stored key."),
+            CommandRow(label: "set NAME", help: "Store a key read from standard input (never echoed)."),
+            CommandRow(label: "list", help: "Print the names of the stored keys."),
+            CommandRow(label: "remove NAME", help: "Remove a stored key."),
         ],
         notes: """
             Keys are kept in the Secret Service (GNOME Keyring, KWallet) when the session
@@ -16,8 +16,8 @@ extension CommandSpec {
             the configuration or the history. `sybil keys <subcommand> --help` says more.
             """)
 
-    static let keysSet = CommandSpec(
-        name: KeysCommand.name + " set", overview: "Store a key read from standard input.",
+    static let setSpec = CommandSpec<NoOptions>(
+        name: name + " set", overview: "Store a key read from standard input.",
         usage: .spelled,
         discussion: """
             Reads the key from standard input, never from an argument, so it stays out of
@@ -26,14 +26,14 @@ extension CommandSpec {
             reads everything and drops one trailing newline. A key stored earlier under
             the same name is replaced.
             """,
-        arguments: [Argument(name: "NAME", help: KeysCommand.nameHelp)],
+        arguments: [CommandArgument(name: "NAME", help: nameHelp)],
         exitStatus: """
             0 stored, 64 usage error, 65 the key read is empty or not UTF-8 text, 66
             standard input cannot be read, 73 the key cannot be stored, 130 cancelled.
             """)
 
-    static let keysList = CommandSpec(
-        name: KeysCommand.name + " list", overview: "Print the names of the stored keys.",
+    static let listSpec = CommandSpec<NoOptions>(
+        name: name + " list", overview: "Print the names of the stored keys.",
         usage: .spelled,
         discussion: """
             One name per line, sorted; never a key itself. Where the keys are kept, and how
@@ -41,10 +41,10 @@ extension CommandSpec {
             """,
         exitStatus: "0 success, 64 usage error, 66 the keys cannot be read.")
 
-    static let keysRemove = CommandSpec(
-        name: KeysCommand.name + " remove", overview: "Remove a stored key.",
+    static let removeSpec = CommandSpec<NoOptions>(
+        name: name + " remove", overview: "Remove a stored key.",
         usage: .spelled,
-        arguments: [Argument(name: "NAME", help: KeysCommand.nameHelp)],
+        arguments: [CommandArgument(name: "NAME", help: nameHelp)],
         exitStatus: """
             0 removed, 64 usage error, 66 there was no key of that name, 73 the key cannot
             be removed.

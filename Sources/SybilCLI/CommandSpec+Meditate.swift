@@ -1,8 +1,9 @@
 import SybilClient
+import SybilMotion
 
 /// The declaration of `sybil meditate`: options and help.
-extension CommandSpec {
-    static let meditate = CommandSpec(
+extension MeditateCommand {
+    static let spec = CommandSpec<Options>(
         name: MeditateCommand.name, overview: "Meditate with a calm timer; the session is saved as a record.",
         usage: .lines(["sybil meditate [--minutes N] [--dark | --light]"]),
         discussion: """
@@ -13,20 +14,20 @@ extension CommandSpec {
             `sybil records sync` uploads it later. Under a second saves nothing. Colours are
             24-bit ANSI; NO_COLOR gives plain characters.
             """,
-        options: [MeditateCommand.Option.minutes, MeditateCommand.Option.dark, MeditateCommand.Option.light],
+        options: [
+            .integer(
+                "--minutes", into: \.minutes, range: MeditationSession.minutesRange,
+                default: MeditationSession.defaultMinutes,
+                help: "How long to meditate, {range} minutes (default {default}).")
+        ] + BreatheCommand.themeOptions(\.theme),
         exitStatus: """
             0 success (ended on time or early), 64 usage error (also when standard output is
             not a terminal), 73 the record cannot be saved.
             """)
-}
 
-extension MeditateCommand {
     /// The options of `sybil meditate`.
-    enum Option {
-        static let minutes = OptionSpec.integer(
-            "--minutes", range: MeditationSession.minutesRange, default: MeditationSession.defaultMinutes,
-            help: "How long to meditate, {range} minutes (default {default}).")
-        static let dark = BreatheCommand.Option.dark
-        static let light = BreatheCommand.Option.light
+    struct Options: CommandOptions {
+        var minutes = 0
+        var theme = BreathingTheme.Appearance.dark
     }
 }

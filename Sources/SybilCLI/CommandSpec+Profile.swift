@@ -1,13 +1,13 @@
 /// The declarations of `sybil profile`, its subcommands, and `sybil models`.
-extension CommandSpec {
-    static let profile = CommandSpec(
+extension ProfileCommand {
+    static let spec = CommandSpec<NoOptions>(
         name: ProfileCommand.name, overview: "The servers you use, kept in config.toml.",
         usage: .subcommands(optional: false),
         subcommands: [
-            Row(label: "add NAME", help: "Add or change a profile (--base-url, --model, --key)."),
-            Row(label: "list", help: "Print the profiles; the default is marked with *."),
-            Row(label: "use NAME", help: "Make NAME the default profile."),
-            Row(label: "remove NAME", help: "Remove a profile."),
+            CommandRow(label: "add NAME", help: "Add or change a profile (--base-url, --model, --key)."),
+            CommandRow(label: "list", help: "Print the profiles; the default is marked with *."),
+            CommandRow(label: "use NAME", help: "Make NAME the default profile."),
+            CommandRow(label: "remove NAME", help: "Remove a profile."),
         ],
         notes: """
             Profiles live in $XDG_CONFIG_HOME/sybil/config.toml (see docs/config.md), which
@@ -16,7 +16,7 @@ extension CommandSpec {
             the key itself. Every command that talks to a server takes --profile NAME.
             """)
 
-    static let profileAdd = CommandSpec(
+    static let addSpec = CommandSpec<AddOptions>(
         name: ProfileCommand.name + " add", overview: "Add a profile, or change the given fields of one.",
         discussion: """
             The base URL may end in /v1 or not: http://127.0.0.1:11434 and
@@ -27,15 +27,26 @@ extension CommandSpec {
             default. On an existing profile only the fields given change: what else it holds
             (headers, max_input_bytes, …) and the file's comments stay.
             """,
-        arguments: [Argument(name: "NAME", help: "The profile's name: 1 to 64 letters, digits, '.', '_', '-'.")],
+        arguments: [CommandArgument(name: "NAME", help: "The profile's name: 1 to 64 letters, digits, '.', '_', '-'.")],
         options: [
-            ProfileCommand.Option.baseURL, ProfileCommand.Option.model, ProfileCommand.Option.key,
-            ProfileCommand.Option.keyEnvironment, ProfileCommand.Option.keyCommand, ProfileCommand.Option.system,
+            .text(
+                "--base-url", valueName: "URL", into: \.baseURL,
+                help: "The server's base URL, with or without /v1 (required for a\nnew profile)."),
+            .text("--model", valueName: "NAME", into: \.model, help: "The model to ask."),
+            .text(
+                "--key", valueName: "KEYNAME", into: \.key, help: "The stored key to send (`sybil keys set KEYNAME`)."),
+            .text(
+                "--key-env", valueName: "VAR", into: \.keyEnvironment, help: "The environment variable holding the key."
+            ),
+            .text(
+                "--key-command", valueName: "CMD", into: \.keyCommand,
+                help: "A shell command printing a fresh key, run when the server\nrefuses one (as `gh auth token`)."),
+            .text("--system", valueName: "TEXT", into: \.system, help: "A system prompt for new chats."),
             .help,
         ],
         exitStatus: "0 saved, 64 usage error, 73 config.toml cannot be written.")
 
-    static let profileList = CommandSpec(
+    static let listSpec = CommandSpec<NoOptions>(
         name: ProfileCommand.name + " list", overview: "Print the profiles.",
         usage: .spelled,
         discussion: """
@@ -44,28 +55,48 @@ extension CommandSpec {
             """,
         exitStatus: "0 success, 64 usage error or config.toml cannot be read.")
 
-    static let profileUse = CommandSpec(
+    static let useSpec = CommandSpec<NoOptions>(
         name: ProfileCommand.name + " use", overview: "Make a profile the default.",
         usage: .spelled,
-        arguments: [Argument(name: "NAME", help: "The profile.")],
+        arguments: [CommandArgument(name: "NAME", help: "The profile.")],
         exitStatus: "0 saved, 64 usage error, 66 no such profile, 73 config.toml cannot be written.")
 
-    static let profileRemove = CommandSpec(
+    static let removeSpec = CommandSpec<NoOptions>(
         name: ProfileCommand.name + " remove", overview: "Remove a profile.",
         usage: .spelled,
-        arguments: [Argument(name: "NAME", help: "The profile.")],
+        arguments: [CommandArgument(name: "NAME", help: "The profile.")],
         exitStatus: "0 removed, 64 usage error, 66 no such profile, 73 config.toml cannot be written.")
 
-    static let models = CommandSpec(
+    /// The options of `sybil profile add`.
+    struct AddOptions: CommandOptions {
+        var baseURL: String?
+        var model: String?
+        var key: String?
+        var keyEnvironment: String?
+        var keyCommand: String?
+        var system: String?
+    }
+}
+
+extension ModelsCommand {
+    static let spec = CommandSpec<Options>(
         name: ModelsCommand.name, overview: "List the models a server offers.",
         discussion: """
             Asks the chosen server (--profile, --api-url, or as `sybil ask` chooses) for
             GET /v1/models and prints one model id per line, in the server's order; with
             --json, one JSON object: {"models": [{"id", "created", "ownedBy"}]}.
             """,
-        options: [ModelsCommand.json] + ClientCommand.options(apiURLExample: "http://127.0.0.1:11434"),
+        options: ClientCommand.options(
+            [.flag("--json", into: \.json, help: "Print one JSON object instead of one id per line.")],
+            apiURLExample: "http://127.0.0.1:11434"),
         exitStatus: """
             0 success, 64 usage error, 69 the server could not be reached, 76 the server
             refused or answered something that is not a model list, 77 the key was refused.
             """)
+
+    /// The options of `sybil models`.
+    struct Options: ClientCommandOptions {
+        var json = false
+        var client = ClientCommand.Options()
+    }
 }

@@ -1,18 +1,18 @@
 import SybilWire
 
 /// The declarations of `sybil records` and its subcommands: options, arguments and help.
-extension CommandSpec {
-    static let records = CommandSpec(
+extension RecordsCommand {
+    static let spec = CommandSpec<NoOptions>(
         name: RecordsCommand.name,
         overview: "Local-first records: moods, breathing and meditation sessions, a profile.",
         usage: .subcommands(optional: false),
         subcommands: [
-            Row(label: "add mood SCORE", help: "Save a mood from 1 to 5 (--note TEXT to add a note)."),
-            Row(label: "add breathing", help: "Save a breathing session (--seconds N, --cycles N)."),
-            Row(label: "add meditation", help: "Save a meditation session (--seconds N)."),
-            Row(label: "add profile NAME", help: "Save the display name (the newest one is in force)."),
-            Row(label: "list", help: "Print the saved records, newest first, with their state."),
-            Row(label: "sync", help: "Upload every unsynced record and mark what the server\nconfirmed."),
+            CommandRow(label: "add mood SCORE", help: "Save a mood from 1 to 5 (--note TEXT to add a note)."),
+            CommandRow(label: "add breathing", help: "Save a breathing session (--seconds N, --cycles N)."),
+            CommandRow(label: "add meditation", help: "Save a meditation session (--seconds N)."),
+            CommandRow(label: "add profile NAME", help: "Save the display name (the newest one is in force)."),
+            CommandRow(label: "list", help: "Print the saved records, newest first, with their state."),
+            CommandRow(label: "sync", help: "Upload every unsynced record and mark what the server\nconfirmed."),
         ],
         notes: """
             Records are saved on this device first ($XDG_DATA_HOME/sybil/client/records.sqlite),
@@ -21,8 +21,10 @@ extension CommandSpec {
             interrupted sync is simply run again and nothing is stored twice.
             `sybil records <subcommand> --help` says more.
             """)
+}
 
-    static let recordsAdd = CommandSpec(
+extension RecordsAddCommand {
+    static let spec = CommandSpec<Options>(
         name: RecordsAddCommand.name, overview: "Save a record on this device.",
         usage: .lines([
             "sybil records add mood SCORE [--note TEXT]", "sybil records add breathing --seconds N [--cycles N]",
@@ -33,18 +35,39 @@ extension CommandSpec {
             ends; it stays unsynced until `sybil records sync` uploads it.
             """,
         arguments: [
-            Argument(name: "SCORE", help: "The mood, a whole number from 1 (low) to 5 (high)."),
-            Argument(
+            CommandArgument(name: "SCORE", help: "The mood, a whole number from 1 (low) to 5 (high)."),
+            CommandArgument(
                 name: "NAME", help: "The display name (the arguments joined by spaces),\n1 to 100 characters.",
                 repeats: true),
         ],
-        options: [RecordsAddCommand.Option.note, RecordsAddCommand.Option.seconds, RecordsAddCommand.Option.cycles],
+        options: [
+            .text(
+                "--note", valueName: "TEXT", into: \.note,
+                help: "A note for a mood, at most \(Record.maxNoteBytes) bytes of UTF-8."),
+            .integer(
+                "--seconds", into: \.seconds,
+                range: Int(Record.durationRange.lowerBound)...Int(Record.durationRange.upperBound),
+                help: "How long the session lasted, {range} seconds."),
+            .integer(
+                "--cycles", into: \.cycles,
+                range: Int(Record.cyclesRange.lowerBound)...Int(Record.cyclesRange.upperBound),
+                help: "Breathing cycles done, {range} (default 0)."),
+        ],
         exitStatus: """
             0 saved, 64 usage error, 65 a value the records contract refuses, 73 the
             records cannot be written.
             """)
 
-    static let recordsList = CommandSpec(
+    /// The options of `sybil records add`.
+    struct Options: CommandOptions {
+        var note: String?
+        var seconds: Int?
+        var cycles: Int?
+    }
+}
+
+extension RecordsListCommand {
+    static let spec = CommandSpec<Options>(
         name: RecordsListCommand.name, overview: "Print the records saved on this device, newest first.",
         usage: .spelled,
         discussion: """
@@ -53,13 +76,28 @@ extension CommandSpec {
             --json, one JSON array of the records instead (docs/cli-json.md). The counts go to
             standard error.
             """,
-        options: [RecordsListCommand.Option.unsynced, RecordsListCommand.Option.limit, RecordsListCommand.Option.json],
+        options: [
+            .flag("--unsynced", into: \.unsynced, help: "Only the records not synced yet."),
+            .integer(
+                "--limit", into: \.limit, range: 1...10_000, default: 50,
+                help: "Print at most N records, {range} (default {default})."),
+            .flag("--json", into: \.json, help: "Print the records as one JSON array."),
+        ],
         exitStatus: """
             0 success, 64 usage error, 66 the records cannot be read, 73 the records file
             cannot be opened.
             """)
 
-    static let recordsSync = CommandSpec(
+    /// The options of `sybil records list`.
+    struct Options: CommandOptions {
+        var unsynced = false
+        var limit = 0
+        var json = false
+    }
+}
+
+extension RecordsSyncCommand {
+    static let spec = CommandSpec<ClientCommand.Options>(
         name: RecordsSyncCommand.name, overview: "Upload every unsynced record and mark what the server confirmed.",
         discussion: """
             Sends the records in batches of up to 500, oldest first. Each record is marked
@@ -76,28 +114,4 @@ extension CommandSpec {
             (they stay unsynced), 69 the server could not be reached or refused the sync,
             73 the records cannot be read or written, 76 the server broke the contract.
             """)
-}
-
-extension RecordsAddCommand {
-    /// The options of `sybil records add`.
-    enum Option {
-        static let note = OptionSpec.text(
-            "--note", valueName: "TEXT", help: "A note for a mood, at most \(Record.maxNoteBytes) bytes of UTF-8.")
-        static let seconds = OptionSpec.integer(
-            "--seconds", range: Int(Record.durationRange.lowerBound)...Int(Record.durationRange.upperBound),
-            help: "How long the session lasted, {range} seconds.")
-        static let cycles = OptionSpec.integer(
-            "--cycles", range: Int(Record.cyclesRange.lowerBound)...Int(Record.cyclesRange.upperBound),
-            help: "Breathing cycles done, {range} (default 0).")
-    }
-}
-
-extension RecordsListCommand {
-    /// The options of `sybil records list`.
-    enum Option {
-        static let unsynced = OptionSpec.flag("--unsynced", help: "Only the records not synced yet.")
-        static let json = OptionSpec.flag("--json", help: "Print the records as one JSON array.")
-        static let limit = OptionSpec.integer(
-            "--limit", range: 1...10_000, default: 50, help: "Print at most N records, {range} (default {default}).")
-    }
 }

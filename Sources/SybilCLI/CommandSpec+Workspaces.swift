@@ -1,12 +1,12 @@
 /// The declarations of `sybil workspaces` and its subcommands: options, arguments and help.
-extension CommandSpec {
-    static let workspaces = CommandSpec(
+extension WorkspacesCommand {
+    static let spec = CommandSpec<NoOptions>(
         name: WorkspacesCommand.name, overview: "Workspace chats: coding-agent sessions that run on a desktop.",
         usage: .subcommands(optional: false),
         subcommands: [
-            Row(label: "list", help: "List desktops, projects and sessions with their state."),
-            Row(label: "open SESSION", help: "Print a chat's rows, then follow it live until Ctrl+C."),
-            Row(
+            CommandRow(label: "list", help: "List desktops, projects and sessions with their state."),
+            CommandRow(label: "open SESSION", help: "Print a chat's rows, then follow it live until Ctrl+C."),
+            CommandRow(
                 label: "send SESSION TEXT",
                 help: "Send a message (or --steer the running turn); exits once\nthe desktop accepted it."),
         ],
@@ -16,7 +16,13 @@ extension CommandSpec {
             `sybil workspaces <subcommand> --help` says more.
             """)
 
-    static let workspacesList = CommandSpec(
+    /// `SESSION`, which `open` and `send` take.
+    static let sessionArgument = CommandArgument(
+        name: "SESSION", help: "A session id (e.g. sess-42) or DESKTOP/PROJECT/SESSION.")
+}
+
+extension WorkspacesListCommand {
+    static let spec = CommandSpec<ClientCommand.Options>(
         name: WorkspacesListCommand.name, overview: "List desktops, projects and sessions with their state.",
         discussion: """
             Prints each desktop (online or offline), the projects of each online desktop with
@@ -28,8 +34,10 @@ extension CommandSpec {
             0 success, 64 usage error, 65 the desktop refused the request, 69 the server could
             not be reached or a desktop is offline, 76 the server broke the contract.
             """)
+}
 
-    static let workspacesOpen = CommandSpec(
+extension WorkspacesOpenCommand {
+    static let spec = CommandSpec<Options>(
         name: WorkspacesOpenCommand.name, overview: "Print a workspace chat, then follow it live.",
         discussion: """
             Loads the chat's newest window and prints its rows as the chat screen shows them
@@ -37,15 +45,29 @@ extension CommandSpec {
             Then follows the desktop's events: live rows, run endings and newer history reload
             and print what changed, until SIGINT or SIGTERM.
             """,
-        arguments: [sessionArgument],
-        options: [WorkspacesOpenCommand.Option.thread, WorkspacesOpenCommand.Option.noFollow]
-            + ClientCommand.options(),
+        arguments: [WorkspacesCommand.sessionArgument],
+        options: ClientCommand.options(
+            [
+                .text(
+                    "--thread", valueName: "ID", into: \.thread,
+                    help: "Print the subagent thread ID of the chat instead, and exit."),
+                .flag("--no-follow", into: \.noFollow, help: "Print the current window and exit."),
+            ]),
         exitStatus: """
             0 success, 64 usage error, 65 unknown session or thread, 69 the server could not be
             reached or the desktop is offline, 76 the server broke the contract.
             """)
 
-    static let workspacesSend = CommandSpec(
+    /// The options of `sybil workspaces open`.
+    struct Options: ClientCommandOptions {
+        var thread: String?
+        var noFollow = false
+        var client = ClientCommand.Options()
+    }
+}
+
+extension WorkspacesSendCommand {
+    static let spec = CommandSpec<Options>(
         name: WorkspacesSendCommand.name, overview: "Send a message into a workspace chat.",
         discussion: """
             Saves the message in the outbox ($XDG_DATA_HOME/sybil/client) before anything is sent,
@@ -57,10 +79,16 @@ extension CommandSpec {
             waits for the turn to end, so the reply is in history for the next command.
             """,
         arguments: [
-            sessionArgument,
-            Argument(name: "TEXT", help: "The message (the arguments joined by spaces).", repeats: true),
+            WorkspacesCommand.sessionArgument,
+            CommandArgument(name: "TEXT", help: "The message (the arguments joined by spaces).", repeats: true),
         ],
-        options: [WorkspacesSendCommand.Option.steer, WorkspacesSendCommand.Option.attach] + ClientCommand.options(),
+        options: ClientCommand.options(
+            [
+                .flag("--steer", into: \.steer, help: "Steer the running turn instead of starting a new one."),
+                .repeatable(
+                    "--attach", valueName: "FILE", into: \.attach, help: "Attach FILE (repeatable; at most 1 GiB each)."
+                ),
+            ]),
         exitStatus: """
             0 the desktop accepted it, 64 usage error, 65 the desktop rejected it (the reason
             is printed) or the session is unknown, 66 the outbox cannot be opened, 69 the
@@ -69,24 +97,10 @@ extension CommandSpec {
             contract.
             """)
 
-    private static let sessionArgument = Argument(
-        name: "SESSION", help: "A session id (e.g. sess-42) or DESKTOP/PROJECT/SESSION.")
-}
-
-extension WorkspacesOpenCommand {
-    /// The options of `sybil workspaces open`.
-    enum Option {
-        static let thread = OptionSpec.text(
-            "--thread", valueName: "ID", help: "Print the subagent thread ID of the chat instead, and exit.")
-        static let noFollow = OptionSpec.flag("--no-follow", help: "Print the current window and exit.")
-    }
-}
-
-extension WorkspacesSendCommand {
     /// The options of `sybil workspaces send`.
-    enum Option {
-        static let steer = OptionSpec.flag("--steer", help: "Steer the running turn instead of starting a new one.")
-        static let attach = OptionSpec.text(
-            "--attach", valueName: "FILE", repeatable: true, help: "Attach FILE (repeatable; at most 1 GiB each).")
+    struct Options: ClientCommandOptions {
+        var steer = false
+        var attach: [String] = []
+        var client = ClientCommand.Options()
     }
 }

@@ -6,8 +6,8 @@ enum DebugEnvelopeCommand {
     static let name = "sybil debug envelope"
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
-        guard let parsed = try CommandSpec.debugEnvelope.parse(arguments) else {
-            io.writeOutput(CommandSpec.debugEnvelope.help)
+        guard let parsed = try spec.parse(arguments) else {
+            io.writeOutput(spec.help)
             return .success
         }
         let file = parsed.positionals.first

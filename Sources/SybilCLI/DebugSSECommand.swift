@@ -6,12 +6,12 @@ enum DebugSSECommand {
     static let name = "sybil debug sse"
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
-        guard let parsed = try CommandSpec.debugSSE.parse(arguments) else {
-            io.writeOutput(CommandSpec.debugSSE.help)
+        guard let parsed = try spec.parse(arguments) else {
+            io.writeOutput(spec.help)
             return .success
         }
         let file = parsed.positionals.first
-        let chunkBytes = parsed.integer(chunkBytesOption)
+        let chunkBytes = parsed.options.chunkBytes
         var parser = EventStreamParser()
         let writer = JSONWriter()
         let emit: (ServerSentEvent) -> Void = { event in

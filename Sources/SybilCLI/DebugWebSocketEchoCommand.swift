@@ -7,12 +7,12 @@ enum DebugWebSocketEchoCommand {
     static let name = "sybil debug ws-echo"
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let parsed = try CommandSpec.debugWebSocketEcho.parse(arguments) else {
-            io.writeOutput(CommandSpec.debugWebSocketEcho.help)
+        guard let parsed = try spec.parse(arguments) else {
+            io.writeOutput(spec.help)
             return .success
         }
         let target = parsed.positionals.first
-        let maximumMessage = parsed.integer(maximumMessageOption) ?? 16 << 20
+        let maximumMessage = parsed.options.maximumMessage
         guard let target, let url = URL(string: target), ["ws", "wss"].contains(url.scheme?.lowercased() ?? ""),
             url.host != nil
         else {

@@ -11,12 +11,12 @@ extension HistoryCommand {
 
     static func export(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         let command = name + " export"
-        guard let parsed = try CommandSpec.historyExport.parse(arguments) else {
-            io.writeOutput(CommandSpec.historyExport.help)
+        guard let options = try exportSpec.parse(arguments)?.options else {
+            io.writeOutput(exportSpec.help)
             return .success
         }
-        let asJSON = parsed.given(jsonOption)
-        let file = parsed.text(outputOption)
+        let asJSON = options.json
+        let file = options.output
         if let file, file.isEmpty { throw UsageError(command: command, message: "-o needs a file name") }
         // Chats and web searches together, newest first, as `history list` orders them.
         var items: [HistoryListing.Item] = []
@@ -85,8 +85,8 @@ extension HistoryCommand {
 
     static func delete(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         let command = name + " delete"
-        guard let parsed = try CommandSpec.historyDelete.parse(arguments) else {
-            io.writeOutput(CommandSpec.historyDelete.help)
+        guard let parsed = try deleteSpec.parse(arguments) else {
+            io.writeOutput(deleteSpec.help)
             return .success
         }
         guard let id = parsed.positionals.first else {

@@ -9,36 +9,28 @@ import SybilStore
 enum HistoryCommand {
     static let name = "sybil history"
 
+    /// The subcommands, one line each; no subcommand lists.
+    static let table = CommandTable(
+        group: spec,
+        entries: [
+            .init("list", list), .init("show", show), .init("export", export), .init("delete", delete),
+        ],
+        bare: list)
+
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let first = arguments.first else { return try await list([], io: io) }
-        let rest = Array(arguments.dropFirst())
-        switch first {
-        case "-h", "--help":
-            io.writeOutput(CommandSpec.history.help)
-            return .success
-        case "list":
-            return try await list(rest, io: io)
-        case "show":
-            return try await show(rest, io: io)
-        case "export":
-            return try await export(rest, io: io)
-        case "delete":
-            return try await delete(rest, io: io)
-        default:
-            throw UsageError(command: name, message: "unknown subcommand '\(first)'")
-        }
+        try await table.run(arguments, io: io)
     }
 
     // MARK: list
 
     static func list(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         let command = name + " list"
-        guard let parsed = try CommandSpec.historyList.parse(arguments) else {
-            io.writeOutput(CommandSpec.historyList.help)
+        guard let options = try listSpec.parse(arguments)?.options else {
+            io.writeOutput(listSpec.help)
             return .success
         }
-        let limit = parsed.integer(listLimitOption) ?? 20
-        let asJSON = parsed.given(jsonOption)
+        let limit = options.limit
+        let asJSON = options.json
         let store: SQLiteChatHistory
         switch ChatHistoryLocation.openForReading(io: io, command: command) {
         case .store(let opened): store = opened
@@ -81,15 +73,15 @@ enum HistoryCommand {
 
     static func show(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         let command = name + " show"
-        guard let parsed = try CommandSpec.historyShow.parse(arguments) else {
-            io.writeOutput(CommandSpec.historyShow.help)
+        guard let parsed = try showSpec.parse(arguments) else {
+            io.writeOutput(showSpec.help)
             return .success
         }
         guard let id = parsed.positionals.first else {
             throw UsageError(command: command, message: "needs a conversation ID")
         }
-        let asJSON = parsed.given(jsonOption)
-        let asMarkdown = parsed.given(markdownOption)
+        let asJSON = parsed.options.json
+        let asMarkdown = parsed.options.markdown
         if asJSON && asMarkdown {
             throw UsageError(command: command, message: "--json and --markdown exclude each other")
         }

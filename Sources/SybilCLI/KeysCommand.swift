@@ -9,32 +9,31 @@ enum KeysCommand {
     /// The NAME argument's help, shared by `set` and `remove`.
     static let nameHelp = "The key's name: 1 to \(KeyStores.maximumNameLength) letters, digits, '.', '_' or '-'."
 
+    /// The subcommands, one line each.
+    static let table = CommandTable(
+        group: spec,
+        entries: [
+            .init("set") { arguments, io throws(UsageError) in
+                guard let name = try parseName(arguments, spec: setSpec) else { return help(setSpec, io) }
+                return set(name, io: io)
+            },
+            .init("list") { arguments, io throws(UsageError) in
+                guard try listSpec.parse(arguments) != nil else { return help(listSpec, io) }
+                return list(io: io)
+            },
+            .init("remove") { arguments, io throws(UsageError) in
+                guard let name = try parseName(arguments, spec: removeSpec) else { return help(removeSpec, io) }
+                return remove(name, io: io)
+            },
+        ])
+
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let first = arguments.first else {
-            io.writeOutput(CommandSpec.keys.help)
-            return .success
-        }
-        let rest = Array(arguments.dropFirst())
-        switch first {
-        case "-h", "--help":
-            io.writeOutput(CommandSpec.keys.help)
-            return .success
-        case "set":
-            guard let name = try parseName(rest, spec: .keysSet) else { return help(.keysSet, io) }
-            return set(name, io: io)
-        case "list":
-            guard try CommandSpec.keysList.parse(rest) != nil else { return help(.keysList, io) }
-            return list(io: io)
-        case "remove":
-            guard let name = try parseName(rest, spec: .keysRemove) else { return help(.keysRemove, io) }
-            return remove(name, io: io)
-        default: throw UsageError(command: name, message: "unknown subcommand '\(first)'")
-        }
+        try await table.run(arguments, io: io)
     }
 
     /// The NAME argument, checked; `nil` when help was asked for.
-    static func parseName(_ arguments: [String], spec: CommandSpec) throws(UsageError) -> String? {
-        let parsed: ParsedArguments
+    static func parseName(_ arguments: [String], spec: CommandSpec<NoOptions>) throws(UsageError) -> String? {
+        let parsed: ParsedArguments<NoOptions>
         do {
             guard let given = try spec.parse(arguments) else { return nil }
             parsed = given
@@ -55,13 +54,13 @@ enum KeysCommand {
         return name
     }
 
-    private static func help(_ spec: CommandSpec, _ io: CommandIO) -> ExitCode {
+    private static func help(_ spec: CommandSpec<NoOptions>, _ io: CommandIO) -> ExitCode {
         io.writeOutput(spec.help)
         return .success
     }
 
     private static func set(_ name: String, io: CommandIO) -> ExitCode {
-        let command = CommandSpec.keysSet.name
+        let command = setSpec.name
         let bytes: [UInt8]
         if io.inputIsTerminal {
             switch TerminalSecretInput.readLine(prompt: "Key for '\(name)' (not shown): ", io: io) {
@@ -101,7 +100,7 @@ enum KeysCommand {
     }
 
     private static func list(io: CommandIO) -> ExitCode {
-        let command = CommandSpec.keysList.name
+        let command = listSpec.name
         guard let store = open(command, io: io) else { return .noInput }
         let names: [String]
         do {
@@ -116,7 +115,7 @@ enum KeysCommand {
     }
 
     private static func remove(_ name: String, io: CommandIO) -> ExitCode {
-        let command = CommandSpec.keysRemove.name
+        let command = removeSpec.name
         guard let store = open(command, io: io) else { return .cannotCreate }
         let removed: Bool
         do {

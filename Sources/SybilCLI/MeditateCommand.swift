@@ -20,15 +20,14 @@ enum MeditateCommand {
     static func run<C: Clock>(_ arguments: [String], io: CommandIO, isTerminal: Bool, clock: C)
         async throws(UsageError) -> ExitCode where C.Duration == Duration
     {
-        guard let parsed = try CommandSpec.meditate.parse(arguments) else {
-            io.writeOutput(CommandSpec.meditate.help)
+        guard let options = try spec.parse(arguments)?.options else {
+            io.writeOutput(spec.help)
             return .success
         }
         // The option's range is the session's, so a parsed value always makes a session.
-        guard
-            let session = MeditationSession(minutes: parsed.integer(Option.minutes) ?? MeditationSession.defaultMinutes)
-        else { throw UsageError(command: name, message: "--minutes is out of range") }
-        let light = parsed.occurrences(of: [Option.dark, Option.light]).last?.option == Option.light
+        guard let session = MeditationSession(minutes: options.minutes) else {
+            throw UsageError(command: name, message: "--minutes is out of range")
+        }
         guard isTerminal else {
             throw UsageError(
                 command: name,
@@ -39,7 +38,7 @@ enum MeditateCommand {
         let output = TerminalOutput(environment: io.environment, isTerminal: true, size: io.terminalSize())
         let size = (columns: output.columns, rows: output.rows)
         let elapsed = await BreatheAnimation(
-            seconds: session.plannedSeconds, scene: BreatheCommand.scene(light ? .light : .dark, size, cycle: cycle),
+            seconds: session.plannedSeconds, scene: BreatheCommand.scene(options.theme, size, cycle: cycle),
             grid: BreathingSceneGridRenderer(columns: size.columns, rows: size.rows - 1, color: output.isStyled),
             io: io,
             status: { _, time in "meditating  \(session.timer(after: time))  (Ctrl+C ends and saves)" }

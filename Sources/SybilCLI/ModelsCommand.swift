@@ -8,16 +8,13 @@ import SybilWire
 enum ModelsCommand {
     static let name = "sybil models"
 
-    /// `--json`.
-    static let json = OptionSpec.flag("--json", help: "Print one JSON object instead of one id per line.")
-
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: io.environment, spec: .models)
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: io.environment, spec: spec)
         else {
-            io.writeOutput(CommandSpec.models.help)
+            io.writeOutput(spec.help)
             return .success
         }
-        let asJSON = parsed.given(json)
+        let asJSON = parsed.options.json
         guard let connection = await ClientCommand.connect(common, command: name, io: io) else { return .unavailable }
         let code = await list(asJSON: asJSON, connection: connection, io: io)
         await connection.close()

@@ -6,90 +6,79 @@ import SybilCore
 enum ProfileCommand {
     static let name = "sybil profile"
 
-    /// The options of `sybil profile add`.
-    enum Option {
-        static let baseURL = OptionSpec.text(
-            "--base-url", valueName: "URL",
-            help: "The server's base URL, with or without /v1 (required for a\nnew profile).")
-        static let model = OptionSpec.text("--model", valueName: "NAME", help: "The model to ask.")
-        static let key = OptionSpec.text(
-            "--key", valueName: "KEYNAME", help: "The stored key to send (`sybil keys set KEYNAME`).")
-        static let keyEnvironment = OptionSpec.text(
-            "--key-env", valueName: "VAR", help: "The environment variable holding the key.")
-        static let keyCommand = OptionSpec.text(
-            "--key-command", valueName: "CMD",
-            help: "A shell command printing a fresh key, run when the server\nrefuses one (as `gh auth token`).")
-        static let system = OptionSpec.text("--system", valueName: "TEXT", help: "A system prompt for new chats.")
-    }
+    /// The subcommands, one line each.
+    static let table = CommandTable(
+        group: spec,
+        entries: [
+            .init("add", add), .init("list", list),
+            .init("use") { arguments, io throws(UsageError) in try change(arguments, io: io, spec: useSpec) },
+            .init("remove") { arguments, io throws(UsageError) in try change(arguments, io: io, spec: removeSpec) },
+        ])
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let first = arguments.first, first != "-h", first != "--help" else {
-            io.writeOutput(CommandSpec.profile.help)
-            return .success
-        }
-        let rest = Array(arguments.dropFirst())
-        let file = ConfigurationFile(environment: io.environment)
-        switch first {
-        case "add":
-            guard let parsed = try CommandSpec.profileAdd.parse(rest) else { return help(.profileAdd, io) }
-            return try add(parsed, file: file, io: io)
-        case "list":
-            guard try CommandSpec.profileList.parse(rest) != nil else { return help(.profileList, io) }
-            let configuration = try load(file, command: CommandSpec.profileList.name)
-            for profile in configuration.profiles {
-                let mark = profile.name == configuration.defaultProfile ? "*" : " "
-                let key =
-                    (profile.key.map { "key \($0)" } ?? profile.keyEnvironment.map { "key from $\($0)" }
-                        ?? (profile.keyCommand == nil ? "no key" : "key from its command"))
-                    + (profile.keyCommand != nil && (profile.key != nil || profile.keyEnvironment != nil)
-                        ? ", renewed by its command" : "")
-                io.writeOutput(
-                    TerminalText.safe(
-                        "\(mark) \(profile.name)  \(profile.baseURL.absoluteString)  "
-                            + "\(profile.model ?? "(the server's first model)")  \(key)") + "\n")
-            }
-            if configuration.profiles.isEmpty {
-                io.writeError("\(CommandSpec.profileList.name): no profiles yet; add one with `sybil profile add`\n")
-            }
-            return .success
-        case "use", "remove":
-            let spec = first == "use" ? CommandSpec.profileUse : CommandSpec.profileRemove
-            guard let parsed = try spec.parse(rest) else { return help(spec, io) }
-            guard let profileName = parsed.positionals.first else { throw parsed.error("needs the profile's NAME") }
-            var configuration = try load(file, command: spec.name)
-            guard configuration.profile(named: profileName) != nil else {
-                io.writeError("\(spec.name): there is no profile '\(TerminalText.oneLine(profileName))'\n")
-                return .noInput
-            }
-            if first == "use" {
-                configuration.defaultProfile = profileName
-            } else {
-                configuration.remove(named: profileName)
-            }
-            return save(configuration, to: file, command: spec.name, io: io)
-        default:
-            throw UsageError(command: name, message: "unknown subcommand '\(first)'")
-        }
+        try await table.run(arguments, io: io)
     }
 
-    private static func add(_ parsed: ParsedArguments, file: ConfigurationFile, io: CommandIO) throws(UsageError)
+    private static func list(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
+        guard try listSpec.parse(arguments) != nil else { return help(listSpec, io) }
+        let configuration = try load(ConfigurationFile(environment: io.environment), command: listSpec.name)
+        for profile in configuration.profiles {
+            let mark = profile.name == configuration.defaultProfile ? "*" : " "
+            let key =
+                (profile.key.map { "key \($0)" } ?? profile.keyEnvironment.map { "key from $\($0)" }
+                    ?? (profile.keyCommand == nil ? "no key" : "key from its command"))
+                + (profile.keyCommand != nil && (profile.key != nil || profile.keyEnvironment != nil)
+                    ? ", renewed by its command" : "")
+            io.writeOutput(
+                TerminalText.safe(
+                    "\(mark) \(profile.name)  \(profile.baseURL.absoluteString)  "
+                        + "\(profile.model ?? "(the server's first model)")  \(key)") + "\n")
+        }
+        if configuration.profiles.isEmpty {
+            io.writeError("\(listSpec.name): no profiles yet; add one with `sybil profile add`\n")
+        }
+        return .success
+    }
+
+    /// `use NAME` or `remove NAME`, as `spec` says.
+    private static func change(_ arguments: [String], io: CommandIO, spec: CommandSpec<NoOptions>) throws(UsageError)
         -> ExitCode
     {
-        let command = CommandSpec.profileAdd.name
+        guard let parsed = try spec.parse(arguments) else { return help(spec, io) }
+        guard let profileName = parsed.positionals.first else { throw parsed.error("needs the profile's NAME") }
+        let file = ConfigurationFile(environment: io.environment)
+        var configuration = try load(file, command: spec.name)
+        guard configuration.profile(named: profileName) != nil else {
+            io.writeError("\(spec.name): there is no profile '\(TerminalText.oneLine(profileName))'\n")
+            return .noInput
+        }
+        if spec.name == useSpec.name {
+            configuration.defaultProfile = profileName
+        } else {
+            configuration.remove(named: profileName)
+        }
+        return save(configuration, to: file, command: spec.name, io: io)
+    }
+
+    private static func add(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
+        guard let parsed = try addSpec.parse(arguments) else { return help(addSpec, io) }
+        let file = ConfigurationFile(environment: io.environment)
+        let options = parsed.options
+        let command = addSpec.name
         guard let profileName = parsed.positionals.first else { throw parsed.error("needs the profile's NAME") }
         guard ClientProfile.isValidName(profileName) else {
             throw parsed.error("a profile name is 1 to 64 letters, digits, '.', '_' or '-', got '\(profileName)'")
         }
         var baseURL: URL?
-        switch parsed.text(Option.baseURL).map(ServerAddress.parse) {
+        switch options.baseURL.map(ServerAddress.parse) {
         case nil: break
         case .success(let url)?: baseURL = url
         case .failure(let error)?: throw parsed.error("--base-url \(error)")
         }
-        let key = parsed.text(Option.key)
-        let keyEnvironment = parsed.text(Option.keyEnvironment)
+        let key = options.key
+        let keyEnvironment = options.keyEnvironment
         if key != nil, keyEnvironment != nil { throw parsed.error("--key and --key-env exclude each other") }
-        let keyCommand = parsed.text(Option.keyCommand)
+        let keyCommand = options.keyCommand
         if let keyCommand, keyCommand.trimmingCharacters(in: .whitespaces).isEmpty || keyCommand.contains("\n") {
             throw parsed.error("--key-command needs one non-blank line, got '\(TerminalText.oneLine(keyCommand))'")
         }
@@ -104,7 +93,7 @@ enum ProfileCommand {
             guard let baseURL else { throw parsed.error("needs --base-url URL for a new profile") }
             profile = ClientProfile(name: profileName, baseURL: baseURL)
         }
-        if let model = parsed.text(Option.model) { profile.model = model }
+        if let model = options.model { profile.model = model }
         if let key {
             profile.key = key
             profile.keyEnvironment = nil
@@ -114,7 +103,7 @@ enum ProfileCommand {
             profile.key = nil
         }
         if let keyCommand { profile.keyCommand = keyCommand }
-        if let system = parsed.text(Option.system) { profile.system = system }
+        if let system = options.system { profile.system = system }
         configuration.set(profile)
         if configuration.defaultProfile == nil { configuration.defaultProfile = profileName }
         return save(configuration, to: file, command: command, io: io)
@@ -143,7 +132,7 @@ enum ProfileCommand {
         }
     }
 
-    private static func help(_ spec: CommandSpec, _ io: CommandIO) -> ExitCode {
+    private static func help(_ spec: some DeclaredCommand, _ io: CommandIO) -> ExitCode {
         io.writeOutput(spec.help)
         return .success
     }

@@ -23,7 +23,7 @@ enum QuickCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments, environment: io.environment) else {
-            io.writeOutput(CommandSpec.quick.help)
+            io.writeOutput(spec.help)
             return .success
         }
         let preferences: FileKeyValueStore
@@ -94,20 +94,21 @@ enum QuickCommand {
 
     /// The request for `arguments`, or `nil` when help was asked for.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        guard let parsed = try CommandSpec.quick.parse(arguments) else { return nil }
-        var target = ServerTarget(environment: environment, parsed: parsed)
+        guard let parsed = try spec.parse(arguments) else { return nil }
+        let options = parsed.options
+        var target = ServerTarget(environment: environment, options: options.server)
         var request = Request(target: target)
-        if let model = parsed.text(Option.model) {
+        if let model = options.model {
             guard !model.allSatisfy(\.isWhitespace), model.utf8.count <= ChatModelChoice.maximumNameBytes else {
                 throw UsageError(
                     command: name, message: "--model needs a name of 1 to \(ChatModelChoice.maximumNameBytes) bytes")
             }
             request.model = model
         }
-        request.remember = parsed.given(Option.remember)
-        request.openInChat = parsed.given(Option.openInChat)
-        request.raw = parsed.given(ChatOptions.raw)
-        request.seed = UInt64(parsed.integer(ChatOptions.seed) ?? 1)
+        request.remember = options.remember
+        request.openInChat = options.openInChat
+        request.raw = options.raw
+        request.seed = UInt64(options.seed)
         let words = parsed.positionals
         if request.remember && request.model == nil {
             throw UsageError(command: name, message: "--remember-model needs --model NAME")

@@ -16,7 +16,7 @@ enum RecordsAddCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments) else {
-            io.writeOutput(CommandSpec.recordsAdd.help)
+            io.writeOutput(spec.help)
             return .success
         }
         return await save(request, io: io)
@@ -25,11 +25,11 @@ enum RecordsAddCommand {
     /// The record to save, or `nil` when help was asked for. Every value is range-checked
     /// here, before anything is opened.
     static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
-        guard let parsed = try CommandSpec.recordsAdd.parse(arguments) else { return nil }
+        guard let parsed = try spec.parse(arguments) else { return nil }
         let words = parsed.positionals
-        let note = parsed.text(Option.note)
-        let seconds = parsed.integer(Option.seconds)
-        let cycles = parsed.integer(Option.cycles)
+        let note = parsed.options.note
+        let seconds = parsed.options.seconds
+        let cycles = parsed.options.cycles
         guard let kind = words.first else {
             throw UsageError(command: name, message: "say what to add: mood, breathing, meditation or profile")
         }

@@ -10,21 +10,16 @@ import SybilWire
 enum RecordsCommand {
     static let name = "sybil records"
 
+    /// The subcommands, one line each.
+    static let table = CommandTable(
+        group: spec,
+        entries: [
+            .init("add", RecordsAddCommand.run), .init("list", RecordsListCommand.run),
+            .init("sync", RecordsSyncCommand.run),
+        ])
+
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let first = arguments.first else {
-            io.writeOutput(CommandSpec.records.help)
-            return .success
-        }
-        let rest = Array(arguments.dropFirst())
-        switch first {
-        case "-h", "--help":
-            io.writeOutput(CommandSpec.records.help)
-            return .success
-        case "add": return try await RecordsAddCommand.run(rest, io: io)
-        case "list": return try await RecordsListCommand.run(rest, io: io)
-        case "sync": return try await RecordsSyncCommand.run(rest, io: io)
-        default: throw UsageError(command: name, message: "unknown subcommand '\(first)'")
-        }
+        try await table.run(arguments, io: io)
     }
 
     /// Where the device's records live.

@@ -15,7 +15,7 @@ enum RecordsListCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments) else {
-            io.writeOutput(CommandSpec.recordsList.help)
+            io.writeOutput(spec.help)
             return .success
         }
         return await list(request, io: io)
@@ -23,11 +23,11 @@ enum RecordsListCommand {
 
     /// The options, or `nil` when help was asked for.
     static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
-        guard let parsed = try CommandSpec.recordsList.parse(arguments) else { return nil }
+        guard let options = try spec.parse(arguments)?.options else { return nil }
         var request = Request()
-        request.unsyncedOnly = parsed.given(Option.unsynced)
-        request.limit = parsed.integer(Option.limit) ?? request.limit
-        request.json = parsed.given(Option.json)
+        request.unsyncedOnly = options.unsynced
+        request.limit = options.limit
+        request.json = options.json
         return request
     }
 

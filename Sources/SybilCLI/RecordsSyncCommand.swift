@@ -8,10 +8,10 @@ enum RecordsSyncCommand {
     static let name = "sybil records sync"
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        try await SurfaceGate.run(.records, spec: .recordsSync, arguments: arguments, io: io) {
+        try await SurfaceGate.run(.records, spec: spec, arguments: arguments, io: io) {
             () async throws(UsageError) -> ExitCode in
             try await ClientCommand.run(
-                arguments, io: io, spec: .recordsSync, common: \.common, parse: parse
+                arguments, io: io, spec: spec, common: \.common, parse: parse
             ) { _, connection in
                 await sync(connection, io: io)
             }
@@ -20,9 +20,9 @@ enum RecordsSyncCommand {
 
     /// The common options, or `nil` when help was asked for; no arguments are taken.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
-        -> (common: ClientCommand.Common, parsed: ParsedArguments)?
+        -> (common: ClientCommand.Common, parsed: ParsedArguments<ClientCommand.Options>)?
     {
-        try ClientCommand.parse(arguments, environment: environment, spec: .recordsSync)
+        try ClientCommand.parse(arguments, environment: environment, spec: spec)
     }
 
     @MainActor

@@ -22,7 +22,7 @@ enum SearchCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments) else {
-            io.writeOutput(CommandSpec.search.help)
+            io.writeOutput(spec.help)
             return .success
         }
         return await search(request, io: io)
@@ -60,11 +60,11 @@ enum SearchCommand {
 
     /// The request, or `nil` when help was asked for.
     static func parse(_ arguments: [String]) throws(UsageError) -> Request? {
-        guard let parsed = try CommandSpec.search.parse(arguments) else { return nil }
+        guard let parsed = try spec.parse(arguments) else { return nil }
         let words = parsed.positionals
-        let limit = parsed.integer(limitOption) ?? 100
+        let limit = parsed.options.limit
         guard !words.isEmpty else { throw UsageError(command: name, message: "needs a QUERY") }
-        return Request(query: words.joined(separator: " "), limit: limit, json: parsed.given(jsonOption))
+        return Request(query: words.joined(separator: " "), limit: limit, json: parsed.options.json)
     }
 
     /// `TITLE — EXCERPT` per hit, fitted to `COLUMNS` (default 80); a saved web search's

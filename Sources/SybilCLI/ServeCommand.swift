@@ -9,6 +9,8 @@ import SybilStore
 enum ServeCommand {
     static let name = "sybil serve"
     static let defaultPort = 8799
+    /// The address `--host` binds by default: loopback only.
+    static let defaultHost = "127.0.0.1"
     /// The seed's UI-test fixture: this address, port and token.
     static let fixtureHost = "127.0.0.1"
     static let fixturePort = 8799
@@ -24,7 +26,7 @@ enum ServeCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments, environment: io.environment, random: io.random) else {
-            io.writeOutput(CommandSpec.serve.help)
+            io.writeOutput(spec.help)
             return .success
         }
         let server: ReferenceServer
@@ -57,37 +59,37 @@ enum ServeCommand {
     static func parse(
         _ arguments: [String], environment: [String: String], random: any RandomSource = SystemRandomSource()
     ) throws(UsageError) -> Request? {
-        guard let parsed = try CommandSpec.serve.parse(arguments) else { return nil }
+        guard let given = try spec.parse(arguments)?.options else { return nil }
         var configuration = HTTPServer.Configuration(
-            host: parsed.text(Option.host) ?? "127.0.0.1", port: parsed.integer(Option.port) ?? defaultPort,
-            maximumConnections: parsed.integer(Option.maximumConnections) ?? 4_096)
-        var token = parsed.text(Option.token)
+            host: given.host ?? defaultHost, port: given.port ?? defaultPort,
+            maximumConnections: given.maximumConnections)
+        var token = given.token
         var tokenSource = token == nil ? nil : "--token"
         var options = SybilServerOptions(token: "")
-        options.seed = UInt64(parsed.integer(Option.seed) ?? 1)
-        options.pace = .milliseconds(parsed.integer(Option.pace) ?? 40)
-        options.coldStart = parsed.integer(Option.coldStart).map { .seconds($0) }
-        options.idleTimeout = .seconds(parsed.integer(Option.idleTimeout) ?? 300)
-        options.coldStartWaits = parsed.given(Option.coldStartWait)
-        if let text = parsed.text(Option.upstream) {
+        options.seed = UInt64(given.seed)
+        options.pace = .milliseconds(given.pace)
+        options.coldStart = given.coldStart.map { .seconds($0) }
+        options.idleTimeout = .seconds(given.idleTimeout)
+        options.coldStartWaits = given.coldStartWait
+        if let text = given.upstream {
             // With or without /v1, as a profile's base URL: the routes are added below it.
             guard case .success(let url) = ServerAddress.parse(text) else {
                 throw UsageError(command: name, message: "--upstream needs an http: or https: URL, got '\(text)'")
             }
             options.upstream = url
         }
-        options.upstreamModel = parsed.text(Option.upstreamModel)
+        options.upstreamModel = given.upstreamModel
         if options.upstreamModel != nil, options.upstream == nil {
             throw UsageError(command: name, message: "--upstream-model needs --upstream URL")
         }
-        options.debugEndpoints = parsed.given(Option.debugEndpoints)
-        options.debugDesktops = parsed.given(Option.debugDesktops)
-        options.attachmentsAvailable = !parsed.given(Option.attachmentsUnavailable)
-        let dataDirectory = parsed.text(Option.dataDirectory)
-        let inMemory = parsed.given(Option.inMemory)
-        let fixture = parsed.given(Option.fixture)
-        let hostGiven = parsed.given(Option.host)
-        let portGiven = parsed.given(Option.port)
+        options.debugEndpoints = given.debugEndpoints
+        options.debugDesktops = given.debugDesktops
+        options.attachmentsAvailable = !given.attachmentsUnavailable
+        let dataDirectory = given.dataDirectory
+        let inMemory = given.inMemory
+        let fixture = given.fixture
+        let hostGiven = given.host != nil
+        let portGiven = given.port != nil
         if inMemory && dataDirectory != nil {
             throw UsageError(command: name, message: "--in-memory and --data-dir exclude each other")
         }

@@ -43,13 +43,12 @@ extension ServerTarget.Connection {
 /// was remembered to offer still fails to reach it (69) or gets answers it cannot use (76,
 /// a 404 among them), what was remembered is forgotten and the next run asks again.
 enum SurfaceGate {
-    /// Runs `body` (the subcommand named by `spec`) unless the server does not offer
-    /// `surface`; `spec` is `nil` for help and unknown subcommands, which run as they are.
-    static func run(
-        _ surface: ServerSurface, spec: CommandSpec?, arguments: [String], io: CommandIO,
+    /// Runs `body` (the subcommand declared by `spec`) unless the server does not offer
+    /// `surface`.
+    static func run<Options: ClientCommandOptions>(
+        _ surface: ServerSurface, spec: CommandSpec<Options>, arguments: [String], io: CommandIO,
         _ body: () async throws(UsageError) -> ExitCode
     ) async throws(UsageError) -> ExitCode {
-        guard let spec else { return try await body() }
         if let refusal = await refusal(surface, spec: spec, arguments: arguments, io: io) { return refusal }
         let status = try await body()
         if status == .unavailable || status == .protocolError,
@@ -64,9 +63,9 @@ enum SurfaceGate {
     /// The exit status when `surface` is not offered by the server `arguments` choose (the
     /// sentence on standard error), else `nil` and the command runs. Help and usage errors
     /// are left to the command itself.
-    static func refusal(_ surface: ServerSurface, spec: CommandSpec, arguments: [String], io: CommandIO) async
-        -> ExitCode?
-    {
+    static func refusal<Options: ClientCommandOptions>(
+        _ surface: ServerSurface, spec: CommandSpec<Options>, arguments: [String], io: CommandIO
+    ) async -> ExitCode? {
         guard let (common, _) = try? ClientCommand.parse(arguments, environment: io.environment, spec: spec),
             common.target.apiURL != nil
         else { return nil }

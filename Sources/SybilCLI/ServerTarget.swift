@@ -26,10 +26,17 @@ struct ServerTarget {
         self.environment = environment
     }
 
+    /// `--profile`, `--api-url` and `--token` as given.
+    struct Options: CommandOptions {
+        var profile: String?
+        var apiURL: String?
+        var token: String?
+    }
+
     /// `--api-url URL`; `example` is shown in its help.
-    static func apiURLOption(example: String? = nil) -> OptionSpec {
+    static func apiURLOption(example: String? = nil) -> OptionSpec<Options> {
         .text(
-            "--api-url", valueName: "URL",
+            "--api-url", valueName: "URL", into: \.apiURL,
             help: example.map {
                 "The server's base URL, with or without /v1, e.g.\n\($0) (default: $SYBIL_API_URL, a\nprofile, else the embedded server)."
             }
@@ -38,21 +45,27 @@ struct ServerTarget {
     }
 
     /// `--token TOKEN`.
-    static let tokenOption = OptionSpec.text(
-        "--token", valueName: "TOKEN", help: "The bearer token (default: $SYBIL_TOKEN, else the\nprofile's key).")
+    static let tokenOption = OptionSpec<Options>.text(
+        "--token", valueName: "TOKEN", into: \.token,
+        help: "The bearer token (default: $SYBIL_TOKEN, else the\nprofile's key).")
 
     /// `--profile NAME`.
-    static let profileOption = OptionSpec.text(
-        "--profile", valueName: "NAME",
+    static let profileOption = OptionSpec<Options>.text(
+        "--profile", valueName: "NAME", into: \.profile,
         help: "Use the profile NAME from config.toml (default:\n$SYBIL_PROFILE, else default_profile).")
 
+    /// `--profile`, `--api-url` (with `example` in its help) and `--token`, in help order.
+    static func options(apiURLExample example: String? = nil) -> [OptionSpec<Options>] {
+        [profileOption, apiURLOption(example: example), tokenOption]
+    }
+
     /// The target the environment names, with `--api-url`, `--profile` and `--token` from
-    /// `parsed` over it.
-    init(environment: [String: String], parsed: ParsedArguments) {
+    /// `options` over it.
+    init(environment: [String: String], options: Options) {
         self.init(environment: environment)
-        apiURLText = parsed.text(Self.apiURLOption())
-        token = parsed.text(Self.tokenOption)
-        profileName = parsed.text(Self.profileOption)
+        apiURLText = options.apiURL
+        token = options.token
+        profileName = options.profile
     }
 
     /// Chooses the server once every option is read: a bad URL, an unknown profile or a

@@ -17,66 +17,59 @@ public enum SybilCommandLine {
         }
     }
 
+    /// Every command, one line each: its name and what runs it with the words after it.
+    static let commands = CommandTable(
+        group: spec,
+        entries: [
+            .init("app", TerminalAppCommand.run),
+            .init("ask", AskCommand.run),
+            .init("quick", QuickCommand.run),
+            .init("serve", ServeCommand.run),
+            .init("agent", AgentCommand.run),
+            .init("workspaces", WorkspacesCommand.run),
+            .init("records", RecordsCommand.run),
+            .init("keys", KeysCommand.run),
+            .init("profile", ProfileCommand.run),
+            .init("models", ModelsCommand.run),
+            .init("search", SearchCommand.run),
+            .init("history", HistoryCommand.run),
+            .init("debug", DebugCommand.run),
+            .init("breathe", BreatheCommand.run),
+            .init("meditate", MeditateCommand.run),
+        ],
+        unknown: "command")
+
+    /// Every command's and subcommand's declaration, for the checks that cover them all.
+    static let declarations: [any DeclaredCommand] = [
+        spec, TerminalAppCommand.spec, AskCommand.spec, QuickCommand.spec, ServeCommand.spec, AgentCommand.spec,
+        AgentSendCommand.spec, AgentTailCommand.spec, AgentRetryCommand.retrySpec, AgentRetryCommand.resendAllSpec,
+        AgentDownloadCommand.spec, AgentPreviewCommand.spec, AgentDraftCommand.spec, AgentDiscardCommand.spec,
+        WorkspacesCommand.spec, WorkspacesListCommand.spec, WorkspacesOpenCommand.spec, WorkspacesSendCommand.spec,
+        SearchCommand.spec, HistoryCommand.spec, HistoryCommand.listSpec, HistoryCommand.showSpec,
+        HistoryCommand.exportSpec, HistoryCommand.deleteSpec, RecordsCommand.spec, RecordsAddCommand.spec,
+        RecordsListCommand.spec, RecordsSyncCommand.spec, BreatheCommand.spec, MeditateCommand.spec, DebugCommand.spec,
+        DebugEnvelopeCommand.spec, DebugSSECommand.spec, DebugWebSocketEchoCommand.spec, KeysCommand.spec,
+        KeysCommand.setSpec, KeysCommand.listSpec, KeysCommand.removeSpec, ProfileCommand.spec, ProfileCommand.addSpec,
+        ProfileCommand.listSpec, ProfileCommand.useSpec, ProfileCommand.removeSpec, ModelsCommand.spec,
+    ]
+
     private static func dispatch(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let first = arguments.first else {
             // On a terminal, `sybil` is the app; anywhere else it explains itself.
             if io.inputIsTerminal && io.outputIsTerminal { return try await TerminalAppCommand.run([], io: io) }
-            io.writeOutput(CommandSpec.sybil.help)
+            io.writeOutput(spec.help)
             return .success
         }
         if TerminalAppCommand.takes(arguments) { return try await TerminalAppCommand.run(arguments, io: io) }
-        let rest = Array(arguments.dropFirst())
         switch first {
-        case "app": return try await TerminalAppCommand.run(rest, io: io)
-        case "-h", "--help", "help":
-            io.writeOutput(CommandSpec.sybil.help)
+        case "help":
+            io.writeOutput(spec.help)
             return .success
         case "--version":
             io.writeOutput("sybil \(version)\n")
             return .success
-        case "ask":
-            return try await AskCommand.run(rest, io: io)
-        case "quick": return try await QuickCommand.run(rest, io: io)
-        case "serve":
-            return try await ServeCommand.run(rest, io: io)
-        case "agent":
-            return try await AgentCommand.run(rest, io: io)
-        case "workspaces":
-            return try await WorkspacesCommand.run(rest, io: io)
-        case "records": return try await RecordsCommand.run(rest, io: io)
-        case "keys": return try await KeysCommand.run(rest, io: io)
-        case "profile": return try await ProfileCommand.run(rest, io: io)
-        case "models": return try await ModelsCommand.run(rest, io: io)
-        case "search": return try await SearchCommand.run(rest, io: io)
-        case "history": return try await HistoryCommand.run(rest, io: io)
-        case "debug":
-            return try await debug(rest, io: io)
-        case "breathe":
-            return try await BreatheCommand.run(rest, io: io)
-        case "meditate": return try await MeditateCommand.run(rest, io: io)
         default:
-            throw UsageError(command: "sybil", message: "unknown command '\(first)'")
-        }
-    }
-
-    private static func debug(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let first = arguments.first else {
-            io.writeOutput(CommandSpec.debug.help)
-            return .success
-        }
-        let rest = Array(arguments.dropFirst())
-        switch first {
-        case "-h", "--help":
-            io.writeOutput(CommandSpec.debug.help)
-            return .success
-        case "envelope":
-            return try DebugEnvelopeCommand.run(rest, io: io)
-        case "sse":
-            return try DebugSSECommand.run(rest, io: io)
-        case "ws-echo":
-            return try await DebugWebSocketEchoCommand.run(rest, io: io)
-        default:
-            throw UsageError(command: "sybil debug", message: "unknown subcommand '\(first)'")
+            return try await commands.run(arguments, io: io)
         }
     }
 

@@ -15,11 +15,6 @@ import SybilTUI
 enum TerminalAppCommand {
     static let name = "sybil app"
 
-    /// `--model NAME`.
-    static let modelOption = OptionSpec.text(
-        "--model", valueName: "NAME",
-        help: "The model new chats ask for (default: the profile's, else the\nserver's first listed model).")
-
     /// The header of the embedded server, a scripted demo.
     static let demoHeader = "demo: scripted replies, not a model — connect one with `sybil profile add`"
 
@@ -34,13 +29,13 @@ enum TerminalAppCommand {
     /// `--api-url URL`, …): then `sybil` opens the app with them.
     static func takes(_ arguments: [String]) -> Bool {
         guard let first = arguments.first else { return false }
-        let names = CommandSpec.app.options.flatMap(\.names).filter { !["-h", "--help"].contains($0) }
+        let names = spec.options.flatMap(\.names).filter { !["-h", "--help"].contains($0) }
         return names.contains { first == $0 || first.hasPrefix($0 + "=") }
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let request = try parse(arguments, environment: io.environment) else {
-            io.writeOutput(CommandSpec.app.help)
+            io.writeOutput(spec.help)
             return .success
         }
         guard io.inputIsTerminal, io.outputIsTerminal else {
@@ -66,14 +61,13 @@ enum TerminalAppCommand {
     }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
-        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: .app) else {
+        guard let (common, parsed) = try ClientCommand.parse(arguments, environment: environment, spec: spec) else {
             return nil
         }
         if let extra = parsed.positionals.first {
             throw parsed.error("takes no arguments, got '\(extra)'")
         }
-        return Request(
-            common: common, model: parsed.text(modelOption), seed: UInt64(parsed.integer(ChatOptions.seed) ?? 1))
+        return Request(common: common, model: parsed.options.model, seed: UInt64(parsed.options.seed))
     }
 
     @MainActor

@@ -13,29 +13,17 @@ import SybilWire
 enum WorkspacesCommand {
     static let name = "sybil workspaces"
 
+    /// The subcommands, one line each; each runs only against a server that offers workspaces.
+    static let table = CommandTable(
+        group: spec,
+        entries: [
+            .gated("list", .workspaces, WorkspacesListCommand.spec, WorkspacesListCommand.run),
+            .gated("open", .workspaces, WorkspacesOpenCommand.spec, WorkspacesOpenCommand.run),
+            .gated("send", .workspaces, WorkspacesSendCommand.spec, WorkspacesSendCommand.run),
+        ])
+
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
-        guard let first = arguments.first else {
-            io.writeOutput(CommandSpec.workspaces.help)
-            return .success
-        }
-        let rest = Array(arguments.dropFirst())
-        let specs: [String: CommandSpec] = ["list": .workspacesList, "open": .workspacesOpen, "send": .workspacesSend]
-        return try await SurfaceGate.run(.workspaces, spec: specs[first], arguments: rest, io: io) {
-            () async throws(UsageError) -> ExitCode in
-            switch first {
-            case "-h", "--help":
-                io.writeOutput(CommandSpec.workspaces.help)
-                return .success
-            case "list":
-                return try await WorkspacesListCommand.run(rest, io: io)
-            case "open":
-                return try await WorkspacesOpenCommand.run(rest, io: io)
-            case "send":
-                return try await WorkspacesSendCommand.run(rest, io: io)
-            default:
-                throw UsageError(command: name, message: "unknown subcommand '\(first)'")
-            }
-        }
+        try await table.run(arguments, io: io)
     }
 
     /// The chat `session` names, or the exit status after saying on standard error why there

@@ -8,7 +8,7 @@ enum WorkspacesListCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, spec: .workspacesList, common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { _, connection in
             await list(WorkspacesCommand.desktop(connection), io: io)
         }
@@ -16,9 +16,9 @@ enum WorkspacesListCommand {
 
     /// The options, or `nil` when help was asked for; no arguments are taken.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
-        -> (common: ClientCommand.Common, parsed: ParsedArguments)?
+        -> (common: ClientCommand.Common, parsed: ParsedArguments<ClientCommand.Options>)?
     {
-        try ClientCommand.parse(arguments, environment: environment, spec: .workspacesList)
+        try ClientCommand.parse(arguments, environment: environment, spec: spec)
     }
 
     private static func list(_ desktop: WorkspaceDesktopClient, io: CommandIO) async -> ExitCode {

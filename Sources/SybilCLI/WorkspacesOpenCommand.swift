@@ -21,7 +21,7 @@ enum WorkspacesOpenCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, spec: .workspacesOpen, common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
             await open(request, connection: connection, io: io)
         }
@@ -30,10 +30,10 @@ enum WorkspacesOpenCommand {
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
         guard
             let (common, parsed) = try ClientCommand.parse(
-                arguments, environment: environment, spec: .workspacesOpen)
+                arguments, environment: environment, spec: spec)
         else { return nil }
-        let threadId = parsed.text(Option.thread)
-        let follow = !parsed.given(Option.noFollow)
+        let threadId = parsed.options.thread
+        let follow = !parsed.options.noFollow
         guard let session = parsed.positionals.first, !session.isEmpty else {
             throw UsageError(command: name, message: "needs one SESSION, e.g. sybil workspaces open sess-42")
         }

@@ -25,7 +25,7 @@ enum WorkspacesSendCommand {
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
-            arguments, io: io, spec: .workspacesSend, common: \.common, parse: parse
+            arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
             await send(request, connection: connection, io: io)
         }
@@ -34,10 +34,10 @@ enum WorkspacesSendCommand {
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request? {
         guard
             let (common, parsed) = try ClientCommand.parse(
-                arguments, environment: environment, spec: .workspacesSend)
+                arguments, environment: environment, spec: spec)
         else { return nil }
-        let steer = parsed.given(Option.steer)
-        let attachments = parsed.texts(Option.attach)
+        let steer = parsed.options.steer
+        let attachments = parsed.options.attach
         let words = parsed.positionals
         guard let session = words.first, !session.isEmpty else {
             throw UsageError(

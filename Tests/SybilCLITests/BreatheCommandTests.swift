@@ -12,7 +12,7 @@ struct BreatheCommandTests {
         let test = TestIO()
         #expect(await test.run(arguments) == 0)
         #expect(test.stdout == (try golden("breathe-help.txt")))
-        #expect(test.stdout == CommandSpec.breathe.help)
+        #expect(test.stdout == BreatheCommand.spec.help)
     }
 
     @Test func topLevelHelpListsBreathe() async throws {
