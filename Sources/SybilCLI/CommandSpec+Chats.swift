@@ -77,7 +77,9 @@ extension AskCommand {
             ),
             .text(
                 "--system", valueName: "TEXT", into: \.system,
-                help: "A system message sent before the messages (not saved)."),
+                help:
+                    "A system message sent before the messages, kept with the\nconversation and sent again when it is continued."
+            ),
             .flag("--raw", into: \.raw, help: "Print the reply's Markdown as it arrives, unrendered."),
             .flag(
                 "--show-reasoning", into: \.showReasoning,

@@ -2,7 +2,10 @@
 extension SybilCommandLine {
     static let spec = CommandSpec<Options>(
         name: "sybil", overview: "Sybil, a resilient client engine and tools for AI and agent chats.",
-        usage: .lines(["sybil [--in-memory | --api-url URL [--token TOKEN]]", "sybil <command> [<options>]"]),
+        usage: .lines([
+            "sybil [--profile NAME | --api-url URL [--token TOKEN] | --in-memory] [--model NAME]",
+            "sybil <command> [<options>]",
+        ]),
         discussion: """
             On a terminal, sybil with no command opens the terminal app (see sybil app --help);
             otherwise it prints this help.
@@ -13,7 +16,7 @@ extension SybilCommandLine {
             CommandRow(
                 label: "ask QUESTION",
                 help:
-                    "Stream an answer from an AI chat server (the embedded\nreference server unless --api-url or SYBIL_API_URL is set)."
+                    "Stream an answer from an AI chat server (a profile, --api-url\nor OPENAI_BASE_URL; else the embedded demo server)."
             ),
             CommandRow(label: "quick QUESTION", help: "Ask a Quick Question (chat-latest unless another is kept)."),
             CommandRow(label: "serve", help: "Run the reference server (chats, Agent room, workspaces)."),
