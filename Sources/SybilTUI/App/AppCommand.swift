@@ -3,6 +3,8 @@ import SybilWire
 /// What the app asks its runner to do after a key, a click or a paste: the effects the pure
 /// ``TerminalApp`` cannot perform itself (sending, stopping, opening, searching, quitting).
 public enum AppCommand: Sendable, Hashable {
+    /// Draw the screen again: a frame tick moved the breathing scene or the meditation timer.
+    case redraw
     /// Send the composer's text on the open screen (the composer was cleared; give the text
     /// back with ``TerminalApp/restoreDraft(_:)`` when it was not sent).
     case send(String)

@@ -1,10 +1,39 @@
 import SybilClient
 import SybilWire
 
-/// What an effect the controller performed for an ``AppCommand`` came to: the result goes
-/// through ``TerminalApp/update(_:)``, the one place that changes the app's state for it (a
-/// task never writes the state itself; ``TerminalAppController`` delivers each message).
+/// What happened outside the app's own keys: an effect the controller performed for an
+/// ``AppCommand`` came to something, the view models published new state, the terminal
+/// changed. Each goes through ``TerminalApp/update(_:)``, the one place that changes the app's
+/// state for it (the controller and its tasks never write the state themselves;
+/// ``TerminalAppController`` sends each message).
 public enum AppMessage: Sendable, Hashable {
+    /// The view models published this state (the controller's `sync()`).
+    case published(PublishedState)
+    /// A frame tick at `now` (the inputs' time line): the breathing scene or the meditation
+    /// timer moves, and a meditation whose planned time is up ends.
+    case frameTicked(now: Duration)
+    /// The process continued after a suspend (SIGCONT): back in the foreground.
+    case continuedAfterSuspend
+    /// The process is being suspended from outside (SIGTSTP): in the background.
+    case suspendedFromOutside
+    /// The terminal window is now this size.
+    case resized(TerminalSize)
+    /// The theme to draw with changed (the terminal reported its background).
+    case themeChanged(Theme)
+    /// Reduced motion was turned on or off (`SYBIL_REDUCE_MOTION`).
+    case reduceMotionChanged(Bool)
+    /// The main area now shows `destination`, titled `title` (its entries follow when its
+    /// model publishes them).
+    case opened(AppDestination, title: String)
+    /// `/attachments` or `/detach` was typed in an ordinary chat (`text` as typed): it works on
+    /// the staged files, and nothing is sent.
+    case chatDraftCommandEntered(ComposerAttachments.DraftCommand, text: String)
+    /// The Quick Question panel opened on the model's kept draft and state.
+    case quickQuestionOpened(draft: String, PublishedState.QuickQuestion)
+    /// The open session's screen model asked for this scroll (measured against the last draw).
+    case sessionScrollCommanded(ScrollCommand)
+    /// The person's scrolling since the last report was told to the session's screen model.
+    case timelineScrollReported
     /// A sentence for the status line about what happened (nothing else changes).
     case noticed(String)
     /// The composer's text was not sent: it goes back to an empty composer, with a sentence

@@ -2,10 +2,38 @@ import SybilClient
 import SybilCore
 
 extension TerminalApp {
-    /// Applies what an effect came to (the one way a result changes the app's state); returns
-    /// what to do next.
+    /// Applies what happened outside the app's keys (an effect's result, what the view models
+    /// published, a change of the terminal): the one way such a change reaches the app's
+    /// state. Returns what to do next.
     public mutating func update(_ message: AppMessage) -> [AppCommand] {
         switch message {
+        case .published(let state):
+            return updatePublished(state)
+        case .frameTicked(let now):
+            let finished = finishMeditationIfDue(now: now)
+            let moved = tick(now: now)
+            return moved || !finished.isEmpty ? finished + [.redraw] : finished
+        case .continuedAfterSuspend:
+            return resumed()
+        case .suspendedFromOutside:
+            return suspended()
+        case .resized(let newSize):
+            resize(newSize)
+        case .themeChanged(let newTheme):
+            theme = newTheme
+        case .reduceMotionChanged(let reduce):
+            reduceMotion = reduce
+        case .opened(let destination, let newTitle):
+            show(destination, title: newTitle)
+            items = []
+        case .chatDraftCommandEntered(let command, let text):
+            chatDraftCommand(command, text: text)
+        case .quickQuestionOpened(let draft, let quick):
+            showQuickQuestion(quick, draft: draft)
+        case .sessionScrollCommanded(let command):
+            applySessionScroll(command)
+        case .timelineScrollReported:
+            timelineWasScrolled = false
         case .noticed(let sentence):
             notice = sentence
         case .notSent(let draft, let reason):

@@ -45,6 +45,8 @@ public final class TerminalAppController {
     @ObservationIgnored private var now = Duration.zero
     /// The Agent room's reconnect wait, counted down on the status line.
     @ObservationIgnored private var reconnectCountdown = ReconnectCountdown()
+    /// Whether the app asked for a redraw (``AppCommand/redraw``) since ``frame(now:)`` began.
+    @ObservationIgnored private var redrawAsked = false
 
     /// A controller over `services`, drawing with `theme`.
     public init(services: TerminalAppServices, theme: Theme, size: TerminalSize = .fallback) {
@@ -58,13 +60,11 @@ public final class TerminalAppController {
         await services.chats.refresh()
         await services.records?.reload()
         chat = await services.chats.newChat()
-        app.show(.newChat, title: "New chat")
+        apply(.opened(.newChat, title: "New chat"))
         if let store = services.chatAttachmentDrafts {
             let restored = await store.restore()
             deliver(.chatAttachmentsRestored(restored.attachments, notes: restored.notes))
         }
-        app.header = services.header
-        app.sidebar.notOffered = services.notOffered
         if let agent = services.agent, !services.notOffered.contains(.agentRoom) {
             run { await agent.start() }
         }
@@ -89,12 +89,12 @@ public final class TerminalAppController {
 
     /// Draws with `theme` from now on (the terminal reported its background).
     public func setTheme(_ theme: Theme) {
-        app.theme = theme
+        apply(.themeChanged(theme))
     }
 
     /// The screen changed size.
     public func resize(_ size: TerminalSize) {
-        app.resize(size)
+        apply(.resized(size))
     }
 
     /// Applies an input; returns whether the app should quit.
@@ -109,19 +109,25 @@ public final class TerminalAppController {
     /// Applies what an effect came to, through the app's update function (the one way an
     /// effect's result reaches the app's state), and performs what it asks for next.
     func deliver(_ message: AppMessage) {
-        for command in app.update(message) { perform(command) }
+        apply(message)
         sync()
+    }
+
+    /// Applies `message` through the app's update function and performs what it asks for
+    /// next, without copying the models' state again (the caller does, or the change is the
+    /// terminal's own).
+    private func apply(_ message: AppMessage) {
+        for command in app.update(message) { perform(command) }
     }
 
     /// The process continued after a suspend (SIGCONT): back in the foreground.
     public func resumed() {
-        for command in app.resumed() { perform(command) }
-        sync()
+        deliver(.continuedAfterSuspend)
     }
 
     /// The process is being suspended from outside (SIGTSTP): in the background.
     public func suspended() {
-        for command in app.suspended() { perform(command) }
+        apply(.suspendedFromOutside)
     }
 
     /// Takes a pending suspend request: `true` once per Ctrl+Z.
@@ -180,9 +186,9 @@ public final class TerminalAppController {
             sync()
             countedDown = app.screenStatus != before
         }
-        let finished = app.finishMeditationIfDue(now: now)
-        for command in finished { perform(command) }
-        return app.tick(now: now) || scrolled || countedDown || !finished.isEmpty
+        redrawAsked = false
+        apply(.frameTicked(now: now))
+        return redrawAsked || scrolled || countedDown
     }
 
     /// Whether the status line counts a reconnect wait down (so frames tick each second).
@@ -213,12 +219,12 @@ public final class TerminalAppController {
     /// Applies the scroll command `screen` published since the last one applied, measured
     /// against the last draw (the one the model last saw). Returns whether the scroll moved.
     private func applyScrollCommand(of screen: WorkspaceChatScreenModel<AnyClock>) -> Bool {
-        guard screen.scrollCommandSequence != reported?.sequence, let measured = app.timelineViewport else {
+        guard screen.scrollCommandSequence != reported?.sequence, app.timelineViewport != nil else {
             return false
         }
         reported?.sequence = screen.scrollCommandSequence
         let before = app.scroll
-        WorkspaceViewportReport.apply(screen.scrollCommand, to: &app.scroll, measured: measured)
+        apply(.sessionScrollCommanded(screen.scrollCommand))
         return app.scroll != before
     }
 
@@ -229,7 +235,7 @@ public final class TerminalAppController {
         let identity = ObjectIdentifier(screen)
         if reported?.screen != identity {
             reported = (identity, nil, screen.scrollCommandSequence)
-            _ = app.takeTimelineScrolled()
+            apply(.timelineScrollReported)
         }
         guard screen.threadViewer == nil, screen.host.appliedLoads > 0, let measured = app.timelineViewport else {
             return
@@ -239,7 +245,8 @@ public final class TerminalAppController {
                 measured, isComposerOpen: app.focus == .composer && !app.composer.isEmpty, isDragging: dragging,
                 reduceMotion: app.reduceMotion)
         }
-        if app.takeTimelineScrolled() {
+        if app.timelineWasScrolled {
+            apply(.timelineScrollReported)
             screen.updateViewport(viewport(dragging: true))
             reported?.viewport = nil
         }
@@ -263,7 +270,7 @@ public final class TerminalAppController {
 
     /// Whether motion is reduced (from `SYBIL_REDUCE_MOTION`).
     public func setReduceMotion(_ reduce: Bool) {
-        app.reduceMotion = reduce
+        apply(.reduceMotionChanged(reduce))
     }
 
     /// Waits for the work started so far (sends, opens) to finish.
@@ -288,6 +295,8 @@ public final class TerminalAppController {
 
     private func perform(_ command: AppCommand) {
         switch command {
+        case .redraw:
+            redrawAsked = true
         case .quit:
             wantsToQuit = true
         case .suspend:
@@ -384,7 +393,7 @@ public final class TerminalAppController {
                 return
             }
             quick.open()
-            showQuickQuestion(quick, draft: quick.draft)
+            apply(.quickQuestionOpened(draft: quick.draft, Self.published(quick)))
         case .askQuickQuestion(let text):
             guard let quick = services.quickQuestion else { return }
             quick.open()
@@ -500,7 +509,7 @@ public final class TerminalAppController {
                 return
             }
             if let command = ComposerAttachments.draftCommand(text) {
-                app.chatDraftCommand(command, text: text)
+                apply(.chatDraftCommandEntered(command, text: text))
                 saveChatAttachments()
                 return
             }
@@ -786,7 +795,7 @@ public final class TerminalAppController {
         switch destination {
         case .newChat:
             chat = nil
-            app.show(.newChat, title: "New chat")
+            apply(.opened(.newChat, title: "New chat"))
             run { [weak self] in
                 guard let self else { return }
                 self.chat = await self.services.chats.newChat()
@@ -794,18 +803,17 @@ public final class TerminalAppController {
         case .chat(let id):
             let title = services.chats.conversations.first { $0.id == id }?.title ?? "Chat"
             chat = nil
-            app.show(destination, title: title)
+            apply(.opened(destination, title: title))
             run { [weak self] in
                 guard let self else { return }
                 self.chat = await self.services.chats.open(id)
             }
         case .agent:
             chat = nil
-            app.show(.agent, title: "Sybil Agent")
+            apply(.opened(.agent, title: "Sybil Agent"))
         case .webSearch(let id):
             chat = nil
-            app.show(destination, title: "Web search")
-            app.items = []
+            apply(.opened(destination, title: "Web search"))
             guard let read = services.webSearch else {
                 deliver(.webSearchOpened(id: id, nil))
                 return
@@ -817,7 +825,7 @@ public final class TerminalAppController {
         case .session(let key):
             chat = nil
             let title = sessionTitle(key)
-            app.show(destination, title: title)
+            apply(.opened(destination, title: title))
             guard let workspaces = services.workspaces else { return }
             // Seed 000's deferred selection: the choice is only recorded while the key is
             // handled (nothing is published mid-update); the opening task commits it.
@@ -858,117 +866,107 @@ public final class TerminalAppController {
 
     // MARK: State
 
-    /// Copies what the models publish into the app's state. Everything this reads is what a
-    /// redraw depends on: the runner calls it inside `withObservationTracking`.
+    /// Sends what the models publish to the app's update function (``AppMessage/published(_:)``).
+    /// Everything this reads is what a redraw depends on: the runner calls it inside
+    /// `withObservationTracking`.
     public func sync() {
         // What the controller's own tasks changed (a chat opened, a send given back).
         _ = finishedWork
-        let threadWasOpen = app.isThreadOpen
-        app.isThreadOpen = app.sidebar.current.isSession && workspace?.screen.threadViewer != nil
-        if threadWasOpen != app.isThreadOpen { app.scroll = TimelineScroll() }
-        app.sidebar.chats = services.chats.conversations.map { Sidebar.Chat(id: $0.id, title: $0.title) }
-        let room = services.agent?.room
-        app.sidebar.agentUnread = room?.badgeCount ?? 0
-        if app.sidebar.current == .newChat, let saved = chat?.conversation {
-            // The new chat was saved with its first message: it is now that chat.
-            app.sidebar.current = .chat(saved.id)
-            app.sidebar.selection = .chat(saved.id)
-            app.title = saved.title
-        }
-        app.timelineMeasuredLines = 0
-        app.timelineCover = nil
+        for command in app.update(.published(published())) { perform(command) }
+    }
+
+    /// What the models publish now, for the screen and overlay that are open.
+    private func published() -> PublishedState {
+        var state = PublishedState()
+        state.isThreadOpen = app.sidebar.current.isSession && workspace?.screen.threadViewer != nil
+        state.chats = services.chats.conversations.map { Sidebar.Chat(id: $0.id, title: $0.title) }
+        state.agentUnread = services.agent?.room.badgeCount ?? 0
+        state.notOffered = services.notOffered
+        state.savedChat = chat?.conversation.map { Sidebar.Chat(id: $0.id, title: $0.title) }
         // The header names the open chat's own model.
         let chatModel: String? =
             switch app.sidebar.current {
             case .newChat, .chat: chat?.model
             case .agent, .session, .webSearch: nil
             }
-        app.header = chatModel.flatMap { model in services.chatHeader.map { $0(model) } } ?? services.header
+        state.header = chatModel.flatMap { model in services.chatHeader.map { $0(model) } } ?? services.header
         switch app.sidebar.current {
         case .webSearch:
             // Its items came with ``AppMessage/webSearchOpened``; nothing runs here.
-            app.isReplyRunning = false
-            app.screenStatus = "A saved web search: the query, the answer and its sources"
+            state.screenStatus = "A saved web search: the query, the answer and its sources"
         case .newChat, .chat:
             if let chat {
-                app.items =
+                state.items =
                     chatItems.items(chat.messages, lastError: chat.lastError)
                     + ChatTimelineAdapter.toolCallItems(chat.replyToolCalls)
-                app.isReplyRunning = chat.isTyping
-                app.screenStatus =
+                state.isReplyRunning = chat.isTyping
+                state.screenStatus =
                     chat.isTyping ? "Sybil is typing… Ctrl+C stops" : chat.isLoading ? "Loading the chat…" : nil
             } else {
-                app.items = []
-                app.isReplyRunning = false
-                app.screenStatus = nil
+                state.items = []
             }
         case .agent:
             if let agent = services.agent {
-                app.attachmentCards = agent.room.rows.flatMap { $0.message?.attachments ?? [] }
-                if let selected = app.selectedAttachment,
-                    !app.attachmentCards.contains(where: { $0.uploadId == selected })
-                {
-                    app.selectedAttachment = nil
-                }
-                app.items = AgentTimelineAdapter.items(
+                let cards = agent.room.rows.flatMap { $0.message?.attachments ?? [] }
+                state.attachmentCards = cards
+                state.items = AgentTimelineAdapter.items(
                     rows: agent.room.rows, pending: agent.pending, activity: agent.room.activity,
                     roomError: agent.room.roomError, unreadMarker: agent.room.unreadMarkerMessageId,
-                    selectedAttachment: app.selectedAttachment)
-                app.isReplyRunning = false
+                    selectedAttachment: TerminalApp.keptSelection(app.selectedAttachment, among: cards))
                 // Every draft item with its state, numbered as /detach takes them, while any
                 // is not uploaded yet.
                 let items = agent.draft.items
-                app.screenStatus =
+                state.screenStatus =
                     items.allSatisfy(\.isReady)
                     ? agentStatus(agent) : "Draft: " + ComposerAttachments.listing(items) + " · /detach N removes"
             } else {
-                app.items = [
+                state.items = [
                     TimelineItem(id: "no-agent", role: .system, body: "This server has no Agent room.")
                 ]
-                app.screenStatus = nil
             }
         case .session:
             if let workspace, let thread = workspace.screen.threadViewer {
-                app.items = WorkspaceTimelineAdapter.items(
+                state.items = WorkspaceTimelineAdapter.items(
                     DisplayRows(timeline: thread.timeline.rows, activeRunId: nil))
-                app.screenStatus =
+                state.screenStatus =
                     thread.lastLoadError.map { "The thread could not be loaded: \($0)" }
                     ?? (thread.isLoading ? "Loading the thread…" : "Subagent thread \(thread.threadId) · Esc goes back")
             } else if let workspace {
-                app.items = workspace.items
-                app.screenStatus = workspace.status
-                app.timelineMeasuredLines = WorkspaceViewportReport.measuredLines
-                if workspace.screen.isCovered { app.timelineCover = "Loading the session…" }
+                state.items = workspace.items
+                state.screenStatus = workspace.status
+                state.timelineMeasuredLines = WorkspaceViewportReport.measuredLines
+                if workspace.screen.isCovered { state.timelineCover = "Loading the session…" }
             } else {
-                app.items = []
-                app.screenStatus = "Opening the session…"
+                state.items = []
+                state.screenStatus = "Opening the session…"
             }
-            app.isReplyRunning = false
         }
-        syncSearch()
+        state.search = publishedSearch()
         if case .records = app.overlay {
             if let records = services.records {
-                app.showRecords(RecordsOverlay.showing(records))
+                state.records = RecordsOverlay.showing(records)
             } else {
                 var empty = RecordsOverlay()
                 empty.status = "The records could not be opened on this device."
-                app.showRecords(empty)
+                state.records = empty
             }
         }
         if case .quickQuestion = app.overlay, let quick = services.quickQuestion {
-            showQuickQuestion(quick, draft: nil)
+            state.quickQuestion = Self.published(quick)
         }
+        return state
     }
 
-    private func showQuickQuestion(_ quick: QuickQuestionModel, draft: String?) {
+    /// The Quick Question model's state as its overlay shows it.
+    private static func published(_ quick: QuickQuestionModel) -> PublishedState.QuickQuestion {
         let status: String? =
             switch quick.answerState {
             case .stopped?: "Stopped"
             case .failed(let reason)?: "Failed: \(reason)"
             default: quick.lastError
             }
-        app.showQuickQuestion(
-            draft: draft, model: quick.choice.model, question: quick.question, answer: quick.answer,
+        return PublishedState.QuickQuestion(
+            model: quick.choice.model, question: quick.question, answer: quick.answer,
             isAnswering: quick.isAnswering, status: quick.lastError ?? status)
     }
 
@@ -985,8 +983,9 @@ public final class TerminalAppController {
         }
     }
 
-    private func syncSearch() {
-        guard case .search = app.overlay else { return }
+    /// The search's hits while its overlay is open, one per destination.
+    private func publishedSearch() -> PublishedState.Search? {
+        guard case .search = app.overlay else { return nil }
         let search = services.search
         let hits: [SearchOverlay.Hit]
         if search.isShowingRecent {
@@ -1012,8 +1011,6 @@ public final class TerminalAppController {
         let notice =
             search.errorMessage ?? (search.isSearching ? "Searching…" : search.notice)
         let pending = search.isSearching || (!search.isShowingRecent && search.settledQuery != search.query)
-        if let open = app.showSearchResults(unique, notice: notice, pending: pending) {
-            perform(open)
-        }
+        return PublishedState.Search(hits: unique, notice: notice, pending: pending)
     }
 }
