@@ -148,20 +148,15 @@ public struct HTTPChunkedDecoder: Sendable {
         return size
     }
 
-    /// A trailer field is a field line like a header's (RFC 9112 §7.1.2): a token name, a
-    /// colon, no folding, no CR or NUL.
+    /// A trailer field is a field line like a header's (RFC 9112 §7.1.2), read by the same rules
+    /// (``HTTPHeaders/fieldLine(in:_:kind:)``).
     private static func checkTrailer(_ line: [UInt8]) throws(Failure) {
-        guard let first = line.first, first != 0x20, first != 0x09 else {
-            throw .malformed("a trailer line starts with white space (folded lines are not allowed)")
-        }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-            throw .malformed("trailer line without a colon")
-        }
-        guard colon > 0, line[..<colon].allSatisfy(HTTPHeaders.isTokenByte) else {
-            throw .malformed("invalid trailer name")
-        }
-        guard !line.contains(where: { $0 == 0 || $0 == 0x0D }) else {
-            throw .malformed("a CR or NUL in a trailer line")
+        do {
+            _ = try line.withUnsafeBufferPointer { bytes throws(HTTPHeadError) in
+                try HTTPHeaders.fieldLine(in: bytes, 0..<bytes.count, kind: "trailer")
+            }
+        } catch {
+            throw .malformed(error.description)
         }
     }
 }

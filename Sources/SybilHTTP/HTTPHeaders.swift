@@ -62,6 +62,56 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         return !Array("\"(),/:;<=>?@[\\]{}".utf8).contains(UInt8(byte))
     }
 
+    /// The name and the value of one field line, a header's or a trailer's (RFC 9112 §5,
+    /// RFC 9110 §5): `line` (without its CRLF) in `bytes` is a token name, a colon right after it
+    /// (white space before the colon is refused, RFC 9112 §5.1), and a value without the optional
+    /// white space at either end. A line starting with white space (obs-fold) is refused, and so
+    /// is a CR, an LF or a NUL anywhere in it. `kind` (`header`, `trailer`) names the line in
+    /// errors, which quote at most 80 bytes of it.
+    static func fieldLine(
+        in bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>, kind: String
+    ) throws(HTTPHeadError) -> (name: Range<Int>, value: Range<Int>) {
+        func quoted(_ range: Range<Int>) -> String {
+            let shown = range.lowerBound..<Swift.min(range.upperBound, range.lowerBound + 80)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[shown]), as: UTF8.self).debugDescription
+        }
+        guard let first = line.first.map({ bytes[$0] }), first != 0x20, first != 0x09 else {
+            throw .malformed("a \(kind) line starts with white space (folded lines are not allowed)")
+        }
+        guard let colon = line.first(where: { bytes[$0] == UInt8(ascii: ":") }) else {
+            throw .malformed("the \(kind) line \(quoted(line)) has no colon")
+        }
+        let name = line.lowerBound..<colon
+        guard !name.isEmpty else { throw .malformed("a \(kind) line has no name before its colon") }
+        if let fault = name.first(where: { !isTokenByte(bytes[$0]) }) {
+            if name[fault...].allSatisfy({ bytes[$0] == 0x20 || bytes[$0] == 0x09 }) {
+                throw .malformed(
+                    "white space between the \(kind) name \(quoted(name.lowerBound..<fault)) and its colon")
+            }
+            throw .malformed("the \(kind) name \(quoted(name)) is not a token")
+        }
+        var valueStart = colon + 1
+        var valueEnd = line.upperBound
+        for index in valueStart..<valueEnd where bytes[index] <= 0x0D {
+            switch bytes[index] {
+            case 0: throw .malformed("a NUL byte in a \(kind) line")
+            case 0x0D: throw .malformed("a bare CR in a \(kind) line")
+            case 0x0A: throw .malformed("a bare LF in a \(kind) line")
+            default: continue
+            }
+        }
+        while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        return (line.lowerBound..<colon, valueStart..<valueEnd)
+    }
+
+    /// ``sameName(_:_:)`` after a length check: the request path compares every field name
+    /// with a few known ones, and most differ in length (`utf8.count` costs nothing on a
+    /// native string).
+    static func isNamed(_ name: String, _ expected: String) -> Bool {
+        name.utf8.count == expected.utf8.count && sameName(name, expected)
+    }
+
     /// Whether two field names are equal ignoring ASCII case (names are ASCII tokens).
     static func sameName(_ lhs: String, _ rhs: String) -> Bool {
         var left = lhs.utf8.makeIterator()

@@ -1,10 +1,11 @@
 /// An incremental HTTP/1.1 response parser for a client (RFC 9112): bytes in, the final head
-/// and body pieces out. Interim 1xx heads are skipped; the body is framed by chunked coding,
-/// by Content-Length, or by the connection's end; a response to `HEAD`, a 204 and a 304 have
-/// none. Everything is range-checked: the head and the trailers against
-/// ``maximumHeadBytes``, a chunk-size line against 1 KiB (``HTTPChunkedDecoder``, the
-/// request parser's too), lengths against overflow. Received
-/// body bytes are handed on as they arrive, so the buffer never holds more than one head.
+/// and body pieces out. The head is read by the shared ``HTTPHeadDecoder`` (field-line syntax,
+/// bounds: ``maximumHeadBytes`` and ``maximumFieldCount``), the framing by ``HTTPBodyFraming``,
+/// a chunked body by ``HTTPChunkedDecoder`` (the request parser's too); what only a response has
+/// is here: the status line (HTTP/1.x, a status code of three digits from 100), interim 1xx heads
+/// skipped, no body after `HEAD`, a 204 or a 304, a body framed by a final chunked coding, by
+/// Content-Length (the same length repeated is one) or by the connection's end. Received body
+/// bytes are handed on as they arrive, so the buffer never holds more than one head.
 public struct HTTPResponseParser: Sendable {
     /// What the parser found.
     public enum Event: Sendable, Hashable {
@@ -34,19 +35,24 @@ public struct HTTPResponseParser: Sendable {
         case done
     }
 
-    /// The largest head (status line and fields), and the largest trailer section.
+    /// The largest head (status line and fields, with the CRLF CRLF that ends it), and the
+    /// largest trailer section.
     public let maximumHeadBytes: Int
+    /// The most header fields a response may have.
+    public static let maximumFieldCount = 256
     /// The longest chunk-size line (size and extensions).
     public static let maximumChunkLine = HTTPChunkedDecoder.maximumSizeLine
     private let requestWasHead: Bool
     private var state = State.head
     private var buffer: [UInt8] = []
-    private var headScanned = 0
+    private var headDecoder: HTTPHeadDecoder<StatusLine>
 
     /// A parser for the response to a request; `requestWasHead` when its method was `HEAD`.
     public init(requestWasHead: Bool = false, maximumHeadBytes: Int = 64 << 10) {
         self.requestWasHead = requestWasHead
         self.maximumHeadBytes = maximumHeadBytes
+        self.headDecoder = HTTPHeadDecoder(
+            maximumHeadBytes: maximumHeadBytes, maximumFieldCount: Self.maximumFieldCount)
     }
 
     /// Whether the response is complete.
@@ -117,15 +123,14 @@ public struct HTTPResponseParser: Sendable {
     private mutating func step(_ events: inout [Event]) throws(ParseError) -> Bool {
         switch state {
         case .head:
-            guard let end = Self.headEnd(in: buffer, from: headScanned) else {
-                headScanned = max(0, buffer.count - 3)
-                if buffer.count > maximumHeadBytes { throw Self.headTooLarge(maximumHeadBytes) }
-                return false
+            let decoded: (startLine: StatusLine, headers: HTTPHeaders)?
+            do {
+                decoded = try headDecoder.decode(&buffer)
+            } catch {
+                throw Self.failure(error)
             }
-            headScanned = 0
-            guard end + 4 <= maximumHeadBytes else { throw Self.headTooLarge(maximumHeadBytes) }
-            let (status, headers) = try Self.parseHead(buffer[..<end])
-            buffer.removeSubrange(..<(end + 4))
+            guard let (line, headers) = decoded else { return false }
+            let status = line.status
             if (100...199).contains(status) { return true }  // 100 Continue, 103 Early Hints
             // The framing is checked before the head is handed on: a head whose body cannot be
             // framed is a malformed response, not a response with a failing body.
@@ -169,66 +174,69 @@ public struct HTTPResponseParser: Sendable {
     /// The state the body starts in: `.done` when there is none.
     private func bodyFraming(status: Int, headers: HTTPHeaders) throws(ParseError) -> State {
         if requestWasHead || status == 204 || status == 304 { return .done }
-        if let coding = headers["Transfer-Encoding"] {
-            let codings = coding.split(separator: ",").map { HTTPHeaders.trimmed($0).lowercased() }
-            // RFC 9112 §6.3: a final coding other than chunked is read to the end.
-            return codings.last == "chunked"
+        let framing: HTTPBodyFraming
+        do {
+            framing = try HTTPBodyFraming(headers, lengthLists: true)
+        } catch {
+            throw Self.failure(error)
+        }
+        switch framing {
+        case .none:
+            return .untilClose
+        case .length(let length):
+            return length == 0 ? .done : .fixedBody(remaining: length)
+        case .codings(let codings, _):
+            // RFC 9112 §6.3: the codings override a Content-Length; a final coding other than
+            // chunked is read to the end. Empty list elements do not count (RFC 9110 §5.6.1).
+            return codings.last(where: { !$0.isEmpty }) == "chunked"
                 ? .chunked(HTTPChunkedDecoder(maximumTrailerBytes: maximumHeadBytes)) : .untilClose
         }
-        let lengths = headers.fields.filter { HTTPHeaders.sameName($0.name, "Content-Length") }.map(\.value)
-        guard let first = lengths.first else { return .untilClose }
-        let values = Set(lengths.flatMap { $0.split(separator: ",").map { HTTPHeaders.trimmed($0) } })
-        guard values.count == 1, let text = values.first, !text.isEmpty, text.count <= 18,
-            text.allSatisfy({ $0.isASCII && $0.isNumber }), let length = Int(text)
-        else { throw ParseError("Content-Length \(first.debugDescription) is not one valid length") }
-        return length == 0 ? .done : .fixedBody(remaining: length)
     }
 
-    private static func headTooLarge(_ limit: Int) -> ParseError {
-        ParseError("the response head is longer than \(limit) bytes")
+    /// The error a head fault is reported as.
+    private static func failure(_ error: HTTPHeadError) -> ParseError {
+        switch error {
+        case .tooLarge(let limit): ParseError("the response head is longer than \(limit) bytes")
+        case .tooManyFields(let limit): ParseError("the response head has more than \(limit) header fields")
+        case .malformed(let reason), .versionNotSupported(let reason): ParseError(reason)
+        }
     }
+}
 
-    /// The index of the CRLFCRLF that ends a head, searching from `start`.
-    private static func headEnd(in buffer: [UInt8], from start: Int) -> Int? {
-        guard buffer.count >= 4 else { return nil }
-        var index = max(0, start)
-        while index + 3 < buffer.count {
-            if buffer[index] == 0x0D, buffer[index + 1] == 0x0A, buffer[index + 2] == 0x0D, buffer[index + 3] == 0x0A {
-                return index
-            }
-            index += 1
-        }
-        return nil
-    }
+extension HTTPResponseParser {
+    /// `HTTP-version SP status-code [SP reason-phrase]` (RFC 9112 §4): HTTP/1.0 or HTTP/1.1, a
+    /// status code of three ASCII digits from 100; the reason phrase is ignored.
+    struct StatusLine: HTTPStartLine {
+        var status: Int
 
-    /// `HTTP/1.x SSS reason` and the field lines.
-    private static func parseHead(_ bytes: ArraySlice<UInt8>) throws(ParseError) -> (Int, HTTPHeaders) {
-        guard !bytes.contains(0) else { throw ParseError("a NUL byte in the response head") }
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)[...]
-        let statusLine = lines.removeFirst()
-        let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0] == "HTTP/1.1" || parts[0] == "HTTP/1.0" else {
-            throw ParseError("the status line \(String(statusLine.prefix(80)).debugDescription) is not HTTP/1.x")
+        static let message = "response"
+
+        /// A response starts with `HTTP/`.
+        static func refuseEarly(_ buffer: [UInt8]) throws(HTTPHeadError) {
+            let prefix = "HTTP/".utf8
+            guard buffer.prefix(prefix.count).elementsEqual(prefix.prefix(buffer.count)) else {
+                throw notHTTP(String(decoding: buffer.prefix(80), as: UTF8.self))
+            }
         }
-        guard parts[1].count == 3, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let status = Int(parts[1]),
-            status >= 100
-        else { throw ParseError("the status code \(String(parts[1].prefix(20)).debugDescription) is not 3 digits") }
-        var headers = HTTPHeaders()
-        for line in lines {
-            guard !line.contains("\n"), !line.contains("\r") else { throw ParseError("a bare CR or LF in the head") }
-            guard let first = line.first, first != " ", first != "\t" else {
-                throw ParseError("a header line starts with white space (folded lines are not allowed)")
+
+        static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPHeadError) -> StatusLine {
+            let version = "HTTP/1.1".utf8.count
+            guard bytes.count > version, bytes[version] == 0x20,
+                bytes[..<version].elementsEqual("HTTP/1.1".utf8) || bytes[..<version].elementsEqual("HTTP/1.0".utf8)
+            else { throw notHTTP(String(decoding: bytes.prefix(80), as: UTF8.self)) }
+            let codeStart = version + 1
+            var codeEnd = codeStart
+            while codeEnd < bytes.count, bytes[codeEnd] != 0x20 { codeEnd += 1 }
+            let code = UnsafeBufferPointer(rebasing: bytes[codeStart..<codeEnd])
+            guard code.count == 3, code.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), code[0] != 0x30 else {
+                let shown = String(decoding: code.prefix(20), as: UTF8.self)
+                throw .malformed("the status code \(shown.debugDescription) is not 3 digits")
             }
-            guard let colon = line.firstIndex(of: ":") else {
-                throw ParseError("the header line \(String(line.prefix(80)).debugDescription) has no colon")
-            }
-            let name = line[..<colon]
-            guard name.utf8.allSatisfy(HTTPHeaders.isTokenByte) else {
-                throw ParseError("the header name \(String(name.prefix(80)).debugDescription) is not a token")
-            }
-            headers.append(String(name), HTTPHeaders.trimmed(line[line.index(after: colon)...]))
+            return StatusLine(status: code.reduce(0) { $0 * 10 + Int($1 - 0x30) })
         }
-        return (status, headers)
+
+        private static func notHTTP(_ line: String) -> HTTPHeadError {
+            .malformed("the status line \(line.debugDescription) is not HTTP/1.x")
+        }
     }
 }
