@@ -10,9 +10,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable, Hashable {
     case envelope
     /// SybilWire's `EventStreamParser` (Server-Sent Events).
     case sse
-    /// SybilServer's `HTTPRequestParser`.
+    /// SybilHTTP's `HTTPRequestParser`, the server's reader of a request (its head read by the
+    /// `HTTPHeadDecoder` the response parser shares).
     case http
-    /// SybilWire's `HTTPResponseParser`, the client's reader of a server's answer (an odd first
+    /// SybilHTTP's `HTTPResponseParser`, the client's reader of a server's answer (an odd first
     /// byte makes it the answer to `HEAD`).
     case httpResponse = "http-response"
     /// The client's chat response path fed by a hostile server: `HTTPResponseParser`, then

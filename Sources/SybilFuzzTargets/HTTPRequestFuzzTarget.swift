@@ -1,9 +1,9 @@
 import SybilHTTP
-import SybilServer
 
 /// Fuzzes the server's HTTP/1.1 request parser: fed whole, byte by byte or in seeded pieces, a
 /// connection's bytes give the same requests (heads and bodies) and fail or not alike; events
-/// come in order (a head, its body, its end), and no body exceeds its limit.
+/// come in order (a head, its body, its end), no head has more fields than its limit, and no
+/// body exceeds its limit.
 public enum HTTPRequestFuzzTarget {
     /// A small head limit and body limit, so inputs of a few kilobytes reach both.
     static let maximumHeadBytes = 1_024
@@ -63,6 +63,9 @@ public enum HTTPRequestFuzzTarget {
                             target: .http, "fed \(name), a head arrived before the previous request ended")
                     }
                     _ = (head.keepAlive, head.path)
+                    guard head.headers.fields.count <= HTTPRequestParser.maximumFieldCount else {
+                        throw FuzzFailure(target: .http, "fed \(name), a head with \(head.headers.fields.count) fields")
+                    }
                     requests.append(Request(head: head, body: [], complete: false))
                 case .body(let piece):
                     guard let last = requests.last, !last.complete else {

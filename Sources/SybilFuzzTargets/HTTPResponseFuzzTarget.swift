@@ -3,7 +3,7 @@ import SybilHTTP
 /// Fuzzes the client's HTTP/1.1 response parser (what a hostile server sends): fed whole, byte
 /// by byte or in seeded pieces, a response gives the same head, the same body bytes and the
 /// same ending; events come in order (one head, its body, at most one end); the body is never
-/// longer than the bytes that carried it, and the buffered head never exceeds its limit. The
+/// longer than the bytes that carried it, and a head has at most its limit of fields. The
 /// first byte of the input, when odd, makes it the answer to a `HEAD` request.
 public enum HTTPResponseFuzzTarget {
     /// A small head limit, so inputs of a few kilobytes reach it.
@@ -49,8 +49,11 @@ public enum HTTPResponseFuzzTarget {
         func take(_ events: [HTTPResponseParser.Event]) throws(FuzzFailure) {
             for event in events {
                 switch event {
-                case .head:
+                case .head(_, let headers):
                     guard outcome.head == nil else { throw failure(name, "a second head") }
+                    guard headers.fields.count <= HTTPResponseParser.maximumFieldCount else {
+                        throw failure(name, "a head with \(headers.fields.count) fields")
+                    }
                     outcome.head = event
                 case .body(let piece):
                     guard outcome.head != nil, !outcome.ended else { throw failure(name, "body bytes outside a body") }
