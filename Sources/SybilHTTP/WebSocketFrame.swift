@@ -154,6 +154,10 @@ public struct WebSocketProtocolError: Error, Sendable, Hashable, CustomStringCon
 /// Splits bytes into frames incrementally (RFC 6455 §5.2): checks reserved bits, opcodes,
 /// masking direction, control-frame rules and the size limit; unmasks payloads.
 ///
+/// Text is checked as UTF-8 as its bytes arrive, across the fragments of a message and within
+/// a frame still arriving, so invalid text is refused (1007) at its first bad byte rather than
+/// when its message is complete (RFC 6455 §8.1; Autobahn|Testsuite 6.4).
+///
 /// Once a frame's header is checked, its payload is read straight into the frame's own array
 /// (unmasked on the way), however many appends bring it: a large payload is copied once, not
 /// gathered in a buffer first. A frame that begins an append with nothing held before it is
@@ -168,6 +172,13 @@ public struct WebSocketFrameDecoder: Sendable {
     private var start = 0
     /// The frame whose header is read and whose payload is still arriving.
     private var partial: PartialFrame?
+    /// The text message in progress, checked as its bytes arrive.
+    private var text = WebSocketTextValidator()
+    /// Whether a fragmented text message is in progress (its continuations are text).
+    private var inText = false
+    /// Invalid text met while bytes were appended: `nextFrame()` throws it, and keeps
+    /// throwing it.
+    private var failure: WebSocketProtocolError?
 
     /// A frame whose payload is filled as its bytes arrive.
     private struct PartialFrame {
@@ -178,16 +189,19 @@ public struct WebSocketFrameDecoder: Sendable {
         var filled: Int
         /// The masking key (key[0] in the low byte), or `nil` for an unmasked frame.
         var key: UInt32?
+        /// Whether the payload is text (a text frame, or a continuation of one).
+        var isText: Bool
 
         /// A frame whose payload array is sized once (within `maximumPayload`) and filled as
         /// bytes come: every byte is written before the frame is handed out.
-        init(_ header: Header) {
+        init(_ header: Header, continuingText: Bool) {
             fin = header.fin
             opcode = header.opcode
             let length = header.length
             payload = [UInt8](unsafeUninitializedCapacity: length) { _, count in count = length }
             filled = 0
             key = header.key
+            isText = header.opcode == .text || (header.opcode == .continuation && continuingText)
         }
     }
 
@@ -211,7 +225,7 @@ public struct WebSocketFrameDecoder: Sendable {
             // The frame in progress comes first: `buffer` holds only bytes after its payload.
             partial = nil
             let taken = min(frame.payload.count - frame.filled, rest.count)
-            Self.fill(&frame, from: UnsafeRawBufferPointer(rebasing: rest[..<taken]))
+            fill(&frame, from: UnsafeRawBufferPointer(rebasing: rest[..<taken]))
             partial = frame
             rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
         }
@@ -220,8 +234,8 @@ public struct WebSocketFrameDecoder: Sendable {
             // directly: its payload is copied once, into its own array, never into `buffer`.
             // A refused header is left to `nextFrame()`, which meets it again in `buffer`.
             let present = min(found.length, rest.count - found.size)
-            var frame = PartialFrame(found)
-            Self.fill(&frame, from: UnsafeRawBufferPointer(rebasing: rest[found.size..<(found.size + present)]))
+            var frame = begin(found)
+            fill(&frame, from: UnsafeRawBufferPointer(rebasing: rest[found.size..<(found.size + present)]))
             partial = frame
             rest = UnsafeRawBufferPointer(rebasing: rest[(found.size + present)...])
         }
@@ -233,19 +247,53 @@ public struct WebSocketFrameDecoder: Sendable {
         buffer.append(contentsOf: rest)
     }
 
-    /// Copies `bytes` (unmasking them) into the frame after what it holds.
-    private static func fill(_ frame: inout PartialFrame, from bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty else { return }
+    /// A frame whose header was just read: a text frame starts a new text message.
+    private mutating func begin(_ header: Header) -> PartialFrame {
+        if header.opcode == .text { text = WebSocketTextValidator() }
+        return PartialFrame(header, continuingText: inText)
+    }
+
+    /// Copies `bytes` (unmasking them) into the frame after what it holds; text is checked on
+    /// the way, and the first invalid byte is kept as ``failure``.
+    private mutating func fill(_ frame: inout PartialFrame, from bytes: UnsafeRawBufferPointer) {
+        if !Self.fill(&frame, from: bytes, text: &text), failure == nil { failure = Self.invalidText }
+    }
+
+    /// Copies `bytes` (unmasking them) into the frame after what it holds; `false` when they
+    /// are text that cannot be UTF-8.
+    private static func fill(
+        _ frame: inout PartialFrame, from bytes: UnsafeRawBufferPointer, text: inout WebSocketTextValidator
+    ) -> Bool {
+        guard !bytes.isEmpty else { return true }
         let offset = frame.filled
-        frame.payload.withUnsafeMutableBytes { payload in
+        let isText = frame.isText
+        let key = frame.key
+        frame.filled += bytes.count
+        return frame.payload.withUnsafeMutableBytes { payload in
             let target = UnsafeMutableRawBufferPointer(rebasing: payload[offset..<(offset + bytes.count)])
-            if let key = frame.key {
+            if let key {
                 WebSocketFrame.mask(bytes, into: target, key: key, phase: offset)
             } else {
                 target.copyMemory(from: bytes)
             }
+            return !isText || text.consume(UnsafeRawBufferPointer(target))
         }
-        frame.filled += bytes.count
+    }
+
+    private static let invalidText = WebSocketProtocolError(closeCode: 1007, "a text message is not valid UTF-8")
+
+    /// Hands out a complete frame: a text message must end between code points, and a data
+    /// frame decides whether continuations that follow are text.
+    private mutating func complete(_ frame: PartialFrame) throws(WebSocketProtocolError) -> WebSocketFrame {
+        if let failure { throw failure }
+        if frame.opcode == .text || frame.opcode == .continuation || frame.opcode == .binary {
+            if frame.isText, frame.fin, !text.isAtBoundary {
+                failure = Self.invalidText
+                throw Self.invalidText
+            }
+            inText = frame.isText && !frame.fin
+        }
+        return WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload)
     }
 
     /// A checked frame header: what precedes the payload.
@@ -318,10 +366,11 @@ public struct WebSocketFrameDecoder: Sendable {
 
     /// The next complete frame, or `nil` when more bytes are needed.
     public mutating func nextFrame() throws(WebSocketProtocolError) -> WebSocketFrame? {
+        if let failure { throw failure }
         if let frame = partial {
             guard frame.filled == frame.payload.count else { return nil }
             partial = nil
-            return WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload)
+            return try complete(frame)
         }
         let parsed = buffer.withUnsafeBytes { raw in
             Result { () throws(WebSocketProtocolError) -> Header? in
@@ -331,10 +380,15 @@ public struct WebSocketFrameDecoder: Sendable {
         guard let found = try parsed.get() else { return nil }
         let payloadStart = start + found.size
         let present = min(found.length, buffer.count - payloadStart)
-        var frame = PartialFrame(found)
-        buffer.withUnsafeBytes { raw in
-            Self.fill(&frame, from: UnsafeRawBufferPointer(rebasing: raw[payloadStart..<(payloadStart + present)]))
+        var frame = begin(found)
+        var validator = text
+        let valid = buffer.withUnsafeBytes { raw in
+            Self.fill(
+                &frame, from: UnsafeRawBufferPointer(rebasing: raw[payloadStart..<(payloadStart + present)]),
+                text: &validator)
         }
+        text = validator
+        if !valid, failure == nil { failure = Self.invalidText }
         start = payloadStart + present
         if start == buffer.count {
             buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 16)
@@ -343,10 +397,11 @@ public struct WebSocketFrameDecoder: Sendable {
             buffer.removeSubrange(0..<start)
             start = 0
         }
+        if let failure { throw failure }
         guard present == found.length else {
             partial = frame
             return nil
         }
-        return WebSocketFrame(fin: frame.fin, opcode: frame.opcode, payload: frame.payload)
+        return try complete(frame)
     }
 }
