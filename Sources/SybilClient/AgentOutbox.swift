@@ -52,6 +52,13 @@ public final class AgentOutbox {
     /// The bytes of ``encodedEntries`` together (kept as they change).
     @ObservationIgnored private var encodedBytes = 0
     @ObservationIgnored let changeSignal = GenerationSignal()
+    /// Set by a running ``AgentOutboxSender`` while it waits with nothing to send: a message
+    /// queued then that is next in line is saved as `sending` by its enqueue's own write (one
+    /// `fsync` for both) and handed to the sender.
+    @ObservationIgnored var acceptsHandOff = false
+    /// The entry an enqueue saved as `sending` for the waiting sender, until the sender takes
+    /// it (``takeHandOff(_:)``) or it is put back (``returnHandOff()``).
+    @ObservationIgnored private var handedOff: String?
     /// Whether the next save must write a snapshot (none on disk yet, or a write failed
     /// part-way, or what was read had to be repaired).
     @ObservationIgnored private var needsSnapshot = true
@@ -285,15 +292,19 @@ public final class AgentOutbox {
 
     // MARK: Changes (each saved before it returns)
 
-    // Confirmations and removals of confirmed entries are written before they return but
-    // reach the disk with the next flushed write (one `fsync` per message, not two): the room
-    // repeats them after a relaunch (its echoes and history confirm again), so a power loss
-    // can only take the outbox back to an entry still awaiting its echo.
+    // Confirmations and removals of confirmed entries, and acknowledgements saved with nothing
+    // else, are written before they return but reach the disk with the next flushed write (one
+    // `fsync` per message, not two or three): the room repeats them after a relaunch (its
+    // echoes and history confirm again, and a Retry gets the same receipt), so a power loss can
+    // only take the outbox back to an entry awaiting its echo or failed with Retry.
 
     /// Queues a message: a new request id from the injected generator and `createdAt` from the
     /// injected clock. It is saved before this returns; when saving fails this throws and
     /// nothing is queued (the caller keeps its draft). For a draft that is already queued,
-    /// its entry is returned and nothing new is queued.
+    /// its entry is returned and nothing new is queued. When a running ``AgentOutboxSender``
+    /// waits with nothing to send and this message is next in line, the same write saves it
+    /// as `sending` (one `fsync` for both; a relaunch after it fails the entry with Retry, as
+    /// any `sending` entry) and hands it to the sender: the entry returned is then `sending`.
     @discardableResult
     public func enqueue(
         text: String, attachments: [AgentAttachment] = [], draftId: String? = nil
@@ -307,7 +318,40 @@ public final class AgentOutbox {
         // (A draft already queued is answered with its entry and adds nothing.)
         let alreadyQueued = draftId.map { id in queue.entries.contains { $0.draftId == id } } ?? false
         if size > limit, !alreadyQueued { throw .storeFull(bytes: size, limit: limit) }
-        return try await change { (queue) throws(AgentOutboxError) in try queue.enqueue(entry) }
+        // Decided when the change is first applied (the replay on the saved queue repeats it).
+        let handingOff = Once<Bool>()
+        return try await change(
+            { (queue) throws(AgentOutboxError) in
+                let queued = try queue.enqueue(entry)
+                // The sender waits and this new entry is next: saved as sending in this write.
+                let handOff = handingOff.value {
+                    self.acceptsHandOff && queued.requestId == entry.requestId && queue.nextAction == .send(queued)
+                }
+                guard handOff, (try? queue.beginSending(queued.requestId)) != nil else { return queued }
+                return queue.entry(queued.requestId) ?? queued
+            },
+            saved: { entry in if handingOff.stored == true { self.handedOff = entry.requestId } })
+    }
+
+    /// Takes the entry an enqueue saved as `sending` for the waiting sender (`requestId`, which
+    /// ``nextAction`` names as in flight); false when it is not that one.
+    func takeHandOff(_ requestId: String) -> Bool {
+        guard handedOff == requestId else { return false }
+        handedOff = nil
+        return true
+    }
+
+    /// Puts an entry an enqueue saved as `sending` for the sender, and the sender never took,
+    /// back to `queued` (the sender stopped); waits for a write under way that may hand one over.
+    func returnHandOff() async {
+        guard writing || handedOff != nil else { return }
+        let returning = Once<String?>()
+        _ = try? await change(
+            { (queue) throws(AgentOutboxError) in
+                guard let id = returning.value({ self.handedOff }) else { return }
+                try queue.cancelSending(id)
+            },
+            saved: { _ in if let id = returning.stored, self.handedOff == id { self.handedOff = nil } })
     }
 
     /// Retry: a failed entry goes back to `queued` with its original request id and
@@ -405,15 +449,30 @@ public final class AgentOutbox {
     /// while `behind`'s request is out). Returns what to submit once `behind` is acknowledged,
     /// or `nil` when nothing is queued behind it.
     /// With `beginningNext` instead, the next entry to send is marked `sending` and returned.
+    ///
+    /// Only a failure or an entry marked `sending` needs the `fsync`: acknowledgements alone
+    /// are written and reach the disk with the next flushed write (a power loss before it
+    /// leaves the entry `sending`, which a relaunch fails with Retry; its echo, its history or
+    /// the Retry's repeated receipt settles it, as after a lost acknowledgement).
     func finishSending(
         _ outcomes: [(requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>)],
         beginningNextBehind behind: String? = nil, beginningNext: Bool = false
     ) async throws(AgentOutboxError) -> AgentRoomSubmission? {
-        try await change { queue in
-            for outcome in outcomes { _ = queue.finishSending(outcome.requestId, result: outcome.result) }
-            if let behind { return try? queue.beginSendingNext(after: behind) }
-            guard beginningNext, case .send(let next) = queue.nextAction else { return nil }
-            return try? queue.beginSending(next.requestId)
+        let flushing = Once<Bool>()
+        let durable = { flushing.stored ?? true }
+        return try await change(durable: durable) { queue in
+            var failed = false
+            for outcome in outcomes {
+                if case .failed = queue.finishSending(outcome.requestId, result: outcome.result) { failed = true }
+            }
+            var next: AgentRoomSubmission?
+            if let behind {
+                next = try? queue.beginSendingNext(after: behind)
+            } else if beginningNext, case .send(let entry) = queue.nextAction {
+                next = try? queue.beginSending(entry.requestId)
+            }
+            _ = flushing.value { failed || next != nil }
+            return next
         }
     }
 
@@ -448,8 +507,21 @@ public final class AgentOutbox {
         let apply: (inout AgentOutboxQueue, _ keepingResult: Bool) -> Bool
         /// Called once with the write's error (`nil` when saved).
         let finish: (AgentOutboxError?) -> Void
-        /// Whether the write must be flushed to disk before the change counts.
-        let durable: Bool
+        /// Whether the write must be flushed to disk before the change counts (asked once the
+        /// change was applied).
+        let durable: () -> Bool
+    }
+
+    /// A value worked out when a change is first applied (to ``pending``) and kept for its
+    /// replay on the saved queue, so that both reach the same state.
+    private final class Once<Value> {
+        private(set) var stored: Value?
+        func value(_ make: () -> Value) -> Value {
+            if let stored { return stored }
+            let made = make()
+            stored = made
+            return made
+        }
     }
 
     /// One result, filled in by the write that carries the change.
@@ -468,7 +540,17 @@ public final class AgentOutbox {
     /// repeats after a relaunch (its echoes and history confirm and retire entries again) may
     /// be saved so.
     private func change<T>(
-        durable: Bool = true, _ edit: @escaping (inout AgentOutboxQueue) throws(AgentOutboxError) -> T
+        durable: Bool = true, _ edit: @escaping (inout AgentOutboxQueue) throws(AgentOutboxError) -> T,
+        saved: ((T) -> Void)? = nil
+    ) async throws(AgentOutboxError) -> T {
+        try await change(durable: { durable }, edit, saved: saved)
+    }
+
+    /// ``change(durable:_:saved:)`` with the need to flush decided once the change was applied;
+    /// `saved` runs with the result once the change counts, before anyone is told of it.
+    private func change<T>(
+        durable: @escaping () -> Bool, _ edit: @escaping (inout AgentOutboxQueue) throws(AgentOutboxError) -> T,
+        saved: ((T) -> Void)? = nil
     ) async throws(AgentOutboxError) -> T {
         let ticket = Ticket<T>()
         staged.append(
@@ -486,6 +568,7 @@ public final class AgentOutbox {
                 },
                 finish: { error in
                     if let error, case .success? = ticket.value { ticket.value = .failure(error) }
+                    if error == nil, case .success(let value)? = ticket.value { saved?(value) }
                     ticket.saved = true
                     ticket.continuation?.resume()
                     ticket.continuation = nil
@@ -519,7 +602,7 @@ public final class AgentOutbox {
         var failure: AgentOutboxError?
         if changed || compacting {
             do {
-                try await save(compacting: compacting, durable: batch.contains(where: \.durable))
+                try await save(compacting: compacting, durable: batch.contains { $0.durable() })
                 if changed {
                     Self.replay(batch, on: &queue)
                     revision += 1

@@ -7,7 +7,10 @@ import SybilWire
 /// (with `fsync`) before its `POST agent/messages` leaves. That save overlaps the request
 /// before it: while one request is out, one write marks the entry behind it `sending` ahead
 /// of its turn and saves the acknowledgement before it, so a message costs one `fsync` that
-/// the next request need not wait for. The next leaves only once this one is acknowledged; a
+/// the next request need not wait for. A message queued while the sender waits with nothing
+/// to send is saved as `sending` by its enqueue's own write and handed over, so from queued
+/// to confirmed it costs that one `fsync` (its acknowledgement and confirmation are written
+/// without one). The next leaves only once this one is acknowledged; a
 /// failure is saved (putting the entry saved ahead back to queued) before anything more is
 /// sent, and an outcome that cannot be saved stops sending until it is. Nothing is retried
 /// automatically; Retry and Resend all (on the outbox) wake it.
@@ -31,6 +34,9 @@ public final class AgentOutboxSender {
     public private(set) var mergedThrough: AgentCursor?
     /// Echo confirmations still being saved.
     public private(set) var pendingConfirmations = 0
+    /// Whether the loop waits for a change with nothing it can send (a message queued now that
+    /// is next in line is handed to it by its enqueue).
+    public private(set) var isWaiting = false
 
     @ObservationIgnored private let api: any AgentRoomAPI
     @ObservationIgnored private let removesConfirmed: Bool
@@ -65,12 +71,16 @@ public final class AgentOutboxSender {
     /// Stops sending and confirming, and waits until its tasks ended. An in-flight
     /// submission is cancelled; its entry fails with Retry unless its receipt already came.
     public func stop() async {
+        outbox.acceptsHandOff = false
         let tasks = [loop].compactMap { $0 } + Array(confirmations.values)
         loop = nil
         confirmations.removeAll()
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         pendingConfirmations = 0
+        // A message an enqueue saved as sending for this sender, and that it never took, goes
+        // back to queued.
+        await outbox.returnHandOff()
     }
 
     /// Tries again what could not be saved and looks for work (e.g. after a storage problem
@@ -113,7 +123,13 @@ public final class AgentOutboxSender {
             let generation = outbox.changeSignal.generation
             if next == nil { next = await begin() }
             guard let submission = next else {
+                // Waiting with nothing to send: a message queued now that is next in line is
+                // saved as sending by its enqueue's write and handed over (one fsync, not two).
+                outbox.acceptsHandOff = unsavedOutcomes.isEmpty && unsentAhead == nil
+                isWaiting = true
                 await outbox.changeSignal.wait(after: generation)
+                isWaiting = false
+                outbox.acceptsHandOff = false
                 continue
             }
             (next, acknowledged) = await send(submission, saving: acknowledged)
@@ -144,6 +160,9 @@ public final class AgentOutboxSender {
             // Saved as sending ahead of its turn before an outcome could not be saved; it never
             // left, and it is next now.
             unsentAhead = nil
+            return outbox.entry(requestId)?.submission
+        case .inFlight(let requestId) where outbox.takeHandOff(requestId):
+            // Queued while this sender waited, and saved as sending by that enqueue.
             return outbox.entry(requestId)?.submission
         default:
             return nil
