@@ -93,6 +93,8 @@ extension HTTPConnectionStateMachine {
                 break
             }
         }
+        // Every head this read completed was taken above, or is dropped with the refusal.
+        resolvedRoutes.clear()
         if let parseError {
             reading = .idle
             queue.append(.refusal(status: parseError.status, message: parseError.description))
@@ -113,14 +115,15 @@ extension HTTPConnectionStateMachine {
     ) throws(HTTPBodyRefusal) {
         switch event {
         case .head(let head):
-            if let answer = headResponse(head) {
+            let route = resolvedRoutes.take(head)
+            if let answer = route.headResponse(for: head) {
                 guard !refusedByParser, let length = Self.declaredBodyLength(head), length <= limits.maximumDrainedBody
                 else { throw HTTPBodyRefusal(response: answer) }
                 queue.append(.answeredAtHead(answer, keepAlive: head.keepAlive, isHead: head.method == "HEAD"))
-                reading = .body(Partial(head: head, discarding: true, now: now))
+                reading = .body(Partial(head: head, route: route, discarding: true, now: now))
                 return
             }
-            reading = .body(Partial(head: head, consumer: bodyConsumer(head), now: now))
+            reading = .body(Partial(head: head, route: route, consumer: route.bodyConsumer(for: head), now: now))
             if head.headers["Expect"]?.lowercased() == "100-continue", phase.isReading, queue.isEmpty,
                 !refusedByParser
             {
@@ -153,7 +156,9 @@ extension HTTPConnectionStateMachine {
                 current.consumer = consumer
             }
             queue.append(
-                .request(HTTPServerRequest(head: current.head, body: current.body, consumedBody: current.consumer)))
+                .request(
+                    HTTPServerRequest(head: current.head, body: current.body, consumedBody: current.consumer),
+                    current.route))
         }
     }
 
@@ -181,10 +186,10 @@ extension HTTPConnectionStateMachine {
         case .answeredAtHead(let response, let keepAlive, let isHead):
             phase = .handling(Response(keepAlive: keepAlive && !lastRequest, isHead: isHead))
             responded(response, now: now, into: &actions)
-        case .request(let request):
+        case .request(let request, let route):
             phase = .handling(
                 Response(keepAlive: request.head.keepAlive && !lastRequest, isHead: request.method == "HEAD"))
-            actions.append(.dispatch(request))
+            actions.append(.dispatch(request, route))
         }
     }
 

@@ -77,7 +77,8 @@ extension HTTPConnectionStateMachine {
 
     /// A request read whole, or the reason one could not be read.
     enum Queued {
-        case request(HTTPServerRequest)
+        /// With the route resolved from its head.
+        case request(HTTPServerRequest, any HTTPRoute)
         case refusal(status: Int, message: String)
         /// A body consumer, or the handler from the head, refused the request with this
         /// answer; the connection closes after it.
@@ -92,6 +93,8 @@ extension HTTPConnectionStateMachine {
     /// with the body's progress for its timeouts.
     struct Partial {
         var head: HTTPRequestHead
+        /// What the handler resolved from the head.
+        var route: any HTTPRoute
         var body: [UInt8] = []
         var consumer: (any HTTPRequestBodyConsumer)?
         /// Answered from its head: the body is read and dropped.
@@ -104,10 +107,11 @@ extension HTTPConnectionStateMachine {
         var lastProgress: Duration
 
         init(
-            head: HTTPRequestHead, consumer: (any HTTPRequestBodyConsumer)? = nil, discarding: Bool = false,
-            now: Duration
+            head: HTTPRequestHead, route: any HTTPRoute, consumer: (any HTTPRequestBodyConsumer)? = nil,
+            discarding: Bool = false, now: Duration
         ) {
             self.head = head
+            self.route = route
             self.consumer = consumer
             self.discarding = discarding
             bodyStarted = now
@@ -126,6 +130,43 @@ extension HTTPConnectionStateMachine {
             bodyStarted = now
             bodyReceived = 0
             lastProgress = now
+        }
+    }
+
+    /// The routes resolved from the heads one read completed, in order, until the machine
+    /// takes each head's event: the parser asks for a head's body limit as it reads the head,
+    /// before the machine sees it, so the route is resolved there, once, and handed on. Used
+    /// only on the thread that drives the machine (`@unchecked Sendable` for the parser's
+    /// closure).
+    final class ResolvedRoutes: @unchecked Sendable {
+        private let route: @Sendable (HTTPRequestHead) -> any HTTPRoute
+        private var pending: [(head: HTTPRequestHead, route: any HTTPRoute)] = []
+        private var taken = 0
+
+        init(_ route: @escaping @Sendable (HTTPRequestHead) -> any HTTPRoute) {
+            self.route = route
+        }
+
+        /// Resolves `head` and keeps its route for ``take(_:)``.
+        func resolve(_ head: HTTPRequestHead) -> any HTTPRoute {
+            let resolved = route(head)
+            pending.append((head, resolved))
+            return resolved
+        }
+
+        /// The route resolved for `head`, the next head read; resolved now only if the parser
+        /// did not ask for its body limit.
+        func take(_ head: HTTPRequestHead) -> any HTTPRoute {
+            guard taken < pending.count, pending[taken].head == head else { return route(head) }
+            taken += 1
+            return pending[taken - 1].route
+        }
+
+        /// Forgets the routes of the read just handled (those of heads refused with it).
+        func clear() {
+            guard !pending.isEmpty else { return }
+            pending.removeAll(keepingCapacity: true)
+            taken = 0
         }
     }
 }

@@ -27,7 +27,7 @@ struct HTTPConnectionStateMachine {
         var minimumBodyRate = 1_024
         /// How long a body may take before ``minimumBodyRate`` applies.
         var bodyRateGrace = Duration.seconds(10)
-        /// A request answered from its head (``HTTPHandler/headResponse(for:)``) whose declared
+        /// A request answered from its head (``HTTPRoute/headResponse(for:)``) whose declared
         /// body is at most this long keeps its connection: the body is read and dropped. A
         /// longer or chunked one is never read: the connection closes after the answer.
         var maximumDrainedBody = 64 << 10
@@ -46,8 +46,9 @@ struct HTTPConnectionStateMachine {
 
     /// What the loop must do, in order.
     enum Action {
-        /// Run the handler for `request` and report its answer with ``responded(_:now:into:)``.
-        case dispatch(HTTPServerRequest)
+        /// Run `route` for `request` (resolved from its head) and report its answer with
+        /// ``responded(_:now:into:)``.
+        case dispatch(HTTPServerRequest, any HTTPRoute)
         /// Ask the handler for its refusal response and report it at once.
         case refuse(status: Int, message: String)
         /// Queue `bytes` for sending.
@@ -82,8 +83,8 @@ struct HTTPConnectionStateMachine {
     /// Incoming WebSocket messages delivered and not yet taken by the session, by weight.
     var inboxWeight = 0
     var parser: HTTPRequestParser
-    let bodyConsumer: @Sendable (HTTPRequestHead) -> (any HTTPRequestBodyConsumer)?
-    let headResponse: @Sendable (HTTPRequestHead) -> HTTPServerResponse?
+    /// The routes the parser's body-limit question resolved, for their heads' events.
+    let resolvedRoutes: ResolvedRoutes
     var queue: [Queued] = []
     /// The server is shutting down: no more keep-alive.
     var draining = false
@@ -100,17 +101,19 @@ struct HTTPConnectionStateMachine {
     /// The parser's events for one read, kept empty between reads so its storage is reused.
     var parsedEvents: [HTTPRequestParser.Event] = []
 
-    /// A connection accepted at `now`.
+    /// A connection accepted at `now`, whose requests' heads `route` resolves (once each).
     init(
-        limits: Limits, parser: HTTPRequestParser,
-        bodyConsumer: @escaping @Sendable (HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? = { _ in nil },
-        headResponse: @escaping @Sendable (HTTPRequestHead) -> HTTPServerResponse? = { _ in nil },
+        limits: Limits, maximumHeadBytes: Int, route: @escaping @Sendable (HTTPRequestHead) -> any HTTPRoute,
         now: Duration
     ) {
         self.limits = limits
-        self.parser = parser
-        self.bodyConsumer = bodyConsumer
-        self.headResponse = headResponse
+        let resolved = ResolvedRoutes(route)
+        resolvedRoutes = resolved
+        // The parser asks for a head's body limit as it reads the head, before this machine
+        // takes the head's event: the route is resolved there, once, and handed on.
+        parser = HTTPRequestParser(maximumHeadBytes: maximumHeadBytes) { head in
+            resolved.resolve(head).bodyLimit(for: head)
+        }
         lastActivity = now
     }
 
@@ -143,7 +146,7 @@ struct HTTPConnectionStateMachine {
     /// waiting for their turn, and what the parser holds.
     var bufferedRequestBytes: Int {
         var held = parser.bufferedByteCount + (partial?.body.count ?? 0)
-        for case .request(let request) in queue { held += request.body.count }
+        for case .request(let request, _) in queue { held += request.body.count }
         return held
     }
 

@@ -1,5 +1,5 @@
 /// Takes a request's body piece by piece as it arrives, instead of the server collecting it
-/// whole: a handler offers one for a request head (``HTTPHandler/bodyConsumer(for:)``), the
+/// whole: a handler offers one for a request head (``HTTPRoute/bodyConsumer(for:)``), the
 /// event loop feeds it every piece the request parser reads, and the handler finds it again,
 /// finished, in ``HTTPServerRequest/consumedBody``.
 ///

@@ -8,7 +8,7 @@ import Synchronization
 /// graceful shutdown that lets in-flight responses finish.
 ///
 /// Handlers run on tasks of their own, on the server's own executor threads, unless they answer
-/// a request at once on the event-loop thread (``HTTPHandler/immediateResponse(to:)``); each task
+/// a request at once on the event-loop thread (``HTTPRoute/immediateResponse(to:)``); each task
 /// belongs to its connection and is cancelled when the connection closes (see
 /// ``shutdown(grace:)``). Idle connections cost a descriptor and a small object, not a thread.
 /// The server runs from `init` until ``shutdown(grace:)``; dropping the last reference does

@@ -41,10 +41,10 @@ extension ServerEventLoop {
     ) -> Bool {
         let id = connection.id
         switch action {
-        case .dispatch(let request):
-            // A request the handler answers without suspending costs no task and no thread
+        case .dispatch(let request, let route):
+            // A request its route answers without suspending costs no task and no thread
             // switch; its answer is taken as a task's would be, in the connection's order.
-            if let response = handler.immediateResponse(to: request) {
+            if let response = route.immediateResponse(to: request) {
                 connection.machine.responded(response, now: now, into: &actions)
                 return true
             }
@@ -52,9 +52,8 @@ extension ServerEventLoop {
             // server's drain over) cancels the handler.
             // The loop is held strongly (a retain, where a weak reference cost more on every
             // request): a task that outlives the loop's run posts into a mailbox nobody reads.
-            let handler = handler
             connection.handlerTask = tasks.start(on: executor) { [self] in
-                let response = await handler.handle(request)
+                let response = await route.handle(request)
                 post(.respond(id, response))
             }
         case .refuse(let status, let message):

@@ -151,13 +151,10 @@ final class ServerEventLoop: @unchecked Sendable {
         while let descriptor = ListeningSocket.accept(listener) {
             let id = nextID
             nextID += 1
-            let parser = HTTPRequestParser(maximumHeadBytes: configuration.maximumHeadBytes) { [handler] head in
-                handler.bodyLimit(for: head)
-            }
             let now = configuration.uptime()
             let machine = HTTPConnectionStateMachine(
-                limits: limits, parser: parser, bodyConsumer: { [handler] head in handler.bodyConsumer(for: head) },
-                headResponse: { [handler] head in handler.headResponse(for: head) }, now: now)
+                limits: limits, maximumHeadBytes: configuration.maximumHeadBytes,
+                route: { [handler] head in handler.route(for: head) }, now: now)
             let connection = ServerConnection(id: id, descriptor: descriptor, machine: machine)
             connections[id] = connection
             poller.add(descriptor, token: id, readable: true, writable: false)

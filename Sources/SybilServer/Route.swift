@@ -47,12 +47,12 @@ final class Route: Sendable {
     typealias Handler = @Sendable (ServerSurfaces, HTTPServerRequest, PathParameters) async throws -> HTTPServerResponse
 
     /// What answers a matched, authorized request at once, on the server's event-loop thread,
-    /// when it can without suspending (see ``HTTPHandler/immediateResponse(to:)``), or `nil` to
+    /// when it can without suspending (see ``HTTPRoute/immediateResponse(to:)``), or `nil` to
     /// leave it to ``Handler``. It must not block, do I/O or call an actor.
     typealias ImmediateHandler = @Sendable (ServerSurfaces, HTTPServerRequest, PathParameters) -> HTTPServerResponse?
 
     /// A consumer taking the body of a request with the head as it arrives (see
-    /// ``HTTPHandler/bodyConsumer(for:)``), or `nil` to have it collected whole.
+    /// ``HTTPRoute/bodyConsumer(for:)``), or `nil` to have it collected whole.
     typealias BodyConsumer = @Sendable (ServerSurfaces, HTTPRequestHead) -> (any HTTPRequestBodyConsumer)?
 
     /// One piece of a path template.

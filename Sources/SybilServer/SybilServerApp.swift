@@ -82,19 +82,27 @@ public final class SybilServerApp: HTTPHandler {
         agentRoom.start()
     }
 
-    /// The route's body limit (``RouteTable/sybil``), the same under `/api`.
+    /// The request with `head` resolved once: its route in ``RouteTable/sybil`` (the same under
+    /// `/api`) with its path parameters, and the token checked by the auth middleware. The
+    /// transport asks it for the body limit, a refusal from the head (401 / 400, 404, 405), the
+    /// body consumer (a multipart Agent upload from an authorized client is parsed as it
+    /// arrives) and the answer.
+    public func route(for head: HTTPRequestHead) -> any HTTPRoute {
+        handler.route(for: head)
+    }
+
+    /// The route's body limit for `head` (its own lookup; the transport asks the route).
     public func bodyLimit(for head: HTTPRequestHead) -> Int {
         handler.bodyLimit(for: head)
     }
 
     /// A refused token (401 / 400), an unknown path (404) or method (405), decided from the
-    /// head before any body byte is read; `nil` to read the body.
+    /// head alone; `nil` to read the body (its own lookup; the transport asks the route).
     public func headResponse(for head: HTTPRequestHead) -> HTTPServerResponse? {
         handler.headResponse(for: head)
     }
 
-    /// The route's body consumer (a multipart Agent upload from an authorized client is
-    /// parsed as it arrives); every other body is collected.
+    /// The route's body consumer for `head`, `nil` to collect the body (its own lookup).
     public func bodyConsumer(for head: HTTPRequestHead) -> (any HTTPRequestBodyConsumer)? {
         handler.bodyConsumer(for: head)
     }
@@ -132,12 +140,13 @@ public final class SybilServerApp: HTTPHandler {
     }
 
     /// The answer to a request its route gives without suspending (`/healthz`), authorized by
-    /// the middleware first; `nil` to have ``handle(_:)`` answer it on a task.
+    /// the middleware first; `nil` to have ``handle(_:)`` answer it (its own lookup).
     public func immediateResponse(to request: HTTPServerRequest) -> HTTPServerResponse? {
         handler.immediateResponse(to: request)
     }
 
-    /// Answers one request: authorized by the middleware, then dispatched by the table.
+    /// Answers one request: resolved (authorized by the middleware, matched by the table),
+    /// then answered by its route; for callers without the transport.
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         await handler.handle(request)
     }

@@ -15,8 +15,8 @@ struct ConnectionMachineHarness {
         bodyLimit: Int = 1024,
         headResponse: @escaping @Sendable (HTTPRequestHead) -> HTTPServerResponse? = { _ in nil }
     ) {
-        machine = Machine(
-            limits: limits, parser: HTTPRequestParser { _ in bodyLimit }, headResponse: headResponse, now: .zero)
+        let route = HarnessRoute(limit: bodyLimit, answer: headResponse)
+        machine = Machine(limits: limits, maximumHeadBytes: 16 << 10, route: { _ in route }, now: .zero)
     }
 
     mutating func read(_ text: String) -> [String] { read(Array(text.utf8)) }
@@ -89,7 +89,7 @@ struct ConnectionMachineHarness {
 
     private mutating func describe(_ action: Machine.Action) -> String {
         switch action {
-        case .dispatch(let request): return "dispatch \(request.method) \(request.head.target)"
+        case .dispatch(let request, _): return "dispatch \(request.method) \(request.head.target)"
         case .refuse(let status, _): return "refuse \(status)"
         case .write(let bytes):
             if bytes.starts(with: Array("HTTP/1.1 ".utf8)) || bytes.allSatisfy({ $0 < 0x80 && $0 >= 0x0A }) {
@@ -120,4 +120,17 @@ struct ConnectionMachineHarness {
         case .readInterest(let on): return on ? "read on" : "read off"
         }
     }
+}
+
+/// The harness's route: a fixed body limit and an optional answer from the head; the machine
+/// never runs a handler itself.
+private struct HarnessRoute: HTTPRoute {
+    let limit: Int
+    let answer: @Sendable (HTTPRequestHead) -> HTTPServerResponse?
+
+    func bodyLimit(for head: HTTPRequestHead) -> Int { limit }
+
+    func headResponse(for head: HTTPRequestHead) -> HTTPServerResponse? { answer(head) }
+
+    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse { HTTPServerResponse(status: 500) }
 }

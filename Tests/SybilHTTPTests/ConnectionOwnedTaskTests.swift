@@ -108,7 +108,7 @@ struct ConnectionOwnedTaskTests {
 /// Routes for the tests: `/wait` answers only when cancelled, `/gate` once the test opens the
 /// gate, `/stream` writes one event then waits to be cancelled, `/echo` at once. Every step
 /// is counted and signalled on ``changed``.
-private final class OwnedTaskHandler: HTTPHandler {
+private final class OwnedTaskHandler: HTTPHandler, HTTPRoute {
     struct Counts {
         var started = 0
         var cancelled = 0

@@ -14,7 +14,7 @@ import Testing
 struct ImmediateResponseTests {
     /// `/now` is answered at once (and `handle` never sees it); everything else is
     /// ``TransportTestHandler``'s, on a task.
-    final class ImmediateTestHandler: HTTPHandler {
+    final class ImmediateTestHandler: HTTPHandler, HTTPRoute {
         let tasks = TransportTestHandler()
         /// Requests for `/now` offered at once, and those that reached `handle`.
         let offered = Counter()

@@ -26,7 +26,7 @@ func eventually(_ condition: () -> Bool) async -> Bool {
 /// A handler for transport tests: `/echo` answers the body, `/stream` writes `count` events,
 /// `/flood` writes 1 MiB blocks until the stream closes, `/hold` waits for `release()`, `/ws`
 /// echoes WebSocket messages; other paths get 404.
-final class TransportTestHandler: HTTPHandler {
+final class TransportTestHandler: HTTPHandler, HTTPRoute {
     let bodyLimitBytes: Int
     private let held = Locked<[CheckedContinuation<Void, Never>]>([])
     private let streamsEnded = Counter()

@@ -86,7 +86,7 @@ struct TransportBackpressureTests {
 /// `/produce` streams 64 KiB blocks for as long as the client is there, waiting for room
 /// before each; `/ws-produce` does the same with binary messages; `/ws-hold` never reads its
 /// incoming messages.
-private struct BackpressureTestHandler: HTTPHandler {
+private struct BackpressureTestHandler: HTTPHandler, HTTPRoute {
     func bodyLimit(for head: HTTPRequestHead) -> Int { 0 }
 
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {

@@ -183,7 +183,7 @@ struct UpstreamErrorTests {
     // MARK: Over real sockets, through the URLSession client the server builds itself
 
     /// Records each request's target and `Authorization`; answers `answer`.
-    final class RecordingHandler: HTTPHandler {
+    final class RecordingHandler: HTTPHandler, HTTPRoute {
         let answer: @Sendable (HTTPServerRequest) -> HTTPServerResponse
         private let seen = Locked<[(target: String, authorization: String?)]>([])
 
