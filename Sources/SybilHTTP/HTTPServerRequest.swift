@@ -7,6 +7,10 @@ public struct HTTPServerRequest: Sendable {
     public var body: [UInt8]
     /// The handler's body consumer, finished, when the body was streamed into one.
     public var consumedBody: (any HTTPRequestBodyConsumer)?
+    /// The end of the client's input on the request's connection: a handler that waits for
+    /// news stops waiting when it ends and answers with what it has (see ``HTTPInputEnd``).
+    /// A request built outside a server has an input that never ends.
+    public var inputEnd = HTTPInputEnd.never
 
     /// Creates a request (tests build them directly).
     public init(head: HTTPRequestHead, body: [UInt8] = [], consumedBody: (any HTTPRequestBodyConsumer)? = nil) {

@@ -36,6 +36,11 @@ final class ServerConnection {
     /// Current interest registered with the poller.
     var watchingReadable = true
     var watchingWritable = false
+    /// The peer sent all it will (`read` returned 0).
+    private var inputEnded = false
+    /// What the handlers of this connection's requests watch for that end, made for the first
+    /// request handled on a task.
+    private var inputEndSignal: HTTPInputEnd?
 
     init(id: UInt64, descriptor: Int32, machine: HTTPConnectionStateMachine) {
         self.id = id
@@ -45,6 +50,22 @@ final class ServerConnection {
 
     /// Bytes queued but not yet sent.
     var pendingOutput: Int { output.count - outputOffset }
+
+    /// The end of the peer's input, as the connection's handlers see it (ended already when
+    /// the peer's input ended before).
+    var inputEnd: HTTPInputEnd {
+        if let inputEndSignal { return inputEndSignal }
+        let signal = HTTPInputEnd()
+        if inputEnded { signal.end() }
+        inputEndSignal = signal
+        return signal
+    }
+
+    /// The peer sent all it will: waiting handlers answer now.
+    func endInput() {
+        inputEnded = true
+        inputEndSignal?.end()
+    }
 
     /// Queues `bytes` for sending.
     func enqueue(_ bytes: [UInt8]) {

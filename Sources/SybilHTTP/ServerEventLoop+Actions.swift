@@ -52,7 +52,9 @@ extension ServerEventLoop {
             // server's drain over) cancels the handler.
             // The loop is held strongly (a retain, where a weak reference cost more on every
             // request): a task that outlives the loop's run posts into a mailbox nobody reads.
-            connection.handlerTask = tasks.start(on: executor) { [self] in
+            var request = request
+            request.inputEnd = connection.inputEnd
+            connection.handlerTask = tasks.start(on: executor) { [self, request] in
                 let response = await route.handle(request)
                 post(.respond(id, response))
             }

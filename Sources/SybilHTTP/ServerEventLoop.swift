@@ -199,6 +199,9 @@ final class ServerEventLoop: @unchecked Sendable {
                 guard connections[connection.id] != nil, connection.machine.wantsInputNow() else { break }
                 if count < readBuffer.count { break }
             } else if count == 0 {
+                // A half-close or a client gone: the requests read are answered in order, and a
+                // handler waiting for news answers now with what it has (``HTTPInputEnd``).
+                connection.endInput()
                 connection.machine.peerHalfClosed(now: now, into: &actions)
                 settle(connection, now: now)
                 break

@@ -40,9 +40,10 @@ final class ChatCompletionsService: Sendable {
         registry = ChatStreamRegistry(limits: limits, now: time.uptime)
     }
 
-    /// `GET /healthz`.
-    func health() async -> HTTPServerResponse {
-        if let refusal = await passColdStart() { return refusal }
+    /// `GET /healthz`; during a cold start with ``SybilServerOptions/coldStartWaits`` it waits
+    /// until the service is up, or until the client's input ends (`input`).
+    func health(_ input: HTTPInputEnd) async -> HTTPServerResponse {
+        if let refusal = await passColdStart(input) { return refusal }
         return Self.healthy
     }
 
@@ -64,7 +65,7 @@ final class ChatCompletionsService: Sendable {
         } catch {
             return error.response
         }
-        if let refusal = await passColdStart() { return refusal }
+        if let refusal = await passColdStart(request.inputEnd) { return refusal }
         if let upstream, let base = options.upstream {
             return await forward(request.body, to: base, with: upstream)
         }
@@ -186,11 +187,18 @@ final class ChatCompletionsService: Sendable {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    private func passColdStart() async -> HTTPServerResponse? {
-        guard let coldStart, case .starting(let remaining) = coldStart.admit(now: time.uptime()) else { return nil }
+    /// `nil` once the service is up, else the 503 that says how long it has left. With
+    /// ``SybilServerOptions/coldStartWaits`` the request waits until it is up, unless the
+    /// client's input ends first (a half-close, or a client gone: TCP does not tell them apart):
+    /// then it gets the 503 at once, so a gone client's request does not hold its handler.
+    private func passColdStart(_ input: HTTPInputEnd) async -> HTTPServerResponse? {
+        let started = time.uptime()
+        guard let coldStart, case .starting(var remaining) = coldStart.admit(now: started) else { return nil }
         if options.coldStartWaits {
-            try? await time.sleep(remaining)
-            return nil
+            let wait = remaining
+            let up = await input.unlessEnded { [time] in try? await time.sleep(wait) }
+            if up { return nil }
+            remaining = max(remaining - (time.uptime() - started), .zero)
         }
         let seconds = APIError.retryAfterSeconds(for: remaining)
         return APIError(

@@ -11,7 +11,7 @@ extension RouteTable {
     static let sybil = RouteTable([
         Route(
             .health, "GET", "/healthz", access: .open, immediate: { surfaces, _, _ in surfaces.chats.immediateHealth() }
-        ) { surfaces, _, _ in await surfaces.chats.health() },
+        ) { surfaces, request, _ in await surfaces.chats.health(request.inputEnd) },
         Route(.chatCompletions, "POST", "/v1/chat/completions") { surfaces, request, _ in
             await surfaces.chats.complete(request)
         },
