@@ -24,6 +24,11 @@ import SybilWire
 // same JSON bytes), one at a time, through a URLSession client. Each path runs on a fresh
 // server; best of the rounds; the ratio is messages per second of the delivery
 // (queued → confirmed) over the bare POSTs.
+//
+// Sent as typed: the same 1,000 messages, each queued while the sender runs and waits with
+// nothing to send (a person typing one message at a time), the enqueue awaited, then waited
+// for until the room's echo confirmed (or retired) it before the next: what one message costs
+// from queued to confirmed when it is alone (fsyncs and bytes written per message).
 
 private let agentBenchToken = "bench-token"
 private let agentBenchCreatedAt: Int64 = 1_800_000_000_000
@@ -104,12 +109,16 @@ private func agentBenchFileSize(_ path: String) -> Int {
 /// 1,000 messages queued, then sent by `AgentOutboxSender` over `AgentRoomHTTPClient` until
 /// an `AgentRoomModel` following the room has merged each echo and the sender confirmed (or,
 /// with `removesConfirmed`, retired) its entry.
+/// With `typed`, the sender runs from the start and each message is queued while it waits, and
+/// confirmed before the next is queued.
 @MainActor
-private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) async throws -> AgentOutboxBenchRun {
+private func agentBenchOutbox(
+    count: Int, round: Int, removesConfirmed: Bool, typed: Bool = false
+) async throws -> AgentOutboxBenchRun {
     let server = try startAgentBenchServer()
     let base = try AgentAPIBase(server.baseURL)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "sybil-bench-agent-outbox-\(getpid())-\(round)-\(removesConfirmed)"
+        "sybil-bench-agent-outbox-\(getpid())-\(round)-\(removesConfirmed)-\(typed)"
     ).path
     try? FileManager.default.removeItem(atPath: directory)
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -160,12 +169,31 @@ private func agentBenchOutbox(count: Int, round: Int, removesConfirmed: Bool) as
     }
 
     let writesAtStart = writes.withLock { $0 }
+    if typed { sender.start() }
     let queuing = ContinuousClock.now
-    for index in 0..<count { try await outbox.enqueue(text: agentBenchText(index)) }
+    for index in 0..<count {
+        if typed {
+            guard await ConditionWait.until(limit: .seconds(30), { sender.isWaiting && outbox.pendingChanges == 0 })
+            else { throw AgentOutboxBenchFailure(description: "the sender did not come to wait for message \(index)") }
+        }
+        try await outbox.enqueue(text: agentBenchText(index))
+        if typed {
+            let confirmed = await ConditionWait.until(limit: .seconds(30)) {
+                outbox.pendingChanges == 0 && sender.pendingConfirmations == 0
+                    && (removesConfirmed ? outbox.entries.isEmpty : outbox.entries.last?.state == .confirmed)
+            }
+            guard confirmed else {
+                throw AgentOutboxBenchFailure(description: "message \(index) was not confirmed alone")
+            }
+        }
+    }
     let enqueue = seconds(queuing.duration(to: ContinuousClock.now))
-    let requestIds = outbox.entries.map(\.requestId)
+    let requestIds = typed ? (1...count).map { "outbox-\(round)-\($0)" } : outbox.entries.map(\.requestId)
+    // The first message as queued (the entries may have left already when sent as typed).
+    let first = AgentOutboxEntry(
+        requestId: requestIds[0], text: agentBenchText(0), createdAt: agentBenchCreatedAt)
     let entryBytes =
-        AgentOutboxDocument(baseURL: "", entries: Array(outbox.entries.prefix(1))).encoded().count
+        AgentOutboxDocument(baseURL: "", entries: [first]).encoded().count
         - AgentOutboxDocument(baseURL: "").encoded().count
     let fileBytesQueued = agentBenchFileSize(path) + agentBenchFileSize(path + ".journal")
     let writesBefore = writes.withLock { $0 }
@@ -213,15 +241,22 @@ func benchmarkAgentOutbox(repetitions: Int) async {
         var bare = Double.infinity
         var kept: AgentOutboxBenchRun?
         var removed: AgentOutboxBenchRun?
+        var typedKept: AgentOutboxBenchRun?
+        var typedRemoved: AgentOutboxBenchRun?
         for round in 0..<rounds {
-            // The paths take turns, so a noisy stretch of the shared machine hits all three.
+            // The paths take turns, so a noisy stretch of the shared machine hits all of them.
             bare = min(bare, try await agentBenchBare(count: count, round: round))
             let keeping = try await agentBenchOutbox(count: count, round: round, removesConfirmed: false)
             if kept.map({ keeping.delivery < $0.delivery }) ?? true { kept = keeping }
             let removing = try await agentBenchOutbox(count: count, round: round, removesConfirmed: true)
             if removed.map({ removing.delivery < $0.delivery }) ?? true { removed = removing }
+            let typing = try await agentBenchOutbox(count: count, round: round, removesConfirmed: false, typed: true)
+            if typedKept.map({ typing.enqueue < $0.enqueue }) ?? true { typedKept = typing }
+            let typingRemoved = try await agentBenchOutbox(
+                count: count, round: round, removesConfirmed: true, typed: true)
+            if typedRemoved.map({ typingRemoved.enqueue < $0.enqueue }) ?? true { typedRemoved = typingRemoved }
         }
-        guard let kept, let removed else { return }
+        guard let kept, let removed, let typedKept, let typedRemoved else { return }
         let bareRate = Double(count) / bare
         print(
             "agent outbox: \(count) messages, best of \(rounds); bare POST agent/messages \(format(bareRate, 0)) msg/s "
@@ -241,6 +276,15 @@ func benchmarkAgentOutbox(repetitions: Int) async {
                     + "ratio to bare POSTs \(format(rate / bareRate)) x; queued → confirmed per message: "
                     + "\(format(Double(run.totalFsyncs) / Double(count), 2)) fsyncs "
                     + "(delivery \(format(Double(run.deliveryFsyncs) / Double(count), 2))), "
+                    + "\(format(Double(run.totalBytes) / Double(count), 0)) bytes = "
+                    + "\(format(Double(run.totalBytes) / Double(count * run.entryBytes), 2)) x its encoded size "
+                    + "(\(run.entryBytes) bytes)")
+        }
+        for (name, run) in [("confirmed entries kept", typedKept), ("removesConfirmed: true", typedRemoved)] {
+            print(
+                "  sent as typed, \(name): each queued while the sender waits and confirmed before the next: "
+                    + "\(format(Double(count) / run.enqueue, 0)) msg/s (\(format(run.enqueue, 2)) s); per message "
+                    + "queued → confirmed: \(format(Double(run.totalFsyncs) / Double(count), 2)) fsyncs, "
                     + "\(format(Double(run.totalBytes) / Double(count), 0)) bytes = "
                     + "\(format(Double(run.totalBytes) / Double(count * run.entryBytes), 2)) x its encoded size "
                     + "(\(run.entryBytes) bytes)")
