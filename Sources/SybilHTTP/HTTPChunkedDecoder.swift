@@ -149,8 +149,10 @@ public struct HTTPChunkedDecoder: Sendable {
     }
 
     /// A trailer field is a field line like a header's (RFC 9112 §7.1.2), read by the same rules
-    /// (``HTTPHeaders/fieldLine(in:_:kind:)``).
+    /// (``HTTPHeaders/fieldLine(in:_:kind:)``) once no CR or NUL is in it.
     private static func checkTrailer(_ line: [UInt8]) throws(Failure) {
+        if line.contains(0) { throw .malformed("a NUL byte in a trailer line") }
+        if line.contains(0x0D) { throw .malformed("a bare CR in a trailer line") }
         do {
             _ = try line.withUnsafeBufferPointer { bytes throws(HTTPHeadError) in
                 try HTTPHeaders.fieldLine(in: bytes, 0..<bytes.count, kind: "trailer")

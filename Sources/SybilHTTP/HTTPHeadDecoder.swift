@@ -120,6 +120,7 @@ struct HTTPHeadDecoder<StartLine: HTTPStartLine>: Sendable {
         lines.append(lineStart..<bytes.count)
         let startLine = try StartLine.parse(UnsafeBufferPointer(rebasing: bytes[lines[0]]))
         var headers = HTTPHeaders()
+        headers.reserveCapacity(lines.count - 1)
         for line in lines.dropFirst() {
             let field = try HTTPHeaders.fieldLine(in: bytes, line, kind: "header")
             headers.append(Self.text(bytes, field.name), Self.text(bytes, field.value))

@@ -153,20 +153,20 @@ public struct HTTPRequestParser: Sendable {
     private mutating func step(_ events: inout [Event]) throws(HTTPParseError) -> Bool {
         switch state {
         case .head:
-            let decoded: (startLine: RequestLine, headers: HTTPHeaders)?
-            do {
-                decoded = try headDecoder.decode(&buffer)
+            let head: HTTPRequestHead
+            do throws(HTTPHeadError) {
+                guard let decoded = try headDecoder.decode(&buffer) else { return false }
+                head = HTTPRequestHead(
+                    method: decoded.startLine.method, target: decoded.startLine.target,
+                    minorVersion: decoded.startLine.minorVersion, headers: decoded.headers)
             } catch {
                 throw Self.refusal(error)
             }
-            guard let (line, headers) = decoded else { return false }
             // RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host field; none, or more
             // than one, is a 400.
-            let hosts = headers.fields.count { HTTPHeaders.isNamed($0.name, "host") }
-            if line.minorVersion == 1, hosts == 0 { throw .badRequest("HTTP/1.1 requests need a Host header") }
+            let hosts = head.headers.fields.count { HTTPHeaders.isNamed($0.name, "host") }
+            if head.minorVersion == 1, hosts == 0 { throw .badRequest("HTTP/1.1 requests need a Host header") }
             if hosts > 1 { throw .badRequest("more than one Host header") }
-            let head = HTTPRequestHead(
-                method: line.method, target: line.target, minorVersion: line.minorVersion, headers: headers)
             events.append(.head(head))
             try startBody(for: head, &events)
             return true
@@ -271,20 +271,23 @@ extension HTTPRequestParser {
             func text(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
-            let invalid = HTTPHeadError.malformed("invalid request line \(text(0..<bytes.count).debugDescription)")
+            // Only built when it is thrown.
+            func invalid() -> HTTPHeadError {
+                .malformed("invalid request line \(text(0..<bytes.count).debugDescription)")
+            }
             // Exactly two spaces, found without collecting them.
             var spaces = (first: -1, second: -1, count: 0)
             for index in 0..<bytes.count where bytes[index] == 0x20 {
                 if spaces.count == 0 { spaces.first = index } else if spaces.count == 1 { spaces.second = index }
                 spaces.count += 1
             }
-            guard spaces.count == 2 else { throw invalid }
+            guard spaces.count == 2 else { throw invalid() }
             let methodRange = 0..<spaces.first
             let targetRange = (spaces.first + 1)..<spaces.second
             let versionRange = (spaces.second + 1)..<bytes.count
             guard !methodRange.isEmpty, methodRange.allSatisfy({ HTTPHeaders.isTokenByte(bytes[$0]) }),
                 !targetRange.isEmpty, targetRange.allSatisfy({ bytes[$0] > 0x20 && bytes[$0] != 0x7F })
-            else { throw invalid }
+            else { throw invalid() }
             let target: String
             if bytes[targetRange.lowerBound] == UInt8(ascii: "/")
                 || (targetRange.count == 1 && bytes[targetRange.lowerBound] == UInt8(ascii: "*"))
@@ -293,7 +296,7 @@ extension HTTPRequestParser {
             } else if let origin = originForm(ofAbsolute: text(targetRange)) {
                 target = origin
             } else {
-                throw invalid
+                throw invalid()
             }
             // The version compared as bytes; a String only for the error.
             let minorVersion: Int
@@ -305,7 +308,7 @@ extension HTTPRequestParser {
             } else {
                 let version = text(versionRange)
                 if version.hasPrefix("HTTP/") { throw .versionNotSupported(version) }
-                throw invalid
+                throw invalid()
             }
             return RequestLine(method: text(methodRange), target: target, minorVersion: minorVersion)
         }

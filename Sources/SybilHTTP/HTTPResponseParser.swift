@@ -123,14 +123,15 @@ public struct HTTPResponseParser: Sendable {
     private mutating func step(_ events: inout [Event]) throws(ParseError) -> Bool {
         switch state {
         case .head:
-            let decoded: (startLine: StatusLine, headers: HTTPHeaders)?
-            do {
-                decoded = try headDecoder.decode(&buffer)
+            let status: Int
+            let headers: HTTPHeaders
+            do throws(HTTPHeadError) {
+                guard let decoded = try headDecoder.decode(&buffer) else { return false }
+                status = decoded.startLine.status
+                headers = decoded.headers
             } catch {
                 throw Self.failure(error)
             }
-            guard let (line, headers) = decoded else { return false }
-            let status = line.status
             if (100...199).contains(status) { return true }  // 100 Continue, 103 Early Hints
             // The framing is checked before the head is handed on: a head whose body cannot be
             // framed is a malformed response, not a response with a failing body.

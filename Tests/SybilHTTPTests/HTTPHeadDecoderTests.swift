@@ -77,6 +77,17 @@ struct HTTPHeadDecoderTests {
         #expect(Self.response(fields) == .failure(Refusal(reason)))
     }
 
+    @Test func aFieldNameIsMadeOfTokenCharactersOnly() {
+        // RFC 9110 §5.6.2: tchar is `!#$%&'*+-.^_`|~`, digits and letters.
+        let tchars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8(0x21)...UInt8(0xFF) where byte != UInt8(ascii: ":") {
+            var parser = HTTPRequestParser { _ in 0 }
+            let head = Array("GET / HTTP/1.1\r\nHost: h\r\nX".utf8) + [byte] + Array("Y: v\r\n\r\n".utf8)
+            let accepted = (try? parser.feed(head)) != nil
+            #expect(accepted == tchars.contains(byte), "byte 0x\(String(byte, radix: 16))")
+        }
+    }
+
     @Test func lineEndingsAreCRLFOnlyOnBothSides() {
         #expect(Self.request("X-A: a\rb\r\n") == .failure(.badRequest("a bare CR in the request head")))
         #expect(
