@@ -5,11 +5,12 @@ import SybilTimeline
 import SybilWire
 
 /// Joins the pure ``TerminalApp`` to the view models: performs the app's commands (send,
-/// stop, open, search, retry) on the open screen's model, and copies what the models publish
-/// into the app's state in ``sync()`` — the one place the runner observes, so a change of any
-/// model it reads asks for a redraw. What its tasks come to reaches the app's state only as an
-/// ``AppMessage`` handed to `deliver(_:)`, which applies it through ``TerminalApp/update(_:)``:
-/// no task writes ``app``. It is observable itself for what its tasks change (the open chat or
+/// stop, open, search, retry) on the open screen's model, and sends a snapshot of what the
+/// models publish in ``sync()`` — the one place the runner observes, so a change of any model
+/// it reads asks for a redraw. The controller never writes ``app``: the snapshot, what its
+/// tasks come to and the terminal's changes each reach it as an ``AppMessage`` applied through
+/// ``TerminalApp/update(_:)`` (keys through ``TerminalApp/handle(_:now:)``). File work runs in
+/// the task that owns it, so closing the app stops it. It is observable itself for what its tasks change (the open chat or
 /// session, finished work), never for ``app``, which drawing updates. Owns every task it
 /// starts; ``close()`` ends them.
 @MainActor
@@ -528,9 +529,10 @@ public final class TerminalAppController {
             guard let self else { return }
             if !paths.isEmpty {
                 let staged = self.app.chatAttachments.map(\.attachment)
-                let (read, refusals) = await Task.detached {
-                    Self.readForStaging(paths, with: staged, textLimit: ChatAttachmentFile.defaultTextLimit)
-                }.value
+                let (read, refusals) = await Self.readForStaging(
+                    paths, with: staged, textLimit: ChatAttachmentFile.defaultTextLimit)
+                // Cancelled (the app is closing): the files read so far are dropped.
+                guard !Task.isCancelled else { return }
                 self.deliver(.chatAttachmentsRead(read, refusals: refusals))
                 if !read.isEmpty { self.saveChatAttachments() }
                 if !refusals.isEmpty || caption.isEmpty {
@@ -565,14 +567,17 @@ public final class TerminalAppController {
         }
     }
 
-    /// Reads the files at `paths` to join `staged`, in order: those that can go with one
-    /// message, and a sentence for each that cannot.
-    nonisolated static func readForStaging(_ paths: [String], with staged: [ChatAttachment], textLimit: Int)
+    /// Reads the files at `paths` to join `staged`, in order, off the main actor in the
+    /// caller's task: those that can go with one message, and a sentence for each that cannot.
+    /// Cancelling the caller stops it before the next file (the files not read are left out).
+    @concurrent
+    nonisolated static func readForStaging(_ paths: [String], with staged: [ChatAttachment], textLimit: Int) async
         -> ([ChatAttachment], [String])
     {
         var read: [ChatAttachment] = []
         var refusals: [String] = []
         for path in paths {
+            guard !Task.isCancelled else { break }
             switch ChatAttachmentFile.stage(path, with: staged + read, textLimit: textLimit) {
             case .success(let attachment): read.append(attachment)
             case .failure(let refusal): refusals.append(refusal.message)
@@ -678,17 +683,25 @@ public final class TerminalAppController {
                 self?.deliver(.attachmentExportFailed(fileName: fileName, reason: "\(error)"))
                 return
             }
-            // The file is written off the main actor.
-            let saved = await Task.detached {
-                Result { () throws(AgentOriginalFile.Failure) -> String in
-                    try AgentOriginalFile.save(bytes, named: fileName, in: directory)
-                }
-            }.value
+            // The file is written off the main actor; nothing is written once the app is closing.
+            guard let saved = await Self.saveOriginal(bytes, named: fileName, in: directory) else { return }
             switch saved {
             case .success(let path): self?.deliver(.attachmentExported(fileName: fileName, path: path))
             case .failure(let failure):
                 self?.deliver(.attachmentExportFailed(fileName: fileName, reason: failure.description))
             }
+        }
+    }
+
+    /// Saves an attachment's original to a new file in `directory`, off the main actor in the
+    /// caller's task; `nil` when the caller was cancelled first (nothing is written).
+    @concurrent
+    nonisolated static func saveOriginal(_ bytes: [UInt8], named fileName: String, in directory: String) async
+        -> Result<String, AgentOriginalFile.Failure>?
+    {
+        guard !Task.isCancelled else { return nil }
+        return Result { () throws(AgentOriginalFile.Failure) -> String in
+            try AgentOriginalFile.save(bytes, named: fileName, in: directory)
         }
     }
 

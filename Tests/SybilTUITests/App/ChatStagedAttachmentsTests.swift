@@ -136,7 +136,7 @@ struct ChatStagedAttachmentsTests {
         #expect(sentence == "Say which attachment: /detach 1 to /detach 3, or /detach all.")
     }
 
-    @Test func aFileThatCannotBeAttachedIsRefusedWithASentenceAndTheOthersStay() throws {
+    @Test func aFileThatCannotBeAttachedIsRefusedWithASentenceAndTheOthersStay() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sybil-stage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -146,17 +146,17 @@ struct ChatStagedAttachmentsTests {
         try Data("fine".utf8).write(to: URL(fileURLWithPath: good))
         try Data([0, 1, 2, 0xFF]).write(to: URL(fileURLWithPath: binary))
         let missing = directory.appendingPathComponent("missing.txt").path
-        let (read, refusals) = TerminalAppController.readForStaging(
+        let (read, refusals) = await TerminalAppController.readForStaging(
             [good, missing, binary], with: [], textLimit: ChatAttachmentFile.defaultTextLimit)
         #expect(read.map(\.name) == ["good.txt"])
         #expect(refusals.count == 2)
         #expect(refusals[0].contains("missing.txt") && refusals[0].contains("no such file"))
         #expect(refusals[1].contains("neither UTF-8 text nor"))
         let full = (1...ChatAttachment.maximumCount).map { Self.text("f\($0).txt", "x") }
-        let (none, tooMany) = TerminalAppController.readForStaging(
+        let (none, tooMany) = await TerminalAppController.readForStaging(
             [good], with: full, textLimit: ChatAttachmentFile.defaultTextLimit)
         #expect(none.isEmpty && tooMany.first?.contains("at most 8") == true)
-        let (_, overText) = TerminalAppController.readForStaging(
+        let (_, overText) = await TerminalAppController.readForStaging(
             [good], with: [Self.text("big.txt", "0123")], textLimit: 6)
         #expect(overText.first?.contains("the question's text with its text files") == true)
         var app = TerminalApp.withOneChat()
