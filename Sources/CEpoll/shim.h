@@ -7,9 +7,12 @@
 static inline int sybil_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
 // Adds (op EPOLL_CTL_ADD), changes (EPOLL_CTL_MOD) or removes (EPOLL_CTL_DEL) interest in fd.
+// readable: 0 none, 1 input and the peer's half-close, 2 only the peer's half-close (while the
+// input is not read, the end of it behind unread bytes is still reported).
 static inline int sybil_epoll_control(int epoll, int op, int fd, int readable, int writable, uint64_t token) {
     struct epoll_event event;
-    event.events = (readable ? (EPOLLIN | EPOLLRDHUP) : 0) | (writable ? EPOLLOUT : 0);
+    event.events = (readable == 1 ? (EPOLLIN | EPOLLRDHUP) : readable == 2 ? EPOLLRDHUP : 0)
+        | (writable ? EPOLLOUT : 0);
     event.data.u64 = token;
     return epoll_ctl(epoll, op, fd, &event);
 }
@@ -19,7 +22,8 @@ static inline int sybil_epoll_modify(void) { return EPOLL_CTL_MOD; }
 static inline int sybil_epoll_remove(void) { return EPOLL_CTL_DEL; }
 
 // Waits up to timeout milliseconds; fills tokens[i] and flags[i] (bit 0 readable, bit 1
-// writable, bit 2 hung up or failed) and returns how many, or -1 with errno.
+// writable, bit 2 hung up or failed, bit 3 the peer's half-close) and returns how many, or -1
+// with errno.
 static inline int sybil_epoll_wait(int epoll, uint64_t *tokens, uint32_t *flags, int capacity, int timeout) {
     struct epoll_event events[256];
     if (capacity > 256) capacity = 256;
@@ -28,7 +32,7 @@ static inline int sybil_epoll_wait(int epoll, uint64_t *tokens, uint32_t *flags,
         tokens[i] = events[i].data.u64;
         uint32_t e = events[i].events;
         flags[i] = ((e & EPOLLIN) ? 1u : 0u) | ((e & EPOLLOUT) ? 2u : 0u)
-            | ((e & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)) ? 4u : 0u);
+            | ((e & (EPOLLHUP | EPOLLERR)) ? 4u : 0u) | ((e & EPOLLRDHUP) ? 8u : 0u);
     }
     return count;
 }

@@ -17,6 +17,9 @@ final class EventPoller: @unchecked Sendable {
         var readable: Bool
         var writable: Bool
         var hungUp: Bool
+        /// The peer closed its sending half (Linux: reported even while input is not read,
+        /// when asked for with `halfClose`).
+        var peerHalfClosed = false
     }
 
     /// The token reported for a ``wake()``.
@@ -68,15 +71,19 @@ final class EventPoller: @unchecked Sendable {
         watch(descriptor, token: token, readable: readable, writable: writable, adding: true)
     }
 
-    /// Changes what `descriptor` is watched for.
-    func modify(_ descriptor: Int32, token: UInt64, readable: Bool, writable: Bool) {
-        watch(descriptor, token: token, readable: readable, writable: writable, adding: false)
+    /// Changes what `descriptor` is watched for; with `halfClose` and not `readable`, the
+    /// peer's half-close is still reported (Linux; elsewhere it is seen once input is read).
+    func modify(_ descriptor: Int32, token: UInt64, readable: Bool, writable: Bool, halfClose: Bool = false) {
+        watch(descriptor, token: token, readable: readable, writable: writable, adding: false, halfClose: halfClose)
     }
 
-    private func watch(_ descriptor: Int32, token: UInt64, readable: Bool, writable: Bool, adding: Bool) {
+    private func watch(
+        _ descriptor: Int32, token: UInt64, readable: Bool, writable: Bool, adding: Bool, halfClose: Bool = false
+    ) {
         #if canImport(CEpoll)
             let operation = adding ? sybil_epoll_add() : sybil_epoll_modify()
-            _ = sybil_epoll_control(epoll, operation, descriptor, readable ? 1 : 0, writable ? 1 : 0, token)
+            let input: Int32 = readable ? 1 : halfClose ? 2 : 0
+            _ = sybil_epoll_control(epoll, operation, descriptor, input, writable ? 1 : 0, token)
         #else
             interests[descriptor] = (token, readable, writable)
         #endif
@@ -123,7 +130,8 @@ final class EventPoller: @unchecked Sendable {
                 let flag = flags[index]
                 ready.append(
                     Readiness(
-                        token: tokens[index], readable: flag & 1 != 0, writable: flag & 2 != 0, hungUp: flag & 4 != 0))
+                        token: tokens[index], readable: flag & 1 != 0, writable: flag & 2 != 0, hungUp: flag & 4 != 0,
+                        peerHalfClosed: flag & 8 != 0))
             }
             return ready
         #else

@@ -36,8 +36,10 @@ final class ServerConnection {
     /// Current interest registered with the poller.
     var watchingReadable = true
     var watchingWritable = false
-    /// The peer sent all it will (`read` returned 0).
-    private var inputEnded = false
+    /// Watching for the peer's half-close alone (input not read while a handler runs).
+    var watchingHalfClose = false
+    /// The peer sent all it will (`read` returned 0, or the poller said so).
+    private(set) var inputEnded = false
     /// What the handlers of this connection's requests watch for that end, made for the first
     /// request handled on a task.
     private var inputEndSignal: HTTPInputEnd?

@@ -153,14 +153,22 @@ extension ServerEventLoop {
         }
     }
 
-    private func updateInterest(_ connection: ServerConnection) {
+    func updateInterest(_ connection: ServerConnection) {
         guard connections[connection.id] != nil else { return }
         let readable = connection.wantsRead
         let writable = connection.pendingOutput > 0
-        guard readable != connection.watchingReadable || writable != connection.watchingWritable else { return }
+        // While a handler runs and input is not read (requests wait behind it), the peer's
+        // half-close is still watched for: a handler waiting for news answers at once.
+        let halfClose = !readable && connection.handlerTask != nil && !connection.inputEnded
+        guard
+            readable != connection.watchingReadable || writable != connection.watchingWritable
+                || halfClose != connection.watchingHalfClose
+        else { return }
         connection.watchingReadable = readable
         connection.watchingWritable = writable
-        poller.modify(connection.descriptor, token: connection.id, readable: readable, writable: writable)
+        connection.watchingHalfClose = halfClose
+        poller.modify(
+            connection.descriptor, token: connection.id, readable: readable, writable: writable, halfClose: halfClose)
     }
 
     /// Offers a producer's framed bytes to the loop through the connection's gate: posted when

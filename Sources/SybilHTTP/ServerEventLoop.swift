@@ -179,6 +179,12 @@ final class ServerEventLoop: @unchecked Sendable {
             settle(connection, now: configuration.uptime())
         }
         guard connections[connection.id] != nil else { return }
+        if readiness.peerHalfClosed, !connection.watchingReadable {
+            // The input ended behind requests not read yet: they are read and answered later;
+            // a handler waiting for news answers now, and the half-close is not watched again.
+            connection.endInput()
+            updateInterest(connection)
+        }
         if readiness.readable || readiness.hungUp {
             if connection.watchingReadable {
                 receive(connection)

@@ -29,6 +29,25 @@ struct InputEndTests {
         await server.shutdown(grace: .zero)
     }
 
+    @Test func theEndOfInputBehindRequestsNotReadYetEndsTheWaitToo() async throws {
+        let handler = LongPollHandler()
+        let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: handler)
+        let client = try RawClient(port: server.port)
+        // The second request's head is read ahead, so the connection is not read while the
+        // poll waits: the half-close behind it is reported all the same.
+        client.send("GET /poll HTTP/1.1\r\nHost: x\r\n\r\nGET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await handler.changed.wait(until: { handler.counts.waiting == 1 }))
+        client.send("GET /poll HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.shutdownWrite()
+        let answers = await blocking {
+            (0..<3).compactMap { _ in client.readResponse().map { String(decoding: $0.body, as: UTF8.self) } }
+        }
+        #expect(answers == ["nothing new", "echo", "nothing new"])
+        #expect(await blocking { client.readToEnd() }.isEmpty)
+        #expect(handler.counts.cancelled == 0)
+        await server.shutdown(grace: .zero)
+    }
+
     @Test func theLongPollOfAClientThatClosedEndsAtOnce() async throws {
         let handler = LongPollHandler()
         let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: handler)
