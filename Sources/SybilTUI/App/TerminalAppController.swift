@@ -478,7 +478,7 @@ public final class TerminalAppController {
             }
             run { [weak self] in
                 let (caption, paths) = ComposerAttachments.split(text)
-                if !paths.isEmpty, let problem = await Self.attach(paths, to: agent.draft) {
+                if !paths.isEmpty, let problem = await Self.attach(paths, to: agent.draft, in: agent.room) {
                     // The files are in the draft (a failed one too, shown with its state), so
                     // only the caption goes back: sending it again does not attach them twice.
                     self?.deliver(.notSent(draft: caption, reason: problem))
@@ -729,9 +729,12 @@ public final class TerminalAppController {
     }
 
     /// Selects the files at `paths` in the Agent room's draft and waits until each is
-    /// uploaded; returns why not when one failed.
-    private static func attach(_ paths: [String], to draft: AgentAttachmentDraft) async -> String? {
-        guard draft.canSelect else { return "This room takes no attachments right now; nothing was sent." }
+    /// uploaded; returns why not when the draft takes no file now (the room still loading, the
+    /// draft full, …) or one failed.
+    private static func attach(_ paths: [String], to draft: AgentAttachmentDraft, in room: AgentRoomModel) async
+        -> String?
+    {
+        if let refusal = AgentDraftAvailability(room: room, draft: draft).refusal { return refusal }
         let before = Set(draft.items.map(\.id))
         await draft.select(
             paths.map { path in
