@@ -52,10 +52,10 @@ public final class AgentOutbox {
     /// The bytes of ``encodedEntries`` together (kept as they change).
     @ObservationIgnored private var encodedBytes = 0
     @ObservationIgnored let changeSignal = GenerationSignal()
-    /// Set by a running ``AgentOutboxSender`` while it waits with nothing to send: a message
-    /// queued then that is next in line is saved as `sending` by its enqueue's own write (one
-    /// `fsync` for both) and handed to the sender.
-    @ObservationIgnored var acceptsHandOff = false
+    /// What a running ``AgentOutboxSender`` can take from an enqueue now (it sets this): a
+    /// message queued then that is next in line, or right behind the request that is out, is
+    /// saved as `sending` by its enqueue's own write (one `fsync` for both) and handed over.
+    @ObservationIgnored var handOffSlot = HandOffSlot.closed
     /// The entry an enqueue saved as `sending` for the waiting sender, until the sender takes
     /// it (``takeHandOff(_:)``) or it is put back (``returnHandOff()``).
     @ObservationIgnored private var handedOff: String?
@@ -319,18 +319,39 @@ public final class AgentOutbox {
         let alreadyQueued = draftId.map { id in queue.entries.contains { $0.draftId == id } } ?? false
         if size > limit, !alreadyQueued { throw .storeFull(bytes: size, limit: limit) }
         // Decided when the change is first applied (the replay on the saved queue repeats it).
-        let handingOff = Once<Bool>()
+        let handingOff = Once<HandOffSlot>()
         return try await change(
             { (queue) throws(AgentOutboxError) in
                 let queued = try queue.enqueue(entry)
-                // The sender waits and this new entry is next: saved as sending in this write.
-                let handOff = handingOff.value {
-                    self.acceptsHandOff && queued.requestId == entry.requestId && queue.nextAction == .send(queued)
+                // The sender can take this new entry now: saved as sending in this write.
+                let slot = handingOff.value {
+                    guard queued.requestId == entry.requestId else { return .closed }
+                    switch self.handOffSlot {
+                    case .next where queue.nextAction == .send(queued): return .next
+                    case .behind(let id) where queue.queuedBehind(id)?.requestId == queued.requestId:
+                        return .behind(id)
+                    default: return .closed
+                    }
                 }
-                guard handOff, (try? queue.beginSending(queued.requestId)) != nil else { return queued }
+                switch slot {
+                case .closed: return queued
+                case .next: _ = try? queue.beginSending(queued.requestId)
+                case .behind(let id): _ = try? queue.beginSendingNext(after: id)
+                }
                 return queue.entry(queued.requestId) ?? queued
             },
-            saved: { entry in if handingOff.stored == true { self.handedOff = entry.requestId } })
+            saved: { entry in if entry.state == .sending { self.handedOff = entry.requestId } })
+    }
+
+    /// What a running sender can take from an enqueue (``handOffSlot``).
+    enum HandOffSlot: Equatable {
+        /// Nothing: the message is saved as `queued`.
+        case closed
+        /// The sender waits with nothing to send: a message that is next is saved as `sending`.
+        case next
+        /// Request `id` is out and nothing is saved ahead behind it: a message right behind it
+        /// is saved as `sending` ahead of its turn (it leaves once `id` is acknowledged).
+        case behind(String)
     }
 
     /// Takes the entry an enqueue saved as `sending` for the waiting sender (`requestId`, which
@@ -617,6 +638,9 @@ public final class AgentOutbox {
         }
         pendingChanges -= batch.count
         for change in batch { change.finish(failure) }
+        // A message handed to the sender that is no longer sending (a failure before it put it
+        // back to queued) is not the sender's any more.
+        if let id = handedOff, queue.entry(id)?.state != .sending { handedOff = nil }
         if failure == nil && changed { changeSignal.fire() }
     }
 

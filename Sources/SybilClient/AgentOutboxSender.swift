@@ -8,9 +8,9 @@ import SybilWire
 /// before it: while one request is out, one write marks the entry behind it `sending` ahead
 /// of its turn and saves the acknowledgement before it, so a message costs one `fsync` that
 /// the next request need not wait for. A message queued while the sender waits with nothing
-/// to send is saved as `sending` by its enqueue's own write and handed over, so from queued
-/// to confirmed it costs that one `fsync` (its acknowledgement and confirmation are written
-/// without one). The next leaves only once this one is acknowledged; a
+/// to send, or while a request is out with nothing saved behind it, is saved as `sending` by
+/// its enqueue's own write and handed over, so from queued to confirmed it costs that one
+/// `fsync` (its acknowledgement and confirmation are written without one). The next leaves only once this one is acknowledged; a
 /// failure is saved (putting the entry saved ahead back to queued) before anything more is
 /// sent, and an outcome that cannot be saved stops sending until it is. Nothing is retried
 /// automatically; Retry and Resend all (on the outbox) wake it.
@@ -71,7 +71,7 @@ public final class AgentOutboxSender {
     /// Stops sending and confirming, and waits until its tasks ended. An in-flight
     /// submission is cancelled; its entry fails with Retry unless its receipt already came.
     public func stop() async {
-        outbox.acceptsHandOff = false
+        outbox.handOffSlot = .closed
         let tasks = [loop].compactMap { $0 } + Array(confirmations.values)
         loop = nil
         confirmations.removeAll()
@@ -125,11 +125,11 @@ public final class AgentOutboxSender {
             guard let submission = next else {
                 // Waiting with nothing to send: a message queued now that is next in line is
                 // saved as sending by its enqueue's write and handed over (one fsync, not two).
-                outbox.acceptsHandOff = unsavedOutcomes.isEmpty && unsentAhead == nil
+                outbox.handOffSlot = unsavedOutcomes.isEmpty && unsentAhead == nil ? .next : .closed
                 isWaiting = true
                 await outbox.changeSignal.wait(after: generation)
                 isWaiting = false
-                outbox.acceptsHandOff = false
+                outbox.handOffSlot = .closed
                 continue
             }
             (next, acknowledged) = await send(submission, saving: acknowledged)
@@ -162,7 +162,8 @@ public final class AgentOutboxSender {
             unsentAhead = nil
             return outbox.entry(requestId)?.submission
         case .inFlight(let requestId) where outbox.takeHandOff(requestId):
-            // Queued while this sender waited, and saved as sending by that enqueue.
+            // Queued while this sender waited or sent the one before it, and saved as sending by
+            // that enqueue.
             return outbox.entry(requestId)?.submission
         default:
             return nil
@@ -190,7 +191,11 @@ public final class AgentOutboxSender {
                 // Sending stops after this request until the outcomes are saved.
             }
         }
+        // Nothing saved ahead: a message queued while the request is out, right behind it, is
+        // saved as sending by its enqueue and taken once this one is acknowledged.
+        if ahead == nil && !Task.isCancelled { outbox.handOffSlot = .behind(submission.requestId) }
         let result = await answer
+        outbox.handOffSlot = .closed
         inFlight = nil
         finishedAttempts += 1
         if let ahead, unsaved.isEmpty, !Task.isCancelled, case .success(let receipt) = result,

@@ -6,9 +6,10 @@ import SybilTesting
 import SybilWire
 import Testing
 
-/// A message queued while the sender waits with nothing to send is saved as `sending` by its
-/// enqueue's own write (one `fsync` for the user's text and its state) and handed to the
-/// sender; its acknowledgement and confirmation are written without an `fsync`.
+/// A message queued while the sender waits with nothing to send (or while a request is out with
+/// nothing saved behind it) is saved as `sending` by its enqueue's own write (one `fsync` for
+/// the user's text and its state) and handed to the sender; its acknowledgement and
+/// confirmation are written without an `fsync`.
 @Suite("Agent outbox hand-off to a waiting sender", .timeLimit(.minutes(2)))
 @MainActor
 struct AgentOutboxHandOffTests {
@@ -117,21 +118,93 @@ struct AgentOutboxHandOffTests {
         await phone.sender.stop()
     }
 
-    @Test func aMessageQueuedWhileARequestIsOutOrTheSenderIsStoppedIsSavedAsQueued() async throws {
+    @Test func aMessageQueuedWhileTheSenderIsStoppedIsSavedAsQueued() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        let phone = try await Phone.launch(directory, room: room, start: false)
+        #expect(try await phone.outbox.enqueue(text: "eins").state == .queued, "no sender runs")
+        #expect(try storedDocument(phone.outbox.file).entries.map(\.state) == [.queued])
+        phone.sender.start()
+        await phone.settle()
+        #expect(room.calls.map(\.text) == ["eins"])
+        await phone.sender.stop()
+    }
+
+    @Test func aMessageQueuedWhileARequestIsOutIsSavedAheadByItsOwnWrite() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let disk = try Disk(directory)
+        let room = AgentOutboxFakeRoom()
+        let phone = try await Self.launch(directory, room: room, disk: disk)
+        _ = try await Self.sendAlone("eins", phone, room: room)
+        room.script(.hang)
+        await waitFor("the sender to wait") { phone.sender.isWaiting && phone.outbox.pendingChanges == 0 }
+        try await phone.outbox.enqueue(text: "zwei")
+        await waitFor("zwei to be out") { room.hangingCount == 1 && phone.outbox.pendingChanges == 0 }
+        let before = disk.fsyncs
+        let drei = try await phone.outbox.enqueue(text: "drei")
+        #expect(drei.state == .sending && drei.attempts == 1, "saved ahead of its turn by the enqueue")
+        #expect(try storedDocument(phone.outbox.file).entries.map(\.state) == [.confirmed, .sending, .sending])
+        #expect(room.calls.map(\.text) == ["eins", "zwei"], "drei waits for zwei's answer")
+        room.release()
+        await phone.settle()
+        await phone.merge(room.messages)
+        #expect(phone.states() == [.confirmed, .confirmed, .confirmed])
+        #expect(room.calls.map(\.text) == ["eins", "zwei", "drei"])
+        #expect(phone.outbox.entries.map(\.attempts) == [1, 1, 1])
+        #expect(disk.fsyncs - before == 1, "drei's enqueue; zwei's and drei's acknowledgements need none")
+        await phone.sender.stop()
+    }
+
+    @Test func aMessageHandedOverBehindARequestThatFailsGoesBackUnsent() async throws {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
         let room = AgentOutboxFakeRoom()
         room.script(.hang)
-        let phone = try await Phone.launch(directory, room: room, start: false)
-        #expect(try await phone.outbox.enqueue(text: "eins").state == .queued, "no sender runs")
+        let phone = try await Phone.launch(directory, room: room)
+        await waitFor("the sender to wait") { phone.sender.isWaiting }
+        try await phone.outbox.enqueue(text: "eins")
+        await waitFor("eins to be out") { room.hangingCount == 1 && phone.outbox.pendingChanges == 0 }
+        #expect(try await phone.outbox.enqueue(text: "zwei").state == .sending)
+        // eins is cut off (the sender stops): it fails with Retry and holds the queue, and
+        // zwei, handed over behind it, goes back to queued without having left.
+        await phone.sender.stop()
+        #expect(phone.states() == [.failed, .queued])
+        #expect(phone.outbox.entries.map(\.attempts) == [1, 0])
+        #expect(try storedDocument(phone.outbox.file).entries.map(\.state) == [.failed, .queued])
+        #expect(room.calls.map(\.text) == ["eins"])
+        // Retry sends both, in order, each once more at most.
         phone.sender.start()
-        await waitFor("eins to be out") { room.hangingCount == 1 }
-        #expect(!phone.sender.isWaiting)
-        #expect(try await phone.outbox.enqueue(text: "zwei").state == .queued, "the sender is busy")
-        #expect(try storedDocument(phone.outbox.file).entries.map(\.state) == [.sending, .queued])
-        room.release()
+        try await phone.outbox.retry("req-1")
         await phone.settle()
-        #expect(room.calls.map(\.text) == ["eins", "zwei"])
+        #expect(room.calls.map(\.text) == ["eins", "eins", "zwei"])
+        #expect(room.messages.map(\.text) == ["eins", "zwei"])
+        await phone.sender.stop()
+    }
+
+    @Test func aCrashAfterAMessageWasHandedOverBehindARequestSendsEachOnce() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        let disk = DiskSwitch()
+        // eins is stored and its answer never comes: the phone dies while it is out, right
+        // after zwei was saved as sending behind it.
+        room.script(.storeThenHang)
+        let first = try await Phone.launch(directory, room: room, disk: disk)
+        await waitFor("the sender to wait") { first.sender.isWaiting }
+        try await first.outbox.enqueue(text: "eins")
+        await waitFor("eins to be out") { room.hangingCount == 1 && first.outbox.pendingChanges == 0 }
+        #expect(try await first.outbox.enqueue(text: "zwei").state == .sending)
+        #expect(AgentOutboxAheadCrashTests.diskStates(first) == [.sending, .sending])
+        disk.die()
+        await first.sender.stop()
+        #expect(room.calls.map(\.text) == ["eins"], "zwei never left")
+
+        let phone = try await AgentOutboxAheadCrashTests.relaunchAndDeliver(directory, room: room)
+        #expect(room.messages.map(\.text) == ["eins", "zwei"], "each once, in order")
+        #expect(room.messages.map(\.requestId) == ["req-1", "req-2"], "original ids")
+        #expect(room.calls.map(\.text) == ["eins", "zwei"], "eins was confirmed by its echo, not resent")
         await phone.sender.stop()
     }
 
@@ -236,7 +309,8 @@ struct AgentOutboxHandOffTests {
             #expect(queued == nil, "the process died before the enqueue returned")
         } else {
             #expect(queued?.state == .sending)
-            await waitFor("zwei's attempt to end") { first.sender.finishedAttempts == 2 }
+            // Its outcome's write is the one that dies.
+            await waitFor("zwei's attempt to end") { first.sender.finishedAttempts == 2 && disk.isDead }
         }
         #expect(disk.isDead)
         await first.sender.stop()
