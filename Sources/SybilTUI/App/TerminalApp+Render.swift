@@ -147,6 +147,15 @@ extension TerminalApp {
 
     private func drawStatus(into grid: inout CellGrid, _ rect: GridRect) {
         guard !rect.isEmpty else { return }
+        if notice == nil, focus == .sidebar, overlay == nil, !sidebar.statusLines.isEmpty {
+            // What the sidebar's column cuts is read here in full, on the whole line (F1 still
+            // lists the keys).
+            let lines = sidebar.statusLines.joined(separator: " · ")
+            grid.write(
+                DisplayWidth.truncate(lines, to: rect.columns), column: rect.column, row: rect.row,
+                style: theme.secondary, clip: rect)
+            return
+        }
         let style = notice != nil ? theme.warning : theme.secondary
         let left = notice ?? screenStatus ?? ""
         let hints = Self.keyHints

@@ -1,4 +1,5 @@
 import SybilClient
+import SybilCore
 import SybilWire
 
 /// The sidebar's state: three sections (**Chats**, **Sybil Agent**, **Workspaces**) laid out
@@ -53,6 +54,17 @@ public struct Sidebar: Sendable, Hashable {
 
     /// An empty sidebar.
     public init() {}
+
+    /// The sidebar's sentences about the server, in full (its narrow column cuts them): a
+    /// surface not offered, why the workspaces could not be listed, each desktop offline. The
+    /// status line shows them while the sidebar has focus.
+    public var statusLines: [String] {
+        var lines = [ServerSurface.agentRoom, .workspaces].filter(notOffered.contains).map(\.notOfferedLine)
+        guard !notOffered.contains(.workspaces) else { return lines }
+        if let workspacesProblem { lines.append(TerminalText.oneLine(workspacesProblem)) }
+        for desktop in workspaces ?? [] where !desktop.online { lines.append("\(desktop.name) is offline") }
+        return lines
+    }
 
     /// The rows, top to bottom.
     public var rows: [Row] {
