@@ -28,8 +28,9 @@ public final class TerminalAppController {
     @ObservationIgnored public private(set) var wantsToQuit = false
     /// Whether a suspend (Ctrl+Z) was asked for and not yet taken by the runner.
     @ObservationIgnored public private(set) var wantsToSuspend = false
-    /// How many commands finished their work (tests wait on it).
-    public private(set) var finishedWork = 0
+    /// How many commands finished their work: ``sync()`` reads it, so a finished task asks the
+    /// runner for a redraw.
+    private var finishedWork = 0
 
     /// The workspace screen model the viewport reports go to, the last report and the last
     /// scroll command applied (by its sequence number).
