@@ -340,7 +340,12 @@ public final class AgentOutbox {
                 }
                 return queue.entry(queued.requestId) ?? queued
             },
-            saved: { entry in if entry.state == .sending { self.handedOff = entry.requestId } })
+            saved: { entry in
+                // (A draft already queued answers with its entry, which is not handed over.)
+                if let slot = handingOff.stored, slot != .closed, entry.state == .sending {
+                    self.handedOff = entry.requestId
+                }
+            })
     }
 
     /// What a running sender can take from an enqueue (``handOffSlot``).
