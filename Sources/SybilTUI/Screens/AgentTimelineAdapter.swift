@@ -1,3 +1,4 @@
+import Foundation
 import SybilClient
 import SybilTimeline
 import SybilWire
@@ -16,7 +17,7 @@ public enum AgentTimelineAdapter {
         for row in rows {
             switch row {
             case .day(let day):
-                items.append(TimelineItem(id: "day-\(day.dayNumber)", role: .dateSeparator, body: "\(day)"))
+                items.append(TimelineItem(id: "day-\(day.dayNumber)", role: .dateSeparator, body: dayLabel(day)))
             case .message(let message):
                 if message.messageId == unreadMarker {
                     items.append(TimelineItem(id: "unread-marker", role: .unreadMarker, body: "new"))
@@ -76,5 +77,13 @@ public enum AgentTimelineAdapter {
                 .error
             )
         }
+    }
+
+    /// The day as every timeline names it ("Friday, 4 October 2024", as a chat's separators).
+    static func dayLabel(_ day: AgentTranscriptDay) -> String {
+        var components = DateComponents(year: day.year, month: day.month, day: day.day)
+        // 1970-01-01 was a Thursday; weekdays count from Sunday = 1.
+        components.weekday = Int((day.dayNumber % 7 + 7 + 4) % 7) + 1
+        return ChatTimelineAdapter.dayLabel(components)
     }
 }

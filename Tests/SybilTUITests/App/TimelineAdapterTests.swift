@@ -50,6 +50,11 @@ struct TimelineAdapterTests {
         #expect(items.map(\.role) == [.dateSeparator, .user, .assistant, .dateSeparator, .user])
         #expect(items[0].body == "Sunday, 30 November 2025")
         #expect(items[3].body == "Monday, 1 December 2025")
+        for (number, label) in [(20_422, "Sunday, 30 November 2025"), (20_423, "Monday, 1 December 2025")] {
+            #expect(AgentTimelineAdapter.dayLabel(AgentTranscriptDay(dayNumber: Int64(number))) == label)
+        }
+        #expect(AgentTimelineAdapter.dayLabel(AgentTranscriptDay(dayNumber: 0)) == "Thursday, 1 January 1970")
+        #expect(AgentTimelineAdapter.dayLabel(AgentTranscriptDay(dayNumber: -1)) == "Wednesday, 31 December 1969")
         let berlin = ChatTimelineAdapter.items(messages, timeZone: TimeZone(identifier: "Europe/Berlin")!)
         #expect(berlin.map(\.role) == [.dateSeparator, .user, .dateSeparator, .assistant, .user])
     }
@@ -93,6 +98,7 @@ struct TimelineAdapterTests {
                 "agent-activity",
             ], "a confirmed entry is shown by its echo, not again")
         #expect(items[0].role == .dateSeparator)
+        #expect(items[0].body == "Friday, 4 October 2024", "one date format in every timeline")
         #expect(items[2].isMarkdown && items[2].author == "Sybil Agent")
         #expect(items[3].status == "Queued")
         #expect(items[4].status == "Sending…")
