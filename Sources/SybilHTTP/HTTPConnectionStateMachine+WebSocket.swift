@@ -14,23 +14,37 @@ extension HTTPConnectionStateMachine {
         if input == .open { readFrames(now: now, into: &actions) }
     }
 
-    /// The session sent a close frame.
+    /// The session sent a close frame; after a frame that broke RFC 6455 the close says so
+    /// (1002 or 1007) whatever code the session chose.
     mutating func sessionClosed(code: UInt16, reason: String, now: Duration, into actions: inout [Action]) {
         guard phase.isWebSocket else { return }
-        sendClose(code: code, reason: reason, now: now, into: &actions)
+        if let error = webSocketProtocolError {
+            sendClose(code: error.code, reason: error.reason, now: now, into: &actions)
+        } else {
+            sendClose(code: code, reason: reason, now: now, into: &actions)
+        }
         updateInterest(&actions)
     }
 
-    /// The session returned: close with the code the client sent, else 1000.
+    /// The session returned: close with the code of the frame that broke RFC 6455, else the
+    /// code the client sent, else 1000.
     mutating func sessionEnded(now: Duration, into actions: inout [Action]) {
         guard phase.isWebSocket else { return }
-        sendClose(code: webSocketPeerClose?.code ?? WebSocketCloseCode.normal, reason: "", now: now, into: &actions)
+        if let error = webSocketProtocolError {
+            sendClose(code: error.code, reason: error.reason, now: now, into: &actions)
+        } else {
+            sendClose(
+                code: webSocketPeerClose?.code ?? WebSocketCloseCode.normal, reason: "", now: now, into: &actions)
+        }
         updateInterest(&actions)
     }
 
     /// Decodes buffered frames until the inbox is full: pings are answered, messages
     /// delivered, the client's close frame delivered and echoed later (by the session's end
-    /// or the linger deadline); a frame that breaks RFC 6455 closes with its code.
+    /// or the linger deadline). A frame that breaks RFC 6455 ends reading the same way: the
+    /// messages before it are the session's to take and answer, so its close (1002 or 1007)
+    /// is sent when the session has taken them and ended, or at the linger deadline. Input
+    /// after it is read and dropped, so waiting holds nothing more than the inbox already does.
     mutating func readFrames(now: Duration, into actions: inout [Action]) {
         do {
             while inboxStallDeadline == nil, let frame = try webSocketDecoder.nextFrame() {
@@ -63,16 +77,19 @@ extension HTTPConnectionStateMachine {
                 }
             }
         } catch {
+            discardInput()
+            webSocketProtocolError = (error.closeCode, error.message, now)
             actions.append(.deliver(.closed(code: error.closeCode, reason: error.message)))
-            sendClose(code: error.closeCode, reason: error.message, now: now, into: &actions)
         }
     }
 
-    /// The client's close frame not echoed within the linger time is echoed now; an inbox
-    /// still full at its deadline closes with 1008.
+    /// A frame that broke RFC 6455, or the client's close frame, not answered within the
+    /// linger time is answered now; an inbox still full at its deadline closes with 1008.
     mutating func webSocketTick(now: Duration, into actions: inout [Action]) {
         guard !webSocketCloseSent else { return }
-        if let peerClose = webSocketPeerClose, now >= peerClose.at + limits.lingerTime {
+        if let error = webSocketProtocolError, now >= error.at + limits.lingerTime {
+            sendClose(code: error.code, reason: error.reason, now: now, into: &actions)
+        } else if let peerClose = webSocketPeerClose, now >= peerClose.at + limits.lingerTime {
             sendClose(code: peerClose.code, reason: "", now: now, into: &actions)
         } else if let deadline = inboxStallDeadline, now >= deadline {
             let code = WebSocketCloseCode.policyViolation

@@ -95,6 +95,8 @@ struct HTTPConnectionStateMachine {
     var webSocketCloseSent = false
     /// The client's close frame: the code to echo and when it arrived.
     var webSocketPeerClose: (code: UInt16, at: Duration)?
+    /// A frame broke RFC 6455: the close code and reason owed, and when it arrived.
+    var webSocketProtocolError: (code: UInt16, reason: String, at: Duration)?
     /// When a full inbox closes the connection; `nil` while the inbox has room.
     var inboxStallDeadline: Duration?
     private var readInterest = true
@@ -165,7 +167,7 @@ struct HTTPConnectionStateMachine {
             }
         case .webSocket:
             guard !webSocketCloseSent else { return nil }
-            let echo = webSocketPeerClose.map { $0.at + limits.lingerTime }
+            let echo = (webSocketProtocolError?.at ?? webSocketPeerClose?.at).map { $0 + limits.lingerTime }
             switch (echo, inboxStallDeadline) {
             case (let echo?, let stall?): return min(echo, stall)
             case (let echo, let stall): return echo ?? stall

@@ -63,6 +63,10 @@ struct ConnectionMachineHarness {
 
     mutating func sessionEnded() -> [String] { run { $0.sessionEnded(now: $1, into: &$2) } }
 
+    mutating func sessionClosed(code: UInt16) -> [String] {
+        run { $0.sessionClosed(code: code, reason: "", now: $1, into: &$2) }
+    }
+
     mutating func consumed(_ weight: Int) -> [String] {
         run { $0.webSocketConsumed(weight: weight, now: $1, into: &$2) }
     }

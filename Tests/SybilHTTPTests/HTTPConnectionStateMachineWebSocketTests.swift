@@ -33,13 +33,40 @@ struct HTTPConnectionStateMachineWebSocketTests {
         #expect(lingering.tick(at: .seconds(5)) == ["closeSession", "write ws close 1000"])
     }
 
-    @Test func aCloseFrameThatBreaksTheRulesIsAnswered1002() {
+    @Test func aCloseFrameThatBreaksTheRulesIsAnswered1002WhenTheSessionEnds() {
         var harness = Harness()
         _ = harness.upgrade()
+        #expect(harness.read(Harness.frame(.close, [0x03])) == ["deliver closed 1002"])
+        #expect(harness.sessionEnded() == ["closeSession", "write ws close 1002"])
+    }
+
+    @Test func messagesBeforeABadFrameAreTheSessionsToAnswerBeforeThe1002Close() {
+        var harness = Harness()
+        _ = harness.upgrade()
+        var bad = Harness.frame(.text, Array("x".utf8))
+        bad[0] |= 0x40
         #expect(
-            harness.read(Harness.frame(.close, [0x03])) == [
-                "deliver closed 1002", "closeSession", "write ws close 1002",
-            ])
+            harness.read(Harness.frame(.text, Array("hi".utf8)) + bad + Harness.frame(.text, [0x61]))
+                == ["deliver text 2", "deliver closed 1002"])
+        // Input after the bad frame is read and dropped: nothing more is decoded or held.
+        #expect(harness.read(Harness.frame(.text, Array("more".utf8))) == [])
+        #expect(harness.consumed(2 + ServerWebSocket.messageOverhead) == [])
+        // The session's answer to what came before goes out first, then the close.
+        #expect(
+            harness.produced(WebSocketFrame(opcode: .text, payload: Array("hi".utf8)).encoded(maskingKey: nil))
+                == ["write ws text 2"])
+        // A session that closes with its own code still says 1002: the client broke the rules.
+        #expect(harness.sessionClosed(code: 1000) == ["closeSession", "write ws close 1002"])
+    }
+
+    @Test func aSessionThatDoesNotEndAfterABadFrameIsClosed1002AtTheLingerDeadline() {
+        var harness = Harness()
+        _ = harness.upgrade()
+        harness.now = .seconds(3)
+        #expect(harness.read([0x83, 0x80, 1, 2, 3, 4]) == ["deliver closed 1002"])
+        #expect(harness.machine.nextDeadline == .seconds(5))
+        #expect(harness.tick(at: .seconds(5) - .nanoseconds(1)) == [])
+        #expect(harness.tick(at: .seconds(5)) == ["closeSession", "write ws close 1002"])
     }
 
     @Test func readingStopsWhenTheInboxPassesItsHighWaterMarkAndResumesAtTheLowOne() {
