@@ -7,8 +7,9 @@
 /// - A preamble before the first boundary and an epilogue after the last are skipped; every
 ///   delimiter is CRLF `--boundary`, followed by optional spaces or tabs and CRLF, or by `--`
 ///   on the last one. A body that ends before that final boundary is ``Failure/Kind/incomplete``.
-/// - Part headers: lines of `Name: value` ending in CRLF (a bare CR or LF, a NUL, a folded line
-///   or a line without a colon is refused), at most ``Limits/maxHeaderBytes`` per part.
+/// - Part headers: lines of `Name: value` ending in CRLF (a bare CR or LF or a NUL is refused),
+///   each read by the heads' field-line reader (``HTTPHeaders/fieldLine(in:_:kind:)``: a token
+///   name, the colon right after it, no folding), at most ``Limits/maxHeaderBytes`` per part.
 ///   `Content-Disposition: form-data` with a `name` is required; `filename` (a quoted file name
 ///   with `%22`, `%5C`, `%0D`, `%0A` decoded, the inverse of ``MultipartFormData``) and
 ///   `filename*=UTF-8''…` (RFC 8187, which wins when both are present) are read; so is
@@ -452,22 +453,17 @@ public struct MultipartFormDataParser: Sendable {
         }
         if !bytes.isEmpty { lines.append(lineStart..<bytes.count) }
         for line in lines {
-            guard let first = line.first, bytes[first] != 0x20, bytes[first] != 0x09 else {
-                throw fail("a header line starts with white space (folded headers are not allowed)")
+            // The field-line syntax is the heads' (HTTPHeaders.fieldLine): a token name, the colon
+            // right after it, no folding; the block's CR, LF and NUL were refused above.
+            let field: (name: Range<Int>, value: Range<Int>)
+            do throws(HTTPHeadError) {
+                field = try HTTPHeaders.fieldLine(in: bytes, line, kind: "header")
+            } catch {
+                throw fail(error.description)
             }
-            guard let colon = line.first(where: { bytes[$0] == UInt8(ascii: ":") }) else {
-                throw fail("a header line has no colon")
-            }
-            let nameRange = line.lowerBound..<colon
-            guard !nameRange.isEmpty, nameRange.allSatisfy({ isTokenByte(bytes[$0]) }) else {
-                throw fail("a header name is not a token")
-            }
-            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameRange]), as: UTF8.self).lowercased()
-            guard
-                let value = String(
-                    validating: UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<line.upperBound]), as: UTF8.self)
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[field.name]), as: UTF8.self).lowercased()
+            guard let trimmed = String(validating: UnsafeBufferPointer(rebasing: bytes[field.value]), as: UTF8.self)
             else { throw fail("the \(name) header is not UTF-8") }
-            let trimmed = trimmed(value)
             switch name {
             case "content-disposition":
                 guard disposition == nil else { throw fail("Content-Disposition appears twice") }

@@ -298,10 +298,19 @@ struct MultipartFormDataParserTests {
             ),
             (
                 "Content-Disposition: form-data;\r\n name=\"a\"",
-                "part 0: a header line starts with white space (folded headers are not allowed)"
+                "part 0: a header line starts with white space (folded lines are not allowed)"
             ),
-            ("Content-Disposition form-data", "part 0: a header line has no colon"),
-            ("Bad Name: x\r\nContent-Disposition: form-data; name=\"a\"", "part 0: a header name is not a token"),
+            ("Content-Disposition form-data", "part 0: the header line \"Content-Disposition form-data\" has no colon"),
+            (
+                "Bad Name: x\r\nContent-Disposition: form-data; name=\"a\"",
+                "part 0: the header name \"Bad Name\" is not a token"
+            ),
+            // The heads' field-line reader names white space before the colon (RFC 9112 §5.1).
+            (
+                "Content-Disposition : form-data; name=\"a\"",
+                "part 0: white space between the header name \"Content-Disposition\" and its colon"
+            ),
+            (": form-data; name=\"a\"", "part 0: a header line has no name before its colon"),
             ("Content-Disposition: form-data; name=\"a\"\nX: 1", "part 0: a bare LF in the headers"),
             ("Content-Disposition: form-data; name=\"a\"\rX: 1", "part 0: a bare CR in the headers"),
             ("Content-Disposition: form-data; name=\"a\"\u{0}", "part 0: a NUL byte in the headers"),
@@ -468,6 +477,8 @@ struct MultipartFormDataParserTests {
         // A malformed header comes before the byte that breaks the total limit.
         let body = Array("--XyZ\r\nContent-Disposition form-data\r\n\r\n".utf8) + [UInt8](repeating: 0x41, count: 200)
         let limits = Parser.Limits(maxParts: 2, maxPartBytes: 1 << 20, maxBodyBytes: 100)
-        #expect(failureOf(splitIndependent(body, limits: limits))?.message == "part 0: a header line has no colon")
+        #expect(
+            failureOf(splitIndependent(body, limits: limits))?.message
+                == "part 0: the header line \"Content-Disposition form-data\" has no colon")
     }
 }
