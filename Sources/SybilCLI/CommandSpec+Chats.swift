@@ -123,8 +123,9 @@ extension QuickCommand {
             and prints the answer as it arrives (rendered Markdown on a terminal, the text itself
             otherwise or with --raw). It asks OpenAI's chat-latest unless a model was
             kept with --remember-model; that choice is Quick Question's own
-            ($XDG_DATA_HOME/sybil/preferences), separate from the regular chat's. Nothing is kept
-            in the history unless --open-in-chat is given.
+            ($XDG_DATA_HOME/sybil/preferences), separate from the regular chat's. A server whose
+            model list lacks that model is asked the profile's model, else its first listed one,
+            named on standard error. Nothing is kept in the history unless --open-in-chat is given.
             """,
         arguments: [ChatOptions.question],
         options: [

@@ -66,6 +66,11 @@ enum QuickCommand {
                 return .cannotCreate
             }
         }
+        if request.model == nil,
+            let listed = await listedModel(instead: quick.choice.model, connection: connection, io: io)
+        {
+            quick.select(ChatModelChoice(provider: quick.choice.provider, model: listed), remember: false)
+        }
         quick.open()
         quick.type(request.question)
         quick.handleKey(.init(key: .return))
@@ -90,6 +95,36 @@ enum QuickCommand {
             io.writeError("\(name): saved as conversation \(id)\n")
         }
         return status
+    }
+
+    /// The model to ask instead of `model` (Quick Question's kept one, else chat-latest) when
+    /// the server lists its models and `model` is not among them: the profile's model, else
+    /// the server's first, named on standard error; `nil` keeps `model` (the embedded server,
+    /// a listed model, or a list that cannot be had, where the request itself says what is
+    /// wrong). Nothing is remembered.
+    @MainActor
+    private static func listedModel(instead model: String, connection: ServerTarget.Connection, io: CommandIO)
+        async -> String?
+    {
+        guard connection.embedded == nil else { return nil }
+        let key = connection.sendsKey ? (try? await connection.tokens.token()) ?? nil : nil
+        let client = ModelListClient(
+            baseURL: connection.baseURL, http: connection.http(), key: key, headers: connection.headers)
+        guard let listed = try? await client.models().models.map(\.id), !listed.isEmpty, !listed.contains(model)
+        else { return nil }
+        let chosen: String
+        let why: String
+        if let profileModel = connection.profile?.model {
+            chosen = profileModel
+            why = "the profile's model"
+        } else {
+            chosen = listed[0]
+            why = "the server's first model"
+        }
+        io.writeError(
+            "\(name): the server does not list \(TerminalText.oneLine(model)); asking \(TerminalText.oneLine(chosen)),"
+                + " \(why) (choose with --model)\n")
+        return chosen
     }
 
     /// The request for `arguments`, or `nil` when help was asked for.
