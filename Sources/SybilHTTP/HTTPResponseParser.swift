@@ -206,9 +206,19 @@ public struct HTTPResponseParser: Sendable {
 
 extension HTTPResponseParser {
     /// `HTTP-version SP status-code [SP reason-phrase]` (RFC 9112 §4): HTTP/1.0 or HTTP/1.1, a
-    /// status code of three ASCII digits from 100; the reason phrase is ignored.
+    /// status code of three ASCII digits from 100; the reason phrase is kept only for messages
+    /// (the WebSocket handshake names a status line that did not switch protocols).
     struct StatusLine: HTTPStartLine {
+        /// 0 for HTTP/1.0, 1 for HTTP/1.1.
+        var minorVersion: Int
         var status: Int
+        /// The reason phrase, at most 80 bytes of it.
+        var reason: String
+
+        /// The line as received (the reason phrase shortened to 80 bytes).
+        var text: String {
+            "HTTP/1.\(minorVersion) \(status)" + (reason.isEmpty ? "" : " \(reason)")
+        }
 
         static let message = "response"
 
@@ -233,7 +243,11 @@ extension HTTPResponseParser {
                 let shown = String(decoding: code.prefix(20), as: UTF8.self)
                 throw .malformed("the status code \(shown.debugDescription) is not 3 digits")
             }
-            return StatusLine(status: code.reduce(0) { $0 * 10 + Int($1 - 0x30) })
+            let reasonRange = min(codeEnd + 1, bytes.count)..<min(codeEnd + 81, bytes.count)
+            return StatusLine(
+                minorVersion: bytes[version - 1] == UInt8(ascii: "1") ? 1 : 0,
+                status: code.reduce(0) { $0 * 10 + Int($1 - 0x30) },
+                reason: String(decoding: UnsafeBufferPointer(rebasing: bytes[reasonRange]), as: UTF8.self))
         }
 
         private static func notHTTP(_ line: String) -> HTTPHeadError {

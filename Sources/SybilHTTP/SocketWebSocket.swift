@@ -38,9 +38,11 @@
                 host: host, port: port, tls: scheme == "wss", trustedCertificatesFile: options.trustedCertificatesFile)
             let handshake = WebSocketHandshake(random: random)
             socket.write(Array(handshake.requestHead(for: url, headers: options.headers).utf8))
+            // The answer's head is read by the responses' head decoder as bytes arrive: a head
+            // that is malformed or longer than 16 KiB is refused as soon as it shows.
             var received: [UInt8] = []
-            var headEnd: Range<Int>?
-            while headEnd == nil {
+            var decoder = WebSocketHandshake.responseHeadDecoder()
+            while true {
                 let chunk: [UInt8]?
                 do {
                     chunk = try await socket.receive()
@@ -49,29 +51,21 @@
                     throw error
                 }
                 guard let chunk else {
+                    socket.shutdown()
                     throw WebSocketError.handshake("the server closed the connection before answering")
                 }
-                // Only the new bytes (and the three before them) can complete the blank line:
-                // the head is searched once, however it is split.
-                let searchFrom = max(0, received.count - 3)
                 received += chunk
-                headEnd = Self.blankLine(in: received, from: searchFrom)
-                if headEnd == nil, received.count > Self.maximumHandshakeHead {
+                do {
+                    if try handshake.readResponse(&received, with: &decoder) { break }
+                } catch {
                     socket.shutdown()
-                    throw WebSocketError.handshake("the answer's head is longer than 16 KiB")
+                    throw WebSocketError.handshake(error.description)
                 }
-            }
-            let head = String(decoding: received[..<headEnd!.lowerBound], as: UTF8.self)
-            do {
-                try handshake.validate(responseHead: head)
-            } catch {
-                socket.shutdown()
-                throw WebSocketError.handshake(error.description)
             }
             let connection = SocketWebSocket(
                 session: SocketWebSocketSession(
                     socket: socket, random: random, maximumMessage: options.maximumMessage,
-                    incomingLimit: incomingLimit, leftover: Array(received[headEnd!.upperBound...])))
+                    incomingLimit: incomingLimit, leftover: received))
             connection.startKeepalive(interval: options.pingInterval, clock: clock)
             return connection
         }
@@ -90,21 +84,6 @@
         /// Whether a consumer (or a keepalive tick) is decoding or waiting for bytes now.
         var isReading: Bool {
             session.isReading
-        }
-
-        /// The longest handshake answer head read.
-        static var maximumHandshakeHead: Int { 16 << 10 }
-
-        /// The first CR LF CR LF at or after `start`.
-        static func blankLine(in bytes: [UInt8], from start: Int) -> Range<Int>? {
-            var index = start
-            while index + 4 <= bytes.count {
-                if bytes[index] == 0x0D, bytes[index + 1] == 0x0A, bytes[index + 2] == 0x0D, bytes[index + 3] == 0x0A {
-                    return index..<(index + 4)
-                }
-                index += 1
-            }
-            return nil
         }
 
         private init(session: SocketWebSocketSession) {

@@ -46,18 +46,52 @@ public struct WebSocketHandshake: Sendable, Hashable {
         return lines.joined(separator: "\r\n") + "\r\n\r\n"
     }
 
-    /// Checks the server's response head (status line and fields, without the blank line).
-    public func validate(responseHead head: String) throws(WebSocketHandshakeError) {
-        let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
-        let status = lines.first ?? ""
-        let parts = status.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1.1"), parts[1] == "101" else {
-            throw .unexpectedStatus(status)
+    /// The longest answer head the client reads, its final CRLF CRLF included.
+    static let maximumResponseHeadBytes = 16 << 10
+
+    /// A decoder for the server's answer head: the responses' head decoder (status line, field
+    /// lines by ``HTTPHeaders/fieldLine(in:_:kind:)``, CRLF only), bounded by
+    /// ``maximumResponseHeadBytes`` and a response's field count.
+    static func responseHeadDecoder() -> HTTPHeadDecoder<HTTPResponseParser.StatusLine> {
+        HTTPHeadDecoder(
+            maximumHeadBytes: maximumResponseHeadBytes, maximumFieldCount: HTTPResponseParser.maximumFieldCount)
+    }
+
+    /// Reads the server's answer head at the front of `received` with `decoder` once it is
+    /// complete, removes it and checks it; `false` while it is not complete. Throws as soon as
+    /// the bytes show a malformed or too large head, or when the head does not accept the
+    /// upgrade; the bytes after the head (the first frames) stay in `received`.
+    func readResponse(
+        _ received: inout [UInt8], with decoder: inout HTTPHeadDecoder<HTTPResponseParser.StatusLine>
+    ) throws(WebSocketHandshakeError) -> Bool {
+        let head: (startLine: HTTPResponseParser.StatusLine, headers: HTTPHeaders)
+        do throws(HTTPHeadError) {
+            guard let decoded = try decoder.decode(&received) else { return false }
+            head = decoded
+        } catch {
+            if case .tooLarge = error { throw .invalidHead("it is longer than 16 KiB") }
+            throw .invalidHead(error.description)
         }
-        var fields = HTTPHeaders()
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields.set(String(line[..<colon]), HTTPHeaders.trimmed(line[line.index(after: colon)...]))
+        try validate(statusLine: head.startLine, headers: head.headers)
+        return true
+    }
+
+    /// Checks the server's response head (status line and fields, without the blank line),
+    /// read as ``readResponse(_:with:)`` reads it.
+    public func validate(responseHead head: String) throws(WebSocketHandshakeError) {
+        var bytes = Array(head.utf8) + Array("\r\n\r\n".utf8)
+        var decoder = Self.responseHeadDecoder()
+        guard try readResponse(&bytes, with: &decoder), bytes.isEmpty else {
+            throw .invalidHead("it is not one head")
+        }
+    }
+
+    /// Checks a decoded answer head: `HTTP/1.1 101`, then its fields.
+    private func validate(
+        statusLine: HTTPResponseParser.StatusLine, headers fields: HTTPHeaders
+    ) throws(WebSocketHandshakeError) {
+        guard statusLine.minorVersion == 1, statusLine.status == 101 else {
+            throw .unexpectedStatus(statusLine.text)
         }
         guard fields["Upgrade"]?.lowercased() == "websocket" else { throw .missingUpgrade(fields["Upgrade"]) }
         guard fields.listContains("Connection", token: "upgrade") else {

@@ -1,5 +1,7 @@
 /// Why a server's handshake answer was refused by the client.
 public enum WebSocketHandshakeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The answer's head breaks the HTTP/1.1 syntax or bounds (the text names what is wrong).
+    case invalidHead(String)
     /// Not `HTTP/1.1 101`.
     case unexpectedStatus(String)
     /// `Upgrade` is not `websocket`.
@@ -14,6 +16,7 @@ public enum WebSocketHandshakeError: Error, Sendable, Hashable, CustomStringConv
     /// One sentence naming the field.
     public var description: String {
         switch self {
+        case .invalidHead(let reason): "the server's answer is not a valid HTTP/1.1 head: \(reason)"
         case .unexpectedStatus(let line): "the server did not switch protocols: \(line.debugDescription)"
         case .missingUpgrade(let value): "the Upgrade field is \(value.map { "\"\($0)\"" } ?? "missing"), not websocket"
         case .missingConnectionUpgrade(let value):

@@ -212,6 +212,22 @@ struct SocketWebSocketTests {
         }
     }
 
+    /// An answer whose lines end in a bare LF is refused as a malformed head (it used to be
+    /// waited on for a CRLF CRLF that never came).
+    @Test func anAnswerWithBareLineFeedsIsRefusedAsAMalformedHead() async throws {
+        let server = try LoopbackHTTPServer { _, connection in
+            connection.write("HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\nConnection: Upgrade\n\n")
+        }
+        do {
+            _ = try await connect(server)
+            Issue.record("connected despite a malformed answer")
+        } catch let error as WebSocketError {
+            #expect(
+                error
+                    == .handshake("the server's answer is not a valid HTTP/1.1 head: a bare LF in the response head"))
+        }
+    }
+
     @Test func keepalivePingsGoOutOnTheInjectedClock() async throws {
         let server = try WebSocketPeer.server { peer, _ in
             let ping = peer.readFrame()

@@ -1,6 +1,8 @@
+import Foundation
 import SybilCore
-import SybilHTTP
 import Testing
+
+@testable import SybilHTTP
 
 @Suite("WebSocket opening handshake", .timeLimit(.minutes(2)))
 struct WebSocketHandshakeTests {
@@ -68,6 +70,60 @@ struct WebSocketHandshakeTests {
         ]
         for (head, expected) in cases {
             #expect(throws: expected) { try handshake.validate(responseHead: head) }
+        }
+    }
+
+    /// The answer's head is read by the responses' head decoder: a line that is not a field line,
+    /// a folded line or a bare LF refuse the answer (they were skipped or read as part of a field).
+    @Test func theAnswersHeadIsReadWithTheSharedFieldLineRules() {
+        let handshake = WebSocketHandshake(key: key)
+        let fields = [
+            "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=",
+        ]
+        let cases: [(String, WebSocketHandshakeError)] = [
+            (answer(fields + ["X-Broken"]), .invalidHead(#"the header line "X-Broken" has no colon"#)),
+            (
+                answer(fields + ["X-Folded: a", " b"]),
+                .invalidHead("a header line starts with white space (folded lines are not allowed)")
+            ),
+            (
+                answer(["Upgrade : websocket"] + fields.dropFirst()),
+                .invalidHead(#"white space between the header name "Upgrade" and its colon"#)
+            ),
+            (
+                answer(fields).replacingOccurrences(of: "\r\n", with: "\n"),
+                .invalidHead("a bare LF in the response head")
+            ),
+            (answer(fields, status: "HTTP/2 101"), .invalidHead(#"the status line "HTTP/2 101" is not HTTP/1.x"#)),
+        ]
+        for (head, expected) in cases {
+            #expect(throws: expected) { try handshake.validate(responseHead: head) }
+        }
+    }
+
+    /// Read as bytes arrive, the head is refused at its first bare LF and at 16 KiB without its
+    /// end, and the bytes after it (the first frames) stay for the frame decoder.
+    @Test func theAnswerIsReadAsItArrivesAndLeavesTheFramesAfterIt() throws {
+        let handshake = WebSocketHandshake(key: key)
+        let head = answer([
+            "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=",
+        ])
+        var decoder = WebSocketHandshake.responseHeadDecoder()
+        var received = Array((head + "\r\n").utf8)
+        #expect(try handshake.readResponse(&received, with: &decoder) == false)
+        received += Array("\r\n".utf8) + [0x81, 0x00]
+        #expect(try handshake.readResponse(&received, with: &decoder))
+        #expect(received == [0x81, 0x00])
+
+        var lf = Array("HTTP/1.1 101 Switching Protocols\n".utf8)
+        decoder = WebSocketHandshake.responseHeadDecoder()
+        #expect(throws: WebSocketHandshakeError.invalidHead("a bare LF in the response head")) {
+            try handshake.readResponse(&lf, with: &decoder)
+        }
+        var endless = Array("HTTP/1.1 101 Switching Protocols\r\nX: ".utf8) + [UInt8](repeating: 0x61, count: 16 << 10)
+        decoder = WebSocketHandshake.responseHeadDecoder()
+        #expect(throws: WebSocketHandshakeError.invalidHead("it is longer than 16 KiB")) {
+            try handshake.readResponse(&endless, with: &decoder)
         }
     }
 
