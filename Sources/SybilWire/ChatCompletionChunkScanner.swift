@@ -255,7 +255,10 @@ struct ChatCompletionChunkScanner {
             extras = .make(model: model, created: created, usage: usage, otherChoices: otherChoices)
             if usage == nil, otherChoices.isEmpty, extras != nil { recentExtras = extras }
         }
-        return ChatCompletionChunk(id: id, firstChoice: hasFirstChoice ? firstChoice : nil, extras: extras)
+        // Moved into the chunk's box (`consume` leaves one copy and destroy here that no
+        // other spelling tried removed: `exchange`, an unsafe move, reading into the box).
+        guard hasFirstChoice else { return ChatCompletionChunk(id: id, firstChoice: nil, extras: extras) }
+        return ChatCompletionChunk(id: id, firstChoice: consume firstChoice, extras: extras)
     }
 
     /// Reads `choices` into its first element (`hasFirst` says whether there is one) and the
