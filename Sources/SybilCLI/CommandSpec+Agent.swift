@@ -20,9 +20,10 @@ extension AgentCommand {
         ],
         notes: """
             Messages go through an outbox saved before anything is sent, scoped to the server
-            ($XDG_DATA_HOME/sybil/client/agent). Without --api-url or SYBIL_API_URL the reference
-            server runs in this process, keeping its data in $XDG_DATA_HOME/sybil/embedded
-            (--in-memory for none). `sybil agent <subcommand> --help` says more.
+            ($XDG_DATA_HOME/sybil/client/agent). With no server chosen (see `sybil ask --help`)
+            the reference server runs in this process, keeping its data in
+            $XDG_DATA_HOME/sybil/embedded (--in-memory for none). `sybil agent <subcommand>
+            --help` says more.
             """)
 
     /// `--api-url`, `--token`, `--in-memory` and help, as every Agent subcommand has them.

@@ -17,7 +17,8 @@ extension TerminalAppCommand {
             chats start with --model, the profile's model or the server's first.
 
             `sybil` with no command opens it when standard input and output are a terminal, as
-            does `sybil` with only these options. Without --api-url or SYBIL_API_URL it starts
+            does `sybil` with only these options. With no server chosen (--profile, --api-url,
+            their variables, a default profile or OPENAI_BASE_URL, as for `sybil ask`) it starts
             the reference server in-process on a free loopback port, with its data under
             $XDG_DATA_HOME/sybil/embedded so chats, the Agent room and the workspaces survive a
             relaunch. Chats are kept in $XDG_DATA_HOME/sybil/client/chats.sqlite. With

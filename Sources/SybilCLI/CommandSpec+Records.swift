@@ -105,8 +105,9 @@ extension RecordsSyncCommand {
             there from an earlier, interrupted sync), so a record is never stored twice and a
             synced record is never sent again. A record the server rejects stays unsynced
             with the reason (see `sybil records list --unsynced`) and is offered again next
-            time. Without --api-url or SYBIL_API_URL the reference server runs in this
-            process, keeping its data in $XDG_DATA_HOME/sybil/embedded (--in-memory for none).
+            time. With no server chosen (see `sybil ask --help`) the reference server runs in
+            this process, keeping its data in $XDG_DATA_HOME/sybil/embedded (--in-memory for
+            none).
             """,
         options: ClientCommand.options(),
         exitStatus: """

@@ -11,8 +11,9 @@ extension WorkspacesCommand {
                 help: "Send a message (or --steer the running turn); exits once\nthe desktop accepted it."),
         ],
         notes: """
-            Without --api-url or SYBIL_API_URL the reference server plays the desktop in this
-            process, keeping its data in $XDG_DATA_HOME/sybil/embedded (--in-memory for none).
+            With no server chosen (see `sybil ask --help`) the reference server plays the desktop
+            in this process, keeping its data in $XDG_DATA_HOME/sybil/embedded (--in-memory for
+            none).
             `sybil workspaces <subcommand> --help` says more.
             """)
 
