@@ -107,12 +107,17 @@ public struct HTTPRequestParser: Sendable {
 
     /// The most header fields a request may have (431 beyond), as Apache's `LimitRequestFields`.
     public static let maximumFieldCount = 100
+    /// The most empty lines (CRLF) ignored before a request line (RFC 9112 §2.2: a server
+    /// should ignore at least one, as a client may send one after a POST body); one more is a 400.
+    public static let maximumEmptyLinesBeforeRequest = 4
     /// The largest request head (start line and fields, with the CRLF CRLF that ends it).
     public let maximumHeadBytes: Int
     private let bodyLimit: @Sendable (HTTPRequestHead) -> Int
     private var state = State.head
     private var buffer: [UInt8] = []
     private var headDecoder: HTTPHeadDecoder<RequestLine>
+    /// The empty lines ignored since the last request ended.
+    private var emptyLinesBeforeRequest = 0
 
     /// A parser; `bodyLimit` gives the largest body for a request once its head is known.
     public init(maximumHeadBytes: Int = 16 << 10, bodyLimit: @escaping @Sendable (HTTPRequestHead) -> Int) {
@@ -153,6 +158,7 @@ public struct HTTPRequestParser: Sendable {
     private mutating func step(_ events: inout [Event]) throws(HTTPParseError) -> Bool {
         switch state {
         case .head:
+            guard try skipEmptyLines() else { return false }
             let head: HTTPRequestHead
             do throws(HTTPHeadError) {
                 guard let decoded = try headDecoder.decode(&buffer) else { return false }
@@ -167,6 +173,7 @@ public struct HTTPRequestParser: Sendable {
             let hosts = head.headers.fields.count { HTTPHeaders.isNamed($0.name, "host") }
             if head.minorVersion == 1, hosts == 0 { throw .badRequest("HTTP/1.1 requests need a Host header") }
             if hosts > 1 { throw .badRequest("more than one Host header") }
+            emptyLinesBeforeRequest = 0
             events.append(.head(head))
             try startBody(for: head, &events)
             return true
@@ -200,6 +207,24 @@ public struct HTTPRequestParser: Sendable {
             finishRequest(&events)
             return true
         }
+    }
+
+    /// Removes the empty lines (CRLF) at the buffer's front before a request line, at most
+    /// ``maximumEmptyLinesBeforeRequest`` of them per request; `false` while a lone CR at the
+    /// front may still become one. A CR followed by another byte is left for the head decoder,
+    /// which refuses it.
+    private mutating func skipEmptyLines() throws(HTTPParseError) -> Bool {
+        var count = 0
+        while count + 1 < buffer.count, buffer[count] == 0x0D, buffer[count + 1] == 0x0A { count += 2 }
+        if count > 0 {
+            emptyLinesBeforeRequest += count / 2
+            guard emptyLinesBeforeRequest <= Self.maximumEmptyLinesBeforeRequest else {
+                throw .badRequest(
+                    "more than \(Self.maximumEmptyLinesBeforeRequest) empty lines before the request line")
+            }
+            buffer.removeSubrange(..<count)
+        }
+        return !(buffer.count == 1 && buffer[0] == 0x0D)
     }
 
     /// The status a head fault is answered with.

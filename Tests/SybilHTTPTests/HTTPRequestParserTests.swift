@@ -134,6 +134,38 @@ struct HTTPRequestParserTests {
         }
     }
 
+    /// RFC 9112 §2.2: empty lines before a request line are ignored (a client may send a CRLF
+    /// after a POST body), up to `maximumEmptyLinesBeforeRequest` per request; one more is a 400.
+    @Test func emptyLinesBeforeARequestLineAreIgnoredUpToTheBound() throws {
+        let limit = HTTPRequestParser.maximumEmptyLinesBeforeRequest
+        let lines = String(repeating: "\r\n", count: limit)
+        let request =
+            "\r\nGET /a HTTP/1.1\r\nHost: h\r\n\r\n" + "POST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nok"
+            + lines + "GET /c HTTP/1.1\r\nHost: h\r\n\r\n"
+        for size in [nil, 1, 2, 3, 7] as [Int?] {
+            #expect(
+                try summary(parse(request, chunk: size)) == [
+                    "GET /a", "body:", "POST /b", "body:ok", "GET /c", "body:",
+                ],
+                "chunks of \(size.map(String.init) ?? "all")")
+            #expect(
+                throws: HTTPParseError.badRequest("more than \(limit) empty lines before the request line"),
+                "chunks of \(size.map(String.init) ?? "all")"
+            ) { try parse(lines + "\r\nGET /d HTTP/1.1\r\nHost: h\r\n\r\n", chunk: size) }
+        }
+        // A CR that does not start an empty line is still refused, and a bare LF is no empty line.
+        #expect(throws: HTTPParseError.badRequest("a bare CR in the request head")) {
+            try parse("\rGET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        }
+        #expect(throws: HTTPParseError.badRequest("a bare LF in the request head")) {
+            try parse("\nGET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        }
+        // Waiting for the LF after a lone CR is waiting, not idleness.
+        var waiting = parser()
+        _ = try waiting.feed(Array("\r\n\r".utf8))
+        #expect(!waiting.isIdle)
+    }
+
     @Test func aMalformedRequestAfterAValidOneKeepsTheValidOnesEvents() {
         var parser = parser()
         var events: [HTTPRequestParser.Event] = []
@@ -198,8 +230,10 @@ struct HTTPRequestParserTests {
         var seed: UInt64 = 42
         var refused = 0
         for _ in 0..<300 {
+            // At least one byte each time: the seed advances, and an empty input followed by CRLF
+            // CRLF is two empty lines, which are ignored (RFC 9112 §2.2), not garbage.
             var bytes: [UInt8] = []
-            for _ in 0..<Int(seed % 200) {
+            for _ in 0...Int(seed % 200) {
                 seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 bytes.append(UInt8(truncatingIfNeeded: seed >> 56))
             }
