@@ -4,8 +4,9 @@
 /// a chunked body by ``HTTPChunkedDecoder`` (the request parser's too); what only a response has
 /// is here: the status line (HTTP/1.x, a status code of three digits from 100), interim 1xx heads
 /// skipped, no body after `HEAD`, a 204 or a 304, a body framed by a final chunked coding, by
-/// Content-Length (the same length repeated is one) or by the connection's end. Received body
-/// bytes are handed on as they arrive, so the buffer never holds more than one head.
+/// Content-Length (the same length repeated is one) or by the connection's end, and a connection
+/// that must close after a head with both framing fields (``connectionMustClose``). Received
+/// body bytes are handed on as they arrive, so the buffer never holds more than one head.
 public struct HTTPResponseParser: Sendable {
     /// What the parser found.
     public enum Event: Sendable, Hashable {
@@ -54,6 +55,13 @@ public struct HTTPResponseParser: Sendable {
         self.headDecoder = HTTPHeadDecoder(
             maximumHeadBytes: maximumHeadBytes, maximumFieldCount: Self.maximumFieldCount)
     }
+
+    /// Whether the connection must not carry another request after this response, whatever its
+    /// `Connection` field says: its head had both `Transfer-Encoding` and `Content-Length`, which
+    /// RFC 9112 §6.3 asks a client to treat as an error, as a sign of a smuggling attempt or a
+    /// broken intermediary. The response is still read by its codings (the codings win) and
+    /// handed on; the client closes the connection after it instead of reusing it.
+    public private(set) var connectionMustClose = false
 
     /// Whether the response is complete.
     public var isComplete: Bool {
@@ -173,7 +181,7 @@ public struct HTTPResponseParser: Sendable {
     }
 
     /// The state the body starts in: `.done` when there is none.
-    private func bodyFraming(status: Int, headers: HTTPHeaders) throws(ParseError) -> State {
+    private mutating func bodyFraming(status: Int, headers: HTTPHeaders) throws(ParseError) -> State {
         if requestWasHead || status == 204 || status == 304 { return .done }
         let framing: HTTPBodyFraming
         do {
@@ -186,7 +194,10 @@ public struct HTTPResponseParser: Sendable {
             return .untilClose
         case .length(let length):
             return length == 0 ? .done : .fixedBody(remaining: length)
-        case .codings(let codings, _):
+        case .codings(let codings, let withLength):
+            // RFC 9112 §6.3: with a Content-Length too the message is suspect: read by its codings,
+            // but its connection is not reused.
+            if withLength { connectionMustClose = true }
             // RFC 9112 §6.3: the codings override a Content-Length; a final coding other than
             // chunked is read to the end. Empty list elements do not count (RFC 9110 §5.6.1).
             return codings.last(where: { !$0.isEmpty }) == "chunked"

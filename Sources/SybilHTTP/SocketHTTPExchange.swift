@@ -13,7 +13,8 @@
     /// connection's bounded inbox and one read's events are held. A watchdog ends the exchange
     /// when the server stays silent for the request's timeout while the consumer waits. The
     /// connection goes back to the pool when an HTTP/1.1 response without `Connection: close`
-    /// was received to its framed end (Content-Length, chunked, or no body); it is closed when
+    /// was received to its framed end (Content-Length, chunked, or no body) and its head did not
+    /// carry both Transfer-Encoding and Content-Length (RFC 9112 §6.3); it is closed when
     /// the response fails, times out, ends with the connection, or its consumer goes away before
     /// its end (cancelled, or the body dropped).
     final class SocketHTTPExchange: Sendable {
@@ -296,7 +297,9 @@
                 state.finished = true
                 if state.failure == nil { state.failure = error }
                 defer { state.watchdog = nil }
-                let reusable = state.failure == nil && state.completeByFraming && state.isHTTP11 && !state.closeAsked
+                let reusable =
+                    state.failure == nil && state.completeByFraming && state.isHTTP11 && !state.closeAsked
+                    && !state.parser.connectionMustClose
                 return (state.watchdog, reusable)
             }
             guard let ending else { return }

@@ -101,6 +101,26 @@ struct HTTPResponseParserTests {
         #expect(result.body == "x")
     }
 
+    /// RFC 9112 §6.3: a head with both Transfer-Encoding and Content-Length is read by its
+    /// codings, and its connection must close after it; either field alone keeps it reusable.
+    @Test func bothFramingFieldsAreReadByTheCodingsAndForbidReuse() throws {
+        func mustClose(_ head: String) throws -> (Bool, [HTTPResponseParser.Event]) {
+            var parser = HTTPResponseParser()
+            var events: [HTTPResponseParser.Event] = []
+            try parser.feed(Array((head + "2\r\nok\r\n0\r\n\r\n").utf8), into: &events)
+            #expect(parser.isComplete)
+            return (parser.connectionMustClose, events)
+        }
+        let both = try mustClose("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n")
+        #expect(both.0)
+        #expect(both.1.dropFirst() == [.body(Array("ok".utf8)), .end])
+        #expect(try !mustClose("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n").0)
+        var parser = HTTPResponseParser()
+        var events: [HTTPResponseParser.Event] = []
+        try parser.feed(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8), into: &events)
+        #expect(parser.isComplete && !parser.connectionMustClose)
+    }
+
     @Test func headAnd204And304HaveNoBody() throws {
         let head = try parse("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n", requestWasHead: true)
         #expect(head.ended && head.body.isEmpty)

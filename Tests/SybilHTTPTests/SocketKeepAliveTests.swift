@@ -77,6 +77,8 @@
         @Test(arguments: [
             "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
             "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+            // RFC 9112 §6.3: both framing fields; read by the codings, then the connection closes.
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 9\r\n\r\n2\r\nok\r\n0\r\n\r\n",
         ])
         func aResponseThatDoesNotAllowReuseClosesItsConnection(answer: String) async throws {
             let server = try LoopbackHTTPServer(keepsConnectionsOpen: true) { _, connection in
