@@ -3,10 +3,11 @@
 /// bounds: ``maximumHeadBytes`` and ``maximumFieldCount``), the framing by ``HTTPBodyFraming``,
 /// a chunked body by ``HTTPChunkedDecoder`` (the request parser's too); what only a response has
 /// is here: the status line (HTTP/1.x, a status code of three digits from 100), interim 1xx heads
-/// skipped, no body after `HEAD`, a 204 or a 304, a body framed by a final chunked coding, by
-/// Content-Length (the same length repeated is one) or by the connection's end, and a connection
-/// that must close after a head with both framing fields (``connectionMustClose``). Received
-/// body bytes are handed on as they arrive, so the buffer never holds more than one head.
+/// skipped (but a 101, which none of its requests asked for, fails), no body after `HEAD`, a 204
+/// or a 304, a body framed by a final chunked coding, by Content-Length (the same length repeated
+/// is one) or by the connection's end, and a connection that must close after a head with both
+/// framing fields (``connectionMustClose``). Received body bytes are handed on as they arrive, so
+/// the buffer never holds more than one head.
 public struct HTTPResponseParser: Sendable {
     /// What the parser found.
     public enum Event: Sendable, Hashable {
@@ -139,6 +140,13 @@ public struct HTTPResponseParser: Sendable {
                 headers = decoded.headers
             } catch {
                 throw Self.failure(error)
+            }
+            // RFC 9110 §15.2.2: a 101 answers only a request that asked to upgrade, and this parser
+            // reads the answers to requests that did not (the WebSocket client reads its 101 with
+            // ``WebSocketHandshake``): the bytes after it are no longer HTTP/1.1, so it fails.
+            if status == 101 {
+                throw ParseError(
+                    "the server switched protocols (101) though the request did not ask to upgrade")
             }
             if (100...199).contains(status) { return true }  // 100 Continue, 103 Early Hints
             // The framing is checked before the head is handed on: a head whose body cannot be

@@ -101,6 +101,20 @@ struct HTTPResponseParserTests {
         #expect(result.body == "x")
     }
 
+    /// RFC 9110 §15.2.2: a 101 answers only a request that asked to upgrade; after it the bytes
+    /// are another protocol, so it fails the request instead of being skipped like a 100.
+    @Test func aSwitchingProtocolsNobodyAskedForFailsTheRequest() {
+        for step in [1, 5, Int.max] {
+            let error = #expect(throws: HTTPResponseParser.ParseError.self, "fed \(step) bytes at a time") {
+                try parse(
+                    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n"
+                        + "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx", step: step)
+            }
+            #expect(
+                error?.description == "the server switched protocols (101) though the request did not ask to upgrade")
+        }
+    }
+
     /// RFC 9112 §6.3: a head with both Transfer-Encoding and Content-Length is read by its
     /// codings, and its connection must close after it; either field alone keeps it reusable.
     @Test func bothFramingFieldsAreReadByTheCodingsAndForbidReuse() throws {

@@ -20,6 +20,20 @@
                 body: method == "POST" ? Array("{}".utf8) : nil, timeout: .seconds(10))
         }
 
+        /// A 101 to a request that did not ask to upgrade fails it at once, naming the fault: the
+        /// connection speaks another protocol now (it was skipped like a 100 and the final head
+        /// waited for until the timeout).
+        @Test func aSwitchingProtocolsNobodyAskedForFailsTheRequest() async throws {
+            let server = try LoopbackHTTPServer(keepsConnectionsOpen: true) { _, connection in
+                connection.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n")
+            }
+            await #expect(
+                throws: HTTPTransportError(
+                    "the server's response is malformed: "
+                        + "the server switched protocols (101) though the request did not ask to upgrade")
+            ) { _ = try await SocketHTTPClient().send(request(server, "a")) }
+        }
+
         @Test func aSameOriginRedirectKeepsTheCredentials() async throws {
             let server = try LoopbackHTTPServer { request, connection in
                 if request.requestLine.hasPrefix("GET /old ") {
