@@ -223,13 +223,25 @@
 
         /// Whether another request may be written: the connection is open both ways, is not
         /// closing, and holds no unread bytes (a peer that sent something unasked is not trusted
-        /// with the next request).
+        /// with the next request). The socket itself is asked too, so a peer's close that the
+        /// kernel already holds counts even before the I/O thread has read it (a server that
+        /// closes right after its answer without `Connection: close`).
         var isIdleAndOpen: Bool {
             state.withLock { state in
-                !state.closing && !state.finished && state.end == nil && state.inboxBytes == 0
-                    && state.inboxHead == state.inbox.count && state.waiter == nil
+                guard
+                    !state.closing && !state.finished && state.end == nil && state.inboxBytes == 0
+                        && state.inboxHead == state.inbox.count && state.waiter == nil
+                else { return false }
+                // Under the lock the descriptor is still this connection's (`finished` is false).
+                var probe = pollfd(fd: descriptor, events: Self.peerClosedEvent, revents: 0)
+                guard poll(&probe, 1, 0) >= 0 else { return false }
+                return probe.revents & (Self.peerClosedEvent | Int16(POLLHUP) | Int16(POLLERR)) == 0
             }
         }
+
+        /// `POLLRDHUP` (Linux): the peer shut down its sending side. Spelled out because Glibc's
+        /// module leaves out this GNU extension.
+        private static let peerClosedEvent: Int16 = 0x2000
 
         /// Whether reading stopped because the inbox is full.
         var isReadingPaused: Bool {
