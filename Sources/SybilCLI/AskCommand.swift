@@ -83,7 +83,8 @@ enum AskCommand {
             model = await ChatClientStack.model(given: request.model, connection: connection, command: name, io: io)
         }
         request.model = model
-        request.system = request.system ?? connection.profile?.system
+        // A profile's prompt starts new chats; a continued one keeps the prompt saved with it.
+        if case .new = request.conversation { request.system = request.system ?? connection.profile?.system }
         let status = await ask(
             request, attachments: attachments, output: output, model: model, store: store, connection: connection,
             io: io)

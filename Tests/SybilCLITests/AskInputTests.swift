@@ -100,4 +100,23 @@ struct AskInputTests {
         #expect(await show.run("history", "show", id) == 0)
         #expect(show.stdout.contains("\nSystem prompt:\nBe brief.\n"))
     }
+
+    @Test func aContinuedChatKeepsItsSavedSystemPromptOverTheProfiles() async throws {
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let peer = try OpenAIPeer()
+        try FileManager.default.createDirectory(atPath: home + "/config/sybil", withIntermediateDirectories: true)
+        let config = "[profiles.p]\nbase_url = \"\(peer.url.absoluteString)\"\nsystem = \"Profile prompt.\"\n"
+        try Data(config.utf8).write(to: URL(fileURLWithPath: home + "/config/sybil/config.toml"))
+        var environment = environment
+        environment["XDG_CONFIG_HOME"] = home + "/config"
+        let first = TestIO(environment: environment)
+        #expect(await first.run("ask", "--profile", "p", "--system", "Be brief.", "Erste") == 0)
+        #expect(sent(peer)?.first == "system: Be brief.")
+        let second = TestIO(environment: environment)
+        #expect(await second.run("ask", "--profile", "p", "-c", "Zweite") == 0)
+        #expect(sent(peer)?.first == "system: Be brief.", "the prompt saved with the chat, not the profile's")
+        let fresh = TestIO(environment: environment)
+        #expect(await fresh.run("ask", "--profile", "p", "Neu") == 0)
+        #expect(sent(peer) == ["system: Profile prompt.", "user: Neu"], "a new chat takes the profile's")
+    }
 }
