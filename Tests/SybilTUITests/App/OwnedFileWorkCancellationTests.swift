@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import SybilClient
 import SybilCore
@@ -26,11 +25,24 @@ struct OwnedFileWorkCancellationTests {
         return directory
     }
 
-    /// Opens the pipe at `path` for writing on a thread of its own; returns when the reader has
-    /// opened it too (the kernel's rendezvous: the reader is inside its first file).
-    private func openForWriting(_ path: String) async -> Int32 {
+    /// On a thread of its own: opens the pipe at `path` for writing (the kernel's rendezvous:
+    /// once it returns, the reader is inside that file), runs `whileReading`, then writes `text`
+    /// and closes the pipe. Nothing here needs the cooperative pool, so the reader blocked in the
+    /// pipe never waits for a pool thread that other tests may hold.
+    private func feed(_ path: String, _ text: String, whileReading: @escaping @Sendable () -> Void) async -> Bool {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: open(path, O_WRONLY | O_CLOEXEC)) }
+            // A thread of its own, not a dispatch queue: Linux's global queues share their
+            // threads with the cooperative pool, where the reader may hold the last one.
+            let thread = Thread {
+                let writer = open(path, O_WRONLY | O_CLOEXEC)
+                guard writer >= 0 else { return continuation.resume(returning: false) }
+                whileReading()
+                let bytes = Array(text.utf8)
+                let written = bytes.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+                close(writer)
+                continuation.resume(returning: written == bytes.count)
+            }
+            thread.start()
         }
     }
 
@@ -46,13 +58,8 @@ struct OwnedFileWorkCancellationTests {
             await TerminalAppController.readForStaging(
                 [pipe, second], with: [], textLimit: ChatAttachmentFile.defaultTextLimit)
         }
-        let writer = await openForWriting(pipe)
-        #expect(writer >= 0)
         // The work is reading the first file; the owner is cancelled before that file ends.
-        owner.cancel()
-        let text = Array("first".utf8)
-        #expect(text.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == text.count)
-        close(writer)
+        #expect(await feed(pipe, "first") { owner.cancel() })
         let (read, refusals) = await owner.value
         #expect(read.map(\.name) == ["first.txt"], "the file being read is finished; the next is never opened")
         #expect(refusals.isEmpty)
