@@ -205,10 +205,3 @@ private final class OwnedTaskHandler: HTTPHandler, HTTPRoute {
 private func currentThreadName() -> String {
     Thread.current.name ?? ""
 }
-
-/// Runs `body` on a thread of its own (blocking socket reads) and returns what it returns.
-private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}

@@ -108,10 +108,3 @@ private final class LongPollHandler: HTTPHandler, HTTPRoute {
         changed.notify()
     }
 }
-
-/// Runs `body` on a thread of its own (blocking socket reads) and returns what it returns.
-private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}

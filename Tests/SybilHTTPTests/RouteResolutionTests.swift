@@ -104,10 +104,3 @@ private struct CountingConsumer: HTTPRequestBodyConsumer {
 
     mutating func finish() throws(HTTPBodyRefusal) {}
 }
-
-/// Runs `body` on a thread of its own (blocking socket reads) and returns what it returns.
-private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}

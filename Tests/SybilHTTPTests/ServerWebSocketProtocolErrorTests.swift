@@ -71,10 +71,3 @@ private func readFrames(_ client: RawClient) -> [(opcode: UInt8, payload: [UInt8
     if !frames.isEmpty, !client.readToEnd().isEmpty { frames.append((0xFF, [])) }
     return frames
 }
-
-/// Runs `body` on a thread of its own (blocking socket reads) and returns what it returns.
-private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}

@@ -4,15 +4,6 @@ import SybilHTTP
 import SybilServer
 import SybilTesting
 
-/// Runs blocking socket work on a thread of its own, so a test waiting on a socket never
-/// holds one of the few threads that handler tasks need (nor waits for the dispatch pool to
-/// grow).
-func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// Notified whenever the state of a transport-test fake changes (a ``Counter`` counts, a
 /// ``TransportTestHandler`` holds a request).
 let fakesChanged = ChangeSignal()

@@ -30,19 +30,14 @@ struct OwnedFileWorkCancellationTests {
     /// and closes the pipe. Nothing here needs the cooperative pool, so the reader blocked in the
     /// pipe never waits for a pool thread that other tests may hold.
     private func feed(_ path: String, _ text: String, whileReading: @escaping @Sendable () -> Void) async -> Bool {
-        await withCheckedContinuation { continuation in
-            // A thread of its own, not a dispatch queue: Linux's global queues share their
-            // threads with the cooperative pool, where the reader may hold the last one.
-            let thread = Thread {
-                let writer = open(path, O_WRONLY | O_CLOEXEC)
-                guard writer >= 0 else { return continuation.resume(returning: false) }
-                whileReading()
-                let bytes = Array(text.utf8)
-                let written = bytes.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
-                close(writer)
-                continuation.resume(returning: written == bytes.count)
-            }
-            thread.start()
+        await blocking {
+            let writer = open(path, O_WRONLY | O_CLOEXEC)
+            guard writer >= 0 else { return false }
+            whileReading()
+            let bytes = Array(text.utf8)
+            let written = bytes.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+            close(writer)
+            return written == bytes.count
         }
     }
 
