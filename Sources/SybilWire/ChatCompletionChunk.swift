@@ -132,16 +132,54 @@ public struct ChatCompletionChunk: Sendable, Hashable {
     /// Whether there are choices after the first, without copying them out.
     private var hasOtherChoices: Bool { !(storage.extras?.otherChoices.isEmpty ?? true) }
 
-    /// A chunk's members; immutable, so shared freely.
+    /// A chunk's members; immutable, so shared freely. The first choice's members are kept
+    /// one by one rather than as a `Choice`: the decoder builds them in place (a `Choice`
+    /// built outside and moved in was copied and destroyed on the way), and ``content``,
+    /// ``reasoning``, ``finishReason`` and ``toolCalls`` read one member without copying the
+    /// choice out.
     private final class Storage: Sendable {
         let id: String
-        let firstChoice: Choice?
+        /// Whether there is a first choice (the members below are its, or empty).
+        let hasFirstChoice: Bool
+        let index: Int64
+        let role: String?
+        let content: String?
+        let reasoning: String?
+        let finishReason: FinishReason?
+        let toolCalls: [ChatToolCallDelta]
         let extras: Extras?
 
         init(id: String, firstChoice: Choice?, extras: Extras?) {
             self.id = id
-            self.firstChoice = firstChoice
+            hasFirstChoice = firstChoice != nil
+            index = firstChoice?.index ?? 0
+            role = firstChoice?.role
+            content = firstChoice?.content
+            reasoning = firstChoice?.reasoning
+            finishReason = firstChoice?.finishReason
+            toolCalls = firstChoice?.toolCalls ?? []
             self.extras = extras
+        }
+
+        init(
+            id: String, index: Int64, role: String?, content: String?, finishReason: FinishReason?, extras: Extras?
+        ) {
+            self.id = id
+            hasFirstChoice = true
+            self.index = index
+            self.role = role
+            self.content = content
+            reasoning = nil
+            self.finishReason = finishReason
+            toolCalls = []
+            self.extras = extras
+        }
+
+        var firstChoice: Choice? {
+            guard hasFirstChoice else { return nil }
+            return Choice(
+                index: index, role: role, content: content, reasoning: reasoning, finishReason: finishReason,
+                toolCalls: toolCalls)
         }
     }
 
@@ -217,27 +255,36 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         storage = Storage(id: id, firstChoice: firstChoice, extras: extras)
     }
 
+    /// Creates a chunk of one choice with these members, the choice built in place in the
+    /// chunk's box: the stream decoder's way for the common chunk.
+    init(
+        id: String, index: Int64, role: String?, content: String?, finishReason: FinishReason?, extras: Extras?
+    ) {
+        storage = Storage(
+            id: id, index: index, role: role, content: content, finishReason: finishReason, extras: extras)
+    }
+
     /// The concatenated content of all choices (usually one).
     public var content: String {
-        if !hasOtherChoices { return storage.firstChoice?.content ?? "" }
+        if !hasOtherChoices { return storage.content ?? "" }
         return choices.compactMap(\.content).joined()
     }
 
     /// The concatenated reasoning of all choices (usually one; empty for most models).
     public var reasoning: String {
-        if !hasOtherChoices { return storage.firstChoice?.reasoning ?? "" }
+        if !hasOtherChoices { return storage.reasoning ?? "" }
         return choices.compactMap(\.reasoning).joined()
     }
 
     /// The first finish reason among the choices, in a choice's last chunk.
     public var finishReason: FinishReason? {
-        if !hasOtherChoices { return storage.firstChoice?.finishReason }
+        if !hasOtherChoices { return storage.finishReason }
         return choices.lazy.compactMap(\.finishReason).first
     }
 
     /// The tool-call increments of all choices (usually one; empty for most chunks).
     public var toolCalls: [ChatToolCallDelta] {
-        if !hasOtherChoices { return storage.firstChoice?.toolCalls ?? [] }
+        if !hasOtherChoices { return storage.toolCalls }
         return choices.flatMap(\.toolCalls)
     }
 

@@ -188,6 +188,15 @@ struct ChatCompletionChunkScanner {
     /// Reads the whole document: a chunk, or `nil` when the root object has an `error` member
     /// (an error frame, which ``APIErrorBody`` reads).
     mutating func scanDocument() throws(ChatChunkScanFailure) -> ChatCompletionChunk? {
+        // Nearly every chunk of a stream: read in one straight pass, or not at all.
+        if let chunk = scanCommonShape() { return chunk }
+        index = 0
+        return try scanDocumentGenerally()
+    }
+
+    /// ``scanDocument()`` without the quick way: any member order, white space and member,
+    /// and every error worded (the tests hold the quick way to it).
+    mutating func scanDocumentGenerally() throws(ChatChunkScanFailure) -> ChatCompletionChunk? {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             throw failure(at: 0, "a byte-order mark is not allowed before JSON text")
         }
@@ -737,7 +746,7 @@ struct ChatCompletionChunkScanner {
     /// A string, or `nil` for `null` when `nullable`; any other value fails. Text equal to the
     /// last `model` (when `model`) or `id` read (the same in every chunk of a stream) is that
     /// string again, not built anew.
-    private mutating func recentString(nullable: Bool, model: Bool) throws(ChatChunkScanFailure) -> String? {
+    mutating func recentString(nullable: Bool, model: Bool) throws(ChatChunkScanFailure) -> String? {
         guard index < bytes.count else { throw failure(at: index, "unexpected end of input; expected a value") }
         if bytes[index] == UInt8(ascii: "\"") {
             let span = try scanString()

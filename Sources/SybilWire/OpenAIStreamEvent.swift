@@ -24,10 +24,13 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
     public static func decode(
         _ event: ServerSentEvent, using decoder: inout ChatCompletionChunkDecoder
     ) throws(JSONError) -> OpenAIStreamEvent {
-        if event.dataBytes.count == 6, event.type == "message", event.dataBytes.elementsEqual("[DONE]".utf8) {
+        // Nearly every event is a `message`: compared once (equal small strings compare as
+        // one word; `!= "error"` on every event went through the general comparison).
+        let isMessage = event.type == "message"
+        if isMessage, event.dataBytes.count == 6, event.dataBytes.elementsEqual("[DONE]".utf8) {
             return .done
         }
-        if event.type != "error", let chunk = try? decoder.chunk(event.dataBytes) {
+        if isMessage || event.type != "error", let chunk = try? decoder.chunk(event.dataBytes) {
             return .chunk(chunk)
         }
         // The rare ways: an error frame, or a stream that ends on a malformed chunk.
