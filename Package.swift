@@ -31,8 +31,8 @@ let package = Package(
             name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
             name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
-        .systemLibrary(
-            name: "CHEIF", path: "Sources/CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // libheif is loaded on first use (dlopen), so CHEIF has no pkgConfig (which would link it).
+        .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
