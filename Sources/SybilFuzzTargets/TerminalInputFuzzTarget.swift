@@ -1,4 +1,4 @@
-import SybilTUI
+import SybilTerminalInput
 
 /// Fuzzes SybilTUI's `TerminalInputDecoder`. Fed whole, byte by byte or in seeded pieces (with
 /// a flush after the last piece when an Esc is pending), a stream gives the same input; text
