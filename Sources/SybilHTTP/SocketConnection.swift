@@ -18,7 +18,13 @@
     /// the consumer takes them, so a peer that sends faster than its bytes are used is slowed
     /// by TCP instead of filling memory. The most a connection holds for its consumer is
     /// ``inboxLimit`` plus one read (``readSize``).
-    final class SocketConnection: Sendable {
+    ///
+    /// The I/O thread is also a task executor: a task that prefers it runs its jobs between
+    /// the thread's polls, so a consumer waiting in ``receive()`` there is resumed by the very
+    /// thread that read its bytes, with no other thread woken (one wake-up per answer, as a
+    /// blocking read has). Such a task must not block. Once the thread has ended, jobs go to
+    /// the global concurrent executor.
+    final class SocketConnection: TaskExecutor, Sendable {
         /// Bytes read from the socket at a time.
         static let readSize = 64 * 1024
         /// Received bytes the inbox holds before reading pauses.
@@ -58,6 +64,11 @@
             var writerSending = false
             /// The I/O thread ended while a writer was sending: the writer closes the descriptors.
             var closeDeferred = false
+            /// Jobs of tasks that prefer this connection as their executor, run by the I/O
+            /// thread before it next polls.
+            var jobs: [UnownedJob] = []
+            /// The I/O thread waits in `poll` with no time limit: a job queued now wakes it.
+            var polling = false
         }
 
         private init(descriptor: Int32, tls: TLSSession?) throws(SocketError) {
@@ -166,6 +177,24 @@
             }
         }
 
+        /// Queues `job` for the I/O thread (woken when it waits in `poll`); once the thread has
+        /// ended, hands it to the global concurrent executor.
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            let queued = state.withLock { state -> Bool in
+                guard !state.finished else { return false }
+                state.jobs.append(job)
+                if state.polling {
+                    // Under the lock, like ``signal()``: the descriptor is still this connection's.
+                    state.polling = false
+                    var byte: UInt8 = 1
+                    _ = Glibc.write(wake.write, &byte, 1)
+                }
+                return true
+            }
+            if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        }
+
         /// Sends what is queued, then closes; reading stops at once.
         func shutdown() {
             state.withLock { $0.closing = true }
@@ -242,6 +271,11 @@
         /// `POLLRDHUP` (Linux): the peer shut down its sending side. Spelled out because Glibc's
         /// module leaves out this GNU extension.
         private static let peerClosedEvent: Int16 = 0x2000
+
+        /// Whether the I/O thread has ended (jobs queued from now on run on the global executor).
+        var hasEnded: Bool {
+            state.withLock { $0.finished }
+        }
 
         /// Whether reading stopped because the inbox is full.
         var isReadingPaused: Bool {
@@ -324,10 +358,14 @@
         }
 
         private func run() {
-            // Reads go into `buffer`, reused while reads are small (the bytes are copied out);
-            // a read that fills at least half of it is handed on as it is and a new buffer
-            // taken, so large transfers are not copied and every chunk held is at least half
-            // full (the inbox's bound holds for memory too).
+            // Named from inside: on Linux a name set by the creator is not always given to the
+            // system thread. A task on this connection's executor finds it by this name.
+            Thread.current.name = "sybil-socket"
+            // Reads go into `buffer`, reused while reads are small and kept (the bytes are
+            // copied out); a read that fills at least half of it, or one a consumer waits for,
+            // is handed on as it is and a new buffer taken, so large transfers and answers are
+            // not copied and every chunk held is at least half full (the inbox's bound holds for
+            // memory too; a consumer cancelled meanwhile can leave one smaller chunk there).
             var buffer = Self.readBuffer()
             // Chunks to send are `pending[first...]`, the first from `sent`; partial sends move
             // the offsets, so queued bytes are never copied or shifted.
@@ -335,8 +373,14 @@
             var first = 0
             var sent = 0
             var failure: (any Error)?
+            var jobs: [UnownedJob] = []
             loop: while true {
-                let (closing, paused, writing) = state.withLock { state -> (Bool, Bool, Bool) in
+                // Jobs queued before this turn (those they queue run on the next one, after a
+                // poll that does not wait).
+                state.withLock { swap(&jobs, &$0.jobs) }
+                for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+                jobs.removeAll(keepingCapacity: true)
+                let (closing, paused, writing, idle) = state.withLock { state -> (Bool, Bool, Bool, Bool) in
                     if state.writerSending {
                         // A writer is sending; what was queued meanwhile waits for its rest.
                     } else if first == pending.count {
@@ -350,7 +394,8 @@
                     }
                     state.outboundOffset = 0
                     state.threadSending = first < pending.count
-                    return (state.closing, state.readingPaused, state.writerSending)
+                    state.polling = state.jobs.isEmpty
+                    return (state.closing, state.readingPaused, state.writerSending, state.polling)
                 }
                 let hasPending = first < pending.count
                 // A writer still sending queues its rest and wakes this thread when it is done.
@@ -365,7 +410,8 @@
                         events: (reading ? Int16(POLLIN) : 0) | (hasPending ? Int16(POLLOUT) : 0), revents: 0),
                     pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
                 ]
-                let ready = poll(&fds, 2, -1)
+                let ready = poll(&fds, 2, idle ? -1 : 0)
+                if idle { state.withLock { $0.polling = false } }
                 if ready < 0 {
                     if errno == EINTR { continue }
                     failure = SocketError("poll failed", errno)
@@ -406,8 +452,8 @@
                 }
                 let readable = fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0
                 if reading, readable {
-                    // Reads until the socket would block, the inbox is full or the
-                    // connection is closing: a peer that never pauses cannot keep this loop
+                    // Reads until the socket would block (or a short read emptied it), the
+                    // inbox is full or the connection is closing: a peer that never pauses cannot keep this loop
                     // from noticing either.
                     while true {
                         let result: Int
@@ -419,8 +465,11 @@
                         }
                         if result == 0 { break loop }  // peer closed
                         if result < 0 { break }  // would block
+                        // A waiting consumer, or a read that fills at least half the buffer, is
+                        // handed the buffer as it is (a new one is taken); a smaller read kept in
+                        // the inbox is copied out, so every chunk held there is at least half full.
                         let chunk: [UInt8]
-                        if result >= Self.readSize / 2 {
+                        if result >= Self.readSize / 2 || state.withLock({ $0.waiter != nil }) {
                             buffer.removeLast(buffer.count - result)
                             chunk = buffer
                             buffer = Self.readBuffer()
@@ -429,16 +478,23 @@
                         }
                         if deliver(chunk) { break }
                         if state.withLock({ $0.closing }) { break }
+                        // A short read on plain TCP took everything the socket held: the next
+                        // poll says when more comes (TLS may hold decrypted bytes poll cannot see).
+                        if tls == nil, result < Self.readSize { break }
                     }
                 }
             }
             endInbound(failure)
             let closeNow = state.withLock { state -> Bool in
                 state.finished = true
+                state.polling = false
+                swap(&jobs, &state.jobs)
                 state.closeDeferred = state.writerSending
                 return !state.writerSending
             }
             if closeNow { closeDescriptors() }
+            // Jobs queued before the end still run here; later ones go to the global executor.
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
         }
 
         /// Closes the TLS session, the socket and the wake pipe: once, after `finished` is set

@@ -70,6 +70,17 @@
             return connection
         }
 
+        /// The connection's own I/O thread as a task executor. A consumer of ``incoming`` that
+        /// runs under `withTaskExecutorPreference(socket.executor)` decodes its messages on the
+        /// thread that read their bytes and is resumed there without waking another thread: one
+        /// wake-up per message, where a consumer on the cooperative pool has two (the I/O thread,
+        /// then a pool thread). Code run there must not block or run long, since this
+        /// connection's reads and writes wait for it meanwhile; once the connection has ended,
+        /// such a task runs on the global concurrent executor.
+        public var executor: any TaskExecutor {
+            session.socket
+        }
+
         /// Received bytes held for the consumer: messages a keepalive tick decoded and bytes in
         /// the socket's inbox (what the bounds limit).
         var bufferedBytes: Int {
@@ -79,6 +90,11 @@
         /// Whether the socket stopped reading because its inbox is full.
         var isReadingPaused: Bool {
             session.socket.isReadingPaused
+        }
+
+        /// Whether the socket's I/O thread has ended.
+        var hasEnded: Bool {
+            session.socket.hasEnded
         }
 
         /// Whether a consumer (or a keepalive tick) is decoding or waiting for bytes now.

@@ -111,14 +111,26 @@ func rawEchoSeconds(port: UInt16, size: Int, count: Int, request: String) -> Dou
     return seconds(start.duration(to: clock.now))
 }
 
-/// Round trips of `size`-byte messages through ``SocketWebSocket`` to a WebSocket echo.
-func webSocketEchoSeconds(size: Int, count: Int) async throws -> Double? {
+/// Round trips of `size`-byte messages through ``SocketWebSocket`` to a WebSocket echo; with
+/// `onConnection` the consumer runs on the connection's own executor (its I/O thread) instead
+/// of the cooperative pool.
+func webSocketEchoSeconds(size: Int, count: Int, onConnection: Bool) async throws -> Double? {
     let server = try echoServer(webSocket: true)
     let socket = try await SocketWebSocket.connect(
         to: URL(string: "ws://127.0.0.1:\(server.port)/echo")!,
         options: WebSocketOptions(maximumMessage: 1 << 24),
         random: SeededRandomSource(seed: 3), clock: ContinuousClock())
     defer { socket.close(code: 1000, reason: "") }
+    if onConnection {
+        return try await withTaskExecutorPreference(socket.executor) {
+            try await echoRoundTrips(socket, size: size, count: count)
+        }
+    }
+    return try await echoRoundTrips(socket, size: size, count: count)
+}
+
+/// Seconds for `count` round trips of `size`-byte binary messages; `nil` when an echo is wrong.
+func echoRoundTrips(_ socket: SocketWebSocket<ContinuousClock>, size: Int, count: Int) async throws -> Double? {
     let payload = [UInt8](repeating: 0x61, count: size)
     var iterator = socket.incoming.makeAsyncIterator()
     let start = clock.now
@@ -129,19 +141,25 @@ func webSocketEchoSeconds(size: Int, count: Int) async throws -> Double? {
     return seconds(start.duration(to: clock.now))
 }
 
-/// Best of `repetitions` for both sides, each run on a fresh connection, alternating.
+/// Best of `repetitions` for each side, each run on a fresh connection, alternating: the
+/// WebSocket echo with its consumer on the connection's executor (the ratio's figure) and on
+/// the cooperative pool, and the two raw baselines.
 func benchmarkWebSocket() async {
     for (size, count) in [(16 << 10, scaled(2_000)), (1 << 20, scaled(100))] {
         do {
             var wsSeconds = Double.infinity
+            var poolSeconds = Double.infinity
             var rawSeconds = Double.infinity
             var messageSeconds = Double.infinity
             for _ in 0..<repetitions {
-                guard let elapsed = try await webSocketEchoSeconds(size: size, count: count) else {
+                guard let elapsed = try await webSocketEchoSeconds(size: size, count: count, onConnection: true),
+                    let pooled = try await webSocketEchoSeconds(size: size, count: count, onConnection: false)
+                else {
                     caseFailed("websocket: the echo went wrong")
                     return
                 }
                 wsSeconds = min(wsSeconds, elapsed)
+                poolSeconds = min(poolSeconds, pooled)
                 let raw = try echoServer(webSocket: false)
                 rawSeconds = min(
                     rawSeconds,
@@ -157,7 +175,9 @@ func benchmarkWebSocket() async {
                     + "\(format(megabytes / wsSeconds, 0)) MiB/s each way; raw TCP echo \(format(Double(count) / rawSeconds, 0)) round trips/s; "
                     + "ratio \(format(rawSeconds / wsSeconds * 100, 1)) % of raw; raw TCP whole-message echo "
                     + "\(format(Double(count) / messageSeconds, 0)) round trips/s, ratio "
-                    + "\(format(messageSeconds / wsSeconds * 100, 1)) %")
+                    + "\(format(messageSeconds / wsSeconds * 100, 1)) %; consumer on the cooperative pool instead: "
+                    + "\(format(Double(count) / poolSeconds, 0)) round trips/s, ratio \(format(rawSeconds / poolSeconds * 100, 1)) % "
+                    + "(\(format(messageSeconds / poolSeconds * 100, 1)) % whole-message)")
         } catch {
             caseFailed("websocket: \(error)")
         }

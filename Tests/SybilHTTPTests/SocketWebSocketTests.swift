@@ -65,6 +65,55 @@ struct SocketWebSocketTests {
         #expect(try await iterator.next() == .closed(code: 1000, reason: ""))
     }
 
+    /// A consumer on the connection's own executor runs on its I/O thread, which resumes it
+    /// with the bytes it read: messages of every size arrive whole and in order, and the
+    /// closing handshake ends the stream there as it does on the cooperative pool.
+    @Test func aConsumerOnTheConnectionsExecutorRunsOnItsIOThread() async throws {
+        let server = try WebSocketPeer.server { peer, _ in echoUntilClose(&peer) }
+        let socket = try await connect(server, options: WebSocketOptions(maximumMessage: 8 << 20))
+        let messages: [[UInt8]] = [1, 16 << 10, 3 << 20, 0, 70_001].enumerated().map { index, size in
+            (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ index) }
+        }
+        let (received, threads, error) = await withTaskExecutorPreference(socket.executor) {
+            var received: [WebSocketIncoming] = []
+            var threads: Set<String> = []
+            var iterator = socket.incoming.makeAsyncIterator()
+            do {
+                for message in messages {
+                    try socket.send(binary: message)
+                    if let echoed = try await iterator.next() { received.append(echoed) }
+                    threads.insert(currentThreadName())
+                }
+                socket.close(code: 1000, reason: "")
+                while let item = try await iterator.next() { received.append(item) }
+                return (received, threads, (any Error)?.none)
+            } catch {
+                return (received, threads, error)
+            }
+        }
+        #expect(error == nil)
+        #expect(received == messages.map { .binary($0) } + [.closed(code: 1000, reason: "")])
+        #expect(threads == ["sybil-socket"])
+    }
+
+    /// Once the socket's I/O thread has ended, a task that prefers the connection's executor
+    /// still runs: its jobs go to the global concurrent executor instead of a thread that is gone.
+    @Test func theConnectionsExecutorHandsJobsOnAfterItsThreadEnded() async throws {
+        let server = try WebSocketPeer.server { peer, _ in
+            peer.send(WebSocketFrame(opcode: .close, payload: WebSocketCloseCode.payload(code: 1001, reason: "")))
+            _ = peer.readFrame()
+        }
+        let socket = try await connect(server)
+        let (received, _) = await drain(socket)
+        #expect(received == [.closed(code: 1001, reason: "")])
+        #expect(await ConditionWait.until(limit: .seconds(30)) { socket.hasEnded })
+        let name = await withTaskExecutorPreference(socket.executor) {
+            await Task.yield()  // a suspension: the job that resumes it is enqueued on the executor
+            return currentThreadName()
+        }
+        #expect(name != "sybil-socket")
+    }
+
     @Test func fragmentedMessagesWithAPingBetweenAndTheAnsweringPong() async throws {
         let server = try WebSocketPeer.server { peer, _ in
             peer.send(WebSocketFrame(fin: false, opcode: .text, payload: Array("Hel".utf8)))
@@ -287,6 +336,11 @@ struct SocketWebSocketLifetimeTests {
         // regression from hanging the run).
         #expect(closed.wait(timeout: .now() + 10) == .success, "the server saw the connection close")
     }
+}
+
+/// The name of the thread running the caller.
+private func currentThreadName() -> String {
+    Thread.current.name ?? ""
 }
 
 /// Sends every text and binary frame back, and answers a close with the same close.
