@@ -13,7 +13,10 @@ import SybilTimeline
 // baseline, timed in the same run on the same file: `LIKE '%word%'` over the messages table,
 // newest 101 first (what a search without the index would do), for the rare words (a common
 // word's LIKE stops after 101 recent rows, so only a rare word shows the scan); the ratio is
-// its p50 over the search's. Each category also prints the query alone (no excerpts).
+// its p50 over the search's. Each category also prints the query alone (no excerpts), the
+// processor time per query with excerpts (which waiting for a core while other processes
+// run does not add to) and its three slowest queries. `SYBIL_BENCH_SEARCH_DB=PATH` keeps the corpus at PATH, and a later run
+// with the same PATH and size searches it again without building it (nor timing the build).
 
 final class SearchBenchCorpus {
     let vocabulary: [String]
@@ -77,6 +80,13 @@ private func searchBenchSeconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
 
+/// The processor time this process has used, all threads (the store's queue included).
+private func searchBenchProcessorSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+}
+
 /// p50 and p99 in milliseconds.
 private func searchBenchPercentiles(_ seconds: [Double]) -> (p50: Double, p99: Double) {
     let sorted = seconds.sorted()
@@ -93,23 +103,34 @@ func benchmarkSearch(arguments: [String]) async {
     }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-bench-search-\(getpid())")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let path = directory.path + "/chats.sqlite"
+    let kept = ProcessInfo.processInfo.environment["SYBIL_BENCH_SEARCH_DB"].flatMap { $0.isEmpty ? nil : $0 }
+    let path = kept ?? directory.path + "/chats.sqlite"
+    let reuse = kept.map { FileManager.default.fileExists(atPath: $0) } ?? false
     do {
-        try await runSearchBenchmark(messages: messages, path: path)
+        try await runSearchBenchmark(messages: messages, path: path, reuse: reuse)
     } catch {
         caseFailed("search: failed: \(error)")
     }
 }
 
-private func runSearchBenchmark(messages: Int, path: String) async throws {
+private func runSearchBenchmark(messages: Int, path: String, reuse: Bool) async throws {
     let corpus = SearchBenchCorpus(seed: 13)
     let store = try SQLiteChatHistory(path: path)
     let clock = ContinuousClock()
     let perConversation = 20
     let batch = 5_000
     var built = 0
+    if reuse {
+        // The same draws as the build, so the queries below are the same words.
+        for index in 0..<messages {
+            if index % perConversation == 0 { blackHole(corpus.commonWord() + corpus.commonWord()) }
+            blackHole(corpus.messageText())
+        }
+        for _ in 0..<scaled(300) { blackHole(corpus.messageText()) }
+        print("search: reusing the corpus at \(path) (\(messages) messages; no build or appends timed)")
+    }
     let buildStart = clock.now
-    while built < messages {
+    while !reuse, built < messages {
         let count = min(batch, messages - built)
         var records: [ChatMessageRecord] = []
         records.reserveCapacity(count)
@@ -130,23 +151,27 @@ private func runSearchBenchmark(messages: Int, path: String) async throws {
         try await store.appendMessages(records)
         built += count
     }
-    let buildSeconds = searchBenchSeconds(buildStart.duration(to: clock.now))
-    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    print(
-        "search: index build, \(messages) messages in \(messages / perConversation) chats: \(format(buildSeconds, 1)) s "
-            + "(\(Int(Double(messages) / buildSeconds)) messages/s, \(size >> 20) MiB)")
+    if !reuse {
+        let buildSeconds = searchBenchSeconds(buildStart.duration(to: clock.now))
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        print(
+            "search: index build, \(messages) messages in \(messages / perConversation) chats: "
+                + "\(format(buildSeconds, 1)) s (\(Int(Double(messages) / buildSeconds)) messages/s, \(size >> 20) MiB)"
+        )
 
-    let singles = scaled(300)
-    let singleStart = clock.now
-    for index in 0..<singles {
-        try await store.appendMessage(
-            ChatMessageRecord(
-                id: "s\(index)", conversationId: "c0", role: .user, text: corpus.messageText(),
-                createdAt: Int64(messages + index)))
+        let singles = scaled(300)
+        let singleStart = clock.now
+        for index in 0..<singles {
+            try await store.appendMessage(
+                ChatMessageRecord(
+                    id: "s\(index)", conversationId: "c0", role: .user, text: corpus.messageText(),
+                    createdAt: Int64(messages + index)))
+        }
+        let singleSeconds = searchBenchSeconds(singleStart.duration(to: clock.now))
+        print(
+            "search: single appends (one transaction + fsync each): \(Int(Double(singles) / singleSeconds)) messages/s"
+        )
     }
-    let singleSeconds = searchBenchSeconds(singleStart.duration(to: clock.now))
-    print(
-        "search: single appends (one transaction + fsync each): \(Int(Double(singles) / singleSeconds)) messages/s")
 
     let queries = scaled(100)
     let categories: [(String, [String])] = [
@@ -164,10 +189,12 @@ private func runSearchBenchmark(messages: Int, path: String) async throws {
         _ = try await store.search(words[0], limit: 100)
         var timings: [Double] = []
         var searchOnly: [Double] = []
+        var processorTimes: [Double] = []
         var hits = 0
         var capped = 0
         for word in words {
             let start = clock.now
+            let startProcessor = searchBenchProcessorSeconds()
             let results = try await store.search(word, limit: 100)
             searchOnly.append(searchBenchSeconds(start.duration(to: clock.now)))
             var marked = 0
@@ -175,17 +202,25 @@ private func runSearchBenchmark(messages: Int, path: String) async throws {
                 marked += SearchExcerpt(text: hit.text, terms: hit.terms, width: 80).runs.count(where: \.isMatch)
             }
             timings.append(searchBenchSeconds(start.duration(to: clock.now)))
+            processorTimes.append(searchBenchProcessorSeconds() - startProcessor)
             blackHole(marked)
             hits += results.hits.count
             if results.hasMore { capped += 1 }
         }
         let (p50, p99) = searchBenchPercentiles(timings)
         let (bareP50, bareP99) = searchBenchPercentiles(searchOnly)
+        let (processorP50, processorP99) = searchBenchPercentiles(processorTimes)
         p50s[name] = p50
+        let slowest = zip(words, zip(timings, searchOnly)).sorted { $0.1.0 > $1.1.0 }.prefix(3).map { word, time in
+            "\(word) \(format(time.0 * 1_000)) (\(format(time.1 * 1_000)))"
+        }
         print(
             "search: \(name) (\(words.count) queries, \(hits / words.count) hits on average, \(capped) past the cap): "
                 + "p50 \(format(p50)) ms, p99 \(format(p99)) ms with excerpts "
-                + "(the query alone: p50 \(format(bareP50)) ms, p99 \(format(bareP99)) ms)")
+                + "(the query alone: p50 \(format(bareP50)) ms, p99 \(format(bareP99)) ms; "
+                + "processor time with excerpts, which other processes' load leaves out: "
+                + "p50 \(format(processorP50)) ms, p99 \(format(processorP99)) ms); "
+                + "slowest ms (alone): \(slowest.joined(separator: ", "))")
     }
 
     let raw = try SQLiteDatabase(.file(path: path), busyTimeoutMilliseconds: 5_000)
