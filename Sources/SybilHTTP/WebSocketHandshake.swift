@@ -97,13 +97,15 @@ public struct WebSocketHandshake: Sendable, Hashable {
         guard fields.listContains("Connection", token: "upgrade") else {
             throw .missingConnectionUpgrade(fields["Connection"])
         }
+        // Sent twice, the field is not the one value the key asks for (RFC 6455 §11.3.3: it
+        // must not appear more than once), and every extensions field counts, not the first.
         let expected = Self.acceptValue(for: key)
-        guard fields["Sec-WebSocket-Accept"] == expected else {
-            throw .wrongAccept(expected: expected, got: fields["Sec-WebSocket-Accept"])
+        let accepts = fields.values(named: "Sec-WebSocket-Accept")
+        guard accepts == [expected] else {
+            throw .wrongAccept(expected: expected, got: accepts.isEmpty ? nil : accepts.joined(separator: ", "))
         }
-        if let extensions = fields["Sec-WebSocket-Extensions"], !extensions.isEmpty {
-            throw .unrequestedExtension(extensions)
-        }
+        let extensions = fields.values(named: "Sec-WebSocket-Extensions").filter { !$0.isEmpty }
+        if !extensions.isEmpty { throw .unrequestedExtension(extensions.joined(separator: ", ")) }
     }
 
     /// The server side (RFC 6455 §4.2.1): the accept value for a valid upgrade request, or why
@@ -113,8 +115,11 @@ public struct WebSocketHandshake: Sendable, Hashable {
         guard method == "GET" else { throw .notGet(method) }
         guard headers["Upgrade"]?.lowercased() == "websocket" else { throw .missingUpgrade }
         guard headers.listContains("Connection", token: "upgrade") else { throw .missingConnectionUpgrade }
-        guard headers["Sec-WebSocket-Version"] == version else { throw .unsupportedVersion }
-        guard let key = headers["Sec-WebSocket-Key"], Base64.decode(key)?.count == 16 else { throw .invalidKey }
+        // Each of these fields must come once (RFC 6455 §11.3.1, §11.3.5): a second key or
+        // version leaves the request without one meaning.
+        guard headers.values(named: "Sec-WebSocket-Version") == [version] else { throw .unsupportedVersion }
+        let keys = headers.values(named: "Sec-WebSocket-Key")
+        guard keys.count == 1, let key = keys.first, Base64.decode(key)?.count == 16 else { throw .invalidKey }
         return acceptValue(for: key)
     }
 }

@@ -166,4 +166,55 @@ struct WebSocketHandshakeTests {
         #expect(WebSocketUpgradeError.invalidKey.field == "Sec-WebSocket-Key")
         #expect(WebSocketUpgradeError.notGet("HEAD").field == nil)
     }
+
+    /// RFC 6455 §11.3.3: `Sec-WebSocket-Accept` must not appear more than once. The first of two
+    /// used to be checked alone, so a right value followed by any other passed; and an empty
+    /// extensions field in front hid a chosen extension behind it.
+    @Test func theClientRefusesAnAnswerThatRepeatsItsAcceptOrHidesAnExtension() {
+        let handshake = WebSocketHandshake(key: key)
+        let right = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+        let base = ["Upgrade: websocket", "Connection: Upgrade"]
+        #expect(throws: WebSocketHandshakeError.wrongAccept(expected: right, got: "\(right), x")) {
+            try handshake.validate(
+                responseHead: self.answer(base + ["Sec-WebSocket-Accept: \(right)", "Sec-WebSocket-Accept: x"]))
+        }
+        #expect(throws: WebSocketHandshakeError.wrongAccept(expected: right, got: "\(right), \(right)")) {
+            try handshake.validate(
+                responseHead: self.answer(base + ["Sec-WebSocket-Accept: \(right)", "Sec-WebSocket-Accept: \(right)"]))
+        }
+        #expect(throws: WebSocketHandshakeError.wrongAccept(expected: right, got: nil)) {
+            try handshake.validate(responseHead: self.answer(base))
+        }
+        #expect(throws: WebSocketHandshakeError.unrequestedExtension("deflate")) {
+            try handshake.validate(
+                responseHead: self.answer(
+                    base + [
+                        "Sec-WebSocket-Accept: \(right)", "Sec-WebSocket-Extensions:",
+                        "Sec-WebSocket-Extensions: deflate",
+                    ]))
+        }
+        // An empty extensions field alone chooses nothing.
+        #expect(throws: Never.self) {
+            try handshake.validate(
+                responseHead: self.answer(base + ["Sec-WebSocket-Accept: \(right)", "Sec-WebSocket-Extensions:"]))
+        }
+    }
+
+    /// RFC 6455 §11.3.1 and §11.3.5: the key and the version come once; a second one leaves the
+    /// request without one meaning, even when the first is valid.
+    @Test func theServerRefusesAnUpgradeThatRepeatsItsKeyOrVersion() {
+        func refusal(adding name: String, _ value: String) -> WebSocketUpgradeError? {
+            var headers = upgrade()
+            headers.append(name, value)
+            do {
+                _ = try WebSocketHandshake.accept(method: "GET", headers: headers)
+                return nil
+            } catch { return error }
+        }
+        #expect(refusal(adding: "Sec-WebSocket-Key", key) == .invalidKey)
+        #expect(refusal(adding: "sec-websocket-key", Base64.encode(Array(repeating: 1, count: 16))) == .invalidKey)
+        #expect(refusal(adding: "Sec-WebSocket-Version", "13") == .unsupportedVersion)
+        #expect(refusal(adding: "Sec-WebSocket-Version", "8") == .unsupportedVersion)
+        #expect(refusal(adding: "Origin", "http://h") == nil)
+    }
 }
