@@ -7,21 +7,27 @@ import SybilWire
 ///
 /// ```json
 /// {"add": [{"requestId": "…", "text": "…", …}],
-///  "set": {"<request id>": {"state": "awaiting-echo", "acknowledgement": {…}}},
+///  "set": {"<request id>": {"state": "sending", "attempts": 1}},
+///  "ack": {"<request id>": ["<message id>", "<cursor>"]},
+///  "confirm": ["<request id>"],
 ///  "unset": {"<request id>": ["failure"]},
 ///  "remove": ["<request id>"],
 ///  "retiredDraftIds": ["draft-7"]}
 /// ```
 ///
 /// Every member is optional. A record applies to the document before it in this order:
-/// `remove` drops entries, `set` replaces or adds members of an entry and `unset` drops
-/// members, `add` appends whole entries (as ``AgentOutboxDocument`` stores them), and
-/// `retiredDraftIds` replaces the list. A record that names an entry that is not there (or adds
-/// one that is) is refused; the entries themselves are checked by
+/// `remove` drops entries, `set` replaces or adds members of an entry, `ack` sets an entry's
+/// state to `awaiting-echo` with its acknowledgement (`{"messageId", "cursor"}`), `confirm`
+/// sets an entry's state to `confirmed`, `unset` drops members, `add` appends whole entries
+/// (as ``AgentOutboxDocument`` stores them), and `retiredDraftIds` replaces the list. `ack` and
+/// `confirm` are the short forms of the two changes every delivered message makes (its
+/// receipt, its echo); any other change is a `set` (records written before the short forms
+/// existed hold those as `set` too, and still read). A record that names an entry that is not
+/// there (or adds one that is) is refused; the entries themselves are checked by
 /// ``AgentOutboxDocument/decode(_:)`` once every record is applied.
 enum AgentOutboxJournal {
     /// The members a record may hold.
-    static let keys = ["add", "set", "unset", "remove", "retiredDraftIds"]
+    static let keys = ["add", "set", "ack", "confirm", "unset", "remove", "retiredDraftIds"]
 
     /// A record and the request ids of the entries it changed, added or removed.
     struct Record {
@@ -41,8 +47,7 @@ enum AgentOutboxJournal {
         from old: AgentOutboxQueue, to new: AgentOutboxQueue, encoded: (AgentOutboxEntry) -> [UInt8]
     ) -> Record? {
         var removed: [String] = []
-        var set: [JSONMember] = []
-        var unset: [JSONMember] = []
+        var changes = Changes()
         var touched: [AgentOutboxEntry] = []
         var next = 0
         old.entries.withUnsafeBufferPointer { olds in
@@ -55,14 +60,7 @@ enum AgentOutboxJournal {
                     next += 1
                     // The rules change only an entry's progress; its submission is fixed when queued.
                     guard !sameProgress(olds[index], news[next - 1]) else { continue }
-                    let entry = news[next - 1]
-                    guard case .object(let was) = olds[index].jsonValue, case .object(let now) = entry.jsonValue
-                    else { continue }
-                    touched.append(entry)
-                    let changed = now.members.filter { was[$0.key] != $0.value }
-                    let dropped = was.members.filter { now[$0.key] == nil }.map { JSONValue.string($0.key) }
-                    if !changed.isEmpty { set.append(JSONMember(entry.requestId, .object(JSONObject(changed)))) }
-                    if !dropped.isEmpty { unset.append(JSONMember(entry.requestId, .array(dropped))) }
+                    if changes.note(from: olds[index], to: news[next - 1]) { touched.append(news[next - 1]) }
                 }
             }
         }
@@ -75,11 +73,11 @@ enum AgentOutboxJournal {
         }
         touched += added
         let retiredChanged = old.retiredDraftIds != new.retiredDraftIds
-        guard !removed.isEmpty || !set.isEmpty || !unset.isEmpty || !added.isEmpty || retiredChanged else {
+        guard !removed.isEmpty || !changes.isEmpty || !added.isEmpty || retiredChanged else {
             return nil
         }
         let bytes = bytes(
-            added: Array(added), set: set, unset: unset, removed: removed,
+            added: Array(added), changes: changes, removed: removed,
             retired: retiredChanged ? new.retiredDraftIds : nil, encoded: encoded)
         return Record(bytes: bytes, touched: touched, removed: removed)
     }
@@ -93,8 +91,7 @@ enum AgentOutboxJournal {
         encoded: (AgentOutboxEntry) -> [UInt8]
     ) -> Record? {
         var removed: [String] = []
-        var set: [JSONMember] = []
-        var unset: [JSONMember] = []
+        var changes = Changes()
         var touched: [AgentOutboxEntry] = []
         var added: [(position: Int, entry: AgentOutboxEntry)] = []
         for id in changed {
@@ -107,31 +104,61 @@ enum AgentOutboxJournal {
             case (.some(let before), .some(let after)):
                 let entry = new.entries[after]
                 guard !sameProgress(old.entries[before], entry) else { continue }
-                guard case .object(let was) = old.entries[before].jsonValue, case .object(let now) = entry.jsonValue
-                else { continue }
-                touched.append(entry)
-                let changedMembers = now.members.filter { was[$0.key] != $0.value }
-                let dropped = was.members.filter { now[$0.key] == nil }.map { JSONValue.string($0.key) }
-                if !changedMembers.isEmpty { set.append(JSONMember(id, .object(JSONObject(changedMembers)))) }
-                if !dropped.isEmpty { unset.append(JSONMember(id, .array(dropped))) }
+                if changes.note(from: old.entries[before], to: entry) { touched.append(entry) }
             }
         }
         added.sort { $0.position < $1.position }
         touched += added.map(\.entry)
         let retiredChanged = old.retiredDraftIds != new.retiredDraftIds
-        guard !removed.isEmpty || !set.isEmpty || !unset.isEmpty || !added.isEmpty || retiredChanged else {
+        guard !removed.isEmpty || !changes.isEmpty || !added.isEmpty || retiredChanged else {
             return nil
         }
         return Record(
             bytes: bytes(
-                added: added.map(\.entry), set: set, unset: unset, removed: removed,
+                added: added.map(\.entry), changes: changes, removed: removed,
                 retired: retiredChanged ? new.retiredDraftIds : nil, encoded: encoded),
             touched: touched, removed: removed)
     }
 
+    /// The changed members of the entries a record changes, in the record's members.
+    private struct Changes {
+        var setting: [JSONMember] = []
+        var acknowledged: [JSONMember] = []
+        var confirmed: [JSONValue] = []
+        var unsetting: [JSONMember] = []
+
+        var isEmpty: Bool { setting.isEmpty && acknowledged.isEmpty && confirmed.isEmpty && unsetting.isEmpty }
+
+        /// Adds what turns `old` into `new` (the same entry); false when nothing differs. A
+        /// receipt (the state `awaiting-echo` and the acknowledgement) goes to `ack` and an
+        /// echo that only changes the state to `confirmed` goes to `confirm`; anything else to
+        /// `set` and `unset`.
+        mutating func note(from old: AgentOutboxEntry, to new: AgentOutboxEntry) -> Bool {
+            guard case .object(let was) = old.jsonValue, case .object(let now) = new.jsonValue else { return false }
+            let changed = now.members.filter { was[$0.key] != $0.value }
+            let dropped = was.members.filter { now[$0.key] == nil }.map { JSONValue.string($0.key) }
+            let id = new.requestId
+            let keys = changed.map(\.key)
+            if dropped.isEmpty, keys == ["state"], new.state == .confirmed {
+                confirmed.append(.string(id))
+            } else if dropped.isEmpty, keys == ["state", "acknowledgement"], new.state == .awaitingEcho,
+                let acknowledgement = new.acknowledgement
+            {
+                acknowledged.append(
+                    JSONMember(
+                        id,
+                        .array([.string(acknowledgement.messageId), acknowledgement.cursor.jsonValue])))
+            } else {
+                if !changed.isEmpty { setting.append(JSONMember(id, .object(JSONObject(changed)))) }
+                if !dropped.isEmpty { unsetting.append(JSONMember(id, .array(dropped))) }
+            }
+            return !changed.isEmpty || !dropped.isEmpty
+        }
+    }
+
     /// A record's bytes.
     private static func bytes(
-        added: [AgentOutboxEntry], set: [JSONMember], unset: [JSONMember], removed: [String], retired: [String]?,
+        added: [AgentOutboxEntry], changes: Changes, removed: [String], retired: [String]?,
         encoded: (AgentOutboxEntry) -> [UInt8]
     ) -> [UInt8] {
         let writer = JSONWriter()
@@ -145,8 +172,18 @@ enum AgentOutboxJournal {
             bytes.append(UInt8(ascii: "]"))
             parts.append(bytes)
         }
-        if !set.isEmpty { parts.append(Array(#""set":"#.utf8) + writer.bytes(from: .object(JSONObject(set)))) }
-        if !unset.isEmpty { parts.append(Array(#""unset":"#.utf8) + writer.bytes(from: .object(JSONObject(unset)))) }
+        if !changes.setting.isEmpty {
+            parts.append(Array(#""set":"#.utf8) + writer.bytes(from: .object(JSONObject(changes.setting))))
+        }
+        if !changes.acknowledged.isEmpty {
+            parts.append(Array(#""ack":"#.utf8) + writer.bytes(from: .object(JSONObject(changes.acknowledged))))
+        }
+        if !changes.confirmed.isEmpty {
+            parts.append(Array(#""confirm":"#.utf8) + writer.bytes(from: .array(changes.confirmed)))
+        }
+        if !changes.unsetting.isEmpty {
+            parts.append(Array(#""unset":"#.utf8) + writer.bytes(from: .object(JSONObject(changes.unsetting))))
+        }
         if !removed.isEmpty {
             parts.append(Array(#""remove":"#.utf8) + writer.bytes(from: .array(removed.map { .string($0) })))
         }
@@ -231,6 +268,12 @@ enum AgentOutboxJournal {
                     for field in fields.members { entry[field.key] = .some(field.value) }
                     expected[member.key] = .some(entry)
                 }
+            }
+            for (id, fields) in shortForms(object) {
+                guard let fields else { return false }
+                var entry = (expected[id] ?? nil) ?? [:]
+                for field in fields.members { entry[field.key] = .some(field.value) }
+                expected[id] = .some(entry)
             }
             if case .object(let unset)? = object["unset"] {
                 for member in unset.members {
@@ -322,14 +365,20 @@ enum AgentOutboxJournal {
             let fields = try JSONObjectReader(change.value, at: at)
             try fields.rejectUnknownKeys(AgentOutboxEntry.keys.filter { $0 != "requestId" })
             guard case .object(let updates) = change.value else { continue }
-            entries.update(target) { object in
-                for update in updates.members {
-                    if let existing = object.members.firstIndex(where: { $0.key == update.key }) {
-                        object.members[existing].value = update.value
-                    } else {
-                        object.members.append(update)
-                    }
-                }
+            entries.update(target) { $0.set(updates) }
+        }
+        for (change, at) in try members(object.optionalValue("ack"), at: path.appending(key: "ack")) {
+            let target = try entries.position(change.key, at)
+            guard let fields = ackFields(change.value) else {
+                throw .contract(at, "must be [message id, cursor], two strings")
+            }
+            entries.update(target) { $0.set(fields) }
+        }
+        if let confirmed = object.optionalValue("confirm") {
+            for (offset, item) in try list(confirmed, at: path.appending(key: "confirm")).enumerated() {
+                let at = path.appending(key: "confirm").appending(index: offset)
+                let target = try entries.position(try JSONValueReader.string(item, at: at), at)
+                entries.update(target) { $0.set(confirmFields) }
             }
         }
         for (change, at) in try members(object.optionalValue("unset"), at: path.appending(key: "unset")) {
@@ -361,6 +410,40 @@ enum AgentOutboxJournal {
         }
     }
 
+    /// The members an `ack` value (`[message id, cursor]`) sets, or `nil` when it is not two
+    /// strings.
+    private static func ackFields(_ value: JSONValue) -> JSONObject? {
+        guard case .array(let items) = value, items.count == 2, case .string = items[0], case .string = items[1]
+        else { return nil }
+        return JSONObject([
+            JSONMember("state", .string(AgentOutboxEntry.State.awaitingEcho.rawValue)),
+            JSONMember(
+                "acknowledgement",
+                .object(JSONObject([JSONMember("messageId", items[0]), JSONMember("cursor", items[1])]))),
+        ])
+    }
+
+    /// The members a `confirm` sets.
+    private static let confirmFields = JSONObject([
+        JSONMember("state", .string(AgentOutboxEntry.State.confirmed.rawValue))
+    ])
+
+    /// The members the short forms of `record` (`ack`, `confirm`) set, by request id; `nil`
+    /// members when a value cannot be read.
+    private static func shortForms(_ record: JSONObject) -> [(String, JSONObject?)] {
+        var forms: [(String, JSONObject?)] = []
+        if case .object(let acknowledged)? = record["ack"] {
+            forms += acknowledged.members.map { ($0.key, ackFields($0.value)) }
+        }
+        if case .array(let confirmed)? = record["confirm"] {
+            for item in confirmed {
+                guard case .string(let id) = item else { return [("", nil)] }
+                forms.append((id, confirmFields))
+            }
+        }
+        return forms
+    }
+
     private static func list(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> [JSONValue] {
         guard case .array(let items) = value else {
             throw .contract(path, "must be an array, got \(value.kindDescription)")
@@ -374,5 +457,18 @@ enum AgentOutboxJournal {
         _ = try JSONObjectReader(value, at: path)
         guard case .object(let object) = value else { return [] }
         return object.members.map { ($0, path.appending(key: $0.key)) }
+    }
+}
+
+extension JSONObject {
+    /// Replaces the members named in `updates`, appending those it lacks.
+    fileprivate mutating func set(_ updates: JSONObject) {
+        for update in updates.members {
+            if let existing = members.firstIndex(where: { $0.key == update.key }) {
+                members[existing].value = update.value
+            } else {
+                members.append(update)
+            }
+        }
     }
 }
