@@ -35,8 +35,8 @@ let package = Package(
         .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(
-            name: "CSecret", path: "Sources/CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        // libsecret is loaded on first use (dlopen), so CSecret has no pkgConfig (which would link it).
+        .systemLibrary(name: "CSecret", path: "Sources/CSecret", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .systemLibrary(
             name: "CCMarkGFM", path: "Sources/CCMarkGFM", pkgConfig: "libcmark-gfm",
