@@ -24,7 +24,7 @@
     /// thread that read its bytes, with no other thread woken (one wake-up per answer, as a
     /// blocking read has). Such a task must not block. Once the thread has ended, jobs go to
     /// the global concurrent executor.
-    final class SocketConnection: TaskExecutor, JobRunningThread, Sendable {
+    final class SocketConnection: TaskExecutor, Sendable {
         /// Bytes read from the socket at a time.
         static let readSize = 64 * 1024
         /// Received bytes the inbox holds before reading pauses.
@@ -64,10 +64,9 @@
             var writerSending = false
             /// The I/O thread ended while a writer was sending: the writer closes the descriptors.
             var closeDeferred = false
-            /// Jobs of tasks that prefer this connection as their executor (or a
-            /// ``ConnectionThreadExecutor`` that adopted it), run by the I/O thread before it next
-            /// polls, each on the executor it was enqueued on.
-            var jobs: [(UnownedJob, UnownedTaskExecutor)] = []
+            /// Jobs of tasks that prefer this connection as their executor, run by the I/O
+            /// thread before it next polls.
+            var jobs: [UnownedJob] = []
             /// The I/O thread waits in `poll` with no time limit: a job queued now wakes it.
             var polling = false
         }
@@ -181,16 +180,10 @@
         /// Queues `job` for the I/O thread (woken when it waits in `poll`); once the thread has
         /// ended, hands it to the global concurrent executor.
         func enqueue(_ job: consuming ExecutorJob) {
-            enqueue(UnownedJob(job), runningOn: asUnownedTaskExecutor())
-        }
-
-        /// Queues `job` for the I/O thread, to run as if on `executor` (so a task that prefers
-        /// that executor does not hop again); once the thread has ended, hands it to the global
-        /// concurrent executor.
-        func enqueue(_ job: UnownedJob, runningOn executor: UnownedTaskExecutor) {
+            let job = UnownedJob(job)
             let queued = state.withLock { state -> Bool in
                 guard !state.finished else { return false }
-                state.jobs.append((job, executor))
+                state.jobs.append(job)
                 if state.polling {
                     // Under the lock, like ``signal()``: the descriptor is still this connection's.
                     state.polling = false
@@ -216,8 +209,6 @@
                 resumeReadingIfDrained()
                 return ready
             }
-            // A reader run by a `ConnectionThreadExecutor` is resumed by this thread from now on.
-            ConnectionThreadExecutor.current?.adopt(self)
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
                     let outcome = state.withLock { state -> Result<[UInt8]?, any Error>? in
@@ -382,12 +373,12 @@
             var first = 0
             var sent = 0
             var failure: (any Error)?
-            var jobs: [(UnownedJob, UnownedTaskExecutor)] = []
+            var jobs: [UnownedJob] = []
             loop: while true {
                 // Jobs queued before this turn (those they queue run on the next one, after a
                 // poll that does not wait).
                 state.withLock { swap(&jobs, &$0.jobs) }
-                for (job, executor) in jobs { job.runSynchronously(on: executor) }
+                for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
                 jobs.removeAll(keepingCapacity: true)
                 let (closing, paused, writing, idle) = state.withLock { state -> (Bool, Bool, Bool, Bool) in
                     if state.writerSending {
@@ -503,7 +494,7 @@
             }
             if closeNow { closeDescriptors() }
             // Jobs queued before the end still run here; later ones go to the global executor.
-            for (job, executor) in jobs { job.runSynchronously(on: executor) }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
         }
 
         /// Closes the TLS session, the socket and the wake pipe: once, after `finished` is set

@@ -101,13 +101,8 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         let finished = FinishSeen()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                // Reading and decoding run on the I/O thread of the connection the body comes
-                // from (they never block): the thread that reads the bytes goes on to decode
-                // them, instead of waking a pool thread to do it. The consumer stays where it is.
-                let sawDone = try await ConnectionThreadExecutor().run {
-                    try await SSEChatBodyReader.read(
-                        response.body, touch: { watch.touch() }, finished: { finished.set() }, into: yield)
-                }
+                let sawDone = try await SSEChatBodyReader.read(
+                    response.body, touch: { watch.touch() }, finished: { finished.set() }, into: yield)
                 // The body ended without `[DONE]`: complete when the reply said it was finished.
                 if !sawDone, !finished.value { throw ChatStreamError.interrupted }
             }
