@@ -258,6 +258,9 @@ enum AgentOutboxJournal {
         var retired: JSONValue?
         for record in records {
             guard case .object(let object)? = try? reader.parse(record) else { return false }
+            // A change member of the wrong kind is a record ``merge(snapshot:records:)``
+            // refuses: it cannot be counted as folded (skipping it would let the journal go).
+            guard Self.changeKinds.allSatisfy({ key, isKind in object[key].map(isKind) ?? true }) else { return false }
             if case .array(let removed)? = object["remove"] {
                 for case .string(let id) in removed { expected[id] = .some(nil) }
             }
@@ -422,6 +425,16 @@ enum AgentOutboxJournal {
                 .object(JSONObject([JSONMember("messageId", items[0]), JSONMember("cursor", items[1])]))),
         ])
     }
+
+    /// The change members a record may hold and the kind each must have.
+    private static let changeKinds: [(String, @Sendable (JSONValue) -> Bool)] = [
+        ("remove", { if case .array = $0 { true } else { false } }),
+        ("set", { if case .object = $0 { true } else { false } }),
+        ("ack", { if case .object = $0 { true } else { false } }),
+        ("confirm", { if case .array = $0 { true } else { false } }),
+        ("unset", { if case .object = $0 { true } else { false } }),
+        ("add", { if case .array = $0 { true } else { false } }),
+    ]
 
     /// The members a `confirm` sets.
     private static let confirmFields = JSONObject([

@@ -58,6 +58,25 @@ struct AgentOutboxJournalShortFormTests {
         #expect(!AgentOutboxJournal.isFolded([ack], into: base))
     }
 
+    /// A record whose change member has the wrong kind is one `merge` refuses, so it is never
+    /// counted as folded into a snapshot (that would let the journal holding it be removed).
+    @Test func aRecordWithAChangeOfTheWrongKindIsNeverFolded() throws {
+        let queue = try Rules.queue("a")
+        let folded = snapshot(queue)
+        for text in [
+            #"{"ack":5}"#, #"{"ack":["a"]}"#, #"{"confirm":"a"}"#, #"{"confirm":{"a":1}}"#, #"{"set":[]}"#,
+            #"{"unset":"a"}"#, #"{"remove":"a"}"#, #"{"add":{}}"#,
+        ] {
+            let bytes = Array(text.utf8)
+            #expect(!AgentOutboxJournal.isFolded([bytes], into: folded), "\(text)")
+            #expect(AgentOutboxJournal.merge(snapshot: folded, records: [bytes]).1 != nil, "\(text)")
+        }
+        // The same records with the right kinds and nothing in them change nothing: folded.
+        for text in [#"{"ack":{}}"#, #"{"confirm":[]}"#, #"{"set":{}}"#, #"{"remove":[]}"#] {
+            #expect(AgentOutboxJournal.isFolded([Array(text.utf8)], into: folded), "\(text)")
+        }
+    }
+
     @Test func otherChangesStayASet() throws {
         // An echo that arrives before the receipt confirms with the acknowledgement it carries.
         var sending = try Rules.queue("a")
