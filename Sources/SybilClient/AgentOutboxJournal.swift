@@ -7,7 +7,8 @@ import SybilWire
 ///
 /// ```json
 /// {"add": [{"requestId": "…", "text": "…", …}],
-///  "set": {"<request id>": {"state": "sending", "attempts": 1}},
+///  "set": {"<request id>": {"state": "failed", "failure": {…}}},
+///  "send": {"<request id>": <attempts>},
 ///  "ack": {"<request id>": ["<message id>", "<cursor>"]},
 ///  "confirm": ["<request id>"],
 ///  "unset": {"<request id>": ["failure"]},
@@ -16,18 +17,19 @@ import SybilWire
 /// ```
 ///
 /// Every member is optional. A record applies to the document before it in this order:
-/// `remove` drops entries, `set` replaces or adds members of an entry, `ack` sets an entry's
-/// state to `awaiting-echo` with its acknowledgement (`{"messageId", "cursor"}`), `confirm`
-/// sets an entry's state to `confirmed`, `unset` drops members, `add` appends whole entries
-/// (as ``AgentOutboxDocument`` stores them), and `retiredDraftIds` replaces the list. `ack` and
-/// `confirm` are the short forms of the two changes every delivered message makes (its
-/// receipt, its echo); any other change is a `set` (records written before the short forms
-/// existed hold those as `set` too, and still read). A record that names an entry that is not
+/// `remove` drops entries, `set` replaces or adds members of an entry, `send` sets an entry's
+/// state to `sending` with its attempts, `ack` sets an entry's state to `awaiting-echo` with its
+/// acknowledgement (`{"messageId", "cursor"}`), `confirm` sets an entry's state to `confirmed`,
+/// `unset` drops members, `add` appends whole entries (as ``AgentOutboxDocument`` stores them),
+/// and `retiredDraftIds` replaces the list. `send`, `ack` and `confirm` are the short forms of
+/// the three changes every delivered message makes (handed over, its receipt, its echo); any
+/// other change is a `set` (records written before the short forms existed hold those as `set`
+/// too, and still read). A record that names an entry that is not
 /// there (or adds one that is) is refused; the entries themselves are checked by
 /// ``AgentOutboxDocument/decode(_:)`` once every record is applied.
 enum AgentOutboxJournal {
     /// The members a record may hold.
-    static let keys = ["add", "set", "ack", "confirm", "unset", "remove", "retiredDraftIds"]
+    static let keys = ["add", "set", "send", "ack", "confirm", "unset", "remove", "retiredDraftIds"]
 
     /// A record and the request ids of the entries it changed, added or removed.
     struct Record {
@@ -123,13 +125,17 @@ enum AgentOutboxJournal {
     /// The changed members of the entries a record changes, in the record's members.
     private struct Changes {
         var setting: [JSONMember] = []
+        var sent: [JSONMember] = []
         var acknowledged: [JSONMember] = []
         var confirmed: [JSONValue] = []
         var unsetting: [JSONMember] = []
 
-        var isEmpty: Bool { setting.isEmpty && acknowledged.isEmpty && confirmed.isEmpty && unsetting.isEmpty }
+        var isEmpty: Bool {
+            setting.isEmpty && sent.isEmpty && acknowledged.isEmpty && confirmed.isEmpty && unsetting.isEmpty
+        }
 
         /// Adds what turns `old` into `new` (the same entry); false when nothing differs. A
+        /// hand-over (the state `sending` and the attempts, nothing dropped) goes to `send`, a
         /// receipt (the state `awaiting-echo` and the acknowledgement) goes to `ack` and an
         /// echo that only changes the state to `confirmed` goes to `confirm`; anything else to
         /// `set` and `unset`.
@@ -141,6 +147,10 @@ enum AgentOutboxJournal {
             let keys = changed.map(\.key)
             if dropped.isEmpty, keys == ["state"], new.state == .confirmed {
                 confirmed.append(.string(id))
+            } else if dropped.isEmpty, Set(keys) == ["state", "attempts"], new.state == .sending,
+                let attempts = now["attempts"]
+            {
+                sent.append(JSONMember(id, attempts))
             } else if dropped.isEmpty, keys == ["state", "acknowledgement"], new.state == .awaitingEcho,
                 let acknowledgement = new.acknowledgement
             {
@@ -174,6 +184,9 @@ enum AgentOutboxJournal {
         }
         if !changes.setting.isEmpty {
             parts.append(Array(#""set":"#.utf8) + writer.bytes(from: .object(JSONObject(changes.setting))))
+        }
+        if !changes.sent.isEmpty {
+            parts.append(Array(#""send":"#.utf8) + writer.bytes(from: .object(JSONObject(changes.sent))))
         }
         if !changes.acknowledged.isEmpty {
             parts.append(Array(#""ack":"#.utf8) + writer.bytes(from: .object(JSONObject(changes.acknowledged))))
@@ -370,6 +383,11 @@ enum AgentOutboxJournal {
             guard case .object(let updates) = change.value else { continue }
             entries.update(target) { $0.set(updates) }
         }
+        for (change, at) in try members(object.optionalValue("send"), at: path.appending(key: "send")) {
+            let target = try entries.position(change.key, at)
+            guard let fields = sendFields(change.value) else { throw .contract(at, "must be the attempts, a number") }
+            entries.update(target) { $0.set(fields) }
+        }
         for (change, at) in try members(object.optionalValue("ack"), at: path.appending(key: "ack")) {
             let target = try entries.position(change.key, at)
             guard let fields = ackFields(change.value) else {
@@ -413,6 +431,15 @@ enum AgentOutboxJournal {
         }
     }
 
+    /// The members a `send` value (the attempts) sets, or `nil` when it is not a number (its
+    /// range is checked with the entry, once every record is applied).
+    private static func sendFields(_ value: JSONValue) -> JSONObject? {
+        guard case .number = value else { return nil }
+        return JSONObject([
+            JSONMember("state", .string(AgentOutboxEntry.State.sending.rawValue)), JSONMember("attempts", value),
+        ])
+    }
+
     /// The members an `ack` value (`[message id, cursor]`) sets, or `nil` when it is not two
     /// strings.
     private static func ackFields(_ value: JSONValue) -> JSONObject? {
@@ -430,6 +457,7 @@ enum AgentOutboxJournal {
     private static let changeKinds: [(String, @Sendable (JSONValue) -> Bool)] = [
         ("remove", { if case .array = $0 { true } else { false } }),
         ("set", { if case .object = $0 { true } else { false } }),
+        ("send", { if case .object = $0 { true } else { false } }),
         ("ack", { if case .object = $0 { true } else { false } }),
         ("confirm", { if case .array = $0 { true } else { false } }),
         ("unset", { if case .object = $0 { true } else { false } }),
@@ -441,10 +469,13 @@ enum AgentOutboxJournal {
         JSONMember("state", .string(AgentOutboxEntry.State.confirmed.rawValue))
     ])
 
-    /// The members the short forms of `record` (`ack`, `confirm`) set, by request id; `nil`
-    /// members when a value cannot be read.
+    /// The members the short forms of `record` (`send`, `ack`, `confirm`) set, by request id;
+    /// `nil` members when a value cannot be read.
     private static func shortForms(_ record: JSONObject) -> [(String, JSONObject?)] {
         var forms: [(String, JSONObject?)] = []
+        if case .object(let sent)? = record["send"] {
+            forms += sent.members.map { ($0.key, sendFields($0.value)) }
+        }
         if case .object(let acknowledged)? = record["ack"] {
             forms += acknowledged.members.map { ($0.key, ackFields($0.value)) }
         }

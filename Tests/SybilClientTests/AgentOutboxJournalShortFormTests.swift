@@ -58,13 +58,46 @@ struct AgentOutboxJournalShortFormTests {
         #expect(!AgentOutboxJournal.isFolded([ack], into: base))
     }
 
+    /// Handing an entry over is a `send` with its attempts; the same change written as a `set`
+    /// (before the short form existed) reads to the same entries; a hand-over after a Retry (which
+    /// already dropped the failure) is a `send` with the next attempt.
+    @Test func aHandOverIsASendAndTheOldSetStillReads() throws {
+        let queued = try Rules.queue("a", "b")
+        let base = snapshot(queued)
+        var sending = queued
+        _ = try sending.beginSending("a")
+        let send = try record(queued, &sending)
+        #expect(String(decoding: send, as: UTF8.self) == #"{"send":{"a":1}}"#)
+        let old = Array(#"{"set":{"a":{"state":"sending","attempts":1}}}"#.utf8)
+        #expect(try merged(base, [send]) == sending.entries)
+        #expect(try merged(base, [old]) == sending.entries)
+        #expect(AgentOutboxJournal.isFolded([send], into: snapshot(sending)))
+        #expect(!AgentOutboxJournal.isFolded([send], into: base))
+        // Not a number, or an entry that is not there: refused, naming the member.
+        for (text, path) in [(#"{"send":{"a":"1"}}"#, "send.a"), (#"{"send":{"z":1}}"#, "send.z")] {
+            let problem = AgentOutboxJournal.merge(snapshot: base, records: [Array(text.utf8)]).1
+            #expect(problem.map { "\($0)".contains(path) } == true, "\(text): \(String(describing: problem))")
+        }
+
+        var failed = try Rules.queue("b")
+        try Rules.send(&failed, "b", .failure(.transport("offline")))
+        try failed.retry("b")
+        _ = failed.takeChangedIds()
+        var again = failed
+        _ = try again.beginSending("b")
+        let retried = String(decoding: try record(failed, &again), as: UTF8.self)
+        #expect(retried == #"{"send":{"b":2}}"#)
+        #expect(try merged(snapshot(failed), [Array(retried.utf8)]) == again.entries)
+    }
+
     /// A record whose change member has the wrong kind is one `merge` refuses, so it is never
     /// counted as folded into a snapshot (that would let the journal holding it be removed).
     @Test func aRecordWithAChangeOfTheWrongKindIsNeverFolded() throws {
         let queue = try Rules.queue("a")
         let folded = snapshot(queue)
         for text in [
-            #"{"ack":5}"#, #"{"ack":["a"]}"#, #"{"confirm":"a"}"#, #"{"confirm":{"a":1}}"#, #"{"set":[]}"#,
+            #"{"ack":5}"#, #"{"ack":["a"]}"#, #"{"send":1}"#, #"{"confirm":"a"}"#, #"{"confirm":{"a":1}}"#,
+            #"{"set":[]}"#,
             #"{"unset":"a"}"#, #"{"remove":"a"}"#, #"{"add":{}}"#,
         ] {
             let bytes = Array(text.utf8)

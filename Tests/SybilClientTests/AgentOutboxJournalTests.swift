@@ -68,7 +68,7 @@ struct AgentOutboxJournalTests {
         #expect(
             journal.records.map { String(decoding: $0, as: UTF8.self) } == [
                 #"{"add":[{"requestId":"req-2","text":"two","createdAt":1764400200000,"attachments":[],"state":"queued","attempts":0}]}"#,
-                #"{"set":{"req-1":{"state":"sending","attempts":1}}}"#,
+                #"{"send":{"req-1":1}}"#,
             ])
         #expect(try storedDocument(outbox.file).entries.map(\.requestId) == [one.requestId, two.requestId])
         #expect(try storedDocument(outbox.file).entries.first?.state == .sending)
