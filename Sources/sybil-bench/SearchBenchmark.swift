@@ -121,6 +121,18 @@ private func runSearchBenchmark(messages: Int, path: String, reuse: Bool) async 
     let batch = 5_000
     var built = 0
     if reuse {
+        // A corpus kept at another size would be searched and reported as this one: its chats
+        // are c0, c1, … one per 20 messages, so the last one of this size must be there and
+        // the next must not.
+        let last = (messages - 1) / perConversation
+        guard try await store.conversation(id: "c\(last)") != nil,
+            try await store.conversation(id: "c\(last + 1)") == nil
+        else {
+            caseFailed(
+                "search: the corpus at \(path) does not hold \(messages) messages (\(last + 1) chats); "
+                    + "remove it or pass the --messages it was built with")
+            return
+        }
         // The same draws as the build, so the queries below are the same words.
         for index in 0..<messages {
             if index % perConversation == 0 { blackHole(corpus.commonWord() + corpus.commonWord()) }
