@@ -69,11 +69,17 @@ public final class AgentOutbox {
     @ObservationIgnored private var snapshotBytes = 0
     /// The journal's size from which a compaction starts after a save.
     @ObservationIgnored private var compactAfter = 1 << 20
+    /// This boot's identity (``BootIdentity``), or `nil`: every `sending` state is flushed then.
+    @ObservationIgnored private let boot: String?
+    /// Whether the journal on disk holds an open claim (written with `fsync`): `sending` states
+    /// are then written without `fsync` (see ``Flush``).
+    @ObservationIgnored private var claimOpen = false
 
     private init(
         scope: AgentOutboxScope, file: AgentOutboxFile, queue: AgentOutboxQueue, loadProblems: [AgentOutboxError],
-        ids: any IDGenerator, now: @escaping @Sendable () -> Int64
+        ids: any IDGenerator, now: @escaping @Sendable () -> Int64, boot: String?
     ) {
+        self.boot = boot
         self.scope = scope
         self.file = file
         self.queue = queue
@@ -128,9 +134,12 @@ public final class AgentOutbox {
     ///     compacting costs a fraction of what the journal saved).
     ///   - journalCheckpoint: runs after each step of every write; tests throw from it to
     ///     simulate a crash there.
+    ///   - boot: this boot's identity (``BootIdentity/current()``; tests pass their own to
+    ///     simulate a restart of the device). `nil` writes every `sending` state with `fsync`.
     public static func open(
         directory: String, baseURL: URL, ids: any IDGenerator, now: @escaping @Sendable () -> Int64,
-        compactAfter: Int = 1 << 20, journalCheckpoint: @escaping @Sendable (AgentOutboxFile.Step) throws -> Void
+        compactAfter: Int = 1 << 20, journalCheckpoint: @escaping @Sendable (AgentOutboxFile.Step) throws -> Void,
+        boot: String? = BootIdentity.current()
     ) async throws(AgentOutboxError) -> AgentOutbox {
         let scope = try AgentOutboxScope(baseURL: baseURL)
         let file = AgentOutboxFile(directory: directory, scope: scope, checkpoint: journalCheckpoint)
@@ -139,6 +148,8 @@ public final class AgentOutbox {
         var problems: [AgentOutboxError] = []
         var needsSnapshot = true
         var mustWrite = false
+        // The boot of a claim the journal left open: its `sending` states may be unflushed.
+        var storedClaim: String?
         let loaded = try await file.open(maxJournalBytes: maxJournalBytes(compactAfter: compactAfter))
         if let reason = loaded.unreadableSnapshot {
             // Too large to read: the snapshot and its journal go aside unread.
@@ -150,8 +161,9 @@ public final class AgentOutbox {
             problems = [.unreadable(path: file.journalPath, keptAt: aside + ".journal", reason: reason)]
         } else if let snapshot = loaded.snapshot {
             needsSnapshot = false
-            let (decoded, recordProblem) = await Self.readStored(
+            let (decoded, recordProblem, claim) = await Self.readStored(
                 snapshot: snapshot, records: loaded.records, scope: scope)
+            storedClaim = claim
             switch decoded {
             case .success(let (document, entryProblems)):
                 queue = AgentOutboxQueue(entries: document.entries, retiredDraftIds: document.retiredDraftIds)
@@ -179,7 +191,7 @@ public final class AgentOutbox {
                     reason: "it names another snapshot than the one beside it, and that snapshot lacks its changes"))
         }
         let outbox = AgentOutbox(
-            scope: scope, file: file, queue: queue, loadProblems: problems, ids: ids, now: now)
+            scope: scope, file: file, queue: queue, loadProblems: problems, ids: ids, now: now, boot: boot)
         outbox.needsSnapshot = needsSnapshot
         outbox.journalBytes = loaded.journalBytes
         outbox.snapshotBytes = loaded.snapshot?.count ?? 0
@@ -188,14 +200,20 @@ public final class AgentOutbox {
         // already queued from the first message of this launch on.
         outbox.encodedEntries = await Self.encodedEntries(of: queue.entries)
         outbox.encodedBytes = outbox.encodedEntries.values.reduce(0) { $0 + $1.bytes.count }
-        if !outbox.pending.relaunch().isEmpty || mustWrite {
+        // A claim left open by another boot (or a boot this system cannot name): a queued entry
+        // may have left with its unflushed `sending` state lost, so queued entries fail with
+        // Retry too. Of this boot (the app died, the kernel kept every write): the journal is
+        // whole. Either way the claim is closed, flushed, before anything is sent.
+        let mayHaveLeft = storedClaim != nil && storedClaim != boot
+        outbox.claimOpen = storedClaim != nil
+        if !outbox.pending.relaunch(queuedMayHaveLeft: mayHaveLeft).isEmpty || mustWrite || storedClaim != nil {
             do {
                 try await outbox.save(compacting: false)
             } catch {
                 outbox.pending = outbox.queue
                 throw error
             }
-            _ = outbox.queue.relaunch()
+            _ = outbox.queue.relaunch(queuedMayHaveLeft: mayHaveLeft)
             _ = outbox.queue.takeChangedIds()
         }
         return outbox
@@ -216,16 +234,23 @@ public final class AgentOutbox {
     /// past what a launch reads, typically), the longest run of its first records that still
     /// decodes, and the problem with the first record left out.
     @concurrent
+    /// The claim is the one the journal's readable records leave open (with records left out,
+    /// still that one: it is what may have gone unflushed).
     private nonisolated static func readStored(
         snapshot: [UInt8], records: [[UInt8]], scope: AgentOutboxScope
-    ) async -> (decoded: Result<(AgentOutboxDocument, [JSONError]), JSONError>, recordProblem: JSONError?) {
-        let (bytes, recordProblem) = AgentOutboxJournal.merge(snapshot: snapshot, records: records)
-        let decoded = decode(bytes, scope: scope)
-        guard case .failure(let error) = decoded, !records.isEmpty else { return (decoded, recordProblem) }
+    ) async -> (
+        decoded: Result<(AgentOutboxDocument, [JSONError]), JSONError>, recordProblem: JSONError?, claim: String?
+    ) {
+        let merged = AgentOutboxJournal.merged(snapshot: snapshot, records: records)
+        let decoded = decode(merged.bytes, scope: scope)
+        guard case .failure(let error) = decoded, !records.isEmpty else {
+            return (decoded, merged.problem, merged.claim)
+        }
         let kept = longestDecodablePrefix(snapshot: snapshot, records: records, scope: scope)
         return (
             kept.decoded,
-            .contract(.root.appending(key: "journal").appending(index: kept.count), error.description)
+            .contract(.root.appending(key: "journal").appending(index: kept.count), error.description),
+            merged.claim
         )
     }
 
@@ -462,7 +487,8 @@ public final class AgentOutbox {
     /// Marks the next entry `sending` and saves that before returning what to submit (used by
     /// ``AgentOutboxSender``).
     public func beginSending(_ requestId: String) async throws(AgentOutboxError) -> AgentRoomSubmission {
-        try await change { (queue) throws(AgentOutboxError) in try queue.beginSending(requestId) }
+        let flush: () -> Flush = { .sending }
+        return try await change(flush: flush) { (queue) throws(AgentOutboxError) in try queue.beginSending(requestId) }
     }
 
     /// Whether an entry is queued right behind `inFlight` (the entry being submitted), to be
@@ -471,12 +497,13 @@ public final class AgentOutbox {
 
     /// Records how earlier submissions ended (`outcomes`, acknowledgements whose saving waited
     /// for this write) and, with `behind`, marks the entry after that one (being submitted)
-    /// `sending` ahead of its turn, in one save with `fsync` (used by ``AgentOutboxSender``
+    /// `sending` ahead of its turn, in one save (used by ``AgentOutboxSender``
     /// while `behind`'s request is out). Returns what to submit once `behind` is acknowledged,
     /// or `nil` when nothing is queued behind it.
     /// With `beginningNext` instead, the next entry to send is marked `sending` and returned.
     ///
-    /// Only a failure or an entry marked `sending` needs the `fsync`: acknowledgements alone
+    /// Only a failure needs the `fsync`, and an entry marked `sending` while no claim of this
+    /// boot is open (``Flush``): acknowledgements alone
     /// are written and reach the disk with the next flushed write (a power loss before it
     /// leaves the entry `sending`, which a relaunch fails with Retry; its echo, its history or
     /// the Retry's repeated receipt settles it, as after a lost acknowledgement).
@@ -484,9 +511,9 @@ public final class AgentOutbox {
         _ outcomes: [(requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>)],
         beginningNextBehind behind: String? = nil, beginningNext: Bool = false
     ) async throws(AgentOutboxError) -> AgentRoomSubmission? {
-        let flushing = Once<Bool>()
-        let durable = { flushing.stored ?? true }
-        return try await change(durable: durable) { queue in
+        let flushing = Once<Flush>()
+        let flush = { flushing.stored ?? .always }
+        return try await change(flush: flush) { queue in
             var failed = false
             for outcome in outcomes {
                 if case .failed = queue.finishSending(outcome.requestId, result: outcome.result) { failed = true }
@@ -497,7 +524,7 @@ public final class AgentOutbox {
             } else if beginningNext, case .send(let entry) = queue.nextAction {
                 next = try? queue.beginSending(entry.requestId)
             }
-            _ = flushing.value { failed || next != nil }
+            _ = flushing.value { failed ? .always : next != nil ? .sending : .none }
             return next
         }
     }
@@ -533,9 +560,33 @@ public final class AgentOutbox {
         let apply: (inout AgentOutboxQueue, _ keepingResult: Bool) -> Bool
         /// Called once with the write's error (`nil` when saved).
         let finish: (AgentOutboxError?) -> Void
-        /// Whether the write must be flushed to disk before the change counts (asked once the
-        /// change was applied).
-        let durable: () -> Bool
+        /// How the write must reach the disk before the change counts (asked once the change
+        /// was applied).
+        let flush: () -> Flush
+    }
+
+    /// How a change must reach the disk before it counts.
+    ///
+    /// A `sending` state tells a relaunch that its entry may have left (it fails with Retry):
+    /// it must be on disk before the request leaves, and a process that dies keeps what it
+    /// wrote, but only a flushed write survives a restart of the device. So the first write
+    /// that saves a `sending` state is flushed and opens a claim naming this boot; while the
+    /// claim is open, `sending` states (and the acknowledgements saved with them) are written
+    /// without `fsync`, and a launch that finds the claim of another boot open fails every
+    /// queued entry with Retry as well (one may have left with its state lost). A flushed
+    /// write that leaves no entry `sending` closes the claim (everything before it is on disk
+    /// then); a compaction does too. So messages queued while nothing was sending cost one
+    /// `fsync` each, and sending them all one more.
+    enum Flush: Int, Comparable {
+        /// Written, not flushed: the room repeats the change after a relaunch (echoes and
+        /// history confirm, a Retry gets the same receipt).
+        case none
+        /// Saves an entry `sending`: flushed unless a claim of this boot is open.
+        case sending
+        /// Flushed before it counts (what the user wrote, failures, Retry, Discard…).
+        case always
+
+        static func < (lhs: Flush, rhs: Flush) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
     /// A value worked out when a change is first applied (to ``pending``) and kept for its
@@ -569,13 +620,14 @@ public final class AgentOutbox {
         durable: Bool = true, _ edit: @escaping (inout AgentOutboxQueue) throws(AgentOutboxError) -> T,
         saved: ((T) -> Void)? = nil
     ) async throws(AgentOutboxError) -> T {
-        try await change(durable: { durable }, edit, saved: saved)
+        let flush: Flush = durable ? .always : .none
+        return try await change(flush: { flush }, edit, saved: saved)
     }
 
-    /// ``change(durable:_:saved:)`` with the need to flush decided once the change was applied;
+    /// ``change(durable:_:saved:)`` with how to flush decided once the change was applied;
     /// `saved` runs with the result once the change counts, before anyone is told of it.
     private func change<T>(
-        durable: @escaping () -> Bool, _ edit: @escaping (inout AgentOutboxQueue) throws(AgentOutboxError) -> T,
+        flush: @escaping () -> Flush, _ edit: @escaping (inout AgentOutboxQueue) throws(AgentOutboxError) -> T,
         saved: ((T) -> Void)? = nil
     ) async throws(AgentOutboxError) -> T {
         let ticket = Ticket<T>()
@@ -598,7 +650,7 @@ public final class AgentOutbox {
                     ticket.saved = true
                     ticket.continuation?.resume()
                     ticket.continuation = nil
-                }, durable: durable))
+                }, flush: flush))
         pendingChanges += 1
         if writing {
             if !ticket.saved {
@@ -628,7 +680,7 @@ public final class AgentOutbox {
         var failure: AgentOutboxError?
         if changed || compacting {
             do {
-                try await save(compacting: compacting, durable: batch.contains { $0.durable() })
+                try await save(compacting: compacting, flush: batch.map { $0.flush() }.max() ?? .none)
                 if changed {
                     Self.replay(batch, on: &queue)
                     revision += 1
@@ -658,18 +710,24 @@ public final class AgentOutbox {
     /// Writes ``pending`` (the queue after the changes): one journal record with what changed
     /// since ``queue``, or a new snapshot when `compacting`, when the journal cannot take the
     /// change, or when a snapshot is needed.
-    private func save(compacting: Bool, durable: Bool = true) async throws(AgentOutboxError) {
+    private func save(compacting: Bool, flush: Flush = .always) async throws(AgentOutboxError) {
         let changedIds = pending.takeChangedIds()
         let next = pending
         var record: AgentOutboxJournal.Record?
+        var durable = true
+        var claim: AgentOutboxJournal.Claim?
         if !compacting && !needsSnapshot {
-            record = AgentOutboxJournal.record(changed: changedIds, from: queue, to: next) { self.encoded($0) }
+            (durable, claim) = claimDecision(flush, sendingAfter: next.isSending)
+            record = AgentOutboxJournal.record(changed: changedIds, from: queue, to: next, claim: claim) {
+                self.encoded($0)
+            }
             // Nothing to record (e.g. an entry added and removed in the same batch).
             if record == nil { return }
         }
         do {
             if let record {
                 journalBytes = try await file.append(record.bytes, sync: durable)
+                if let claim { claimOpen = claim != .close }
                 for id in record.removed {
                     encodedBytes -= encodedEntries.removeValue(forKey: id)?.bytes.count ?? 0
                 }
@@ -677,6 +735,8 @@ public final class AgentOutbox {
             } else {
                 let bytes = encode(next)
                 try await file.compact(bytes)
+                // A snapshot holds no claim, and every state in it is flushed.
+                claimOpen = false
                 needsSnapshot = false
                 journalBytes = 0
                 snapshotBytes = bytes.count
@@ -684,6 +744,19 @@ public final class AgentOutbox {
         } catch {
             needsSnapshot = true
             throw error
+        }
+    }
+
+    /// Whether a journal record made with `flush` is flushed, and the claim it opens or closes
+    /// (``Flush``); `sendingAfter`: an entry is `sending` once it is written.
+    private func claimDecision(_ flush: Flush, sendingAfter: Bool) -> (durable: Bool, claim: AgentOutboxJournal.Claim?)
+    {
+        switch flush {
+        case .none: return (false, nil)
+        case .sending where claimOpen: return (false, nil)
+        case .sending, .always:
+            if sendingAfter { return (true, claimOpen ? nil : boot.map { .open($0) }) }
+            return (true, claimOpen ? .close : nil)
         }
     }
 

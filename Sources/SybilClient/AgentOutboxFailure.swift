@@ -104,6 +104,11 @@ public struct AgentOutboxFailure: Sendable, Hashable, CustomStringConvertible {
     public static let relaunched = AgentOutboxFailure(
         kind: .interrupted, message: "The app stopped before the server answered.")
 
+    /// The failure of a queued entry after the device restarted while the outbox was sending:
+    /// the record that it left may have been lost with the restart, so it may have been sent.
+    public static let restartedWhileSending = AgentOutboxFailure(
+        kind: .interrupted, message: "The device restarted while messages were being sent; this one may have left.")
+
     /// The failure of a receipt that does not acknowledge exactly `submission`.
     public static func unacknowledged(_ receipt: AgentRoomReceipt, for submission: AgentRoomSubmission)
         -> AgentOutboxFailure

@@ -13,7 +13,8 @@ import SybilWire
 ///  "confirm": ["<request id>"],
 ///  "unset": {"<request id>": ["failure"]},
 ///  "remove": ["<request id>"],
-///  "retiredDraftIds": ["draft-7"]}
+///  "retiredDraftIds": ["draft-7"],
+///  "claim": "<boot id>"}
 /// ```
 ///
 /// Every member is optional. A record applies to the document before it in this order:
@@ -24,12 +25,39 @@ import SybilWire
 /// and `retiredDraftIds` replaces the list. `send`, `ack` and `confirm` are the short forms of
 /// the three changes every delivered message makes (handed over, its receipt, its echo); any
 /// other change is a `set` (records written before the short forms existed hold those as `set`
-/// too, and still read). A record that names an entry that is not
+/// too, and still read).
+///
+/// `claim` is not a change to the entries: a boot id (``BootIdentity``) opens a claim, `null`
+/// closes it. While a claim of the running boot is open (written with `fsync`), the outbox
+/// writes `sending` states without `fsync`; a launch that finds a claim of another boot open
+/// cannot trust that the journal holds every such state (``AgentOutbox``). A snapshot holds no
+/// claim: a compaction closes it. A record that names an entry that is not
 /// there (or adds one that is) is refused; the entries themselves are checked by
 /// ``AgentOutboxDocument/decode(_:)`` once every record is applied.
 enum AgentOutboxJournal {
     /// The members a record may hold.
-    static let keys = ["add", "set", "send", "ack", "confirm", "unset", "remove", "retiredDraftIds"]
+    static let keys = ["add", "set", "send", "ack", "confirm", "unset", "remove", "retiredDraftIds", "claim"]
+
+    /// The longest boot id a `claim` holds.
+    static let maxClaimBytes = 64
+
+    /// A change to the claim a record makes.
+    enum Claim: Equatable {
+        /// `sending` states of the boot `id` may be written without `fsync` from here on.
+        case open(String)
+        /// Every `sending` state is written with `fsync` from here on.
+        case close
+    }
+
+    /// A snapshot with records applied (``merged(snapshot:records:)``).
+    struct Merged {
+        /// The document's bytes.
+        var bytes: [UInt8]
+        /// The first record that could not be applied.
+        var problem: JSONError?
+        /// The boot id of the claim the applied records leave open, or `nil` (none, or closed).
+        var claim: String?
+    }
 
     /// A record and the request ids of the entries it changed, added or removed.
     struct Record {
@@ -46,7 +74,8 @@ enum AgentOutboxJournal {
     /// saved instead. `encoded` gives an entry's stored bytes (cached by the caller). Linear
     /// in the entries, without hashing the unchanged ones.
     static func record(
-        from old: AgentOutboxQueue, to new: AgentOutboxQueue, encoded: (AgentOutboxEntry) -> [UInt8]
+        from old: AgentOutboxQueue, to new: AgentOutboxQueue, claim: Claim? = nil,
+        encoded: (AgentOutboxEntry) -> [UInt8]
     ) -> Record? {
         var removed: [String] = []
         var changes = Changes()
@@ -75,12 +104,12 @@ enum AgentOutboxJournal {
         }
         touched += added
         let retiredChanged = old.retiredDraftIds != new.retiredDraftIds
-        guard !removed.isEmpty || !changes.isEmpty || !added.isEmpty || retiredChanged else {
+        guard !removed.isEmpty || !changes.isEmpty || !added.isEmpty || retiredChanged || claim != nil else {
             return nil
         }
         let bytes = bytes(
             added: Array(added), changes: changes, removed: removed,
-            retired: retiredChanged ? new.retiredDraftIds : nil, encoded: encoded)
+            retired: retiredChanged ? new.retiredDraftIds : nil, claim: claim, encoded: encoded)
         return Record(bytes: bytes, touched: touched, removed: removed)
     }
 
@@ -89,7 +118,7 @@ enum AgentOutboxJournal {
     /// ``record(from:to:encoded:)`` would write it, in time linear in `changed` (times a
     /// binary search), not in the queue.
     static func record(
-        changed: [String], from old: AgentOutboxQueue, to new: AgentOutboxQueue,
+        changed: [String], from old: AgentOutboxQueue, to new: AgentOutboxQueue, claim: Claim? = nil,
         encoded: (AgentOutboxEntry) -> [UInt8]
     ) -> Record? {
         var removed: [String] = []
@@ -112,13 +141,13 @@ enum AgentOutboxJournal {
         added.sort { $0.position < $1.position }
         touched += added.map(\.entry)
         let retiredChanged = old.retiredDraftIds != new.retiredDraftIds
-        guard !removed.isEmpty || !changes.isEmpty || !added.isEmpty || retiredChanged else {
+        guard !removed.isEmpty || !changes.isEmpty || !added.isEmpty || retiredChanged || claim != nil else {
             return nil
         }
         return Record(
             bytes: bytes(
                 added: added.map(\.entry), changes: changes, removed: removed,
-                retired: retiredChanged ? new.retiredDraftIds : nil, encoded: encoded),
+                retired: retiredChanged ? new.retiredDraftIds : nil, claim: claim, encoded: encoded),
             touched: touched, removed: removed)
     }
 
@@ -168,7 +197,7 @@ enum AgentOutboxJournal {
 
     /// A record's bytes.
     private static func bytes(
-        added: [AgentOutboxEntry], changes: Changes, removed: [String], retired: [String]?,
+        added: [AgentOutboxEntry], changes: Changes, removed: [String], retired: [String]?, claim: Claim?,
         encoded: (AgentOutboxEntry) -> [UInt8]
     ) -> [UInt8] {
         let writer = JSONWriter()
@@ -203,6 +232,11 @@ enum AgentOutboxJournal {
         if let retired {
             parts.append(Array(#""retiredDraftIds":"#.utf8) + writer.bytes(from: .array(retired.map { .string($0) })))
         }
+        switch claim {
+        case .open(let boot)?: parts.append(Array(#""claim":"#.utf8) + writer.bytes(from: .string(boot)))
+        case .close?: parts.append(Array(#""claim":null"#.utf8))
+        case nil: break
+        }
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         for (index, part) in parts.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -225,12 +259,18 @@ enum AgentOutboxJournal {
     /// is not a JSON object with an `entries` list is returned as it is, for the document's
     /// decoder to refuse.
     static func merge(snapshot: [UInt8]?, records: [[UInt8]]) -> (bytes: [UInt8], problem: JSONError?) {
+        let merged = merged(snapshot: snapshot, records: records)
+        return (merged.bytes, merged.problem)
+    }
+
+    /// ``merge(snapshot:records:)`` with the claim the applied records leave open.
+    static func merged(snapshot: [UInt8]?, records: [[UInt8]]) -> Merged {
         let bytes = snapshot ?? []
-        guard !records.isEmpty else { return (bytes, nil) }
+        guard !records.isEmpty else { return Merged(bytes: bytes) }
         let reader = JSONReader(limits: JSONReader.Limits(maxDepth: 32, maxBytes: AgentOutboxDocument.maxBytes))
         guard case .object(var document)? = try? reader.parse(bytes),
             case .array(let items)? = document["entries"]
-        else { return (bytes, nil) }
+        else { return Merged(bytes: bytes) }
         // Entries without an id are kept as they are, for the document's decoder to report.
         var entries = Entries(
             items.map { item in
@@ -241,10 +281,11 @@ enum AgentOutboxJournal {
             })
         var retired = document["retiredDraftIds"]
         var problem: JSONError?
+        var claim: String?
         for (index, record) in records.enumerated() {
             let path = JSONPath.root.appending(key: "journal").appending(index: index)
             do throws(JSONError) {
-                try apply(record, at: path, to: &entries, retired: &retired, reader: reader)
+                try apply(record, at: path, to: &entries, retired: &retired, claim: &claim, reader: reader)
             } catch {
                 problem = error
                 break
@@ -254,7 +295,7 @@ enum AgentOutboxJournal {
             if member.key == "entries" { document.members[index].value = .array(entries.items.map(\.value)) }
             if member.key == "retiredDraftIds", let retired { document.members[index].value = retired }
         }
-        return (JSONWriter().bytes(from: .object(document)), problem)
+        return Merged(bytes: JSONWriter().bytes(from: .object(document)), problem: problem, claim: claim)
     }
 
     /// Whether `snapshot` already shows every change `records` make (what a compaction that
@@ -273,7 +314,9 @@ enum AgentOutboxJournal {
             guard case .object(let object)? = try? reader.parse(record) else { return false }
             // A change member of the wrong kind is a record ``merge(snapshot:records:)``
             // refuses: it cannot be counted as folded (skipping it would let the journal go).
-            guard Self.changeKinds.allSatisfy({ key, isKind in object[key].map(isKind) ?? true }) else { return false }
+            guard Self.changeKinds.allSatisfy({ key, isKind in object[key].map(isKind) ?? true }),
+                object["claim"].map(isClaim) ?? true
+            else { return false }
             if case .array(let removed)? = object["remove"] {
                 for case .string(let id) in removed { expected[id] = .some(nil) }
             }
@@ -362,11 +405,22 @@ enum AgentOutboxJournal {
 
     /// Applies one record.
     private static func apply(
-        _ record: [UInt8], at path: JSONPath, to entries: inout Entries, retired: inout JSONValue?, reader: JSONReader
+        _ record: [UInt8], at path: JSONPath, to entries: inout Entries, retired: inout JSONValue?,
+        claim: inout String?, reader: JSONReader
     ) throws(JSONError) {
         let value = try reader.parse(record)
         let object = try JSONObjectReader(value, at: path)
         try object.rejectUnknownKeys(keys)
+        var claimAfter = claim
+        // (`null` closes a claim: read the member itself, not as an optional value.)
+        if case .object(let members) = value, let value = members["claim"] {
+            guard isClaim(value) else {
+                throw .contract(
+                    path.appending(key: "claim"),
+                    "must be a boot id (1–\(maxClaimBytes) bytes) or null, got \(value.kindDescription)")
+            }
+            if case .string(let boot) = value { claimAfter = boot } else { claimAfter = nil }
+        }
         if let removed = object.optionalValue("remove") {
             var gone = Set<Int>()
             for (offset, item) in try list(removed, at: path.appending(key: "remove")).enumerated() {
@@ -429,6 +483,7 @@ enum AgentOutboxJournal {
             _ = try list(ids, at: path.appending(key: "retiredDraftIds"))
             retired = ids
         }
+        claim = claimAfter
     }
 
     /// The members a `send` value (the attempts) sets, or `nil` when it is not a number (its
@@ -463,6 +518,15 @@ enum AgentOutboxJournal {
         ("unset", { if case .object = $0 { true } else { false } }),
         ("add", { if case .array = $0 { true } else { false } }),
     ]
+
+    /// Whether `value` is what a `claim` member may hold: a boot id or `null`.
+    private static func isClaim(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null: true
+        case .string(let boot): !boot.isEmpty && boot.utf8.count <= maxClaimBytes
+        default: false
+        }
+    }
 
     /// The members a `confirm` sets.
     private static let confirmFields = JSONObject([

@@ -19,7 +19,8 @@ import SybilWire
 /// - On relaunch an entry still `sending` has an unknown outcome: it fails with Retry
 ///   (same request id and `createdAt`) unless an echo confirms it first. (One saved ahead
 ///   may not have left; Retry sends it with its id either way, and the server keeps a
-///   request id once.)
+///   request id once.) After a restart of the device that may have lost `sending` states
+///   written without `fsync`, queued entries fail with Retry too.
 public struct AgentOutboxQueue: Sendable, Hashable {
     /// Most entries an outbox holds.
     public static let maxEntries = 10_000
@@ -354,18 +355,30 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     }
 
     /// A new launch: an entry still `sending` has an unknown outcome and fails with Retry.
-    /// Returns the request ids that failed.
-    public mutating func relaunch() -> [String] {
+    /// With `queuedMayHaveLeft` (the outbox may have lost records written without `fsync`, see
+    /// ``AgentOutbox``), every `queued` entry fails with Retry too
+    /// (``AgentOutboxFailure/restartedWhileSending``): one may have left with its `sending`
+    /// state lost. Returns the request ids that failed, in order.
+    public mutating func relaunch(queuedMayHaveLeft: Bool = false) -> [String] {
         var failed: [String] = []
-        for index in entries.indices where entries[index].state == .sending {
+        for index in entries.indices {
+            let failure: AgentOutboxFailure
+            switch entries[index].state {
+            case .sending: failure = .relaunched
+            case .queued where queuedMayHaveLeft: failure = .restartedWhileSending
+            default: continue
+            }
             update(index) { entry in
                 entry.state = .failed
-                entry.failure = .relaunched
+                entry.failure = failure
             }
             failed.append(entries[index].requestId)
         }
         return failed
     }
+
+    /// Whether an entry is `sending` (being submitted, or saved ahead of its turn).
+    public var isSending: Bool { index.sendingCount > 0 }
 
     // MARK: Changes since the last save
 
@@ -431,6 +444,7 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         /// Serials of the entries that are queued, sending or failed (increasing).
         var open: [Int] = []
         var queuedCount = 0
+        var sendingCount = 0
         /// Serials of the confirmed entries (increasing).
         var confirmed: [Int] = []
         /// The acknowledged cursor of each entry awaiting its echo.
@@ -454,6 +468,7 @@ public struct AgentOutboxQueue: Sendable, Hashable {
             case .queued, .sending, .failed:
                 Self.insert(serial, into: &open)
                 if entry.state == .queued { queuedCount += 1 }
+                if entry.state == .sending { sendingCount += 1 }
             case .awaitingEcho:
                 if let cursor = entry.acknowledgement?.cursor { awaiting[entry.requestId] = cursor }
             case .confirmed:
@@ -466,6 +481,7 @@ public struct AgentOutboxQueue: Sendable, Hashable {
             case .queued, .sending, .failed:
                 Self.remove(serial, from: &open)
                 if entry.state == .queued { queuedCount -= 1 }
+                if entry.state == .sending { sendingCount -= 1 }
             case .awaitingEcho:
                 awaiting[entry.requestId] = nil
             case .confirmed:

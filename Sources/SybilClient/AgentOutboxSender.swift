@@ -4,10 +4,12 @@ import SybilWire
 
 /// Drives an ``AgentOutbox`` over the ``AgentRoomAPI`` seam: the thin driver of the rules in
 /// ``AgentOutboxQueue``. It sends entries in order, one at a time: each is saved as `sending`
-/// (with `fsync`) before its `POST agent/messages` leaves. That save overlaps the request
-/// before it: while one request is out, one write marks the entry behind it `sending` ahead
-/// of its turn and saves the acknowledgement before it, so a message costs one `fsync` that
-/// the next request need not wait for. A message queued while the sender waits with nothing
+/// before its `POST agent/messages` leaves (flushed by the first such write, which opens a
+/// claim of this boot; written without `fsync` while the claim is open, see
+/// ``AgentOutbox/Flush``). That save overlaps the request before it: while one request is
+/// out, one write marks the entry behind it `sending` ahead of its turn and saves the
+/// acknowledgement before it. Messages queued while the sender was stopped cost one `fsync`
+/// to deliver together. A message queued while the sender waits with nothing
 /// to send, or while a request is out with nothing saved behind it, is saved as `sending` by
 /// its enqueue's own write and handed over, so from queued to confirmed it costs that one
 /// `fsync` (its acknowledgement and confirmation are written without one). The next leaves only once this one is acknowledged; a

@@ -274,8 +274,8 @@ func benchmarkAgentOutbox(repetitions: Int) async {
                     + "\(format(Double(run.fileBytesQueued) / 1024, 0)) KiB queued → "
                     + "\(format(Double(run.fileBytesDelivered) / 1024, 1)) KiB delivered); "
                     + "ratio to bare POSTs \(format(rate / bareRate)) x; queued → confirmed per message: "
-                    + "\(format(Double(run.totalFsyncs) / Double(count), 2)) fsyncs "
-                    + "(delivery \(format(Double(run.deliveryFsyncs) / Double(count), 2))), "
+                    + "\(format(Double(run.totalFsyncs) / Double(count), 3)) fsyncs "
+                    + "(delivery \(format(Double(run.deliveryFsyncs) / Double(count), 3))), "
                     + "\(format(Double(run.totalBytes) / Double(count), 0)) bytes = "
                     + "\(format(Double(run.totalBytes) / Double(count * run.entryBytes), 2)) x its encoded size "
                     + "(\(run.entryBytes) bytes)")

@@ -34,6 +34,9 @@ struct AgentOutboxHandOffTests {
         /// The next write dies right after `step`, and every write after it at its first step.
         func crash(at step: JournaledFile.Step) { state.withLock { $0.crashAt = step } }
 
+        /// The process dies now: every later write stops at its first step.
+        func die() { state.withLock { $0.dead = true } }
+
         /// The power goes: the journal loses what was written since its last `fsync`.
         func losePower() throws {
             let durable = state.withLock { $0.durableJournal }

@@ -40,7 +40,7 @@ struct AgentOutboxJournalTests {
     ) async throws -> AgentOutbox {
         try await AgentOutbox.open(
             directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: prefix), now: outboxNow,
-            compactAfter: compactAfter, journalCheckpoint: killer.checkpoint)
+            compactAfter: compactAfter, journalCheckpoint: killer.checkpoint, boot: "boot-1")
     }
 
     private func size(_ path: String) -> Int {
@@ -68,7 +68,7 @@ struct AgentOutboxJournalTests {
         #expect(
             journal.records.map { String(decoding: $0, as: UTF8.self) } == [
                 #"{"add":[{"requestId":"req-2","text":"two","createdAt":1764400200000,"attachments":[],"state":"queued","attempts":0}]}"#,
-                #"{"send":{"req-1":1}}"#,
+                #"{"send":{"req-1":1},"claim":"boot-1"}"#,
             ])
         #expect(try storedDocument(outbox.file).entries.map(\.requestId) == [one.requestId, two.requestId])
         #expect(try storedDocument(outbox.file).entries.first?.state == .sending)
