@@ -81,6 +81,11 @@
             session.socket
         }
 
+        /// ``executor``: a consumer of ``incoming`` runs best on the connection's I/O thread.
+        public var consumerExecutor: (any TaskExecutor)? {
+            executor
+        }
+
         /// Received bytes held for the consumer: messages a keepalive tick decoded and bytes in
         /// the socket's inbox (what the bounds limit).
         var bufferedBytes: Int {
@@ -148,6 +153,8 @@
         private let incomingLimit: Int
         private let state = Locked(State())
         private let tasks = Locked<[Task<Void, Never>]>([])
+        /// Held while one frame is handed to the socket, piece by piece.
+        private let writing = Locked(())
         /// The frame decoder and message assembler: touched only by the holder of the read
         /// side (`State.reading`), whose turns the state lock orders.
         nonisolated(unsafe) private var reader: Reader
@@ -224,13 +231,31 @@
             return true
         }
 
-        /// Queues the frame as its header and its masked payload, sent by one gathered write:
-        /// the payload is copied once (masked on the way), never joined to the header.
+        /// Queues the frame as its header and its masked payload, sent by gathered writes: the
+        /// payload is copied once (masked on the way), never joined to the header. A payload
+        /// longer than ``maskPiece`` is masked and handed to the socket a piece at a time, so
+        /// each piece is sent while it is still in the cache (and the peer can start reading)
+        /// instead of masking all of it first; the pieces of one frame are written under
+        /// `writing`, so no other frame comes between them.
         private func write(_ frame: WebSocketFrame) {
             let key = random.nextUInt64()
             let mask = [UInt8(key & 0xFF), UInt8(key >> 8 & 0xFF), UInt8(key >> 16 & 0xFF), UInt8(key >> 24 & 0xFF)]
-            socket.write(gathering: [frame.header(maskingKey: mask), WebSocketFrame.masked(frame.payload, key: mask)])
+            let header = frame.header(maskingKey: mask)
+            let payload = frame.payload
+            writing.withLock { _ in
+                var start = 0
+                repeat {
+                    let end = min(start + Self.maskPiece, payload.count)
+                    let piece = WebSocketFrame.masked(payload[start..<end], key: mask)
+                    socket.write(gathering: start == 0 ? [header, piece] : [piece])
+                    start = end
+                } while start < payload.count
+            }
         }
+
+        /// The bytes of a payload masked and handed to the socket at a time: a multiple of 4,
+        /// so every piece starts at the key's first byte.
+        static var maskPiece: Int { 1 << 16 }
 
         // MARK: Receiving
 

@@ -75,6 +75,12 @@ public struct WebSocketFrame: Sendable, Hashable {
     /// `bytes` XORed with the 4-byte `key` into a new array: the copy and the masking are one
     /// pass.
     public static func masked(_ bytes: [UInt8], key: [UInt8]) -> [UInt8] {
+        masked(bytes[...], key: key)
+    }
+
+    /// `bytes` XORed with the 4-byte `key` into a new array, the key starting at its first
+    /// byte: one piece of a payload masked at a time when the piece starts at a multiple of 4.
+    static func masked(_ bytes: ArraySlice<UInt8>, key: [UInt8]) -> [UInt8] {
         precondition(key.count == 4, "a masking key is 4 bytes")
         let key32 = UInt32(key[0]) | UInt32(key[1]) << 8 | UInt32(key[2]) << 16 | UInt32(key[3]) << 24
         return [UInt8](unsafeUninitializedCapacity: bytes.count) { target, count in
@@ -209,6 +215,17 @@ public struct WebSocketFrameDecoder: Sendable {
     public init(expectMasked: Bool, maximumPayload: Int) {
         self.expectMasked = expectMasked
         self.maximumPayload = maximumPayload
+    }
+
+    /// Adds received bytes: an array's, read in place (a caller in another module reaches
+    /// this without the generic path's run-time type lookups).
+    public mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// Adds received bytes: a slice of a read buffer, read in place.
+    public mutating func append(_ bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBytes { append($0) }
     }
 
     /// Adds received bytes.

@@ -65,6 +65,44 @@ struct SocketWebSocketTests {
         #expect(try await iterator.next() == .closed(code: 1000, reason: ""))
     }
 
+    /// A large frame is masked and handed to the socket in pieces: two tasks sending large
+    /// messages at once never get a piece of one frame between the pieces of another (the
+    /// server would meet a broken frame and close): every message arrives whole, each task's
+    /// in its order.
+    @Test func largeMessagesSentFromTwoTasksAtOnceArriveWhole() async throws {
+        let server = try WebSocketPeer.server { peer, _ in echoUntilClose(&peer) }
+        let socket = try await connect(server, options: WebSocketOptions(maximumMessage: 1 << 20))
+        let perTask = 6
+        func message(task: Int, index: Int) -> [UInt8] {
+            let size = 3 * SocketWebSocketSession.maskPiece + 4_099 * (index + 1)
+            return (0..<size).map { UInt8(truncatingIfNeeded: $0 &* (task + 3) &+ index) }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<2 {
+                group.addTask {
+                    for index in 0..<perTask { try? socket.send(binary: message(task: task, index: index)) }
+                }
+            }
+        }
+        var next = [0, 0]
+        var iterator = socket.incoming.makeAsyncIterator()
+        for _ in 0..<(2 * perTask) {
+            guard case .binary(let echoed)? = try await iterator.next() else {
+                Issue.record("the stream ended before every echo came")
+                return
+            }
+            let task = (0..<2).first { next[$0] < perTask && echoed == message(task: $0, index: next[$0]) }
+            guard let task else {
+                Issue.record("an echo of \(echoed.count) bytes is no task's next message")
+                return
+            }
+            next[task] += 1
+        }
+        #expect(next == [perTask, perTask])
+        socket.close(code: 1000, reason: "")
+        #expect(try await iterator.next() == .closed(code: 1000, reason: ""))
+    }
+
     /// A consumer on the connection's own executor runs on its I/O thread, which resumes it
     /// with the bytes it read: messages of every size arrive whole and in order, and the
     /// closing handshake ends the stream there as it does on the cooperative pool.

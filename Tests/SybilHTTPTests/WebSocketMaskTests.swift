@@ -102,4 +102,18 @@ struct WebSocketMaskTests {
             }
         }
     }
+
+    /// A payload masked a piece at a time (each piece starting at a multiple of 4, as the
+    /// client sends a large frame) equals the payload masked in one pass.
+    @Test func piecesStartingAtMultiplesOfFourMaskLikeTheWholePayload() {
+        let bytes = Self.payload(70_001)
+        let expected = Self.reference(bytes, key: Self.key, phase: 0)
+        for piece in [4, 12, 4_096, 65_536] {
+            var joined: [UInt8] = []
+            for start in stride(from: 0, to: bytes.count, by: piece) {
+                joined += WebSocketFrame.masked(bytes[start..<min(start + piece, bytes.count)], key: Self.key)
+            }
+            #expect(joined == expected, "pieces of \(piece)")
+        }
+    }
 }
