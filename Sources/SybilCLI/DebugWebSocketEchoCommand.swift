@@ -33,16 +33,19 @@ enum DebugWebSocketEchoCommand {
                 return .unavailable
             }
             do {
-                for try await incoming in socket.incoming {
-                    switch incoming {
-                    case .text(let text):
-                        io.writeError("text \(text.utf8.count) bytes\n")
-                        try socket.send(text: text)
-                    case .binary(let bytes):
-                        io.writeError("binary \(bytes.count) bytes\n")
-                        try socket.send(binary: bytes)
-                    case .closed(let code, let reason):
-                        io.writeError("closed \(code)\(reason.isEmpty ? "" : " \(reason)")\n")
+                // The echo runs on the connection's I/O thread: one wake-up per message.
+                try await withTaskExecutorPreference(socket.executor) {
+                    for try await incoming in socket.incoming {
+                        switch incoming {
+                        case .text(let text):
+                            io.writeError("text \(text.utf8.count) bytes\n")
+                            try socket.send(text: text)
+                        case .binary(let bytes):
+                            io.writeError("binary \(bytes.count) bytes\n")
+                            try socket.send(binary: bytes)
+                        case .closed(let code, let reason):
+                            io.writeError("closed \(code)\(reason.isEmpty ? "" : " \(reason)")\n")
+                        }
                     }
                 }
                 return .success

@@ -106,6 +106,17 @@ public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration 
         }
         opened = true
         continuation.yield(.connected(after: after))
+        // Frames are read, decoded and yielded on the connection's own executor when it has
+        // one (its I/O thread: one wake-up per frame); nothing there blocks.
+        return await withTaskExecutorPreference(socket.consumerExecutor) {
+            await readFrames(socket, into: continuation)
+        }
+    }
+
+    /// Reads one open connection's frames into `continuation`; returns why it ended.
+    private func readFrames(
+        _ socket: any WebSocketConnection, into continuation: AsyncStream<AgentRoomStreamUpdate>.Continuation
+    ) async -> AgentRoomStreamUpdate.End {
         var frames = 0
         do {
             for try await incoming in socket.incoming {

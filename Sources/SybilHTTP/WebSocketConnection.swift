@@ -46,6 +46,16 @@ public protocol WebSocketConnection: Sendable {
     func send(binary: [UInt8]) throws
     /// Starts the closing handshake with `code` and `reason`.
     func close(code: UInt16, reason: String)
+    /// Where a consumer of ``incoming`` runs best, or `nil` (the default): a consumer under
+    /// `withTaskExecutorPreference(connection.consumerExecutor)` is resumed on the thread that
+    /// read its message's bytes (one wake-up per message instead of two). Code run there must
+    /// not block or run long: the connection's reads and writes wait for it meanwhile.
+    var consumerExecutor: (any TaskExecutor)? { get }
+}
+
+extension WebSocketConnection {
+    /// No executor of its own: the consumer runs wherever its task runs.
+    public var consumerExecutor: (any TaskExecutor)? { nil }
 }
 
 /// Why a WebSocket connection failed.

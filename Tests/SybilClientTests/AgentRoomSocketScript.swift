@@ -12,13 +12,22 @@ final class ScriptedAgentSocket: WebSocketConnection {
     let url: URL
     let headers: HTTPHeaders
     private let continuation: AsyncThrowingStream<WebSocketIncoming, any Error>.Continuation
+    let consumerExecutor: (any TaskExecutor)?
     private let state = Locked<(closes: [UInt16], waiters: [CheckedContinuation<UInt16, Never>])>(([], []))
+    /// For each close of the client's: whether the task that closed preferred
+    /// ``consumerExecutor``.
+    private let closedOnExecutor = Locked<[Bool]>([])
 
-    init(url: URL, headers: HTTPHeaders) {
+    init(url: URL, headers: HTTPHeaders, executor: (any TaskExecutor)? = nil) {
         self.url = url
         self.headers = headers
+        consumerExecutor = executor
         (incoming, continuation) = AsyncThrowingStream.makeStream()
     }
+
+    /// For each close of the client's, in order: whether it came from a task running under
+    /// `withTaskExecutorPreference(consumerExecutor)`.
+    var closesOnExecutor: [Bool] { closedOnExecutor.withLock { $0 } }
 
     /// The `after` query item of the URL the client connected to.
     var after: String? {
@@ -58,6 +67,9 @@ final class ScriptedAgentSocket: WebSocketConnection {
     func send(binary: [UInt8]) throws {}
 
     func close(code: UInt16, reason: String) {
+        let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor }
+        let onExecutor = preferred != nil && preferred == consumerExecutor?.asUnownedTaskExecutor()
+        closedOnExecutor.withLock { $0.append(onExecutor) }
         let waiters = state.withLock { state -> [CheckedContinuation<UInt16, Never>] in
             state.closes.append(code)
             defer { state.waiters = [] }
@@ -76,6 +88,14 @@ final class ScriptedAgentSockets: AgentRoomStreamConnector {
             waiters: [(index: Int, continuation: CheckedContinuation<ScriptedAgentSocket, Never>)]
         )
     >(([], [], [], []))
+
+    /// The connections' ``ScriptedAgentSocket/consumerExecutor``.
+    let executor: (any TaskExecutor)?
+
+    /// Scripted sockets, each with `executor` as its consumer executor.
+    init(executor: (any TaskExecutor)? = nil) {
+        self.executor = executor
+    }
 
     /// The next connects fail with `errors`, in order.
     func failNext(_ errors: AgentRoomStreamConnectError...) { state.withLock { $0.failures += errors } }
@@ -105,7 +125,7 @@ final class ScriptedAgentSockets: AgentRoomStreamConnector {
         let outcome = state.withLock { state -> Result<(ScriptedAgentSocket, Ready), AgentRoomStreamConnectError> in
             state.attempts.append((url, headers))
             if !state.failures.isEmpty { return .failure(state.failures.removeFirst()) }
-            let socket = ScriptedAgentSocket(url: url, headers: headers)
+            let socket = ScriptedAgentSocket(url: url, headers: headers, executor: executor)
             state.opened.append(socket)
             let count = state.opened.count
             let ready = state.waiters.filter { $0.index <= count }
@@ -118,6 +138,16 @@ final class ScriptedAgentSockets: AgentRoomStreamConnector {
             for (waiter, opened) in ready { waiter.resume(returning: opened) }
             return socket
         }
+    }
+}
+
+/// A task executor that runs its jobs one at a time on a dispatch queue.
+final class QueueExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "agent-room-test-executor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 

@@ -88,6 +88,30 @@ struct AgentRoomStreamTests {
         #expect(await updates.next() == .connected(after: nil), "frame 8 was never handed on")
     }
 
+    /// A connection with an executor of its own (``SocketWebSocket``'s I/O thread) has its
+    /// frames read and handled on it: the close for a malformed frame comes from a task that
+    /// prefers that executor; one without (the default) is read wherever the stream's task runs.
+    @Test func framesAreReadOnTheConnectionsExecutorWhenItHasOne() async throws {
+        for executor in [QueueExecutor(), nil] {
+            let sockets = ScriptedAgentSockets(executor: executor)
+            let stream = AgentRoomStream(
+                base: try AgentAPIBase(string: "https://h/api/"), tokens: F.tokens(), connector: sockets, clock: clock,
+                random: SeededRandomSource(seed: 3))
+            var updates = stream.updates(replayFrom: { nil }).makeAsyncIterator()
+            #expect(await updates.next() == .connected(after: nil))
+            let socket = await sockets.connection(1)
+            socket.send(.message(F.message(6)))
+            socket.send(frame: "not JSON")
+            #expect(await updates.next() == .event(.message(F.message(6))))
+            guard case .disconnected(.malformedFrame, _)? = await updates.next() else {
+                Issue.record("expected the connection to end on the malformed frame")
+                return
+            }
+            #expect(socket.clientCloses == [1007])
+            #expect(socket.closesOnExecutor == [executor != nil], "executor: \(executor != nil)")
+        }
+    }
+
     @Test func aBinaryFrameIsMalformedToo() async throws {
         var updates = updates(try stream())
         _ = await updates.next()
