@@ -143,6 +143,8 @@ public final class AgentOutbox {
     ) async throws(AgentOutboxError) -> AgentOutbox {
         let scope = try AgentOutboxScope(baseURL: baseURL)
         let file = AgentOutboxFile(directory: directory, scope: scope, checkpoint: journalCheckpoint)
+        // A boot id the journal could not read back is no boot id: every `sending` state is flushed.
+        let boot = boot.flatMap { AgentOutboxJournal.isClaim(.string($0)) ? $0 : nil }
         let compactAfter = min(max(0, compactAfter), 1 << 40)
         var queue = AgentOutboxQueue()
         var problems: [AgentOutboxError] = []
@@ -203,7 +205,8 @@ public final class AgentOutbox {
         // A claim left open by another boot (or a boot this system cannot name): a queued entry
         // may have left with its unflushed `sending` state lost, so queued entries fail with
         // Retry too. Of this boot (the app died, the kernel kept every write): the journal is
-        // whole. Either way the claim is closed, flushed, before anything is sent.
+        // whole. Either way the claim is closed, flushed, before anything is sent. (Records left
+        // out as damage take their states with them, flushed or not, as before claims existed.)
         let mayHaveLeft = storedClaim != nil && storedClaim != boot
         outbox.claimOpen = storedClaim != nil
         if !outbox.pending.relaunch(queuedMayHaveLeft: mayHaveLeft).isEmpty || mustWrite || storedClaim != nil {
@@ -233,9 +236,8 @@ public final class AgentOutbox {
     /// must not freeze the app while it is read); when the journal broke the document (it grew
     /// past what a launch reads, typically), the longest run of its first records that still
     /// decodes, and the problem with the first record left out.
+    /// The claim is the one the records applied leave open.
     @concurrent
-    /// The claim is the one the journal's readable records leave open (with records left out,
-    /// still that one: it is what may have gone unflushed).
     private nonisolated static func readStored(
         snapshot: [UInt8], records: [[UInt8]], scope: AgentOutboxScope
     ) async -> (

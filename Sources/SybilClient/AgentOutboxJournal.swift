@@ -520,7 +520,7 @@ enum AgentOutboxJournal {
     ]
 
     /// Whether `value` is what a `claim` member may hold: a boot id or `null`.
-    private static func isClaim(_ value: JSONValue) -> Bool {
+    static func isClaim(_ value: JSONValue) -> Bool {
         switch value {
         case .null: true
         case .string(let boot): !boot.isEmpty && boot.utf8.count <= maxClaimBytes

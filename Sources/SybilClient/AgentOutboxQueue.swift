@@ -369,6 +369,10 @@ public struct AgentOutboxQueue: Sendable, Hashable {
             default: continue
             }
             update(index) { entry in
+                // A queued entry that may have left counts the attempt its lost state counted.
+                if entry.state == .queued {
+                    entry.attempts = min(entry.attempts + 1, Int(AgentOutboxEntry.maxAttempts))
+                }
                 entry.state = .failed
                 entry.failure = failure
             }

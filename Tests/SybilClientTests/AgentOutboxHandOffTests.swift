@@ -75,7 +75,7 @@ struct AgentOutboxHandOffTests {
     ) async throws -> Phone {
         let outbox = try await AgentOutbox.open(
             directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: prefix), now: outboxNow,
-            journalCheckpoint: disk.checkpoint)
+            journalCheckpoint: disk.checkpoint, boot: "boot-a")
         let sender = AgentOutboxSender(outbox: outbox, api: room)
         sender.start()
         return Phone(outbox: outbox, sender: sender)
@@ -260,7 +260,13 @@ struct AgentOutboxHandOffTests {
         // The disk shows zwei as its enqueue flushed it: sending.
         #expect(try storedDocument(first.outbox.file).entries.map(\.state) == [.confirmed, .sending])
 
-        let phone = try await AgentOutboxAheadCrashTests.relaunchAndDeliver(directory, room: room)
+        // The device started again: another boot.
+        let phone = try await AgentOutboxClaimTests.launch(
+            directory, room: room, disk: disk, boot: "boot-b", prefix: "p2", start: true)
+        #expect(phone.states() == [.confirmed, .failed])
+        #expect(phone.outbox.entries.last?.failure == .relaunched)
+        await phone.merge(room.messages)
+        #expect(phone.states() == [.confirmed, .confirmed], "its echo confirmed zwei")
         #expect(room.messages.map(\.text) == ["eins", "zwei"], "each once, in order")
         #expect(room.messages.map(\.requestId) == ["p1-1", "p1-2"])
         #expect(room.calls.map(\.text) == ["eins", "zwei"], "its echo confirmed zwei; it was not sent again")
