@@ -51,7 +51,14 @@
             var endedBeforeResponse = false
             /// The response's head says `Connection: close`.
             var closeAsked = false
+            /// The array the last gathered reads were handed on in: refilled in place once its
+            /// consumer let it go (see ``gathered(after:)``).
+            var gathered: [UInt8] = []
         }
+
+        /// The most received bytes one piece of the body gathers from reads that were already
+        /// waiting in the connection's inbox (it ends with the read that reaches this).
+        static let gatherLimit = 256 << 10
 
         private init(
             connection: SocketConnection, timeout: Duration, requestWasHead: Bool, pool: SocketConnectionPool,
@@ -185,9 +192,10 @@
                     return nil
                 }
                 if let ready { return ready }
-                let chunk: [UInt8]?
+                var chunk: [UInt8]?
                 do {
                     chunk = try await connection.receive()
+                    if let first = chunk, connection.bufferedBytes > 0 { chunk = await gathered(after: first) }
                 } catch {
                     let failure = state.withLock { state in
                         if state.failure == nil, !state.receivedAny, !(error is CancellationError) {
@@ -236,6 +244,32 @@
                 // it is freed now (what was parsed is still handed on in order).
                 if complete { finish(nil) }
             }
+        }
+
+        /// `first` and the reads that were already waiting behind it in the connection's inbox
+        /// (up to ``gatherLimit``), as one piece. A consumer that fell behind then parses, and
+        /// hands on, one piece per turn instead of one per read: each turn costs wake-ups (its
+        /// consumer, the connection's I/O thread resumed when the inbox drains), which in a fast
+        /// stream of small events cost more than the one copy made here. A consumer that keeps
+        /// up finds the inbox empty and gets each read as it is, uncopied. Bytes never wait
+        /// here for more: only reads already received are gathered.
+        private func gathered(after first: [UInt8]) async -> [UInt8] {
+            var bytes: [UInt8] = []
+            state.withLock { swap(&bytes, &$0.gathered) }
+            // In place when the last piece's consumer let it go; else a new array.
+            bytes.removeAll(keepingCapacity: true)
+            bytes.reserveCapacity(Self.gatherLimit + SocketConnection.readSize)
+            bytes.append(contentsOf: first)
+            // Only this exchange takes from the connection, so what `bufferedBytes` counts is
+            // there to take without waiting; the connection's end or failure stays for the next
+            // receive to report.
+            while bytes.count < Self.gatherLimit, connection.bufferedBytes > 0,
+                let next = try? await connection.receive()
+            {
+                bytes.append(contentsOf: next)
+            }
+            state.withLock { $0.gathered = bytes }
+            return bytes
         }
 
         /// Ends the exchange with `URLError(.timedOut)` when the server stays silent for the

@@ -39,6 +39,31 @@
             #expect(received == Self.floodLimit + "HTTP/1.1 200 OK\r\n\r\n".utf8.count)
         }
 
+        @Test func piecesGatheredFromTheInboxKeepTheBodyWholeInOrderAndBounded() async throws {
+            // 1 MiB in 1,000-byte writes: a consumer that falls behind gets the reads waiting in
+            // the inbox as one piece. However the reads fall, the pieces are the body's bytes in
+            // order, and none is larger than the gathering bound plus one read.
+            let body = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\n\r\n")
+                var start = 0
+                while start < body.count {
+                    let end = min(start + 1000, body.count)
+                    guard connection.write(Array(body[start..<end])) else { return }
+                    start = end
+                }
+            }
+            let response = try await SocketHTTPClient().send(HTTPRequest(url: server.url))
+            var received: [UInt8] = []
+            var largest = 0
+            for try await piece in response.body {
+                largest = max(largest, piece.count)
+                received.append(contentsOf: piece)
+            }
+            #expect(received == body)
+            #expect(largest <= SocketHTTPExchange.gatherLimit + SocketConnection.readSize)
+        }
+
         @Test func aBodyReadOnlyInPartIsNotDownloadedFurther() async throws {
             // An answer that claims 2 GiB: the caller takes what it allows and drops the rest.
             let flood = LoopbackHTTPServer.Flood()

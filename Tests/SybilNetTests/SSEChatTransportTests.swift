@@ -174,6 +174,43 @@ struct SSEChatTransportTests {
         #expect(seen == [7, 7, 42, nil, nil, nil, nil, 8])
     }
 
+    @Test func chunksAloneAreTheDeliveriesChunksAndEndTheSameWay() async throws {
+        // Chunks over several reads (an event split between two), then an error frame: the
+        // chunks alone are the deliveries without their event ids, and fail the same way.
+        let events = (1...6).map { "id: \($0)\n" + chunkEvent("w\($0)") }.joined()
+        let body = Array((events + "event: error\ndata: {\"error\":{\"message\":\"quota\"}}\n\n").utf8)
+        let cuts = [0, 5, body.count / 2, body.count / 2 + 1, body.count]
+        func serve() -> StubHTTPClient {
+            let http = StubHTTPClient()
+            let feed = http.body(http.respond(status: 200, headers: sseHeaders))
+            for (start, end) in zip(cuts, cuts.dropFirst()) { feed.yield(Array(body[start..<end])) }
+            feed.finish()
+            return http
+        }
+        var alone: [ChatCompletionChunk] = []
+        var aloneError: (any Error)?
+        do {
+            for try await chunk in SSEChatTransport(http: serve(), clock: ManualClock()).chunks(for: request) {
+                alone.append(chunk)
+            }
+        } catch {
+            aloneError = error
+        }
+        var delivered: [ChatCompletionChunk] = []
+        var deliveredError: (any Error)?
+        do {
+            for try await delivery in SSEChatTransport(http: serve(), clock: ManualClock()).deliveries(for: request) {
+                delivered.append(delivery.chunk)
+            }
+        } catch {
+            deliveredError = error
+        }
+        #expect(alone.map(\.content) == (1...6).map { "w\($0)" })
+        #expect(alone == delivered)
+        #expect(aloneError as? ChatStreamError == .errorFrame(APIErrorBody(message: "quota")))
+        #expect(deliveredError as? ChatStreamError == .errorFrame(APIErrorBody(message: "quota")))
+    }
+
     @Test func theSentenceEndsOnceWhetherOrNotTheServersMessageEndsItself() {
         #expect(ChatStreamError.notFound(nil).description == "The chat service was not found (404).")
         #expect(
