@@ -70,10 +70,13 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
     /// request's timeout on the injected clock.
     private func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let clock = clock
+        // The deadline is read here, once, not when the timer's task first runs (which may be
+        // after the head came and the body started).
+        let deadline = clock.now.advanced(by: request.timeout)
         return try await withThrowingTaskGroup(of: HTTPStreamingResponse?.self) { group in
             group.addTask { [http] in try await http.send(request) }
             group.addTask {
-                try await clock.sleep(for: request.timeout)
+                try await clock.sleep(until: deadline, tolerance: nil)
                 return nil
             }
             defer { group.cancelAll() }

@@ -131,6 +131,15 @@ public final class ManualClock: Clock, Sendable {
         await changes.wait(until: { sleeperCount == count }, limit: limit)
     }
 
+    /// Returns once a task sleeps on this clock until exactly `deadline` (the wait a test
+    /// means, when other tasks may sleep on the same clock for a while too); `false` after
+    /// `limit` of real time or when the task is cancelled.
+    @discardableResult
+    public func waitForSleeper(until deadline: Instant, limit: Duration = .seconds(30)) async -> Bool {
+        await changes.wait(
+            until: { self.state.withLock { $0.sleepers.contains { $0.deadline == deadline } } }, limit: limit)
+    }
+
     /// Returns once more than `count` sleeps have started (see ``sleepsStarted``); `false`
     /// after `limit` of real time or when the task is cancelled.
     @discardableResult

@@ -125,11 +125,14 @@ struct SSEChatTransportTests {
         let clock = ManualClock()
         let feed = http.body(http.respond(status: 200, headers: sseHeaders))
         let transport = SSEChatTransport(http: http, clock: clock, stallTimeout: .seconds(30))
+        let start = clock.now
         let consumer = Task { await collect(transport) }
         // Each step waits for the transport's own signal; if one never comes the test stops
         // there (a later step would otherwise wait for a deadline the clock never reaches).
         defer { consumer.cancel() }
-        try #require(await clock.waitForSleepers(count: 1))
+        // The stall watch's sleep (not the response head's timer, which may sleep for a moment
+        // before the head cancels it); the watch read the time when it started.
+        try #require(await clock.waitForSleeper(until: start.advanced(by: .seconds(30))))
         clock.advance(by: .seconds(20))
         let reads = clock.nowReads
         feed.yield(Array(": heartbeat\n\n".utf8))  // activity moves the deadline to 50 s
@@ -140,9 +143,11 @@ struct SSEChatTransportTests {
         try #require(await clock.waitForSleeps(after: sleeps))
         #expect(http.cancelledRequests.isEmpty, "not stalled 1 s before the deadline")
         clock.advance(by: .seconds(1))
+        // Bounded: a stall that never comes fails here (and `defer` ends the consumer) instead
+        // of holding the whole test run.
+        try #require(await http.changed.wait { http.cancelledRequests == [0] }, "the request was cancelled")
         let result = await consumer.value
         #expect(result.error as? ChatStreamError == .stalled(after: .seconds(30)))
-        #expect(http.cancelledRequests == [0], "the request was cancelled")
     }
 
     @Test func cancellingTheConsumerCancelsTheRequest() async {
