@@ -116,6 +116,11 @@ struct SocketWebSocketTests {
             var received: [WebSocketIncoming] = []
             var threads: Set<String> = []
             var iterator = socket.incoming.makeAsyncIterator()
+            // The body starts on the calling thread and moves to the preferred executor at its
+            // first suspension; an echo already waiting in the inbox needs none, so on a busy
+            // machine every message could otherwise be read without leaving the calling
+            // thread. Rescheduling once moves it there before the first message.
+            await Task.yield()
             do {
                 for message in messages {
                     try socket.send(binary: message)
