@@ -57,10 +57,12 @@ private func agentBenchRequest(_ baseURL: URL, _ submission: AgentRoomSubmission
         body: JSONWriter().bytes(from: submission.jsonValue), timeout: .seconds(30))
 }
 
-/// 1,000 bare POSTs, one at a time; seconds.
-private func agentBenchBare(count: Int, round: Int) async throws -> Double {
+/// 1,000 bare POSTs, one at a time; seconds, and the process's processor seconds (every
+/// thread: the client's and the server's).
+private func agentBenchBare(count: Int, round: Int) async throws -> (seconds: Double, processor: Double) {
     let server = try startAgentBenchServer()
     let http = DefaultHTTPClient.make()
+    let processorStart = processCPUSeconds()
     let start = ContinuousClock.now
     for index in 0..<count {
         let submission = AgentRoomSubmission(
@@ -73,8 +75,9 @@ private func agentBenchBare(count: Int, round: Int) async throws -> Double {
         blackHole(body)
     }
     let elapsed = seconds(start.duration(to: ContinuousClock.now))
+    let processor = processCPUSeconds() - processorStart
     await server.shutdown(grace: .zero)
-    return elapsed
+    return (elapsed, processor)
 }
 
 /// What one outbox run measured.
@@ -84,6 +87,8 @@ private struct AgentOutboxBenchRun {
     /// Seconds from starting the sender until every message was confirmed (or, when confirmed
     /// entries are removed, until the outbox was empty).
     var delivery: Double
+    /// The process's processor seconds in that time (every thread: client, room and server).
+    var deliveryProcessor: Double
     /// Outbox file writes during the delivery.
     var deliveryWrites: Int
     /// Bytes of the outbox file summed over those writes.
@@ -198,6 +203,7 @@ private func agentBenchOutbox(
     let fileBytesQueued = agentBenchFileSize(path) + agentBenchFileSize(path + ".journal")
     let writesBefore = writes.withLock { $0 }
     sender.start()
+    let processorStart = processCPUSeconds()
     let start = ContinuousClock.now
     let delivered = await ConditionWait.until(limit: .seconds(600), recheck: .milliseconds(100)) {
         outbox.pendingChanges == 0 && sender.pendingConfirmations == 0
@@ -205,6 +211,7 @@ private func agentBenchOutbox(
                 ? outbox.entries.isEmpty : outbox.entries.allSatisfy { $0.state == .confirmed })
     }
     let elapsed = seconds(start.duration(to: ContinuousClock.now))
+    let deliveryProcessor = processCPUSeconds() - processorStart
     let writesAfter = writes.withLock { $0 }
     let fileBytesDelivered = agentBenchFileSize(path) + agentBenchFileSize(path + ".journal")
     let echoed = room.history.messages.filter { $0.role == .user }.compactMap(\.requestId)
@@ -223,7 +230,8 @@ private func agentBenchOutbox(
         throw AgentOutboxBenchFailure(description: "a message was sent more than once")
     }
     return AgentOutboxBenchRun(
-        enqueue: enqueue, delivery: elapsed, deliveryWrites: writesAfter.count - writesBefore.count,
+        enqueue: enqueue, delivery: elapsed, deliveryProcessor: deliveryProcessor,
+        deliveryWrites: writesAfter.count - writesBefore.count,
         deliveryBytes: writesAfter.bytes - writesBefore.bytes, fileBytesQueued: fileBytesQueued,
         fileBytesDelivered: fileBytesDelivered, totalBytes: writesAfter.bytes - writesAtStart.bytes,
         totalFsyncs: writesAfter.fsyncs - writesAtStart.fsyncs,
@@ -239,13 +247,15 @@ func benchmarkAgentOutbox(repetitions: Int) async {
     let rounds = max(1, min(repetitions, 3))
     do {
         var bare = Double.infinity
+        var bareProcessor = Double.infinity
         var kept: AgentOutboxBenchRun?
         var removed: AgentOutboxBenchRun?
         var typedKept: AgentOutboxBenchRun?
         var typedRemoved: AgentOutboxBenchRun?
         for round in 0..<rounds {
             // The paths take turns, so a noisy stretch of the shared machine hits all of them.
-            bare = min(bare, try await agentBenchBare(count: count, round: round))
+            let bareRun = try await agentBenchBare(count: count, round: round)
+            if bareRun.seconds < bare { (bare, bareProcessor) = (bareRun.seconds, bareRun.processor) }
             let keeping = try await agentBenchOutbox(count: count, round: round, removesConfirmed: false)
             if kept.map({ keeping.delivery < $0.delivery }) ?? true { kept = keeping }
             let removing = try await agentBenchOutbox(count: count, round: round, removesConfirmed: true)
@@ -260,7 +270,8 @@ func benchmarkAgentOutbox(repetitions: Int) async {
         let bareRate = Double(count) / bare
         print(
             "agent outbox: \(count) messages, best of \(rounds); bare POST agent/messages \(format(bareRate, 0)) msg/s "
-                + "(\(format(bare, 2)) s)")
+                + "(\(format(bare, 2)) s, processor time \(format(bareProcessor / Double(count) * 1e6, 0)) µs per message)"
+        )
         for (name, run) in [("confirmed entries kept", kept), ("removesConfirmed: true", removed)] {
             let rate = Double(count) / run.delivery
             print(
@@ -273,7 +284,9 @@ func benchmarkAgentOutbox(repetitions: Int) async {
                     + "\(format(Double(run.deliveryBytes) / 1_048_576, 1)) MiB written, file "
                     + "\(format(Double(run.fileBytesQueued) / 1024, 0)) KiB queued → "
                     + "\(format(Double(run.fileBytesDelivered) / 1024, 1)) KiB delivered); "
-                    + "ratio to bare POSTs \(format(rate / bareRate)) x; queued → confirmed per message: "
+                    + "ratio to bare POSTs \(format(rate / bareRate)) x (processor time "
+                    + "\(format(run.deliveryProcessor / Double(count) * 1e6, 0)) µs per message); "
+                    + "queued → confirmed per message: "
                     + "\(format(Double(run.totalFsyncs) / Double(count), 3)) fsyncs "
                     + "(delivery \(format(Double(run.deliveryFsyncs) / Double(count), 3))), "
                     + "\(format(Double(run.totalBytes) / Double(count), 0)) bytes = "

@@ -65,3 +65,12 @@ func format(_ value: Double, _ digits: Int = 2) -> String {
 func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
 }
+
+/// User and system processor time of the whole process so far (every thread), in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
+}

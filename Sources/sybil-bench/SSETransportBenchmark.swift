@@ -114,12 +114,3 @@ func benchmarkSSETransport() async {
         caseFailed("sse transport: \(error)")
     }
 }
-
-/// User and system CPU time of the whole process so far, in seconds.
-private func processCPUSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    return user + system
-}

@@ -80,13 +80,6 @@ private func searchBenchSeconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
 
-/// The processor time this process has used, all threads (the store's queue included).
-private func searchBenchProcessorSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
-}
-
 /// p50 and p99 in milliseconds.
 private func searchBenchPercentiles(_ seconds: [Double]) -> (p50: Double, p99: Double) {
     let sorted = seconds.sorted()
@@ -206,7 +199,7 @@ private func runSearchBenchmark(messages: Int, path: String, reuse: Bool) async 
         var capped = 0
         for word in words {
             let start = clock.now
-            let startProcessor = searchBenchProcessorSeconds()
+            let startProcessor = processCPUSeconds()
             let results = try await store.search(word, limit: 100)
             searchOnly.append(searchBenchSeconds(start.duration(to: clock.now)))
             var marked = 0
@@ -214,7 +207,7 @@ private func runSearchBenchmark(messages: Int, path: String, reuse: Bool) async 
                 marked += SearchExcerpt(text: hit.text, terms: hit.terms, width: 80).runs.count(where: \.isMatch)
             }
             timings.append(searchBenchSeconds(start.duration(to: clock.now)))
-            processorTimes.append(searchBenchProcessorSeconds() - startProcessor)
+            processorTimes.append(processCPUSeconds() - startProcessor)
             blackHole(marked)
             hits += results.hits.count
             if results.hasMore { capped += 1 }
