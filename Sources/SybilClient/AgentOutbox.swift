@@ -204,12 +204,14 @@ public final class AgentOutbox {
         outbox.encodedBytes = outbox.encodedEntries.values.reduce(0) { $0 + $1.bytes.count }
         // A claim left open by another boot (or a boot this system cannot name): a queued entry
         // may have left with its unflushed `sending` state lost, so queued entries fail with
-        // Retry too. Of this boot (the app died, the kernel kept every write): the journal is
-        // whole. Either way the claim is closed, flushed, before anything is sent. (Records left
-        // out as damage take their states with them, flushed or not, as before claims existed.)
+        // Retry too, and the claim is closed, flushed, before anything is sent. Of this boot (the
+        // app died or quit, the kernel kept every write): the journal is whole and the claim
+        // stays open (the next flushed write that leaves nothing `sending` closes it), so a
+        // launch costs no write of its own. (Records left out as damage take their states with
+        // them, flushed or not, as before claims existed.)
         let mayHaveLeft = storedClaim != nil && storedClaim != boot
         outbox.claimOpen = storedClaim != nil
-        if !outbox.pending.relaunch(queuedMayHaveLeft: mayHaveLeft).isEmpty || mustWrite || storedClaim != nil {
+        if !outbox.pending.relaunch(queuedMayHaveLeft: mayHaveLeft).isEmpty || mustWrite || mayHaveLeft {
             do {
                 try await outbox.save(compacting: false)
             } catch {

@@ -210,7 +210,7 @@ struct AgentOutboxClaimTests {
         #expect(phone.outbox.entries.last?.failure == nil)
     }
 
-    @Test func aLaunchClosesTheClaimItFindsSoALaterRestartKeepsNewMessagesQueued() async throws {
+    @Test func aLaunchInTheSameBootKeepsTheClaimAndTheNextFlushedWriteClosesIt() async throws {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
         let room = AgentOutboxFakeRoom()
@@ -222,15 +222,42 @@ struct AgentOutboxClaimTests {
         await first.sender.stop()
         #expect(first.states() == [.confirmed])
         #expect(!(try Self.journal(directory).contains(#""claim":null"#)), "the claim is still open")
-        // The app starts again in the same boot: the launch closes the claim, flushed.
+        // The app starts again in the same boot: the journal is whole, nothing is written.
+        let journal = try Self.journal(directory)
+        let appends = disk.appends
         let second = try await Self.launch(directory, room: room, disk: disk, boot: "boot-a", prefix: "p2")
         #expect(second.states() == [.confirmed])
-        #expect(try Self.journal(directory).hasSuffix(#"{"claim":null}"#), "closed by a record of its own")
+        let journalAfter = try Self.journal(directory)
+        #expect(disk.appends == appends && journalAfter == journal, "a launch costs no write")
+        // A message queued while nothing sends is flushed, and that write closes the claim.
         try await second.outbox.enqueue(text: "zwei")
+        #expect(try Self.journal(directory).hasSuffix(#""claim":null}"#))
         try disk.losePower()
         let third = try await Self.launch(directory, room: room, disk: disk, boot: "boot-b", prefix: "p3")
         #expect(third.states() == [.confirmed, .queued], "zwei was queued while nothing was sending")
         #expect(third.outbox.entries.last?.failure == nil)
+    }
+
+    @Test func aLaunchInAnotherBootClosesTheClaimItFindsBeforeAnythingElse() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        let disk = try Disk(directory)
+        let first = try await Self.launch(directory, room: room, disk: disk, boot: "boot-a", prefix: "p1", start: true)
+        try await first.outbox.enqueue(text: "eins")
+        await first.settle()
+        await first.merge(room.messages)
+        await first.sender.stop()
+        let fsyncs = disk.fsyncs
+        let second = try await Self.launch(directory, room: room, disk: disk, boot: "boot-b", prefix: "p2")
+        #expect(second.states() == [.confirmed])
+        #expect(try Self.journal(directory).hasSuffix(#"{"claim":null}"#), "closed by a record of its own")
+        #expect(disk.fsyncs == fsyncs + 1, "flushed")
+        // Queued now, with the claim closed: a later restart keeps it queued.
+        try await second.outbox.enqueue(text: "zwei")
+        try disk.losePower()
+        let third = try await Self.launch(directory, room: room, disk: disk, boot: "boot-c", prefix: "p3")
+        #expect(third.states() == [.confirmed, .queued])
     }
 
     @Test func aClaimIsABootIdOrNullAndAnythingElseIsRefusedNamingItsPath() throws {
