@@ -210,18 +210,24 @@ struct AgentOutboxClaimTests {
         #expect(phone.outbox.entries.last?.failure == nil)
     }
 
-    @Test func aLaunchInTheSameBootKeepsTheClaimAndTheNextFlushedWriteClosesIt() async throws {
-        let directory = OutboxDirectory()
-        defer { directory.cleanUp() }
-        let room = AgentOutboxFakeRoom()
-        let disk = try Disk(directory)
-        let first = try await Self.launch(directory, room: room, disk: disk, boot: "boot-a", prefix: "p1", start: true)
+    /// In boot "boot-a": `eins` is sent as typed and confirmed, then the sender stops; the
+    /// claim its sending opened is still open.
+    static func deliverOneAndStop(_ directory: OutboxDirectory, room: AgentOutboxFakeRoom, disk: Disk) async throws {
+        let first = try await launch(directory, room: room, disk: disk, boot: "boot-a", prefix: "p1", start: true)
         try await first.outbox.enqueue(text: "eins")
         await first.settle()
         await first.merge(room.messages)
         await first.sender.stop()
         #expect(first.states() == [.confirmed])
-        #expect(!(try Self.journal(directory).contains(#""claim":null"#)), "the claim is still open")
+        #expect(!(try journal(directory).contains(#""claim":null"#)), "the claim is still open")
+    }
+
+    @Test func aLaunchInTheSameBootKeepsTheClaimAndTheNextFlushedWriteClosesIt() async throws {
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        let disk = try Disk(directory)
+        try await Self.deliverOneAndStop(directory, room: room, disk: disk)
         // The app starts again in the same boot: the journal is whole, nothing is written.
         let journal = try Self.journal(directory)
         let appends = disk.appends
@@ -243,11 +249,7 @@ struct AgentOutboxClaimTests {
         defer { directory.cleanUp() }
         let room = AgentOutboxFakeRoom()
         let disk = try Disk(directory)
-        let first = try await Self.launch(directory, room: room, disk: disk, boot: "boot-a", prefix: "p1", start: true)
-        try await first.outbox.enqueue(text: "eins")
-        await first.settle()
-        await first.merge(room.messages)
-        await first.sender.stop()
+        try await Self.deliverOneAndStop(directory, room: room, disk: disk)
         let fsyncs = disk.fsyncs
         let second = try await Self.launch(directory, room: room, disk: disk, boot: "boot-b", prefix: "p2")
         #expect(second.states() == [.confirmed])
