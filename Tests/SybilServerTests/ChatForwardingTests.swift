@@ -140,20 +140,19 @@ struct ChatForwardingTests {
             .init(status: 200, contentType: "text/event-stream", chunks: [upstreamChunk("Hal")], keepsOpen: true)
         ])
         let app = try app(upstream, clock: clock)
+        let start = clock.now
         let response = await send(app, "POST", "/v1/chat/completions", body: request)
-        let done = Locked(false)
-        let collecting = Task {
-            defer { done.withLock { $0 = true } }
-            return await collect(response)
+        // 15 s at a time while the server waits, until the stream ends; the driver is
+        // cancelled then, so no wait is left for a sleeper that never comes.
+        let driver = Task {
+            for _ in 0..<12 {
+                guard await clock.waitForSleepers(count: 1) else { return }
+                clock.advance(by: .seconds(15))
+            }
         }
-        var advanced = Duration.zero
-        for _ in 0..<12 where !done.withLock({ $0 }) {
-            await clock.waitForSleepers(count: 1)
-            clock.advance(by: .seconds(15))
-            advanced += .seconds(15)
-        }
-        let decoded = try events(await collecting.value).map(OpenAIStreamEvent.decode)
-        #expect(advanced >= .seconds(60), "not before the 60 s idle timeout")
+        defer { driver.cancel() }
+        let decoded = try events(await collect(response)).map(OpenAIStreamEvent.decode)
+        #expect(start.duration(to: clock.now) >= .seconds(60), "not before the 60 s idle timeout")
         guard case .error(let error)? = decoded.last, decoded.count == 2 else {
             Issue.record("expected the chunk, then an error frame; got \(decoded)")
             return
