@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Where URLSession is the HTTP and WebSocket client.
+let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS]
+
 let package = Package(
     name: "Sybil",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -8,6 +11,7 @@ let package = Package(
         .library(name: "SybilCore", targets: ["SybilCore"]),
         .library(name: "SybilWire", targets: ["SybilWire"]),
         .library(name: "SybilHTTP", targets: ["SybilHTTP"]),
+        .library(name: "SybilURLSession", targets: ["SybilURLSession"]),
         .library(name: "SybilTimeline", targets: ["SybilTimeline"]),
         .library(name: "SybilClient", targets: ["SybilClient"]),
         .library(name: "SybilNet", targets: ["SybilNet"]),
@@ -60,20 +64,27 @@ let package = Package(
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
             ],
             exclude: ["README.md"]),
+        // URLSession behind SybilHTTP's seams: the client on Apple platforms; on Linux only a
+        // benchmarks' and tests' baseline, so that the apps do not load FoundationNetworking.
+        .target(name: "SybilURLSession", dependencies: ["SybilCore", "SybilHTTP"], exclude: ["README.md"]),
         .target(name: "SybilTimeline", dependencies: ["SybilCore", "SybilWire"], exclude: ["README.md"]),
         .target(
             name: "SybilClient",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilImaging", "SybilHTTP", "SybilNet",
+                .target(name: "SybilURLSession", condition: .when(platforms: applePlatforms)),
             ],
             exclude: ["README.md"]),
         .target(
             name: "SybilNet",
-            dependencies: ["SybilCore", "SybilWire", "SybilHTTP"],
+            dependencies: [
+                "SybilCore", "SybilWire", "SybilHTTP",
+                .target(name: "SybilURLSession", condition: .when(platforms: applePlatforms)),
+            ],
             exclude: ["README.md"]),
         .target(
             name: "SybilServer",
-            dependencies: ["SybilCore", "SybilWire", "SybilHTTP", "SybilStore"],
+            dependencies: ["SybilCore", "SybilWire", "SybilHTTP", "SybilNet", "SybilStore"],
             exclude: ["README.md"]),
         .target(
             name: "SybilStore",
@@ -106,7 +117,7 @@ let package = Package(
             name: "sybil-bench",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilStore", "SybilClient", "SybilHTTP", "SybilNet",
-                "SybilServer", "SybilTesting", "SybilMarkdown", "CCMarkGFM", "SybilTUI", "SybilCLI",
+                "SybilURLSession", "SybilServer", "SybilTesting", "SybilMarkdown", "CCMarkGFM", "SybilTUI", "SybilCLI",
             ],
             exclude: ["README.md"]),
         .target(
@@ -126,7 +137,8 @@ let package = Package(
         .testTarget(name: "SybilCoreTests", dependencies: ["SybilCore", "SybilTesting"]),
         .testTarget(name: "SybilWireTests", dependencies: ["SybilWire", "SybilTesting"]),
         .testTarget(
-            name: "SybilHTTPTests", dependencies: ["SybilHTTP", "SybilWire", "SybilTesting"], exclude: ["Peers"]),
+            name: "SybilHTTPTests", dependencies: ["SybilHTTP", "SybilURLSession", "SybilWire", "SybilTesting"],
+            exclude: ["Peers"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
         .testTarget(
             name: "SybilClientTests", dependencies: ["SybilClient", "SybilHTTP", "SybilTesting", "SybilImaging"]),

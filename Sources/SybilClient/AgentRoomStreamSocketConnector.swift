@@ -2,6 +2,10 @@ import Foundation
 import SybilCore
 import SybilHTTP
 
+#if !canImport(Glibc)
+    import SybilURLSession
+#endif
+
 /// The live ``AgentRoomStreamConnector``: ``SocketWebSocket`` on Linux (with the injected
 /// clock for its keepalive pings and the injected random source for masks and keys), and
 /// `URLSessionWebSocket` on Apple platforms. Messages are limited to the 1 MiB a frame may

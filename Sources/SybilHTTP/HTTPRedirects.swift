@@ -6,6 +6,15 @@ public enum HTTPRedirects: Sendable, Hashable {
     case refuse
     /// The 3xx is the final response, for callers that map it to an error of their own.
     case deliver
+
+    /// `client`, which must deliver redirects, with this policy: wrapped so that a 3xx throws
+    /// ``HTTPRedirectRefused`` (``refuse``), or as it is (``deliver``).
+    public func applied(to client: any HTTPClient) -> any HTTPClient {
+        switch self {
+        case .refuse: RedirectRefusingHTTPClient(inner: client)
+        case .deliver: client
+        }
+    }
 }
 
 /// The server answered with a redirect, which is not followed.

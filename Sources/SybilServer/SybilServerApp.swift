@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilHTTP
+import SybilNet
 
 /// The reference server's request handler: the routes of ``RouteTable/sybil`` behind the one
 /// auth middleware (``AuthorizingHandler``: the bearer token, checked in constant time from

@@ -6,6 +6,7 @@ import SybilNet
 import SybilStore
 import SybilTesting
 import SybilTimeline
+import SybilURLSession
 import SybilWire
 import Synchronization
 

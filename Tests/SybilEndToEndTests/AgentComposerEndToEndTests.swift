@@ -2,6 +2,7 @@ import Foundation
 import SybilClient
 import SybilCore
 import SybilHTTP
+import SybilNet
 import SybilServer
 import SybilTesting
 import SybilWire

@@ -3,6 +3,7 @@ import Observation
 import SybilClient
 import SybilCore
 import SybilHTTP
+import SybilNet
 import SybilServer
 import SybilTesting
 import SybilWire

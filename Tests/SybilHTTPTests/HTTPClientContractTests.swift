@@ -1,6 +1,7 @@
 import Foundation
 import SybilHTTP
 import SybilTesting
+import SybilURLSession
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilHTTP
+import SybilNet
 import SybilTesting
 import SybilWire
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

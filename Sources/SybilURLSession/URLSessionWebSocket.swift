@@ -1,6 +1,7 @@
 #if canImport(Darwin)
     import Foundation
     import SybilCore
+    import SybilHTTP
 
     /// The WebSocket client on Apple platforms: `URLSessionWebSocketTask` behind
     /// ``WebSocketConnection``, kept thin (the Linux client is ``SocketWebSocket``).

@@ -1,3 +1,9 @@
+import SybilHTTP
+
+#if !canImport(Glibc)
+    import SybilURLSession
+#endif
+
 /// The ``HTTPClient`` the apps use: ``SocketHTTPClient`` on Linux (URLSession there spins at
 /// full CPU while a streamed body is silent), ``URLSessionHTTPClient`` on Apple platforms.
 /// Neither follows a redirect.
@@ -7,15 +13,12 @@ public enum DefaultHTTPClient {
     /// ``SocketHTTPClient/defaultConnectTimeout``) bounds the making of a connection on Linux;
     /// URLSession keeps its own.
     public static func make(redirects: HTTPRedirects = .refuse, connectTimeout: Duration? = nil) -> any HTTPClient {
-        #if canImport(Glibc) && canImport(COpenSSL)
+        #if canImport(Glibc)
             let client = SocketHTTPClient(
                 followRedirects: false, connectTimeout: connectTimeout ?? SocketHTTPClient.defaultConnectTimeout)
         #else
             let client = URLSessionHTTPClient(followRedirects: false)
         #endif
-        switch redirects {
-        case .refuse: return RedirectRefusingHTTPClient(inner: client)
-        case .deliver: return client
-        }
+        return redirects.applied(to: client)
     }
 }
