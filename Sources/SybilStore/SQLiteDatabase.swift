@@ -147,6 +147,28 @@ public final class SQLiteDatabase {
         return statement
     }
 
+    /// Runs `body` with every statement it runs stopped once about `instructions` of SQLite's
+    /// virtual-machine instructions have run in all (`sqlite3_progress_handler`, checked every
+    /// 128, so each statement may be stopped up to 128 early): a statement cut short
+    /// throws ``SQLiteError`` with `SQLITE_INTERRUPT` and is reset like any failed one. For a
+    /// caller that must spend a bounded time however many rows a table holds.
+    public func withInstructionBudget<T>(_ instructions: Int, _ body: () throws -> T) throws -> T {
+        var checks = max(1, instructions / Self.budgetStep)
+        return try withUnsafeMutablePointer(to: &checks) { left in
+            // Called after every step of instructions; a non-zero answer interrupts.
+            let check: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
+                guard let left = context?.assumingMemoryBound(to: Int.self) else { return 1 }
+                left.pointee -= 1
+                return left.pointee < 0 ? 1 : 0
+            }
+            sqlite3_progress_handler(handle, Int32(Self.budgetStep), check, left)
+            defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+            return try body()
+        }
+    }
+
+    private static let budgetStep = 128
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int {
         Int(sqlite3_changes(handle))

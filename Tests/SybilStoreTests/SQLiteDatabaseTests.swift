@@ -108,6 +108,33 @@ struct SQLiteDatabaseTests {
         #expect(try database.query(select, [.integer(2)]) == [[.text("b")]])
     }
 
+    @Test func anInstructionBudgetCutsALongStatementShortAndEndsWithItsBody() throws {
+        let database = try SQLiteDatabase(.inMemory)
+        try database.execute(
+            """
+            CREATE TABLE t (v INTEGER PRIMARY KEY);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) INSERT INTO t SELECT i FROM n;
+            """)
+        let count = "SELECT COUNT(*) FROM t WHERE v > ?"
+        // 10,000 rows take tens of thousands of instructions: a budget of 1,000 stops the count.
+        let error = try #require(throws: SQLiteError.self) {
+            try database.withInstructionBudget(1000) { try database.query(count, [.integer(0)]) }
+        }
+        #expect(error.code == 9)  // SQLITE_INTERRUPT
+        // A short statement (ten rows of the key's range) fits the same budget, and a large
+        // enough budget the long one.
+        #expect(
+            try database.withInstructionBudget(1000) { try database.query(count, [.integer(9990)]) } == [
+                [.integer(10)]
+            ])
+        #expect(
+            try database.withInstructionBudget(1_000_000) { try database.query(count, [.integer(0)]) } == [
+                [.integer(10000)]
+            ])
+        // The budget ends with its body: the same statement, reset, runs whole afterwards.
+        #expect(try database.query(count, [.integer(0)]) == [[.integer(10000)]])
+    }
+
     @Test func foreignKeysAreEnforced() throws {
         let database = try SQLiteDatabase(.inMemory)
         try database.execute("CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (p INTEGER REFERENCES p(id))")
