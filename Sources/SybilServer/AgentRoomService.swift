@@ -128,6 +128,14 @@ final class AgentRoomService: Sendable {
         .json(try await store.readState().jsonValue)
     }
 
+    /// `GET agent/read` answered at once on the calling thread (the event loop) when the store
+    /// can read without waiting (``AgentRoomStore/readStateIfIdle()``); `nil` leaves it to
+    /// ``read()``, also when the read failed (its task then answers and logs the failure).
+    func readAtOnce() -> HTTPServerResponse? {
+        guard let state = try? store.readStateIfIdle() else { return nil }
+        return .json(state.jsonValue)
+    }
+
     /// `POST agent/read` with `{"cursor": …}`.
     func markRead(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
         let text = try Self.decodeBody(request.body) { value, path throws(JSONError) in

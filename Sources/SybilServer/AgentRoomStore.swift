@@ -4,7 +4,8 @@ import SybilWire
 
 /// The Agent room's storage: messages in server order, idempotent submissions by request id,
 /// the turns the agent owes, the shared read position, and uploaded originals. One SQLite
-/// connection, confined to this actor.
+/// connection, used by this actor on its queue and, for the read state only, on the calling
+/// thread while the actor is not using it (``readStateIfIdle()``, see ``LockedDatabase``).
 ///
 /// A submission stores the user's message and its pending turn in one transaction; each step
 /// of the turn is stored with the turn's progress in one transaction too, so a crash at any
@@ -32,7 +33,7 @@ actor AgentRoomStore {
         var toolStored: Bool
     }
 
-    private let database: SQLiteDatabase
+    private let connection: LockedDatabase
 
     static let migrations: [SQLiteMigration] = [
         .init(
@@ -74,7 +75,7 @@ actor AgentRoomStore {
     static let file = "agent-room.sqlite"
 
     init(_ storage: SybilServerOptions.Storage) throws {
-        database = try ServerDatabase.open(storage, file: Self.file, migrations: Self.migrations)
+        connection = LockedDatabase(try ServerDatabase.open(storage, file: Self.file, migrations: Self.migrations))
     }
 
     // MARK: Messages
@@ -82,30 +83,33 @@ actor AgentRoomStore {
     /// Messages after or before a sequence (or the newest), oldest first, and whether older
     /// ones exist. Any sequence is fine, also one beyond the newest message.
     func messages(after: Int64?, before: Int64?, limit: Int) throws -> (rows: [Row], hasMoreBefore: Bool) {
-        let found: [SQLiteRow]
-        if let after {
-            found = try database.rows(
-                "SELECT \(Self.columns) FROM agent_messages WHERE sequence > ? ORDER BY sequence ASC LIMIT ?",
-                [.integer(after), .integer(Int64(limit))])
-        } else {
-            found = Array(
-                try database.rows(
-                    "SELECT \(Self.columns) FROM agent_messages WHERE sequence < ? ORDER BY sequence DESC LIMIT ?",
-                    [.integer(before ?? Int64.max), .integer(Int64(limit))]
-                ).reversed())
+        try connection.withDatabase { database in
+            let found: [SQLiteRow]
+            if let after {
+                found = try database.rows(
+                    "SELECT \(Self.columns) FROM agent_messages WHERE sequence > ? ORDER BY sequence ASC LIMIT ?",
+                    [.integer(after), .integer(Int64(limit))])
+            } else {
+                found = Array(
+                    try database.rows(
+                        "SELECT \(Self.columns) FROM agent_messages WHERE sequence < ? ORDER BY sequence DESC LIMIT ?",
+                        [.integer(before ?? Int64.max), .integer(Int64(limit))]
+                    ).reversed())
+            }
+            let rows = try found.map { try Self.row(from: $0, in: database) }
+            // Older than the first message shown; with none shown, older than or at `after`.
+            let older: [[SQLiteValue]]
+            if let first = rows.first {
+                older = try database.query(
+                    "SELECT 1 FROM agent_messages WHERE sequence < ? LIMIT 1", [.integer(first.sequence)])
+            } else if let after {
+                older = try database.query(
+                    "SELECT 1 FROM agent_messages WHERE sequence <= ? LIMIT 1", [.integer(after)])
+            } else {
+                older = []
+            }
+            return (rows, !older.isEmpty)
         }
-        let rows = try found.map(row(from:))
-        // Older than the first message shown; with none shown, older than or at `after`.
-        let older: [[SQLiteValue]]
-        if let first = rows.first {
-            older = try database.query(
-                "SELECT 1 FROM agent_messages WHERE sequence < ? LIMIT 1", [.integer(first.sequence)])
-        } else if let after {
-            older = try database.query("SELECT 1 FROM agent_messages WHERE sequence <= ? LIMIT 1", [.integer(after)])
-        } else {
-            older = []
-        }
-        return (rows, !older.isEmpty)
     }
 
     /// Stores a client submission once per request id, with the turn it starts, in one
@@ -113,104 +117,121 @@ actor AgentRoomStore {
     /// another fingerprint it is a 409. Every attachment must have been uploaded, and all of
     /// them together must fit `maxTotalBytes` (413).
     func submit(_ submission: AgentRoomSubmission, fingerprint: String, maxTotalBytes: Int64) throws -> Submission {
-        try database.transaction {
-            if let existing = try database.rows(
-                "SELECT \(Self.columns), fingerprint FROM agent_messages WHERE request_id = ?",
-                [.text(submission.requestId)]
-            ).first {
-                guard try existing.optionalText("fingerprint") == fingerprint else {
+        try connection.withDatabase { database in
+            try database.transaction {
+                if let existing = try database.rows(
+                    "SELECT \(Self.columns), fingerprint FROM agent_messages WHERE request_id = ?",
+                    [.text(submission.requestId)]
+                ).first {
+                    guard try existing.optionalText("fingerprint") == fingerprint else {
+                        throw APIError(
+                            status: 409,
+                            message: "Request \(submission.requestId) was already used for a different message.",
+                            code: "request_conflict", param: "requestId")
+                    }
+                    return Submission(row: try Self.row(from: existing, in: database), created: false)
+                }
+                var attachments: [AgentAttachment] = []
+                for (index, uploadId) in submission.attachments.enumerated() {
+                    guard let upload = try Self.descriptor(uploadId, in: database) else {
+                        throw APIError.invalid(
+                            "Attachment \(uploadId) was never uploaded; upload it with POST agent/uploads first.",
+                            param: "attachments[\(index)]", code: "unknown_upload")
+                    }
+                    attachments.append(upload)
+                }
+                let total = attachments.reduce(Int64(0)) { $0 + $1.size }
+                if total > maxTotalBytes {
                     throw APIError(
-                        status: 409,
-                        message: "Request \(submission.requestId) was already used for a different message.",
-                        code: "request_conflict", param: "requestId")
+                        status: 413,
+                        message:
+                            "The attachments add up to \(AgentRoomService.mebibytes(total)); a message may carry at most \(maxTotalBytes >> 20) MiB.",
+                        code: "too_large", param: "attachments",
+                        details: [
+                            "limitBytes": .number(JSONNumber(maxTotalBytes)), "sizeBytes": .number(JSONNumber(total)),
+                        ])
                 }
-                return Submission(row: try row(from: existing), created: false)
+                let row = try Self.insert(
+                    role: .user, text: submission.text, createdAt: submission.createdAt,
+                    requestId: submission.requestId, fingerprint: fingerprint, attachments: attachments,
+                    in: database)
+                try database.query("INSERT INTO agent_turns (user_sequence) VALUES (?)", [.integer(row.sequence)])
+                return Submission(row: row, created: true)
             }
-            var attachments: [AgentAttachment] = []
-            for (index, uploadId) in submission.attachments.enumerated() {
-                guard let upload = try descriptor(uploadId) else {
-                    throw APIError.invalid(
-                        "Attachment \(uploadId) was never uploaded; upload it with POST agent/uploads first.",
-                        param: "attachments[\(index)]", code: "unknown_upload")
-                }
-                attachments.append(upload)
-            }
-            let total = attachments.reduce(Int64(0)) { $0 + $1.size }
-            if total > maxTotalBytes {
-                throw APIError(
-                    status: 413,
-                    message:
-                        "The attachments add up to \(AgentRoomService.mebibytes(total)); a message may carry at most \(maxTotalBytes >> 20) MiB.",
-                    code: "too_large", param: "attachments",
-                    details: [
-                        "limitBytes": .number(JSONNumber(maxTotalBytes)), "sizeBytes": .number(JSONNumber(total)),
-                    ])
-            }
-            let row = try insert(
-                role: .user, text: submission.text, createdAt: submission.createdAt,
-                requestId: submission.requestId, fingerprint: fingerprint, attachments: attachments)
-            try database.query("INSERT INTO agent_turns (user_sequence) VALUES (?)", [.integer(row.sequence)])
-            return Submission(row: row, created: true)
         }
     }
 
     /// Whether a message was already submitted with `requestId`.
     func hasSubmission(_ requestId: String) throws -> Bool {
-        !(try database.query("SELECT 1 FROM agent_messages WHERE request_id = ?", [.text(requestId)])).isEmpty
+        try connection.withDatabase { database in
+            !(try database.query("SELECT 1 FROM agent_messages WHERE request_id = ?", [.text(requestId)])).isEmpty
+        }
     }
 
     // MARK: Turns
 
     /// The oldest turn without a reply, if any.
     func nextPendingTurn() throws -> PendingTurn? {
-        guard
-            let turn = try database.rows(
-                """
-                SELECT user_sequence, tool_sequence FROM agent_turns
-                WHERE reply_sequence IS NULL ORDER BY user_sequence ASC LIMIT 1
-                """
-            ).first
-        else { return nil }
-        let sequence = try turn.integer("user_sequence")
-        guard
-            let user = try database.rows(
-                "SELECT \(Self.columns) FROM agent_messages WHERE sequence = ?", [.integer(sequence)]
-            ).first
-        else {
-            throw APIError(status: 500, message: "Turn \(sequence) has no user message.")
+        try connection.withDatabase { database in
+            guard
+                let turn = try database.rows(
+                    """
+                    SELECT user_sequence, tool_sequence FROM agent_turns
+                    WHERE reply_sequence IS NULL ORDER BY user_sequence ASC LIMIT 1
+                    """
+                ).first
+            else { return nil }
+            let sequence = try turn.integer("user_sequence")
+            guard
+                let user = try database.rows(
+                    "SELECT \(Self.columns) FROM agent_messages WHERE sequence = ?", [.integer(sequence)]
+                ).first
+            else {
+                throw APIError(status: 500, message: "Turn \(sequence) has no user message.")
+            }
+            return PendingTurn(
+                user: try Self.row(from: user, in: database),
+                toolStored: try turn.optionalInteger("tool_sequence") != nil)
         }
-        return PendingTurn(user: try row(from: user), toolStored: try turn.optionalInteger("tool_sequence") != nil)
     }
 
     /// How many turns still wait for their reply.
     func pendingTurnCount() throws -> Int {
-        Int(
-            try database.row("SELECT COUNT(*) AS pending FROM agent_turns WHERE reply_sequence IS NULL")
-                .integer("pending"))
+        try connection.withDatabase { database in
+            Int(
+                try database.row("SELECT COUNT(*) AS pending FROM agent_turns WHERE reply_sequence IS NULL")
+                    .integer("pending"))
+        }
     }
 
     /// Stores the turn's tool call (internal) and records it, in one transaction.
     func storeToolStep(of turn: PendingTurn, text: String, createdAt: Int64) throws -> Row {
-        try database.transaction {
-            let row = try insert(
-                role: .tool, visibility: .internal, text: text, createdAt: createdAt, requestId: nil,
-                fingerprint: nil, attachments: [])
-            try database.query(
-                "UPDATE agent_turns SET tool_sequence = ? WHERE user_sequence = ?",
-                [.integer(row.sequence), .integer(turn.user.sequence)])
-            return row
+        try connection.withDatabase { database in
+            try database.transaction {
+                let row = try Self.insert(
+                    role: .tool, visibility: .internal, text: text, createdAt: createdAt, requestId: nil,
+                    fingerprint: nil, attachments: [], in: database)
+                try database.query(
+                    "UPDATE agent_turns SET tool_sequence = ? WHERE user_sequence = ?",
+                    [.integer(row.sequence), .integer(turn.user.sequence)])
+                return row
+            }
         }
     }
 
     /// Stores the turn's public reply and marks the turn done, in one transaction.
     func storeReply(of turn: PendingTurn, text: String, createdAt: Int64) throws -> Row {
-        try database.transaction {
-            let row = try insert(
-                role: .assistant, text: text, createdAt: createdAt, requestId: nil, fingerprint: nil, attachments: [])
-            try database.query(
-                "UPDATE agent_turns SET reply_sequence = ? WHERE user_sequence = ?",
-                [.integer(row.sequence), .integer(turn.user.sequence)])
-            return row
+        try connection.withDatabase { database in
+            try database.transaction {
+                let row = try Self.insert(
+                    role: .assistant, text: text, createdAt: createdAt, requestId: nil, fingerprint: nil,
+                    attachments: [],
+                    in: database)
+                try database.query(
+                    "UPDATE agent_turns SET reply_sequence = ? WHERE user_sequence = ?",
+                    [.integer(row.sequence), .integer(turn.user.sequence)])
+                return row
+            }
         }
     }
 
@@ -218,6 +239,23 @@ actor AgentRoomStore {
 
     /// The shared read position and the public assistant replies after it.
     func readState() throws -> AgentReadState {
+        try connection.withDatabase(Self.readState(in:))
+    }
+
+    /// ``readState()`` at once on the calling thread (the server's event loop answering
+    /// `GET agent/read`), without waiting: `nil` while this actor uses the connection (a write
+    /// may hold it through its fsync) and when the read needs more than
+    /// ``readInstructionBudget`` of SQLite's instructions (many unread replies); the caller
+    /// then asks ``readState()``. It sees every write a method of this actor finished.
+    nonisolated func readStateIfIdle() throws -> AgentReadState? {
+        try connection.withDatabaseIfIdle(instructions: Self.readInstructionBudget, Self.readState(in:))
+    }
+
+    /// What a read at once may spend: an empty room's read takes about 20 instructions and each
+    /// message after the read position about 5 more, so some 800 messages are counted at once.
+    static let readInstructionBudget = 4096
+
+    private static func readState(in database: SQLiteDatabase) throws -> AgentReadState {
         // No row yet: nothing was read.
         let sequence = try database.rows("SELECT sequence FROM agent_read WHERE id = 1").first?.integer("sequence") ?? 0
         let unread = try database.row(
@@ -234,15 +272,17 @@ actor AgentRoomStore {
     /// Moves the read position forward to `sequence` (never backwards); false when no
     /// message has that sequence.
     func markRead(_ sequence: Int64) throws -> Bool {
-        guard
-            !(try database.query("SELECT 1 FROM agent_messages WHERE sequence = ?", [.integer(sequence)])).isEmpty
-        else { return false }
-        try database.query(
-            """
-            INSERT INTO agent_read (id, sequence) VALUES (1, ?)
-            ON CONFLICT(id) DO UPDATE SET sequence = MAX(sequence, excluded.sequence)
-            """, [.integer(sequence)])
-        return true
+        try connection.withDatabase { database in
+            guard
+                !(try database.query("SELECT 1 FROM agent_messages WHERE sequence = ?", [.integer(sequence)])).isEmpty
+            else { return false }
+            try database.query(
+                """
+                INSERT INTO agent_read (id, sequence) VALUES (1, ?)
+                ON CONFLICT(id) DO UPDATE SET sequence = MAX(sequence, excluded.sequence)
+                """, [.integer(sequence)])
+            return true
+        }
     }
 
     // MARK: Uploads
@@ -255,6 +295,10 @@ actor AgentRoomStore {
 
     /// The descriptor of the upload with `uploadId`, if any (without reading its bytes).
     func descriptor(_ uploadId: String) throws -> AgentAttachment? {
+        try connection.withDatabase { database in try Self.descriptor(uploadId, in: database) }
+    }
+
+    private static func descriptor(_ uploadId: String, in database: SQLiteDatabase) throws -> AgentAttachment? {
         try database.rows(
             "SELECT upload_id, file_name, mime_type, size, sha256 FROM agent_uploads WHERE upload_id = ?",
             [.text(uploadId)]
@@ -267,14 +311,20 @@ actor AgentRoomStore {
 
     /// The upload with `uploadId` and its original bytes, if any (downloads only).
     func upload(_ uploadId: String) throws -> StoredUpload? {
-        guard let descriptor = try descriptor(uploadId) else { return nil }
-        let bytes = try database.row("SELECT bytes FROM agent_uploads WHERE upload_id = ?", [.text(uploadId)])
-            .blob("bytes")
-        return StoredUpload(descriptor: descriptor, bytes: bytes)
+        try connection.withDatabase { database in
+            guard let descriptor = try Self.descriptor(uploadId, in: database) else { return nil }
+            let bytes = try database.row("SELECT bytes FROM agent_uploads WHERE upload_id = ?", [.text(uploadId)])
+                .blob("bytes")
+            return StoredUpload(descriptor: descriptor, bytes: bytes)
+        }
     }
 
     /// Bytes stored for all uploads (the quota's use).
     func usedBytes() throws -> Int64 {
+        try connection.withDatabase(Self.usedBytes(in:))
+    }
+
+    private static func usedBytes(in database: SQLiteDatabase) throws -> Int64 {
         try database.row("SELECT COALESCE(SUM(size), 0) AS used FROM agent_uploads").integer("used")
     }
 
@@ -286,37 +336,40 @@ actor AgentRoomStore {
         _ descriptor: AgentAttachment, bytes: [UInt8], createdAt: Int64, quotaBytes: Int64,
         admit: @Sendable () throws -> Void
     ) throws -> (AgentAttachment, created: Bool) {
-        if let existing = try self.descriptor(descriptor.uploadId) {
-            guard existing.sha256 == descriptor.sha256, existing.size == descriptor.size else {
-                throw APIError(
-                    status: 409, message: "Upload \(descriptor.uploadId) already exists with different bytes.",
-                    code: "upload_conflict", param: "uploadId")
+        try connection.withDatabase { database in
+            if let existing = try Self.descriptor(descriptor.uploadId, in: database) {
+                guard existing.sha256 == descriptor.sha256, existing.size == descriptor.size else {
+                    throw APIError(
+                        status: 409, message: "Upload \(descriptor.uploadId) already exists with different bytes.",
+                        code: "upload_conflict", param: "uploadId")
+                }
+                return (existing, false)
             }
-            return (existing, false)
+            try admit()
+            let used = try Self.usedBytes(in: database)
+            if used + descriptor.size > quotaBytes {
+                throw APIError(
+                    status: 507, message: "Your attachment storage is full.", code: "quota_exceeded",
+                    details: ["quota": AgentQuota(usedBytes: used, limitBytes: quotaBytes).jsonValue])
+            }
+            try database.query(
+                "INSERT INTO agent_uploads (upload_id, file_name, mime_type, size, sha256, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    .text(descriptor.uploadId), .text(descriptor.fileName), .text(descriptor.mimeType),
+                    .integer(descriptor.size), .text(descriptor.sha256), .blob(bytes), .integer(createdAt),
+                ])
+            return (descriptor, true)
         }
-        try admit()
-        let used = try usedBytes()
-        if used + descriptor.size > quotaBytes {
-            throw APIError(
-                status: 507, message: "Your attachment storage is full.", code: "quota_exceeded",
-                details: ["quota": AgentQuota(usedBytes: used, limitBytes: quotaBytes).jsonValue])
-        }
-        try database.query(
-            "INSERT INTO agent_uploads (upload_id, file_name, mime_type, size, sha256, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                .text(descriptor.uploadId), .text(descriptor.fileName), .text(descriptor.mimeType),
-                .integer(descriptor.size), .text(descriptor.sha256), .blob(bytes), .integer(createdAt),
-            ])
-        return (descriptor, true)
     }
 
     // MARK: Private
 
     private static let columns = "sequence, request_id, role, visibility, text, created_at, attachments"
 
-    private func insert(
+    private static func insert(
         role: AgentRoomMessage.Role, visibility: AgentRoomMessage.Visibility = .public, text: String,
-        createdAt: Int64, requestId: String?, fingerprint: String?, attachments: [AgentAttachment]
+        createdAt: Int64, requestId: String?, fingerprint: String?, attachments: [AgentAttachment],
+        in database: SQLiteDatabase
     ) throws -> Row {
         let ids = attachments.map(\.uploadId).joined(separator: "\n")
         let sequence = try database.row(
@@ -336,11 +389,11 @@ actor AgentRoomStore {
                 role: role, visibility: visibility, text: text, createdAt: createdAt, attachments: attachments))
     }
 
-    private func row(from row: SQLiteRow) throws -> Row {
+    private static func row(from row: SQLiteRow, in database: SQLiteDatabase) throws -> Row {
         let sequence = try row.integer("sequence")
         var attachments: [AgentAttachment] = []
         for uploadId in try row.text("attachments").split(separator: "\n").map(String.init) {
-            guard let attachment = try descriptor(uploadId) else {
+            guard let attachment = try Self.descriptor(uploadId, in: database) else {
                 throw StorageError(
                     operation: "read", path: database.path,
                     reason: "column agent_messages.attachments of message \(sequence) names upload \(uploadId), "

@@ -48,7 +48,9 @@ final class Route: Sendable {
 
     /// What answers a matched, authorized request at once, on the server's event-loop thread,
     /// when it can without suspending (see ``HTTPRoute/immediateResponse(to:)``), or `nil` to
-    /// leave it to ``Handler``. It must not block, do I/O or call an actor.
+    /// leave it to ``Handler``. It must not block, wait for a lock held for long or call an
+    /// actor; a bounded read of a store's connection that never waits for the store (see
+    /// ``LockedDatabase``) is the most it may do.
     typealias ImmediateHandler = @Sendable (ServerSurfaces, HTTPServerRequest, PathParameters) -> HTTPServerResponse?
 
     /// A consumer taking the body of a request with the head as it arrives (see

@@ -31,7 +31,9 @@ extension RouteTable {
         Route(.agentMessagesSubmit, "POST", "/agent/messages") { surfaces, request, _ in
             try await surfaces.agentRoom.submit(request)
         },
-        Route(.agentReadGet, "GET", "/agent/read") { surfaces, _, _ in try await surfaces.agentRoom.read() },
+        Route(
+            .agentReadGet, "GET", "/agent/read", immediate: { surfaces, _, _ in surfaces.agentRoom.readAtOnce() }
+        ) { surfaces, _, _ in try await surfaces.agentRoom.read() },
         Route(.agentReadPost, "POST", "/agent/read") { surfaces, request, _ in
             try await surfaces.agentRoom.markRead(request)
         },

@@ -8,8 +8,8 @@ import Testing
 
 /// A request a handler answers at once (``HTTPHandler/immediateResponse(to:)``) is answered on
 /// the event-loop thread without a task, in its connection's order; the reference server
-/// answers `/healthz` that way unless a cold start has to be passed, and a route answered at
-/// once still has its token checked.
+/// answers `/healthz` that way unless a cold start has to be passed, and `/agent/read` while
+/// its store is free; a route answered at once still has its token checked.
 @Suite("Server: answers given at once on the event-loop thread", .timeLimit(.minutes(2)))
 struct ImmediateResponseTests {
     /// `/now` is answered at once (and `handle` never sees it); everything else is
@@ -93,10 +93,15 @@ struct ImmediateResponseTests {
         #expect(response?.bodyBytes == Array(#"{"status":"ok"}"#.utf8))
         #expect(
             harness.app.immediateResponse(to: HTTPServerRequest(method: "GET", target: "/api/healthz"))?.status == 200)
-        // Routes that wait for a store are left to their task.
-        let read = HTTPServerRequest(
-            method: "GET", target: "/agent/read", headers: [("Authorization", "Bearer \(AppHarness.token)")])
-        #expect(harness.app.immediateResponse(to: read) == nil)
+        // The Agent room's read state is read at once while its store is free; routes that
+        // wait for a store are left to their task.
+        let token = [("Authorization", "Bearer \(AppHarness.token)")]
+        let read = HTTPServerRequest(method: "GET", target: "/agent/read", headers: token)
+        #expect(harness.app.immediateResponse(to: read)?.bodyBytes == Array(#"{"readCursor":null,"unread":0}"#.utf8))
+        #expect(
+            harness.app.immediateResponse(
+                to: HTTPServerRequest(method: "GET", target: "/agent/messages", headers: token))
+                == nil)
     }
 
     @Test func healthDuringASimulatedColdStartIsLeftToItsTask() async throws {
