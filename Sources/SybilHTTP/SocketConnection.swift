@@ -6,6 +6,7 @@
     import Foundation
     import Glibc
     import SybilCore
+    import Synchronization
 
     /// A TCP connection, optionally TLS (OpenSSL, with certificate and host-name checks), run
     /// by one I/O thread that polls the socket and a wake pipe: received bytes wait in a
@@ -15,9 +16,15 @@
     /// two threads at once.
     ///
     /// Backpressure: once the inbox holds ``inboxLimit`` bytes the thread stops reading until
-    /// the consumer takes them, so a peer that sends faster than its bytes are used is slowed
-    /// by TCP instead of filling memory. The most a connection holds for its consumer is
-    /// ``inboxLimit`` plus one read (``readSize``).
+    /// the consumer has taken it down to ``resumeLevel``, so a peer that sends faster than its
+    /// bytes are used is slowed by TCP instead of filling memory, and a paused socket is read
+    /// again in large reads rather than one small read per take. The most a connection holds
+    /// for its consumer is ``inboxLimit`` plus one read (``readSize``).
+    ///
+    /// The wake pipe is written only while the I/O thread waits (or is about to wait) in
+    /// `poll`, outside the connection's lock, so a woken thread does not at once wait for the
+    /// waker to let go of it; the pipe stays open until the connection is released, so such a
+    /// write never reaches a descriptor that now belongs to another file.
     ///
     /// The I/O thread is also a task executor: a task that prefers it runs its jobs between
     /// the thread's polls, so a consumer waiting in ``receive()`` there is resumed by the very
@@ -29,11 +36,19 @@
         static let readSize = 64 * 1024
         /// Received bytes the inbox holds before reading pauses.
         static let inboxLimit = 256 * 1024
+        /// Received bytes the inbox is drained to before a paused socket is read again.
+        static let resumeLevel = inboxLimit / 2
 
         private let descriptor: Int32
         private let wake: (read: Int32, write: Int32)
         private let tls: TLSSession?
         private let state = Locked(State())
+        /// The I/O thread waits, or is about to wait, in `poll` with no time limit: a change
+        /// it must notice wakes it through the pipe. Set under the state lock just before the
+        /// thread polls; a waker clears it under the lock when it makes its change, and writes
+        /// the pipe (after letting go of the lock) only if it was set, so one byte is written
+        /// per wait, however many wakers. The thread clears it when `poll` returns.
+        private let polling = Atomic<Bool>(false)
 
         private struct State {
             /// Chunks queued for sending, in order (sent with one gathered write).
@@ -67,8 +82,6 @@
             /// Jobs of tasks that prefer this connection as their executor, run by the I/O
             /// thread before it next polls.
             var jobs: [UnownedJob] = []
-            /// The I/O thread waits in `poll` with no time limit: a job queued now wakes it.
-            var polling = false
         }
 
         private init(descriptor: Int32, tls: TLSSession?) throws(SocketError) {
@@ -80,6 +93,12 @@
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             _ = fcntl(wake.read, F_SETFL, fcntl(wake.read, F_GETFL) | O_NONBLOCK)
             _ = fcntl(wake.write, F_SETFL, fcntl(wake.write, F_GETFL) | O_NONBLOCK)
+        }
+
+        deinit {
+            // Only now: a waker may write the pipe outside the lock until its last call returns.
+            Glibc.close(wake.read)
+            Glibc.close(wake.write)
         }
 
         /// Connects to `host:port` (TLS when `tls`), on a thread of its own so no task blocks.
@@ -133,23 +152,23 @@
         /// only what the socket did not take is queued for the I/O thread (ahead of anything
         /// queued meanwhile): a small message leaves without waking the thread.
         func write(gathering chunks: [[UInt8]]) {
-            let direct = state.withLock { state -> Bool in
+            let (direct, wakeQueued) = state.withLock { state -> (Bool, Bool) in
                 if tls == nil, !state.finished, !state.closing, !state.threadSending, !state.writerSending,
                     state.outbound.isEmpty
                 {
                     // The claim keeps the descriptor open and the I/O thread off `outbound`
                     // until this send is over, so the bytes keep their order.
                     state.writerSending = true
-                    return true
+                    return (true, false)
                 }
                 for chunk in chunks where !chunk.isEmpty {
                     if state.outbound.isEmpty { state.outboundOffset = 0 }
                     state.outbound.append(chunk)
                 }
-                return false
+                return (false, claimWake())
             }
             guard direct else {
-                signal()
+                if wakeQueued { wakeIOThread() }
                 return
             }
             // A failed send leaves everything queued: the I/O thread meets the failure.
@@ -168,12 +187,13 @@
                     state.outbound.insert(contentsOf: rest, at: 0)
                     state.outboundOffset = count
                 }
-                return (!state.outbound.isEmpty || state.closing, state.closeDeferred)
+                // The I/O thread polled without the socket while this send held it.
+                return ((!state.outbound.isEmpty || state.closing) && claimWake(), state.closeDeferred)
             }
             if closeNow {
                 closeDescriptors()
             } else if wakeThread {
-                signal()
+                wakeIOThread()
             }
         }
 
@@ -181,51 +201,51 @@
         /// ended, hands it to the global concurrent executor.
         func enqueue(_ job: consuming ExecutorJob) {
             let job = UnownedJob(job)
-            let queued = state.withLock { state -> Bool in
-                guard !state.finished else { return false }
+            let (queued, wakeThread) = state.withLock { state -> (Bool, Bool) in
+                guard !state.finished else { return (false, false) }
                 state.jobs.append(job)
-                if state.polling {
-                    // Under the lock, like ``signal()``: the descriptor is still this connection's.
-                    state.polling = false
-                    var byte: UInt8 = 1
-                    _ = Glibc.write(wake.write, &byte, 1)
-                }
-                return true
+                return (true, claimWake())
             }
+            if wakeThread { wakeIOThread() }
             if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         }
 
         /// Sends what is queued, then closes; reading stops at once.
         func shutdown() {
-            state.withLock { $0.closing = true }
-            signal()
+            let wakeThread = state.withLock { state -> Bool in
+                state.closing = true
+                return claimWake()
+            }
+            if wakeThread { wakeIOThread() }
         }
 
         /// The next received bytes, in order; `nil` once the peer closed (after every byte
         /// received before it); throws when the connection failed or the waiting task was
         /// cancelled (which closes the connection).
         func receive() async throws -> [UInt8]? {
-            if let ready = try state.withLock({ state throws -> [UInt8]?? in try Self.take(&state) }) {
-                resumeReadingIfDrained()
-                return ready
+            let (ready, wakeThread) = try state.withLock { state throws -> ([UInt8]??, Bool) in
+                guard let ready = try Self.take(&state) else { return (nil, false) }
+                return (ready, resumeReadingIfDrained(&state))
             }
+            if wakeThread { wakeIOThread() }
+            if let ready { return ready }
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                    let outcome = state.withLock { state -> Result<[UInt8]?, any Error>? in
+                    let (outcome, wakeThread) = state.withLock { state -> (Result<[UInt8]?, any Error>?, Bool) in
                         do {
-                            if let ready = try Self.take(&state) { return .success(ready) }
+                            if let ready = try Self.take(&state) {
+                                return (.success(ready), resumeReadingIfDrained(&state))
+                            }
                         } catch {
-                            return .failure(error)
+                            return (.failure(error), false)
                         }
-                        if Task.isCancelled { return .failure(CancellationError()) }
+                        if Task.isCancelled { return (.failure(CancellationError()), false) }
                         precondition(state.waiter == nil, "two tasks wait on one socket connection")
                         state.waiter = continuation
-                        return nil
+                        return (nil, false)
                     }
-                    if let outcome {
-                        continuation.resume(with: outcome)
-                        resumeReadingIfDrained()
-                    }
+                    if wakeThread { wakeIOThread() }
+                    if let outcome { continuation.resume(with: outcome) }
                 }
             } onCancel: {
                 let waiter = state.withLock { state in
@@ -237,6 +257,26 @@
                     shutdown()
                 }
             }
+        }
+
+        /// The chunks already waiting in the inbox, oldest first, taken while fewer than `limit`
+        /// bytes have been (so at most `limit - 1` plus one chunk); empty when none wait. Never
+        /// waits, and leaves the end of the stream or a failure for ``receive()`` to report.
+        /// One turn of the lock, however many chunks.
+        func takeReceived(whileUnder limit: Int) -> [[UInt8]] {
+            let (taken, wakeThread) = state.withLock { state -> ([[UInt8]], Bool) in
+                var taken: [[UInt8]] = []
+                var bytes = 0
+                while bytes < limit, state.inboxHead < state.inbox.count,
+                    case .some(.some(let chunk)) = try? Self.take(&state)
+                {
+                    bytes += chunk.count
+                    taken.append(chunk)
+                }
+                return (taken, !taken.isEmpty && resumeReadingIfDrained(&state))
+            }
+            if wakeThread { wakeIOThread() }
+            return taken
         }
 
         /// Bytes the inbox holds now (what backpressure bounds).
@@ -302,32 +342,67 @@
             }
         }
 
-        /// Wakes the I/O thread when it paused on a full inbox that has room again.
-        private func resumeReadingIfDrained() {
-            let resume = state.withLock { state -> Bool in
-                guard state.readingPaused, state.inboxBytes < Self.inboxLimit else { return false }
-                state.readingPaused = false
-                return true
-            }
-            if resume { signal() }
+        /// Under the lock, after a take: resumes reading paused on a full inbox once the inbox
+        /// is drained to ``resumeLevel``; returns whether the I/O thread must be woken for it.
+        private func resumeReadingIfDrained(_ state: inout State) -> Bool {
+            guard state.readingPaused, state.inboxBytes <= Self.resumeLevel else { return false }
+            state.readingPaused = false
+            return claimWake()
         }
 
-        /// Hands a received chunk to the waiting consumer, or keeps it in the inbox; returns
-        /// whether the inbox is now full.
-        private func deliver(_ chunk: [UInt8]) -> Bool {
-            let (waiter, full) = state.withLock { state -> (CheckedContinuation<[UInt8]?, any Error>?, Bool) in
+        /// Hands the first `count` bytes of `buffer`, just read, to the waiting consumer or keeps
+        /// them in the inbox; returns whether reading stops (the inbox is full or the connection
+        /// is closing). A read that fills at least half the buffer, or one a consumer waits for,
+        /// is handed on as the buffer itself (a new one is taken); a smaller one kept in the inbox
+        /// is copied out (outside the lock), so every chunk held is at least half full. One turn
+        /// of the lock, or two for a small read nobody waits for.
+        private func deliver(_ buffer: inout [UInt8], count: Int) -> Bool {
+            typealias Waiter = CheckedContinuation<[UInt8]?, any Error>
+            let whole = count >= Self.readSize / 2
+            var chunk: [UInt8] = []
+            if whole { chunk = Self.handOver(&buffer, count: count) }
+            let (waiter, stop) = state.withLock { state -> (Waiter?, Bool?) in
                 if let waiter = state.waiter {
                     state.waiter = nil
-                    return (waiter, false)
+                    return (waiter, state.closing)
                 }
-                state.inbox.append(chunk)
-                state.inboxBytes += chunk.count
-                let full = state.inboxBytes >= Self.inboxLimit
-                if full { state.readingPaused = true }
-                return (nil, full)
+                guard whole else { return (nil, nil) }
+                return (nil, Self.keep(chunk, in: &state))
             }
-            waiter?.resume(returning: chunk)
-            return full
+            if let waiter {
+                waiter.resume(returning: whole ? chunk : Self.handOver(&buffer, count: count))
+                return stop ?? false
+            }
+            if let stop { return stop }
+            // A small read nobody waited for: copied, then kept (or handed to a consumer that
+            // began to wait meanwhile; the inbox was empty when it did).
+            chunk = Array(buffer[0..<count])
+            let (late, stopLate) = state.withLock { state -> (Waiter?, Bool) in
+                if let waiter = state.waiter {
+                    state.waiter = nil
+                    return (waiter, state.closing)
+                }
+                return (nil, Self.keep(chunk, in: &state))
+            }
+            late?.resume(returning: chunk)
+            return stopLate
+        }
+
+        /// The first `count` bytes of `buffer` as an array of their own, without copying them:
+        /// `buffer` becomes a new read buffer.
+        private static func handOver(_ buffer: inout [UInt8], count: Int) -> [UInt8] {
+            buffer.removeLast(buffer.count - count)
+            defer { buffer = readBuffer() }
+            return buffer
+        }
+
+        /// Under the lock: keeps `chunk` in the inbox, pausing reading once it is full; returns
+        /// whether reading stops (full or closing).
+        private static func keep(_ chunk: [UInt8], in state: inout State) -> Bool {
+            state.inbox.append(chunk)
+            state.inboxBytes += chunk.count
+            if state.inboxBytes >= inboxLimit { state.readingPaused = true }
+            return state.readingPaused || state.closing
         }
 
         /// Ends the received stream (`nil`: cleanly); the waiting consumer learns at once,
@@ -342,14 +417,17 @@
             if let failure { waiter?.resume(throwing: failure) } else { waiter?.resume(returning: nil) }
         }
 
-        /// Wakes the I/O thread. Under the state lock, so that it never writes to a descriptor
-        /// the thread has closed (a full pipe means a wake-up is already pending).
-        private func signal() {
-            state.withLock { state in
-                guard !state.finished else { return }
-                var byte: UInt8 = 1
-                _ = Glibc.write(wake.write, &byte, 1)
-            }
+        /// Under the state lock, with a change the I/O thread must notice just made: whether
+        /// the caller is to wake it (it waits in `poll`, and no other waker claimed that wait).
+        private func claimWake() -> Bool {
+            polling.exchange(false, ordering: .sequentiallyConsistent)
+        }
+
+        /// Wakes the I/O thread, after ``claimWake()`` and outside the lock. The pipe is open
+        /// until the connection is released (a full pipe means a wake-up is already pending).
+        private func wakeIOThread() {
+            var byte: UInt8 = 1
+            _ = Glibc.write(wake.write, &byte, 1)
         }
 
         private func start() {
@@ -394,8 +472,9 @@
                     }
                     state.outboundOffset = 0
                     state.threadSending = first < pending.count
-                    state.polling = state.jobs.isEmpty
-                    return (state.closing, state.readingPaused, state.writerSending, state.polling)
+                    let idle = state.jobs.isEmpty
+                    polling.store(idle, ordering: .sequentiallyConsistent)
+                    return (state.closing, state.readingPaused, state.writerSending, idle)
                 }
                 let hasPending = first < pending.count
                 // A writer still sending queues its rest and wakes this thread when it is done.
@@ -411,7 +490,10 @@
                     pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
                 ]
                 let ready = poll(&fds, 2, idle ? -1 : 0)
-                if idle { state.withLock { $0.polling = false } }
+                // Set under the lock before the poll, so clearing it here hides no change: a
+                // waker that finds it clear made its change after this turn's look at the state
+                // (under the same lock), and the next turn sees it.
+                if idle { polling.store(false, ordering: .sequentiallyConsistent) }
                 if ready < 0 {
                     if errno == EINTR { continue }
                     failure = SocketError("poll failed", errno)
@@ -465,19 +547,7 @@
                         }
                         if result == 0 { break loop }  // peer closed
                         if result < 0 { break }  // would block
-                        // A waiting consumer, or a read that fills at least half the buffer, is
-                        // handed the buffer as it is (a new one is taken); a smaller read kept in
-                        // the inbox is copied out, so every chunk held there is at least half full.
-                        let chunk: [UInt8]
-                        if result >= Self.readSize / 2 || state.withLock({ $0.waiter != nil }) {
-                            buffer.removeLast(buffer.count - result)
-                            chunk = buffer
-                            buffer = Self.readBuffer()
-                        } else {
-                            chunk = Array(buffer[0..<result])
-                        }
-                        if deliver(chunk) { break }
-                        if state.withLock({ $0.closing }) { break }
+                        if deliver(&buffer, count: result) { break }
                         // A short read on plain TCP took everything the socket held: the next
                         // poll says when more comes (TLS may hold decrypted bytes poll cannot see).
                         if tls == nil, result < Self.readSize { break }
@@ -487,7 +557,7 @@
             endInbound(failure)
             let closeNow = state.withLock { state -> Bool in
                 state.finished = true
-                state.polling = false
+                polling.store(false, ordering: .sequentiallyConsistent)
                 swap(&jobs, &state.jobs)
                 state.closeDeferred = state.writerSending
                 return !state.writerSending
@@ -497,14 +567,12 @@
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
         }
 
-        /// Closes the TLS session, the socket and the wake pipe: once, after `finished` is set
-        /// and no writer is sending, so nothing touches them again.
+        /// Closes the TLS session and the socket: once, after `finished` is set and no writer is
+        /// sending, so nothing touches them again (the wake pipe is closed on release).
         private func closeDescriptors() {
             tls?.close()
             Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
             Glibc.close(descriptor)
-            Glibc.close(wake.read)
-            Glibc.close(wake.write)
         }
 
         /// A read buffer of ``readSize`` bytes, not zeroed (every byte is written by a read

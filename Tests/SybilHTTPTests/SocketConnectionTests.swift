@@ -1,0 +1,111 @@
+#if canImport(Glibc) && canImport(COpenSSL)
+    import Foundation
+    import Glibc
+    import SybilCore
+    import SybilTesting
+    import Testing
+
+    @testable import SybilHTTP
+
+    /// `SocketConnection` over a real loopback socket: when a paused inbox is read again, taking
+    /// what waits in one piece, and waking its I/O thread after the thread has ended.
+    @Suite("SocketConnection", .timeLimit(.minutes(2)))
+    struct SocketConnectionTests {
+        static let floodLimit = 64 << 20
+        static let block = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
+        static let answerHead = "HTTP/1.1 200 OK\r\n\r\n"
+
+        /// A connection to a server that answers with a flood of `x` bytes, paused on its full inbox.
+        private static func pausedConnection() async throws -> (SocketConnection, LoopbackHTTPServer) {
+            let flood = LoopbackHTTPServer.Flood()
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write(Self.answerHead)
+                connection.flood(Self.block, limit: Self.floodLimit, into: flood)
+            }
+            let connection = try await SocketConnection.connect(host: "127.0.0.1", port: Int(server.port), tls: false)
+            connection.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            let paused = await ConditionWait.until { connection.isReadingPaused }
+            #expect(paused, "the connection kept reading: \(connection.bufferedBytes) bytes held")
+            return (connection, server)
+        }
+
+        @Test func aPausedInboxIsReadAgainOnlyOnceDrainedToItsResumeLevel() async throws {
+            let (connection, server) = try await Self.pausedConnection()
+            defer { withExtendedLifetime(server) { connection.shutdown() } }
+            var held = connection.bufferedBytes
+            #expect(held >= SocketConnection.inboxLimit)
+            // Above the resume level a take leaves reading paused: the inbox only shrinks, by
+            // exactly what was taken.
+            var takes = 0
+            while true {
+                let chunk = try #require(try await connection.receive())
+                takes += 1
+                held -= chunk.count
+                if held <= SocketConnection.resumeLevel { break }
+                #expect(connection.isReadingPaused)
+                #expect(connection.bufferedBytes == held)
+            }
+            #expect(takes > 1, "one take drained the inbox to its resume level")
+            // The take that reached the resume level let reading go on: the inbox fills again.
+            let refilled = await ConditionWait.until { connection.bufferedBytes >= SocketConnection.inboxLimit }
+            #expect(refilled, "reading did not resume: \(connection.bufferedBytes) bytes held")
+        }
+
+        @Test func takingWhatWaitsTakesWholeChunksInOrderUpToTheLimit() async throws {
+            let (connection, server) = try await Self.pausedConnection()
+            defer { withExtendedLifetime(server) { connection.shutdown() } }
+            let before = connection.bufferedBytes
+            let limit = 100_000
+            let taken = connection.takeReceived(whileUnder: limit)
+            let bytes = taken.flatMap { $0 }
+            #expect(bytes.count >= limit)
+            #expect(bytes.count - (taken.last?.count ?? 0) < limit, "a chunk was taken past the limit")
+            #expect(connection.bufferedBytes == before - bytes.count)
+            // The stream's first bytes, in order: the answer's head, then the flood.
+            let head = Array(Self.answerHead.utf8)
+            #expect(Array(bytes.prefix(head.count)) == head)
+            #expect(bytes.dropFirst(head.count).allSatisfy { $0 == UInt8(ascii: "x") })
+            // A limit of zero takes nothing.
+            #expect(connection.takeReceived(whileUnder: 0).isEmpty)
+            #expect(connection.bufferedBytes == before - bytes.count)
+        }
+
+        @Test func theEndStaysForReceiveAfterEverythingWaitingIsTaken() async throws {
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write(Self.answerHead)
+            }
+            let connection = try await SocketConnection.connect(host: "127.0.0.1", port: Int(server.port), tls: false)
+            connection.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            #expect(await ConditionWait.until { connection.hasEnded })
+            let taken = connection.takeReceived(whileUnder: .max).flatMap { $0 }
+            #expect(taken == Array(Self.answerHead.utf8))
+            #expect(connection.takeReceived(whileUnder: .max).isEmpty)
+            #expect(try await connection.receive() == nil)
+        }
+
+        @Test func wakingAConnectionWhoseThreadEndedWritesToNoOtherFile() async throws {
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write(Self.answerHead)
+            }
+            let connection = try await SocketConnection.connect(host: "127.0.0.1", port: Int(server.port), tls: false)
+            connection.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            while try await connection.receive() != nil {}
+            #expect(await ConditionWait.until { connection.hasEnded })
+            // Descriptors opened now take the lowest free numbers: had the connection closed its
+            // wake pipe, these would be its numbers, and a wake-up would land here.
+            var ends: [Int32] = [0, 0]
+            try #require(pipe(&ends) == 0)
+            defer {
+                close(ends[0])
+                close(ends[1])
+            }
+            _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+            connection.write(Array("more".utf8))
+            connection.shutdown()
+            var byte: UInt8 = 0
+            let count = read(ends[0], &byte, 1)
+            let error = errno
+            #expect(count < 0 && error == EAGAIN, "a wake-up reached another file")
+        }
+    }
+#endif
