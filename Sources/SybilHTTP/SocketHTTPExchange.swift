@@ -195,7 +195,7 @@
                 var chunk: [UInt8]?
                 do {
                     chunk = try await connection.receive()
-                    if let first = chunk, connection.bufferedBytes > 0 { chunk = await gathered(after: first) }
+                    if let first = chunk { chunk = gathered(after: first) }
                 } catch {
                     let failure = state.withLock { state in
                         if state.failure == nil, !state.receivedAny, !(error is CancellationError) {
@@ -252,22 +252,19 @@
         /// consumer, the connection's I/O thread resumed when the inbox drains), which in a fast
         /// stream of small events cost more than the one copy made here. A consumer that keeps
         /// up finds the inbox empty and gets each read as it is, uncopied. Bytes never wait
-        /// here for more: only reads already received are gathered.
-        private func gathered(after first: [UInt8]) async -> [UInt8] {
+        /// here for more: only reads already received are gathered, taken from the inbox in one
+        /// turn of the connection's lock (the connection's end or failure stays for the next
+        /// receive to report).
+        private func gathered(after first: [UInt8]) -> [UInt8] {
+            let waiting = connection.takeReceived(whileUnder: Self.gatherLimit - first.count)
+            guard !waiting.isEmpty else { return first }
             var bytes: [UInt8] = []
             state.withLock { swap(&bytes, &$0.gathered) }
             // In place when the last piece's consumer let it go; else a new array.
             bytes.removeAll(keepingCapacity: true)
             bytes.reserveCapacity(Self.gatherLimit + SocketConnection.readSize)
             bytes.append(contentsOf: first)
-            // Only this exchange takes from the connection, so what `bufferedBytes` counts is
-            // there to take without waiting; the connection's end or failure stays for the next
-            // receive to report.
-            while bytes.count < Self.gatherLimit, connection.bufferedBytes > 0,
-                let next = try? await connection.receive()
-            {
-                bytes.append(contentsOf: next)
-            }
+            for next in waiting { bytes.append(contentsOf: next) }
             state.withLock { $0.gathered = bytes }
             return bytes
         }
