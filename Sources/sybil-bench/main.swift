@@ -40,6 +40,9 @@ if wants("sse") || wants("sse-large") {
         stream: sseStream(eventBytes: 1 << 20, total: scaled(64 << 20, atLeast: 2 << 20)),
         chunk: 16 << 10)
 }
+if wants("lock") {
+    benchmarkLock(turns: scaled(10_000_000))
+}
 if wants("envelope") {
     benchmarkEnvelope(rows: scaled(10_000))
 }
