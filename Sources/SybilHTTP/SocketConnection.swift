@@ -34,11 +34,8 @@
     final class SocketConnection: TaskExecutor, Sendable {
         /// Bytes read from the socket at a time.
         static let readSize = 64 * 1024
-        /// Received bytes the inbox holds before reading pauses. Small, so that while the
-        /// consumer is busy the bytes wait in the kernel's socket buffer and are read in a few
-        /// large reads when it takes them, instead of the I/O thread waking for every piece
-        /// the peer sends.
-        static let inboxLimit = 64 * 1024
+        /// Received bytes the inbox holds before reading pauses.
+        static let inboxLimit = 256 * 1024
         /// Received bytes the inbox is drained to before a paused socket is read again.
         static let resumeLevel = inboxLimit / 2
 

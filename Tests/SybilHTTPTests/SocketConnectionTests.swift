@@ -36,13 +36,16 @@
             #expect(held >= SocketConnection.inboxLimit)
             // Above the resume level a take leaves reading paused: the inbox only shrinks, by
             // exactly what was taken.
+            var takes = 0
             while true {
                 let chunk = try #require(try await connection.receive())
+                takes += 1
                 held -= chunk.count
                 if held <= SocketConnection.resumeLevel { break }
                 #expect(connection.isReadingPaused)
                 #expect(connection.bufferedBytes == held)
             }
+            #expect(takes > 1, "one take drained the inbox to its resume level")
             // The take that reached the resume level let reading go on: the inbox fills again.
             let refilled = await ConditionWait.until { connection.bufferedBytes >= SocketConnection.inboxLimit }
             #expect(refilled, "reading did not resume: \(connection.bufferedBytes) bytes held")
