@@ -9,11 +9,15 @@ import Synchronization
 /// is reported as a race. `Locked` tells the sanitizer where each turn begins and ends (a
 /// no-op in every other build), so its reports are the real ones.
 public struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
-    private let mutex: Mutex<Value>
+    // Inlinable, so that a caller in another module gets `withLock` specialized for its value
+    // and body: unspecialized, every turn looked up the generic types' metadata at run time.
+    @usableFromInline let mutex: Mutex<Value>
     /// Stands for this lock in the sanitizer's bookkeeping: an address that never moves.
-    private let identity = Identity()
+    @usableFromInline let identity = Identity()
 
-    private final class Identity: Sendable {}
+    @usableFromInline final class Identity: Sendable {
+        @usableFromInline init() {}
+    }
 
     /// A lock around `initialValue`.
     public init(_ initialValue: consuming sending Value) {
@@ -21,6 +25,7 @@ public struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
     }
 
     /// Runs `body` with the value while holding the lock, and returns what it returns.
+    @inlinable
     public borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
