@@ -2,10 +2,6 @@
     import Foundation
     import Synchronization
 
-    #if canImport(FoundationNetworking)
-        import FoundationNetworking
-    #endif
-
     /// ``HTTPClient`` over our own sockets on Linux: HTTP/1.1 on a ``SocketConnection`` (TLS for
     /// `https:`), the response read by ``HTTPResponseParser``. Connections are kept alive: one
     /// whose response was read to its framed end waits in a small per-origin pool
@@ -20,7 +16,7 @@
     /// Connecting is bounded by the client's connect timeout (at most the request's timeout); a
     /// connection not made in time throws ``HTTPRequestNotSent``, as a refused one does, since
     /// nothing was sent. The request's timeout then bounds the wait for the head, and each
-    /// silence in the body, like URLSession's; such a timeout throws `URLError(.timedOut)`, as the
+    /// silence in the body, like URLSession's; such a timeout throws ``HTTPTimeout``, as the
     /// request may have reached the server. Redirects are
     /// followed (at most 5) when asked, never from `https:` to `http:`, and without
     /// `Authorization` or `Cookie` once they leave the request's origin. Cancelling the task

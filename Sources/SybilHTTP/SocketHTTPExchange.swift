@@ -2,10 +2,6 @@
     import Foundation
     import SybilCore
 
-    #if canImport(FoundationNetworking)
-        import FoundationNetworking
-    #endif
-
     /// One request and its response on a connection (``SocketHTTPClient``), new or kept idle
     /// by the client's ``SocketConnectionPool``: the request written at once, the response read and parsed only as its consumer asks for it
     /// (the head by ``response()``, then the body chunk by chunk), so a server that sends faster
@@ -136,7 +132,7 @@
         }
 
         /// The response once its head arrived; the body streams as it is read. Throws
-        /// `URLError(.timedOut)` when no head came within the timeout; cancelling the waiting
+        /// ``HTTPTimeout`` when no head came within the timeout; cancelling the waiting
         /// task closes it all.
         func response() async throws -> HTTPStreamingResponse {
             switch try await nextEvent() {
@@ -269,7 +265,7 @@
             return bytes
         }
 
-        /// Ends the exchange with `URLError(.timedOut)` when the server stays silent for the
+        /// Ends the exchange with ``HTTPTimeout`` when the server stays silent for the
         /// timeout while a consumer waits; a consumer that is slow to ask costs nothing.
         private func startWatchdog() {
             let timeout = timeout
@@ -283,7 +279,7 @@
                     switch step {
                     case .sleep(let deadline): try? await Task.sleep(until: deadline, clock: .continuous)  // real clock
                     case .expired:
-                        self?.finish(URLError(.timedOut))
+                        self?.finish(HTTPTimeout(after: timeout))
                         return
                     }
                 }

@@ -59,7 +59,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
             throw CancellationError()
         } catch let refusal as HTTPRedirectRefused {
             throw ChatStreamError.redirected(refusal)
-        } catch let error as URLError where error.code == .timedOut {
+        } catch let error where HTTPTimeout.matches(error) {
             throw ChatStreamError.stalled(after: request.timeout)
         } catch {
             throw ChatStreamError.transport(String(describing: error))

@@ -2,10 +2,6 @@ import Foundation
 import SybilCore
 import SybilHTTP
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// How a forwarding server answers for its upstream (docs/api/chats.md, "Upstream errors"):
 /// only a `200` JSON answer and a well-formed `4xx` error are relayed; every other upstream
 /// answer or failure becomes one of this server's own errors in the shared error body, so a
@@ -95,7 +91,7 @@ enum UpstreamAnswer {
 
     /// Whether `error` is a transport timeout.
     static func isTimeout(_ error: any Error) -> Bool {
-        (error as? URLError)?.code == .timedOut
+        HTTPTimeout.matches(error)
     }
 
     private static func isJSON(contentType: String) -> Bool {

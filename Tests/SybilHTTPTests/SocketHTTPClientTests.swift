@@ -118,15 +118,13 @@
             defer { release.signal() }
             var silent = request(server, "slow")
             silent.timeout = .milliseconds(300)
-            await #expect {
+            await #expect(throws: HTTPTimeout(after: .milliseconds(300))) {
                 try await SocketHTTPClient().send(silent)
-            } throws: { error in
-                (error as? URLError)?.code == .timedOut
             }
         }
 
         /// A connect that never completed sent nothing: it is ``HTTPRequestNotSent``, as a
-        /// refused one is, never the `URLError(.timedOut)` of a request that may have been sent.
+        /// refused one is, never the ``HTTPTimeout`` of a request that may have been sent.
         @Test func noConnectionWithinTheConnectTimeoutIsNotSent() async throws {
             let full = try FullBacklogPort()
             let post = HTTPRequest(

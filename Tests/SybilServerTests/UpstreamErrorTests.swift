@@ -153,8 +153,10 @@ struct UpstreamErrorTests {
 
     @Test func anUpstreamTimeoutIs504() async throws {
         let upstream = Upstream([
-            .init(status: 0, contentType: "", chunks: [], sendFailure: URLError(.timedOut)),
-            .init(status: 200, contentType: "application/json", chunks: [#"{"ob"#], failure: URLError(.timedOut)),
+            .init(status: 0, contentType: "", chunks: [], sendFailure: HTTPTimeout(after: .seconds(30))),
+            .init(
+                status: 200, contentType: "application/json", chunks: [#"{"ob"#],
+                failure: HTTPTimeout(after: .seconds(30))),
         ])
         let app = try app(upstream)
         for answer in [await post(app), await post(app)] {
