@@ -40,7 +40,8 @@ public final class SQLiteDatabase {
         handle = pointer
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(clamping: max(0, busyTimeoutMilliseconds)))
+        busyTimeout = Int32(clamping: max(0, busyTimeoutMilliseconds))
+        sqlite3_busy_timeout(handle, busyTimeout)
         var enabled: Int32 = 0
         try check(sybil_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_FKEY, 1, &enabled), sql: nil)
         if case .file = location {
@@ -150,9 +151,20 @@ public final class SQLiteDatabase {
     /// Runs `body` with every statement it runs stopped once about `instructions` of SQLite's
     /// virtual-machine instructions have run in all (`sqlite3_progress_handler`, checked every
     /// 128, so each statement may be stopped up to 128 early): a statement cut short
-    /// throws ``SQLiteError`` with `SQLITE_INTERRUPT` and is reset like any failed one. For a
-    /// caller that must spend a bounded time however many rows a table holds.
+    /// throws ``SQLiteError`` with `SQLITE_INTERRUPT` and is reset like any failed one. Nor does
+    /// a statement inside wait for another connection's lock: it fails at once with
+    /// `SQLITE_BUSY` (the busy timeout is 0 until `body` returns). For a caller that must spend
+    /// a bounded time however many rows a table holds; meant for reads, since SQLite rolls back
+    /// a transaction whose statement it interrupts. A call inside another runs under the
+    /// outer budget.
     public func withInstructionBudget<T>(_ instructions: Int, _ body: () throws -> T) throws -> T {
+        guard !budgeted else { return try body() }
+        budgeted = true
+        sqlite3_busy_timeout(handle, 0)
+        defer {
+            sqlite3_busy_timeout(handle, busyTimeout)
+            budgeted = false
+        }
         var checks = max(1, instructions / Self.budgetStep)
         return try withUnsafeMutablePointer(to: &checks) { left in
             // Called after every step of instructions; a non-zero answer interrupts.
@@ -168,6 +180,10 @@ public final class SQLiteDatabase {
     }
 
     private static let budgetStep = 128
+    /// The busy timeout the connection was opened with (milliseconds).
+    private let busyTimeout: Int32
+    /// A ``withInstructionBudget(_:_:)`` call is running.
+    private var budgeted = false
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int {

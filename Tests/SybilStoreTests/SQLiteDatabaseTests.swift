@@ -135,6 +135,24 @@ struct SQLiteDatabaseTests {
         #expect(try database.query(count, [.integer(0)]) == [[.integer(10000)]])
     }
 
+    @Test func aBudgetInsideABudgetKeepsTheOuterOne() throws {
+        let database = try SQLiteDatabase(.inMemory)
+        try database.execute(
+            """
+            CREATE TABLE t (v INTEGER PRIMARY KEY);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) INSERT INTO t SELECT i FROM n;
+            """)
+        let count = "SELECT COUNT(*) FROM t WHERE v > ?"
+        let error = try #require(throws: SQLiteError.self) {
+            try database.withInstructionBudget(1000) {
+                // The inner call ends without taking the outer budget with it.
+                _ = try database.withInstructionBudget(1_000_000) { try database.query(count, [.integer(9990)]) }
+                return try database.query(count, [.integer(0)])
+            }
+        }
+        #expect(error.code == 9)  // SQLITE_INTERRUPT
+    }
+
     @Test func foreignKeysAreEnforced() throws {
         let database = try SQLiteDatabase(.inMemory)
         try database.execute("CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (p INTEGER REFERENCES p(id))")
