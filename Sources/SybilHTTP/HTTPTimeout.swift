@@ -1,10 +1,8 @@
-#if canImport(Darwin)
-    import Foundation
-#endif
+import Foundation
 
 /// A response that did not come in time: no head within the request's timeout, or a body
 /// silent that long while its consumer waited (``SocketHTTPClient``'s; URLSession's is
-/// `URLError(.timedOut)`, which ``matches(_:)`` recognises too where URLSession is the client).
+/// `URLError(.timedOut)`, which ``matches(_:)`` recognises too).
 public struct HTTPTimeout: Error, Sendable, Hashable, CustomStringConvertible {
     /// The timeout that passed.
     public var after: Duration
@@ -21,14 +19,8 @@ public struct HTTPTimeout: Error, Sendable, Hashable, CustomStringConvertible {
         return "the server sent nothing for \(shown), the request's timeout"
     }
 
-    /// Whether `error` is an HTTP client's timeout: this, or on Apple platforms URLSession's
-    /// `URLError(.timedOut)`.
+    /// Whether `error` is an HTTP client's timeout: this, or URLSession's `URLError(.timedOut)`.
     public static func matches(_ error: any Error) -> Bool {
-        if error is HTTPTimeout { return true }
-        #if canImport(Darwin)
-            return (error as? URLError)?.code == .timedOut
-        #else
-            return false
-        #endif
+        error is HTTPTimeout || (error as? URLError)?.code == .timedOut
     }
 }

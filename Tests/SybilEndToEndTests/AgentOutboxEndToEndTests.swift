@@ -9,10 +9,6 @@ import SybilTesting
 import SybilWire
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The Agent room outbox against the reference server over real sockets: submissions through
 /// `AgentRoomHTTPClient`, canonical echoes from the `agent/stream` WebSocket through an
 /// `AgentRoomModel` whose `onMessageMerged` feeds the sender, as in the app.

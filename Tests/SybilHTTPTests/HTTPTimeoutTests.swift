@@ -1,3 +1,4 @@
+import Foundation
 import SybilHTTP
 import Testing
 
@@ -11,6 +12,8 @@ struct HTTPTimeoutTests {
 
     @Test func onlyATimeoutMatches() {
         #expect(HTTPTimeout.matches(HTTPTimeout(after: .seconds(1))))
+        #expect(HTTPTimeout.matches(URLError(.timedOut)), "URLSession's timeout")
+        #expect(!HTTPTimeout.matches(URLError(.networkConnectionLost)))
         #expect(!HTTPTimeout.matches(HTTPTransportError("the server closed the connection before a response")))
         #expect(!HTTPTimeout.matches(HTTPRequestNotSent("connection refused")))
         #expect(!HTTPTimeout.matches(CancellationError()))

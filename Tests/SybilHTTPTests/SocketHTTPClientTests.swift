@@ -6,10 +6,6 @@
     import Synchronization
     import Testing
 
-    #if canImport(FoundationNetworking)
-        import FoundationNetworking
-    #endif
-
     @Suite("Socket HTTP client", .timeLimit(.minutes(2)))
     struct SocketHTTPClientTests {
         private func request(_ server: LoopbackHTTPServer, _ path: String, method: String = "GET") -> HTTPRequest {

@@ -6,10 +6,6 @@
 
     @testable import SybilHTTP
 
-    #if canImport(FoundationNetworking)
-        import FoundationNetworking
-    #endif
-
     /// Keep-alive in the socket client: a connection is reused only after a response read to
     /// its framed end, and a request is sent twice only when it cannot have reached the server.
     @Suite("Socket HTTP client keep-alive", .timeLimit(.minutes(2)))

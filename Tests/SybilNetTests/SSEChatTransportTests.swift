@@ -120,6 +120,19 @@ struct SSEChatTransportTests {
         }
     }
 
+    @Test func theHTTPClientsOwnTimeoutForTheHeadIsAStallOfTheRequestsTimeout() async {
+        // An HTTP client that gave up waiting for the head: the socket client's timeout, and
+        // URLSession's.
+        struct TimingOut: HTTPClient {
+            let failure: any Error
+            func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse { throw failure }
+        }
+        for failure: any Error in [HTTPTimeout(after: request.timeout), URLError(.timedOut)] {
+            let result = await collect(SSEChatTransport(http: TimingOut(failure: failure), clock: ManualClock()))
+            #expect(result.error as? ChatStreamError == .stalled(after: request.timeout), "\(failure)")
+        }
+    }
+
     @Test func aSilentStreamStallsAfterTheTimeoutMeasuredFromTheLastBytes() async throws {
         let http = StubHTTPClient()
         let clock = ManualClock()

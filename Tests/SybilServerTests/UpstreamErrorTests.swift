@@ -6,10 +6,6 @@ import SybilTesting
 import SybilWire
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// A forwarding server answers for its upstream with its own documented errors
 /// (docs/api/chats.md, "Upstream errors"): nothing but a `200` JSON answer or a well-formed
 /// `4xx` error passes through, and no answer carries the upstream's address or platform text.
@@ -182,7 +178,7 @@ struct UpstreamErrorTests {
         #expect(error.message == "The upstream stream broke off before [DONE].")
     }
 
-    // MARK: Over real sockets, through the URLSession client the server builds itself
+    // MARK: Over real sockets, through the client the server builds itself (`DefaultHTTPClient`)
 
     /// Records each request's target and `Authorization`; answers `answer`.
     final class RecordingHandler: HTTPHandler, HTTPRoute {
