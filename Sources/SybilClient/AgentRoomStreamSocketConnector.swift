@@ -2,7 +2,7 @@ import Foundation
 import SybilCore
 import SybilHTTP
 
-#if !canImport(Glibc)
+#if canImport(Darwin)
     import SybilURLSession
 #endif
 

@@ -1,6 +1,6 @@
 import SybilHTTP
 
-#if !canImport(Glibc)
+#if canImport(Darwin)
     import SybilURLSession
 #endif
 
@@ -13,11 +13,13 @@ public enum DefaultHTTPClient {
     /// ``SocketHTTPClient/defaultConnectTimeout``) bounds the making of a connection on Linux;
     /// URLSession keeps its own.
     public static func make(redirects: HTTPRedirects = .refuse, connectTimeout: Duration? = nil) -> any HTTPClient {
-        #if canImport(Glibc)
+        #if canImport(Glibc) && canImport(COpenSSL)
             let client = SocketHTTPClient(
                 followRedirects: false, connectTimeout: connectTimeout ?? SocketHTTPClient.defaultConnectTimeout)
-        #else
+        #elseif canImport(Darwin)
             let client = URLSessionHTTPClient(followRedirects: false)
+        #else
+            #error("no HTTP client for this platform: SocketHTTPClient needs Glibc and OpenSSL, URLSession Apple's")
         #endif
         return redirects.applied(to: client)
     }
