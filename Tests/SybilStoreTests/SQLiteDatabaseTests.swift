@@ -108,14 +108,19 @@ struct SQLiteDatabaseTests {
         #expect(try database.query(select, [.integer(2)]) == [[.text("b")]])
     }
 
-    @Test func anInstructionBudgetCutsALongStatementShortAndEndsWithItsBody() throws {
+    /// A database whose table `t` holds the keys 1 to 10,000, and a count of the keys above `?`.
+    private func tenThousandRows() throws -> (SQLiteDatabase, String) {
         let database = try SQLiteDatabase(.inMemory)
         try database.execute(
             """
             CREATE TABLE t (v INTEGER PRIMARY KEY);
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) INSERT INTO t SELECT i FROM n;
             """)
-        let count = "SELECT COUNT(*) FROM t WHERE v > ?"
+        return (database, "SELECT COUNT(*) FROM t WHERE v > ?")
+    }
+
+    @Test func anInstructionBudgetCutsALongStatementShortAndEndsWithItsBody() throws {
+        let (database, count) = try tenThousandRows()
         // 10,000 rows take tens of thousands of instructions: a budget of 1,000 stops the count.
         let error = try #require(throws: SQLiteError.self) {
             try database.withInstructionBudget(1000) { try database.query(count, [.integer(0)]) }
@@ -136,13 +141,7 @@ struct SQLiteDatabaseTests {
     }
 
     @Test func aBudgetInsideABudgetKeepsTheOuterOne() throws {
-        let database = try SQLiteDatabase(.inMemory)
-        try database.execute(
-            """
-            CREATE TABLE t (v INTEGER PRIMARY KEY);
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) INSERT INTO t SELECT i FROM n;
-            """)
-        let count = "SELECT COUNT(*) FROM t WHERE v > ?"
+        let (database, count) = try tenThousandRows()
         let error = try #require(throws: SQLiteError.self) {
             try database.withInstructionBudget(1000) {
                 // The inner call ends without taking the outer budget with it.
