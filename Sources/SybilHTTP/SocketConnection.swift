@@ -114,17 +114,20 @@
                     let result = Result { () throws -> SocketConnection in
                         let descriptor = try openTCP(host: host, port: port)
                         var session: TLSSession?
+                        let connection: SocketConnection
                         do {
                             if tls {
                                 session = try TLSSession(
                                     descriptor: descriptor, host: host, trustedCertificatesFile: trustedCertificatesFile
                                 )
                             }
+                            // No wake pipe (out of descriptors): the socket and session go too.
+                            connection = try SocketConnection(descriptor: descriptor, tls: session)
                         } catch {
+                            session?.close()
                             close(descriptor)
                             throw error
                         }
-                        let connection = try SocketConnection(descriptor: descriptor, tls: session)
                         connection.start()
                         return connection
                     }
