@@ -74,7 +74,7 @@ enum UpstreamAnswer {
     /// answer) or `502` `upstream_failed` (while reading one). The message never carries the
     /// platform's error text, which names the upstream's address.
     static func failure(_ error: any Error, answerStarted: Bool) -> APIError {
-        if isTimeout(error) {
+        if HTTPTimeout.matches(error) {
             return APIError(
                 status: 504, message: "The upstream server did not answer in time.", code: "upstream_timeout")
         }
@@ -87,11 +87,6 @@ enum UpstreamAnswer {
     /// `502` `upstream_failed` with `message`.
     static func failed(_ message: String) -> APIError {
         APIError(status: 502, message: message, code: "upstream_failed")
-    }
-
-    /// Whether `error` is a transport timeout.
-    static func isTimeout(_ error: any Error) -> Bool {
-        HTTPTimeout.matches(error)
     }
 
     private static func isJSON(contentType: String) -> Bool {
