@@ -96,6 +96,10 @@ public struct AgentOutboxQueue: Sendable, Hashable {
     /// Whether an entry is confirmed (``removeConfirmed()`` would remove something).
     public var hasConfirmed: Bool { !index.confirmed.isEmpty }
 
+    /// How many entries are confirmed (O(1): whoever waits for every entry to be confirmed
+    /// compares it with `entries.count` instead of walking the entries).
+    public var confirmedCount: Int { index.confirmed.count }
+
     // MARK: Deciding
 
     /// The next thing to do: the first entry that is queued, sending or failed decides.

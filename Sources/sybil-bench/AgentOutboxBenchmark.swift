@@ -64,6 +64,7 @@ private func agentBenchBare(count: Int, round: Int) async throws -> (seconds: Do
     let http = DefaultHTTPClient.make()
     let processorStart = processCPUSeconds()
     let start = ContinuousClock.now
+    agentBenchProfileMark("bare start")
     for index in 0..<count {
         let submission = AgentRoomSubmission(
             requestId: "bare-\(round)-\(index)", text: agentBenchText(index), createdAt: agentBenchCreatedAt)
@@ -76,8 +77,92 @@ private func agentBenchBare(count: Int, round: Int) async throws -> (seconds: Do
     }
     let elapsed = seconds(start.duration(to: ContinuousClock.now))
     let processor = processCPUSeconds() - processorStart
+    agentBenchProfileMark("bare end")
     await server.shutdown(grace: .zero)
     return (elapsed, processor)
+}
+
+/// With `SYBIL_BENCH_AGENT_PROFILE` set, prints `label` and the monotonic clock in seconds to
+/// standard error (`perf record -k CLOCK_MONOTONIC` samples can be cut to that span with
+/// `perf report --time`).
+private func agentBenchProfileMark(_ label: String) {
+    guard ProcessInfo.processInfo.environment["SYBIL_BENCH_AGENT_PROFILE"] != nil else { return }
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let text =
+        "\(label) \(now.tv_sec).\(String(format: "%09d", now.tv_nsec)) user \(usage.ru_utime.tv_sec).\(String(format: "%06d", usage.ru_utime.tv_usec)) "
+        + "system \(usage.ru_stime.tv_sec).\(String(format: "%06d", usage.ru_stime.tv_usec)) "
+        + "switches \(usage.ru_nvcsw) + \(usage.ru_nivcsw)\n"
+    FileHandle.standardError.write(Data(text.utf8))
+}
+
+/// Waits until `condition` holds, read again each time observable state it read changes (no
+/// polling: one timer task bounds the whole wait, where `ConditionWait` starts a recheck timer
+/// for every change); `false` when `limit` passed first.
+@MainActor
+private func agentBenchWait(limit: Duration, _ condition: @escaping @MainActor () -> Bool) async -> Bool {
+    let waiter = AgentBenchWaiter()
+    let deadline = Task {
+        try? await ContinuousClock().sleep(for: limit)
+        waiter.expire()
+    }
+    defer { deadline.cancel() }
+    while true {
+        let holds = withObservationTracking {
+            condition()
+        } onChange: {
+            waiter.signal()
+        }
+        if holds { return true }
+        if waiter.isExpired { return false }
+        await waiter.wait()
+    }
+}
+
+/// The wake-up of ``agentBenchWait(limit:_:)``: a change (or the limit) seen before the wait
+/// began ends the next wait at once.
+private final class AgentBenchWaiter: Sendable {
+    private struct State {
+        var signalled = false
+        var expired = false
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Locked(State())
+
+    var isExpired: Bool { state.withLock { $0.expired } }
+
+    func signal() {
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state.continuation = nil }
+            if state.continuation == nil { state.signalled = true }
+            return state.continuation
+        }?.resume()
+    }
+
+    func expire() {
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.expired = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.signalled || state.expired {
+                    state.signalled = false
+                    return true
+                }
+                state.continuation = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }
 
 /// What one outbox run measured.
@@ -205,13 +290,19 @@ private func agentBenchOutbox(
     sender.start()
     let processorStart = processCPUSeconds()
     let start = ContinuousClock.now
-    let delivered = await ConditionWait.until(limit: .seconds(600), recheck: .milliseconds(100)) {
+    agentBenchProfileMark("delivery start")
+    // The watcher reads counters only (O(1) per change): walking the 1,000 entries on every
+    // change, as it did, cost the process about 5 % of its processor time in the delivery.
+    var delivered = await agentBenchWait(limit: .seconds(600)) {
         outbox.pendingChanges == 0 && sender.pendingConfirmations == 0
             && (removesConfirmed
-                ? outbox.entries.isEmpty : outbox.entries.allSatisfy { $0.state == .confirmed })
+                ? outbox.queue.entries.isEmpty : outbox.queue.confirmedCount == outbox.queue.entries.count)
     }
     let elapsed = seconds(start.duration(to: ContinuousClock.now))
     let deliveryProcessor = processCPUSeconds() - processorStart
+    agentBenchProfileMark("delivery end")
+    // Checked whole once, out of the timing.
+    delivered = delivered && outbox.entries.allSatisfy { $0.state == .confirmed }
     let writesAfter = writes.withLock { $0 }
     let fileBytesDelivered = agentBenchFileSize(path) + agentBenchFileSize(path + ".journal")
     let echoed = room.history.messages.filter { $0.role == .user }.compactMap(\.requestId)
@@ -252,6 +343,20 @@ func benchmarkAgentOutbox(repetitions: Int) async {
         var removed: AgentOutboxBenchRun?
         var typedKept: AgentOutboxBenchRun?
         var typedRemoved: AgentOutboxBenchRun?
+        // `SYBIL_BENCH_AGENT_PROFILE=delivery` runs only the two deliveries, `=bare` only the
+        // bare POSTs (for a profiler); nothing is printed.
+        switch ProcessInfo.processInfo.environment["SYBIL_BENCH_AGENT_PROFILE"] {
+        case "delivery":
+            for round in 0..<rounds {
+                _ = try await agentBenchOutbox(count: count, round: round, removesConfirmed: false)
+                _ = try await agentBenchOutbox(count: count, round: round, removesConfirmed: true)
+            }
+            return
+        case "bare":
+            for round in 0..<rounds { _ = try await agentBenchBare(count: count, round: round) }
+            return
+        default: break
+        }
         for round in 0..<rounds {
             // The paths take turns, so a noisy stretch of the shared machine hits all of them.
             let bareRun = try await agentBenchBare(count: count, round: round)

@@ -103,6 +103,25 @@ struct AgentOutboxQueueIndexTests {
         #expect(made > 50)
     }
 
+    @Test(arguments: [21, 22, 23] as [UInt64])
+    func theConfirmedCountIsTheNumberOfConfirmedEntriesAfterEveryEvent(seed: UInt64) {
+        var steps = Steps(state: seed &* 0x9E37_79B9_7F4A_7C15 | 1)
+        var queue = AgentOutboxQueue()
+        var made = 0
+        var sawSome = false
+        for _ in 0..<600 {
+            Self.step(&queue, &steps, made: &made)
+            let confirmed = queue.entries.filter { $0.state == .confirmed }.count
+            #expect(queue.confirmedCount == confirmed)
+            if confirmed > 0 { sawSome = true }
+        }
+        #expect(sawSome)
+        // A queue rebuilt from the same entries (a relaunch's) counts the same.
+        #expect(
+            AgentOutboxQueue(entries: queue.entries, retiredDraftIds: queue.retiredDraftIds).confirmedCount
+                == queue.confirmedCount)
+    }
+
     @Test(arguments: [11, 12, 13, 14] as [UInt64])
     func aRecordOfTheChangedEntriesTurnsTheSavedDocumentIntoTheNewOne(seed: UInt64) throws {
         var steps = Steps(state: seed &* 0x9E37_79B9_7F4A_7C15 | 1)
