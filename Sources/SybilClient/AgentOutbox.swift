@@ -51,6 +51,11 @@ public final class AgentOutbox {
     @ObservationIgnored private var encodedEntries: [String: (entry: AgentOutboxEntry, bytes: [UInt8])] = [:]
     /// The bytes of ``encodedEntries`` together (kept as they change).
     @ObservationIgnored private var encodedBytes = 0
+    /// Entries a journal record changed since their bytes in ``encodedEntries`` were made:
+    /// encoded again when ``encodedBytes`` is read (an enqueue's size check) or by a
+    /// compaction, not after every record (a delivered message changes its entry two or three
+    /// times, and a removed one needs no new bytes at all).
+    @ObservationIgnored private var staleEncoded: Set<String> = []
     @ObservationIgnored let changeSignal = GenerationSignal()
     /// What a running ``AgentOutboxSender`` can take from an enqueue now (it sets this): a
     /// message queued then that is next in line, or right behind the request that is out, is
@@ -342,6 +347,7 @@ public final class AgentOutbox {
             requestId: ids.makeID(), text: text, createdAt: now(), attachments: attachments, draftId: draftId)
         // What is saved must read back: the document stays within what a launch reads (with
         // room for the frame and the retired draft ids).
+        refreshEncoded()
         let size = encodedBytes + AgentOutboxDocument.encoded(entry: entry).count
         let limit = AgentOutboxDocument.maxBytes - (64 << 10)
         // (A draft already queued is answered with its entry and adds nothing.)
@@ -734,8 +740,9 @@ public final class AgentOutbox {
                 if let claim { claimOpen = claim != .close }
                 for id in record.removed {
                     encodedBytes -= encodedEntries.removeValue(forKey: id)?.bytes.count ?? 0
+                    staleEncoded.remove(id)
                 }
-                for entry in record.touched { _ = encoded(entry) }
+                for entry in record.touched { staleEncoded.insert(entry.requestId) }
             } else {
                 let bytes = encode(next)
                 try await file.compact(bytes)
@@ -794,6 +801,16 @@ public final class AgentOutbox {
         return cache
     }
 
+    /// Encodes again the entries in ``staleEncoded`` that are still queued, so that
+    /// ``encodedBytes`` counts every entry as it is now.
+    private func refreshEncoded() {
+        guard !staleEncoded.isEmpty else { return }
+        for id in staleEncoded {
+            if let entry = queue.entry(id) { _ = encoded(entry) }
+        }
+        staleEncoded.removeAll()
+    }
+
     private func encoded(_ entry: AgentOutboxEntry) -> [UInt8] {
         if let cached = encodedEntries[entry.requestId], cached.entry == entry { return cached.bytes }
         let bytes = AgentOutboxDocument.encoded(entry: entry)
@@ -819,6 +836,7 @@ public final class AgentOutbox {
         }
         encodedEntries = cache
         encodedBytes = cache.values.reduce(0) { $0 + $1.bytes.count }
+        staleEncoded.removeAll()
         return AgentOutboxDocument.encoded(
             baseURL: scope.baseURL, entries: entries, retiredDraftIds: queue.retiredDraftIds)
     }

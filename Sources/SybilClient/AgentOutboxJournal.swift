@@ -152,7 +152,7 @@ enum AgentOutboxJournal {
     }
 
     /// The changed members of the entries a record changes, in the record's members.
-    private struct Changes {
+    struct Changes: Equatable {
         var setting: [JSONMember] = []
         var sent: [JSONMember] = []
         var acknowledged: [JSONMember] = []
@@ -169,6 +169,40 @@ enum AgentOutboxJournal {
         /// echo that only changes the state to `confirmed` goes to `confirm`; anything else to
         /// `set` and `unset`.
         mutating func note(from old: AgentOutboxEntry, to new: AgentOutboxEntry) -> Bool {
+            if noteProgress(from: old, to: new) { return true }
+            return noteMembers(from: old, to: new)
+        }
+
+        /// The three changes every delivered message makes (hand-over, receipt, echo), told
+        /// from the entries' fields without building their JSON: the same members
+        /// ``noteMembers(from:to:)`` finds, because the fields compared equal have equal
+        /// members and each differing one differs in its member. False (nothing noted) for
+        /// anything else.
+        mutating func noteProgress(from old: AgentOutboxEntry, to new: AgentOutboxEntry) -> Bool {
+            guard old.state != new.state, old.failure == new.failure, old.text == new.text,
+                old.createdAt == new.createdAt, old.draftId == new.draftId, old.requestId == new.requestId,
+                old.attachments == new.attachments
+            else { return false }
+            let attemptsChanged = old.attempts != new.attempts
+            let acknowledgementChanged = old.acknowledgement != new.acknowledgement
+            switch new.state {
+            case .confirmed where !attemptsChanged && !acknowledgementChanged:
+                confirmed.append(.string(new.requestId))
+            case .sending where attemptsChanged && !acknowledgementChanged:
+                sent.append(JSONMember(new.requestId, .number(JSONNumber(Int64(new.attempts)))))
+            case .awaitingEcho where !attemptsChanged && acknowledgementChanged:
+                guard let acknowledgement = new.acknowledgement else { return false }
+                acknowledged.append(
+                    JSONMember(
+                        new.requestId, .array([.string(acknowledgement.messageId), acknowledgement.cursor.jsonValue])))
+            default:
+                return false
+            }
+            return true
+        }
+
+        /// ``note(from:to:)`` by comparing the entries' stored members.
+        mutating func noteMembers(from old: AgentOutboxEntry, to new: AgentOutboxEntry) -> Bool {
             guard case .object(let was) = old.jsonValue, case .object(let now) = new.jsonValue else { return false }
             let changed = now.members.filter { was[$0.key] != $0.value }
             let dropped = was.members.filter { now[$0.key] == nil }.map { JSONValue.string($0.key) }
