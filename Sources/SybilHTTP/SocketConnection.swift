@@ -59,13 +59,8 @@
             /// The I/O thread ended and closed the descriptors: nothing may touch them again
             /// (their numbers may already belong to other files).
             var finished = false
-            /// Received chunks not yet taken, oldest first from `inboxHead`.
-            var inbox: [[UInt8]] = []
-            var inboxHead = 0
-            /// Bytes in `inbox[inboxHead...]`.
-            var inboxBytes = 0
-            /// The I/O thread stopped reading because the inbox was full.
-            var readingPaused = false
+            /// Received bytes not yet taken; while it is paused (full) the socket is not read.
+            var inbox = SocketInbox(limit: inboxLimit, resumeLevel: resumeLevel, chunkSize: readSize)
             /// The consumer waiting in ``receive()``.
             var waiter: CheckedContinuation<[UInt8]?, any Error>?
             /// How the received stream ended: cleanly (`nil` error) or with a failure; set once.
@@ -270,9 +265,7 @@
             let (taken, wakeThread) = state.withLock { state -> ([[UInt8]], Bool) in
                 var taken: [[UInt8]] = []
                 var bytes = 0
-                while bytes < limit, state.inboxHead < state.inbox.count,
-                    case .some(.some(let chunk)) = try? Self.take(&state)
-                {
+                while bytes < limit, let chunk = state.inbox.take() {
                     bytes += chunk.count
                     taken.append(chunk)
                 }
@@ -284,7 +277,7 @@
 
         /// Bytes the inbox holds now (what backpressure bounds).
         var bufferedBytes: Int {
-            state.withLock { $0.inboxBytes }
+            state.withLock { $0.inbox.bytes }
         }
 
         /// Bytes handed to the socket (or the TLS session) since the connection opened: when it
@@ -301,8 +294,8 @@
         var isIdleAndOpen: Bool {
             state.withLock { state in
                 guard
-                    !state.closing && !state.finished && state.end == nil && state.inboxBytes == 0
-                        && state.inboxHead == state.inbox.count && state.waiter == nil
+                    !state.closing && !state.finished && state.end == nil && state.inbox.isEmpty
+                        && state.waiter == nil
                 else { return false }
                 // Under the lock the descriptor is still this connection's (`finished` is false).
                 var probe = pollfd(fd: descriptor, events: Self.peerClosedEvent, revents: 0)
@@ -322,22 +315,12 @@
 
         /// Whether reading stopped because the inbox is full.
         var isReadingPaused: Bool {
-            state.withLock { $0.readingPaused }
+            state.withLock { $0.inbox.isPaused }
         }
 
         /// The oldest chunk, `.some(nil)` at a clean end, `nil` when nothing is there yet.
         private static func take(_ state: inout State) throws -> [UInt8]?? {
-            if state.inboxHead < state.inbox.count {
-                let chunk = state.inbox[state.inboxHead]
-                state.inbox[state.inboxHead] = []
-                state.inboxHead += 1
-                state.inboxBytes -= chunk.count
-                if state.inboxHead == state.inbox.count {
-                    state.inbox.removeAll(keepingCapacity: true)
-                    state.inboxHead = 0
-                }
-                return .some(chunk)
-            }
+            if let chunk = state.inbox.take() { return .some(chunk) }
             switch state.end {
             case .none: return nil
             case .some(.none): return .some(nil)
@@ -348,8 +331,7 @@
         /// Under the lock, after a take: resumes reading paused on a full inbox once the inbox
         /// is drained to ``resumeLevel``; returns whether the I/O thread must be woken for it.
         private func resumeReadingIfDrained(_ state: inout State) -> Bool {
-            guard state.readingPaused, state.inboxBytes <= Self.resumeLevel else { return false }
-            state.readingPaused = false
+            guard state.inbox.resumeIfDrained() else { return false }
             return claimWake()
         }
 
@@ -357,38 +339,24 @@
         /// them in the inbox; returns whether reading stops (the inbox is full or the connection
         /// is closing). A read that fills at least half the buffer, or one a consumer waits for,
         /// is handed on as the buffer itself (a new one is taken); a smaller one kept in the inbox
-        /// is copied out (outside the lock), so every chunk held is at least half full. One turn
-        /// of the lock, or two for a small read nobody waits for.
+        /// is copied onto the end of the inbox's newest chunk while that has room (see
+        /// ``SocketInbox``), so a peer sending tiny segments cannot make the inbox hold one
+        /// allocation per read. One turn of the lock.
         private func deliver(_ buffer: inout [UInt8], count: Int) -> Bool {
             typealias Waiter = CheckedContinuation<[UInt8]?, any Error>
-            let whole = count >= Self.readSize / 2
             var chunk: [UInt8] = []
+            let whole = SocketInbox.keepsWhole(count, chunkSize: Self.readSize)
             if whole { chunk = Self.handOver(&buffer, count: count) }
-            let (waiter, stop) = state.withLock { state -> (Waiter?, Bool?) in
+            let (waiter, stop) = state.withLock { state -> (Waiter?, Bool) in
                 if let waiter = state.waiter {
                     state.waiter = nil
                     return (waiter, state.closing)
                 }
-                guard whole else { return (nil, nil) }
-                return (nil, Self.keep(chunk, in: &state))
+                let full = whole ? state.inbox.keep(chunk) : state.inbox.keep(copying: buffer[0..<count])
+                return (nil, full || state.closing)
             }
-            if let waiter {
-                waiter.resume(returning: whole ? chunk : Self.handOver(&buffer, count: count))
-                return stop ?? false
-            }
-            if let stop { return stop }
-            // A small read nobody waited for: copied, then kept (or handed to a consumer that
-            // began to wait meanwhile; the inbox was empty when it did).
-            chunk = Array(buffer[0..<count])
-            let (late, stopLate) = state.withLock { state -> (Waiter?, Bool) in
-                if let waiter = state.waiter {
-                    state.waiter = nil
-                    return (waiter, state.closing)
-                }
-                return (nil, Self.keep(chunk, in: &state))
-            }
-            late?.resume(returning: chunk)
-            return stopLate
+            waiter?.resume(returning: whole ? chunk : Self.handOver(&buffer, count: count))
+            return stop
         }
 
         /// The first `count` bytes of `buffer` as an array of their own, without copying them:
@@ -397,15 +365,6 @@
             buffer.removeLast(buffer.count - count)
             defer { buffer = readBuffer() }
             return buffer
-        }
-
-        /// Under the lock: keeps `chunk` in the inbox, pausing reading once it is full; returns
-        /// whether reading stops (full or closing).
-        private static func keep(_ chunk: [UInt8], in state: inout State) -> Bool {
-            state.inbox.append(chunk)
-            state.inboxBytes += chunk.count
-            if state.inboxBytes >= inboxLimit { state.readingPaused = true }
-            return state.readingPaused || state.closing
         }
 
         /// Ends the received stream (`nil`: cleanly); the waiting consumer learns at once,
@@ -443,10 +402,10 @@
             // system thread. A task on this connection's executor finds it by this name.
             Thread.current.name = "sybil-socket"
             // Reads go into `buffer`, reused while reads are small and kept (the bytes are
-            // copied out); a read that fills at least half of it, or one a consumer waits for,
-            // is handed on as it is and a new buffer taken, so large transfers and answers are
-            // not copied and every chunk held is at least half full (the inbox's bound holds for
-            // memory too; a consumer cancelled meanwhile can leave one smaller chunk there).
+            // copied into the inbox); a read that fills at least half of it, or one a consumer
+            // waits for, is handed on as it is and a new buffer taken, so large transfers and
+            // answers are not copied. Small reads are gathered into few chunks (`SocketInbox`),
+            // so the inbox's bound holds for memory too.
             var buffer = Self.readBuffer()
             // Chunks to send are `pending[first...]`, the first from `sent`; partial sends move
             // the offsets, so queued bytes are never copied or shifted.
@@ -477,7 +436,7 @@
                     state.threadSending = first < pending.count
                     let idle = state.jobs.isEmpty
                     polling.store(idle, ordering: .sequentiallyConsistent)
-                    return (state.closing, state.readingPaused, state.writerSending, idle)
+                    return (state.closing, state.inbox.isPaused, state.writerSending, idle)
                 }
                 let hasPending = first < pending.count
                 // A writer still sending queues its rest and wakes this thread when it is done.
