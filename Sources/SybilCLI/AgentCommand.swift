@@ -103,7 +103,7 @@ enum AgentCommand {
         let room = AgentRoomModel(
             base: base, tokens: connection.tokens, http: connection.http(redirects: .deliver), clock: ContinuousClock(),
             random: random,
-            timeZone: .current)
+            timeZone: .autoupdatingCurrent)
         let sender = AgentOutboxSender(outbox: outbox, api: api, removesConfirmed: true)
         let draft = AgentAttachmentDraft(
             api: api, storage: AgentAttachmentFileStore(directory: directory, baseURL: scope), ids: ids)

@@ -57,7 +57,7 @@ public struct AgentAPIBase: Sendable, Hashable, CustomStringConvertible {
         guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .unsupportedScheme(text)
         }
-        guard let host = components.host, !host.isEmpty else { throw .missingHost(text) }
+        guard let host = components.plainPercentEncodedHost, !host.isEmpty else { throw .missingHost(text) }
         guard components.user == nil, components.password == nil else { throw .hasCredentials }
         guard components.percentEncodedQuery == nil else { throw .hasQuery(text) }
         guard components.percentEncodedFragment == nil else { throw .hasFragment(text) }
@@ -95,11 +95,15 @@ public struct AgentAPIBase: Sendable, Hashable, CustomStringConvertible {
         components.percentEncodedPath = basePath + "/" + segments.map(Self.encoded).joined(separator: "/")
         components.percentEncodedQuery =
             query.isEmpty ? nil : query.map { "\(Self.encoded($0.0))=\(Self.encoded($0.1))" }.joined(separator: "&")
-        if webSocket {
-            components.scheme = components.scheme?.lowercased() == "https" ? "wss" : "ws"
-        }
         guard let result = components.url else { preconditionFailure("cannot build a URL from \(url) and \(segments)") }
-        return result
+        guard webSocket else { return result }
+        // The scheme is swapped in the text: setting `URLComponents.scheme` reads the host back
+        // through IDNA, which loads ICU's IDNA data for a base as plain as 127.0.0.1.
+        let text = result.absoluteString
+        guard let colon = text.firstIndex(of: ":"),
+            let socket = URL(string: (text[..<colon].lowercased() == "https" ? "wss" : "ws") + text[colon...])
+        else { preconditionFailure("cannot make a WebSocket URL of \(result)") }
+        return socket
     }
 
     /// `text` with every byte outside RFC 3986's unreserved set percent-encoded (UTF-8), so a

@@ -15,7 +15,7 @@ public struct AgentOutboxScope: Sendable, Hashable, CustomStringConvertible {
     public init(baseURL: URL) throws(AgentOutboxError) {
         guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = components.percentEncodedHost?.lowercased(), !host.isEmpty
+            let host = components.plainPercentEncodedHost?.lowercased(), !host.isEmpty
         else {
             throw .invalidBaseURL(baseURL.absoluteString)
         }

@@ -54,5 +54,11 @@ struct AgentRoomAPIBaseTests {
             try base("http://127.0.0.1:8799/api/").webSocketURL(["agent", "stream"], query: [("after", "c-000000042")])
                 .absoluteString == "ws://127.0.0.1:8799/api/agent/stream?after=c-000000042")
         #expect(try base("HTTPS://h").webSocketURL(["agent", "stream"]).absoluteString == "wss://h/agent/stream")
+        #expect(
+            try base("https://h:8443/api").webSocketURL(["agent", "stream"]).absoluteString
+                == "wss://h:8443/api/agent/stream")
+        #expect(
+            try base("https://i❤️tacos.ws/api").webSocketURL(["agent", "stream"]).absoluteString
+                == "wss://xn--itacos-i50d.ws/api/agent/stream")
     }
 }

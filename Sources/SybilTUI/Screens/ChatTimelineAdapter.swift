@@ -11,7 +11,7 @@ public enum ChatTimelineAdapter {
     /// The entries for `messages`; `lastError` (the model's sentence) is shown under the last
     /// entry when no failed reply already says it. Days are counted in `timeZone`.
     public static func items(
-        _ messages: [ChatTranscriptMessage], lastError: String? = nil, timeZone: TimeZone = .current
+        _ messages: [ChatTranscriptMessage], lastError: String? = nil, timeZone: TimeZone = .autoupdatingCurrent
     ) -> [TimelineItem] {
         var items: [TimelineItem] = []
         let calendar = calendar(in: timeZone)

@@ -14,8 +14,10 @@ public struct ChatTimelineCache: Sendable {
     /// After message `i`: how many entries were built, and the day last separated.
     private var endAfter: [Int] = []
     private var dayAfter: [DateComponents?] = []
-    private var timeZone: TimeZone?
-    private var calendar = ChatTimelineAdapter.calendar(in: .current)
+    /// The zone days were counted in and its calendar, made when the first message is built: an
+    /// app showing no chat, or an empty one, never resolves the local time zone (which loads
+    /// ICU's zone data).
+    private var days: (timeZone: TimeZone, calendar: Calendar)?
 
     /// Messages whose entries were built by the last call (a measure of the work done).
     public private(set) var messagesBuilt = 0
@@ -26,11 +28,10 @@ public struct ChatTimelineCache: Sendable {
     /// The entries for `messages`, as ``ChatTimelineAdapter/items(_:lastError:timeZone:)``
     /// gives them.
     public mutating func items(
-        _ messages: [ChatTranscriptMessage], lastError: String? = nil, timeZone: TimeZone = .current
+        _ messages: [ChatTranscriptMessage], lastError: String? = nil, timeZone: TimeZone = .autoupdatingCurrent
     ) -> [TimelineItem] {
-        if timeZone != self.timeZone {
-            self.timeZone = timeZone
-            calendar = ChatTimelineAdapter.calendar(in: timeZone)
+        if let days, days.timeZone != timeZone {
+            self.days = nil
             self.messages = []
         }
         let kept = sharedPrefix(with: messages)
@@ -40,6 +41,8 @@ public struct ChatTimelineCache: Sendable {
             endAfter.removeSubrange(kept...)
             dayAfter.removeSubrange(kept...)
             var lastDay = kept == 0 ? nil : dayAfter[kept - 1]
+            let calendar = days?.calendar ?? ChatTimelineAdapter.calendar(in: timeZone)
+            days = (timeZone, calendar)
             for message in messages[kept...] {
                 ChatTimelineAdapter.append(message, to: &built, lastDay: &lastDay, calendar: calendar)
                 endAfter.append(built.count)
