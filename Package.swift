@@ -112,7 +112,13 @@ let package = Package(
                 "SybilClient", "SybilMarkdown", "SybilMotion", "SybilTUI",
             ],
             exclude: ["README.md"]),
-        .executableTarget(name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"]),
+        .executableTarget(
+            name: "sybil", dependencies: ["SybilCLI"], exclude: ["README.md"],
+            // A release `sybil` on Linux carries the Swift runtime and Foundation inside it: it
+            // runs without the toolchain's libraries, skips relocating 20-odd of them at every
+            // start, and keeps only the pages it uses (idle app 33 → 27 MiB resident).
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]),
         .executableTarget(
             name: "sybil-bench",
             dependencies: [
