@@ -56,6 +56,7 @@ public final class SQLiteDatabase {
 
     /// Runs one or more statements that return no rows.
     public func execute(_ sql: String) throws(SQLiteError) {
+        guard !budgeted else { throw Self.writeUnderBudget(sql) }
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if code != SQLITE_OK {
@@ -114,6 +115,7 @@ public final class SQLiteDatabase {
         _ sql: String, _ parameters: [SQLiteValue], row: (OpaquePointer?, Int32) -> Void
     ) throws(SQLiteError) {
         let statement = try prepared(sql)
+        guard !budgeted || sqlite3_stmt_readonly(statement) != 0 else { throw Self.writeUnderBudget(sql) }
         defer {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
@@ -155,8 +157,9 @@ public final class SQLiteDatabase {
     /// a statement inside wait for another connection's lock: it fails at once with
     /// `SQLITE_BUSY` (the busy timeout is 0 until `body` returns). For a caller that must spend
     /// a bounded time however many rows a table holds; meant for reads, since SQLite rolls back
-    /// a transaction whose statement it interrupts. A call inside another runs under the
-    /// outer budget.
+    /// a transaction whose statement it interrupts, so a statement that writes (or
+    /// ``execute(_:)``, which may) is refused inside it before it runs. A call inside another
+    /// runs under the outer budget.
     public func withInstructionBudget<T>(_ instructions: Int, _ body: () throws -> T) throws -> T {
         guard !budgeted else { return try body() }
         budgeted = true
@@ -180,6 +183,14 @@ public final class SQLiteDatabase {
     }
 
     private static let budgetStep = 128
+
+    /// The refusal of `sql` inside ``withInstructionBudget(_:_:)``.
+    private static func writeUnderBudget(_ sql: String) -> SQLiteError {
+        SQLiteError(
+            code: SQLITE_MISUSE,
+            message: "a statement that may write cannot run under an instruction budget (an interrupted write "
+                + "rolls its transaction back)", sql: sql)
+    }
     /// The busy timeout the connection was opened with (milliseconds).
     private let busyTimeout: Int32
     /// A ``withInstructionBudget(_:_:)`` call is running.

@@ -152,6 +152,26 @@ struct SQLiteDatabaseTests {
         #expect(error.code == 9)  // SQLITE_INTERRUPT
     }
 
+    @Test func aStatementThatWritesIsRefusedUnderABudgetBeforeItRuns() throws {
+        let (database, count) = try tenThousandRows()
+        let insert = try #require(throws: SQLiteError.self) {
+            try database.withInstructionBudget(1_000_000) { try database.query("INSERT INTO t VALUES (10001)") }
+        }
+        #expect(insert.code == 21)  // SQLITE_MISUSE
+        #expect(insert.sql == "INSERT INTO t VALUES (10001)")
+        let execute = try #require(throws: SQLiteError.self) {
+            try database.withInstructionBudget(1_000_000) { try database.execute("DELETE FROM t") }
+        }
+        #expect(execute.code == 21)
+        // Nothing was written, reads still run under a budget, and writes after it do.
+        #expect(
+            try database.withInstructionBudget(1_000_000) { try database.query(count, [.integer(0)]) } == [
+                [.integer(10000)]
+            ])
+        try database.query("INSERT INTO t VALUES (10001)")
+        #expect(try database.query(count, [.integer(0)]) == [[.integer(10001)]])
+    }
+
     @Test func foreignKeysAreEnforced() throws {
         let database = try SQLiteDatabase(.inMemory)
         try database.execute("CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (p INTEGER REFERENCES p(id))")
