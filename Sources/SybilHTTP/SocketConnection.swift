@@ -60,7 +60,7 @@
             /// (their numbers may already belong to other files).
             var finished = false
             /// Received bytes not yet taken; while it is paused (full) the socket is not read.
-            var inbox = SocketInbox(limit: inboxLimit, resumeLevel: resumeLevel, chunkSize: readSize)
+            var inbox = SocketInbox(limit: inboxLimit, resumeLevel: resumeLevel)
             /// The consumer waiting in ``receive()``.
             var waiter: CheckedContinuation<[UInt8]?, any Error>?
             /// How the received stream ended: cleanly (`nil` error) or with a failure; set once.
@@ -335,27 +335,22 @@
             return claimWake()
         }
 
-        /// Hands the first `count` bytes of `buffer`, just read, to the waiting consumer or keeps
-        /// them in the inbox; returns whether reading stops (the inbox is full or the connection
-        /// is closing). A read that fills at least half the buffer, or one a consumer waits for,
-        /// is handed on as the buffer itself (a new one is taken); a smaller one kept in the inbox
-        /// is copied onto the end of the inbox's newest chunk while that has room (see
-        /// ``SocketInbox``), so a peer sending tiny segments cannot make the inbox hold one
-        /// allocation per read. One turn of the lock.
+        /// Hands the first `count` bytes of `buffer`, just read, to the waiting consumer (the
+        /// buffer itself; a new one is taken) or keeps them in the inbox (copied onto the end of
+        /// its newest chunk when they fit there, else the buffer itself; see ``SocketInbox``);
+        /// returns whether reading stops (the inbox is full or the connection is closing). One
+        /// turn of the lock.
         private func deliver(_ buffer: inout [UInt8], count: Int) -> Bool {
             typealias Waiter = CheckedContinuation<[UInt8]?, any Error>
-            var chunk: [UInt8] = []
-            let whole = SocketInbox.keepsWhole(count, chunkSize: Self.readSize)
-            if whole { chunk = Self.handOver(&buffer, count: count) }
             let (waiter, stop) = state.withLock { state -> (Waiter?, Bool) in
                 if let waiter = state.waiter {
                     state.waiter = nil
                     return (waiter, state.closing)
                 }
-                let full = whole ? state.inbox.keep(chunk) : state.inbox.keep(copying: buffer[0..<count])
+                let full = state.inbox.keep(count, of: &buffer, replacement: Self.readBuffer)
                 return (nil, full || state.closing)
             }
-            waiter?.resume(returning: whole ? chunk : Self.handOver(&buffer, count: count))
+            if let waiter { waiter.resume(returning: Self.handOver(&buffer, count: count)) }
             return stop
         }
 
@@ -401,11 +396,10 @@
             // Named from inside: on Linux a name set by the creator is not always given to the
             // system thread. A task on this connection's executor finds it by this name.
             Thread.current.name = "sybil-socket"
-            // Reads go into `buffer`, reused while reads are small and kept (the bytes are
-            // copied into the inbox); a read that fills at least half of it, or one a consumer
-            // waits for, is handed on as it is and a new buffer taken, so large transfers and
-            // answers are not copied. Small reads are gathered into few chunks (`SocketInbox`),
-            // so the inbox's bound holds for memory too.
+            // Reads go into `buffer`, reused while they are copied onto the end of the inbox's
+            // newest chunk; a read that does not fit there, or one a consumer waits for, is
+            // handed on as it is and a new buffer taken, so no byte is copied twice and the
+            // inbox's bound holds for memory too (`SocketInbox`).
             var buffer = Self.readBuffer()
             // Chunks to send are `pending[first...]`, the first from `sent`; partial sends move
             // the offsets, so queued bytes are never copied or shifted.

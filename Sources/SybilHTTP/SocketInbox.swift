@@ -3,13 +3,14 @@
 /// read) until takes bring them down to ``resumeLevel``.
 ///
 /// The bound holds for the memory too, not only for the bytes: every chunk costs a header and
-/// an allocation of its own (about 64 bytes), so a peer trickling 1-byte segments must not get
-/// one chunk per read. A read of at least half of ``chunkSize`` is kept as it came (the
-/// connection's read buffer, uncopied); a smaller one is copied onto the end of the newest chunk
-/// while that stays within ``chunkSize``, else it starts a chunk of its own. A small chunk is
-/// closed only by a large read behind it or by growing past half of ``chunkSize``, so at most
-/// two chunks are held per half ``chunkSize`` of bytes, plus one, and a grown chunk's storage is
-/// less than twice its bytes.
+/// an allocation of its own, so a peer trickling 1-byte segments must not get one chunk per
+/// read. A read is copied onto the end of the newest chunk when it fits in that chunk's storage
+/// (which never grows), else the read buffer itself becomes the newest chunk, uncopied, and the
+/// reader gets a new buffer. Each byte is copied at most once, and two chunks in a row always
+/// hold more bytes than the first one's storage, so with read buffers of one size the chunks
+/// number at most two per buffer's worth of bytes, plus one, and their storage is less than
+/// twice the bytes plus one buffer (a peer trickling single bytes fills 256 KiB with four
+/// 64 KiB chunks).
 ///
 /// A plain value used under the connection's lock; it never blocks.
 struct SocketInbox {
@@ -17,9 +18,6 @@ struct SocketInbox {
     let limit: Int
     /// Bytes a paused inbox is taken down to before it is read again.
     let resumeLevel: Int
-    /// The most bytes small reads are gathered into one chunk; a read of at least half of it is
-    /// kept as a chunk of its own.
-    let chunkSize: Int
 
     /// Received chunks not yet taken, from `head`.
     private var chunks: [[UInt8]] = []
@@ -30,11 +28,10 @@ struct SocketInbox {
     /// ``resumeLevel`` since.
     private(set) var isPaused = false
 
-    init(limit: Int, resumeLevel: Int, chunkSize: Int) {
-        precondition(0 <= resumeLevel && resumeLevel < limit && chunkSize > 0)
+    init(limit: Int, resumeLevel: Int) {
+        precondition(0 <= resumeLevel && resumeLevel < limit)
         self.limit = limit
         self.resumeLevel = resumeLevel
-        self.chunkSize = chunkSize
     }
 
     /// Nothing waits.
@@ -46,40 +43,20 @@ struct SocketInbox {
     /// The storage the waiting chunks hold, in bytes (their capacities).
     var storageBytes: Int { chunks[head...].reduce(0) { $0 + $1.capacity } }
 
-    /// Whether a read of `count` bytes is kept as it came rather than copied.
-    func keepsWhole(_ count: Int) -> Bool { Self.keepsWhole(count, chunkSize: chunkSize) }
-
-    /// Whether a read of `count` bytes is kept as it came by an inbox of `chunkSize` (for a
-    /// reader deciding before it takes the inbox's lock).
-    static func keepsWhole(_ count: Int, chunkSize: Int) -> Bool { count >= chunkSize / 2 }
-
-    /// Keeps `chunk` (a large read, ``keepsWhole(_:)``) as a chunk of its own, uncopied; returns
-    /// ``isPaused``.
-    mutating func keep(_ chunk: [UInt8]) -> Bool {
-        guard !chunk.isEmpty else { return isPaused }
-        chunks.append(chunk)
-        return added(chunk.count)
-    }
-
-    /// Keeps a copy of `read` (a small read): on the end of the newest chunk while that stays
-    /// within ``chunkSize``, else as a chunk of its own; returns ``isPaused``.
-    mutating func keep(copying read: ArraySlice<UInt8>) -> Bool {
-        guard !read.isEmpty else { return isPaused }
-        if head < chunks.count, chunks[chunks.count - 1].count + read.count <= chunkSize {
-            let last = chunks.count - 1
-            let needed = chunks[last].count + read.count
-            if needed > chunks[last].capacity {
-                // Doubling, but never past the chunk size: the storage stays under twice the bytes.
-                chunks[last].reserveCapacity(min(chunkSize, max(needed, 2 * chunks[last].capacity)))
-            }
-            chunks[last].append(contentsOf: read)
+    /// Keeps the first `count` bytes of `buffer`, just read: copied onto the end of the newest
+    /// chunk when they fit in its storage, else `buffer` itself (cut to `count`) becomes the
+    /// newest chunk and is replaced by `replacement()`. Returns ``isPaused``.
+    mutating func keep(_ count: Int, of buffer: inout [UInt8], replacement: () -> [UInt8]) -> Bool {
+        precondition(0 <= count && count <= buffer.count)
+        guard count > 0 else { return isPaused }
+        let newest = chunks.count - 1
+        if head <= newest, chunks[newest].count + count <= chunks[newest].capacity {
+            chunks[newest].append(contentsOf: buffer[0..<count])
         } else {
-            chunks.append(Array(read))
+            buffer.removeLast(buffer.count - count)
+            chunks.append(buffer)
+            buffer = replacement()
         }
-        return added(read.count)
-    }
-
-    private mutating func added(_ count: Int) -> Bool {
         bytes += count
         if bytes >= limit { isPaused = true }
         return isPaused
