@@ -38,6 +38,10 @@
         static let inboxLimit = 256 * 1024
         /// Received bytes the inbox is drained to before a paused socket is read again.
         static let resumeLevel = inboxLimit / 2
+        /// Received chunks the inbox holds before reading pauses (reading resumes at half): each
+        /// costs about 64 bytes beyond its bytes, so 4,096 of them cost about what ``inboxLimit``
+        /// bounds, however small the peer's segments (see ``SocketInbox``).
+        static let inboxChunkLimit = 4096
 
         private let descriptor: Int32
         private let wake: (read: Int32, write: Int32)
@@ -60,7 +64,7 @@
             /// (their numbers may already belong to other files).
             var finished = false
             /// Received bytes not yet taken; while it is paused (full) the socket is not read.
-            var inbox = SocketInbox(limit: inboxLimit, resumeLevel: resumeLevel)
+            var inbox = SocketInbox(limit: inboxLimit, resumeLevel: resumeLevel, chunkLimit: inboxChunkLimit)
             /// The consumer waiting in ``receive()``.
             var waiter: CheckedContinuation<[UInt8]?, any Error>?
             /// How the received stream ended: cleanly (`nil` error) or with a failure; set once.
@@ -335,23 +339,43 @@
             return claimWake()
         }
 
-        /// Hands the first `count` bytes of `buffer`, just read, to the waiting consumer (the
-        /// buffer itself; a new one is taken) or keeps them in the inbox (copied onto the end of
-        /// its newest chunk when they fit there, else the buffer itself; see ``SocketInbox``);
-        /// returns whether reading stops (the inbox is full or the connection is closing). One
-        /// turn of the lock.
+        /// Hands the first `count` bytes of `buffer`, just read, to the waiting consumer or keeps
+        /// them in the inbox; returns whether reading stops (the inbox is full or the connection
+        /// is closing). A read that fills at least half the buffer, or one a consumer waits for,
+        /// is handed on as the buffer itself (a new one is taken); a smaller one kept in the inbox
+        /// is copied out (outside the lock), so every chunk held is at least half full or counts
+        /// against the inbox's bound on chunks (see ``SocketInbox``). One turn of the lock, or two
+        /// for a small read nobody waits for.
         private func deliver(_ buffer: inout [UInt8], count: Int) -> Bool {
             typealias Waiter = CheckedContinuation<[UInt8]?, any Error>
-            let (waiter, stop) = state.withLock { state -> (Waiter?, Bool) in
+            let whole = count >= Self.readSize / 2
+            var chunk: [UInt8] = []
+            if whole { chunk = Self.handOver(&buffer, count: count) }
+            let (waiter, stop) = state.withLock { state -> (Waiter?, Bool?) in
                 if let waiter = state.waiter {
                     state.waiter = nil
                     return (waiter, state.closing)
                 }
-                let full = state.inbox.keep(count, of: &buffer, replacement: Self.readBuffer)
-                return (nil, full || state.closing)
+                guard whole else { return (nil, nil) }
+                return (nil, state.inbox.keep(chunk) || state.closing)
             }
-            if let waiter { waiter.resume(returning: Self.handOver(&buffer, count: count)) }
-            return stop
+            if let waiter {
+                waiter.resume(returning: whole ? chunk : Self.handOver(&buffer, count: count))
+                return stop ?? false
+            }
+            if let stop { return stop }
+            // A small read nobody waited for: copied, then kept (or handed to a consumer that
+            // began to wait meanwhile; the inbox was empty when it did).
+            chunk = Array(buffer[0..<count])
+            let (late, stopLate) = state.withLock { state -> (Waiter?, Bool) in
+                if let waiter = state.waiter {
+                    state.waiter = nil
+                    return (waiter, state.closing)
+                }
+                return (nil, state.inbox.keep(chunk) || state.closing)
+            }
+            late?.resume(returning: chunk)
+            return stopLate
         }
 
         /// The first `count` bytes of `buffer` as an array of their own, without copying them:
@@ -396,10 +420,11 @@
             // Named from inside: on Linux a name set by the creator is not always given to the
             // system thread. A task on this connection's executor finds it by this name.
             Thread.current.name = "sybil-socket"
-            // Reads go into `buffer`, reused while they are copied onto the end of the inbox's
-            // newest chunk; a read that does not fit there, or one a consumer waits for, is
-            // handed on as it is and a new buffer taken, so no byte is copied twice and the
-            // inbox's bound holds for memory too (`SocketInbox`).
+            // Reads go into `buffer`, reused while reads are small and kept (the bytes are
+            // copied out); a read that fills at least half of it, or one a consumer waits for,
+            // is handed on as it is and a new buffer taken, so large transfers and answers are
+            // not copied and every chunk held is at least half full or counted against the
+            // inbox's bound on chunks (`SocketInbox`), so its bound holds for memory too.
             var buffer = Self.readBuffer()
             // Chunks to send are `pending[first...]`, the first from `sent`; partial sends move
             // the offsets, so queued bytes are never copied or shifted.

@@ -1,64 +1,51 @@
 /// The bytes a ``SocketConnection`` has received and its consumer not yet taken, oldest first,
-/// bounded by their count: once ``limit`` bytes wait, ``isPaused`` is set (the socket is not
-/// read) until takes bring them down to ``resumeLevel``.
+/// bounded twice: once ``limit`` bytes or ``chunkLimit`` chunks wait, ``isPaused`` is set (the
+/// socket is not read) until takes bring them down to ``resumeLevel`` bytes and half the
+/// chunks.
 ///
-/// The bound holds for the memory too, not only for the bytes: every chunk costs a header and
-/// an allocation of its own, so a peer trickling 1-byte segments must not get one chunk per
-/// read. A read is copied onto the end of the newest chunk when it fits in that chunk's storage
-/// (which never grows), else the read buffer itself becomes the newest chunk, uncopied, and the
-/// reader gets a new buffer. Each byte is copied at most once, and two chunks in a row always
-/// hold more bytes than the first one's storage, so with read buffers of one size the chunks
-/// number at most two per buffer's worth of bytes, plus one, and their storage is less than
-/// twice the bytes plus one buffer (a peer trickling single bytes fills 256 KiB with four
-/// 64 KiB chunks).
+/// The chunk bound is the memory's: every chunk costs about 64 bytes beyond its own (the
+/// array's 32-byte header, the allocator's header and rounding, the inbox's slot), so a peer
+/// trickling 1-byte segments could otherwise make a paused inbox hold 262,144 arrays (some
+/// 16 MiB) under a 256 KiB bound. With 4,096 chunks at most, that overhead stays near the byte
+/// bound itself, and a chunk of 64 bytes or more costs at most about twice its bytes.
 ///
-/// A plain value used under the connection's lock; it never blocks.
+/// A plain value used under the connection's lock; it never blocks or copies.
 struct SocketInbox {
     /// Bytes held before ``isPaused`` is set.
     let limit: Int
     /// Bytes a paused inbox is taken down to before it is read again.
     let resumeLevel: Int
+    /// Chunks held before ``isPaused`` is set; a paused inbox is read again only once at most
+    /// half as many wait.
+    let chunkLimit: Int
 
     /// Received chunks not yet taken, from `head`.
     private var chunks: [[UInt8]] = []
     private var head = 0
     /// Bytes in `chunks[head...]`.
     private(set) var bytes = 0
-    /// The socket is not read: the inbox reached ``limit`` and has not been taken down to
-    /// ``resumeLevel`` since.
+    /// The socket is not read: the inbox reached a bound and has not been taken down since.
     private(set) var isPaused = false
 
-    init(limit: Int, resumeLevel: Int) {
-        precondition(0 <= resumeLevel && resumeLevel < limit)
+    init(limit: Int, resumeLevel: Int, chunkLimit: Int) {
+        precondition(0 <= resumeLevel && resumeLevel < limit && chunkLimit > 1)
         self.limit = limit
         self.resumeLevel = resumeLevel
+        self.chunkLimit = chunkLimit
     }
 
     /// Nothing waits.
     var isEmpty: Bool { head == chunks.count }
 
-    /// Chunks waiting (what each costs beyond its bytes is one header and one allocation).
+    /// Chunks waiting.
     var chunkCount: Int { chunks.count - head }
 
-    /// The storage the waiting chunks hold, in bytes (their capacities).
-    var storageBytes: Int { chunks[head...].reduce(0) { $0 + $1.capacity } }
-
-    /// Keeps the first `count` bytes of `buffer`, just read: copied onto the end of the newest
-    /// chunk when they fit in its storage, else `buffer` itself (cut to `count`) becomes the
-    /// newest chunk and is replaced by `replacement()`. Returns ``isPaused``.
-    mutating func keep(_ count: Int, of buffer: inout [UInt8], replacement: () -> [UInt8]) -> Bool {
-        precondition(0 <= count && count <= buffer.count)
-        guard count > 0 else { return isPaused }
-        let newest = chunks.count - 1
-        if head <= newest, chunks[newest].count + count <= chunks[newest].capacity {
-            chunks[newest].append(contentsOf: buffer[0..<count])
-        } else {
-            buffer.removeLast(buffer.count - count)
-            chunks.append(buffer)
-            buffer = replacement()
-        }
-        bytes += count
-        if bytes >= limit { isPaused = true }
+    /// Keeps `chunk` (nothing when it is empty); returns ``isPaused``.
+    mutating func keep(_ chunk: [UInt8]) -> Bool {
+        guard !chunk.isEmpty else { return isPaused }
+        chunks.append(chunk)
+        bytes += chunk.count
+        if bytes >= limit || chunkCount >= chunkLimit { isPaused = true }
         return isPaused
     }
 
@@ -76,10 +63,10 @@ struct SocketInbox {
         return chunk
     }
 
-    /// After a take: whether a paused inbox is now down to ``resumeLevel``, so reading resumes
-    /// (``isPaused`` is cleared).
+    /// After a take: whether a paused inbox is now down to ``resumeLevel`` bytes and half of
+    /// ``chunkLimit`` chunks, so reading resumes (``isPaused`` is cleared).
     mutating func resumeIfDrained() -> Bool {
-        guard isPaused, bytes <= resumeLevel else { return false }
+        guard isPaused, bytes <= resumeLevel, chunkCount <= chunkLimit / 2 else { return false }
         isPaused = false
         return true
     }
