@@ -59,9 +59,21 @@ struct SocketInbox {
         if head == chunks.count {
             chunks.removeAll(keepingCapacity: true)
             head = 0
+        } else if head >= Self.compactionFloor, head * 2 >= chunks.count {
+            // A consumer that never quite catches up never empties the inbox: without this the
+            // taken slots would pile up, one per read for the connection's whole life.
+            chunks.removeFirst(head)
+            head = 0
         }
         return chunk
     }
+
+    /// Taken slots are dropped once at least this many lead the array and they are at least
+    /// half of it (each drop moves no more slots than it frees, so a take stays O(1) amortized).
+    static let compactionFloor = 64
+
+    /// Slots the array holds, taken ones included (what the inbox costs beyond its chunks).
+    var slots: Int { chunks.count }
 
     /// After a take: whether a paused inbox is now down to ``resumeLevel`` bytes and half of
     /// ``chunkLimit`` chunks, so reading resumes (``isPaused`` is cleared).

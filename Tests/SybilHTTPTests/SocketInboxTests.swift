@@ -31,6 +31,22 @@ struct SocketInboxTests {
         #expect(taken.enumerated().allSatisfy { $0.element == UInt8(truncatingIfNeeded: $0.offset) })
     }
 
+    @Test func aConsumerThatNeverEmptiesTheInboxDoesNotLeaveItsTakenSlotsBehind() {
+        var inbox = Self.inbox()
+        _ = inbox.keep([0])
+        // A read arrives before each take, so the inbox is never empty: a million reads.
+        for index in 1...1_000_000 {
+            _ = inbox.keep([UInt8(truncatingIfNeeded: index)])
+            #expect(inbox.take() == [UInt8(truncatingIfNeeded: index - 1)])
+            if inbox.slots > 2 * SocketInbox.compactionFloor + 2 {
+                Issue.record("\(inbox.slots) slots held for one waiting chunk after \(index) reads")
+                break
+            }
+        }
+        #expect(inbox.chunkCount == 1)
+        #expect(inbox.bytes == 1)
+    }
+
     @Test func theChunkBoundPausesAtItsLimitAndResumesAtHalf() {
         var inbox = Self.inbox()
         for _ in 0..<Self.chunkLimit - 1 { _ = inbox.keep([1]) }
