@@ -179,10 +179,12 @@ enum AgentOutboxJournal {
         /// members and each differing one differs in its member. False (nothing noted) for
         /// anything else.
         mutating func noteProgress(from old: AgentOutboxEntry, to new: AgentOutboxEntry) -> Bool {
-            guard old.state != new.state, old.failure == new.failure, old.text == new.text,
-                old.createdAt == new.createdAt, old.draftId == new.draftId, old.requestId == new.requestId,
-                old.attachments == new.attachments
-            else { return false }
+            // Every other field equal (compared whole, so a field added later counts too).
+            var others = new
+            others.state = old.state
+            others.attempts = old.attempts
+            others.acknowledgement = old.acknowledgement
+            guard old.state != new.state, others == old else { return false }
             let attemptsChanged = old.attempts != new.attempts
             let acknowledgementChanged = old.acknowledgement != new.acknowledgement
             switch new.state {
