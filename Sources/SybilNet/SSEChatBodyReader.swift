@@ -3,25 +3,22 @@ import SybilHTTP
 import SybilWire
 
 /// The reading half of ``SSEChatTransport``: a `text/event-stream` body through the
-/// event-stream parser and the chunk decoder into batches, one batch per read of the body: of
-/// ``ChatChunkDelivery`` (each chunk with its event id) or of bare chunks, built as the events
-/// are decoded (``SSEChatBatchElement``), so a caller that wants no ids neither reads them per
-/// event nor maps each batch. Each event is decoded as the parser dispatches it, so the
-/// parser's event buffer is reused instead of a new array per event, and a batch is handed on
-/// with its cost (the bytes of its events) already summed. Generic only over the batch's
-/// element, and called with concrete ones in this module, so the per-event work is compiled
+/// event-stream parser and the chunk decoder into batches of ``ChatChunkDelivery``, one batch
+/// per read of the body. Each event is decoded as the parser dispatches it, so the parser's
+/// event buffer is reused instead of a new array per event, and a batch is handed on with its
+/// cost (the bytes of its events) already summed. Not generic: the per-event work is compiled
 /// for its concrete types.
 enum SSEChatBodyReader {
     /// Reads `body` until `data: [DONE]` (returns `true`), its end (returns `false`), an error
     /// frame, a malformed chunk, a stream past the parser's limits, or a failure of the body
     /// (all thrown as ``ChatStreamError``). `touch` is called when bytes arrive and after the
     /// consumer took a batch; `finished` when a chunk brings a `finish_reason`.
-    static func read<Element: SSEChatBatchElement>(
+    static func read(
         _ body: AsyncThrowingStream<[UInt8], any Error>, touch: () -> Void, finished: () -> Void,
-        into yield: BoundedBatchYield<Element>
+        into yield: BoundedBatchYield<ChatChunkDelivery>
     ) async throws -> Bool {
         var parser = EventStreamParser()
-        var state = State<Element>()
+        var state = State()
         do {
             for try await bytes in body {
                 touch()
@@ -62,13 +59,16 @@ enum SSEChatBodyReader {
 
     /// The decoder (it keeps its buffers for the whole stream, as the parser does) and the
     /// batch being made from one read.
-    private struct State<Element: SSEChatBatchElement> {
+    private struct State {
         var decoder = ChatCompletionChunkDecoder()
-        var batch: [Element] = []
+        var batch: [ChatChunkDelivery] = []
         var cost = 0
         /// How the events of this read ended the stream; later events are ignored.
         var ending: Ending?
-        var ids = EventIDs()
+        /// The last event id read and its value: a server that sends no ids, or the same one
+        /// again, is not parsed per event.
+        var lastIDText = ""
+        var lastID: Int64?
 
         /// Decodes one dispatched event into the batch, or notes how it ends the stream.
         mutating func take(_ event: ServerSentEvent, finished: () -> Void) {
@@ -83,8 +83,12 @@ enum SSEChatBodyReader {
             switch decoded {
             case .chunk(let chunk):
                 if chunk.finishReason != nil { finished() }
+                if event.lastEventId != lastIDText {
+                    lastIDText = event.lastEventId
+                    lastID = SSEChatBodyReader.eventID(lastIDText)
+                }
                 let bytes = event.dataBytes.count
-                batch.append(Element(chunk, event: event, bytes: bytes, ids: &ids))
+                batch.append(ChatChunkDelivery(chunk: chunk, eventID: lastID, bytes: bytes))
                 cost += max(1, bytes)
             case .done: ending = .done
             case .error(let body): ending = .failed(ChatStreamError.errorFrame(body))
@@ -93,8 +97,8 @@ enum SSEChatBodyReader {
 
         /// The batch made so far and its cost; the next one starts empty, with room for as
         /// many deliveries.
-        mutating func takeBatch() -> ([Element], Int) {
-            var taken: [Element] = []
+        mutating func takeBatch() -> ([ChatChunkDelivery], Int) {
+            var taken: [ChatChunkDelivery] = []
             taken.reserveCapacity(batch.count)
             swap(&taken, &batch)
             defer { cost = 0 }
@@ -110,22 +114,6 @@ enum SSEChatBodyReader {
         case failed(ChatStreamError)
     }
 
-    /// The last event id read and its value: a server that sends no ids, or the same one again,
-    /// is not parsed per event.
-    struct EventIDs {
-        private var lastText = ""
-        private var last: Int64?
-
-        /// The value of `event`'s id (``SSEChatBodyReader/eventID(_:)``).
-        mutating func value(of event: ServerSentEvent) -> Int64? {
-            if event.lastEventId != lastText {
-                lastText = event.lastEventId
-                last = SSEChatBodyReader.eventID(lastText)
-            }
-            return last
-        }
-    }
-
     /// A decimal event id (1 to 18 digits), else `nil`.
     static func eventID(_ text: String) -> Int64? {
         var text = text
@@ -138,24 +126,5 @@ enum SSEChatBodyReader {
             }
             return value
         }
-    }
-}
-
-/// What ``SSEChatBodyReader`` makes of each decoded chunk: a ``ChatChunkDelivery`` (the chunk,
-/// its event id, its event's bytes) or the bare chunk, whose event id is never read.
-protocol SSEChatBatchElement: Sendable {
-    /// The element for `chunk`, decoded from `event` (`bytes` of data); `ids` reads event ids.
-    init(_ chunk: ChatCompletionChunk, event: ServerSentEvent, bytes: Int, ids: inout SSEChatBodyReader.EventIDs)
-}
-
-extension ChatChunkDelivery: SSEChatBatchElement {
-    init(_ chunk: ChatCompletionChunk, event: ServerSentEvent, bytes: Int, ids: inout SSEChatBodyReader.EventIDs) {
-        self.init(chunk: chunk, eventID: ids.value(of: event), bytes: bytes)
-    }
-}
-
-extension ChatCompletionChunk: SSEChatBatchElement {
-    init(_ chunk: ChatCompletionChunk, event: ServerSentEvent, bytes: Int, ids: inout SSEChatBodyReader.EventIDs) {
-        self = chunk
     }
 }

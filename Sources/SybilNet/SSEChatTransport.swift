@@ -35,12 +35,8 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
     /// Streams the chunks of the reply to `request` (as ``deliveries(for:)``, without the
     /// event ids).
     public func chunks(for request: HTTPRequest) -> BoundedBatchStream<ChatCompletionChunk> {
-        // Batches of bare chunks, made as the events are decoded: no event id is read and no
-        // batch of deliveries mapped.
         BoundedStream.makeBatched { yield in
-            try await deliver(request) { body, touch, finished in
-                try await SSEChatBodyReader.read(body, touch: touch, finished: finished, into: yield)
-            }
+            try await deliver(request) { batch, cost in await yield(batch.map(\.chunk), cost) }
         }
     }
 
@@ -49,25 +45,14 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
     /// read, and TCP slows the server. The chunks of one read of the body are handed over
     /// together (``BoundedBatchStream``), not one task hand-off each.
     public func deliveries(for request: HTTPRequest) -> BoundedBatchStream<Delivery> {
-        BoundedStream.makeBatched { yield in
-            try await deliver(request) { body, touch, finished in
-                try await SSEChatBodyReader.read(body, touch: touch, finished: finished, into: yield)
-            }
-        }
+        BoundedStream.makeBatched { yield in try await deliver(request, into: yield) }
     }
 
-    /// Reads a body into batches (``SSEChatBodyReader/read(_:touch:finished:into:)`` with its
-    /// batch's element fixed by the caller, so its per-event work is compiled for that type).
-    private typealias BodyReading =
-        @Sendable (
-            _ body: AsyncThrowingStream<[UInt8], any Error>, _ touch: () -> Void, _ finished: () -> Void
-        ) async throws -> Bool
-
-    /// Reads the reply to `request` with `read`, a batch per read of the body, with the errors
-    /// mapped.
-    private func deliver(_ request: HTTPRequest, reading read: @escaping BodyReading) async throws {
+    /// Reads the reply to `request` into `yield`, a batch per read of the body, with the
+    /// errors mapped.
+    private func deliver(_ request: HTTPRequest, into yield: @escaping BoundedBatchYield<Delivery>) async throws {
         do {
-            try await run(request, reading: read)
+            try await run(request, into: yield)
         } catch let error as ChatStreamError {
             throw error
         } catch is CancellationError {
@@ -102,7 +87,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         }
     }
 
-    private func run(_ request: HTTPRequest, reading read: @escaping BodyReading) async throws {
+    private func run(_ request: HTTPRequest, into yield: @escaping BoundedBatchYield<Delivery>) async throws {
         let response = try await send(request)
         let head = response.head
         guard head.status == 200 else {
@@ -119,7 +104,8 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         let finished = FinishSeen()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                let sawDone = try await read(response.body, { watch.touch() }, { finished.set() })
+                let sawDone = try await SSEChatBodyReader.read(
+                    response.body, touch: { watch.touch() }, finished: { finished.set() }, into: yield)
                 // The body ended without `[DONE]`: complete when the reply said it was finished.
                 if !sawDone, !finished.value { throw ChatStreamError.interrupted }
             }
