@@ -1,9 +1,9 @@
 import Foundation
 
 extension URLComponents {
-    /// `percentEncodedHost`, without its IDNA work when the host cannot need any: a host of
-    /// ASCII letters, digits, `.`, `-`, `:`, `[` and `]` with no `xn--` (A-label) in it is
-    /// returned as stored. `percentEncodedHost` decodes A-labels through ICU, which loads ICU's
+    /// `percentEncodedHost`, without its IDNA work when the host cannot need any: a host of at
+    /// most 253 ASCII letters, digits, `.`, `-`, `:`, `[` and `]` with no `xn--` (A-label) in it
+    /// is returned as stored. `percentEncodedHost` decodes A-labels through ICU, which loads ICU's
     /// IDNA data (about 1 MiB resident) on the first call; the app's start-up checks its own
     /// loopback base this way, so for such hosts that cost is never paid. Any other host goes
     /// through `percentEncodedHost` itself, so the answer is always the same as its answer.
@@ -18,7 +18,10 @@ extension URLComponents {
             default: false
             }
         }
-        guard plain, !stored.lowercased().contains("xn--") else { return percentEncodedHost }
+        // Past a DNS name's 253 bytes IDNA may refuse the host: its answer is taken then too.
+        guard plain, stored.utf8.count <= 253, !stored.lowercased().contains("xn--") else {
+            return percentEncodedHost
+        }
         return stored
     }
 }

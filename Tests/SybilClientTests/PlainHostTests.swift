@@ -14,6 +14,8 @@ struct PlainHostTests {
         "https://i❤️tacos.ws/", "http://見.香港/", "http://h%41st/", "http://under_score.example/",
         "http://a..b/", "http://-lead.example/", "http:///api", "http://user@host.example:99/p",
         "http://ab--cd.example/", "http://%E2%9D%A4.example/", "http://h.example.", "file:///tmp/x",
+        "http://\(String(repeating: "a", count: 253))/", "http://\(String(repeating: "a", count: 254))/",
+        "http://\(String(repeating: "a", count: 3000))/",
     ]
 
     @Test(arguments: urls)

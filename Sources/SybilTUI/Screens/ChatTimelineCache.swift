@@ -16,7 +16,8 @@ public struct ChatTimelineCache: Sendable {
     private var dayAfter: [DateComponents?] = []
     /// The zone days were counted in and its calendar, made when the first message is built: an
     /// app showing no chat, or an empty one, never resolves the local time zone (which loads
-    /// ICU's zone data).
+    /// ICU's zone data). The default zone, `autoupdatingCurrent`, always equals itself, so a
+    /// change of the system's zone while a chat is shown affects only entries built after it.
     private var days: (timeZone: TimeZone, calendar: Calendar)?
 
     /// Messages whose entries were built by the last call (a measure of the work done).
@@ -31,8 +32,12 @@ public struct ChatTimelineCache: Sendable {
         _ messages: [ChatTranscriptMessage], lastError: String? = nil, timeZone: TimeZone = .autoupdatingCurrent
     ) -> [TimelineItem] {
         if let days, days.timeZone != timeZone {
+            // Every entry is rebuilt in the new zone (and none kept when no message is left).
             self.days = nil
             self.messages = []
+            built = []
+            endAfter = []
+            dayAfter = []
         }
         let kept = sharedPrefix(with: messages)
         messagesBuilt = messages.count - kept

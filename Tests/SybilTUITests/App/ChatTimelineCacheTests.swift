@@ -70,4 +70,13 @@ import Testing
             #expect(cache.items(messages, lastError: error, timeZone: zone) == expected, "step \(step)")
         }
     }
+
+    @Test func aNewZoneWithNoMessagesLeftLeavesNoEntries() throws {
+        var cache = ChatTimelineCache()
+        let messages = [message(0, at: 1_800_000_000_000), message(1, at: 1_800_000_000_000 + Self.day)]
+        #expect(!cache.items(messages, timeZone: .gmt).isEmpty)
+        let shanghai = try #require(TimeZone(identifier: "Asia/Shanghai"))
+        #expect(cache.items([], timeZone: shanghai) == ChatTimelineAdapter.items([], timeZone: shanghai))
+        #expect(cache.items(messages, timeZone: shanghai) == ChatTimelineAdapter.items(messages, timeZone: shanghai))
+    }
 }
