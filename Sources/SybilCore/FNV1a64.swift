@@ -14,15 +14,36 @@ public struct FNV1a64: Sendable, Hashable {
     /// A hasher in its initial state (the hash of no bytes).
     public init() {}
 
-    /// Feeds bytes into the hash.
+    /// Feeds bytes into the hash. Inlinable, so a caller in another module runs it for its
+    /// concrete type: arrays, slices and other contiguous bytes go through one loop over
+    /// their storage (unspecialized, every byte cost a call through the sequence's witness
+    /// table, about 40 ns: 250 ms for a 6 MiB photo).
+    @inlinable
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { update(contiguous: UnsafeRawBufferPointer($0)) }
+        if done != nil { return }
         var hash = value
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= Self.prime
-        }
+        for byte in bytes { hash = Self.step(hash, byte) }
+        set(hash)
+    }
+
+    /// Feeds the bytes of `buffer` into the hash.
+    @usableFromInline
+    mutating func update(contiguous buffer: UnsafeRawBufferPointer) {
+        var hash = value
+        for byte in buffer { hash = Self.step(hash, byte) }
         value = hash
     }
+
+    /// The hash after `byte`.
+    @inlinable
+    static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
+        (hash ^ UInt64(byte)) &* prime
+    }
+
+    /// Replaces the hash (the generic path's result).
+    @usableFromInline
+    mutating func set(_ hash: UInt64) { value = hash }
 
     /// Feeds the UTF-8 bytes of a string into the hash.
     public mutating func update(utf8 string: String) {
@@ -30,6 +51,7 @@ public struct FNV1a64: Sendable, Hashable {
     }
 
     /// The hash of a byte sequence.
+    @inlinable
     public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
         var hasher = FNV1a64()
         hasher.update(bytes)

@@ -43,6 +43,9 @@ if wants("sse") || wants("sse-large") {
 if wants("lock") {
     benchmarkLock(turns: scaled(10_000_000))
 }
+if wants("fnv") {
+    benchmarkFNV(bytes: scaled(16 << 20))
+}
 if wants("envelope") {
     benchmarkEnvelope(rows: scaled(10_000))
 }

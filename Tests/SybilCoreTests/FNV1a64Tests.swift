@@ -40,6 +40,9 @@ struct FNV1a64Tests {
     func referenceVector(input: String, hash: UInt64) {
         #expect(FNV1a64.hash(utf8: input) == hash, "input \(input.debugDescription)")
         #expect(FNV1a64.hash(Array(input.utf8)) == hash)
+        // Bytes with no contiguous storage take the byte-by-byte path.
+        #expect(FNV1a64.hash(AnySequence(input.utf8)) == hash)
+        #expect(FNV1a64.hash(([0] + Array(input.utf8))[1...]) == hash)
     }
 
     @Test func vectorCountCoversTheRequiredMinimum() {
