@@ -108,11 +108,14 @@ final class AgentRoomService: Sendable {
                 "text": .string(submission.text), "createdAt": .number(JSONNumber(submission.createdAt)),
                 "attachments": .array(submission.attachments.map { .string($0) }),
             ])
-        if try await !store.hasSubmission(submission.requestId), let wait = messageLimiter.admit(now: time.uptime()) {
-            throw Self.rateLimited("messages", wait: wait)
-        }
+        // A new request id is counted against the rate limit; a retry of a stored one is not.
+        let limiter = messageLimiter
+        let time = time
         let stored = try await store.submit(
-            submission, fingerprint: fingerprint, maxTotalBytes: Self.limits.maxTotalBytes)
+            submission, fingerprint: fingerprint, maxTotalBytes: Self.limits.maxTotalBytes
+        ) {
+            if let wait = limiter.admit(now: time.uptime()) { throw Self.rateLimited("messages", wait: wait) }
+        }
         if stored.created {
             events.publish(.message(stored.row.message))
             turns.wake()

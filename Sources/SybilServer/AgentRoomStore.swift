@@ -115,8 +115,12 @@ actor AgentRoomStore {
     /// Stores a client submission once per request id, with the turn it starts, in one
     /// transaction. The same id with the same fingerprint returns the first message; with
     /// another fingerprint it is a 409. Every attachment must have been uploaded, and all of
-    /// them together must fit `maxTotalBytes` (413).
-    func submit(_ submission: AgentRoomSubmission, fingerprint: String, maxTotalBytes: Int64) throws -> Submission {
+    /// them together must fit `maxTotalBytes` (413). `admitNew` runs first for a request id not
+    /// stored yet (a rate limit): when it throws, nothing is stored and its error is thrown.
+    func submit(
+        _ submission: AgentRoomSubmission, fingerprint: String, maxTotalBytes: Int64,
+        admitNew: @Sendable () throws -> Void = {}
+    ) throws -> Submission {
         try connection.withDatabase { database in
             try database.transaction {
                 if let existing = try database.rows(
@@ -131,6 +135,10 @@ actor AgentRoomStore {
                     }
                     return Submission(row: try Self.row(from: existing, in: database), created: false)
                 }
+                // A request id not seen before: the caller's rate limit decides (in the same
+                // turn of the store as the lookup, so a retry of a stored message is never
+                // counted and a new one is counted once).
+                try admitNew()
                 var attachments: [AgentAttachment] = []
                 for (index, uploadId) in submission.attachments.enumerated() {
                     guard let upload = try Self.descriptor(uploadId, in: database) else {
@@ -162,12 +170,6 @@ actor AgentRoomStore {
     }
 
     /// Whether a message was already submitted with `requestId`.
-    func hasSubmission(_ requestId: String) throws -> Bool {
-        try connection.withDatabase { database in
-            !(try database.query("SELECT 1 FROM agent_messages WHERE request_id = ?", [.text(requestId)])).isEmpty
-        }
-    }
-
     // MARK: Turns
 
     /// The oldest turn without a reply, if any.

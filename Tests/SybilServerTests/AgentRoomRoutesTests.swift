@@ -169,6 +169,23 @@ struct AgentRoomRoutesTests {
         #expect(await upload(harness, id: "c", bytes: [3]).status == 201)
     }
 
+    @Test func tooManyNewMessagesIn60SecondsAre429AndARetryOfAStoredOneIsNotCounted() async throws {
+        let harness = try AppHarness { $0.messagesPerMinute = 2 }
+        #expect(await submit(harness, id: "req-a").status == 202)
+        harness.clock.advance(by: .seconds(10))
+        #expect(await submit(harness, id: "req-b").status == 202)
+        // A retry of a stored message answers it again and takes no place in the window.
+        #expect(await submit(harness, id: "req-a").status == 200)
+        let limited = await submit(harness, id: "req-c")
+        #expect(limited.status == 429)
+        #expect(limited.headers["Retry-After"] == "50")
+        #expect(try json(limited)["error"]["details"]["retryAfterSeconds"].int == 50)
+        // Nothing of the refused message was stored.
+        #expect(try await harness.history().messages.filter { $0.requestId == "req-c" }.isEmpty)
+        harness.clock.advance(by: .seconds(50))
+        #expect(await submit(harness, id: "req-c").status == 202)
+    }
+
     @Test func aFullQuotaIs507WithTheQuota() async throws {
         let harness = try AppHarness { $0.quotaBytes = 10 }
         #expect(await upload(harness, id: "a", bytes: [UInt8](repeating: 0, count: 10)).status == 201)
