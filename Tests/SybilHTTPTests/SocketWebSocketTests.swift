@@ -116,11 +116,16 @@ struct SocketWebSocketTests {
             var received: [WebSocketIncoming] = []
             var threads: Set<String> = []
             var iterator = socket.incoming.makeAsyncIterator()
-            // The body starts on the calling thread and moves to the preferred executor at its
-            // first suspension; an echo already waiting in the inbox needs none, so on a busy
-            // machine every message could otherwise be read without leaving the calling
-            // thread. Rescheduling once moves it there before the first message.
-            await Task.yield()
+            // The body starts on the calling thread and moves to the preferred executor at a
+            // suspension resumed through it; an echo already waiting in the inbox needs none, so
+            // on a busy machine every message could otherwise be read without leaving the
+            // calling thread. `Task.yield()` does not move it reliably (its continuation runs on
+            // the global executor, which under load resumed the body there), so it waits once
+            // for a continuation resumed by a task on the connection's executor, as the
+            // connection's reads resume it.
+            await withCheckedContinuation { (hop: CheckedContinuation<Void, Never>) in
+                Task(executorPreference: socket.executor) { hop.resume() }
+            }
             do {
                 for message in messages {
                     try socket.send(binary: message)
