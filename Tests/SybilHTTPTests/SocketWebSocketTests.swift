@@ -156,7 +156,11 @@ struct SocketWebSocketTests {
         #expect(received == [.closed(code: 1001, reason: "")])
         #expect(await ConditionWait.until(limit: .seconds(30)) { socket.hasEnded })
         let name = await withTaskExecutorPreference(socket.executor) {
-            await Task.yield()  // a suspension: the job that resumes it is enqueued on the executor
+            // A task preferring the executor starts with a job enqueued on it; it resumes this
+            // one. Were the job kept for the thread that is gone, neither would ever run.
+            await withCheckedContinuation { (hop: CheckedContinuation<Void, Never>) in
+                Task(executorPreference: socket.executor) { hop.resume() }
+            }
             return currentThreadName()
         }
         #expect(name != "sybil-socket")
