@@ -1,6 +1,7 @@
 import SybilCore
-import SybilWire
 import Testing
+
+@testable import SybilWire
 
 /// A chunk keeps its members in one shared box; it must still behave as a value: setters
 /// change only the chunk they are called on, and equality and hashing look at the members,
@@ -53,4 +54,43 @@ struct ChatCompletionChunkValueTests {
         changed.choices[0].content = "Hi"
         #expect(changed == fromBytes)
     }
+
+    @Test func noChoicesAnOpenChoiceAndAFinishedOneStayDistinct() {
+        let none = ChatCompletionChunk(id: "c", choices: [])
+        let open = ChatCompletionChunk(id: "c", choices: [ChatCompletionChunk.Choice(index: 0)])
+        let finished = ChatCompletionChunk(
+            id: "c", choices: [ChatCompletionChunk.Choice(index: 0, finishReason: .other("x"))])
+        #expect(none.choices.isEmpty)
+        #expect(open.choices == [ChatCompletionChunk.Choice(index: 0)])
+        #expect(open.finishReason == nil)
+        #expect(finished.finishReason == .other("x"))
+        #expect(Set([none, open, finished]).count == 3)
+        var reopened = finished
+        reopened.choices[0].finishReason = nil
+        #expect(reopened == open)
+        reopened.choices = []
+        #expect(reopened == none)
+    }
+
+    #if canImport(Glibc)
+        /// A chunk's box is freed on the consumer's thread; at 120 bytes or fewer glibc's
+        /// `malloc` takes it back into a fast bin without the lock the decoder's thread holds.
+        @Test func theBoxFitsGlibcsFastBins() throws {
+            let chunks = [
+                try decoded(),
+                ChatCompletionChunk(id: "c", choices: []),
+                ChatCompletionChunk(
+                    id: "c", choices: [ChatCompletionChunk.Choice(index: 3, reasoning: "r", finishReason: .stop)]),
+            ]
+            for chunk in chunks {
+                #expect(mallocUsableSize(Unmanaged.passUnretained(chunk.storageObject).toOpaque()) <= 120)
+            }
+        }
+    #endif
 }
+
+#if canImport(Glibc)
+    /// glibc's `malloc_usable_size`, which its Swift module does not export.
+    @_silgen_name("malloc_usable_size")
+    private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer) -> Int
+#endif
