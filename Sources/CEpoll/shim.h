@@ -129,3 +129,11 @@ static inline int sybil_open_pty(int *master, int *slave) {
     *slave = secondary;
     return 0;
 }
+
+// Names the calling thread (at most 15 bytes; longer names fail with ERANGE). glibc declares
+// pthread_setname_np only for _GNU_SOURCE, so it is declared here.
+#include <pthread.h>
+extern int pthread_setname_np(pthread_t thread, const char *name);
+static inline int sybil_set_current_thread_name(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
+}

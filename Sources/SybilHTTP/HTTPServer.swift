@@ -91,10 +91,10 @@ public final class HTTPServer: Sendable {
         self.executor = executor
         ownsExecutor = given == nil
         let thread = Thread { [loop, stopped] in
+            ThreadName.setCurrent("sybil-server")
             loop.run()
             stopped.signal()
         }
-        thread.name = "sybil-server"
         thread.start()
     }
 

@@ -131,9 +131,7 @@ public final class ServerExecutor: TaskExecutor {
     }
 
     fileprivate func run(index: Int, started: DispatchSemaphore) {
-        // Named from inside: on Linux a name set by the creator is not always given to the
-        // system thread.
-        Thread.current.name = "sybil-server-\(index)"
+        ThreadName.setCurrent("sybil-server-\(index)")
         if let id = Self.currentThreadID() { state.withLock { $0.threadIDs.append(id) } }
         started.signal()
         while true {

@@ -417,9 +417,8 @@
         }
 
         private func run() {
-            // Named from inside: on Linux a name set by the creator is not always given to the
-            // system thread. A task on this connection's executor finds it by this name.
-            Thread.current.name = "sybil-socket"
+            // A task on this connection's executor finds it by this name.
+            ThreadName.setCurrent("sybil-socket")
             // Reads go into `buffer`, reused while reads are small and kept (the bytes are
             // copied out); a read that fills at least half of it, or one a consumer waits for,
             // is handed on as it is and a new buffer taken, so large transfers and answers are

@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -52,6 +53,7 @@ public final class TerminalInputReader: @unchecked Sendable {
         let input = descriptor
         let continuation = continuation
         let thread = Thread { [self] in
+            ThreadName.setCurrent("sybil-input")
             var buffer = [UInt8](repeating: 0, count: 4096)
             var watched = [
                 pollfd(fd: input, events: Int16(POLLIN), revents: 0),
@@ -79,7 +81,6 @@ public final class TerminalInputReader: @unchecked Sendable {
             close(wakeReader)
             continuation.finish()
         }
-        thread.name = "sybil-input"
         thread.start()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -101,6 +102,7 @@ public final class TerminalSignals: @unchecked Sendable {
         }
         let continuation = continuation
         let thread = Thread {
+            ThreadName.setCurrent("sybil-signals")
             var byte: UInt8 = 0
             while true {
                 let count = read(reader, &byte, 1)
@@ -115,7 +117,6 @@ public final class TerminalSignals: @unchecked Sendable {
             close(reader)
             continuation.finish()
         }
-        thread.name = "sybil-signals"
         thread.start()
     }
 
