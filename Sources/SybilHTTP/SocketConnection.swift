@@ -30,7 +30,9 @@
     /// the thread's polls, so a consumer waiting in ``receive()`` there is resumed by the very
     /// thread that read its bytes, with no other thread woken (one wake-up per answer, as a
     /// blocking read has). Such a task must not block. Once the thread has ended, jobs go to
-    /// the global concurrent executor.
+    /// the global concurrent executor. Such a consumer may also read the socket itself, straight
+    /// into its own memory (``receiveDirect(into:)``: a large payload whose size it knows), and
+    /// once it is handed a read the thread does not read ahead of it.
     final class SocketConnection: TaskExecutor, Sendable {
         /// Bytes read from the socket at a time.
         static let readSize = 64 * 1024
@@ -53,6 +55,14 @@
         /// the pipe (after letting go of the lock) only if it was set, so one byte is written
         /// per wait, however many wakers. The thread clears it when `poll` returns.
         private let polling = Atomic<Bool>(false)
+        /// The I/O thread (`pthread_self()`), 0 until it starts: ``receiveDirect(into:)`` reads
+        /// only there.
+        private let ioThread = Atomic<UInt>(0)
+        /// ``receiveDirect(into:)`` found nothing and its caller is about to wait: when the
+        /// socket becomes readable, the I/O thread resumes it with no bytes instead of reading,
+        /// so the caller, resumed next on that thread, reads them straight into its own memory.
+        /// Only the I/O thread touches it.
+        private let directWanted = Atomic<Bool>(false)
 
         private struct State {
             /// Chunks queued for sending, in order (sent with one gathered write).
@@ -67,6 +77,9 @@
             var inbox = SocketInbox(limit: inboxLimit, resumeLevel: resumeLevel, chunkLimit: inboxChunkLimit)
             /// The consumer waiting in ``receive()``.
             var waiter: CheckedContinuation<[UInt8]?, any Error>?
+            /// The waiter waits on the I/O thread (a task on this executor): once it is handed a
+            /// read, the thread stops reading ahead and resumes it first.
+            var waiterOnIOThread = false
             /// How the received stream ended: cleanly (`nil` error) or with a failure; set once.
             var end: (any Error)??
             /// Bytes handed to the socket so far.
@@ -81,6 +94,8 @@
             /// Jobs of tasks that prefer this connection as their executor, run by the I/O
             /// thread before it next polls.
             var jobs: [UnownedJob] = []
+            /// A read of ``receiveDirect(into:)`` failed: the I/O thread ends the stream with it.
+            var directFailure: (any Error)?
         }
 
         private init(descriptor: Int32, tls: TLSSession?) throws(SocketError) {
@@ -223,7 +238,9 @@
 
         /// The next received bytes, in order; `nil` once the peer closed (after every byte
         /// received before it); throws when the connection failed or the waiting task was
-        /// cancelled (which closes the connection).
+        /// cancelled (which closes the connection). Empty only for a caller whose
+        /// ``receiveDirect(into:)`` found nothing just before it waited: the socket has become
+        /// readable, and the caller reads the bytes itself.
         func receive() async throws -> [UInt8]? {
             let (ready, wakeThread) = try state.withLock { state throws -> ([UInt8]??, Bool) in
                 guard let ready = try Self.take(&state) else { return (nil, false) }
@@ -244,6 +261,7 @@
                         if Task.isCancelled { return (.failure(CancellationError()), false) }
                         precondition(state.waiter == nil, "two tasks wait on one socket connection")
                         state.waiter = continuation
+                        state.waiterOnIOThread = UInt(pthread_self()) == ioThread.load(ordering: .relaxed)
                         return (nil, false)
                     }
                     if wakeThread { wakeIOThread() }
@@ -259,6 +277,34 @@
                     shutdown()
                 }
             }
+        }
+
+        /// Reads the socket straight into `target`, never waiting: the bytes ``receive()`` would
+        /// return next, without the copy out of a read buffer. Only on plain TCP, on the
+        /// connection's own I/O thread (a task running on this executor, between the thread's
+        /// polls, so no read of the thread's can come between), while the inbox is empty and the
+        /// stream neither ended nor is closing. Returns the bytes read, or `nil` when none were
+        /// (none there now, or not allowed here); the end of the stream and a failure are left
+        /// for ``receive()`` to report. What it reads is bounded by `target`, never queued.
+        func receiveDirect(into target: UnsafeMutableRawBufferPointer) -> Int? {
+            guard tls == nil, let base = target.baseAddress, !target.isEmpty,
+                UInt(pthread_self()) == ioThread.load(ordering: .relaxed)
+            else { return nil }
+            let allowed = state.withLock { state in
+                !state.finished && !state.closing && state.end == nil && state.directFailure == nil
+                    && state.inbox.isEmpty && state.waiter == nil
+            }
+            guard allowed else { return nil }
+            let count = recv(descriptor, base, target.count, Int32(MSG_DONTWAIT))
+            if count > 0 { return count }
+            // 0: the peer closed; the thread's next poll and read meet that again.
+            if count < 0, errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR {
+                let failure = SocketError("receive failed", errno)
+                state.withLock { $0.directFailure = failure }  // read by the thread before it polls
+            } else if count < 0 {
+                directWanted.store(true, ordering: .relaxed)
+            }
+            return nil
         }
 
         /// The chunks already waiting in the inbox, oldest first, taken while fewer than `limit`
@@ -340,12 +386,13 @@
         }
 
         /// Hands the first `count` bytes of `buffer`, just read, to the waiting consumer or keeps
-        /// them in the inbox; returns whether reading stops (the inbox is full or the connection
-        /// is closing). A read that fills at least half the buffer, or one a consumer waits for,
-        /// is handed on as the buffer itself (a new one is taken); a smaller one kept in the inbox
-        /// is copied out (outside the lock), so every chunk held is at least half full or counts
-        /// against the inbox's bound on chunks (see ``SocketInbox``). One turn of the lock, or two
-        /// for a small read nobody waits for.
+        /// them in the inbox; returns whether reading stops (the inbox is full, the connection
+        /// is closing, or the bytes went to a waiter on this thread, which then runs before the
+        /// thread reads ahead). A read that fills at least half the buffer, or one a consumer
+        /// waits for, is handed on as the buffer itself (a new one is taken); a smaller one kept
+        /// in the inbox is copied out (outside the lock), so every chunk held is at least half
+        /// full or counts against the inbox's bound on chunks (see ``SocketInbox``). One turn of
+        /// the lock, or two for a small read nobody waits for.
         private func deliver(_ buffer: inout [UInt8], count: Int) -> Bool {
             typealias Waiter = CheckedContinuation<[UInt8]?, any Error>
             let whole = count >= Self.readSize / 2
@@ -354,7 +401,7 @@
             let (waiter, stop) = state.withLock { state -> (Waiter?, Bool?) in
                 if let waiter = state.waiter {
                     state.waiter = nil
-                    return (waiter, state.closing)
+                    return (waiter, state.closing || state.waiterOnIOThread)
                 }
                 guard whole else { return (nil, nil) }
                 return (nil, state.inbox.keep(chunk) || state.closing)
@@ -370,7 +417,7 @@
             let (late, stopLate) = state.withLock { state -> (Waiter?, Bool) in
                 if let waiter = state.waiter {
                     state.waiter = nil
-                    return (waiter, state.closing)
+                    return (waiter, state.closing || state.waiterOnIOThread)
                 }
                 return (nil, state.inbox.keep(chunk) || state.closing)
             }
@@ -419,6 +466,7 @@
         private func run() {
             // A task on this connection's executor finds it by this name.
             ThreadName.setCurrent("sybil-socket")
+            ioThread.store(UInt(pthread_self()), ordering: .relaxed)
             // Reads go into `buffer`, reused while reads are small and kept (the bytes are
             // copied out); a read that fills at least half of it, or one a consumer waits for,
             // is handed on as it is and a new buffer taken, so large transfers and answers are
@@ -438,7 +486,8 @@
                 state.withLock { swap(&jobs, &$0.jobs) }
                 for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
                 jobs.removeAll(keepingCapacity: true)
-                let (closing, paused, writing, idle) = state.withLock { state -> (Bool, Bool, Bool, Bool) in
+                let (closing, paused, writing, idle, directFailure) = state.withLock {
+                    state -> (Bool, Bool, Bool, Bool, (any Error)?) in
                     if state.writerSending {
                         // A writer is sending; what was queued meanwhile waits for its rest.
                     } else if first == pending.count {
@@ -454,7 +503,11 @@
                     state.threadSending = first < pending.count
                     let idle = state.jobs.isEmpty
                     polling.store(idle, ordering: .sequentiallyConsistent)
-                    return (state.closing, state.inbox.isPaused, state.writerSending, idle)
+                    return (state.closing, state.inbox.isPaused, state.writerSending, idle, state.directFailure)
+                }
+                if let directFailure {
+                    failure = directFailure
+                    break
                 }
                 let hasPending = first < pending.count
                 // A writer still sending queues its rest and wakes this thread when it is done.
@@ -513,7 +566,16 @@
                     }
                 }
                 let readable = fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0
-                if reading, readable {
+                if reading, readable, directWanted.exchange(false, ordering: .relaxed) {
+                    // The waiter reads for itself (see `receiveDirect(into:)`): it is resumed
+                    // with no bytes and reads them on this thread next turn. One that went away
+                    // (cancelled) leaves the bytes to the next turn's read.
+                    let waiter = state.withLock { state in
+                        defer { state.waiter = nil }
+                        return state.waiter
+                    }
+                    waiter?.resume(returning: [])
+                } else if reading, readable {
                     // Reads until the socket would block (or a short read emptied it), the
                     // inbox is full or the connection is closing: a peer that never pauses cannot keep this loop
                     // from noticing either.

@@ -264,6 +264,45 @@ public struct WebSocketFrameDecoder: Sendable {
         buffer.append(contentsOf: rest)
     }
 
+    /// Bytes of the frame in progress still to come, when they are the next bytes of the
+    /// stream (nothing is held after them): ``readPayload(_:)`` may read them in place. 0
+    /// otherwise.
+    public var payloadAwaited: Int {
+        guard let frame = partial, start == buffer.count, failure == nil else { return 0 }
+        return frame.payload.count - frame.filled
+    }
+
+    /// Lets `read` write the next bytes of the stream straight into the frame in progress
+    /// (at most ``payloadAwaited`` of them), where an append would copy them there from a
+    /// buffer; they are unmasked in place and checked as text like appended bytes. `read`
+    /// returns how many bytes it wrote, or `nil` when it wrote none. Returns whether bytes
+    /// were read.
+    public mutating func readPayload(_ read: (UnsafeMutableRawBufferPointer) -> Int?) -> Bool {
+        guard payloadAwaited > 0, var frame = partial else { return false }
+        partial = nil
+        let offset = frame.filled
+        let wanted = frame.payload.count - offset
+        let count = frame.payload.withUnsafeMutableBytes { payload in
+            read(UnsafeMutableRawBufferPointer(rebasing: payload[offset..<(offset + wanted)]))
+        }
+        guard let count, count > 0 else {
+            partial = frame
+            return false
+        }
+        precondition(count <= wanted, "read more bytes than the frame awaits")
+        frame.filled += count
+        let isText = frame.isText
+        let key = frame.key
+        let valid = frame.payload.withUnsafeMutableBytes { payload in
+            let target = UnsafeMutableRawBufferPointer(rebasing: payload[offset..<(offset + count)])
+            if let key { WebSocketFrame.mask(UnsafeRawBufferPointer(target), into: target, key: key, phase: offset) }
+            return !isText || text.consume(UnsafeRawBufferPointer(target))
+        }
+        if !valid, failure == nil { failure = Self.invalidText }
+        partial = frame
+        return true
+    }
+
     /// A frame whose header was just read: a text frame starts a new text message.
     private mutating func begin(_ header: Header) -> PartialFrame {
         if header.opcode == .text { text = WebSocketTextValidator() }

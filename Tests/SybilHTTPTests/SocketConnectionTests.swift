@@ -80,6 +80,79 @@
             #expect(try await connection.receive() == nil)
         }
 
+        /// `receiveDirect(into:)` reads only on the connection's I/O thread and only once the
+        /// inbox is empty: the bytes come in stream order, straight into the caller's memory,
+        /// and a call from another thread reads nothing even while bytes wait in the socket.
+        @Test func aDirectReadTakesTheNextBytesOnlyOnTheIOThreadAfterTheInbox() async throws {
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write(Self.answerHead)
+                var buffer = [UInt8](repeating: 0, count: 16)
+                guard connection.read(into: &buffer) > 0 else { return }  // the client's "go"
+                connection.write("second")
+                _ = connection.read(into: &buffer)  // until the client closes
+            }
+            let connection = try await SocketConnection.connect(host: "127.0.0.1", port: Int(server.port), tls: false)
+            defer { withExtendedLifetime(server) { connection.shutdown() } }
+            connection.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            #expect(await ConditionWait.until { connection.bufferedBytes == Self.answerHead.utf8.count })
+            let outcome = await withTaskExecutorPreference(connection) { () -> (Int?, [UInt8], Int??, [UInt8])? in
+                // Onto the I/O thread: a continuation resumed by a task on its executor.
+                await withCheckedContinuation { (hop: CheckedContinuation<Void, Never>) in
+                    Task(executorPreference: connection) { hop.resume() }
+                }
+                // The intermittent issue of the executor consumer (SocketWebSocketTests): on a
+                // pool thread every direct read is refused, and the loops below would not end.
+                guard Self.threadName() == "sybil-socket" else { return nil }
+                var target = [UInt8](repeating: 0, count: 64)
+                // The head waits in the inbox: nothing is read past it.
+                let withInbox = target.withUnsafeMutableBytes { connection.receiveDirect(into: $0) }
+                let head = connection.takeReceived(whileUnder: .max).flatMap { $0 }
+                connection.write(Array("go".utf8))
+                // This job holds the I/O thread, so no read of the thread's comes between: the
+                // first byte of "second" is read here once it has come.
+                var first: Int?
+                while first == nil {
+                    first = target.withUnsafeMutableBytes {
+                        connection.receiveDirect(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<1]))
+                    }
+                    if first == nil { sched_yield() }
+                }
+                // The rest waits in the socket; another thread's call reads none of it.
+                let offThread = Locked<Int??>(nil)
+                let done = DispatchSemaphore(value: 0)
+                Thread {
+                    var other = [UInt8](repeating: 0, count: 64)
+                    let count = other.withUnsafeMutableBytes { connection.receiveDirect(into: $0) }
+                    offThread.withLock { $0 = .some(count) }
+                    done.signal()
+                }.start()
+                done.wait()
+                var rest = 0
+                while rest < 5 {
+                    let count = target.withUnsafeMutableBytes {
+                        connection.receiveDirect(into: UnsafeMutableRawBufferPointer(rebasing: $0[(1 + rest)...]))
+                    }
+                    if let count { rest += count } else { sched_yield() }
+                }
+                return (withInbox, head, offThread.withLock { $0 }, Array(target[..<(1 + rest)]))
+            }
+            guard let (withInbox, head, offThread, read) = outcome else {
+                withKnownIssue("the task sometimes never reaches the I/O thread", isIntermittent: true) {
+                    Issue.record("the task did not run on the I/O thread")
+                }
+                return
+            }
+            #expect(withInbox == nil)
+            #expect(head == Array(Self.answerHead.utf8))
+            #expect(offThread == .some(nil), "a thread other than the I/O thread read the socket")
+            #expect(read == Array("second".utf8))
+        }
+
+        /// The name of the thread running the caller.
+        private static func threadName() -> String {
+            Thread.current.name ?? ""
+        }
+
         @Test func wakingAConnectionWhoseThreadEndedWritesToNoOtherFile() async throws {
             let server = try LoopbackHTTPServer { _, connection in
                 connection.write(Self.answerHead)

@@ -140,6 +140,63 @@ struct WebSocketFrameTests {
         #expect(frames.map(\.payload) == payloads)
     }
 
+    /// A payload read in place (`readPayload`, as a socket's reader writes it) in pieces of odd
+    /// sizes, between appends: unmasked at the right key byte, checked as text, and followed
+    /// by the next frame appended after it.
+    @Test func aPayloadReadInPlaceIsUnmaskedAndFollowedByTheNextFrame() throws {
+        let key: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+        let text = Array(String(repeating: "Grüße, ", count: 10_000).utf8)
+        let frame = WebSocketFrame(opcode: .text, payload: text).encoded(maskingKey: key)
+        let next = WebSocketFrame(opcode: .binary, payload: [9, 8, 7]).encoded(maskingKey: key)
+        var decoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 1 << 20)
+        #expect(decoder.payloadAwaited == 0, "no frame is in progress")
+        decoder.append(frame[..<(14 + 5)])  // the header and 5 payload bytes
+        #expect(try decoder.nextFrame() == nil)
+        var offset = 14 + 5
+        #expect(decoder.payloadAwaited == text.count - 5)
+        // A reader that finds nothing leaves the frame as it was.
+        #expect(!decoder.readPayload { _ in nil })
+        #expect(decoder.payloadAwaited == text.count - 5)
+        for piece in [1, 3, 4_093, 30_001] {
+            let read = decoder.readPayload { target in
+                #expect(target.count == frame.count - offset, "the target is the payload still awaited")
+                target.copyBytes(from: frame[offset..<(offset + piece)])
+                return piece
+            }
+            #expect(read)
+            offset += piece
+            #expect(try decoder.nextFrame() == nil)
+        }
+        decoder.append(frame[offset...] + next)
+        #expect(decoder.payloadAwaited == 0)
+        #expect(try decoder.nextFrame() == WebSocketFrame(opcode: .text, payload: text))
+        #expect(try decoder.nextFrame() == WebSocketFrame(opcode: .binary, payload: [9, 8, 7]))
+        #expect(try decoder.nextFrame() == nil)
+    }
+
+    /// Invalid text read in place is refused (1007) as it would be when appended; bytes held
+    /// after the frame in progress are not read over.
+    @Test func invalidTextReadInPlaceIsRefusedAndHeldBytesComeFirst() throws {
+        var decoder = WebSocketFrameDecoder(expectMasked: false, maximumPayload: 100)
+        decoder.append([0x81, 10, 0x61])  // text, 10 bytes, "a" so far
+        #expect(try decoder.nextFrame() == nil)
+        #expect(
+            decoder.readPayload { target in
+                target.copyBytes(from: [0xFF])
+                return 1
+            })
+        #expect(throws: WebSocketProtocolError.self) { try decoder.nextFrame() }
+        #expect(decoder.payloadAwaited == 0, "a refused stream is not read on")
+
+        var held = WebSocketFrameDecoder(expectMasked: false, maximumPayload: 100)
+        // The whole of one frame and the start of the next: the second's header waits in the
+        // decoder's buffer, so nothing may be read past it.
+        held.append([0x82, 1, 5, 0x82])
+        #expect(held.payloadAwaited == 0)
+        #expect(!held.readPayload { _ in 1 })
+        #expect(try held.nextFrame() == WebSocketFrame(opcode: .binary, payload: [5]))
+    }
+
     @Test func bytesMayArriveOneAtATime() throws {
         let bytes = WebSocketFrame(opcode: .text, payload: Array("Grüße".utf8)).encoded(maskingKey: [1, 2, 3, 4])
         var decoder = WebSocketFrameDecoder(expectMasked: true, maximumPayload: 100)
