@@ -69,6 +69,13 @@ actor AgentRoomStore {
                     reply_sequence INTEGER
                 );
                 """),
+        // The turns still owed, in order: finding the next one reads the pending turns only,
+        // not every turn the room ever answered (a scan that grew with the room, on every turn).
+        .init(
+            name: "agent-3-pending-turns",
+            sql: """
+                CREATE INDEX agent_turns_pending ON agent_turns (user_sequence) WHERE reply_sequence IS NULL;
+                """),
     ]
 
     /// The database's file name under a storage directory.
@@ -174,27 +181,28 @@ actor AgentRoomStore {
 
     /// The oldest turn without a reply, if any.
     func nextPendingTurn() throws -> PendingTurn? {
-        try connection.withDatabase { database in
-            guard
-                let turn = try database.rows(
-                    """
-                    SELECT user_sequence, tool_sequence FROM agent_turns
-                    WHERE reply_sequence IS NULL ORDER BY user_sequence ASC LIMIT 1
-                    """
-                ).first
-            else { return nil }
-            let sequence = try turn.integer("user_sequence")
-            guard
-                let user = try database.rows(
-                    "SELECT \(Self.columns) FROM agent_messages WHERE sequence = ?", [.integer(sequence)]
-                ).first
-            else {
-                throw APIError(status: 500, message: "Turn \(sequence) has no user message.")
-            }
-            return PendingTurn(
-                user: try Self.row(from: user, in: database),
-                toolStored: try turn.optionalInteger("tool_sequence") != nil)
+        try connection.withDatabase(Self.nextPendingTurn(in:))
+    }
+
+    private static func nextPendingTurn(in database: SQLiteDatabase) throws -> PendingTurn? {
+        guard
+            let turn = try database.rows(
+                """
+                SELECT user_sequence, tool_sequence FROM agent_turns
+                WHERE reply_sequence IS NULL ORDER BY user_sequence ASC LIMIT 1
+                """
+            ).first
+        else { return nil }
+        let sequence = try turn.integer("user_sequence")
+        guard
+            let user = try database.rows(
+                "SELECT \(Self.columns) FROM agent_messages WHERE sequence = ?", [.integer(sequence)]
+            ).first
+        else {
+            throw APIError(status: 500, message: "Turn \(sequence) has no user message.")
         }
+        return PendingTurn(
+            user: try Self.row(from: user, in: database), toolStored: try turn.optionalInteger("tool_sequence") != nil)
     }
 
     /// How many turns still wait for their reply.
@@ -224,16 +232,34 @@ actor AgentRoomStore {
     /// Stores the turn's public reply and marks the turn done, in one transaction.
     func storeReply(of turn: PendingTurn, text: String, createdAt: Int64) throws -> Row {
         try connection.withDatabase { database in
-            try database.transaction {
-                let row = try Self.insert(
-                    role: .assistant, text: text, createdAt: createdAt, requestId: nil, fingerprint: nil,
-                    attachments: [],
-                    in: database)
-                try database.query(
-                    "UPDATE agent_turns SET reply_sequence = ? WHERE user_sequence = ?",
-                    [.integer(row.sequence), .integer(turn.user.sequence)])
-                return row
-            }
+            try Self.storeReply(of: turn, text: text, createdAt: createdAt, in: database)
+        }
+    }
+
+    /// ``storeReply(of:text:createdAt:)``, then ``nextPendingTurn()`` in the same turn of the
+    /// store's queue (the agent's next step, without a second switch to the queue and back).
+    /// A failed reply throws; a failed lookup after a stored reply finds no turn (`nil`), as
+    /// the agent treats a failed ``nextPendingTurn()``.
+    func storeReplyFindingNext(of turn: PendingTurn, text: String, createdAt: Int64) throws -> (
+        reply: Row, next: PendingTurn?
+    ) {
+        try connection.withDatabase { database in
+            let reply = try Self.storeReply(of: turn, text: text, createdAt: createdAt, in: database)
+            return (reply, try? Self.nextPendingTurn(in: database))
+        }
+    }
+
+    private static func storeReply(of turn: PendingTurn, text: String, createdAt: Int64, in database: SQLiteDatabase)
+        throws -> Row
+    {
+        try database.transaction {
+            let row = try Self.insert(
+                role: .assistant, text: text, createdAt: createdAt, requestId: nil, fingerprint: nil, attachments: [],
+                in: database)
+            try database.query(
+                "UPDATE agent_turns SET reply_sequence = ? WHERE user_sequence = ?",
+                [.integer(row.sequence), .integer(turn.user.sequence)])
+            return row
         }
     }
 

@@ -98,36 +98,52 @@ final class AgentTurnRunner: Sendable {
         let pace: Duration
         let shared: Shared
 
+        /// A look for the next pending turn: the wake-ups asked for before it, and what it found.
+        private typealias Lookup = (asked: UInt64, turn: AgentRoomStore.PendingTurn?)
+
         func run(_ wakeups: AsyncStream<Void>) async {
             defer { stop() }
             var iterator = wakeups.makeAsyncIterator()
+            // The look made with the last reply, in the same turn of the store.
+            var carried: Lookup?
             while !Task.isCancelled {
-                let asked = shared.state.withLock { $0.requested }
-                if let turn = try? await store.nextPendingTurn() {
+                let lookup: Lookup
+                if let found = carried {
+                    lookup = found
+                    carried = nil
+                } else {
+                    let asked = shared.state.withLock { $0.requested }
+                    lookup = (asked, try? await store.nextPendingTurn())
+                }
+                if let turn = lookup.turn {
                     // A failed step (storage, or a stop) leaves the turn pending; it is tried
                     // again on the next wake-up or start, never in a tight loop.
-                    if await answer(turn) { continue }
+                    if let next = await answer(turn) {
+                        carried = next
+                        continue
+                    }
                 } else {
-                    settle(asked)
+                    settle(lookup.asked)
                 }
                 guard !Task.isCancelled, await iterator.next() != nil else { return }
             }
         }
 
-        /// Answers one turn: the tool call (unless stored already), then the reply.
-        private func answer(_ turn: AgentRoomStore.PendingTurn) async -> Bool {
+        /// Answers one turn: the tool call (unless stored already), then the reply, stored with
+        /// a look for the next pending turn; `nil` when a step failed.
+        private func answer(_ turn: AgentRoomStore.PendingTurn) async -> Lookup? {
             let reply = agent.reply(to: turn.user.message.text)
             events.publish(.activity(.working, detail: reply.thinking))
             defer { events.publish(.activity(.idle, detail: "")) }
             do {
                 if !turn.toolStored {
-                    try await time.sleep(pace)
+                    try await pause()
                     let tool = try await store.storeToolStep(
                         of: turn, text: "$ \(reply.activity)", createdAt: time.epochMilliseconds())
                     events.publish(.message(tool.message))
                     events.publish(.activity(.working, detail: reply.activity))
                 }
-                try await time.sleep(pace)
+                try await pause()
                 var text = reply.text
                 if let upstream {
                     events.publish(.activity(.working, detail: "Asking \(upstream.model)"))
@@ -135,12 +151,25 @@ final class AgentTurnRunner: Sendable {
                         after: nil, before: turn.user.sequence + 1, limit: AgentUpstreamResponder.maximumHistory * 2)
                     text = await upstream.reply(to: history.rows.map(\.message))
                 }
-                let answer = try await store.storeReply(of: turn, text: text, createdAt: time.epochMilliseconds())
-                events.publish(.message(answer.message))
-                return true
+                // Read before the store looks for the next turn: settling on a look that found none
+                // covers only the wake-ups asked for before it.
+                let asked = shared.state.withLock { $0.requested }
+                let answer = try await store.storeReplyFindingNext(
+                    of: turn, text: text, createdAt: time.epochMilliseconds())
+                events.publish(.message(answer.reply.message))
+                return (asked, answer.next)
             } catch {
-                return false
+                return nil
             }
+        }
+
+        /// The pause between two steps of a turn; throws when the task is cancelled. Without a
+        /// pace it only checks for cancellation: a clock's sleep of zero still schedules a timer
+        /// on the global executor and resumes the task from there, a hop to another thread and
+        /// back for every step.
+        private func pause() async throws {
+            guard pace > .zero else { return try Task.checkCancellation() }
+            try await time.sleep(pace)
         }
 
         /// No pending turn was found after wake-up `asked`.
