@@ -24,6 +24,13 @@ extension ServerEventLoop {
             }
             actions.removeAll(keepingCapacity: true)
             guard connection.unflushed else { break }
+            if gatheringOutput {
+                // Sent with whatever else is posted for it in this turn of the loop
+                // (``sendGatheredOutput()``), which also settles the rest.
+                gatheredOutput.append(connection.id)
+                connection.work.room?.update(applied: applied, unsent: connection.pendingOutput)
+                return
+            }
             flush(connection)
             connection.machine.flushed(remaining: connection.pendingOutput, now: now, into: &actions)
         }

@@ -57,6 +57,13 @@ final class ServerEventLoop: @unchecked Sendable {
     /// Request bytes all connections' machines hold (``TransportStatistics/bufferedRequestBytes``).
     var bufferedRequests = 0
     var actions: [HTTPConnectionStateMachine.Action] = []
+    /// While a producer's posted bytes are applied: ``settle(_:now:applied:)`` queues them
+    /// without sending and notes the connection in ``gatheredOutput``.
+    var gatheringOutput = false
+    /// Connections whose posted bytes wait to be sent once the loop's commands are applied:
+    /// frames or chunks posted together (an agent's tool step and its activity) leave in one
+    /// send, and the client wakes once for them.
+    var gatheredOutput: [UInt64] = []
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     private static let listenerToken: UInt64 = 0
 
@@ -111,6 +118,7 @@ final class ServerEventLoop: @unchecked Sendable {
             }
             for command in takenCommands { apply(command) }
             takenCommands.removeAll(keepingCapacity: true)
+            sendGatheredOutput()
             let now = configuration.uptime()
             if let resume = listenerResumesAt, now >= resume, drainDeadline == nil {
                 listenerResumesAt = nil
@@ -120,6 +128,19 @@ final class ServerEventLoop: @unchecked Sendable {
             if let drainDeadline, connections.isEmpty || now >= drainDeadline { break }
         }
         for connection in Array(connections.values) { close(connection) }
+    }
+
+    /// Sends the output gathered while the loop's commands were applied (one send per
+    /// connection for everything posted in this turn) and settles each connection.
+    func sendGatheredOutput() {
+        guard !gatheredOutput.isEmpty else { return }
+        let now = configuration.uptime()
+        for id in gatheredOutput {
+            // Closed since, or already sent by a later step of the same turn.
+            guard let connection = connections[id], connection.unflushed else { continue }
+            settle(connection, now: now)
+        }
+        gatheredOutput.removeAll(keepingCapacity: true)
     }
 
     /// How long the poller may sleep: until the earliest deadline, or until woken.
@@ -238,7 +259,9 @@ final class ServerEventLoop: @unchecked Sendable {
                 return
             }
             connection.machine.produced(bytes, into: &actions)
+            gatheringOutput = true
             settle(connection, now: now, applied: bytes.count)
+            gatheringOutput = false
         case .overran(let id, let room):
             guard let connection = connections[id], connection.work.room === room else { return }
             connection.machine.producerOverran(into: &actions)
