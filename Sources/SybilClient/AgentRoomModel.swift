@@ -305,7 +305,24 @@ public final class AgentRoomModel {
         previous?.cancel()
         activity = .idle
         connection = .connecting
-        let updates = stream.updates(replayFrom: { @MainActor [weak self] in self?.history.lastMergedCursor })
+        let replayFrom: @Sendable () async -> AgentCursor? = { @MainActor [weak self] in
+            self?.history.lastMergedCursor
+        }
+        // The socket stream's updates come as a feed that resumes this task on the main actor
+        // straight from the I/O thread (an `AsyncStream` resumes it on the cooperative pool
+        // first, one more thread hand-off for every frame).
+        if let source = stream as? any AgentRoomFeedSource {
+            let feed = source.feed(replayFrom: replayFrom)
+            streamTask = own { [weak self] in
+                await previous?.value
+                while let update = await feed.next() {
+                    guard let self, !Task.isCancelled else { return }
+                    handle(update)
+                }
+            }
+            return
+        }
+        let updates = stream.updates(replayFrom: replayFrom)
         streamTask = own { [weak self] in
             await previous?.value
             for await update in updates {

@@ -16,7 +16,7 @@ import SybilWire
 /// source, the wait on the injected clock) and connects again, replaying from the cursor the
 /// caller gives at that moment: the last merged cursor, so nothing between two connections is
 /// missed.
-public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration == Duration {
+public struct AgentRoomStream<C: Clock>: AgentRoomFeedSource where C.Duration == Duration {
     private let base: AgentAPIBase
     private let tokens: TokenProvider
     private let connector: any AgentRoomStreamConnector
@@ -50,9 +50,18 @@ public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration 
         return stream
     }
 
-    private func follow(
-        replayFrom: @escaping @Sendable () async -> AgentCursor?,
-        into continuation: AsyncStream<AgentRoomStreamUpdate>.Continuation
+    /// The same updates as ``updates(replayFrom:)`` in a feed whose reader resumes on its own
+    /// executor (the room model's main actor) when the I/O thread hands it a frame.
+    func feed(replayFrom: @escaping @Sendable () async -> AgentCursor?) -> AgentRoomUpdateFeed {
+        let feed = AgentRoomUpdateFeed(limit: bufferLimit)
+        let writer = feed.writer
+        let task = Task { await follow(replayFrom: replayFrom, into: writer) }
+        writer.onTermination { task.cancel() }
+        return feed
+    }
+
+    private func follow<Sink: AgentRoomUpdateSink>(
+        replayFrom: @escaping @Sendable () async -> AgentCursor?, into continuation: Sink
     ) async {
         var policy = policy
         var renewedToken = false
@@ -66,7 +75,7 @@ public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration 
                 if !renewedToken {
                     renewedToken = true
                     if (try? await tokens.refresh()) != nil {
-                        continuation.yield(.disconnected(end, retryIn: .zero))
+                        continuation.offer(.disconnected(end, retryIn: .zero))
                         continue
                     }
                 }
@@ -78,15 +87,15 @@ public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration 
             // The deadline is fixed before the update goes out, so whoever reacts to it (a test
             // advancing a manual clock) cannot race the wait.
             let deadline = clock.now.advanced(by: decision.delay)
-            continuation.yield(.disconnected(end, retryIn: decision.delay))
+            continuation.offer(.disconnected(end, retryIn: decision.delay))
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { break }
         }
         continuation.finish()
     }
 
     /// One connection; returns why it ended.
-    private func connection(
-        after: AgentCursor?, opened: inout Bool, into continuation: AsyncStream<AgentRoomStreamUpdate>.Continuation
+    private func connection<Sink: AgentRoomUpdateSink>(
+        after: AgentCursor?, opened: inout Bool, into continuation: Sink
     ) async -> AgentRoomStreamUpdate.End {
         var headers = HTTPHeaders()
         do {
@@ -105,7 +114,7 @@ public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration 
             }
         }
         opened = true
-        continuation.yield(.connected(after: after))
+        continuation.offer(.connected(after: after))
         // Frames are read, decoded and yielded on the connection's own executor when it has
         // one (its I/O thread: one wake-up per frame); nothing there blocks.
         return await withTaskExecutorPreference(socket.consumerExecutor) {
@@ -114,8 +123,8 @@ public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration 
     }
 
     /// Reads one open connection's frames into `continuation`; returns why it ended.
-    private func readFrames(
-        _ socket: any WebSocketConnection, into continuation: AsyncStream<AgentRoomStreamUpdate>.Continuation
+    private func readFrames<Sink: AgentRoomUpdateSink>(
+        _ socket: any WebSocketConnection, into continuation: Sink
     ) async -> AgentRoomStreamUpdate.End {
         var frames = 0
         do {
@@ -130,7 +139,7 @@ public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration 
                         socket.close(code: 1007, reason: "malformed frame")
                         return .malformedFrame("frame \(frames) of this connection: \(error)")
                     }
-                    if case .dropped = continuation.yield(.event(event)) {
+                    if !continuation.offer(.event(event)) {
                         socket.close(code: WebSocketCloseCode.goingAway, reason: "client fell behind")
                         return .fellBehind(bufferLimit)
                     }
@@ -158,6 +167,37 @@ public struct AgentRoomStream<C: Clock>: AgentRoomStreamSource where C.Duration 
         }
         return .transport("the connection ended without a closing handshake")
     }
+}
+
+/// Where ``AgentRoomStream`` hands its updates: the `AsyncStream` of
+/// ``AgentRoomStream/updates(replayFrom:)`` or the writer of an ``AgentRoomUpdateFeed``.
+protocol AgentRoomUpdateSink: Sendable {
+    /// Queues `update`; `false` when it was refused because the reader is the buffer's limit
+    /// behind (a reader that stopped is not behind: its task is cancelled).
+    @discardableResult
+    func offer(_ update: AgentRoomStreamUpdate) -> Bool
+    /// No more updates: the reader takes what is queued, then the end.
+    func finish()
+}
+
+extension AsyncStream<AgentRoomStreamUpdate>.Continuation: AgentRoomUpdateSink {
+    func offer(_ update: AgentRoomStreamUpdate) -> Bool {
+        if case .dropped = yield(update) { return false }
+        return true
+    }
+}
+
+extension AgentRoomUpdateFeed.Writer: AgentRoomUpdateSink {
+    func offer(_ update: AgentRoomStreamUpdate) -> Bool {
+        yield(update) != .dropped
+    }
+}
+
+/// A stream source whose updates can also be read as an ``AgentRoomUpdateFeed`` (the room model
+/// reads them so; a test's script stays an `AsyncStream`).
+protocol AgentRoomFeedSource: AgentRoomStreamSource {
+    /// The updates ``AgentRoomStreamSource/updates(replayFrom:)`` gives, as a feed.
+    func feed(replayFrom: @escaping @Sendable () async -> AgentCursor?) -> AgentRoomUpdateFeed
 }
 
 /// An existential random source handed to an API that takes `some RandomSource`.
