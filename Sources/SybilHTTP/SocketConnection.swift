@@ -261,7 +261,9 @@
                         if Task.isCancelled { return (.failure(CancellationError()), false) }
                         precondition(state.waiter == nil, "two tasks wait on one socket connection")
                         state.waiter = continuation
-                        state.waiterOnIOThread = UInt(pthread_self()) == ioThread.load(ordering: .relaxed)
+                        // Plain TCP only: TLS may hold decrypted bytes `poll` cannot see, so its
+                        // thread keeps reading until the socket would block.
+                        state.waiterOnIOThread = tls == nil && UInt(pthread_self()) == ioThread.load(ordering: .relaxed)
                         return (nil, false)
                     }
                     if wakeThread { wakeIOThread() }
@@ -283,7 +285,7 @@
         /// return next, without the copy out of a read buffer. Only on plain TCP, on the
         /// connection's own I/O thread (a task running on this executor, between the thread's
         /// polls, so no read of the thread's can come between), while the inbox is empty and the
-        /// stream neither ended nor is closing. Returns the bytes read, or `nil` when none were
+        /// stream neither ended nor is closing. Returns how many bytes it read, or `nil` when none were
         /// (none there now, or not allowed here); the end of the stream and a failure are left
         /// for ``receive()`` to report. What it reads is bounded by `target`, never queued.
         func receiveDirect(into target: UnsafeMutableRawBufferPointer) -> Int? {
@@ -566,15 +568,18 @@
                     }
                 }
                 let readable = fds[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0
-                if reading, readable, directWanted.exchange(false, ordering: .relaxed) {
+                if reading, readable, directWanted.exchange(false, ordering: .relaxed),
+                    let waiter = state.withLock({ state -> CheckedContinuation<[UInt8]?, any Error>? in
+                        // Only a waiter on this thread asked to read for itself; any other (or
+                        // none: the asker went away) gets the bytes read here as usual.
+                        guard state.waiterOnIOThread, let waiter = state.waiter else { return nil }
+                        state.waiter = nil
+                        return waiter
+                    })
+                {
                     // The waiter reads for itself (see `receiveDirect(into:)`): it is resumed
-                    // with no bytes and reads them on this thread next turn. One that went away
-                    // (cancelled) leaves the bytes to the next turn's read.
-                    let waiter = state.withLock { state in
-                        defer { state.waiter = nil }
-                        return state.waiter
-                    }
-                    waiter?.resume(returning: [])
+                    // with no bytes and reads them on this thread next turn.
+                    waiter.resume(returning: [])
                 } else if reading, readable {
                     // Reads until the socket would block (or a short read emptied it), the
                     // inbox is full or the connection is closing: a peer that never pauses cannot keep this loop

@@ -258,6 +258,12 @@
         /// nothing costs a system call, worth it only for a large payload.
         static var directReadMinimum: Int { 1 << 15 }
 
+        /// The most bytes the consumer reads from the socket itself before it goes through the
+        /// I/O thread once (``SocketConnection/receive()``): the thread's queued writes (pongs,
+        /// other tasks' sends) and jobs wait while the consumer runs there, so a peer that keeps
+        /// the socket full cannot hold the thread for a whole 16 MiB message.
+        static var directReadTurn: Int { 1 << 20 }
+
         /// The bytes of a payload masked and handed to the socket at a time: a multiple of 4,
         /// so every piece starts at the key's first byte. 256 KiB, an eighth of the L2 cache:
         /// still read back from the cache by the send, in a quarter of the system calls that
@@ -317,6 +323,8 @@
         private func readHolding() async throws -> WebSocketIncoming? {
             var end: (any Error)?? = nil
             defer { release(ending: end) }
+            // Bytes read straight from the socket since the consumer last went through the thread.
+            var readDirectly = 0
             while true {
                 switch decodeNext() {
                 case .message(let message):
@@ -332,11 +340,16 @@
                 }
                 // On the socket's own thread (a consumer on its executor), a large payload still
                 // to come is read straight into its message: no copy out of a read buffer.
-                if reader.decoder.payloadAwaited >= Self.directReadMinimum,
-                    reader.decoder.readPayload({ socket.receiveDirect(into: $0) })
+                if readDirectly < Self.directReadTurn, reader.decoder.payloadAwaited >= Self.directReadMinimum,
+                    reader.decoder.readPayload({ target in
+                        let count = socket.receiveDirect(into: target)
+                        readDirectly += count ?? 0
+                        return count
+                    })
                 {
                     continue
                 }
+                readDirectly = 0
                 let bytes: [UInt8]?
                 do {
                     bytes = try await socket.receive()

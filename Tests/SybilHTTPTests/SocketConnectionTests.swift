@@ -82,7 +82,9 @@
 
         /// `receiveDirect(into:)` reads only on the connection's I/O thread and only once the
         /// inbox is empty: the bytes come in stream order, straight into the caller's memory,
-        /// and a call from another thread reads nothing even while bytes wait in the socket.
+        /// and a call from another thread reads nothing even while bytes wait in the socket. A
+        /// direct read that finds nothing makes the next ``SocketConnection/receive()`` answer
+        /// `[]` once the socket is readable, so the caller reads the bytes itself.
         @Test func aDirectReadTakesTheNextBytesOnlyOnTheIOThreadAfterTheInbox() async throws {
             let server = try LoopbackHTTPServer { _, connection in
                 connection.write(Self.answerHead)
@@ -95,29 +97,26 @@
             defer { withExtendedLifetime(server) { connection.shutdown() } }
             connection.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
             #expect(await ConditionWait.until { connection.bufferedBytes == Self.answerHead.utf8.count })
-            let outcome = await withTaskExecutorPreference(connection) { () -> (Int?, [UInt8], Int??, [UInt8])? in
-                // Onto the I/O thread: a continuation resumed by a task on its executor.
-                await withCheckedContinuation { (hop: CheckedContinuation<Void, Never>) in
-                    Task(executorPreference: connection) { hop.resume() }
-                }
-                // The intermittent issue of the executor consumer (SocketWebSocketTests): on a
-                // pool thread every direct read is refused, and the loops below would not end.
-                guard Self.threadName() == "sybil-socket" else { return nil }
+            let (withInbox, head, woken, offThread, read) = try await withTaskExecutorPreference(connection) {
+                () async throws -> (Int?, [UInt8], [[UInt8]?], Int??, [UInt8]) in
+                try await Self.hopOntoTheIOThread(of: connection)
                 var target = [UInt8](repeating: 0, count: 64)
                 // The head waits in the inbox: nothing is read past it.
                 let withInbox = target.withUnsafeMutableBytes { connection.receiveDirect(into: $0) }
                 let head = connection.takeReceived(whileUnder: .max).flatMap { $0 }
                 connection.write(Array("go".utf8))
-                // This job holds the I/O thread, so no read of the thread's comes between: the
-                // first byte of "second" is read here once it has come.
+                // The first byte of "second", read here: each try that finds nothing is followed
+                // by a wait that the thread ends with no bytes once they have come.
+                var woken: [[UInt8]?] = []
                 var first: Int?
                 while first == nil {
                     first = target.withUnsafeMutableBytes {
                         connection.receiveDirect(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<1]))
                     }
-                    if first == nil { sched_yield() }
+                    if first == nil { woken.append(try await connection.receive()) }
                 }
-                // The rest waits in the socket; another thread's call reads none of it.
+                // The rest waits in the socket (this job holds the I/O thread, so no read of
+                // the thread's comes between); another thread's call reads none of it.
                 let offThread = Locked<Int??>(nil)
                 let done = DispatchSemaphore(value: 0)
                 Thread {
@@ -132,20 +131,58 @@
                     let count = target.withUnsafeMutableBytes {
                         connection.receiveDirect(into: UnsafeMutableRawBufferPointer(rebasing: $0[(1 + rest)...]))
                     }
-                    if let count { rest += count } else { sched_yield() }
+                    if let count { rest += count } else { woken.append(try await connection.receive()) }
                 }
-                return (withInbox, head, offThread.withLock { $0 }, Array(target[..<(1 + rest)]))
-            }
-            guard let (withInbox, head, offThread, read) = outcome else {
-                withKnownIssue("the task sometimes never reaches the I/O thread", isIntermittent: true) {
-                    Issue.record("the task did not run on the I/O thread")
-                }
-                return
+                return (withInbox, head, woken, offThread.withLock { $0 }, Array(target[..<(1 + rest)]))
             }
             #expect(withInbox == nil)
             #expect(head == Array(Self.answerHead.utf8))
+            #expect(woken.allSatisfy { $0 == [] }, "the thread read ahead of the caller: \(woken)")
             #expect(offThread == .some(nil), "a thread other than the I/O thread read the socket")
             #expect(read == Array("second".utf8))
+        }
+
+        /// A direct read that meets the end of the stream reads nothing and leaves the end to
+        /// ``SocketConnection/receive()``, which reports it after the bytes before it.
+        @Test func aDirectReadLeavesTheEndOfTheStreamToReceive() async throws {
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write(Self.answerHead)
+                var buffer = [UInt8](repeating: 0, count: 16)
+                _ = connection.read(into: &buffer)  // the client's "go"; then the server closes
+            }
+            let connection = try await SocketConnection.connect(host: "127.0.0.1", port: Int(server.port), tls: false)
+            defer { withExtendedLifetime(server) { connection.shutdown() } }
+            connection.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            #expect(await ConditionWait.until { connection.bufferedBytes == Self.answerHead.utf8.count })
+            let (head, received, direct) = try await withTaskExecutorPreference(connection) {
+                () async throws -> ([UInt8], [[UInt8]], [Int]) in
+                try await Self.hopOntoTheIOThread(of: connection)
+                let head = connection.takeReceived(whileUnder: .max).flatMap { $0 }
+                connection.write(Array("go".utf8))
+                var target = [UInt8](repeating: 0, count: 64)
+                var received: [[UInt8]] = []
+                var direct: [Int] = []
+                while true {
+                    if let count = target.withUnsafeMutableBytes({ connection.receiveDirect(into: $0) }) {
+                        direct.append(count)
+                    }
+                    guard let bytes = try await connection.receive() else { break }
+                    received.append(bytes)
+                }
+                return (head, received, direct)
+            }
+            #expect(head == Array(Self.answerHead.utf8))
+            #expect(direct.isEmpty, "bytes were read after the server sent none")
+            #expect(received.allSatisfy { $0.isEmpty }, "bytes came after the server sent none: \(received)")
+        }
+
+        /// Moves the calling task, which prefers `connection` as its executor, onto the
+        /// connection's I/O thread: it waits for a continuation resumed by a task there.
+        private static func hopOntoTheIOThread(of connection: SocketConnection) async throws {
+            await withCheckedContinuation { (hop: CheckedContinuation<Void, Never>) in
+                Task(executorPreference: connection) { hop.resume() }
+            }
+            try #require(threadName() == "sybil-socket", "the task is not on the I/O thread")
         }
 
         /// The name of the thread running the caller.
