@@ -101,7 +101,7 @@ let package = Package(
             name: "SybilTUI",
             dependencies: [
                 "SybilCore", "SybilWire", "SybilTimeline", "SybilClient", "SybilMarkdown", "SybilMotion",
-                "SybilTerminalInput", "SybilHTTP",
+                "SybilTerminalInput",
                 .target(name: "CEpoll", condition: .when(platforms: [.linux])),
             ],
             exclude: ["README.md"]),

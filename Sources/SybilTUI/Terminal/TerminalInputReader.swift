@@ -1,11 +1,13 @@
 import Foundation
 import SybilCore
-import SybilHTTP
 
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
+#endif
+#if canImport(CEpoll)
+    import CEpoll
 #endif
 
 /// Reads the terminal's input descriptor on a thread of its own and delivers the bytes as they
@@ -53,7 +55,13 @@ public final class TerminalInputReader: @unchecked Sendable {
         let input = descriptor
         let continuation = continuation
         let thread = Thread { [self] in
-            ThreadName.setCurrent("sybil-input")
+            // Named from inside with the system call: Foundation's `Thread.name` setter loses
+            // the name on Linux (see `SybilHTTP.ThreadName`).
+            #if canImport(CEpoll)
+                _ = sybil_set_current_thread_name("sybil-input")
+            #else
+                Thread.current.name = "sybil-input"
+            #endif
             var buffer = [UInt8](repeating: 0, count: 4096)
             var watched = [
                 pollfd(fd: input, events: Int16(POLLIN), revents: 0),

@@ -1,6 +1,5 @@
 import Foundation
 import SybilCore
-import SybilHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -102,7 +101,13 @@ public final class TerminalSignals: @unchecked Sendable {
         }
         let continuation = continuation
         let thread = Thread {
-            ThreadName.setCurrent("sybil-signals")
+            // Named from inside with the system call: Foundation's `Thread.name` setter loses
+            // the name on Linux (see `SybilHTTP.ThreadName`).
+            #if canImport(CEpoll)
+                _ = sybil_set_current_thread_name("sybil-signals")
+            #else
+                Thread.current.name = "sybil-signals"
+            #endif
             var byte: UInt8 = 0
             while true {
                 let count = read(reader, &byte, 1)
