@@ -315,9 +315,14 @@ public final class AgentRoomModel {
             let feed = source.feed(replayFrom: replayFrom)
             streamTask = own { [weak self] in
                 await previous?.value
+                var handled = 0
                 while let update = await feed.next() {
                     guard let self, !Task.isCancelled else { return }
                     handle(update)
+                    // Queued updates are taken without suspending: a long burst (a replay) lets
+                    // the main actor's other work run every 64 updates.
+                    handled += 1
+                    if handled % 64 == 0 { await Task.yield() }
                 }
             }
             return

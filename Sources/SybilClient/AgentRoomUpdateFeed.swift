@@ -62,6 +62,10 @@ final class AgentRoomUpdateFeed: Sendable {
     /// termination handler runs (once).
     func cancel() { core.cancel() }
 
+    /// Updates the feed holds, taken ones not yet dropped included: at most about twice its
+    /// limit, however far behind its reader stays.
+    var heldCount: Int { core.heldCount }
+
     /// The next update, oldest first; `nil` once the feed ended (finished and taken, or the
     /// reader stopped). Resumes on `isolation`, the caller's executor. One reader at a time.
     func next(isolation: isolated (any Actor)? = #isolation) async -> AgentRoomStreamUpdate? {
@@ -91,6 +95,11 @@ private final class Core: Sendable {
             head += 1
             if head == queue.count {
                 queue.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= queue.count {
+                // A reader that stays behind never empties the queue: the updates it took are
+                // dropped here, so at most about twice the limit is ever held.
+                queue.removeFirst(head)
                 head = 0
             }
             return update
@@ -141,6 +150,9 @@ private final class Core: Sendable {
         waiter?.resume(returning: nil)
     }
 
+    /// Updates held, taken ones not yet dropped included (for tests of the bound).
+    var heldCount: Int { state.withLock { $0.queue.count } }
+
     /// Stops reading: what is queued is dropped, a waiting reader gets `nil`, and the
     /// termination handler runs (once).
     func cancel() {
@@ -177,6 +189,7 @@ private final class Core: Sendable {
                     if state.terminated { return .some(nil) }
                     if let update = state.take() { return .some(update) }
                     if state.finished { return .some(nil) }
+                    precondition(state.waiter == nil, "two readers wait on one feed")
                     state.waiter = continuation
                     return nil
                 }
