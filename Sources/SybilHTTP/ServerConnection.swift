@@ -31,6 +31,8 @@ final class ServerConnection {
     var heldRequestBytes = 0
     /// Bytes were queued since the last attempt to send.
     var unflushed = false
+    /// Listed in the loop's `gatheredOutput` for this turn (listed once, however many posts).
+    var outputGathered = false
     /// Whether the rules want input now.
     var wantsRead = true
     /// Current interest registered with the poller.

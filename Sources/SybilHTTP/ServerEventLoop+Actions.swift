@@ -27,7 +27,10 @@ extension ServerEventLoop {
             if gatheringOutput {
                 // Sent with whatever else is posted for it in this turn of the loop
                 // (``sendGatheredOutput()``), which also settles the rest.
-                gatheredOutput.append(connection.id)
+                if !connection.outputGathered {
+                    connection.outputGathered = true
+                    gatheredOutput.append(connection.id)
+                }
                 connection.work.room?.update(applied: applied, unsent: connection.pendingOutput)
                 return
             }

@@ -137,7 +137,9 @@ final class ServerEventLoop: @unchecked Sendable {
         let now = configuration.uptime()
         for id in gatheredOutput {
             // Closed since, or already sent by a later step of the same turn.
-            guard let connection = connections[id], connection.unflushed else { continue }
+            guard let connection = connections[id] else { continue }
+            connection.outputGathered = false
+            guard connection.unflushed else { continue }
             settle(connection, now: now)
         }
         gatheredOutput.removeAll(keepingCapacity: true)
