@@ -19,11 +19,14 @@ struct ScriptedAgent: Sendable {
     struct Reply: Sendable, Hashable {
         var thinking: String
         var activity: String
-        var tokens: [String]
+        /// The whole reply (what ``tokens`` join to).
+        var text: String
         var subagent: [String]?
         var ending: Ending
 
-        var text: String { tokens.joined() }
+        /// The reply's streaming tokens: each word with the space after it (made on demand; the
+        /// Agent room stores only the text).
+        var tokens: [String] { ScriptedAgent.tokens(text) }
     }
 
     let seed: UInt64
@@ -54,24 +57,56 @@ struct ScriptedAgent: Sendable {
         var text = pick(Self.openings) + " " + pick(Self.middles)
         if !topic.isEmpty { text += " You asked about \u{201C}\(topic)\u{201D}." }
         text += " " + pick(Self.closings)
-        let tokens = Self.tokens(text)
-        let lowered = prompt.lowercased()
-        let ending: Ending =
-            lowered.contains("[[error]]")
-            ? .error(afterTokens: min(3, tokens.count))
-            : lowered.contains("[[interrupt]]") ? .interrupt(afterTokens: min(3, tokens.count)) : .complete
+        let ending: Ending
+        // Lowercasing never makes or removes a "[", so a prompt without "[[" asks for neither.
+        if Self.contains(prompt.utf8, "[[".utf8) {
+            let lowered = prompt.lowercased()
+            let count = Self.tokens(text).count
+            ending =
+                lowered.contains("[[error]]")
+                ? .error(afterTokens: min(3, count))
+                : lowered.contains("[[interrupt]]") ? .interrupt(afterTokens: min(3, count)) : .complete
+        } else {
+            ending = .complete
+        }
         let subagent: [String]? =
-            lowered.contains("subagent")
+            Self.mentionsSubagent(prompt)
             ? ["open the files the question names", "compare them with the last working version", "report back"]
             : nil
         return Reply(
             thinking: "Reading the question" + (topic.isEmpty ? "." : ": \(topic)"),
             activity: "\(pick(Self.tools)) \(topic.split(separator: " ").first.map(String.init) ?? "Sources")",
-            tokens: tokens, subagent: subagent, ending: ending)
+            text: text, subagent: subagent, ending: ending)
+    }
+
+    /// Whether `prompt` lowercased contains "subagent". An ASCII prompt is compared byte by
+    /// byte (lowercasing ASCII only folds A–Z); any other is lowercased first, since some
+    /// letters outside ASCII lowercase to ASCII ones.
+    static func mentionsSubagent(_ prompt: String) -> Bool {
+        let utf8 = prompt.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else { return prompt.lowercased().contains("subagent") }
+        return contains(utf8.lazy.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, "subagent".utf8)
+    }
+
+    /// Whether `bytes` contain `needle` as a run.
+    private static func contains(_ bytes: some Collection<UInt8>, _ needle: String.UTF8View) -> Bool {
+        let pattern = Array(needle)
+        let haystack = Array(bytes)
+        guard haystack.count >= pattern.count else { return false }
+        for start in 0...(haystack.count - pattern.count)
+        where haystack[start] == pattern[0] && haystack[start..<start + pattern.count].elementsEqual(pattern) {
+            return true
+        }
+        return false
     }
 
     /// The first words of a prompt, at most 60 characters, on one line.
     static func topic(of prompt: String) -> String {
+        asciiTopic(of: prompt) ?? characterTopic(of: prompt)
+    }
+
+    /// ``topic(of:)`` read character by character (any prompt).
+    static func characterTopic(of prompt: String) -> String {
         let words = prompt.split(whereSeparator: { $0.isWhitespace || $0.isNewline })
             .filter { !$0.hasPrefix("[[") }
         var topic = ""
@@ -80,6 +115,32 @@ struct ScriptedAgent: Sendable {
             topic += topic.isEmpty ? String(word) : " " + word
         }
         return topic
+    }
+
+    /// ``topic(of:)`` of an ASCII prompt, read byte by byte (`nil` for any other): there every
+    /// byte is one character (CR LF is one, but both are whitespace, which only separates),
+    /// and the whitespace is tab, LF, VT, FF, CR and space.
+    static func asciiTopic(of prompt: String) -> String? {
+        prompt.utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            var topic: [UInt8] = []
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == 0x20 || (0x09...0x0D).contains(bytes[index]) {
+                    index += 1
+                    continue
+                }
+                var end = index
+                while end < bytes.count && !(bytes[end] == 0x20 || (0x09...0x0D).contains(bytes[end])) { end += 1 }
+                let word = bytes[index..<end]
+                index = end
+                if word.count >= 2 && word[word.startIndex] == 0x5B && word[word.startIndex + 1] == 0x5B { continue }
+                if topic.count + (topic.isEmpty ? 0 : 1) + word.count > 60 { break }
+                if !topic.isEmpty { topic.append(0x20) }
+                topic.append(contentsOf: word)
+            }
+            return String(decoding: topic, as: UTF8.self)
+        } ?? nil
     }
 
     /// Splits `text` into streaming tokens: each word with the space after it.
