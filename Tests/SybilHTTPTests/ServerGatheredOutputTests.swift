@@ -72,15 +72,16 @@ struct ServerGatheredOutputTests {
 
     /// Holds the loop thread (through `gate`, from a second connection) while `post` runs and
     /// every task of the server has ended, so all the producer posted is applied in one turn.
+    /// `posted` says when the producer made its last post; by default when every task of the
+    /// server has ended (a task ends after its last post, the session's end posted too).
     private static func inOneTurn(
-        _ server: HTTPServer, gate: LoopGate, post: () -> Void
+        _ server: HTTPServer, gate: LoopGate, posted: (@MainActor () -> Bool)? = nil, post: () -> Void
     ) async throws -> RawClient {
         let holder = try RawClient(port: server.port)
         holder.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await gate.changes.wait(until: { gate.isHolding }), "the loop thread is held")
         post()
-        // The producer's task ends after its last post (the session's end is posted too).
-        #expect(await ConditionWait.until { server.statistics.runningTasks == 0 })
+        #expect(await ConditionWait.until(posted ?? { server.statistics.runningTasks == 0 }))
         gate.open()
         return holder
     }
@@ -111,6 +112,38 @@ struct ServerGatheredOutputTests {
         let (code, reason) = try WebSocketCloseCode.parse(closePayload: close.payload)
         #expect(code == expectedCode)
         #expect(reason == expectedReason)
+        #expect(await blocking { holder.readResponse() }?.status == 204)
+        await server.shutdown(grace: .zero)
+    }
+
+    /// Frames posted in one turn with nothing else for the connection in that turn leave with
+    /// the gathered send alone. Fails if that send never happens (nothing else would send them
+    /// before the session's close, which waits for the client to have read them: the read
+    /// times out), or if a frame is lost, cut, repeated or moved.
+    @Test func framesPostedInOneTurnWithoutACloseLeaveInThatTurn() async throws {
+        let gate = LoopGate()
+        let progress = BurstProgress()
+        let (go, start) = AsyncStream<Void>.makeStream()
+        let server = try HTTPServer(
+            configuration: HTTPServer.Configuration(),
+            handler: GatherHandler(gate: gate, go: go, slow: SlowSession(), progress: progress))
+        defer { gate.open() }
+        let client = try RawClient(port: server.port)
+        client.send(Self.upgrade("/ws-burst-hold"))
+        #expect(await blocking { client.readResponse() }?.status == 101)
+
+        let holder = try await Self.inOneTurn(
+            server, gate: gate, posted: { progress.isPosted }, post: { start.yield() })
+        let size = Self.burst.reduce(0) { $0 + $1.encoded(maskingKey: nil).count }
+        let burst = try #require(await blocking { client.read(count: size) }, "the whole burst, before any close")
+        #expect(try Self.frames(burst) == Self.burst)
+
+        // Only now the session closes; the close is all that follows.
+        start.yield()
+        let rest = try Self.frames(await blocking { client.readToEnd() })
+        #expect(rest.count == 1)
+        #expect(rest.first?.opcode == .close)
+        #expect(try rest.first.map { try WebSocketCloseCode.parse(closePayload: $0.payload).reason } == "later")
         #expect(await blocking { holder.readResponse() }?.status == 204)
         await server.shutdown(grace: .zero)
     }
@@ -219,6 +252,14 @@ final class LoopGate: Sendable {
     }
 }
 
+/// Whether the session of `/ws-burst-hold` made its last post of the burst.
+final class BurstProgress: Sendable {
+    private let posted = Locked(false)
+
+    var isPosted: Bool { posted.withLock { $0 } }
+    func markPosted() { posted.withLock { $0 = true } }
+}
+
 /// What the slow reader's session sent, and when it should stop.
 final class SlowSession: Sendable {
     private struct State {
@@ -244,13 +285,15 @@ final class SlowSession: Sendable {
 }
 
 /// `/gate` holds the loop thread in its head answer; `/ws-burst-close` and `/ws-burst-return`
-/// send the burst back to back once `go` yields and close or return; `/stream-burst` writes the
+/// send the burst back to back once `go` yields and close or return; `/ws-burst-hold` sends it
+/// once `go` yields and closes (1000, "later") when it yields again; `/stream-burst` writes the
 /// chunks back to back once `go` yields and ends; `/ws-slow` sends bursts, waiting for room
 /// before each, until told to stop, then closes.
 private struct GatherHandler: HTTPHandler, HTTPRoute {
     let gate: LoopGate
     let go: AsyncStream<Void>
     let slow: SlowSession
+    var progress = BurstProgress()
 
     func bodyLimit(for head: HTTPRequestHead) -> Int { 0 }
 
@@ -282,6 +325,24 @@ private struct GatherHandler: HTTPHandler, HTTPRoute {
                         }
                     }
                     if closes { socket.close(code: 1000, reason: "done") }
+                })
+        case "/ws-burst-hold":
+            let progress = progress
+            return HTTPServerResponse(
+                status: 101,
+                body: .webSocket(accept: accept, maximumMessage: 1 << 16) { socket in
+                    var waves = go.makeAsyncIterator()
+                    _ = await waves.next()
+                    for frame in ServerGatheredOutputTests.burstFrames {
+                        if frame.opcode == .text {
+                            socket.send(text: String(decoding: frame.payload, as: UTF8.self))
+                        } else {
+                            socket.send(binary: frame.payload)
+                        }
+                    }
+                    progress.markPosted()
+                    _ = await waves.next()
+                    socket.close(code: 1000, reason: "later")
                 })
         case "/stream-burst":
             return .eventStream { stream in
