@@ -114,7 +114,8 @@ struct AgentRoomPendingTurnsTests {
     /// Fails if opening a database that has only the migrations before `agent-3-pending-turns`
     /// does not create the partial index, does not record the migration, loses or reorders the
     /// turns it owed, or applies the migration again on the next open (a second
-    /// `CREATE INDEX` of the same name throws, so the store would not open).
+    /// `CREATE INDEX` of the same name throws, so the store would not open); also if the look
+    /// for the next turn stops reading the index.
     @Test func aDatabaseWithoutTheIndexGainsItOnceAndKeepsItsPendingTurns() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -159,6 +160,14 @@ struct AgentRoomPendingTurnsTests {
             .text("sql")
         #expect(sql?.contains("ON agent_turns (user_sequence) WHERE reply_sequence IS NULL") == true)
         #expect(try Self.applied(inspect) == ["agent-1", "agent-2-turns", Self.indexMigration])
+        // The store's look for the next turn (its SQL, copied) reads the index, not the table.
+        let plan = try inspect.rows(
+            """
+            EXPLAIN QUERY PLAN SELECT user_sequence, tool_sequence FROM agent_turns
+            WHERE reply_sequence IS NULL ORDER BY user_sequence ASC LIMIT 1
+            """
+        ).map { try $0.text("detail") }
+        #expect(plan.contains { $0.contains("USING INDEX agent_turns_pending") }, "plan: \(plan)")
         let appliedAt = try inspect.query(
             "SELECT applied_at FROM schema_migrations WHERE name = ?",
             [
