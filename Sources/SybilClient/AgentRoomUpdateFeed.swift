@@ -62,8 +62,8 @@ final class AgentRoomUpdateFeed: Sendable {
     /// termination handler runs (once).
     func cancel() { core.cancel() }
 
-    /// Updates the feed holds, taken ones not yet dropped included: at most about twice its
-    /// limit, however far behind its reader stays.
+    /// Updates the feed holds, taken ones not yet dropped included: at most the larger of twice
+    /// its limit and its limit plus 63, however far behind its reader stays.
     var heldCount: Int { core.heldCount }
 
     /// The next update, oldest first; `nil` once the feed ended (finished and taken, or the
@@ -98,7 +98,7 @@ private final class Core: Sendable {
                 head = 0
             } else if head >= 64, head * 2 >= queue.count {
                 // A reader that stays behind never empties the queue: the updates it took are
-                // dropped here, so at most about twice the limit is ever held.
+                // dropped here, so at most max(2 × limit, limit + 63) are ever held.
                 queue.removeFirst(head)
                 head = 0
             }

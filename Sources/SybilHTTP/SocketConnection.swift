@@ -77,8 +77,9 @@
             var inbox = SocketInbox(limit: inboxLimit, resumeLevel: resumeLevel, chunkLimit: inboxChunkLimit)
             /// The consumer waiting in ``receive()``.
             var waiter: CheckedContinuation<[UInt8]?, any Error>?
-            /// The waiter waits on the I/O thread (a task on this executor): once it is handed a
-            /// read, the thread stops reading ahead and resumes it first.
+            /// The waiter waits on the I/O thread (a task on this executor), on plain TCP: once it
+            /// is handed a read, the thread stops reading ahead and resumes it first. Over TLS the
+            /// thread keeps reading, since the session may hold decrypted bytes `poll` cannot see.
             var waiterOnIOThread = false
             /// How the received stream ended: cleanly (`nil` error) or with a failure; set once.
             var end: (any Error)??

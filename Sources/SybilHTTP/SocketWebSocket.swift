@@ -342,7 +342,11 @@
                 // to come is read straight into its message: no copy out of a read buffer.
                 if readDirectly < Self.directReadTurn, reader.decoder.payloadAwaited >= Self.directReadMinimum,
                     reader.decoder.readPayload({ target in
-                        let count = socket.receiveDirect(into: target)
+                        // No read goes past the turn's budget: one `recv` could otherwise take
+                        // all the kernel holds.
+                        let budget = min(target.count, Self.directReadTurn - readDirectly)
+                        let count = socket.receiveDirect(
+                            into: UnsafeMutableRawBufferPointer(rebasing: target[..<budget]))
                         readDirectly += count ?? 0
                         return count
                     })

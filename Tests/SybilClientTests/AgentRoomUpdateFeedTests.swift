@@ -85,6 +85,6 @@ struct AgentRoomUpdateFeedTests {
             mostHeld = max(mostHeld, feed.heldCount)
         }
         #expect(inOrder)
-        #expect(mostHeld <= 2 * limit, "held \(mostHeld) updates")
+        #expect(mostHeld <= max(2 * limit, limit + 63), "held \(mostHeld) updates")
     }
 }
