@@ -265,8 +265,9 @@ public struct WebSocketFrameDecoder: Sendable {
     }
 
     /// Bytes of the frame in progress still to come, when they are the next bytes of the
-    /// stream (nothing is held after them): ``readPayload(_:)`` may read them in place. 0
-    /// otherwise.
+    /// stream: ``readPayload(_:)`` may read them in place. 0 otherwise. (A frame in progress
+    /// has taken every byte the decoder held, so nothing is held after it; the check that
+    /// nothing is, is defensive.)
     public var payloadAwaited: Int {
         guard let frame = partial, start == buffer.count, failure == nil else { return 0 }
         return frame.payload.count - frame.filled

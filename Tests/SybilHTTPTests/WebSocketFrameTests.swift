@@ -189,8 +189,8 @@ struct WebSocketFrameTests {
         #expect(decoder.payloadAwaited == 0, "a refused stream is not read on")
 
         var held = WebSocketFrameDecoder(expectMasked: false, maximumPayload: 100)
-        // The whole of one frame and the start of the next: the second's header waits in the
-        // decoder's buffer, so nothing may be read past it.
+        // The whole of one frame and the start of the next: no frame is in progress until the
+        // first is taken, so nothing is awaited and nothing is read past the held header.
         held.append([0x82, 1, 5, 0x82])
         #expect(held.payloadAwaited == 0)
         #expect(!held.readPayload { _ in 1 })
