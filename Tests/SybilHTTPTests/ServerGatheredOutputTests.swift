@@ -86,19 +86,31 @@ struct ServerGatheredOutputTests {
         return holder
     }
 
+    /// A server over a ``GatherHandler`` and a client that sent `request` (a WebSocket upgrade
+    /// is answered `101` before this returns); `start` lets the handler's session go on.
+    private static func rig(
+        _ request: String, slow: SlowSession = SlowSession(), progress: BurstProgress = BurstProgress()
+    ) async throws -> (gate: LoopGate, start: AsyncStream<Void>.Continuation, server: HTTPServer, client: RawClient) {
+        let gate = LoopGate()
+        let (go, start) = AsyncStream<Void>.makeStream()
+        let server = try HTTPServer(
+            configuration: HTTPServer.Configuration(),
+            handler: GatherHandler(gate: gate, go: go, slow: slow, progress: progress))
+        let client = try RawClient(port: server.port)
+        client.send(request)
+        if request.contains("Upgrade: websocket") {
+            #expect(await blocking { client.readResponse() }?.status == 101)
+        }
+        return (gate, start, server, client)
+    }
+
     /// Fails if a frame posted in the turn is lost, cut, repeated or moved, if the close
     /// frame overtakes them or is missing (the close applied in the same turn dropping or
     /// jumping the gathered bytes), or if anything follows the close.
     @Test(arguments: Ending.allCases)
     func framesPostedInOneTurnArriveWholeInOrderThenTheClose(ending: Ending) async throws {
-        let gate = LoopGate()
-        let (go, start) = AsyncStream<Void>.makeStream()
-        let server = try HTTPServer(
-            configuration: HTTPServer.Configuration(), handler: GatherHandler(gate: gate, go: go, slow: SlowSession()))
+        let (gate, start, server, client) = try await Self.rig(Self.upgrade("/ws-burst-\(ending.rawValue)"))
         defer { gate.open() }
-        let client = try RawClient(port: server.port)
-        client.send(Self.upgrade("/ws-burst-\(ending.rawValue)"))
-        #expect(await blocking { client.readResponse() }?.status == 101)
 
         let holder = try await Self.inOneTurn(server, gate: gate) { start.yield() }
         let received = try Self.frames(await blocking { client.readToEnd() })
@@ -121,16 +133,9 @@ struct ServerGatheredOutputTests {
     /// before the session's close, which waits for the client to have read them: the read
     /// times out), or if a frame is lost, cut, repeated or moved.
     @Test func framesPostedInOneTurnWithoutACloseLeaveInThatTurn() async throws {
-        let gate = LoopGate()
         let progress = BurstProgress()
-        let (go, start) = AsyncStream<Void>.makeStream()
-        let server = try HTTPServer(
-            configuration: HTTPServer.Configuration(),
-            handler: GatherHandler(gate: gate, go: go, slow: SlowSession(), progress: progress))
+        let (gate, start, server, client) = try await Self.rig(Self.upgrade("/ws-burst-hold"), progress: progress)
         defer { gate.open() }
-        let client = try RawClient(port: server.port)
-        client.send(Self.upgrade("/ws-burst-hold"))
-        #expect(await blocking { client.readResponse() }?.status == 101)
 
         let holder = try await Self.inOneTurn(
             server, gate: gate, posted: { progress.isPosted }, post: { start.yield() })
@@ -152,13 +157,10 @@ struct ServerGatheredOutputTests {
     /// comes before them, or if the connection (closed after the response, `Connection: close`,
     /// in the same turn) ends before every byte of the body arrived.
     @Test func chunksPostedInOneTurnArriveWholeInOrderBeforeTheConnectionCloses() async throws {
-        let gate = LoopGate()
-        let (go, start) = AsyncStream<Void>.makeStream()
-        let server = try HTTPServer(
-            configuration: HTTPServer.Configuration(), handler: GatherHandler(gate: gate, go: go, slow: SlowSession()))
+        let (gate, start, server, client) = try await Self.rig(
+            "GET /stream-burst HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
         defer { gate.open() }
-        let client = try RawClient(port: server.port)
-        client.send("GET /stream-burst HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let head = try #require(await blocking { client.read(until: "\r\n\r\n") })
         #expect(head.hasPrefix("HTTP/1.1 200"))
         #expect(head.lowercased().contains("transfer-encoding: chunked"))
@@ -188,12 +190,7 @@ struct ServerGatheredOutputTests {
     /// for the socket) does not come after all of them.
     @Test func aClientThatReadsOnlyOnceTheSocketIsFullGetsEveryFrameOnce() async throws {
         let slow = SlowSession()
-        let (go, _) = AsyncStream<Void>.makeStream()
-        let server = try HTTPServer(
-            configuration: HTTPServer.Configuration(), handler: GatherHandler(gate: LoopGate(), go: go, slow: slow))
-        let client = try RawClient(port: server.port)
-        client.send(Self.upgrade("/ws-slow"))
-        #expect(await blocking { client.readResponse() }?.status == 101)
+        let (_, _, server, client) = try await Self.rig(Self.upgrade("/ws-slow"), slow: slow)
 
         // The kernel refused bytes (the loop's queue stays non-empty after a send) and the
         // session waits for room: the socket is full and the client has read nothing.
