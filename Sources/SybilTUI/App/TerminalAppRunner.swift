@@ -28,6 +28,8 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
     /// The wait before a lone Esc is flushed; a newer one replaces it (only the newest input's
     /// flush counts) and the loop cancels it on the way out.
     private var escapeFlush: Task<Void, Never>?
+    /// When the newest lone Esc is flushed (``escapeTimeout`` after its input was handled).
+    private var escapeDeadline: C.Instant?
     /// The wait for the next frame, if one is asked for; the loop cancels it on the way out.
     private var frameTask: Task<Void, Never>?
     private var continuation: AsyncStream<Wake>.Continuation?
@@ -107,6 +109,11 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
     private func handle(_ event: TerminalEvent) -> Bool {
         switch event {
         case .input(let bytes):
+            // An Esc whose wait is over is a lone Esc, whether its flush or these bytes came
+            // first: under load the two race, and Esc then Ctrl+Z would read as Alt+Ctrl+Z.
+            if decoder.hasPendingEscape, let deadline = escapeDeadline, clock.now >= deadline {
+                if deliver(decoder.flush()) { return true }
+            }
             let inputs = decoder.feed(bytes)
             escapeGeneration += 1
             if deliver(inputs) { return true }
@@ -152,6 +159,7 @@ public final class TerminalAppRunner<C: Clock> where C.Duration == Duration {
     private func scheduleEscapeFlush() {
         let generation = escapeGeneration
         let deadline = clock.now.advanced(by: Self.escapeTimeout)
+        escapeDeadline = deadline
         let continuation = continuation
         escapeFlush?.cancel()
         escapeFlush = Task { [clock] in

@@ -17,7 +17,8 @@ struct TerminalAppRunnerTests {
     final class RecordingTerminal: AppTerminal {
         let events: AsyncStream<TerminalEvent>
         let continuation: AsyncStream<TerminalEvent>.Continuation
-        private let state = Locked((frames: [String](), stopped: false, size: TerminalSize(columns: 60, rows: 16)))
+        private let state = Locked(
+            (frames: [String](), stopped: false, suspends: 0, size: TerminalSize(columns: 60, rows: 16)))
 
         init() {
             (events, continuation) = AsyncStream<TerminalEvent>.makeStream()
@@ -35,7 +36,8 @@ struct TerminalAppRunnerTests {
 
         func type(_ text: String) { continuation.yield(.input(Array(text.utf8))) }
         func present(_ grid: CellGrid, cursor: CursorPlacement?) { state.withLock { $0.frames.append(grid.text) } }
-        func suspend() {}
+        var suspends: Int { state.withLock { $0.suspends } }
+        func suspend() { state.withLock { $0.suspends += 1 } }
         func stop() { state.withLock { $0.stopped = true } }
     }
 
@@ -158,6 +160,29 @@ struct TerminalAppRunnerTests {
         #expect(
             await clock.waitForSleepers(exactly: 0, limit: .seconds(5)),
             "the runner cancelled the Esc's wait, its frame wait and its ticker")
+    }
+
+    /// The Esc's flush and the next key race under load; once the Esc's wait is over it is a
+    /// lone Esc whichever is handled first. Without that, Ctrl+Z handled before the flush read
+    /// as Alt+Ctrl+Z and the app never suspended.
+    @Test func anEscWhoseWaitIsOverIsALoneEscWhenTheNextKeyComesBeforeItsFlush() async {
+        let controller = controller(streaming: SteppedStreaming())
+        await controller.start()
+        let terminal = RecordingTerminal()
+        let clock = ManualClock()
+        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: clock)
+        let run = Task { await runner.run() }
+        #expect(await clock.waitForSleepers(count: 1), "the frame ticker")
+        terminal.type("\u{1b}")
+        #expect(await clock.waitForSleepers(count: 2), "the ticker and the Esc's wait")
+        // Ctrl+Z comes, then the wait is over, before the runner gets the main actor back: the
+        // key's forwarding is queued there before the flush's wake-up, and is handled first.
+        terminal.type("\u{1a}")
+        clock.advance(by: TerminalAppRunner<ManualClock>.escapeTimeout)
+        #expect(await ConditionWait.until { terminal.suspends == 1 }, "Ctrl+Z suspended, not Alt+Ctrl+Z")
+        #expect(controller.app.focus == .sidebar, "the Esc was a key of its own")
+        terminal.continuation.yield(.inputClosed)
+        await run.value
     }
 
     @Test func controlCTwiceQuitsAndALoneEscIsFlushedAsEsc() async {
