@@ -54,6 +54,12 @@ public final class LoopbackHTTPServer: Sendable {
             return max(
                 0, buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + offset, $0.count - offset, 0) })
         }
+        /// Reads into `target` (memory the caller owns, such as the rest of a frame's payload),
+        /// blocking; the count read, 0 at the end of the stream or on an error.
+        public func read(into target: UnsafeMutableRawBufferPointer) -> Int {
+            guard let base = target.baseAddress, !target.isEmpty else { return 0 }
+            return max(0, recv(descriptor, base, target.count, 0))
+        }
         /// Writes `first` then `second` with gathered writes (no joined copy); returns `false`
         /// when the peer is gone.
         @discardableResult
