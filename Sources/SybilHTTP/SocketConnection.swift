@@ -242,7 +242,11 @@
         /// cancelled (which closes the connection). Empty only for a caller whose
         /// ``receiveDirect(into:)`` found nothing just before it waited: the socket has become
         /// readable, and the caller reads the bytes itself.
-        func receive() async throws -> [UInt8]? {
+        ///
+        /// Runs on its caller's executor (`nonisolated(nonsending)`): a consumer on the I/O
+        /// thread does not switch to the generic executor and back around each call, and each
+        /// such switch asks the runtime for the task's preferred executor under a lock.
+        nonisolated(nonsending) func receive() async throws -> [UInt8]? {
             let (ready, wakeThread) = try state.withLock { state throws -> ([UInt8]??, Bool) in
                 guard let ready = try Self.take(&state) else { return (nil, false) }
                 return (ready, resumeReadingIfDrained(&state))
