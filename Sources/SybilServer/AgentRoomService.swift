@@ -356,32 +356,46 @@ final class AgentRoomService: Sendable {
             }
             group.addTask {
                 var sent = replayed
-                for await event in live {
-                    guard case .message(let message) = event else {
+                // Every event queued since the last look is taken at once, and its frames go out
+                // one after another: the transport sends what one turn of its loop gathered
+                // together, so a burst costs this task and the client one wake-up each.
+                while let batch = await live.next() {
+                    for (index, event) in batch.enumerated() {
+                        guard case .message(let message) = event else {
+                            // An activity followed at once by another is over before it could be
+                            // shown (activity is state, not history, and is never replayed).
+                            if case .activity = event, index + 1 < batch.count, case .activity = batch[index + 1] {
+                                continue
+                            }
+                            guard await socket.sendWhenRoom(text: Self.frame(event)) else { return }
+                            continue
+                        }
+                        // Messages are sent in sequence order with none left out: one the stream
+                        // already sent is skipped, and when a later one is published first (two
+                        // tasks stored messages at once) the ones between are read from the store.
+                        guard let sequence = AgentRoomCursor.sequence(of: message.cursor.rawValue), sequence > sent
+                        else {
+                            continue
+                        }
+                        while sequence > sent + 1 {
+                            guard let rows = try? await store.messages(after: sent, before: nil, limit: 200).rows
+                            else {
+                                socket.close(code: 1011, reason: "history unavailable")
+                                return
+                            }
+                            let between = rows.filter { $0.sequence < sequence }
+                            for row in between {
+                                guard await socket.sendWhenRoom(text: Self.frame(.message(row.message))) else {
+                                    return
+                                }
+                                sent = row.sequence
+                            }
+                            // A number the store never used (a rolled-back insert) leaves a gap for good.
+                            if between.count < 200 { break }
+                        }
                         guard await socket.sendWhenRoom(text: Self.frame(event)) else { return }
-                        continue
+                        sent = sequence
                     }
-                    // Messages are sent in sequence order with none left out: one the stream
-                    // already sent is skipped, and when a later one is published first (two
-                    // tasks stored messages at once) the ones between are read from the store.
-                    guard let sequence = AgentRoomCursor.sequence(of: message.cursor.rawValue), sequence > sent else {
-                        continue
-                    }
-                    while sequence > sent + 1 {
-                        guard let rows = try? await store.messages(after: sent, before: nil, limit: 200).rows else {
-                            socket.close(code: 1011, reason: "history unavailable")
-                            return
-                        }
-                        let between = rows.filter { $0.sequence < sequence }
-                        for row in between {
-                            guard await socket.sendWhenRoom(text: Self.frame(.message(row.message))) else { return }
-                            sent = row.sequence
-                        }
-                        // A number the store never used (a rolled-back insert) leaves a gap for good.
-                        if between.count < 200 { break }
-                    }
-                    guard await socket.sendWhenRoom(text: Self.frame(event)) else { return }
-                    sent = sequence
                 }
             }
             await group.next()
