@@ -131,22 +131,32 @@ final class AgentTurnRunner: Sendable {
 
         /// Answers one turn: the tool call (unless stored already), then the reply, stored with
         /// a look for the next pending turn; `nil` when a step failed.
+        ///
+        /// The turn's events are held and published together before every wait a client could
+        /// see (a paced step, the upstream model's answer) and when the turn ends: each stream
+        /// takes them in one wake-up, not one per event. With a pace that is what was published
+        /// before each pause; without one (tests, benchmarks) the whole turn goes out at its
+        /// end, a store step or two after its first event.
         private func answer(_ turn: AgentRoomStore.PendingTurn) async -> Lookup? {
             let reply = agent.reply(to: turn.user.message.text)
-            events.publish(.activity(.working, detail: reply.thinking))
-            defer { events.publish(.activity(.idle, detail: "")) }
+            var held: [AgentStreamEvent] = [.activity(.working, detail: reply.thinking)]
+            defer {
+                held.append(.activity(.idle, detail: ""))
+                events.publish(contentsOf: held)
+            }
             do {
                 if !turn.toolStored {
-                    try await pause()
+                    try await pause(publishing: &held)
                     let tool = try await store.storeToolStep(
                         of: turn, text: "$ \(reply.activity)", createdAt: time.epochMilliseconds())
-                    events.publish(.message(tool.message))
-                    events.publish(.activity(.working, detail: reply.activity))
+                    held.append(.message(tool.message))
+                    held.append(.activity(.working, detail: reply.activity))
                 }
-                try await pause()
+                try await pause(publishing: &held)
                 var text = reply.text
                 if let upstream {
-                    events.publish(.activity(.working, detail: "Asking \(upstream.model)"))
+                    held.append(.activity(.working, detail: "Asking \(upstream.model)"))
+                    publish(&held)
                     let history = try await store.messages(
                         after: nil, before: turn.user.sequence + 1, limit: AgentUpstreamResponder.maximumHistory * 2)
                     text = await upstream.reply(to: history.rows.map(\.message))
@@ -156,19 +166,27 @@ final class AgentTurnRunner: Sendable {
                 let asked = shared.state.withLock { $0.requested }
                 let answer = try await store.storeReplyFindingNext(
                     of: turn, text: text, createdAt: time.epochMilliseconds())
-                events.publish(.message(answer.reply.message))
+                held.append(.message(answer.reply.message))
                 return (asked, answer.next)
             } catch {
                 return nil
             }
         }
 
-        /// The pause between two steps of a turn; throws when the task is cancelled. Without a
-        /// pace it only checks for cancellation: a clock's sleep of zero still schedules a timer
-        /// on the global executor and resumes the task from there, a hop to another thread and
-        /// back for every step.
-        private func pause() async throws {
+        /// Publishes the held events as one burst.
+        private func publish(_ held: inout [AgentStreamEvent]) {
+            events.publish(contentsOf: held)
+            held.removeAll()
+        }
+
+        /// The pause between two steps of a turn, after publishing the held events; throws when
+        /// the task is cancelled. Without a pace it only checks for cancellation (nothing is
+        /// published: the next step follows at once): a clock's sleep of zero still schedules a
+        /// timer on the global executor and resumes the task from there, a hop to another thread
+        /// and back for every step.
+        private func pause(publishing held: inout [AgentStreamEvent]) async throws {
             guard pace > .zero else { return try Task.checkCancellation() }
+            publish(&held)
             try await time.sleep(pace)
         }
 
