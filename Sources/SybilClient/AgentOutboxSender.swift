@@ -12,8 +12,10 @@ import SybilWire
 /// to deliver together. A message queued while the sender waits with nothing
 /// to send, or while a request is out with nothing saved behind it, is saved as `sending` by
 /// its enqueue's own write and handed over, so from queued to confirmed it costs that one
-/// `fsync` (its acknowledgement and confirmation are written without one). The next leaves only once this one is acknowledged; a
-/// failure is saved (putting the entry saved ahead back to queued) before anything more is
+/// `fsync` (its acknowledgement and confirmation are written without one). The next leaves
+/// only once this one is acknowledged: the request task sends the entry saved ahead as soon as
+/// that happens, without waiting for the main actor (``AgentOutboxSendRelay``); a failure is
+/// saved (putting the entry saved ahead back to queued) before anything more is
 /// sent, and an outcome that cannot be saved stops sending until it is. Nothing is retried
 /// automatically; Retry and Resend all (on the outbox) wake it.
 ///
@@ -50,6 +52,8 @@ public final class AgentOutboxSender {
     /// An entry saved as `sending` ahead of its turn that never left because an outcome before
     /// it could not be saved; it leaves once they are.
     @ObservationIgnored private var unsentAhead: String?
+    /// Between this sender and its request tasks.
+    @ObservationIgnored private let relay = AgentOutboxSendRelay()
 
     /// A sender for `outbox` over `api`; call ``start()``. With `removesConfirmed`, an entry
     /// leaves the outbox in the write that confirms it, because the room that told the sender
@@ -117,11 +121,19 @@ public final class AgentOutboxSender {
     private typealias Finished = (requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>)
 
     private func run() async {
+        // The request tasks are children of this one: a stop cancels them with it.
+        await withDiscardingTaskGroup { group in await run(&group) }
+    }
+
+    private func run(_ group: inout DiscardingTaskGroup) async {
         // Saved as `sending`, to be submitted next.
         var next: AgentRoomSubmission?
+        // Whether `next` left already: the request task sent it once the one before was
+        // acknowledged (``AgentOutboxSendRelay``). Its outcome is awaited even after a stop.
+        var nextOut = false
         // Acknowledgements not saved yet: the write made while the next request is out saves them.
         var acknowledged: [Finished] = []
-        while !Task.isCancelled {
+        while nextOut || !Task.isCancelled {
             let generation = outbox.changeSignal.generation
             if next == nil { next = await begin() }
             guard let submission = next else {
@@ -134,7 +146,7 @@ public final class AgentOutboxSender {
                 outbox.handOffSlot = .closed
                 continue
             }
-            (next, acknowledged) = await send(submission, saving: acknowledged)
+            (next, nextOut, acknowledged) = await send(submission, out: nextOut, saving: acknowledged, group: &group)
         }
         if !acknowledged.isEmpty { _ = try? await outbox.finishSending(acknowledged, beginningNextBehind: nil) }
         if let next {
@@ -172,16 +184,24 @@ public final class AgentOutboxSender {
         }
     }
 
-    /// Submits `submission` (already saved as `sending`). While its request is out, one write
-    /// saves the acknowledgements before it (`saving`) and marks the entry behind it `sending`
-    /// ahead of its turn, so that the `fsync` overlaps the request. Returns what to submit next
-    /// (saved as `sending`) and the acknowledgements left to save.
+    /// Submits `submission` (already saved as `sending`; with `out`, its request left already,
+    /// sent by the request task of the one before). While its request is out, one write saves
+    /// the acknowledgements before it (`saving`) and marks the entry behind it `sending` ahead
+    /// of its turn, so that the `fsync` overlaps the request; the request task sends that entry
+    /// as soon as this one is acknowledged. Returns what to submit next (saved as `sending`),
+    /// whether it left already, and the acknowledgements left to save.
     private func send(
-        _ submission: AgentRoomSubmission, saving earlier: [Finished]
-    ) async -> (next: AgentRoomSubmission?, acknowledged: [Finished]) {
-        if Task.isCancelled { return (submission, earlier) }
+        _ submission: AgentRoomSubmission, out: Bool, saving earlier: [Finished], group: inout DiscardingTaskGroup
+    ) async -> (next: AgentRoomSubmission?, nextOut: Bool, acknowledged: [Finished]) {
+        if !out {
+            if Task.isCancelled { return (submission, false, earlier) }
+            relay.begin(submission.requestId)
+            let (api, relay) = (api, relay)
+            group.addTask { @Sendable in
+                await AgentOutboxSendRelay.run(submission, relay: relay) { await Self.submit($0, to: api) }
+            }
+        }
         inFlight = submission.requestId
-        async let answer = Self.submit(submission, to: api)
         var ahead: AgentRoomSubmission?
         var unsaved = earlier
         if outbox.hasNext(behind: submission.requestId) {
@@ -193,20 +213,22 @@ public final class AgentOutboxSender {
                 // Sending stops after this request until the outcomes are saved.
             }
         }
+        // Saved ahead: it leaves once this one is acknowledged (not after a stop, nor when an
+        // outcome before it could not be saved).
+        relay.decide(after: submission.requestId, next: unsaved.isEmpty && !Task.isCancelled ? ahead : nil)
         // Nothing saved ahead: a message queued while the request is out, right behind it, is
         // saved as sending by its enqueue and taken once this one is acknowledged.
         if ahead == nil && !Task.isCancelled { outbox.handOffSlot = .behind(submission.requestId) }
-        let result = await answer
+        let outcome = await relay.outcome(of: submission.requestId)
+        let result = outcome.result
         outbox.handOffSlot = .closed
         inFlight = nil
         finishedAttempts += 1
-        if let ahead, unsaved.isEmpty, !Task.isCancelled, case .success(let receipt) = result,
-            receipt.acknowledges(submission)
-        {
-            // Acknowledged and the next is saved as sending: it leaves now, and this outcome is
-            // saved while it is out (after a power loss before that, this entry is `sending`:
-            // it fails with Retry on relaunch, and its echo or history confirms it).
-            return (ahead, [(submission.requestId, result)])
+        if outcome.nextLeft, let ahead {
+            // Acknowledged, and the next (saved as sending) left: this outcome is saved while it
+            // is out (after a power loss before that, this entry is `sending`: it fails with
+            // Retry on relaunch, and its echo or history confirms it).
+            return (ahead, true, [(submission.requestId, result)])
         }
         // Anything else is saved before anything more is sent: a failure (which puts an entry
         // saved ahead back to queued), a stop, or the last message.
@@ -218,7 +240,7 @@ public final class AgentOutboxSender {
         } catch {
             unsavedOutcomes = outcomes
             unsentAhead = ahead?.requestId
-            return (nil, [])
+            return (nil, false, [])
         }
         if let ahead, Task.isCancelled || outbox.nextAction == .inFlight(requestId: ahead.requestId) {
             // Stopped: it goes back to queued as the loop ends. Settled meanwhile (an echo
@@ -226,7 +248,7 @@ public final class AgentOutboxSender {
             following = ahead
         }
         await confirmIfMerged()
-        return (following, [])
+        return (following, false, [])
     }
 
     /// The request, off the main actor; a cancelled one fails as stopped.

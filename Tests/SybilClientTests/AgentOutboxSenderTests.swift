@@ -67,8 +67,11 @@ struct AgentOutboxSenderTests {
         for text in ["one", "two", "three"] { try await phone.outbox.enqueue(text: text) }
         phone.sender.start()
         for index in 1...3 {
-            await waitFor("submission \(index)") { room.hangingCount == 1 && room.calls.count == index }
-            #expect(phone.sender.inFlight == "req-\(index)")
+            // The request task sends the entry saved ahead as soon as the one before is
+            // acknowledged; the sender takes it as in flight when it learns of that.
+            await waitFor("submission \(index)") {
+                room.hangingCount == 1 && room.calls.count == index && phone.sender.inFlight == "req-\(index)"
+            }
             await waitFor("the write made while it is out") { phone.outbox.pendingChanges == 0 }
             // That write marks the entry behind it sending and saves the acknowledgement before
             // it; with nothing queued behind (req-3), there is no such write, and the
