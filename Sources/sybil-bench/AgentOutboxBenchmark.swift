@@ -150,8 +150,10 @@ private final class AgentBenchWaiter: Sendable {
         }?.resume()
     }
 
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    /// Resumes on the caller's actor (the main actor), not on the cooperative pool first: the
+    /// wait runs after every saved write of the delivery it times.
+    func wait(isolation: isolated (any Actor)? = #isolation) async {
+        await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
                 if state.signalled || state.expired {
                     state.signalled = false
