@@ -45,8 +45,10 @@ public struct AgentAPIBase: Sendable, Hashable, CustomStringConvertible {
 
     /// The base as configured.
     public let url: URL
-    /// The base's path, percent-encoded, without trailing slashes (empty for the root).
-    private let basePath: String
+    /// The base as text, its path percent-encoded and without trailing slashes (`https://h/api`):
+    /// a route's URL is this text and its percent-encoded route, parsed once, not the base taken
+    /// apart and put together again for every request.
+    private let prefix: String
 
     /// Checks `url` and keeps it as the base.
     public init(_ url: URL) throws(Problem) {
@@ -63,8 +65,11 @@ public struct AgentAPIBase: Sendable, Hashable, CustomStringConvertible {
         guard components.percentEncodedFragment == nil else { throw .hasFragment(text) }
         var path = Substring(components.percentEncodedPath)
         while path.hasSuffix("/") { path = path.dropLast() }
+        var base = components
+        base.percentEncodedPath = String(path)
+        guard let prefix = base.string else { throw .notAURL(text) }
         self.url = url
-        self.basePath = String(path)
+        self.prefix = prefix
     }
 
     /// Checks `text` and keeps it as the base.
@@ -79,31 +84,31 @@ public struct AgentAPIBase: Sendable, Hashable, CustomStringConvertible {
     /// `query` items percent-encoded in order: `["agent", "messages"]` on `https://h/api/` is
     /// `https://h/api/agent/messages`.
     public func url(_ segments: [String], query: [(String, String)] = []) -> URL {
-        components(segments, query: query, webSocket: false)
+        route(segments, query: query, webSocket: false)
     }
 
     /// The `ws:` (for `http:`) or `wss:` (for `https:`) URL of the route.
     public func webSocketURL(_ segments: [String], query: [(String, String)] = []) -> URL {
-        components(segments, query: query, webSocket: true)
+        route(segments, query: query, webSocket: true)
     }
 
-    private func components(_ segments: [String], query: [(String, String)], webSocket: Bool) -> URL {
+    private func route(_ segments: [String], query: [(String, String)], webSocket: Bool) -> URL {
         precondition(!segments.isEmpty, "a route has at least one segment")
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            preconditionFailure("the base was checked at init")
+        // Every segment and query item is percent-encoded to unreserved characters: the text is
+        // what `URLComponents` would make of the base with this path and query.
+        var text = prefix + "/" + segments.map(Self.encoded).joined(separator: "/")
+        if !query.isEmpty {
+            text += "?" + query.map { "\(Self.encoded($0.0))=\(Self.encoded($0.1))" }.joined(separator: "&")
         }
-        components.percentEncodedPath = basePath + "/" + segments.map(Self.encoded).joined(separator: "/")
-        components.percentEncodedQuery =
-            query.isEmpty ? nil : query.map { "\(Self.encoded($0.0))=\(Self.encoded($0.1))" }.joined(separator: "&")
-        guard let result = components.url else { preconditionFailure("cannot build a URL from \(url) and \(segments)") }
-        guard webSocket else { return result }
-        // The scheme is swapped in the text: setting `URLComponents.scheme` reads the host back
-        // through IDNA, which loads ICU's IDNA data for a base as plain as 127.0.0.1.
-        let text = result.absoluteString
-        guard let colon = text.firstIndex(of: ":"),
-            let socket = URL(string: (text[..<colon].lowercased() == "https" ? "wss" : "ws") + text[colon...])
-        else { preconditionFailure("cannot make a WebSocket URL of \(result)") }
-        return socket
+        if webSocket, let colon = text.firstIndex(of: ":") {
+            // The scheme is swapped in the text: setting `URLComponents.scheme` reads the host
+            // back through IDNA, which loads ICU's IDNA data for a base as plain as 127.0.0.1.
+            text = (text[..<colon].lowercased() == "https" ? "wss" : "ws") + text[colon...]
+        }
+        guard let result = URL(string: text) else {
+            preconditionFailure("cannot build a URL from \(url) and \(segments)")
+        }
+        return result
     }
 
     /// `text` with every byte outside RFC 3986's unreserved set percent-encoded (UTF-8), so a

@@ -18,6 +18,9 @@ struct AgentRoomAPIBaseTests {
         #expect(try base("http://127.0.0.1:8799/").url(route).absoluteString == "http://127.0.0.1:8799/agent/messages")
         #expect(try base("https://h/api//").url(route).absoluteString == "https://h/api/agent/messages")
         #expect(try base("https://h/v2/api").url(route).absoluteString == "https://h/v2/api/agent/messages")
+        #expect(try base("http://[::1]:8799/api").url(route).absoluteString == "http://[::1]:8799/api/agent/messages")
+        #expect(try base("https://h/a%20b/").url(route).absoluteString == "https://h/a%20b/agent/messages")
+        #expect(try base("https://H.Example:443/API").url(route).host() == "H.Example")
     }
 
     @Test func aBaseWithAQueryFragmentCredentialsOrAnotherSchemeIsRefusedAtInit() {
