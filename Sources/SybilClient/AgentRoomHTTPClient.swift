@@ -75,7 +75,7 @@ public struct AgentRoomHTTPClient: AgentRoomAPI {
     public func submit(_ submission: AgentRoomSubmission) async throws(AgentRoomError) -> AgentRoomReceipt {
         let call = Call(
             method: "POST", route: ["agent", "messages"], contentType: "application/json",
-            body: Array(JSONWriter().string(from: submission.jsonValue).utf8))
+            body: JSONWriter().bytes(from: submission.jsonValue))
         let receipt = try await json(call, AgentRoomReceipt.decode)
         guard receipt.acknowledges(submission) else {
             throw .malformedAnswer(
@@ -93,7 +93,7 @@ public struct AgentRoomHTTPClient: AgentRoomAPI {
         try await json(
             Call(
                 method: "POST", route: ["agent", "read"], contentType: "application/json",
-                body: Array(JSONWriter().string(from: AgentReadState.markReadBody(cursor)).utf8)),
+                body: JSONWriter().bytes(from: AgentReadState.markReadBody(cursor))),
             AgentReadState.decode)
     }
 
