@@ -54,6 +54,41 @@ struct TerminalAppRunnerTests {
         func finish() { continuation.finish() }
     }
 
+    /// A runner on a manual clock, its controller streaming step by step.
+    private struct ClockedRun {
+        let controller: TerminalAppController
+        let terminal: RecordingTerminal
+        let clock: ManualClock
+        let run: Task<Void, Never>
+    }
+
+    /// Starts a runner on a manual clock and waits for its frame ticker's first wait.
+    private func startClocked(sourceLocation: SourceLocation = #_sourceLocation) async -> ClockedRun {
+        let controller = controller(streaming: SteppedStreaming())
+        await controller.start()
+        let terminal = RecordingTerminal()
+        let clock = ManualClock()
+        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: clock)
+        let run = Task { await runner.run() }
+        #expect(await clock.waitForSleepers(count: 1), "the frame ticker", sourceLocation: sourceLocation)
+        return ClockedRun(controller: controller, terminal: terminal, clock: clock, run: run)
+    }
+
+    /// Ends the input and waits for the runner; with `noWaitLeft`, checks that it left no wait
+    /// on the clock behind.
+    private func stop(
+        _ clocked: ClockedRun, noWaitLeft: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        clocked.terminal.continuation.yield(.inputClosed)
+        await clocked.run.value
+        #expect(clocked.terminal.stopped, sourceLocation: sourceLocation)
+        if let noWaitLeft {
+            #expect(
+                await clocked.clock.waitForSleepers(exactly: 0, limit: .seconds(5)), noWaitLeft,
+                sourceLocation: sourceLocation)
+        }
+    }
+
     private func controller(streaming: any ChatStreaming) -> TerminalAppController {
         let store = InMemoryChatHistory()
         let chats = ChatListModel(
@@ -106,14 +141,9 @@ struct TerminalAppRunnerTests {
     }
 
     @Test func framesWaitTheFrameIntervalOnTheInjectedClockAndAStoppedRunnerLeavesNoWaitBehind() async {
-        let controller = controller(streaming: SteppedStreaming())
-        await controller.start()
-        let terminal = RecordingTerminal()
-        let clock = ManualClock()
-        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: clock)
-        let run = Task { await runner.run() }
         // The first frame is drawn at once; the frame ticker then waits on the clock.
-        #expect(await clock.waitForSleepers(count: 1))
+        let clocked = await startClocked()
+        let (terminal, clock) = (clocked.terminal, clocked.clock)
         #expect(terminal.lastFrame.contains("Message Sybil…"))
         terminal.type("Grüß")
         // The key asks for a frame 16 ms after the first one: a second wait on the clock.
@@ -127,22 +157,12 @@ struct TerminalAppRunnerTests {
         // Another key asks for the next frame; the loop ends before it is due.
         terminal.type(" dich")
         #expect(await clock.waitForSleepers(count: 2))
-        terminal.continuation.yield(.inputClosed)
-        await run.value
-        #expect(terminal.stopped)
-        #expect(
-            await clock.waitForSleepers(exactly: 0, limit: .seconds(5)),
-            "the runner cancelled its frame wait and its ticker")
+        await stop(clocked, noWaitLeft: "the runner cancelled its frame wait and its ticker")
     }
 
     @Test func onlyTheNewestLoneEscWaitsForItsFlushAndAStoppedRunnerLeavesNoWaitBehind() async {
-        let controller = controller(streaming: SteppedStreaming())
-        await controller.start()
-        let terminal = RecordingTerminal()
-        let clock = ManualClock()
-        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: clock)
-        let run = Task { await runner.run() }
-        #expect(await clock.waitForSleepers(count: 1), "the frame ticker")
+        let clocked = await startClocked()
+        let (terminal, clock) = (clocked.terminal, clocked.clock)
         // Each input ends in a lone Esc that may begin a sequence: it waits 50 ms to be flushed.
         terminal.type("a\u{1b}")
         #expect(await clock.waitForSleepers(count: 3), "the ticker, the next frame and the Esc's wait")
@@ -154,25 +174,15 @@ struct TerminalAppRunnerTests {
         #expect(await clock.waitForSleeps(after: started))
         #expect(
             await clock.waitForSleepers(exactly: 3, limit: .seconds(5)), "a newer Esc's wait replaced the older ones")
-        terminal.continuation.yield(.inputClosed)
-        await run.value
-        #expect(terminal.stopped)
-        #expect(
-            await clock.waitForSleepers(exactly: 0, limit: .seconds(5)),
-            "the runner cancelled the Esc's wait, its frame wait and its ticker")
+        await stop(clocked, noWaitLeft: "the runner cancelled the Esc's wait, its frame wait and its ticker")
     }
 
     /// The Esc's flush and the next key race under load; once the Esc's wait is over it is a
     /// lone Esc whichever is handled first. Without that, Ctrl+Z handled before the flush read
     /// as Alt+Ctrl+Z and the app never suspended.
     @Test func anEscWhoseWaitIsOverIsALoneEscWhenTheNextKeyComesBeforeItsFlush() async {
-        let controller = controller(streaming: SteppedStreaming())
-        await controller.start()
-        let terminal = RecordingTerminal()
-        let clock = ManualClock()
-        let runner = TerminalAppRunner(controller: controller, terminal: terminal, clock: clock)
-        let run = Task { await runner.run() }
-        #expect(await clock.waitForSleepers(count: 1), "the frame ticker")
+        let clocked = await startClocked()
+        let (terminal, clock) = (clocked.terminal, clocked.clock)
         terminal.type("\u{1b}")
         #expect(await clock.waitForSleepers(count: 2), "the ticker and the Esc's wait")
         // Ctrl+Z comes, then the wait is over, before the runner gets the main actor back: the
@@ -180,9 +190,8 @@ struct TerminalAppRunnerTests {
         terminal.type("\u{1a}")
         clock.advance(by: TerminalAppRunner<ManualClock>.escapeTimeout)
         #expect(await ConditionWait.until { terminal.suspends == 1 }, "Ctrl+Z suspended, not Alt+Ctrl+Z")
-        #expect(controller.app.focus == .sidebar, "the Esc was a key of its own")
-        terminal.continuation.yield(.inputClosed)
-        await run.value
+        #expect(clocked.controller.app.focus == .sidebar, "the Esc was a key of its own")
+        await stop(clocked)
     }
 
     @Test func controlCTwiceQuitsAndALoneEscIsFlushedAsEsc() async {
