@@ -8,6 +8,8 @@ import Synchronization
 ///
 /// A subscriber takes every value queued for it in one go (``Subscription/next()``): a burst
 /// published while its task was on its way costs that task one wake-up, not one per value.
+/// The limit counts the values not taken yet, so a subscriber holds at most twice it: a full
+/// queue and the batch it is working through.
 final class Broadcast<Value: Sendable>: Sendable {
     /// One subscriber's side: the values published since it subscribed, taken in batches.
     /// Dropping it (or cancelling the task waiting in ``next()``) unsubscribes.
