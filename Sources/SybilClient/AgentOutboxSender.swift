@@ -52,8 +52,6 @@ public final class AgentOutboxSender {
     /// An entry saved as `sending` ahead of its turn that never left because an outcome before
     /// it could not be saved; it leaves once they are.
     @ObservationIgnored private var unsentAhead: String?
-    /// Between this sender and its request tasks.
-    @ObservationIgnored private let relay = AgentOutboxSendRelay()
 
     /// A sender for `outbox` over `api`; call ``start()``. With `removesConfirmed`, an entry
     /// leaves the outbox in the write that confirms it, because the room that told the sender
@@ -121,11 +119,14 @@ public final class AgentOutboxSender {
     private typealias Finished = (requestId: String, result: Result<AgentRoomReceipt, AgentRoomError>)
 
     private func run() async {
-        // The request tasks are children of this one: a stop cancels them with it.
-        await withDiscardingTaskGroup { group in await run(&group) }
+        // The request tasks are children of this one: a stop cancels them with it. Each loop
+        // has its own relay: one started while a stop still waits for a request of the loop
+        // before it awaits its own outcomes.
+        let relay = AgentOutboxSendRelay()
+        await withDiscardingTaskGroup { group in await run(&group, relay: relay) }
     }
 
-    private func run(_ group: inout DiscardingTaskGroup) async {
+    private func run(_ group: inout DiscardingTaskGroup, relay: AgentOutboxSendRelay) async {
         // Saved as `sending`, to be submitted next.
         var next: AgentRoomSubmission?
         // Whether `next` left already: the request task sent it once the one before was
@@ -146,7 +147,8 @@ public final class AgentOutboxSender {
                 outbox.handOffSlot = .closed
                 continue
             }
-            (next, nextOut, acknowledged) = await send(submission, out: nextOut, saving: acknowledged, group: &group)
+            (next, nextOut, acknowledged) = await send(
+                submission, out: nextOut, saving: acknowledged, group: &group, relay: relay)
         }
         if !acknowledged.isEmpty { _ = try? await outbox.finishSending(acknowledged, beginningNextBehind: nil) }
         if let next {
@@ -191,12 +193,13 @@ public final class AgentOutboxSender {
     /// as soon as this one is acknowledged. Returns what to submit next (saved as `sending`),
     /// whether it left already, and the acknowledgements left to save.
     private func send(
-        _ submission: AgentRoomSubmission, out: Bool, saving earlier: [Finished], group: inout DiscardingTaskGroup
+        _ submission: AgentRoomSubmission, out: Bool, saving earlier: [Finished], group: inout DiscardingTaskGroup,
+        relay: AgentOutboxSendRelay
     ) async -> (next: AgentRoomSubmission?, nextOut: Bool, acknowledged: [Finished]) {
         if !out {
             if Task.isCancelled { return (submission, false, earlier) }
             relay.begin(submission.requestId)
-            let (api, relay) = (api, relay)
+            let api = api
             group.addTask { @Sendable in
                 await AgentOutboxSendRelay.run(submission, relay: relay) { await Self.submit($0, to: api) }
             }

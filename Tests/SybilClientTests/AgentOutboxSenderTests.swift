@@ -435,6 +435,98 @@ struct AgentOutboxSenderTests {
         await sender.stop()
     }
 
+    /// A room whose first request, once stored, is answered only when the test lets it go,
+    /// cancelled or not: a request slow to notice a stop.
+    final class SlowToStopRoom: AgentRoomAPI {
+        let room: AgentOutboxFakeRoom
+        /// Notified when the first request is held.
+        let changes = ChangeSignal()
+        private let state = Locked((started: false, held: false, release: nil as CheckedContinuation<Void, Never>?))
+
+        init(_ room: AgentOutboxFakeRoom) { self.room = room }
+
+        /// Whether the first request is stored and waits to be let go.
+        var isHolding: Bool { state.withLock { $0.held } }
+
+        /// Lets the first request return its receipt.
+        func release() {
+            state.withLock { state in
+                defer { state.release = nil }
+                state.held = false
+                return state.release
+            }?.resume()
+        }
+
+        func submit(_ submission: AgentRoomSubmission) async throws(AgentRoomError) -> AgentRoomReceipt {
+            let receipt = try await room.submit(submission)
+            guard
+                state.withLock({ state in
+                    defer { state.started = true }
+                    return !state.started
+                })
+            else {
+                return receipt
+            }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                state.withLock { state in
+                    state.held = true
+                    state.release = continuation
+                }
+                changes.notify()
+            }
+            return receipt
+        }
+
+        func descriptor() async throws(AgentRoomError) -> AgentRoomDescriptor { try await room.descriptor() }
+        func messages(after: AgentCursor?, before: AgentCursor?, limit: Int) async throws(AgentRoomError)
+            -> AgentRoomPage
+        { try await room.messages(after: after, before: before, limit: limit) }
+        func readState() async throws(AgentRoomError) -> AgentReadState { try await room.readState() }
+        func markRead(_ cursor: AgentCursor) async throws(AgentRoomError) -> AgentReadState {
+            try await room.markRead(cursor)
+        }
+        func upload(_ file: AgentUploadFile) async throws(AgentRoomError) -> AgentAttachment {
+            try await room.upload(file)
+        }
+        func original(of attachment: AgentAttachment) async throws(AgentRoomError) -> [UInt8] {
+            try await room.original(of: attachment)
+        }
+    }
+
+    @Test func startedAgainWhileItsStopWaitsForARequestTheSenderSendsWithoutTrippingOverIt() async throws {
+        // The composer can start the sender again while a stop still waits for a request that
+        // is slow to notice it: the loop that ends and the new one each await their own
+        // requests' outcomes.
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let room = AgentOutboxFakeRoom()
+        room.script(.store, .storeThenHang)
+        let slow = SlowToStopRoom(room)
+        let outbox = try await openOutbox(directory)
+        let sender = AgentOutboxSender(outbox: outbox, api: slow)
+        try await outbox.enqueue(text: "one")
+        sender.start()
+        #expect(await slow.changes.wait(until: { slow.isHolding }), "one stored, its answer held")
+        let stopping = Task { await sender.stop() }
+        await waitFor("the stop to begin") { !sender.isRunning }
+        // Its echo confirms "one" while its request is still out; "two" is next.
+        sender.messageMerged(try #require(room.echo(of: "req-1")))
+        await waitFor("one confirmed") {
+            sender.pendingConfirmations == 0 && outbox.entry("req-1")?.state == .confirmed
+        }
+        try await outbox.enqueue(text: "two")
+        sender.start()
+        // Its request is out (and its outcome awaited) while the old loop awaits one's.
+        await waitFor("two out") { room.hangingCount == 1 && sender.inFlight == "req-2" }
+        room.release()
+        await waitFor("two acknowledged") { outbox.entry("req-2")?.state == .awaitingEcho }
+        slow.release()
+        await stopping.value
+        #expect(room.calls.map(\.text) == ["one", "two"])
+        #expect(outbox.entries.map(\.state) == [.confirmed, .awaitingEcho])
+        await sender.stop()
+    }
+
     @Test func anOutcomeThatCannotBeSavedStopsSendingUntilItIs() async throws {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
