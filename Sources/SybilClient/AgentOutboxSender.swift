@@ -207,7 +207,9 @@ public final class AgentOutboxSender {
         inFlight = submission.requestId
         var ahead: AgentRoomSubmission?
         var unsaved = earlier
-        if outbox.hasNext(behind: submission.requestId) {
+        // After a stop (this request left from the one before's task first) nothing more is
+        // saved as sending: the outcomes before it are saved with its own.
+        if !Task.isCancelled, outbox.hasNext(behind: submission.requestId) {
             do {
                 ahead = try await outbox.finishSending(earlier, beginningNextBehind: submission.requestId)
                 unsaved = []

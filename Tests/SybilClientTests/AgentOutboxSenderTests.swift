@@ -527,6 +527,45 @@ struct AgentOutboxSenderTests {
         await sender.stop()
     }
 
+    @Test func aStopAfterTheNextLeftFromTheRequestTaskSavesNothingMoreAsSending() async throws {
+        // "one" is acknowledged and the request task sends "two" (saved ahead) at once; the
+        // stop comes before the sender learns of it. "two" fails with Retry, and "three",
+        // behind it, is not saved as sending by a write after the stop.
+        let directory = OutboxDirectory()
+        defer { directory.cleanUp() }
+        let gate = WriteGate(blocking: 0)
+        let twoLeft = DispatchSemaphore(value: 0)
+        let room = AgentOutboxFakeRoom { submission in
+            if submission.requestId == "req-2" { twoLeft.signal() }
+        }
+        room.script(.hang, .hang)
+        let outbox = try await AgentOutbox.open(
+            directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
+            checkpoint: gate.checkpoint)
+        let sender = AgentOutboxSender(outbox: outbox, api: room)
+        for text in ["one", "two", "three"] { try await outbox.enqueue(text: text) }
+        sender.start()
+        // The write that marks "two" sending while "one" is out (the sender made it, and
+        // decided in the same turn that "two" follows "one").
+        await waitFor("two saved ahead") {
+            room.hangingCount == 1 && outbox.pendingChanges == 0
+                && outbox.entries.map(\.state) == [.sending, .sending, .queued]
+        }
+        let writes = gate.completedWrites
+        room.release()
+        // The main actor waits here until "two" left, so the stop below comes before the
+        // sender takes "one"'s outcome.
+        twoLeft.wait()
+        await sender.stop()
+        #expect(room.calls.map(\.text) == ["one", "two"])
+        #expect(outbox.entries.map(\.state) == [.awaitingEcho, .failed, .queued])
+        #expect(outbox.entry("req-2")?.failure?.kind == .interrupted)
+        #expect(outbox.entries.map(\.attempts) == [1, 1, 0])
+        // One write after the stop: both outcomes.
+        #expect(gate.completedWrites == writes + 1)
+        #expect(try storedDocument(outbox.file).entries.map(\.state) == [.awaitingEcho, .failed, .queued])
+    }
+
     @Test func anOutcomeThatCannotBeSavedStopsSendingUntilItIs() async throws {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
