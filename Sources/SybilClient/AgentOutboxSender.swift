@@ -30,7 +30,9 @@ import SybilWire
 public final class AgentOutboxSender {
     /// The outbox it sends from.
     public let outbox: AgentOutbox
-    /// The request id being submitted right now.
+    /// The request id being submitted, as the sender knows it: the entry saved ahead leaves
+    /// from the request task as soon as the one before is acknowledged, and shows here once
+    /// the sender has taken that outcome.
     public private(set) var inFlight: String?
     /// Submissions that ended (acknowledged or failed) since the sender was made.
     public private(set) var finishedAttempts = 0
