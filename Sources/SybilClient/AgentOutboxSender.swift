@@ -215,7 +215,6 @@ public final class AgentOutboxSender {
             do {
                 ahead = try await outbox.finishSending(earlier, beginningNextBehind: submission.requestId)
                 unsaved = []
-                if !earlier.isEmpty { await confirmIfMerged() }
             } catch {
                 // Sending stops after this request until the outcomes are saved.
             }
@@ -226,6 +225,9 @@ public final class AgentOutboxSender {
         // Nothing saved ahead: a message queued while the request is out, right behind it, is
         // saved as sending by its enqueue and taken once this one is acknowledged.
         if ahead == nil && !Task.isCancelled { outbox.handOffSlot = .behind(submission.requestId) }
+        // Acknowledgements just saved may lie at or before a cursor the room merged already;
+        // confirmed after the decision, so that the next request never waits for that write.
+        if unsaved.isEmpty && !earlier.isEmpty { await confirmIfMerged() }
         let outcome = await relay.outcome(of: submission.requestId)
         let result = outcome.result
         outbox.handOffSlot = .closed
