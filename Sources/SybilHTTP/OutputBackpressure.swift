@@ -96,6 +96,10 @@ final class OutputBackpressure: Sendable {
     /// Whether the connection closed.
     var isClosed: Bool { state.withLock { $0.closed } }
 
+    /// Whether ``waitForRoom()`` would return at once: the backlog allows more, or the
+    /// connection closed.
+    var hasRoom: Bool { state.withLock { !$0.waiting || $0.closed } }
+
     /// Returns once the backlog is below the low-water mark, the connection closed, or the
     /// waiting task is cancelled.
     func waitForRoom() async {

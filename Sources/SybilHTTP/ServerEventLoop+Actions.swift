@@ -105,7 +105,7 @@ extension ServerEventLoop {
                         return true
                     }
                 },
-                room: { await room.waitForRoom() },
+                room: { await room.waitForRoom() }, hasRoom: { room.hasRoom },
                 consumed: { [weak self] in self?.post(.webSocketConsumed(id)) })
             let task = tasks.start(on: executor) { [weak self] in
                 await session(socket)

@@ -25,6 +25,7 @@ public final class ServerWebSocket: Sendable {
     private let inbox: ServerWebSocketInbox
     private let deliver: @Sendable (Outgoing) -> Bool
     private let room: @Sendable () async -> Void
+    private let hasRoom: @Sendable () -> Bool
     private let open = Atomic<Bool>(true)
 
     /// A socket whose outgoing frames go to `deliver` (the transport, or a test). `room`
@@ -41,13 +42,15 @@ public final class ServerWebSocket: Sendable {
     }
 
     /// A socket whose `deliver` may refuse a frame (the transport, once the client stopped
-    /// reading): a refusal marks the socket disconnected.
+    /// reading): a refusal marks the socket disconnected. `hasRoom` tells without suspending
+    /// that `room` would return at once (`false`: ask `room`).
     init(
         accepting deliver: @escaping @Sendable (Outgoing) -> Bool, room: @escaping @Sendable () async -> Void,
-        consumed: @escaping @Sendable () -> Void
+        hasRoom: @escaping @Sendable () -> Bool = { false }, consumed: @escaping @Sendable () -> Void
     ) {
         self.deliver = deliver
         self.room = room
+        self.hasRoom = hasRoom
         let inbox = ServerWebSocketInbox(consumed: consumed)
         self.inbox = inbox
         incoming = AsyncStream(unfolding: { await inbox.next() })
@@ -69,7 +72,8 @@ public final class ServerWebSocket: Sendable {
     /// mark) or the socket closed: `true` when more may be sent, `false` once closed.
     public func waitForRoom() async -> Bool {
         guard isOpen else { return false }
-        await room()
+        // A stream sends most frames with room to spare: no suspension for them.
+        if !hasRoom() { await room() }
         return isOpen
     }
 
