@@ -387,16 +387,25 @@ struct AgentOutboxSenderTests {
         #expect(try storedDocument(phone.outbox.file).entries.map(\.state) == [.failed])
     }
 
+    /// An outbox in `directory` whose writes pass `gate`, holding `texts` queued, and its sender
+    /// (not started) over `room`.
+    static func gatedSender(
+        _ directory: OutboxDirectory, gate: WriteGate, room: AgentOutboxFakeRoom, queuing texts: [String]
+    ) async throws -> (outbox: AgentOutbox, sender: AgentOutboxSender) {
+        let outbox = try await AgentOutbox.open(
+            directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
+            checkpoint: gate.checkpoint)
+        for text in texts { try await outbox.enqueue(text: text) }
+        return (outbox, AgentOutboxSender(outbox: outbox, api: room))
+    }
+
     @Test func anOutcomeAndTheNextSendingAreSavedInOneWrite() async throws {
         let directory = OutboxDirectory()
         defer { directory.cleanUp() }
         let gate = WriteGate(blocking: 0)
         let room = AgentOutboxFakeRoom()
-        let outbox = try await AgentOutbox.open(
-            directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
-            checkpoint: gate.checkpoint)
-        let sender = AgentOutboxSender(outbox: outbox, api: room)
-        for text in ["one", "two", "three"] { try await outbox.enqueue(text: text) }
+        let (outbox, sender) = try await Self.gatedSender(
+            directory, gate: gate, room: room, queuing: ["one", "two", "three"])
         sender.start()
         await waitFor("all acknowledged") {
             outbox.pendingChanges == 0 && outbox.entries.allSatisfy { $0.state == .awaitingEcho }
@@ -412,12 +421,7 @@ struct AgentOutboxSenderTests {
         // Writes: enqueue one, enqueue two, one sending, one's receipt + two sending (held).
         let gate = WriteGate(blocking: 4)
         let room = AgentOutboxFakeRoom()
-        let outbox = try await AgentOutbox.open(
-            directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
-            checkpoint: gate.checkpoint)
-        let sender = AgentOutboxSender(outbox: outbox, api: room)
-        try await outbox.enqueue(text: "one")
-        try await outbox.enqueue(text: "two")
+        let (outbox, sender) = try await Self.gatedSender(directory, gate: gate, room: room, queuing: ["one", "two"])
         sender.start()
         await waitFor("the fourth write") { gate.blockedWrites == 1 }
         let stopping = Task { await sender.stop() }
@@ -539,11 +543,8 @@ struct AgentOutboxSenderTests {
             if submission.requestId == "req-2" { twoLeft.signal() }
         }
         room.script(.hang, .hang)
-        let outbox = try await AgentOutbox.open(
-            directory: directory.path, baseURL: outboxBase, ids: SequentialIDGenerator(prefix: "req"), now: outboxNow,
-            checkpoint: gate.checkpoint)
-        let sender = AgentOutboxSender(outbox: outbox, api: room)
-        for text in ["one", "two", "three"] { try await outbox.enqueue(text: text) }
+        let (outbox, sender) = try await Self.gatedSender(
+            directory, gate: gate, room: room, queuing: ["one", "two", "three"])
         sender.start()
         // The write that marks "two" sending while "one" is out (the sender made it, and
         // decided in the same turn that "two" follows "one").
