@@ -37,6 +37,12 @@ public final class AgentRoomComposer {
     @ObservationIgnored private var syncedAvailability: Bool?
     /// Counts starts, so work a previous start began ends with it.
     @ObservationIgnored private var startGeneration = 0
+    /// Stops under way, and the starts that wait for them to end.
+    @ObservationIgnored private var stopsUnderWay = 0
+    @ObservationIgnored private var startsWaiting: [CheckedContinuation<Void, Never>] = []
+    /// Reading the saved draft back, once, at the first start; later starts wait for it and
+    /// resume the draft as it is.
+    @ObservationIgnored private var restoring: Task<Void, Never>?
 
     /// Joins the parts; call ``start()``. The sender should remove confirmed entries
     /// (`removesConfirmed: true`), since the room's history shows them.
@@ -54,15 +60,30 @@ public final class AgentRoomComposer {
     /// Why the queue is held, when a failed message holds it.
     public var holdReason: String? { outbox.holdReason }
 
-    /// Restores the draft (finishing a handoff a crash interrupted), starts the room and the
-    /// sender, and keeps the draft's attachment gating in step with the room.
+    /// Restores the draft at the first start (finishing a handoff a crash interrupted), starts
+    /// the room and the sender, and keeps the draft's attachment gating in step with the room.
+    ///
+    /// A start that comes while a stop is under way (an app sent to the background and brought
+    /// back at once) begins once the stop ended; a stop that comes while a start is under way
+    /// ends it. The room, the sender and the draft end in the state the last call asked for.
     public func start() async {
+        while stopsUnderWay > 0 {
+            await withCheckedContinuation { startsWaiting.append($0) }
+        }
         guard !isStarted else { return }
         isStarted = true
         startGeneration += 1
-        await draft.restore()
-        let outbox = outbox
-        await draft.recoverHandoff { outbox.contains(draftId: $0) }
+        let generation = startGeneration
+        if restoring == nil {
+            let (draft, outbox) = (draft, outbox)
+            restoring = Task {
+                await draft.restore()
+                await draft.recoverHandoff { outbox.contains(draftId: $0) }
+            }
+        }
+        await restoring?.value
+        // A stop that came meanwhile ended this start.
+        guard isStarted, startGeneration == generation else { return }
         room.onMessageMerged = { [weak self] message in self?.sender.messageMerged(message) }
         sender.start()
         draft.resume()
@@ -75,10 +96,16 @@ public final class AgentRoomComposer {
     public func stop() async {
         guard isStarted else { return }
         isStarted = false
+        stopsUnderWay += 1
         draft.suspend()
         room.onMessageMerged = nil
         await room.stop()
         await sender.stop()
+        stopsUnderWay -= 1
+        guard stopsUnderWay == 0 else { return }
+        let waiting = startsWaiting
+        startsWaiting.removeAll()
+        for start in waiting { start.resume() }
     }
 
     /// Stops, then ends the draft's preparation or upload and waits for it; the composer is

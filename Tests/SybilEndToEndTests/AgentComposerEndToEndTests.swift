@@ -96,6 +96,49 @@ struct AgentComposerEndToEndTests {
         await third.stop()
     }
 
+    /// An app sent to the background and brought back: the draft as it was (read once, at the
+    /// first start), the room following again, and what is written then sent.
+    @Test func aComposerStartedAgainAfterAStopKeepsItsDraftAndSends() async throws {
+        let server = try startServer()
+        defer { Task { await server.shutdown() } }
+        let composer = try await Self.open(server, directory: temporaryDirectory())
+        await composer.start()
+        await composer.updateCaption("Written before the break")
+        await composer.stop()
+        await composer.start()
+        #expect(composer.isStarted && composer.sender.isRunning)
+        #expect(composer.draft.caption == "Written before the break")
+        #expect(await composer.send() != nil)
+        await waitUntil("its echo retired it") {
+            composer.outbox.entries.isEmpty && Self.userMessages(composer, text: "Written before the break").count == 1
+        }
+        await composer.stop()
+    }
+
+    /// An app sent to the background and brought back at once: the start comes while the stop
+    /// still waits for the room to end. The composer ends started, with its sender running.
+    @Test func aStartWhileAStopIsUnderWayLeavesTheComposerStartedAndSending() async throws {
+        let server = try startServer()
+        defer { Task { await server.shutdown() } }
+        let composer = try await Self.open(server, directory: temporaryDirectory())
+        await composer.start()
+        await waitUntil("the stream connected") { composer.room.connection == .connected }
+        let stopping = Task { await composer.stop() }
+        // The stop has ended its room's tasks and waits for them to end.
+        await waitUntil("the stop under way") { !composer.isStarted }
+        await composer.start()
+        await stopping.value
+        #expect(composer.isStarted)
+        #expect(composer.sender.isRunning, "the stop did not stop the sender after the start")
+        await waitUntil("the stream connected again") { composer.room.connection == .connected }
+        await composer.updateCaption("After the round trip")
+        #expect(await composer.send() != nil)
+        await waitUntil("its echo retired it") {
+            composer.outbox.entries.isEmpty && Self.userMessages(composer, text: "After the round trip").count == 1
+        }
+        await composer.stop()
+    }
+
     @Test func attachmentsUnavailableDisableSelectionAndKeepTheDraft() async throws {
         let server = try startServer { $0.attachmentsAvailable = false }
         defer { Task { await server.shutdown() } }
