@@ -37,9 +37,12 @@ public final class AgentRoomComposer {
     @ObservationIgnored private var syncedAvailability: Bool?
     /// Counts starts, so work a previous start began ends with it.
     @ObservationIgnored private var startGeneration = 0
-    /// Stops under way, and the starts that wait for them to end.
+    /// Stops under way, and the starts and stops that wait for them to end.
     @ObservationIgnored private var stopsUnderWay = 0
-    @ObservationIgnored private var startsWaiting: [CheckedContinuation<Void, Never>] = []
+    @ObservationIgnored private var waitingForStops: [CheckedContinuation<Void, Never>] = []
+    /// Counts calls to ``start()`` and ``stop()``: a start that waited for a stop begins only
+    /// when no call came after it.
+    @ObservationIgnored private var calls = 0
     /// Reading the saved draft back, once, at the first start; later starts wait for it and
     /// resume the draft as it is.
     @ObservationIgnored private var restoring: Task<Void, Never>?
@@ -67,10 +70,13 @@ public final class AgentRoomComposer {
     /// back at once) begins once the stop ended; a stop that comes while a start is under way
     /// ends it. The room, the sender and the draft end in the state the last call asked for.
     public func start() async {
+        calls += 1
+        let call = calls
         while stopsUnderWay > 0 {
-            await withCheckedContinuation { startsWaiting.append($0) }
+            await withCheckedContinuation { waitingForStops.append($0) }
         }
-        guard !isStarted else { return }
+        // A stop (or a start) that came while this one waited is the last call: it decides.
+        guard call == calls, !isStarted else { return }
         isStarted = true
         startGeneration += 1
         let generation = startGeneration
@@ -92,9 +98,15 @@ public final class AgentRoomComposer {
     }
 
     /// Stops the room and the sender and waits until they ended; the draft's uploads are
-    /// suspended.
+    /// suspended. A stop while another is under way returns once that one ended, and a start
+    /// waiting for it stays stopped.
     public func stop() async {
-        guard isStarted else { return }
+        calls += 1
+        guard isStarted else {
+            // A stop under way (a start waiting for it stays stopped): this one ends with it.
+            if stopsUnderWay > 0 { await withCheckedContinuation { waitingForStops.append($0) } }
+            return
+        }
         isStarted = false
         stopsUnderWay += 1
         draft.suspend()
@@ -103,9 +115,9 @@ public final class AgentRoomComposer {
         await sender.stop()
         stopsUnderWay -= 1
         guard stopsUnderWay == 0 else { return }
-        let waiting = startsWaiting
-        startsWaiting.removeAll()
-        for start in waiting { start.resume() }
+        let waiting = waitingForStops
+        waitingForStops.removeAll()
+        for call in waiting { call.resume() }
     }
 
     /// Stops, then ends the draft's preparation or upload and waits for it; the composer is

@@ -139,6 +139,31 @@ struct AgentComposerEndToEndTests {
         await composer.stop()
     }
 
+    /// Brought back and sent to the background again while the first stop still ends the room:
+    /// the start waits for that stop, and the stop after it is the last word. The composer ends
+    /// stopped, its sender and room too, and the second stop returns once they ended.
+    @Test func aStopAfterAStartWaitingForAStopLeavesTheComposerStopped() async throws {
+        let server = try startServer()
+        defer { Task { await server.shutdown() } }
+        let composer = try await Self.open(server, directory: temporaryDirectory())
+        await composer.start()
+        await waitUntil("the stream connected") { composer.room.connection == .connected }
+        // The three run on the main actor in the order they were made: the first stop waits for
+        // the room's tasks to end, the start waits for that stop, then the second stop comes.
+        let stopping = Task { await composer.stop() }
+        let starting = Task { await composer.start() }
+        let stoppingAgain = Task { await composer.stop() }
+        await stoppingAgain.value
+        #expect(
+            composer.room.connection == .idle && !composer.sender.isRunning,
+            "the second stop returned before the first one ended")
+        await starting.value
+        await stopping.value
+        #expect(!composer.isStarted, "the start that waited came back after the last stop")
+        #expect(!composer.sender.isRunning)
+        #expect(composer.room.connection == .idle)
+    }
+
     @Test func attachmentsUnavailableDisableSelectionAndKeepTheDraft() async throws {
         let server = try startServer { $0.attachmentsAvailable = false }
         defer { Task { await server.shutdown() } }
