@@ -124,6 +124,8 @@ public final class AgentRoomComposer {
     /// not started again.
     public func close() async {
         await stop()
+        // The draft's first reading back may still be finishing a hand-off: it ends first.
+        await restoring?.value
         await draft.close()
     }
 
