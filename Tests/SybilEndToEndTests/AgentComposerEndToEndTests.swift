@@ -32,6 +32,23 @@ struct AgentComposerEndToEndTests {
             draft: draft)
     }
 
+    /// A composer over `server`, started, its stream connected.
+    static func connected(_ server: ReferenceServer) async throws -> AgentRoomComposer {
+        let composer = try await open(server, directory: temporaryDirectory())
+        await composer.start()
+        await waitUntil("the stream connected") { composer.room.connection == .connected }
+        return composer
+    }
+
+    /// Sends `text` as the caption and waits until its echo retired its outbox entry.
+    static func sendAndRetire(_ composer: AgentRoomComposer, _ text: String) async {
+        await composer.updateCaption(text)
+        #expect(await composer.send() != nil)
+        await waitUntil("its echo retired it") {
+            composer.outbox.entries.isEmpty && userMessages(composer, text: text).count == 1
+        }
+    }
+
     /// The room's user messages with `text`.
     static func userMessages(_ composer: AgentRoomComposer, text: String) -> [AgentRoomMessage] {
         composer.room.history.messages.filter { $0.role == .user && $0.text == text }
@@ -108,10 +125,7 @@ struct AgentComposerEndToEndTests {
         await composer.start()
         #expect(composer.isStarted && composer.sender.isRunning)
         #expect(composer.draft.caption == "Written before the break")
-        #expect(await composer.send() != nil)
-        await waitUntil("its echo retired it") {
-            composer.outbox.entries.isEmpty && Self.userMessages(composer, text: "Written before the break").count == 1
-        }
+        await Self.sendAndRetire(composer, "Written before the break")
         await composer.stop()
     }
 
@@ -120,9 +134,7 @@ struct AgentComposerEndToEndTests {
     @Test func aStartWhileAStopIsUnderWayLeavesTheComposerStartedAndSending() async throws {
         let server = try startServer()
         defer { Task { await server.shutdown() } }
-        let composer = try await Self.open(server, directory: temporaryDirectory())
-        await composer.start()
-        await waitUntil("the stream connected") { composer.room.connection == .connected }
+        let composer = try await Self.connected(server)
         let stopping = Task { await composer.stop() }
         // The stop has ended its room's tasks and waits for them to end.
         await waitUntil("the stop under way") { !composer.isStarted }
@@ -131,11 +143,7 @@ struct AgentComposerEndToEndTests {
         #expect(composer.isStarted)
         #expect(composer.sender.isRunning, "the stop did not stop the sender after the start")
         await waitUntil("the stream connected again") { composer.room.connection == .connected }
-        await composer.updateCaption("After the round trip")
-        #expect(await composer.send() != nil)
-        await waitUntil("its echo retired it") {
-            composer.outbox.entries.isEmpty && Self.userMessages(composer, text: "After the round trip").count == 1
-        }
+        await Self.sendAndRetire(composer, "After the round trip")
         await composer.stop()
     }
 
@@ -145,9 +153,7 @@ struct AgentComposerEndToEndTests {
     @Test func aStopAfterAStartWaitingForAStopLeavesTheComposerStopped() async throws {
         let server = try startServer()
         defer { Task { await server.shutdown() } }
-        let composer = try await Self.open(server, directory: temporaryDirectory())
-        await composer.start()
-        await waitUntil("the stream connected") { composer.room.connection == .connected }
+        let composer = try await Self.connected(server)
         // The three run on the main actor in the order they were made: the first stop waits for
         // the room's tasks to end, the start waits for that stop, then the second stop comes.
         let stopping = Task { await composer.stop() }
