@@ -60,6 +60,15 @@ final class AgentOutboxSendRelay: Sendable {
         }
     }
 
+    /// Whether a request task was acknowledged and waits for ``decide(after:next:)`` (tests
+    /// look for that moment).
+    var awaitsDecision: Bool {
+        state.withLock { state in
+            if case .undecided(.some) = state.decision { return true }
+            return false
+        }
+    }
+
     /// `requestId`'s request is about to leave (the sender starts its task).
     func begin(_ requestId: String) {
         state.withLock { state in

@@ -1,4 +1,5 @@
 import SybilCore
+import SybilTesting
 import SybilWire
 import Testing
 
@@ -100,12 +101,16 @@ struct AgentOutboxSendRelayTests {
         #expect(requests.submitted == ["req-1", "req-2"])
     }
 
-    @Test func anAcknowledgedRequestWaitsForTheDecisionBehindIt() async {
+    @Test func anAcknowledgedRequestWaitsForTheDecisionBehindIt() async throws {
         let relay = AgentOutboxSendRelay()
         let requests = FakeRequests()
         let task = Self.start("req-1", relay: relay, requests: requests)
         requests.answer("req-1", Self.receipt("req-1"))
-        await requests.waitForSubmissions(1)
+        // Acknowledged, and nothing decided yet: the request task waits, sending nothing.
+        try #require(
+            await ConditionWait.until(limit: .seconds(20)) { relay.awaitsDecision },
+            "the request task waits for the decision")
+        #expect(requests.submitted == ["req-1"])
         // Decided only now (the write saving req-2 as sending took longer than the request).
         relay.decide(after: "req-1", next: Self.submission("req-2"))
         await requests.waitForSubmissions(2)
