@@ -344,7 +344,7 @@
         /// hold CR, LF or NUL (no header injection); framing headers are the client's own.
         static func requestBytes(_ request: HTTPRequest, host: String) throws -> [UInt8] {
             let method = request.method
-            guard !method.isEmpty, method.utf8.allSatisfy(isTokenByte) else {
+            guard !method.isEmpty, method.utf8.allSatisfy(HTTPHeaders.isTokenByte) else {
                 throw HTTPTransportError("the method \(method.debugDescription) is not a token")
             }
             var target = request.url.path(percentEncoded: true)
@@ -354,40 +354,59 @@
                 throw HTTPTransportError(
                     "the request target \(target.debugDescription) holds white space or a control byte")
             }
-            let hostField = host.contains(":") ? "[\(host)]" : host
-            let defaultPort = request.url.scheme?.lowercased() == "https" ? 443 : 80
             let port = port(of: request.url)
-            var head = "\(method) \(target) HTTP/1.1\r\nHost: \(hostField)\(port == defaultPort ? "" : ":\(port)")\r\n"
-            let ownFields = ["Host", "Content-Length", "Connection", "Transfer-Encoding"]
+            let defaultPort = request.url.scheme.map { HTTPHeaders.sameName($0, "https") } == true ? 443 : 80
+            var head: [UInt8] = []
+            head.reserveCapacity(256 + (request.body?.count ?? 0))
+            head += method.utf8
+            head.append(0x20)
+            head += target.utf8
+            head += " HTTP/1.1\r\nHost: ".utf8
+            if host.utf8.contains(UInt8(ascii: ":")) {
+                head.append(UInt8(ascii: "["))
+                head += host.utf8
+                head.append(UInt8(ascii: "]"))
+            } else {
+                head += host.utf8
+            }
+            if port != defaultPort {
+                head.append(UInt8(ascii: ":"))
+                head += String(port).utf8
+            }
+            head += "\r\n".utf8
             var hasUserAgent = false
             for field in request.headers {
-                guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else {
+                guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPHeaders.isTokenByte) else {
                     throw HTTPTransportError("the header name \(field.name.debugDescription) is not a token")
                 }
                 guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                     throw HTTPTransportError("the value of the header \(field.name) holds CR, LF or NUL")
                 }
-                if ownFields.contains(where: { $0.caseInsensitiveCompare(field.name) == .orderedSame }) { continue }
-                if field.name.caseInsensitiveCompare("User-Agent") == .orderedSame { hasUserAgent = true }
-                head += "\(field.name): \(field.value)\r\n"
+                if isOwnField(field.name) { continue }
+                if HTTPHeaders.isNamed(field.name, "User-Agent") { hasUserAgent = true }
+                head += field.name.utf8
+                head += ": ".utf8
+                head += field.value.utf8
+                head += "\r\n".utf8
             }
-            if !hasUserAgent { head += "User-Agent: Sybil\r\n" }
+            if !hasUserAgent { head += "User-Agent: Sybil\r\n".utf8 }
             if let body = request.body {
-                head += "Content-Length: \(body.count)\r\n"
-            } else if ["POST", "PUT", "PATCH"].contains(method) {
-                head += "Content-Length: 0\r\n"
+                head += "Content-Length: ".utf8
+                head += String(body.count).utf8
+                head += "\r\n".utf8
+            } else if method == "POST" || method == "PUT" || method == "PATCH" {
+                head += "Content-Length: 0\r\n".utf8
             }
-            head += "\r\n"
-            return Array(head.utf8) + (request.body ?? [])
+            head += "\r\n".utf8
+            if let body = request.body { head += body }
+            return head
         }
 
-        private static func isTokenByte(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-            }
+        /// Whether `name` is a framing field the client writes itself (`Host`, `Content-Length`,
+        /// `Connection`, `Transfer-Encoding`), in any case: the caller's is left out.
+        private static func isOwnField(_ name: String) -> Bool {
+            HTTPHeaders.isNamed(name, "Host") || HTTPHeaders.isNamed(name, "Content-Length")
+                || HTTPHeaders.isNamed(name, "Connection") || HTTPHeaders.isNamed(name, "Transfer-Encoding")
         }
 
         // MARK: Connecting

@@ -108,6 +108,59 @@
             #expect(server.received.isEmpty)
         }
 
+        /// The head is written byte for byte as HTTP/1.1 asks: the caller's fields in order, its
+        /// framing fields (in any case) replaced by the client's own, a default `User-Agent` only
+        /// when the caller has none, and `Content-Length` for every body (0 for a bodiless POST).
+        @Test func theHeadCarriesTheCallersFieldsAndTheClientsOwnFraming() async throws {
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write("HTTP/1.1 204 No Content\r\n\r\n")
+            }
+            var headers = HTTPHeaders()
+            headers.append("X-First", "1")
+            headers.append("content-LENGTH", "99")
+            headers.append("HOST", "elsewhere.example")
+            headers.append("connection", "close")
+            headers.append("Transfer-encoding", "chunked")
+            headers.append("X-Last", "two words")
+            let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/a%20b/c?q=1&r=%C3%A9"))
+            _ = try await SocketHTTPClient().send(
+                HTTPRequest(method: "POST", url: url, headers: headers, body: Array("{}".utf8), timeout: .seconds(10)))
+            #expect(
+                server.received.map(\.head) == [
+                    "POST /a%20b/c?q=1&r=%C3%A9 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nX-First: 1\r\n"
+                        + "X-Last: two words\r\nUser-Agent: Sybil\r\nContent-Length: 2"
+                ])
+            #expect(server.received.map(\.body) == [Array("{}".utf8)])
+
+            var own = HTTPHeaders()
+            own.append("user-agent", "Tool/1")
+            _ = try await SocketHTTPClient().send(
+                HTTPRequest(method: "POST", url: url, headers: own, body: nil, timeout: .seconds(10)))
+            #expect(
+                server.received.last?.head
+                    == "POST /a%20b/c?q=1&r=%C3%A9 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
+                    + "user-agent: Tool/1\r\nContent-Length: 0")
+        }
+
+        /// A method or a field name that is not a token is refused before anything is sent,
+        /// naming it.
+        @Test func aMethodOrFieldNameThatIsNotATokenIsRefusedBeforeConnecting() async throws {
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            }
+            var badMethod = request(server, "x")
+            badMethod.method = "GE T"
+            await #expect(throws: HTTPTransportError("the method \"GE T\" is not a token")) {
+                try await SocketHTTPClient().send(badMethod)
+            }
+            var badName = request(server, "x")
+            badName.headers.append("X:Y", "1")
+            await #expect(throws: HTTPTransportError("the header name \"X:Y\" is not a token")) {
+                try await SocketHTTPClient().send(badName)
+            }
+            #expect(server.received.isEmpty)
+        }
+
         @Test func noHeadWithinTheTimeoutIsATimeout() async throws {
             let release = DispatchSemaphore(value: 0)
             let server = try LoopbackHTTPServer { _, _ in release.wait() }
