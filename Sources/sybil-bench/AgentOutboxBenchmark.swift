@@ -21,9 +21,9 @@ import SybilWire
 // (as the tests look at them) and with `removesConfirmed: true` (the app's and `sybil agent`'s
 // setting: the echo retires its entry in the same write, so the file shrinks), timed until the
 // outbox is empty. The baseline: 1,000 bare `POST agent/messages` of the same submissions (the
-// same JSON bytes), one at a time, through a URLSession client. Each path runs on a fresh
-// server; best of the rounds; the ratio is messages per second of the delivery
-// (queued → confirmed) over the bare POSTs.
+// same JSON bytes), one at a time, through `DefaultHTTPClient` (the socket client on Linux, as
+// under the outbox path). Each path runs on a fresh server; best of the rounds; the ratio is
+// messages per second of the delivery (queued → confirmed) over the bare POSTs.
 //
 // Sent as typed: the same 1,000 messages, each queued while the sender runs and waits with
 // nothing to send (a person typing one message at a time), the enqueue awaited, then waited
