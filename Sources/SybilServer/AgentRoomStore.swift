@@ -33,7 +33,19 @@ actor AgentRoomStore {
         var toolStored: Bool
     }
 
+    /// A step of a turn whose storage a test can make fail (``init(_:failing:)``).
+    enum Step: Sendable, Hashable {
+        /// A look for the next pending turn, alone or after a stored reply.
+        case lookup
+        /// Storing a turn's tool step.
+        case toolStep
+        /// Storing a turn's reply.
+        case reply
+    }
+
     private let connection: LockedDatabase
+    /// Runs before each step of a turn and fails it by throwing (tests only).
+    private let failing: (@Sendable (Step) throws -> Void)?
 
     static let migrations: [SQLiteMigration] = [
         .init(
@@ -82,7 +94,15 @@ actor AgentRoomStore {
     static let file = "agent-room.sqlite"
 
     init(_ storage: SybilServerOptions.Storage) throws {
+        try self.init(storage, failing: nil)
+    }
+
+    /// The store, with `failing` run before each step of a turn (inside the store's turn of
+    /// the connection): what it throws is that step's error, as a busy or failing disk's would
+    /// be. Tests make steps fail this way.
+    init(_ storage: SybilServerOptions.Storage, failing: (@Sendable (Step) throws -> Void)?) throws {
         connection = LockedDatabase(try ServerDatabase.open(storage, file: Self.file, migrations: Self.migrations))
+        self.failing = failing
     }
 
     // MARK: Messages
@@ -181,7 +201,10 @@ actor AgentRoomStore {
 
     /// The oldest turn without a reply, if any.
     func nextPendingTurn() throws -> PendingTurn? {
-        try connection.withDatabase(Self.nextPendingTurn(in:))
+        try connection.withDatabase { database in
+            try failing?(.lookup)
+            return try Self.nextPendingTurn(in: database)
+        }
     }
 
     private static func nextPendingTurn(in database: SQLiteDatabase) throws -> PendingTurn? {
@@ -217,7 +240,8 @@ actor AgentRoomStore {
     /// Stores the turn's tool call (internal) and records it, in one transaction.
     func storeToolStep(of turn: PendingTurn, text: String, createdAt: Int64) throws -> Row {
         try connection.withDatabase { database in
-            try database.transaction {
+            try failing?(.toolStep)
+            return try database.transaction {
                 let row = try Self.insert(
                     role: .tool, visibility: .internal, text: text, createdAt: createdAt, requestId: nil,
                     fingerprint: nil, attachments: [], in: database)
@@ -232,20 +256,26 @@ actor AgentRoomStore {
     /// Stores the turn's public reply and marks the turn done, in one transaction.
     func storeReply(of turn: PendingTurn, text: String, createdAt: Int64) throws -> Row {
         try connection.withDatabase { database in
-            try Self.storeReply(of: turn, text: text, createdAt: createdAt, in: database)
+            try failing?(.reply)
+            return try Self.storeReply(of: turn, text: text, createdAt: createdAt, in: database)
         }
     }
 
     /// ``storeReply(of:text:createdAt:)``, then ``nextPendingTurn()`` in the same turn of the
     /// store's queue (the agent's next step, without a second switch to the queue and back).
-    /// A failed reply throws; a failed lookup after a stored reply finds no turn (`nil`), as
-    /// the agent treats a failed ``nextPendingTurn()``.
+    /// A failed reply throws; a failed look after a stored reply is `next`'s failure, apart from
+    /// "no turn pending" (`.success(nil)`): the reply is stored either way.
     func storeReplyFindingNext(of turn: PendingTurn, text: String, createdAt: Int64) throws -> (
-        reply: Row, next: PendingTurn?
+        reply: Row, next: Result<PendingTurn?, any Error>
     ) {
         try connection.withDatabase { database in
+            try failing?(.reply)
             let reply = try Self.storeReply(of: turn, text: text, createdAt: createdAt, in: database)
-            return (reply, try? Self.nextPendingTurn(in: database))
+            let next = Result<PendingTurn?, any Error> {
+                try failing?(.lookup)
+                return try Self.nextPendingTurn(in: database)
+            }
+            return (reply, next)
         }
     }
 

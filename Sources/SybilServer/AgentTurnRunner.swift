@@ -167,7 +167,7 @@ final class AgentTurnRunner: Sendable {
                 let answer = try await store.storeReplyFindingNext(
                     of: turn, text: text, createdAt: time.epochMilliseconds())
                 held.append(.message(answer.reply.message))
-                return (asked, answer.next)
+                return (asked, try? answer.next.get())
             } catch {
                 return nil
             }

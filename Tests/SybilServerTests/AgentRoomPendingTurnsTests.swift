@@ -43,7 +43,8 @@ struct AgentRoomPendingTurnsTests {
         let turn = try await Self.pending(store)
         #expect(turn.user == user)
 
-        let (reply, next) = try await store.storeReplyFindingNext(of: turn, text: "Answer 1", createdAt: 50)
+        let (reply, found) = try await store.storeReplyFindingNext(of: turn, text: "Answer 1", createdAt: 50)
+        let next = try found.get()
 
         #expect(next == nil, "the only turn was just answered")
         #expect(reply.sequence > user.sequence)
@@ -67,7 +68,8 @@ struct AgentRoomPendingTurnsTests {
         let turn = try await Self.pending(store)
         #expect(turn.user == first)
 
-        let (reply, next) = try await store.storeReplyFindingNext(of: turn, text: "Answer 1", createdAt: 10)
+        let (reply, found) = try await store.storeReplyFindingNext(of: turn, text: "Answer 1", createdAt: 10)
+        let next = try found.get()
 
         #expect(next?.user == second, "the oldest of the two turns left")
         #expect(next?.toolStored == false)
@@ -79,10 +81,10 @@ struct AgentRoomPendingTurnsTests {
         // The next reply, for the second turn, finds the third; the last finds none.
         let secondAnswer = try await store.storeReplyFindingNext(
             of: try #require(next), text: "Answer 2", createdAt: 20)
-        #expect(secondAnswer.next?.user == third)
+        #expect(try secondAnswer.next.get()?.user == third)
         let thirdAnswer = try await store.storeReplyFindingNext(
-            of: try #require(secondAnswer.next), text: "Answer 3", createdAt: 30)
-        #expect(thirdAnswer.next == nil)
+            of: try #require(try secondAnswer.next.get()), text: "Answer 3", createdAt: 30)
+        #expect(try thirdAnswer.next.get() == nil)
         #expect(try await store.pendingTurnCount() == 0)
     }
 
@@ -98,15 +100,37 @@ struct AgentRoomPendingTurnsTests {
         // The second turn is answered first, the third has its tool step stored.
         let secondTurn = AgentRoomStore.PendingTurn(user: second, toolStored: false)
         let early = try await store.storeReplyFindingNext(of: secondTurn, text: "Answer 2", createdAt: 10)
-        #expect(early.next?.user == first, "the first turn is older and still pending")
+        #expect(try early.next.get()?.user == first, "the first turn is older and still pending")
         let thirdTurn = AgentRoomStore.PendingTurn(user: third, toolStored: false)
         _ = try await store.storeToolStep(of: thirdTurn, text: "$ look", createdAt: 11)
 
-        let (_, next) = try await store.storeReplyFindingNext(of: firstTurn, text: "Answer 1", createdAt: 12)
+        let next = try await store.storeReplyFindingNext(of: firstTurn, text: "Answer 1", createdAt: 12).next.get()
 
         #expect(next?.user == third, "the second turn, answered already, is skipped")
         #expect(next?.toolStored == true)
         #expect(try await store.pendingTurnCount() == 1)
+    }
+
+    /// Fails if a look that fails after a stored reply is reported as "no turn pending" (the
+    /// turn still owed would wait for the next message), or if the reply is not stored.
+    @Test func aFailedLookAfterAReplyIsAFailureNotNoTurn() async throws {
+        struct Busy: Error {}
+        let failLookups = Locked(false)
+        let store = try AgentRoomStore(.inMemory) { step in
+            if step == .lookup, failLookups.withLock({ $0 }) { throw Busy() }
+        }
+        _ = try await Self.submit(store, 1)
+        let second = try await Self.submit(store, 2)
+        let turn = try await Self.pending(store)
+        failLookups.withLock { $0 = true }
+
+        let (reply, next) = try await store.storeReplyFindingNext(of: turn, text: "Answer 1", createdAt: 10)
+
+        #expect(throws: Busy.self, "the failed look is reported") { try next.get() }
+        #expect(reply.message.text == "Answer 1")
+        #expect(try await store.pendingTurnCount() == 1, "the reply is stored; the second turn is still owed")
+        failLookups.withLock { $0 = false }
+        #expect(try await store.nextPendingTurn()?.user == second)
     }
 
     // MARK: The index migration
@@ -180,7 +204,7 @@ struct AgentRoomPendingTurnsTests {
         #expect(second.user.sequence == 2)
         #expect(second.user.message.text == "Question 2")
         #expect(second.toolStored)
-        let (_, third) = try await store.storeReplyFindingNext(of: second, text: "Answer 2", createdAt: 7)
+        let third = try await store.storeReplyFindingNext(of: second, text: "Answer 2", createdAt: 7).next.get()
         #expect(third?.user.sequence == 6)
         #expect(third?.toolStored == false)
 
