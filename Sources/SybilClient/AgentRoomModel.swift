@@ -206,7 +206,9 @@ public final class AgentRoomModel {
     // MARK: Reading
 
     /// The reader reached the top of the transcript: shows more of the merged history, loading
-    /// older pages until a page brings visible messages or the room has no more.
+    /// older pages until a page brings visible messages or the room has no more. A page that
+    /// brings nothing older while the room says there is more ends the load with a room error
+    /// (asking again at once would get the same answer).
     public func loadOlder() async {
         guard isStarted, !isLoadingOlder else { return }
         if showOlder() { return }
@@ -230,6 +232,14 @@ public final class AgentRoomModel {
                 guard let change = history.applyOlderPage(page, before: oldest) else { break }
                 historyChanged(change)
                 if showOlder() { break }
+                if history.hasMoreBefore, history.oldestCursor == oldest {
+                    // More was promised but nothing older came (an empty page, or only messages
+                    // merged already at other cursors): the same question gets the same answer.
+                    setError(
+                        "The room said older messages exist but sent none. Scroll to the top again to retry.",
+                        from: .older)
+                    break
+                }
             }
         }
         await loading.value

@@ -273,6 +273,44 @@ struct AgentRoomEndToEndTests {
         await server.shutdown()
     }
 
+    /// A server that says older messages exist but answers the page before the oldest with
+    /// nothing new (an empty page, or a message already shown at another cursor): the load asks
+    /// once, says so and ends; scrolling to the top again asks again.
+    @Test(arguments: [
+        AgentRoomPage(messages: [], nextCursor: nil, hasMoreBefore: true),
+        AgentRoomPage(
+            messages: [
+                AgentRoomMessage(
+                    messageId: "msg-4", cursor: AgentCursor("c-000000001")!, role: .assistant, visibility: .public,
+                    text: "reply 4",
+                    createdAt: 1_800_000_000_004)
+            ], nextCursor: AgentCursor("c-000000001")!, hasMoreBefore: true),
+    ])
+    func anOlderPageThatBringsNothingEndsTheLoad(older: AgentRoomPage) async throws {
+        let fake = try FakeAgentRoomServer(
+            page: [Self.message(4), Self.message(5)], hasMoreBefore: true, older: older, streams: [])
+        let model = try room(fake.server.url.absoluteString, clock: ManualClock())
+        await model.start()
+        #expect(model.hasMoreBefore)
+        let ended = Mutex(false)
+        let loading = Task { @MainActor in
+            await model.loadOlder()
+            ended.withLock { $0 = true }
+        }
+        await waitUntil("the load ended, or asked a second time") {
+            ended.withLock { $0 } || fake.olderPageRequests > 1
+        }
+        #expect(fake.olderPageRequests == 1, "the same page asked again and again")
+        #expect(ended.withLock { $0 })
+        #expect(!model.isLoadingOlder)
+        #expect(model.roomError?.contains("Scroll to the top again") == true)
+        #expect(model.history.messages.map(\.messageId) == ["msg-4", "msg-5"])
+        await model.loadOlder()
+        #expect(fake.olderPageRequests == 2, "a new scroll to the top asks again")
+        await model.stop()
+        await loading.value
+    }
+
     // MARK: Configuration and failures
 
     @Test func theAPIBaseMayCarryAnAPIPath() async throws {
