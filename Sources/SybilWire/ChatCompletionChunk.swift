@@ -74,7 +74,8 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         }
     }
 
-    /// The completion's id.
+    /// The completion's id; empty when the chunk has none (Gemini's OpenAI-compatible
+    /// endpoint sent none).
     public var id: String {
         get { storage.id }
         set { storage = Storage(id: newValue, firstChoice: firstChoice, extras: extras) }
@@ -315,14 +316,17 @@ public struct ChatCompletionChunk: Sendable, Hashable {
     /// Decodes a chunk object.
     public static func decode(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> ChatCompletionChunk {
         let reader = try JSONObjectReader(value, at: path)
-        let id = try reader.string("id")
+        // Gemini's OpenAI-compatible endpoint left `id` out: an absent or `null` id is empty.
+        let id = try reader.optionalString("id") ?? ""
         let model = try reader.optionalString("model")
         let created = try reader.optionalValue("created").map { value throws(JSONError) in
             try JSONValueReader.integer(value, at: path.appending(key: "created"))
         }
         var choices: [Choice] = []
         for (position, element) in try reader.array("choices").enumerated() {
-            choices.append(try decodeChoice(element, at: path.appending(key: "choices").appending(index: position)))
+            choices.append(
+                try decodeChoice(
+                    element, position: position, at: path.appending(key: "choices").appending(index: position)))
         }
         var usage: ChatCompletionUsage?
         if let value = reader.optionalValue("usage"), !value.isNull {
@@ -331,9 +335,12 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         return ChatCompletionChunk(id: id, model: model, created: created, choices: choices, usage: usage)
     }
 
-    private static func decodeChoice(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> Choice {
+    /// A choice without `index` (or with `null`) is the one at its `position`.
+    private static func decodeChoice(_ value: JSONValue, position: Int, at path: JSONPath) throws(JSONError) -> Choice {
         let reader = try JSONObjectReader(value, at: path)
-        var choice = Choice(index: try reader.integer("index", in: 0...Int64(Int32.max)))
+        var index = Int64(position)
+        if reader.optionalValue("index") != nil { index = try reader.integer("index", in: 0...Int64(Int32.max)) }
+        var choice = Choice(index: index)
         choice.finishReason = try reader.optionalString("finish_reason").map(FinishReason.init)
         guard let deltaValue = reader.optionalValue("delta") else { return choice }
         let delta = try JSONObjectReader(deltaValue, at: path.appending(key: "delta"))

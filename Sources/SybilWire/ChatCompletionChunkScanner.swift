@@ -221,7 +221,7 @@ struct ChatCompletionChunkScanner {
     /// The root object and the end of the document after it; `nil` when the object has an
     /// `error` member.
     private mutating func scanRoot() throws(ChatChunkScanFailure) -> ChatCompletionChunk? {
-        var id: String?
+        var givenID: String?
         var model: String?
         var created: Int64?
         var sawChoices = false
@@ -237,7 +237,7 @@ struct ChatCompletionChunkScanner {
             let (key, member) = try memberName(in: &scope, depth: 1)
             do throws(ChatChunkScanFailure) {
                 switch member {
-                case .id: id = try recentString(nullable: false, model: false)
+                case .id: givenID = try recentString(nullable: true, model: false)
                 case .model: model = try recentString(nullable: true, model: true)
                 case .created: created = try integer(in: Int64.min...Int64.max, nullable: true)
                 case .choices:
@@ -253,7 +253,8 @@ struct ChatCompletionChunkScanner {
             more = try nextMember()
         }
         try expectEnd()
-        guard let id else { throw .contract("id", "required member is missing") }
+        // Gemini's OpenAI-compatible endpoint left `id` out: an absent or `null` id is empty.
+        let id = givenID ?? ""
         guard sawChoices else { throw .contract("choices", "required member is missing") }
         // The same model and creation time and no usage, as in every chunk of a stream but the
         // last: the box the previous chunk had.
@@ -288,7 +289,7 @@ struct ChatCompletionChunkScanner {
         hasFirst = true
         var position = 1
         while try nextElement() {
-            var choice = ChatCompletionChunk.Choice(index: 0)
+            var choice = ChatCompletionChunk.Choice(index: Int64(position))
             try scanChoiceElement(at: position, into: &choice)
             others.append(choice)
             position += 1
@@ -296,7 +297,7 @@ struct ChatCompletionChunkScanner {
     }
 
     /// Reads the element of `choices` at `position`, which must be an object, into `choice` (a
-    /// fresh `Choice(index: 0)`).
+    /// fresh `Choice(index: position)`: a choice without `index` is the one at its position).
     private mutating func scanChoiceElement(
         at position: Int, into choice: inout ChatCompletionChunk.Choice
     ) throws(ChatChunkScanFailure) {
@@ -311,7 +312,6 @@ struct ChatCompletionChunkScanner {
     }
 
     private mutating func scanChoice(into choice: inout ChatCompletionChunk.Choice) throws(ChatChunkScanFailure) {
-        var sawIndex = false
         var reasoning = Deferred.absent
         var scope = KeyScope()
         var more = try openObject(depth: 3)
@@ -320,8 +320,7 @@ struct ChatCompletionChunkScanner {
             do throws(ChatChunkScanFailure) {
                 switch member {
                 case .index:
-                    choice.index = try integer(in: 0...Int64(Int32.max), nullable: false)!
-                    sawIndex = true
+                    if let index = try integer(in: 0...Int64(Int32.max), nullable: true) { choice.index = index }
                 case .finishReason:
                     choice.finishReason = try string(nullable: true).map(ChatCompletionChunk.FinishReason.init)
                 case .delta:
@@ -337,7 +336,6 @@ struct ChatCompletionChunkScanner {
             }
             more = try nextMember()
         }
-        guard sawIndex else { throw .contract("index", "required member is missing") }
         // As the tree decoder: `reasoning` is read only when `reasoning_content` is not there.
         if choice.reasoning == nil {
             switch reasoning {

@@ -30,6 +30,8 @@ struct ChatCompletionChunkDecoderTests {
         #"{"id":"c","choices":[{"index":0,"delta":{"reasoning_content":"a","reasoning":"a"}}]}"#,
         #"{"id":"c","choices":[{"index":0,"delta":{"reasoning_content":"a","reasoning":5}}]}"#,
         #"{"id":"c","choices":[{"index":1,"delta":{"content":"é 😀"}},{"index":0,"delta":{"content":"b"},"finish_reason":"content_filter"}]}"#,
+        #"{"choices":[{"delta":{"content":"Hallo","role":"assistant"},"index":0}],"created":1747469284,"model":"gemini-2.0-flash","object":"chat.completion.chunk"}"#,
+        #"{"id":null,"choices":[{"delta":{"content":"a"}},{"index":null,"delta":{"content":"b"},"finish_reason":"stop"}]}"#,
         #"{"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#,
         #"{"error":{"message":"upstream failed","code":502,"details":{"retryAfterSeconds":3}}}"#,
         " \n\t{ \"\\u0069d\" : \"x\" , \"choices\" : [ ] , \"created\" : -9223372036854775808 } \r\n",
@@ -211,7 +213,14 @@ struct ChatCompletionChunkDecoderTests {
         #expect(
             failure(#"{"id":"c","choices":[{"index":4294967296}]}"#)
                 == "choices[0].index: integer 4294967296 is outside 0…2147483647")
-        #expect(failure(#"{"choices":[]}"#) == "id: required member is missing")
+        #expect(failure(#"{"id":5,"choices":[]}"#) == "id: expected a string, got a number")
+        #expect(
+            failure(#"{"choices":[]}"#)
+                == "decoded \(ChatCompletionChunkDecoder.Outcome.chunk(.init(id: "", choices: [])))")
+        #expect(
+            failure(#"{"choices":[{"delta":{"content":"a"}},{"delta":{}}]}"#)
+                == "decoded \(ChatCompletionChunkDecoder.Outcome.chunk(.init(id: "", choices: [.init(index: 0, content: "a"), .init(index: 1)])))"
+        )
         #expect(
             failure(#"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1.5,"total_tokens":2}}"#)
                 == "usage.completion_tokens: expected an integer literal without fraction or exponent, got 1.5")
