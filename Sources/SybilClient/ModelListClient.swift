@@ -41,7 +41,7 @@ public struct ModelListClient: Sendable {
             throw .malformed("the answer is larger than \(Self.maximumAnswerBytes) bytes")
         }
         guard status == 200 else {
-            let message = (try? JSONReader().parse(bytes)).flatMap { try? APIErrorBody.decode($0, at: .root) }?.message
+            let message = (try? JSONReader().parse(bytes)).flatMap(APIErrorBody.readLeniently)?.message
             throw .refused(status: status, message: message.map(TerminalText.oneLine))
         }
         do {

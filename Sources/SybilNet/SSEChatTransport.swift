@@ -92,7 +92,7 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         let head = response.head
         guard head.status == 200 else {
             let bytes = (try? await response.collect(limit: 64 << 10)) ?? []
-            let body = (try? JSONReader().parse(bytes)).flatMap { try? APIErrorBody.decode($0, at: .root) }
+            let body = (try? JSONReader().parse(bytes)).flatMap(APIErrorBody.readLeniently)
             throw ChatStreamError.forStatus(
                 head.status, body: body, retryAfter: ChatStreamError.parseRetryAfter(head.headers["Retry-After"]))
         }

@@ -58,6 +58,45 @@ public struct APIErrorBody: Sendable, Hashable {
         return APIErrorBody(message: message, type: type, code: code, param: param, details: details)
     }
 
+    /// The error in a body any OpenAI-compatible server sends with a failed status, or `nil`
+    /// when it names none. Besides ``decode(_:at:)``'s shape it reads the ones other servers
+    /// use: `{"error": "text"}` (Hugging Face TGI, Ollama's own routes), a top-level
+    /// `{"object": "error", "message": …}` (vLLM before 0.10, FastChat, SGLang), `{"detail":
+    /// "text"}` and `{"detail": [{"msg": …}]}` (FastAPI), and `{"message": "text"}` (gateways).
+    public static func readLeniently(_ value: JSONValue) -> APIErrorBody? {
+        if let body = try? decode(value, at: .root) { return body }
+        guard case .object(let object) = value else { return nil }
+        func text(_ value: JSONValue?) -> String? {
+            guard case .string(let text)? = value, !text.isEmpty else { return nil }
+            return text
+        }
+        if let message = text(object["error"]) {
+            return APIErrorBody(message: message, type: text(object["error_type"]) ?? text(object["type"]))
+        }
+        if let message = text(object["message"]) {
+            var code: String?
+            if case .number(let number)? = object["code"], number.isIntegerLiteral { code = number.literal }
+            return APIErrorBody(message: message, type: text(object["type"]), code: code ?? text(object["code"]))
+        }
+        if let message = text(object["detail"]) { return APIErrorBody(message: message) }
+        if case .array(let items)? = object["detail"] {
+            let messages: [String] = items.compactMap { item in
+                guard case .object(let entry) = item, let message = text(entry["msg"]) else { return nil }
+                guard case .array(let location)? = entry["loc"] else { return message }
+                let names = location.compactMap { part -> String? in
+                    switch part {
+                    case .string(let name): name
+                    case .number(let number): number.literal
+                    default: nil
+                    }
+                }
+                return names.isEmpty ? message : names.joined(separator: ".") + ": " + message
+            }
+            if !messages.isEmpty { return APIErrorBody(message: messages.joined(separator: "; ")) }
+        }
+        return nil
+    }
+
     /// The body as JSON, absent members omitted.
     public var jsonValue: JSONValue {
         var members = [JSONMember("message", .string(message))]

@@ -49,8 +49,15 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
             let reader = try JSONObjectReader(value, at: .root)
             return .error(APIErrorBody(message: try reader.string("message")))
         }
-        if case .object(let object) = value, object["error"] != nil {
-            return .error(try APIErrorBody.decode(value, at: .root))
+        if case .object(let object) = value {
+            // `{"error": "text"}` (TGI) and vLLM's older top-level `{"object": "error", …}` are
+            // error frames too.
+            var isErrorObject = false
+            if case .string("error")? = object["object"], object["choices"] == nil { isErrorObject = true }
+            if object["error"] != nil || isErrorObject {
+                if let body = APIErrorBody.readLeniently(value) { return .error(body) }
+                if object["error"] != nil { return .error(try APIErrorBody.decode(value, at: .root)) }
+            }
         }
         return .chunk(try ChatCompletionChunk.decode(value, at: .root))
     }

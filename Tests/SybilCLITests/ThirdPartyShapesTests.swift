@@ -62,5 +62,67 @@
             #expect(await ask(server, test: test) == 0, "stderr: \(test.stderr)")
             #expect(test.stdout == "Ohne Index\n")
         }
+
+        /// vLLM before 0.10 (and FastChat, SGLang) answer a failed request with a top-level
+        /// `{"object": "error", "message": …}`: its message is the reason the person needs.
+        @Test func vLLMsTopLevelErrorMessageIsShown() async throws {
+            let server = try Self.server(
+                status: "400 Bad Request", contentType: "application/json",
+                body:
+                    #"{"object":"error","message":"This model's maximum context length is 4096 tokens.","type":"BadRequestError","param":null,"code":400}"#
+            )
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 76)
+            #expect(
+                test.stderr
+                    == "sybil ask: The request was not accepted (400): This model's maximum context length is 4096 tokens."
+                    + " Check the server address and model, then retry.\n")
+        }
+
+        /// Hugging Face TGI answers `{"error": "text", "error_type": …}`, with 422 for a request
+        /// it refuses: the text is shown.
+        @Test func tgisStringErrorIsShown() async throws {
+            let server = try Self.server(
+                status: "422 Unprocessable Entity", contentType: "application/json",
+                body:
+                    #"{"error":"Input validation error: `inputs` must have less than 4096 tokens","error_type":"validation"}"#
+            )
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 76)
+            #expect(
+                test.stderr.contains(
+                    "sybil ask: The chat service answered 422: Input validation error: `inputs` must have less than 4096"
+                        + " tokens."))
+        }
+
+        /// FastAPI servers refuse a body's fields with `{"detail": [{"loc": …, "msg": …}]}`.
+        @Test func fastAPIsDetailListIsShown() async throws {
+            let server = try Self.server(
+                status: "422 Unprocessable Entity", contentType: "application/json",
+                body:
+                    #"{"detail":[{"loc":["body","messages",0,"content"],"msg":"field required","type":"value_error.missing"}]}"#
+            )
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 76)
+            #expect(test.stderr.contains("answered 422: body.messages.0.content: field required."), "\(test.stderr)")
+        }
+
+        /// TGI reports a failure during generation as a data frame `{"error": "text"}`.
+        @Test func tgisErrorFrameMidStreamIsShownAsTheServersError() async throws {
+            let server = try Self.server(
+                body: """
+                    data: {"id":"a","choices":[{"index":0,"delta":{"content":"Hal"}}]}
+
+                    data:{"error":"Request failed during generation: CUDA out of memory","error_type":"generation"}
+
+
+                    """)
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 76)
+            #expect(test.stdout == "Hal\n")
+            #expect(
+                test.stderr.contains(
+                    "sybil ask: The reply stopped with an error: Request failed during generation: CUDA out of memory"))
+        }
     }
 #endif

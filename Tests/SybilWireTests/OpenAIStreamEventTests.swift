@@ -50,6 +50,20 @@ struct OpenAIStreamEventTests {
         #expect(named == .error(APIErrorBody(message: "quota", code: "rate_limited")))
     }
 
+    /// The error frames of servers that do not use OpenAI's shape: TGI's `{"error": "text"}`
+    /// and vLLM's older top-level `{"object": "error", …}`.
+    @Test func errorFramesOfOtherServers() throws {
+        #expect(
+            try decode(#"{"error":"Request failed during generation: CUDA out of memory","error_type":"generation"}"#)
+                == .error(
+                    APIErrorBody(message: "Request failed during generation: CUDA out of memory", type: "generation")))
+        #expect(
+            try decode(
+                #"{"object":"error","message":"engine dead","type":"InternalServerError","param":null,"code":500}"#)
+                == .error(APIErrorBody(message: "engine dead", type: "InternalServerError", code: "500")))
+        #expect(try decode(#"{"object":"error","choices":[]}"#) == .chunk(ChatCompletionChunk(id: "", choices: [])))
+    }
+
     @Test func malformedChunksFailWithAPath() throws {
         let missingChoices = try #require(throws: JSONError.self) { try decode(#"{"id":"c"}"#) }
         #expect(missingChoices.path.description == "choices")
