@@ -133,6 +133,14 @@ extension ChatConversationModel {
             switch error {
             case .badRequest, .notFound: advice = "Check the server address and model, then retry."
             case .unauthorized: advice = "Sign in again, then retry."
+            case .unexpectedStatus(403, _, _): advice = "Check that the key may use this server and model, then retry."
+            case .unexpectedStatus(413, _, _):
+                advice = "Send less (a shorter question or fewer attachments), then retry."
+            case .unexpectedStatus(let status, _, _)
+            where (400...499).contains(status) && ![408, 425, 429].contains(status):
+                // The same request fails the same way again (422: vLLM and other FastAPI servers
+                // refusing a request's fields).
+                advice = "Check the server address and model, then retry."
             case .serverError, .unexpectedStatus:
                 if let wait = error.retryAfter {
                     advice = "Retry in \(wait.components.seconds) s."

@@ -80,8 +80,8 @@
         }
 
         /// Hugging Face TGI answers `{"error": "text", "error_type": …}`, with 422 for a request
-        /// it refuses: the text is shown.
-        @Test func tgisStringErrorIsShown() async throws {
+        /// it refuses: the text is shown, and the advice is not to wait and send it again.
+        @Test func tgisStringErrorIsShownAndA422IsNotToBeRetriedUnchanged() async throws {
             let server = try Self.server(
                 status: "422 Unprocessable Entity", contentType: "application/json",
                 body:
@@ -90,9 +90,9 @@
             let test = TestIO()
             #expect(await ask(server, test: test) == 76)
             #expect(
-                test.stderr.contains(
-                    "sybil ask: The chat service answered 422: Input validation error: `inputs` must have less than 4096"
-                        + " tokens."))
+                test.stderr
+                    == "sybil ask: The chat service answered 422: Input validation error: `inputs` must have less than 4096"
+                    + " tokens. Check the server address and model, then retry.\n")
         }
 
         /// FastAPI servers refuse a body's fields with `{"detail": [{"loc": …, "msg": …}]}`.
@@ -123,6 +123,19 @@
             #expect(
                 test.stderr.contains(
                     "sybil ask: The reply stopped with an error: Request failed during generation: CUDA out of memory"))
+        }
+
+        /// A 413 is not cured by waiting: the advice says to send less.
+        @Test func a413AdvisesSendingLess() async throws {
+            let server = try Self.server(
+                status: "413 Payload Too Large", contentType: "application/json",
+                body: #"{"error":{"message":"Request too large","type":"invalid_request_error"}}"#)
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 76)
+            #expect(
+                test.stderr
+                    == "sybil ask: The chat service answered 413: Request too large. Send less (a shorter question or"
+                    + " fewer attachments), then retry.\n")
         }
     }
 #endif
