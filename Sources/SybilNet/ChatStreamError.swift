@@ -46,7 +46,7 @@ public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible 
         case .serverError(let status, let body, _): return "The chat service failed (\(status))\(server(body))"
         case .unexpectedStatus(let status, let body, _): return "The chat service answered \(status)\(server(body))"
         case .wrongContentType(let type): return "The chat service did not stream (content type \(type ?? "none"))."
-        case .errorFrame(let body): return "The reply stopped with an error: \(body.message)"
+        case .errorFrame(let body): return "The reply stopped with an error\(server(body))"
         case .interrupted: return "The reply was cut off before it finished."
         case .stalled(let after): return "The reply stalled (nothing for \(after))."
         case .malformedChunk(let reason): return "The reply could not be read: \(reason)"

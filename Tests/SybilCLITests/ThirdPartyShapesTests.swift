@@ -121,8 +121,9 @@
             #expect(await ask(server, test: test) == 76)
             #expect(test.stdout == "Hal\n")
             #expect(
-                test.stderr.contains(
-                    "sybil ask: The reply stopped with an error: Request failed during generation: CUDA out of memory"))
+                test.stderr
+                    == "sybil ask: The reply stopped with an error: Request failed during generation: CUDA out of memory."
+                    + " Retry to ask again.\n")
         }
 
         /// A 413 is not cured by waiting: the advice says to send less.
