@@ -85,7 +85,8 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         get { extras?.model }
         set { extras = Extras.make(model: newValue, created: created, usage: usage, otherChoices: otherChoices) }
     }
-    /// When the completion was created, in seconds since 1970 (OpenAI sends it; optional here).
+    /// When the completion was created, in seconds since 1970 (OpenAI sends it; optional here;
+    /// a fraction some servers add is dropped).
     public var created: Int64? {
         get { extras?.created }
         set { extras = Extras.make(model: model, created: newValue, usage: usage, otherChoices: otherChoices) }
@@ -289,6 +290,14 @@ public struct ChatCompletionChunk: Sendable, Hashable {
             id: id, index: index, role: role, content: content, finishReason: finishReason, extras: extras)
     }
 
+    /// The whole seconds of a `created` written with a fraction or an exponent, as SambaNova,
+    /// Parasail and some LiteLLM versions send it (`1744857525.254391`); `nil` when that is
+    /// outside `Int64`. `literal` is a valid JSON number.
+    static func wholeSeconds(_ literal: String) -> Int64? {
+        guard let seconds = Double(literal)?.rounded(.down), seconds >= -0x1p63, seconds < 0x1p63 else { return nil }
+        return Int64(seconds)
+    }
+
     /// The concatenated content of all choices (usually one).
     public var content: String {
         if !hasOtherChoices { return storage.content ?? "" }
@@ -319,8 +328,13 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         // Gemini's OpenAI-compatible endpoint left `id` out: an absent or `null` id is empty.
         let id = try reader.optionalString("id") ?? ""
         let model = try reader.optionalString("model")
-        let created = try reader.optionalValue("created").map { value throws(JSONError) in
-            try JSONValueReader.integer(value, at: path.appending(key: "created"))
+        var created: Int64?
+        if let value = reader.optionalValue("created") {
+            if case .number(let number) = value, !number.isIntegerLiteral {
+                created = wholeSeconds(number.literal)
+            } else {
+                created = try JSONValueReader.integer(value, at: path.appending(key: "created"))
+            }
         }
         var choices: [Choice] = []
         for (position, element) in try reader.array("choices").enumerated() {

@@ -239,7 +239,7 @@ struct ChatCompletionChunkScanner {
                 switch member {
                 case .id: givenID = try recentString(nullable: true, model: false)
                 case .model: model = try recentString(nullable: true, model: true)
-                case .created: created = try integer(in: Int64.min...Int64.max, nullable: true)
+                case .created: created = try timestamp()
                 case .choices:
                     sawChoices = true
                     try scanChoices(first: &firstChoice, hasFirst: &hasFirstChoice, others: &otherChoices)
@@ -763,6 +763,19 @@ struct ChatCompletionChunkScanner {
         }
         if nullable, try skipNull() { return nil }
         throw ChatChunkScanFailure(kind: .contract, message: "expected a string, got \(kindOfValue())")
+    }
+
+    /// `created`: an integer or `null` as ``integer(in:nullable:)`` reads them, or a number
+    /// with a fraction or exponent taken as ``ChatCompletionChunk/wholeSeconds(_:)`` takes it.
+    mutating func timestamp() throws(ChatChunkScanFailure) -> Int64? {
+        let start = index
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "-") || isDigit(bytes[index]), !(try scanNumber())
+        else {
+            index = start
+            return try integer(in: Int64.min...Int64.max, nullable: true)
+        }
+        return ChatCompletionChunk.wholeSeconds(
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
     }
 
     /// A string, or `nil` for `null` when `nullable`; any other value fails.

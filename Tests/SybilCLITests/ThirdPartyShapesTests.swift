@@ -45,6 +45,23 @@
             #expect(test.stdout == "Hallo Welt\n")
         }
 
+        /// SambaNova and Parasail (and LiteLLM 1.41.15) send `created` with a fraction of a second.
+        @Test func aCreatedTimeWithAFractionAsSambaNovaSendsItIsRead() async throws {
+            let server = try Self.server(
+                body: """
+                    data: {"choices":[{"delta":{"content":"Bruchteil","role":"assistant"},"finish_reason":null,"index":0,"logprobs":null}],"created":1744857525.254391,"id":"7ab7172c","model":"Meta-Llama-3.3-70B-Instruct","object":"chat.completion.chunk","system_fingerprint":"fastcoe"}
+
+                    data: {"choices":[{"delta":{},"finish_reason":"stop","index":0,"logprobs":null}],"created":1744857525.3,"id":"7ab7172c","model":"Meta-Llama-3.3-70B-Instruct","object":"chat.completion.chunk","system_fingerprint":"fastcoe"}
+
+                    data: [DONE]
+
+
+                    """)
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 0, "stderr: \(test.stderr)")
+            #expect(test.stdout == "Bruchteil\n")
+        }
+
         /// A choice without `index` (one choice, as small servers and proxies send it) is the
         /// choice at its position.
         @Test func aChoiceWithoutAnIndexIsRead() async throws {

@@ -32,6 +32,7 @@ struct ChatCompletionChunkDecoderTests {
         #"{"id":"c","choices":[{"index":1,"delta":{"content":"é 😀"}},{"index":0,"delta":{"content":"b"},"finish_reason":"content_filter"}]}"#,
         #"{"choices":[{"delta":{"content":"Hallo","role":"assistant"},"index":0}],"created":1747469284,"model":"gemini-2.0-flash","object":"chat.completion.chunk"}"#,
         #"{"id":null,"choices":[{"delta":{"content":"a"}},{"index":null,"delta":{"content":"b"},"finish_reason":"stop"}]}"#,
+        #"{"choices":[{"delta":{"content":"A","role":"assistant"},"finish_reason":null,"index":0,"logprobs":null}],"created":1744857525.254391,"id":"7ab7172c","model":"Meta-Llama-3.3-70B-Instruct","object":"chat.completion.chunk","system_fingerprint":"fastcoe"}"#,
         #"{"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#,
         #"{"error":{"message":"upstream failed","code":502,"details":{"retryAfterSeconds":3}}}"#,
         #"{"error":"Request failed during generation: CUDA out of memory","error_type":"generation"}"#,
@@ -115,6 +116,11 @@ struct ChatCompletionChunkDecoderTests {
             #"{"id":"c","choices":[{"index":0}],"created":9223372036854775808}"#,
             #"{"id":"c","choices":[{"index":0}],"created":-9223372036854775809}"#,
             #"{"id":"c","choices":[],"created":99999999999999999999999}"#,
+            #"{"id":"c","choices":[],"created":9.3e18}"#,
+            #"{"id":"c","choices":[],"created":-9.2e18}"#,
+            #"{"id":"c","choices":[],"created":1e400}"#,
+            #"{"id":"c","choices":[],"created":-0.5}"#,
+            #"{"id":"c","choices":[],"created":1.}"#,
             #"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":-1}}"#,
             #"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#,
             #"{"id":"c","choices":[],"x":"\ud83d"}"#,
@@ -217,6 +223,10 @@ struct ChatCompletionChunkDecoderTests {
             failure(#"{"id":"c","choices":[{"index":4294967296}]}"#)
                 == "choices[0].index: integer 4294967296 is outside 0…2147483647")
         #expect(failure(#"{"id":5,"choices":[]}"#) == "id: expected a string, got a number")
+        #expect(
+            failure(#"{"id":"c","created":1744857525.9,"choices":[]}"#)
+                == "decoded \(ChatCompletionChunkDecoder.Outcome.chunk(.init(id: "c", created: 1_744_857_525, choices: [])))"
+        )
         #expect(
             failure(#"{"choices":[]}"#)
                 == "decoded \(ChatCompletionChunkDecoder.Outcome.chunk(.init(id: "", choices: [])))")
