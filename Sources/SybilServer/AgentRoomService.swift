@@ -28,10 +28,10 @@ final class AgentRoomService: Sendable {
     private let messageLimiter: RateLimiter
 
     /// The service, with its agent not yet started (see ``start()``); the agent's task prefers
-    /// `executor` (see ``ServiceTasks``).
+    /// `executor` (see ``ServiceTasks``) and reports its failed store steps to `log`.
     init(
         store: AgentRoomStore, options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil,
-        executor: (any TaskExecutor)? = nil
+        executor: (any TaskExecutor)? = nil, log: ServerLog = .standardError
     ) {
         tasks = ServiceTasks(executor: executor)
         self.store = store
@@ -44,7 +44,7 @@ final class AgentRoomService: Sendable {
         }
         turns = AgentTurnRunner(
             store: store, events: events, agent: ScriptedAgent(seed: options.seed), time: time, pace: options.pace,
-            upstream: responder)
+            upstream: responder, log: log)
         uploadLimiter = RateLimiter(limit: options.uploadsPerMinute)
         messageLimiter = RateLimiter(limit: options.messagesPerMinute)
     }

@@ -20,10 +20,10 @@ public final class SybilServerApp: HTTPHandler {
 
     /// Opens storage, builds the surfaces and starts their work (the Agent room's turns);
     /// `upstream` carries forwarded chats (URLSession when `options.upstream` is set and none is
-    /// given); `random` draws chat stream ids; `log` receives the causes of 500 answers. The
-    /// surfaces' background work (the Agent's turns, workspace runs, chat streams' producers
-    /// and forwarders) prefers `executor`; without one it runs on the global concurrent
-    /// executor. An executor given stays the caller's: stop it only after ``shutdown(within:)``
+    /// given); `random` draws chat stream ids; `log` receives the causes of 500 answers and the
+    /// Agent room's failed store steps. The surfaces' background work (the Agent's turns,
+    /// workspace runs, chat streams' producers and forwarders) prefers `executor`; without one
+    /// it runs on the global concurrent executor. An executor given stays the caller's: stop it only after ``shutdown(within:)``
     /// returned (``ReferenceServer`` does). A store that cannot start throws
     /// ``ServerError/database(path:reason:remedy:)`` naming its file.
     public convenience init(
@@ -53,7 +53,7 @@ public final class SybilServerApp: HTTPHandler {
             try AgentRoomStore(storage)
         }
         agentRoom = AgentRoomService(
-            store: agentStore, options: options, time: time, upstream: forwarding, executor: executor)
+            store: agentStore, options: options, time: time, upstream: forwarding, executor: executor, log: log)
         let workspaceStore = try ServerDatabase.starting(storage, file: WorkspaceSchema.file) {
             try WorkspaceStore(storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds())
         }
