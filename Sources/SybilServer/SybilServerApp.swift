@@ -23,9 +23,9 @@ public final class SybilServerApp: HTTPHandler {
     /// given); `random` draws chat stream ids; `log` receives the causes of 500 answers and the
     /// Agent room's failed store steps. The surfaces' background work (the Agent's turns,
     /// workspace runs, chat streams' producers and forwarders) prefers `executor`; without one
-    /// it runs on the global concurrent executor. An executor given stays the caller's: stop it only after ``shutdown(within:)``
-    /// returned (``ReferenceServer`` does). A store that cannot start throws
-    /// ``ServerError/database(path:reason:remedy:)`` naming its file.
+    /// it runs on the global concurrent executor. An executor given stays the caller's: stop it
+    /// only after ``shutdown(within:)`` returned (``ReferenceServer`` does). A store that cannot
+    /// start throws ``ServerError/database(path:reason:remedy:)`` naming its file.
     public convenience init(
         options: SybilServerOptions, time: ServerTime, upstream: (any HTTPClient)? = nil,
         random: any RandomSource = SystemRandomSource(), log: ServerLog = .standardError,
