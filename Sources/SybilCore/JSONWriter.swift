@@ -102,6 +102,11 @@ public struct JSONWriter: Sendable {
                 case 0x08: escape = Array("\\b".utf8)
                 case 0x0C: escape = Array("\\f".utf8)
                 case 0x00...0x1F, 0x7F: escape = unicodeEscape(UInt32(byte))
+                case 0xC2 where index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1]):
+                    // A C1 control (U+0080–U+009F; U+009B is a terminal's CSI): escaped as the C0
+                    // ones are, so that `--json` from a server's text puts none on a terminal.
+                    escape = unicodeEscape(UInt32(bytes[index + 1]))
+                    width = 2
                 case 0xE2
                 where index + 2 < bytes.count && bytes[index + 1] == 0x80
                     && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):

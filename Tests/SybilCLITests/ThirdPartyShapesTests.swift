@@ -62,6 +62,21 @@
             #expect(test.stdout == "Bruchteil\n")
         }
 
+        /// `sybil models --json` escapes the C1 controls in a server's model ids (U+009B is a
+        /// terminal's CSI) as it escapes ESC: no server's text reaches a terminal raw.
+        @Test func modelsJSONEscapesC1ControlsInAModelID() async throws {
+            let body = #"{"object":"list","data":[{"id":"gut\u001b[2J\u009b2Jrot","object":"model","owned_by":"x"}]}"#
+            let server = try LoopbackHTTPServer { _, connection in
+                connection.write(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                        + "Connection: close\r\n\r\n" + body)
+            }
+            let test = TestIO()
+            #expect(await test.run("models", "--api-url", server.url.absoluteString, "--json") == 0, "\(test.stderr)")
+            #expect(test.stdout.contains(#""id":"gut\u001b[2J\u009b2Jrot""#), "\(test.stdout)")
+            #expect(!test.stdout.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0.value == 0x1B })
+        }
+
         /// A choice without `index` (one choice, as small servers and proxies send it) is the
         /// choice at its position.
         @Test func aChoiceWithoutAnIndexIsRead() async throws {

@@ -10,6 +10,12 @@ struct JSONWriterTests {
                 == #""q\"b\\n\nr\rt\tb\bf\fnul\u0000us\u001fdel\u007fls\u2028ps\u2029é€🎉""#)
     }
 
+    @Test func escapesC1ControlsAsTheC0Ones() throws {
+        let text = "a\u{80}b\u{9B}2Jc\u{9F}\u{A0}é"
+        #expect(JSONWriter.quoted(text) == "\"a\\u0080b\\u009b2Jc\\u009f\u{A0}é\"")
+        #expect(try JSONReader().parse(JSONWriter().bytes(from: .string(text))) == .string(text))
+    }
+
     @Test func compactAndPrettyLayouts() {
         let value: JSONValue = ["a": [1, true, nil], "b": [:], "c": [], "d": ["e": "f"]]
         #expect(JSONWriter().string(from: value) == #"{"a":[1,true,null],"b":{},"c":[],"d":{"e":"f"}}"#)
