@@ -149,7 +149,7 @@ extension WorkspaceStore {
             try history.recordSettledEpoch(state.epoch + 1, of: chat)
         }
         live.settled(state.epoch + 1, of: chat)
-        return dropRun(chat, runId: runId)
+        return live.drop(run: runId, of: chat)
     }
 
     /// Ends a queued run as cancelled (its user's row settles into history); `nil` when the
@@ -161,9 +161,12 @@ extension WorkspaceStore {
 
     /// Removes run `runId` from the overlay without writing history and starts the next
     /// epoch: a run whose history could not be written ends this way, so the overlay never
-    /// shows a run that will not settle (its stored messages settle at the next start).
+    /// shows a run that will not settle (its stored messages settle at the next start). The
+    /// new epoch is recorded when storage allows, so that a later start's overlays are newer.
     func dropRun(_ chat: WorkspaceChatKey, runId: String) -> WorkspaceLiveState.Live {
-        live.drop(run: runId, of: chat)
+        let state = live.drop(run: runId, of: chat)
+        try? history.recordSettledEpoch(state.epoch, of: chat)
+        return state
     }
 
     /// The stored run `runId`, or `nil`.
@@ -179,7 +182,10 @@ extension WorkspaceStore {
     // MARK: Private
 
     /// Ends runs left queued or running by an earlier start as failed: their users' messages
-    /// become canonical rows, in order, and the sessions' `updatedAt` moves to `now`.
+    /// become canonical rows, in order, and the sessions' `updatedAt` moves to `now`. Each
+    /// such chat's overlay was live under the epoch after its last settled one (clients may
+    /// hold it at any revision), so that epoch counts as settled: this start's overlays take a
+    /// newer one, which clients apply instead of keeping the dead run's rows.
     static func recoverInterruptedRuns(_ history: WorkspaceHistory, now: Int64) throws {
         let database = history.database
         let open = try database.rows(
@@ -187,6 +193,8 @@ extension WorkspaceStore {
             SELECT run_id, desktop_id, project_id, session_id FROM ws_runs
             WHERE state IN ('queued', 'running') ORDER BY number
             """)
+        let settled = try history.settledEpochs()
+        var interrupted = Set<WorkspaceChatKey>()
         for run in open {
             let runId = try run.text("run_id")
             let chat = try WorkspaceSchema.chat(in: run)
@@ -203,6 +211,10 @@ extension WorkspaceStore {
             try database.query(
                 "UPDATE ws_runs SET state = ? WHERE run_id = ?", [.text(RunState.failed.rawValue), .text(runId)])
             try history.touch(chat, updatedAt: now)
+            interrupted.insert(chat)
+        }
+        for chat in interrupted {
+            try history.recordSettledEpoch((settled[chat] ?? 0) + 1, of: chat)
         }
     }
 
