@@ -501,8 +501,11 @@ public final class TerminalAppController {
                     return
                 }
                 if await !workspace.send(caption) {
+                    _ = workspace.takeReturnedText()
                     self?.deliver(
                         .notSent(draft: text, reason: workspace.composer.notice ?? "The message was not sent."))
+                } else {
+                    self?.giveBackReturnedText(of: workspace)
                 }
             }
         case .newChat, .chat:
@@ -771,6 +774,21 @@ public final class TerminalAppController {
         return nil
     }
 
+    /// Seed 000: a message the desktop rejected for good goes back into the composer when it
+    /// is empty; a draft typed meanwhile stays, and the notice names the rejected text.
+    private func giveBackReturnedText(of workspace: WorkspaceSessionScreen) {
+        guard let text = workspace.takeReturnedText() else { return }
+        let reason = workspace.composer.notice ?? "The desktop did not take your message."
+        if app.composer.isEmpty {
+            deliver(.notSent(draft: text, reason: reason))
+        } else {
+            deliver(
+                .notSent(
+                    draft: text,
+                    reason: "\(reason) Your new draft was kept; the message was: \"\(text)\""))
+        }
+    }
+
     private func retry() {
         switch app.sidebar.current {
         case .webSearch:
@@ -787,7 +805,10 @@ public final class TerminalAppController {
             }
         case .session:
             guard let workspace else { return }
-            run { await workspace.composer.retryUnaccepted() }
+            run { [weak self] in
+                await workspace.composer.retryUnaccepted()
+                self?.giveBackReturnedText(of: workspace)
+            }
         case .newChat, .chat:
             guard let chat, chat.canRetry else { return }
             run { await chat.retry() }

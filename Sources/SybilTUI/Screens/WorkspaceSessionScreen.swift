@@ -63,6 +63,16 @@ public final class WorkspaceSessionScreen {
         return await composer.send(steer: steer) != nil
     }
 
+    /// The text the composer gave back since the last call (a message the desktop rejected
+    /// for good, or one that could not be kept), once; `nil` when there is none. The composer
+    /// restores it into its own draft, which the terminal app does not show: the app puts it
+    /// in its composer instead.
+    public func takeReturnedText() -> String? {
+        let text = composer.draft
+        composer.draft = ""
+        return text.isEmpty ? nil : text
+    }
+
     /// Uploads the files at `paths` for the next message and waits until each has ended;
     /// returns why not when one could not be attached (the failed ones are removed, so the
     /// message can be sent again once the path is right).

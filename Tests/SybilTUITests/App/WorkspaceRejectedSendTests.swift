@@ -1,0 +1,129 @@
+import SybilClient
+import SybilCore
+import SybilStore
+import SybilTesting
+import SybilTimeline
+import SybilWire
+import Testing
+
+@testable import SybilTUI
+
+/// Seed 000 in the terminal app: a message the desktop rejects for good puts its text back in
+/// the composer when the composer can take it, and otherwise names it, so it is never lost.
+@Suite("Terminal app workspace messages rejected by the desktop", .timeLimit(.minutes(2)))
+@MainActor
+struct WorkspaceRejectedSendTests {
+    static let session = WorkspaceChatKey(desktopId: "desk-1", projectId: "app", sessionId: "s1")
+    nonisolated static let reason = "The session was archived on the desktop."
+
+    /// Loads an empty chat and rejects every submission for good.
+    final class RejectingRPC: WorkspaceChatRPC, WorkspaceSubmitRPC {
+        func codexChatLoad(_ chat: WorkspaceChatKey) async throws -> WorkspaceChatLoadEnvelope {
+            WorkspaceChatLoadEnvelope(
+                boundaryToken: "b", codexSessionId: nil, loadState: .ready, loadedEntries: 0, hasOlderEntries: false,
+                oldestCursor: nil, timeline: [], liveOverlay: .empty, runtime: nil, activeRun: nil)
+        }
+        func codexChatLoadPageBefore(_ chat: WorkspaceChatKey, cursor: String) async throws -> WorkspaceChatPage {
+            WorkspaceChatPage(threadId: nil, timeline: [], hasOlderEntries: false, oldestCursor: nil)
+        }
+        func codexChatLoadThread(_ chat: WorkspaceChatKey, threadId: String) async throws -> WorkspaceChatPage {
+            WorkspaceChatPage(threadId: threadId, timeline: [], hasOlderEntries: false, oldestCursor: nil)
+        }
+        func codexChatLoadThreadPageBefore(
+            _ chat: WorkspaceChatKey, threadId: String, cursor: String
+        ) async throws -> WorkspaceChatPage {
+            WorkspaceChatPage(threadId: threadId, timeline: [], hasOlderEntries: false, oldestCursor: nil)
+        }
+        func codexChatSubmit(_ submission: WorkspaceSubmission) async throws -> WorkspaceSubmitReceipt {
+            WorkspaceSubmitReceipt(
+                operationId: submission.operationId, mutationId: submission.mutationId,
+                outcome: .rejected(reason: WorkspaceRejectedSendTests.reason))
+        }
+    }
+
+    /// The app with one session open, its composer focused.
+    private func openSession() async throws -> TerminalAppController {
+        let rpc = RejectingRPC()
+        let clock = ManualClock()
+        let hosts = WorkspaceChatHostCache { key in
+            WorkspaceChatHost(key: key, rpc: rpc, clock: clock, random: SeededRandomSource(seed: 1))
+        }
+        let desktops = [
+            SidebarDesktop(
+                id: "desk-1", name: "Studio", online: true,
+                projects: [SidebarDesktop.Project(id: "app", name: "App", sessions: [.init(id: "s1", title: "One")])])
+        ]
+        let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
+        let workspaces = TerminalAppServices.Workspaces(
+            list: { .success(desktops) },
+            open: { key, title in
+                if hosts.selectedKey != key { hosts.select(key) }
+                let host =
+                    hosts.selectedHost
+                    ?? WorkspaceChatHost(
+                        key: key, rpc: rpc, clock: clock, random: SeededRandomSource(seed: 1))
+                let ids = SequentialIDGenerator(prefix: "op")
+                let sender = WorkspaceOutboxSender(
+                    outbox: outbox, rpc: rpc, clock: ContinuousClock(), ids: ids, now: { 0 })
+                let composer = WorkspaceChatComposer(host: host, outbox: outbox, sender: sender, ids: ids, now: { 0 })
+                return WorkspaceSessionScreen(
+                    key: key, title: title, screen: WorkspaceChatScreenModel(host: host, clock: AnyClock(clock)),
+                    composer: composer
+                ) {
+                    if hosts.selectedHost?.key == key { hosts.select(nil) }
+                }
+            }, hosts: hosts)
+        let store = InMemoryChatHistory()
+        let chats = ChatListModel(
+            streaming: TerminalAppForegroundTests.NoStreaming(), store: store, model: "m", now: { 1_000 },
+            ids: SequentialIDGenerator(prefix: "id"), warmUp: TerminalAppForegroundTests.RecordingWarmUp())
+        let services = TerminalAppServices(
+            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
+            workspaces: workspaces)
+        let controller = TerminalAppController(
+            services: services, theme: .monochrome, size: TerminalSize(columns: 80, rows: 24))
+        await controller.start()
+        await controller.settle()
+        if controller.app.focus != .sidebar { press(controller, .escape) }
+        press(controller, .home)
+        let index = try #require(
+            controller.app.sidebar.rows.compactMap(\.destination).firstIndex(of: .session(Self.session)))
+        for _ in 0..<index { press(controller, .down) }
+        press(controller, .enter)
+        await controller.settle()
+        #expect(controller.workspace?.key == Self.session)
+        #expect(await ConditionWait.until { hosts.selectedHost?.appliedLoads ?? 0 > 0 }, "the session loaded")
+        if controller.app.focus != .composer { press(controller, .tab) }
+        #expect(controller.app.focus == .composer)
+        return controller
+    }
+
+    private func press(_ controller: TerminalAppController, _ key: Key, _ modifiers: KeyModifiers = []) {
+        controller.handle(.key(KeyEvent(key, modifiers: modifiers)), now: .zero)
+    }
+
+    @Test func aRejectedMessageIsBackInTheEmptyComposer() async throws {
+        let controller = try await openSession()
+        controller.handle(.paste("Bitte den Build neu starten."), now: .zero)
+        press(controller, .enter)
+        #expect(controller.app.composer.isEmpty, "the message left the composer when it was sent")
+        await controller.settle()
+        #expect(controller.app.composer.text == "Bitte den Build neu starten.", "the rejected text is back")
+        #expect(controller.app.notice?.contains(Self.reason) == true)
+        #expect(controller.workspace?.composer.deliveries.isEmpty == true)
+        await controller.close()
+    }
+
+    @Test func aRejectedMessageNamesItsTextWhenTheComposerHoldsANewDraft() async throws {
+        let controller = try await openSession()
+        controller.handle(.paste("Bitte den Build neu starten."), now: .zero)
+        press(controller, .enter)
+        // Typed before the desktop's answer arrived: the new draft is the person's, and stays.
+        controller.handle(.paste("Noch etwas."), now: .zero)
+        await controller.settle()
+        #expect(controller.app.composer.text == "Noch etwas.")
+        #expect(controller.app.notice?.contains(Self.reason) == true)
+        #expect(controller.app.notice?.contains("Bitte den Build neu starten.") == true, "the rejected text is named")
+        await controller.close()
+    }
+}
