@@ -286,6 +286,9 @@ public final class TerminalAppController {
     public func close() async {
         chat?.stop()
         for task in tasks.values { task.cancel() }
+        // The room's loads are its own work, which cancelling the task that started it does not
+        // end: stopping it does, so a server that does not answer does not hold the quit.
+        await services.agent?.stop()
         await settle()
         await workspace?.close()
         workspace = nil
