@@ -413,10 +413,7 @@ struct ChatCompletionChunkScanner {
             }
             more = try nextMember()
         }
-        guard let prompt else { throw .contract("prompt_tokens", "required member is missing") }
-        guard let completion else { throw .contract("completion_tokens", "required member is missing") }
-        guard let total else { throw .contract("total_tokens", "required member is missing") }
-        return ChatCompletionUsage(promptTokens: prompt, completionTokens: completion, totalTokens: total)
+        return ChatCompletionUsage.completing(prompt: prompt, completion: completion, total: total)
     }
 
     // MARK: Objects read member by member

@@ -1,8 +1,11 @@
 #if canImport(Glibc)
     import Foundation
     import SybilCore
+    import SybilNet
     import SybilTesting
     import Testing
+
+    @testable import SybilCLI
 
     /// `sybil ask` against the exact bytes OpenAI-compatible servers this project did not write
     /// send: each test's loopback server answers a chat request the way one of them does.
@@ -75,6 +78,30 @@
             #expect(await test.run("models", "--api-url", server.url.absoluteString, "--json") == 0, "\(test.stderr)")
             #expect(test.stdout.contains(#""id":"gut\u001b[2J\u009b2Jrot""#), "\(test.stdout)")
             #expect(!test.stdout.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0.value == 0x1B })
+        }
+
+        /// Databricks leaves `total_tokens` out of a chunk's usage: the last chunk, with the
+        /// finish reason, is still read, and the total is the sum.
+        @Test func aUsageWithoutItsTotalAsDatabricksSendsItIsRead() async throws {
+            let server = try Self.server(
+                body: """
+                    data: {"id":"d","choices":[{"index":0,"delta":{"role":"assistant","content":"Summe"}}]}
+
+                    data: {"id":"d","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}
+
+                    data: [DONE]
+
+
+                    """)
+            let test = TestIO()
+            #expect(
+                await test.run(
+                    "ask", "--no-save", "--api-url", server.url.absoluteString, "--model", "m", "--json", "Hallo?")
+                    == 0,
+                "stderr: \(test.stderr)")
+            let result = try AskResult.decode(try JSONReader().parse(Array(test.stdout.utf8)))
+            #expect(result.text == "Summe")
+            #expect(result.usage == ChatDelta.Usage(promptTokens: 3, completionTokens: 1, totalTokens: 4))
         }
 
         /// A choice without `index` (one choice, as small servers and proxies send it) is the

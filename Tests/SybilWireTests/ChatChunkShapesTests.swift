@@ -91,7 +91,7 @@ struct ChatChunkShapesTests {
         #expect(throws: JSONError.self) {
             try chunk(#"{"id":"c","choices":[{"index":0,"delta":{"reasoning":["a"]}}]}"#)
         }
-        #expect(throws: JSONError.self) { try chunk(#"{"id":"c","choices":[],"usage":{"prompt_tokens":1}}"#) }
+        #expect(throws: JSONError.self) { try chunk(#"{"id":"c","choices":[],"usage":{"prompt_tokens":"1"}}"#) }
     }
 
     @Test func reasoningIsWrittenAsReasoningContentAndReadBack() throws {

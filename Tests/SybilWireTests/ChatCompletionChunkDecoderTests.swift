@@ -123,6 +123,10 @@ struct ChatCompletionChunkDecoderTests {
             #"{"id":"c","choices":[],"created":1.}"#,
             #"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":-1}}"#,
             #"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#,
+            #"{"id":"c","choices":[],"usage":{"prompt_tokens":11,"total_tokens":11}}"#,
+            #"{"id":"c","choices":[],"usage":{"completion_tokens":2,"total_tokens":5}}"#,
+            #"{"id":"c","choices":[],"usage":{}}"#,
+            #"{"id":"c","choices":[],"usage":{"prompt_tokens":null}}"#,
             #"{"id":"c","choices":[],"x":"\ud83d"}"#,
             #"{"id":"c","choices":[],"x":"\ude00"}"#,
             #"{"id":"c","choices":[],"x":"\ud83d\u0041"}"#,
@@ -223,6 +227,17 @@ struct ChatCompletionChunkDecoderTests {
             failure(#"{"id":"c","choices":[{"index":4294967296}]}"#)
                 == "choices[0].index: integer 4294967296 is outside 0…2147483647")
         #expect(failure(#"{"id":5,"choices":[]}"#) == "id: expected a string, got a number")
+        #expect(
+            failure(#"{"id":"c","choices":[],"usage":{"prompt_tokens":11,"total_tokens":11}}"#)
+                == "decoded \(ChatCompletionChunkDecoder.Outcome.chunk(.init(id: "c", choices: [], usage: .init(promptTokens: 11, completionTokens: 0))))"
+        )
+        #expect(
+            failure(#"{"id":"c","choices":[],"usage":{"completion_tokens":2,"total_tokens":5}}"#)
+                == "decoded \(ChatCompletionChunkDecoder.Outcome.chunk(.init(id: "c", choices: [], usage: .init(promptTokens: 3, completionTokens: 2))))"
+        )
+        #expect(
+            failure(#"{"id":"c","choices":[],"usage":{}}"#)
+                == "decoded \(ChatCompletionChunkDecoder.Outcome.chunk(.init(id: "c", choices: [])))")
         #expect(
             failure(#"{"id":"c","created":1744857525.9,"choices":[]}"#)
                 == "decoded \(ChatCompletionChunkDecoder.Outcome.chunk(.init(id: "c", created: 1_744_857_525, choices: [])))"

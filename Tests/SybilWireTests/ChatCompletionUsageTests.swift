@@ -56,9 +56,19 @@ struct ChatCompletionUsageTests {
         }
     }
 
-    @Test func missingCountsNameTheMember() throws {
+    /// Servers leave counts out (Databricks the total, vLLM's continuous usage the completion
+    /// tokens, MiniMax all of them): the others give them, and a wrong type still names the
+    /// member.
+    @Test func missingCountsAreWorkedOutFromTheOthers() throws {
+        #expect(
+            try chunk(#"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}"#).usage
+                == ChatCompletionUsage(promptTokens: 1, completionTokens: 1, totalTokens: 2))
+        #expect(
+            try chunk(#"{"id":"c","choices":[],"usage":{"prompt_tokens":11,"total_tokens":11}}"#).usage
+                == ChatCompletionUsage(promptTokens: 11, completionTokens: 0, totalTokens: 11))
+        #expect(try chunk(#"{"id":"c","choices":[],"usage":{}}"#).usage == nil)
         let error = try #require(throws: JSONError.self) {
-            try chunk(#"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}"#)
+            try chunk(#"{"id":"c","choices":[],"usage":{"prompt_tokens":1,"total_tokens":"2"}}"#)
         }
         #expect(error.path.description == "usage.total_tokens")
     }
