@@ -2,21 +2,36 @@ import SybilClient
 import SybilTimeline
 
 /// A workspace session's display rows (as its screen model decided them) as timeline entries,
-/// then the composer's messages history does not carry yet, then the pinned live status. Pure:
+/// then the composer's messages that no display row shows, then the pinned live status. Pure:
 /// nothing is re-decided here.
+///
+/// A message on its way is one entry: the display row the host shows for it (by operation id)
+/// carries its delivery's state; only a delivery without such a row gets an entry of its own.
 public enum WorkspaceTimelineAdapter {
     /// The entries for `display` and the composer's `deliveries`.
     public static func items(_ display: DisplayRows, deliveries: [WorkspaceChatComposer.Delivery] = [])
         -> [TimelineItem]
     {
-        var items: [TimelineItem] = display.rows.map(item)
-        for delivery in deliveries {
-            let (status, tone): (String, TimelineItem.Tone) =
-                switch delivery.state {
-                case .pending: ("Sending…", .warning)
-                case .accepted: ("Accepted by the desktop", .success)
-                case .failed(let reason): ("Failed: \(reason) (r retries)", .error)
+        var byOperation: [String: WorkspaceChatComposer.Delivery] = [:]
+        for delivery in deliveries where byOperation[delivery.id] == nil { byOperation[delivery.id] = delivery }
+        var shown = Set<String>()
+        var items: [TimelineItem] = []
+        items.reserveCapacity(display.rows.count + deliveries.count + 1)
+        for row in display.rows {
+            var entry = item(row)
+            if row.type == .user, let operationId = row.operationId, let delivery = byOperation[operationId] {
+                shown.insert(operationId)
+                if row.state == .sending {
+                    let (status, tone) = deliveryStatus(delivery)
+                    entry.status = status
+                    entry.tone = tone
+                    entry.revision = ChatTimelineAdapter.revision(row.text + status, 0)
                 }
+            }
+            items.append(entry)
+        }
+        for delivery in deliveries where !shown.contains(delivery.id) {
+            let (status, tone) = deliveryStatus(delivery)
             items.append(
                 TimelineItem(
                     id: "delivery-\(delivery.id)", role: .user, author: "You", body: delivery.text, status: status,
@@ -29,6 +44,15 @@ public enum WorkspaceTimelineAdapter {
                     revision: ChatTimelineAdapter.revision(pinned.text, 0)))
         }
         return items
+    }
+
+    /// What a message on its way says, and in which tone.
+    static func deliveryStatus(_ delivery: WorkspaceChatComposer.Delivery) -> (String, TimelineItem.Tone) {
+        switch delivery.state {
+        case .pending: ("Sending…", .warning)
+        case .accepted: ("Accepted by the desktop", .success)
+        case .failed(let reason): ("Failed: \(reason) (r retries)", .error)
+        }
     }
 
     /// One display row.
