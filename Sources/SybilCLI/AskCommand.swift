@@ -44,6 +44,8 @@ enum AskCommand {
         var attachmentPaths: [String] = []
         /// The most bytes of text the question and its text files may have together.
         var textLimit = AskInput.maximumBytes
+        /// `--timeout`: seconds to wait for the reply; `nil` keeps the profile's, else the default.
+        var timeout: Int?
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
@@ -98,7 +100,7 @@ enum AskCommand {
         store: any ChatHistoryStore,
         connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
-        let stack = ChatClientStack(connection: connection)
+        let stack = ChatClientStack(connection: connection, timeout: request.timeout)
         let printer = ReplyPrinter(
             terminal: TerminalOutput(io: io), raw: request.raw, showReasoning: output.showReasoning,
             write: io.writeOutput)
@@ -163,7 +165,7 @@ enum AskCommand {
             return .interrupted
         case .failed(let reason):
             let status = echo.failure == nil ? ExitCode.protocolError : echo.failureExitCode
-            io.writeError("\(name): \(reason)\(profileNote(status, connection))\n")
+            io.writeError("\(name): \(reason)\(profileNote(status, connection))\(timeoutNote(echo.failure))\n")
             return status
         }
     }
@@ -179,6 +181,12 @@ enum AskCommand {
         }
         guard let id else { return nil }
         return (try? await ChatModelPicker.savedModel(ofConversation: id, in: store)) ?? nil
+    }
+
+    /// For a reply that timed out: how to wait longer.
+    private static func timeoutNote(_ failure: (any Error)?) -> String {
+        guard case .stalled? = failure as? ChatStreamError else { return "" }
+        return " A slow model may need a longer --timeout SECONDS (or the profile's timeout)."
     }
 
     /// For a refused key: which profile's key it was, so the person knows what to fix.
@@ -242,13 +250,14 @@ enum AskCommand {
         request.raw = options.raw
         request.web = options.web
         request.attachmentPaths = options.attach
+        request.timeout = options.timeout
         if request.web {
             let others: [(given: Bool, name: String)] = [
                 (options.continueLatest, "--continue"), (options.chat != nil, "--chat"),
                 (options.model != nil, "--model"),
                 (options.system != nil, "--system"), (options.raw, "--raw"),
                 (options.showReasoning, "--show-reasoning"),
-                (!options.attach.isEmpty, "--attach"),
+                (!options.attach.isEmpty, "--attach"), (options.timeout != nil, "--timeout"),
             ]
             if let other = others.first(where: \.given) {
                 throw UsageError(command: name, message: "--web and \(other.name) exclude each other")

@@ -20,9 +20,19 @@ struct ChatClientStack {
     let warmUp: WarmUpManager<ContinuousClock>
     /// The chat requests' client: tells whether any of them may have reached the server.
     let requests: SentRequestWitness
+    /// How long a chat request waits for the server, and whether a timeout is retried.
+    let wait: ReplyWait
 
-    init(connection: ServerTarget.Connection) {
+    /// The stack for `connection`; `timeout` (seconds, `sybil ask --timeout`) over the
+    /// profile's `timeout`, else the wait for where the server is (``ReplyWait``). The embedded
+    /// server, though on loopback, stands for a server elsewhere and keeps that wait.
+    init(connection: ServerTarget.Connection, timeout: Int? = nil) {
         baseURL = connection.baseURL
+        let seconds = timeout ?? connection.profile?.timeoutSeconds
+        wait =
+            connection.embedded == nil
+            ? ReplyWait.forServer(at: connection.baseURL, seconds: seconds)
+            : seconds.map { ReplyWait(head: .seconds($0), silence: .seconds($0), retriesTimeout: true) } ?? .remote
         http = connection.http()
         var fields = connection.headers
         if connection.sendsKey, !connection.renewsKey, let key = connection.key {
@@ -47,7 +57,8 @@ struct ChatClientStack {
     func streaming(model: String) -> ChatStreamingService<ContinuousClock> {
         ChatStreamingService(
             baseURL: baseURL, http: requests, clock: clock, tokens: tokens, gate: WarmUpSendGate(manager: warmUp),
-            model: model, headers: headers)
+            model: model, headers: headers, stallTimeout: wait.silence, headTimeout: wait.head,
+            retriesTimeout: wait.retriesTimeout)
     }
 
     /// Milliseconds since 1970 from the system clock.

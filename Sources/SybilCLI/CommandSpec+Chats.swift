@@ -12,6 +12,9 @@ extension AskCommand {
             use: warm-up with GET /healthz, the send gate, the bearer token, the event-stream
             transport and its single retry for a cold start, a timeout or an expired token; a
             reply cut off midway is resumed where it stopped, without sending the question again.
+            The reply may take --timeout seconds to start and stay silent as long (default: the
+            profile's timeout, else 5 minutes for a server on this machine, loopback or
+            localhost, where a timeout is not sent again, else 60 s to start and 30 s of silence).
             Prints the reply on standard output as it arrives: on a terminal as rendered Markdown
             (plain with NO_COLOR), the block still growing redrawn in place, after a spinner on
             standard error while nothing has arrived ("waking the service" during a warm-up);
@@ -87,6 +90,11 @@ extension AskCommand {
             .flag(
                 "--json", into: \.json,
                 help: "Print one JSON object when the reply ends, nothing else\n(docs/cli-json.md)."),
+            .integer(
+                "--timeout", valueName: "SECONDS", into: \.timeout, range: ReplyWait.secondsRange,
+                help:
+                    "Seconds to wait for the reply to start, and through each\nsilence in it ({range}; default: the profile's)."
+            ),
         ] + ChatOptions.server(\.server) + [ChatOptions.seed(\.seed), .help],
         exitStatus: """
             0 the whole reply arrived and was saved, 64 usage error, 65 the question, an
@@ -109,6 +117,7 @@ extension AskCommand {
         var raw = false
         var showReasoning = false
         var json = false
+        var timeout: Int?
         var server = ServerTarget.Options()
         var seed = 1
     }

@@ -1,3 +1,5 @@
+import SybilClient
+
 /// The declarations of `sybil profile`, its subcommands, and `sybil models`.
 extension ProfileCommand {
     static let spec = CommandSpec<NoOptions>(
@@ -23,9 +25,13 @@ extension ProfileCommand {
             http://127.0.0.1:11434/v1 are the same server. Without --key or --key-env no
             Authorization header is sent (Ollama, llama.cpp and LiteLLM without a master key
             need none). With --key-command the command's output is the key when the server
-            refuses one (and when no other key is given). The first profile added becomes the
-            default. On an existing profile only the fields given change: what else it holds
-            (headers, max_input_bytes, …) and the file's comments stay.
+            refuses one (and when no other key is given). --timeout is how long a chat waits
+            for the server's first byte and through each silence of the reply; by default 5
+            minutes for a server on this machine (loopback or localhost: a model loading or a
+            long prompt on a CPU), else 60 s for the head and 30 s of silence. The first
+            profile added becomes the default. On an existing profile only the fields given
+            change: what else it holds (headers, max_input_bytes, …) and the file's comments
+            stay.
             """,
         arguments: [CommandArgument(name: "NAME", help: "The profile's name: 1 to 64 letters, digits, '.', '_', '-'.")],
         options: [
@@ -42,6 +48,9 @@ extension ProfileCommand {
                 "--key-command", valueName: "CMD", into: \.keyCommand,
                 help: "A shell command printing a fresh key, run when the server\nrefuses one (as `gh auth token`)."),
             .text("--system", valueName: "TEXT", into: \.system, help: "A system prompt for new chats."),
+            .integer(
+                "--timeout", valueName: "SECONDS", into: \.timeout, range: ReplyWait.secondsRange,
+                help: "Seconds a chat waits for the server's reply, and through\neach silence in it ({range})."),
             .help,
         ],
         exitStatus: "0 saved, 64 usage error, 73 config.toml cannot be written.")
@@ -75,6 +84,7 @@ extension ProfileCommand {
         var keyEnvironment: String?
         var keyCommand: String?
         var system: String?
+        var timeout: Int?
     }
 }
 

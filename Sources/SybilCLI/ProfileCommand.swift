@@ -104,6 +104,7 @@ enum ProfileCommand {
         }
         if let keyCommand { profile.keyCommand = keyCommand }
         if let system = options.system { profile.system = system }
+        if let timeout = options.timeout { profile.timeoutSeconds = timeout }
         configuration.set(profile)
         if configuration.defaultProfile == nil { configuration.defaultProfile = profileName }
         return save(configuration, to: file, command: command, io: io)

@@ -12,6 +12,7 @@ import SybilCore
 /// [profiles.local]
 /// base_url = "http://127.0.0.1:11434"
 /// model = "llama3.2"
+/// timeout = 600                 # seconds to wait for the first token (a local server: 300)
 ///
 /// [profiles.openai]
 /// base_url = "https://api.openai.com/v1"
@@ -111,7 +112,9 @@ public struct ClientConfiguration: Sendable, Hashable {
             case _?: throw ClientConfigurationError("\(path).\(key) must be a string")
             }
         }
-        let known = ["base_url", "model", "key", "key_env", "key_command", "system", "headers", "max_input_bytes"]
+        let known = [
+            "base_url", "model", "key", "key_env", "key_command", "system", "headers", "max_input_bytes", "timeout",
+        ]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw ClientConfigurationError(
                 "\(path): unknown key '\(unknown)' (known: \(known.joined(separator: ", ")))")
@@ -155,7 +158,23 @@ public struct ClientConfiguration: Sendable, Hashable {
             name: name, baseURL: baseURL, model: try string("model"), key: key, keyEnvironment: keyEnvironment,
             system: try string("system"), headers: headers, keyCommand: keyCommand,
             maxInputBytes: try maxInputBytes(
-                fields["max_input_bytes"], path: path, place: places[["profiles", name, "max_input_bytes"]]))
+                fields["max_input_bytes"], path: path, place: places[["profiles", name, "max_input_bytes"]]),
+            timeoutSeconds: try timeoutSeconds(
+                fields["timeout"], path: path, place: places[["profiles", name, "timeout"]]))
+    }
+
+    /// `timeout`: a whole number of seconds in ``ReplyWait/secondsRange``; an error names the
+    /// line and column where it was written.
+    private static func timeoutSeconds(_ value: TOMLDocument.Value?, path: String, place: TOMLDocument.Place?)
+        throws(ClientConfigurationError) -> Int?
+    {
+        guard let value else { return nil }
+        let range = ReplyWait.secondsRange
+        if case .integer(let number) = value, range.contains(Int(clamping: number)) { return Int(number) }
+        let given = if case .integer(let number) = value { ", got \(number)" } else { "" }
+        let rule =
+            "\(path).timeout must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)\(given)"
+        throw ClientConfigurationError(place.map { $0.error(rule).description } ?? rule)
     }
 
     /// `max_input_bytes`: a whole number in ``ClientProfile/inputBytesRange``; an error names
@@ -183,6 +202,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         if let keyCommand = profile.keyCommand { fields["key_command"] = .string(keyCommand) }
         if let system = profile.system { fields["system"] = .string(system) }
         if let bytes = profile.maxInputBytes { fields["max_input_bytes"] = .integer(Int64(bytes)) }
+        if let seconds = profile.timeoutSeconds { fields["timeout"] = .integer(Int64(seconds)) }
         if !profile.headers.isEmpty {
             var headers = TOMLDocument.Table()
             for header in profile.headers { headers[header.name] = .string(header.value) }

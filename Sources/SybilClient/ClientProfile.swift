@@ -25,6 +25,10 @@ public struct ClientProfile: Sendable, Hashable {
     /// The most bytes of UTF-8 a question sent with this profile may have (`max_input_bytes`,
     /// within ``inputBytesRange``); `nil` keeps the command's default (1 MiB for `sybil ask`).
     public var maxInputBytes: Int?
+    /// How many seconds a chat request waits for the server's response head and through each
+    /// silence of its reply (`timeout`, within ``ReplyWait/secondsRange``); `nil` keeps the
+    /// default for where the server is (``ReplyWait/forServer(at:seconds:)``).
+    public var timeoutSeconds: Int?
 
     /// What `max_input_bytes` may be: 1 byte to 16 MiB.
     public static let inputBytesRange = 1...(16 << 20)
@@ -46,7 +50,8 @@ public struct ClientProfile: Sendable, Hashable {
     /// A profile.
     public init(
         name: String, baseURL: URL, model: String? = nil, key: String? = nil, keyEnvironment: String? = nil,
-        system: String? = nil, headers: [Header] = [], keyCommand: String? = nil, maxInputBytes: Int? = nil
+        system: String? = nil, headers: [Header] = [], keyCommand: String? = nil, maxInputBytes: Int? = nil,
+        timeoutSeconds: Int? = nil
     ) {
         self.name = name
         self.baseURL = baseURL
@@ -57,6 +62,7 @@ public struct ClientProfile: Sendable, Hashable {
         self.system = system
         self.headers = headers
         self.maxInputBytes = maxInputBytes
+        self.timeoutSeconds = timeoutSeconds
     }
 
     /// Whether `name` can name a profile: 1–64 of letters, digits, `.`, `_`, `-`.

@@ -64,7 +64,11 @@ extension ChatStreaming {
 /// The service layer of chat streaming (SPEC §5.1–5.2, seed 004): waits at the send gate,
 /// sends with the bearer token, and retries once — a cold-start 5xx, a timeout (a stall before
 /// the first event, or no response head in time) or a 401 after refreshing the token, all
-/// sharing one chance — but only before any text arrived.
+/// sharing one chance — but only before any text arrived. The waits are the service's
+/// `headTimeout` (for the response head) and `stallTimeout` (for each silence in the body);
+/// with `retriesTimeout` off a timeout is not retried (a server on this machine that stayed
+/// silent that long is busy generating, not cold: a second request would start the same
+/// generation again), while a 5xx and a 401 still are.
 ///
 /// A stream that drops after it started (interrupted, a transport failure or a stall) is
 /// resumed rather than sent again when the server numbers its events: a `GET` of
@@ -85,14 +89,21 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     private let headers: HTTPHeaders
     private let gate: (any SendGate)?
     private let model: String
+    /// How long the response head may take to come.
+    public let headTimeout: Duration
+    /// Whether a timeout before any text is retried (seed 004's cold-start rule).
+    public let retriesTimeout: Bool
     /// The waits between resume attempts (no jitter: it draws no randomness).
     public let resumePolicy: ReconnectPolicy
 
     /// A service for `model` at `baseURL`. A `nil` gate sends at once; `nil` tokens send no
     /// `Authorization` (a server that needs no key); `headers` go with every request.
+    /// `headTimeout` bounds the wait for the response head, `stallTimeout` each silence in the
+    /// body; `retriesTimeout` says whether a timeout before any text is sent again.
     public init(
         baseURL: URL, http: any HTTPClient, clock: C, tokens: TokenProvider?, gate: (any SendGate)?,
         model: String, headers: HTTPHeaders = HTTPHeaders(), stallTimeout: Duration = .seconds(30),
+        headTimeout: Duration = .seconds(60), retriesTimeout: Bool = true,
         resumePolicy: ReconnectPolicy = ReconnectPolicy(
             initialDelay: .milliseconds(250), maximumDelay: .seconds(2), jitter: 0)
     ) {
@@ -103,6 +114,8 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
         self.headers = headers
         self.gate = gate
         self.model = model
+        self.headTimeout = headTimeout
+        self.retriesTimeout = retriesTimeout
         self.resumePolicy = resumePolicy
     }
 
@@ -164,7 +177,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
                 switch error {
                 case .serverError where budget.spend():
                     continue  // a cold start: the container is up by now
-                case .stalled where budget.spend():
+                case .stalled where retriesTimeout && budget.spend():
                     continue  // a timeout before any text: as a cold 5xx
                 case .unauthorized where tokens != nil && budget.spend():
                     token = try await tokens?.refresh()
@@ -258,7 +271,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
         headers.set("Accept", "text/event-stream")
         return HTTPRequest(
             method: "POST", url: APIEndpoint.url(base: baseURL, path: "v1/chat/completions"), headers: headers,
-            body: body(for: messages))
+            body: body(for: messages), timeout: headTimeout)
     }
 
     /// `GET /v1/chat/completions/{id}/events` with `Last-Event-ID`: no body, no prompt.
@@ -269,7 +282,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
         headers.set("Last-Event-ID", String(progress.lastEventID ?? 0))
         return HTTPRequest(
             url: APIEndpoint.url(base: baseURL, path: "v1/chat/completions/\(progress.streamID ?? "")/events"),
-            headers: headers)
+            headers: headers, timeout: headTimeout)
     }
 }
 
