@@ -778,11 +778,15 @@ public final class TerminalAppController {
     }
 
     /// Seed 000: a message the desktop rejected for good goes back into the composer when it
-    /// is empty; a draft typed meanwhile stays, and the notice names the rejected text.
+    /// is empty; a draft typed meanwhile stays, and the notice names the rejected text. When
+    /// the person has left the session since, the composer belongs to another one: the notice
+    /// names the text and the session, and the composer is left alone.
     private func giveBackReturnedText(of workspace: WorkspaceSessionScreen) {
         guard let text = workspace.takeReturnedText() else { return }
         let reason = workspace.composer.notice ?? "The desktop did not take your message."
-        if app.composer.isEmpty {
+        if workspace !== self.workspace {
+            deliver(.noticed("In \(workspace.title): \(reason) The message was: \"\(text)\""))
+        } else if app.composer.isEmpty {
             deliver(.notSent(draft: text, reason: reason))
         } else {
             deliver(

@@ -14,10 +14,22 @@ import Testing
 @MainActor
 struct WorkspaceRejectedSendTests {
     static let session = WorkspaceChatKey(desktopId: "desk-1", projectId: "app", sessionId: "s1")
+    static let other = WorkspaceChatKey(desktopId: "desk-1", projectId: "app", sessionId: "s2")
     nonisolated static let reason = "The session was archived on the desktop."
 
-    /// Loads an empty chat and rejects every submission for good.
+    /// Loads an empty chat and rejects every submission for good; while held, a submission
+    /// waits for ``release()`` before it is answered.
     final class RejectingRPC: WorkspaceChatRPC, WorkspaceSubmitRPC {
+        private let state = Locked((held: false, waiting: 0))
+        let changed = ChangeSignal()
+
+        func hold() { state.withLock { $0.held = true } }
+        func release() {
+            state.withLock { $0.held = false }
+            changed.notify()
+        }
+        var waiting: Int { state.withLock { $0.waiting } }
+
         func codexChatLoad(_ chat: WorkspaceChatKey) async throws -> WorkspaceChatLoadEnvelope {
             WorkspaceChatLoadEnvelope(
                 boundaryToken: "b", codexSessionId: nil, loadState: .ready, loadedEntries: 0, hasOlderEntries: false,
@@ -35,15 +47,17 @@ struct WorkspaceRejectedSendTests {
             WorkspaceChatPage(threadId: threadId, timeline: [], hasOlderEntries: false, oldestCursor: nil)
         }
         func codexChatSubmit(_ submission: WorkspaceSubmission) async throws -> WorkspaceSubmitReceipt {
-            WorkspaceSubmitReceipt(
+            state.withLock { $0.waiting += 1 }
+            changed.notify()
+            _ = await changed.wait(until: { !state.withLock { $0.held } })
+            return WorkspaceSubmitReceipt(
                 operationId: submission.operationId, mutationId: submission.mutationId,
                 outcome: .rejected(reason: WorkspaceRejectedSendTests.reason))
         }
     }
 
-    /// The app with one session open, its composer focused.
-    private func openSession() async throws -> TerminalAppController {
-        let rpc = RejectingRPC()
+    /// The app with two sessions listed and the first open, its composer focused.
+    private func openSession(_ rpc: RejectingRPC = RejectingRPC()) async throws -> TerminalAppController {
         let clock = ManualClock()
         let hosts = WorkspaceChatHostCache { key in
             WorkspaceChatHost(key: key, rpc: rpc, clock: clock, random: SeededRandomSource(seed: 1))
@@ -51,7 +65,11 @@ struct WorkspaceRejectedSendTests {
         let desktops = [
             SidebarDesktop(
                 id: "desk-1", name: "Studio", online: true,
-                projects: [SidebarDesktop.Project(id: "app", name: "App", sessions: [.init(id: "s1", title: "One")])])
+                projects: [
+                    SidebarDesktop.Project(
+                        id: "app", name: "App",
+                        sessions: [.init(id: "s1", title: "One"), .init(id: "s2", title: "Two")])
+                ])
         ]
         let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
         let workspaces = TerminalAppServices.Workspaces(
@@ -84,18 +102,22 @@ struct WorkspaceRejectedSendTests {
             services: services, theme: .monochrome, size: TerminalSize(columns: 80, rows: 24))
         await controller.start()
         await controller.settle()
-        if controller.app.focus != .sidebar { press(controller, .escape) }
-        press(controller, .home)
-        let index = try #require(
-            controller.app.sidebar.rows.compactMap(\.destination).firstIndex(of: .session(Self.session)))
-        for _ in 0..<index { press(controller, .down) }
-        press(controller, .enter)
+        try choose(Self.session, in: controller)
         await controller.settle()
         #expect(controller.workspace?.key == Self.session)
         #expect(await ConditionWait.until { hosts.selectedHost?.appliedLoads ?? 0 > 0 }, "the session loaded")
         if controller.app.focus != .composer { press(controller, .tab) }
         #expect(controller.app.focus == .composer)
         return controller
+    }
+
+    /// Selects `key`'s row in the sidebar and presses Return.
+    private func choose(_ key: WorkspaceChatKey, in controller: TerminalAppController) throws {
+        if controller.app.focus != .sidebar { press(controller, .escape) }
+        press(controller, .home)
+        let index = try #require(controller.app.sidebar.rows.compactMap(\.destination).firstIndex(of: .session(key)))
+        for _ in 0..<index { press(controller, .down) }
+        press(controller, .enter)
     }
 
     private func press(_ controller: TerminalAppController, _ key: Key, _ modifiers: KeyModifiers = []) {
@@ -124,6 +146,23 @@ struct WorkspaceRejectedSendTests {
         #expect(controller.app.composer.text == "Noch etwas.")
         #expect(controller.app.notice?.contains(Self.reason) == true)
         #expect(controller.app.notice?.contains("Bitte den Build neu starten.") == true, "the rejected text is named")
+        await controller.close()
+    }
+
+    @Test func aMessageRejectedAfterTheSessionWasLeftIsNamedAndNotPutInAnotherSessionsComposer() async throws {
+        let rpc = RejectingRPC()
+        let controller = try await openSession(rpc)
+        rpc.hold()
+        controller.handle(.paste("Nur für Sitzung eins."), now: .zero)
+        press(controller, .enter)
+        #expect(await rpc.changed.wait(until: { rpc.waiting == 1 }), "the message waits for its receipt")
+        try choose(Self.other, in: controller)
+        #expect(await ConditionWait.until { controller.workspace?.key == Self.other }, "the second session is open")
+        rpc.release()
+        await controller.settle()
+        #expect(controller.app.composer.isEmpty, "the second session's composer does not get the first's message")
+        #expect(controller.app.notice?.contains("Nur für Sitzung eins.") == true, "the rejected text is named")
+        #expect(controller.app.notice?.contains(Self.reason) == true)
         await controller.close()
     }
 }
