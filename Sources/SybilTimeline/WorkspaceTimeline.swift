@@ -204,15 +204,42 @@ public struct WorkspaceTimeline: Sendable, Hashable {
         }
         for message in pending { unconfirmed.insert(.operation(message.operationId)) }
         var confirmed = Set<TimelineRowIdentity>()
-        // Row ids are unique within the window (the page decoder checks); only an operation id
-        // can be claimed twice, so only those are tracked.
-        var claimedOperations = Set<String>()
+        // Identities repeat in a window only in a few ways: two rows claim one operation, a row
+        // is there both settled and live, an older page repeats a live row. A settled row
+        // without operation is unique (the page decoder checks its splice key; a prepended page
+        // skips ids present), and one of a run can only repeat a live row: live rows are few,
+        // so only operations and live rows' identities are tracked, with their place in `merged`.
+        var liveRunRows = Set<TimelineRowIdentity>()
+        for index in window.indices where window[index].origin == .live {
+            let identity = TimelineRow.confirmationIdentity(of: window[index])
+            if case .runRow = identity { liveRunRows.insert(identity) }
+        }
+        var claimedOperations: [String: Int] = [:]
+        var claimedRunRows: [TimelineRowIdentity: Int] = [:]
         var merged: [TimelineRow] = []
         merged.reserveCapacity(window.count + overlay.blocks.count + pending.count)
         for block in window {
             var identity = TimelineRow.confirmationIdentity(of: block)
-            if case .operation(let operationId) = identity, !claimedOperations.insert(operationId).inserted {
-                // Two history rows claim one operation: the later keeps its own row id.
+            var earlier: Int?
+            switch identity {
+            case .row:
+                break
+            case .operation(let operationId):
+                earlier = claimedOperations[operationId]
+                if earlier == nil { claimedOperations[operationId] = merged.count }
+            case .runRow:
+                guard !liveRunRows.isEmpty, liveRunRows.contains(identity) else { break }
+                earlier = claimedRunRows[identity]
+                if earlier == nil { claimedRunRows[identity] = merged.count }
+            }
+            if let earlier {
+                if block.origin == .live { continue }  // shown already, settled or live
+                if merged[earlier].state == .live {
+                    // The settled row completes the live one in its place, under its key.
+                    merged[earlier] = TimelineRow(block: block, identity: identity)
+                    continue
+                }
+                // Two settled rows claim one operation: the later keeps its own row id.
                 identity = .row(block.id)
             }
             if Self.mayConfirm(identity, unconfirmed, unconfirmedRuns), unconfirmed.contains(identity) {
