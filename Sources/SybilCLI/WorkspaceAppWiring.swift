@@ -101,10 +101,11 @@ final class WorkspaceAppWiring {
         let feed = WorkspaceSessionParts.follow(host, screen: screen, cache: cache, connection: connection)
         let composer = WorkspaceSessionParts.composer(
             host: host, outbox: openOutbox(), desktop: desktop, environment: io.environment)
-        // Owned by the session screen: closing it cancels a restore still running.
+        // Owned by the session screen: closing it cancels a restore still running, and the app
+        // waits for it to take back the text of a message the desktop rejected.
         let restore = Task { await composer.restore() }
-        return WorkspaceSessionScreen(key: key, title: title, screen: screen, composer: composer) { [cache] in
-            restore.cancel()
+        return WorkspaceSessionScreen(key: key, title: title, screen: screen, composer: composer, restoring: restore) {
+            [cache] in
             await feed.stop()
             if cache.selectedHost?.key == key { cache.select(nil) }
         }

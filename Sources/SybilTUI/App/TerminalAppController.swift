@@ -883,6 +883,9 @@ public final class TerminalAppController {
                     return
                 }
                 self.workspace = screen
+                // A message an earlier run left in the outbox may be rejected as it is resent.
+                await screen.restored()
+                self.giveBackReturnedText(of: screen)
             }
         }
     }

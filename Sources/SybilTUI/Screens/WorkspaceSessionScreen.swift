@@ -17,18 +17,36 @@ public final class WorkspaceSessionScreen {
     public let composer: WorkspaceChatComposer
     /// What stops the live feed and parks the host.
     private let onClose: @MainActor () async -> Void
+    /// The composer's ``WorkspaceChatComposer/restore()`` started with the screen, if one was.
+    private let restoring: Task<Void, Never>?
     private var isClosed = false
 
     /// A session screen; `onClose` stops what follows it (the live feed) and parks the host.
+    /// `restoring` is the composer's restore, when the opener started one (``restored()``
+    /// waits for it; closing the screen cancels it).
     public init(
         key: WorkspaceChatKey, title: String, screen: WorkspaceChatScreenModel<AnyClock>,
-        composer: WorkspaceChatComposer, onClose: @escaping @MainActor () async -> Void
+        composer: WorkspaceChatComposer, restoring: Task<Void, Never>? = nil,
+        onClose: @escaping @MainActor () async -> Void
     ) {
         self.key = key
         self.title = title
         self.screen = screen
         self.composer = composer
+        self.restoring = restoring
         self.onClose = onClose
+    }
+
+    /// Returns once the composer's restore (the resend of what an earlier run left in the
+    /// outbox) has ended; at once when none was started. Cancelling the waiting task cancels
+    /// the restore (as closing the screen does): the entries stay in the outbox.
+    public func restored() async {
+        guard let restoring else { return }
+        await withTaskCancellationHandler {
+            await restoring.value
+        } onCancel: {
+            restoring.cancel()
+        }
     }
 
     /// The timeline entries: display rows as the screen model decided them, then messages
@@ -90,6 +108,7 @@ public final class WorkspaceSessionScreen {
     public func close() async {
         guard !isClosed else { return }
         isClosed = true
+        restoring?.cancel()
         screen.close()
         await composer.close()
         await onClose()

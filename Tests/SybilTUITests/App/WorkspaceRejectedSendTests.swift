@@ -57,7 +57,9 @@ struct WorkspaceRejectedSendTests {
     }
 
     /// The app with two sessions listed and the first open, its composer focused.
-    private func openSession(_ rpc: RejectingRPC = RejectingRPC()) async throws -> TerminalAppController {
+    private func openSession(
+        _ rpc: RejectingRPC = RejectingRPC(), outbox: WorkspaceOutbox? = nil
+    ) async throws -> TerminalAppController {
         let clock = ManualClock()
         let hosts = WorkspaceChatHostCache { key in
             WorkspaceChatHost(key: key, rpc: rpc, clock: clock, random: SeededRandomSource(seed: 1))
@@ -71,7 +73,7 @@ struct WorkspaceRejectedSendTests {
                         sessions: [.init(id: "s1", title: "One"), .init(id: "s2", title: "Two")])
                 ])
         ]
-        let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
+        let outbox = try outbox ?? WorkspaceOutbox(store: InMemoryKeyValueStore())
         let workspaces = TerminalAppServices.Workspaces(
             list: { .success(desktops) },
             open: { key, title in
@@ -84,9 +86,11 @@ struct WorkspaceRejectedSendTests {
                 let sender = WorkspaceOutboxSender(
                     outbox: outbox, rpc: rpc, clock: ContinuousClock(), ids: ids, now: { 0 })
                 let composer = WorkspaceChatComposer(host: host, outbox: outbox, sender: sender, ids: ids, now: { 0 })
+                // As the command line opens a session: the composer's restore starts with it.
+                let restoring = Task { await composer.restore() }
                 return WorkspaceSessionScreen(
                     key: key, title: title, screen: WorkspaceChatScreenModel(host: host, clock: AnyClock(clock)),
-                    composer: composer
+                    composer: composer, restoring: restoring
                 ) {
                     if hosts.selectedHost?.key == key { hosts.select(nil) }
                 }
@@ -163,6 +167,22 @@ struct WorkspaceRejectedSendTests {
         #expect(controller.app.composer.isEmpty, "the second session's composer does not get the first's message")
         #expect(controller.app.notice?.contains("Nur für Sitzung eins.") == true, "the rejected text is named")
         #expect(controller.app.notice?.contains(Self.reason) == true)
+        await controller.close()
+    }
+
+    @Test func aMessageAnEarlierRunLeftThatTheDesktopNowRejectsIsBackInTheComposer() async throws {
+        // An earlier run saved the message but never got a receipt for it.
+        let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
+        try await outbox.enqueue(
+            WorkspaceOutboxEntry(
+                chat: Self.session, operationId: "op-earlier",
+                mutation: .init(mutationId: "m-earlier", text: "Von gestern.", attachments: []), mode: .send,
+                createdAt: 0))
+        let controller = try await openSession(outbox: outbox)
+        await controller.settle()
+        #expect(controller.app.composer.text == "Von gestern.", "the resent message the desktop rejected is back")
+        #expect(controller.app.notice?.contains(Self.reason) == true)
+        #expect(await outbox.pendingEntries(in: Self.session).isEmpty)
         await controller.close()
     }
 }
