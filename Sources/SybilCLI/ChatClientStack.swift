@@ -22,12 +22,15 @@ struct ChatClientStack {
     let requests: SentRequestWitness
     /// How long a chat request waits for the server, and whether a timeout is retried.
     let wait: ReplyWait
+    /// Where the server's OpenAI routes are under ``baseURL``.
+    let apiPrefix: APIPrefix
 
     /// The stack for `connection`; `timeout` (seconds, `sybil ask --timeout`) over the
     /// profile's `timeout`, else the wait for where the server is (``ReplyWait``). The embedded
     /// server, though on loopback, stands for a server elsewhere and keeps that wait.
     init(connection: ServerTarget.Connection, timeout: Int? = nil) {
         baseURL = connection.baseURL
+        apiPrefix = connection.apiPrefix
         let seconds = timeout ?? connection.profile?.timeoutSeconds
         wait =
             connection.embedded == nil
@@ -49,7 +52,10 @@ struct ChatClientStack {
         // else /v1/models (with the key: OpenAI requires one there).
         let check: WarmUpHealthCheck =
             connection.capabilities?.hasHealthCheck == true
-            ? .healthz : .models(key: connection.sendsKey ? connection.key : nil, headers: connection.headers)
+            ? .healthz
+            : .models(
+                key: connection.sendsKey ? connection.key : nil, headers: connection.headers,
+                apiPrefix: connection.apiPrefix.path)
         warmUp = WarmUpManager(http: http, baseURL: connection.baseURL, clock: clock, check: check)
     }
 
@@ -58,7 +64,7 @@ struct ChatClientStack {
         ChatStreamingService(
             baseURL: baseURL, http: requests, clock: clock, tokens: tokens, gate: WarmUpSendGate(manager: warmUp),
             model: model, headers: headers, stallTimeout: wait.silence, headTimeout: wait.head,
-            retriesTimeout: wait.retriesTimeout)
+            retriesTimeout: wait.retriesTimeout, apiPrefix: apiPrefix.path)
     }
 
     /// Milliseconds since 1970 from the system clock.
@@ -88,7 +94,7 @@ struct ChatClientStack {
         let client = ModelListClient(
             baseURL: connection.baseURL, http: connection.http(),
             key: key,
-            headers: connection.headers)
+            headers: connection.headers, apiPrefix: connection.apiPrefix)
         do {
             if let first = try await client.models().models.first {
                 io.writeError(

@@ -22,16 +22,20 @@ extension ProfileCommand {
         name: ProfileCommand.name + " add", overview: "Add a profile, or change the given fields of one.",
         discussion: """
             The base URL may end in /v1 or not: http://127.0.0.1:11434 and
-            http://127.0.0.1:11434/v1 are the same server. Without --key or --key-env no
-            Authorization header is sent (Ollama, llama.cpp and LiteLLM without a master key
-            need none). With --key-command the command's output is the key when the server
-            refuses one (and when no other key is given). --timeout is how long a chat waits
-            for the server's first byte and through each silence of the reply; by default 5
-            minutes for a server on this machine (loopback or localhost: a model loading or a
-            long prompt on a CPU), else 60 s for the head and 30 s of silence. The first
-            profile added becomes the default. On an existing profile only the fields given
-            change: what else it holds (headers, max_input_bytes, …) and the file's comments
-            stay.
+            http://127.0.0.1:11434/v1 are the same server, whose routes are under /v1. A base
+            URL with another path may be the whole prefix, as the OpenAI SDKs take base_url
+            (Gemini's https://generativelanguage.googleapis.com/v1beta/openai/): then
+            GET <base>/models and GET <base>/v1/models are asked once, with the key, and the
+            prefix that answered is kept as api_prefix and printed; --api-prefix / or /v1
+            says it instead. Without --key or --key-env no Authorization header is sent
+            (Ollama, llama.cpp and LiteLLM without a master key need none). With
+            --key-command the command's output is the key when the server refuses one (and
+            when no other key is given). --timeout is how long a chat waits for the server's
+            first byte and through each silence of the reply; by default 5 minutes for a
+            server on this machine (loopback or localhost: a model loading or a long prompt
+            on a CPU), else 60 s for the head and 30 s of silence. The first profile added
+            becomes the default. On an existing profile only the fields given change: what
+            else it holds (headers, max_input_bytes, …) and the file's comments stay.
             """,
         arguments: [CommandArgument(name: "NAME", help: "The profile's name: 1 to 64 letters, digits, '.', '_', '-'.")],
         options: [
@@ -48,12 +52,20 @@ extension ProfileCommand {
                 "--key-command", valueName: "CMD", into: \.keyCommand,
                 help: "A shell command printing a fresh key, run when the server\nrefuses one (as `gh auth token`)."),
             .text("--system", valueName: "TEXT", into: \.system, help: "A system prompt for new chats."),
+            .text(
+                "--api-prefix", valueName: "PATH", into: \.apiPrefix,
+                help:
+                    "Where the OpenAI routes are under the base URL: / or /v1\n(default: asked of the server, see above)."
+            ),
             .integer(
                 "--timeout", valueName: "SECONDS", into: \.timeout, range: ReplyWait.secondsRange,
                 help: "Seconds a chat waits for the server's reply, and through\neach silence in it ({range})."),
             .help,
         ],
-        exitStatus: "0 saved, 64 usage error, 73 config.toml cannot be written.")
+        exitStatus: """
+            0 saved, 64 usage error, 69 neither prefix of the base URL lists models (nothing is
+            saved), 73 config.toml cannot be written.
+            """)
 
     static let listSpec = CommandSpec<NoOptions>(
         name: ProfileCommand.name + " list", overview: "Print the profiles.",
@@ -85,6 +97,7 @@ extension ProfileCommand {
         var keyCommand: String?
         var system: String?
         var timeout: Int?
+        var apiPrefix: String?
     }
 }
 

@@ -25,7 +25,8 @@ enum ModelsCommand {
     private static func list(asJSON: Bool, connection: ServerTarget.Connection, io: CommandIO) async -> ExitCode {
         let key = connection.sendsKey ? try? await connection.tokens.token() : nil
         let client = ModelListClient(
-            baseURL: connection.baseURL, http: connection.http(), key: key ?? nil, headers: connection.headers)
+            baseURL: connection.baseURL, http: connection.http(), key: key ?? nil, headers: connection.headers,
+            apiPrefix: connection.apiPrefix)
         let list: ModelList
         do {
             list = try await client.models()

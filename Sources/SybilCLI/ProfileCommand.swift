@@ -1,6 +1,9 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilHTTP
+import SybilNet
+import SybilStore
 
 /// `sybil profile add|list|use|remove`: the profiles of `config.toml`, edited by command.
 enum ProfileCommand {
@@ -32,7 +35,8 @@ enum ProfileCommand {
             io.writeOutput(
                 TerminalText.safe(
                     "\(mark) \(profile.name)  \(profile.baseURL.absoluteString)  "
-                        + "\(profile.model ?? "(the server's first model)")  \(key)") + "\n")
+                        + "\(profile.model ?? "(the server's first model)")  \(key)"
+                        + (profile.apiPrefix.map { "  api_prefix \($0)" } ?? "")) + "\n")
         }
         if configuration.profiles.isEmpty {
             io.writeError("\(listSpec.name): no profiles yet; add one with `sybil profile add`\n")
@@ -60,7 +64,7 @@ enum ProfileCommand {
         return save(configuration, to: file, command: spec.name, io: io)
     }
 
-    private static func add(_ arguments: [String], io: CommandIO) throws(UsageError) -> ExitCode {
+    private static func add(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
         guard let parsed = try addSpec.parse(arguments) else { return help(addSpec, io) }
         let file = ConfigurationFile(environment: io.environment)
         let options = parsed.options
@@ -69,8 +73,18 @@ enum ProfileCommand {
         guard ClientProfile.isValidName(profileName) else {
             throw parsed.error("a profile name is 1 to 64 letters, digits, '.', '_' or '-', got '\(profileName)'")
         }
+        var apiPrefix: APIPrefix?
+        if let text = options.apiPrefix {
+            guard let prefix = APIPrefix(parsing: text) else {
+                throw parsed.error("--api-prefix must be \(APIPrefix.rule), got '\(TerminalText.oneLine(text))'")
+            }
+            guard options.baseURL != nil else {
+                throw parsed.error("--api-prefix needs --base-url URL: the prefix is a path under it")
+            }
+            apiPrefix = prefix
+        }
         var baseURL: URL?
-        switch options.baseURL.map(ServerAddress.parse) {
+        switch options.baseURL.map({ ServerAddress.parse($0, keepingPath: apiPrefix != nil) }) {
         case nil: break
         case .success(let url)?: baseURL = url
         case .failure(let error)?: throw parsed.error("--base-url \(error)")
@@ -105,9 +119,48 @@ enum ProfileCommand {
         if let keyCommand { profile.keyCommand = keyCommand }
         if let system = options.system { profile.system = system }
         if let timeout = options.timeout { profile.timeoutSeconds = timeout }
+        if let baseURL {
+            // A new base URL: its prefix as given, else `/v1` for a root or `…/v1` one (as
+            // always), else the one the server answers on.
+            if apiPrefix == nil, !ServerAddress.isPlain(baseURL) {
+                switch await APIPrefixProbe(
+                    http: DefaultHTTPClient.make(), key: probeKey(profile, io: io),
+                    headers: HTTPHeaders(profile.headers.map { ($0.name, $0.value) })
+                ).probe(base: baseURL) {
+                case .success(let found):
+                    apiPrefix = found.prefix
+                    io.writeError(
+                        "\(command): \(TerminalText.oneLine(found.answer.url.absoluteString)) answered"
+                            + " (\(found.answer.summary)): the routes are under"
+                            + " \(TerminalText.oneLine(found.prefix.url(base: baseURL, route: "").absoluteString))"
+                            + " (api_prefix = \"\(found.prefix)\")\n")
+                case .failure(let error):
+                    io.writeError("\(command): \(error); nothing saved\n")
+                    return .unavailable
+                }
+            }
+            profile.apiPrefix = apiPrefix
+        }
         configuration.set(profile)
         if configuration.defaultProfile == nil { configuration.defaultProfile = profileName }
         return save(configuration, to: file, command: command, io: io)
+    }
+
+    /// The key `profile` would send, for the prefix probe: its variable's value, its stored key
+    /// or its command's output; `nil` when there is none yet (the probe then goes without).
+    private static func probeKey(_ profile: ClientProfile, io: CommandIO) -> String? {
+        if let variable = profile.keyEnvironment {
+            return io.environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        if let name = profile.key {
+            return (try? KeyStores.open(environment: io.environment).store.key(named: name)) ?? nil
+        }
+        if let command = profile.keyCommand,
+            case .success(let key) = KeyCommand(command, environment: io.environment).runNow()
+        {
+            return key
+        }
+        return nil
     }
 
     private static func load(_ file: ConfigurationFile, command: String) throws(UsageError) -> ClientConfiguration {

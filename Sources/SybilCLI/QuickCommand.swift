@@ -109,7 +109,8 @@ enum QuickCommand {
         guard connection.embedded == nil else { return nil }
         let key = connection.sendsKey ? (try? await connection.tokens.token()) ?? nil : nil
         let client = ModelListClient(
-            baseURL: connection.baseURL, http: connection.http(), key: key, headers: connection.headers)
+            baseURL: connection.baseURL, http: connection.http(), key: key, headers: connection.headers,
+            apiPrefix: connection.apiPrefix)
         guard let listed = try? await client.models().models.map(\.id), !listed.isEmpty, !listed.contains(model)
         else { return nil }
         let chosen: String

@@ -109,6 +109,10 @@ struct ServerTarget {
         /// `nil`: the HTTP client's default.
         var connectTimeout: Duration?
 
+        /// Where the server's OpenAI routes are under ``baseURL``: the profile's `api_prefix`,
+        /// else `/v1`.
+        var apiPrefix: APIPrefix { profile?.routePrefix ?? .v1 }
+
         /// The profile's header fields.
         var headers: HTTPHeaders {
             HTTPHeaders(profile?.headers.map { ($0.name, $0.value) } ?? [])

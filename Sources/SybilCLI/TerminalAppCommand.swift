@@ -191,12 +191,13 @@ enum TerminalAppCommand {
         services.chatHeader = { header(connection, model: $0) }
         // The server's models are listed when `/model` or F6 first needs them, with the key
         // read then.
-        let (base, fields, tokens, http) = (
-            connection.baseURL, connection.headers, connection.sendsKey ? connection.tokens : nil, connection.http()
+        let (base, fields, tokens, http, prefix) = (
+            connection.baseURL, connection.headers, connection.sendsKey ? connection.tokens : nil, connection.http(),
+            connection.apiPrefix
         )
         services.models = ChatModelPicker(defaultModel: model) {
             let key = (try? await tokens?.token()) ?? nil
-            let client = ModelListClient(baseURL: base, http: http, key: key, headers: fields)
+            let client = ModelListClient(baseURL: base, http: http, key: key, headers: fields, apiPrefix: prefix)
             return try await client.models().models.map(\.id)
         }
         return (services, agentSession?.scratch)

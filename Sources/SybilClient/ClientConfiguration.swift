@@ -22,6 +22,11 @@ import SybilCore
 /// system = "Answer briefly."
 /// headers = { "OpenAI-Organization" = "org-123" }
 ///
+/// [profiles.gemini]
+/// base_url = "https://generativelanguage.googleapis.com/v1beta/openai"
+/// api_prefix = "/"              # the routes are right under base_url (found by sybil profile add)
+/// key_env = "GEMINI_API_KEY"
+///
 /// [profiles.tiny]
 /// base_url = "http://127.0.0.1:8080"
 /// max_input_bytes = 32768       # sybil ask refuses a longer question (default 1 MiB)
@@ -114,6 +119,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         }
         let known = [
             "base_url", "model", "key", "key_env", "key_command", "system", "headers", "max_input_bytes", "timeout",
+            "api_prefix",
         ]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw ClientConfigurationError(
@@ -122,8 +128,17 @@ public struct ClientConfiguration: Sendable, Hashable {
         guard let baseText = try string("base_url") else {
             throw ClientConfigurationError("\(path).base_url is missing")
         }
+        var apiPrefix: APIPrefix?
+        if let text = try string("api_prefix") {
+            guard let prefix = APIPrefix(parsing: text) else {
+                throw ClientConfigurationError(
+                    "\(path).api_prefix must be \(APIPrefix.rule), got '\(TerminalText.oneLine(text))'")
+            }
+            apiPrefix = prefix
+        }
         let baseURL: URL
-        switch ServerAddress.parse(baseText) {
+        // With its own prefix the base URL is kept as written: `…/v1` with `/` is `…/v1/models`.
+        switch ServerAddress.parse(baseText, keepingPath: apiPrefix != nil) {
         case .success(let url): baseURL = url
         case .failure(let error): throw ClientConfigurationError("\(path).base_url \(error)")
         }
@@ -160,7 +175,8 @@ public struct ClientConfiguration: Sendable, Hashable {
             maxInputBytes: try maxInputBytes(
                 fields["max_input_bytes"], path: path, place: places[["profiles", name, "max_input_bytes"]]),
             timeoutSeconds: try timeoutSeconds(
-                fields["timeout"], path: path, place: places[["profiles", name, "timeout"]]))
+                fields["timeout"], path: path, place: places[["profiles", name, "timeout"]]),
+            apiPrefix: apiPrefix)
     }
 
     /// `timeout`: a whole number of seconds in ``ReplyWait/secondsRange``; an error names the
@@ -203,6 +219,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         if let system = profile.system { fields["system"] = .string(system) }
         if let bytes = profile.maxInputBytes { fields["max_input_bytes"] = .integer(Int64(bytes)) }
         if let seconds = profile.timeoutSeconds { fields["timeout"] = .integer(Int64(seconds)) }
+        if let prefix = profile.apiPrefix { fields["api_prefix"] = .string(prefix.description) }
         if !profile.headers.isEmpty {
             var headers = TOMLDocument.Table()
             for header in profile.headers { headers[header.name] = .string(header.value) }

@@ -29,6 +29,13 @@ public struct ClientProfile: Sendable, Hashable {
     /// silence of its reply (`timeout`, within ``ReplyWait/secondsRange``); `nil` keeps the
     /// default for where the server is (``ReplyWait/forServer(at:seconds:)``).
     public var timeoutSeconds: Int?
+    /// Where under ``baseURL`` the OpenAI routes are (`api_prefix`); `nil`, as in every profile
+    /// written before it existed, is ``APIPrefix/v1`` with a trailing `/v1` dropped from the
+    /// base URL.
+    public var apiPrefix: APIPrefix?
+
+    /// The prefix the routes are under: ``apiPrefix``, else `/v1`.
+    public var routePrefix: APIPrefix { apiPrefix ?? .v1 }
 
     /// What `max_input_bytes` may be: 1 byte to 16 MiB.
     public static let inputBytesRange = 1...(16 << 20)
@@ -51,7 +58,7 @@ public struct ClientProfile: Sendable, Hashable {
     public init(
         name: String, baseURL: URL, model: String? = nil, key: String? = nil, keyEnvironment: String? = nil,
         system: String? = nil, headers: [Header] = [], keyCommand: String? = nil, maxInputBytes: Int? = nil,
-        timeoutSeconds: Int? = nil
+        timeoutSeconds: Int? = nil, apiPrefix: APIPrefix? = nil
     ) {
         self.name = name
         self.baseURL = baseURL
@@ -63,6 +70,7 @@ public struct ClientProfile: Sendable, Hashable {
         self.headers = headers
         self.maxInputBytes = maxInputBytes
         self.timeoutSeconds = timeoutSeconds
+        self.apiPrefix = apiPrefix
     }
 
     /// Whether `name` can name a profile: 1–64 of letters, digits, `.`, `_`, `-`.
@@ -76,17 +84,34 @@ public struct ClientProfile: Sendable, Hashable {
 }
 
 /// Base URLs as people write them: `http://127.0.0.1:11434`, `…/v1`, `…/v1/` all mean the same
-/// server, whose chat route is `/v1/chat/completions` under the returned base.
+/// server, whose chat route is `/v1/chat/completions` under the returned base. A base URL
+/// with an ``APIPrefix`` of its own keeps its path (`keepingPath`): only a trailing `/` goes.
 public enum ServerAddress {
-    /// `text` as a base URL, or a sentence naming what is wrong with it.
-    public static func parse(_ text: String) -> Result<URL, ServerAddressError> {
+    /// `text` as a base URL, or a sentence naming what is wrong with it; with `keepingPath` a
+    /// trailing `/v1` stays.
+    public static func parse(_ text: String, keepingPath: Bool = false) -> Result<URL, ServerAddressError> {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty
         else { return .failure(ServerAddressError(text: text)) }
         guard url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
             return .failure(ServerAddressError(text: text))
         }
-        return .success(normalized(url))
+        return .success(keepingPath ? withoutTrailingSlash(url) : normalized(url))
+    }
+
+    /// Whether `url`'s path is the root or ends in `/v1`: a base URL whose routes are under
+    /// `/v1` without asking. Another path (`/v1beta/openai`) may be the whole prefix.
+    public static func isPlain(_ url: URL) -> Bool {
+        var path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.path ?? url.path
+        while path.hasSuffix("/") { path.removeLast() }
+        return path.isEmpty || path.lowercased().hasSuffix("/v1")
+    }
+
+    /// `url` without a trailing `/`.
+    public static func withoutTrailingSlash(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        while components.path.hasSuffix("/") { components.path.removeLast() }
+        return components.url ?? url
     }
 
     /// `url` without a trailing `/` or `/v1`.

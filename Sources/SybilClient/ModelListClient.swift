@@ -3,7 +3,8 @@ import SybilCore
 import SybilHTTP
 import SybilWire
 
-/// `GET /v1/models` of an OpenAI-compatible server: the models it offers, in its order.
+/// `GET /v1/models` of an OpenAI-compatible server (or `models` under its ``APIPrefix``): the
+/// models it offers, in its order.
 public struct ModelListClient: Sendable {
     /// The largest answer read.
     public static let maximumAnswerBytes = 4 << 20
@@ -12,13 +13,19 @@ public struct ModelListClient: Sendable {
     private let http: any HTTPClient
     private let key: String?
     private let headers: HTTPHeaders
+    private let apiPrefix: APIPrefix
 
-    /// A client for the server at `baseURL`, sending `key` as a bearer token when there is one.
-    public init(baseURL: URL, http: any HTTPClient, key: String?, headers: HTTPHeaders = HTTPHeaders()) {
+    /// A client for the server at `baseURL`, sending `key` as a bearer token when there is one;
+    /// the list is `models` under `apiPrefix` (`/v1/models` by default).
+    public init(
+        baseURL: URL, http: any HTTPClient, key: String?, headers: HTTPHeaders = HTTPHeaders(),
+        apiPrefix: APIPrefix = .v1
+    ) {
         self.baseURL = baseURL
         self.http = http
         self.key = key
         self.headers = headers
+        self.apiPrefix = apiPrefix
     }
 
     /// The server's models.
@@ -27,7 +34,7 @@ public struct ModelListClient: Sendable {
         if let key { headers.set("Authorization", "Bearer \(key)") }
         headers.set("Accept", "application/json")
         let request = HTTPRequest(
-            url: APIEndpoint.url(base: baseURL, path: "v1/models"), headers: headers, timeout: .seconds(30))
+            url: apiPrefix.url(base: baseURL, route: "models"), headers: headers, timeout: .seconds(30))
         let bytes: [UInt8]
         let status: Int
         do {

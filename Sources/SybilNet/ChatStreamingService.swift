@@ -93,17 +93,21 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     public let headTimeout: Duration
     /// Whether a timeout before any text is retried (seed 004's cold-start rule).
     public let retriesTimeout: Bool
+    /// The path under the base URL the routes are under: `v1`, or empty when the base URL is
+    /// the whole prefix (as the OpenAI SDKs take `base_url`).
+    public let apiPrefix: String
     /// The waits between resume attempts (no jitter: it draws no randomness).
     public let resumePolicy: ReconnectPolicy
 
     /// A service for `model` at `baseURL`. A `nil` gate sends at once; `nil` tokens send no
     /// `Authorization` (a server that needs no key); `headers` go with every request.
     /// `headTimeout` bounds the wait for the response head, `stallTimeout` each silence in the
-    /// body; `retriesTimeout` says whether a timeout before any text is sent again.
+    /// body; `retriesTimeout` says whether a timeout before any text is sent again. The routes
+    /// are under `apiPrefix` (`v1/chat/completions`; with an empty one `chat/completions`).
     public init(
         baseURL: URL, http: any HTTPClient, clock: C, tokens: TokenProvider?, gate: (any SendGate)?,
         model: String, headers: HTTPHeaders = HTTPHeaders(), stallTimeout: Duration = .seconds(30),
-        headTimeout: Duration = .seconds(60), retriesTimeout: Bool = true,
+        headTimeout: Duration = .seconds(60), retriesTimeout: Bool = true, apiPrefix: String = "v1",
         resumePolicy: ReconnectPolicy = ReconnectPolicy(
             initialDelay: .milliseconds(250), maximumDelay: .seconds(2), jitter: 0)
     ) {
@@ -116,6 +120,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
         self.model = model
         self.headTimeout = headTimeout
         self.retriesTimeout = retriesTimeout
+        self.apiPrefix = apiPrefix
         self.resumePolicy = resumePolicy
     }
 
@@ -270,8 +275,13 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
         headers.set("Content-Type", "application/json")
         headers.set("Accept", "text/event-stream")
         return HTTPRequest(
-            method: "POST", url: APIEndpoint.url(base: baseURL, path: "v1/chat/completions"), headers: headers,
+            method: "POST", url: APIEndpoint.url(base: baseURL, path: route("chat/completions")), headers: headers,
             body: body(for: messages), timeout: headTimeout)
+    }
+
+    /// `route` under ``apiPrefix``.
+    private func route(_ route: String) -> String {
+        apiPrefix.isEmpty ? route : apiPrefix + "/" + route
     }
 
     /// `GET /v1/chat/completions/{id}/events` with `Last-Event-ID`: no body, no prompt.
@@ -281,7 +291,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
         headers.set("Accept", "text/event-stream")
         headers.set("Last-Event-ID", String(progress.lastEventID ?? 0))
         return HTTPRequest(
-            url: APIEndpoint.url(base: baseURL, path: "v1/chat/completions/\(progress.streamID ?? "")/events"),
+            url: APIEndpoint.url(base: baseURL, path: route("chat/completions/\(progress.streamID ?? "")/events")),
             headers: headers, timeout: headTimeout)
     }
 }

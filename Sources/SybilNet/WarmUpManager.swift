@@ -171,11 +171,14 @@ public struct WarmUpHealthCheck: Sendable, Hashable {
     public static let healthz = WarmUpHealthCheck(path: "healthz")
 
     /// `GET /v1/models`, which every OpenAI-compatible server serves; OpenAI requires the key
-    /// there, so `key` goes as `Authorization: Bearer`, with the profile's `headers`.
-    public static func models(key: String?, headers: HTTPHeaders = HTTPHeaders()) -> WarmUpHealthCheck {
+    /// there, so `key` goes as `Authorization: Bearer`, with the profile's `headers`. A server
+    /// whose routes are under another prefix (`apiPrefix`, `v1` or empty) has it there.
+    public static func models(key: String?, headers: HTTPHeaders = HTTPHeaders(), apiPrefix: String = "v1")
+        -> WarmUpHealthCheck
+    {
         var fields = headers
         if let key { fields.set("Authorization", "Bearer \(key)") }
-        return WarmUpHealthCheck(path: "v1/models", headers: fields)
+        return WarmUpHealthCheck(path: apiPrefix.isEmpty ? "models" : apiPrefix + "/models", headers: fields)
     }
 }
 
