@@ -34,6 +34,8 @@ public final class WorkspaceLiveFeed {
 
     @ObservationIgnored private var task: Task<Void, Never>?
     @ObservationIgnored private var triggers = WorkspaceEventTriggers()
+    /// The newest settlement epoch whose first overlay made the chat reload.
+    @ObservationIgnored private var reloadedForEpoch: Int64?
     @ObservationIgnored private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// A feed that follows nothing yet.
@@ -48,6 +50,7 @@ public final class WorkspaceLiveFeed {
     ) {
         task?.cancel()
         triggers = WorkspaceEventTriggers()
+        reloadedForEpoch = nil
         connection = .connecting
         task = Task { [weak self] in
             for await update in updates {
@@ -123,8 +126,12 @@ public final class WorkspaceLiveFeed {
         // A newer epoch means history settled what the window shows as live (and events
         // before this stream began may be gone). Shown alone it would take those rows away
         // until the next load, so the window reloads instead: the snapshot brings history and
-        // the new epoch's overlay together (SPEC §4.3).
+        // the new epoch's overlay together (SPEC §4.3). One reload per epoch: while history is
+        // unavailable the snapshot keeps the older epoch, and the new epoch's further overlays
+        // must not each start another load (the busy host's polls load again).
         if host.timeline.isConfirmed && overlay.settlementEpoch > host.timeline.overlay.settlementEpoch {
+            guard reloadedForEpoch.map({ overlay.settlementEpoch > $0 }) ?? true else { return }
+            reloadedForEpoch = overlay.settlementEpoch
             host.handle(.runEnded(.finished))
         } else if let showOverlay {
             showOverlay(overlay)

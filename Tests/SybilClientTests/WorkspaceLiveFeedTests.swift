@@ -102,4 +102,34 @@ struct WorkspaceLiveFeedTests {
 
         await stop(feed, continuation, host, rpc)
     }
+
+    @Test func aNewerEpochAskedForOnceIsNotReloadedForEachOfItsOverlaysWhileHistoryIsUnavailable() async throws {
+        let rpc = ScriptedWorkspaceChatRPC()
+        let (host, feed, continuation) = await followedHost(rpc: rpc)
+        rpc.expect(.load(chatA))
+        continuation.yield(.event(.overlay(LiveOverlay(settlementEpoch: 5, revision: 0, blocks: [])), id: "1.1"))
+        await feed.waitForEvents(1)
+        await rpc.waitForCall(.load(chatA))
+        // History cannot be read just now: the window and the epoch-4 overlay stay (SPEC §4.3).
+        let epoch5 = LiveOverlay(settlementEpoch: 5, revision: 1, blocks: [block("m1", epoch: 5)])
+        rpc.answer(
+            .load(chatA),
+            with: .envelope(Envelopes.envelope([], state: .unavailable(reason: "indexing"), overlay: epoch5)))
+        await eventually("the snapshot applies") { host.appliedLoads == 2 }
+        #expect(host.timeline.overlay == live)
+
+        // The new epoch's run goes on streaming: its overlays were asked for already, and the
+        // busy host's polls (10 s) ask again; each overlay does not start another load.
+        for revision in Int64(2)...Int64(40) {
+            let blocks = (1...revision).map { block("m\($0)", epoch: 5) }
+            continuation.yield(
+                .event(
+                    .overlay(LiveOverlay(settlementEpoch: 5, revision: revision, blocks: blocks)), id: "2.\(revision)"))
+        }
+        await feed.waitForEvents(40)
+        #expect(!host.isLoading, "no load started for the new epoch's later overlays")
+        #expect(host.appliedLoads == 2)
+
+        await stop(feed, continuation, host, rpc)
+    }
 }
