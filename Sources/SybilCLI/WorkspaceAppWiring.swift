@@ -104,10 +104,13 @@ final class WorkspaceAppWiring {
         // Owned by the session screen: closing it cancels a restore still running, and the app
         // waits for it to take back the text of a message the desktop rejected.
         let restore = Task { await composer.restore() }
+        // Closing releases the selection only if no other chat was selected since: a screen
+        // of this chat opened meanwhile keeps its host active.
+        let selection = cache.selectionCount
         return WorkspaceSessionScreen(key: key, title: title, screen: screen, composer: composer, restoring: restore) {
             [cache] in
             await feed.stop()
-            if cache.selectedHost?.key == key { cache.select(nil) }
+            cache.deselect(ifNoSelectionSince: selection)
         }
     }
 }

@@ -20,6 +20,11 @@ public final class WorkspaceChatHostCache {
     public private(set) var selectedKey: WorkspaceChatKey?
     /// Whether the app is in the foreground.
     public private(set) var isAppActive = true
+    /// Advances whenever another chat (or none) becomes the selected one; selecting the
+    /// selected chat again does not advance it. A screen remembers it when it opens, so that
+    /// closing releases the selection only if nothing was selected since
+    /// (``deselect(ifNoSelectionSince:)``).
+    public private(set) var selectionCount: UInt64 = 0
 
     @ObservationIgnored private var pendingSelection: WorkspaceChatKey??
     /// The desktop of the last chat selected (kept while nothing is selected).
@@ -64,6 +69,7 @@ public final class WorkspaceChatHostCache {
         }
         selectedHost?.park()
         selectedKey = key
+        selectionCount += 1
         guard let key else { return }
         let host: WorkspaceChatHost
         if let index = hosts.firstIndex(where: { $0.key == key }) {
@@ -78,6 +84,15 @@ public final class WorkspaceChatHostCache {
         if let lastDesktopId, lastDesktopId != key.desktopId { host.handle(.desktopChanged) }
         lastDesktopId = key.desktopId
         if isAppActive { host.activate() }
+    }
+
+    /// A screen opened when ``selectionCount`` was `count` closes: its chat is deselected (its
+    /// host parked) unless another chat was selected since, which a later screen shows now
+    /// (possibly of the same chat: leaving a chat and coming back before the first screen has
+    /// closed must not park the second one's host).
+    public func deselect(ifNoSelectionSince count: UInt64) {
+        guard selectionCount == count, selectedKey != nil else { return }
+        select(nil)
     }
 
     /// The app moved to the foreground or the background. Returning marks the selected chat

@@ -882,6 +882,11 @@ public final class TerminalAppController {
                     await screen.close()
                     return
                 }
+                // Choices handled before their openings ran (keys that came together) may have
+                // opened this session already: that screen is replaced, and closed.
+                if let replaced = self.workspace, replaced !== screen {
+                    self.run { await replaced.close() }
+                }
                 self.workspace = screen
                 // A message an earlier run left in the outbox may be rejected as it is resent.
                 await screen.restored()

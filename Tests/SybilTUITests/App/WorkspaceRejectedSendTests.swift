@@ -56,9 +56,16 @@ struct WorkspaceRejectedSendTests {
         }
     }
 
+    /// What the fixture opened: the host cache and the session screens open now.
+    final class Opened {
+        var hosts: WorkspaceChatHostCache?
+        var screens: [WorkspaceChatKey] = []
+    }
+    let opened = Opened()
+
     /// The app with two sessions listed and the first open, its composer focused.
     private func openSession(
-        _ rpc: RejectingRPC = RejectingRPC(), outbox: WorkspaceOutbox? = nil
+        _ rpc: RejectingRPC = RejectingRPC(), outbox: WorkspaceOutbox? = nil, choosing: Bool = true
     ) async throws -> TerminalAppController {
         let clock = ManualClock()
         let hosts = WorkspaceChatHostCache { key in
@@ -74,6 +81,8 @@ struct WorkspaceRejectedSendTests {
                 ])
         ]
         let outbox = try outbox ?? WorkspaceOutbox(store: InMemoryKeyValueStore())
+        let opened = opened
+        opened.hosts = hosts
         let workspaces = TerminalAppServices.Workspaces(
             list: { .success(desktops) },
             open: { key, title in
@@ -88,11 +97,16 @@ struct WorkspaceRejectedSendTests {
                 let composer = WorkspaceChatComposer(host: host, outbox: outbox, sender: sender, ids: ids, now: { 0 })
                 // As the command line opens a session: the composer's restore starts with it.
                 let restoring = Task { await composer.restore() }
+                opened.screens.append(key)
+                // As the command line's screens do: the selection is released only if no other
+                // chat was selected since this one opened.
+                let selection = hosts.selectionCount
                 return WorkspaceSessionScreen(
                     key: key, title: title, screen: WorkspaceChatScreenModel(host: host, clock: AnyClock(clock)),
                     composer: composer, restoring: restoring
                 ) {
-                    if hosts.selectedHost?.key == key { hosts.select(nil) }
+                    if let index = opened.screens.firstIndex(of: key) { opened.screens.remove(at: index) }
+                    hosts.deselect(ifNoSelectionSince: selection)
                 }
             }, hosts: hosts)
         let store = InMemoryChatHistory()
@@ -106,6 +120,7 @@ struct WorkspaceRejectedSendTests {
             services: services, theme: .monochrome, size: TerminalSize(columns: 80, rows: 24))
         await controller.start()
         await controller.settle()
+        guard choosing else { return controller }
         try choose(Self.session, in: controller)
         await controller.settle()
         #expect(controller.workspace?.key == Self.session)
@@ -184,5 +199,20 @@ struct WorkspaceRejectedSendTests {
         #expect(controller.app.notice?.contains(Self.reason) == true)
         #expect(await outbox.pendingEntries(in: Self.session).isEmpty)
         await controller.close()
+    }
+
+    @Test func choicesHandledBeforeTheirOpeningsRunLeaveOneScreenOpenAndItsHostActive() async throws {
+        let controller = try await openSession(choosing: false)
+        // Keys that arrive together: all three choices are handled before an opening task runs.
+        try choose(Self.session, in: controller)
+        try choose(Self.other, in: controller)
+        try choose(Self.session, in: controller)
+        await controller.settle()
+        #expect(controller.workspace?.key == Self.session)
+        #expect(opened.screens == [Self.session], "one screen open, the chosen one: \(opened.screens)")
+        #expect(opened.hosts?.selectedKey == Self.session, "the chosen session stays selected")
+        #expect(opened.hosts?.selectedHost?.isActive == true, "and its host active")
+        await controller.close()
+        #expect(opened.screens.isEmpty)
     }
 }
