@@ -49,16 +49,31 @@ public struct ReplyWait: Sendable, Hashable {
     }
 
     /// Whether `url` names this machine: `localhost` (or a name under `.localhost`), an IPv4
-    /// address in 127.0.0.0/8, or `::1`.
+    /// address in 127.0.0.0/8, `0.0.0.0` (the address a server listening on every interface
+    /// prints, which a connection takes to this machine), or the IPv6 loopback or unspecified
+    /// address in any spelling (`::1`, `0:0:0:0:0:0:0:1`, `::`, `::ffff:127.0.0.1`).
     public static func isLocal(_ url: URL) -> Bool {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             var host = components.plainPercentEncodedHost?.lowercased()
         else { return false }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.hasSuffix(".") { host.removeLast() }
-        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" { return true }
+        if host == "localhost" || host.hasSuffix(".localhost") { return true }
+        if host.contains(":") { return isLocalIPv6(host) }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127"
-            && octets.allSatisfy { octet in octet.count <= 3 && UInt8(octet) != nil }
+        guard octets.count == 4, octets.allSatisfy({ octet in octet.count <= 3 && UInt8(octet) != nil }) else {
+            return false
+        }
+        return octets[0] == "127" || octets.allSatisfy { UInt8($0) == 0 }
+    }
+
+    /// Whether `host` (an IPv6 address without brackets) is the loopback `::1`, the unspecified
+    /// `::`, or an IPv4-mapped address that ``isLocal(_:)`` takes as this machine.
+    private static func isLocalIPv6(_ host: String) -> Bool {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard inet_pton(AF_INET6, host, &bytes) == 1 else { return false }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] <= 1 }  // `::` or `::1`
+        guard bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else { return false }
+        return bytes[12] == 127 || bytes[12..<16].allSatisfy { $0 == 0 }
     }
 }

@@ -11,6 +11,11 @@ struct ReplyWaitTests {
         arguments: [
             "http://127.0.0.1:11434", "http://localhost:8080/v1", "http://LOCALHOST.:1234", "http://127.1.2.3:8000",
             "http://ollama.localhost", "http://[::1]:11434",
+            // The address vLLM and llama.cpp print when they listen on every interface: asked
+            // for, it is this machine.
+            "http://0.0.0.0:8000/v1", "http://[::]:8000",
+            // Other spellings of the IPv6 loopback, and the IPv4 one mapped into IPv6.
+            "http://[0:0:0:0:0:0:0:1]:8000", "http://[::ffff:127.0.0.1]:8000",
         ])
     func local(url: String) {
         let wait = ReplyWait.forServer(at: URL(string: url)!, seconds: nil)
@@ -21,7 +26,7 @@ struct ReplyWaitTests {
         "a server elsewhere keeps 60 s for the head, 30 s of silence and the retry",
         arguments: [
             "https://api.openai.com/v1", "http://10.0.0.5:11434", "http://128.0.0.1", "http://127.0.0.1.example.com",
-            "http://localhost.example.com", "http://[::2]:80",
+            "http://localhost.example.com", "http://[::2]:80", "http://0.0.0.1", "http://[::ffff:10.0.0.1]",
         ])
     func remote(url: String) {
         let wait = ReplyWait.forServer(at: URL(string: url)!, seconds: nil)
