@@ -89,6 +89,15 @@ enum ProfileCommand {
         case .success(let url)?: baseURL = url
         case .failure(let error)?: throw parsed.error("--base-url \(error)")
         }
+        if let baseURL, let apiPrefix, !apiPrefix.path.isEmpty,
+            ServerAddress.withoutTrailingSlash(baseURL).path.lowercased().hasSuffix("/" + apiPrefix.path.lowercased())
+        {
+            // `…/v1` with `/v1` asks `…/v1/v1/chat/completions`: a prefix said twice.
+            throw parsed.error(
+                "--base-url ends in \(apiPrefix) and --api-prefix \(apiPrefix) would ask"
+                    + " \(TerminalText.oneLine(apiPrefix.url(base: baseURL, route: "chat/completions").absoluteString));"
+                    + " give --api-prefix / (the base URL is the whole prefix) or the base URL without \(apiPrefix)")
+        }
         let key = options.key
         let keyEnvironment = options.keyEnvironment
         if key != nil, keyEnvironment != nil { throw parsed.error("--key and --key-env exclude each other") }

@@ -138,5 +138,24 @@
             #expect(await alone.run("profile", "add", "p", "--api-prefix", "/") == 64)
             #expect(alone.stderr.contains("--api-prefix needs --base-url URL"), "\(alone.stderr)")
         }
+
+        /// A prefix the base URL already ends in would be said twice (`…/v1/v1/chat/completions`):
+        /// refused, saying what to give instead; nothing is saved.
+        @Test func aPrefixTheBaseURLEndsInIsRefused() async {
+            let twice = TestIO(environment: environment)
+            #expect(
+                await twice.run("profile", "add", "p", "--base-url", "http://h:8000/V1/", "--api-prefix", "/v1") == 64)
+            #expect(
+                twice.stderr.contains(
+                    "--base-url ends in /v1 and --api-prefix /v1 would ask http://h:8000/V1/v1/chat/completions;"
+                        + " give --api-prefix / (the base URL is the whole prefix) or the base URL without /v1"),
+                "\(twice.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: configPath))
+            let nested = TestIO(environment: environment)
+            #expect(
+                await nested.run(
+                    "profile", "add", "q", "--base-url", "http://h/api/openai/v1", "--api-prefix", "/openai/v1") == 64)
+            #expect(nested.stderr.contains("would ask http://h/api/openai/v1/openai/v1/chat/completions"))
+        }
     }
 #endif
