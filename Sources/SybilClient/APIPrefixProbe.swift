@@ -11,7 +11,7 @@ import SybilHTTP
 /// names both URLs and what each answered. The answer is stored in the profile, so no request
 /// guesses again.
 public struct APIPrefixProbe: Sendable {
-    /// How long each request may take.
+    /// How long each request may wait for its response's head.
     public static let timeout: Duration = .seconds(15)
 
     private let http: any HTTPClient
@@ -70,8 +70,9 @@ public struct APIPrefixProbe: Sendable {
         if let key { fields.set("Authorization", "Bearer \(key)") }
         fields.set("Accept", "application/json")
         do {
+            // The status is the answer: the body is not read (a server trickling it could hold
+            // the command as long as it liked), and dropping the response closes the exchange.
             let response = try await http.send(HTTPRequest(url: url, headers: fields, timeout: Self.timeout))
-            _ = try? await response.collect(limit: 64 << 10)
             return Answer(url: url, status: response.head.status)
         } catch {
             return Answer(url: url, failure: String(describing: error))

@@ -92,6 +92,37 @@
             #expect(ask.stdout == "Hallo Welt\n")
         }
 
+        /// The probe takes a route's status from its head and does not read the body: a server
+        /// that answers `200` and then trickles its body a byte at a time does not hold the
+        /// command (each byte would restart the read's silence timeout). Here the body would take
+        /// 60 bytes; the command's end closes the connection before the server has sent them.
+        @Test func aTricklingBodyDoesNotHoldTheProbe() async throws {
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let (ended, ending) = AsyncStream.makeStream(of: Int.self)
+            let server = try LoopbackHTTPServer { request, connection in
+                guard request.requestLine == "GET /x/v1/models HTTP/1.1" else {
+                    connection.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    return
+                }
+                connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n")
+                var sent = 0
+                while sent < 60, connection.write(" ") {
+                    sent += 1
+                    usleep(20_000)  // the peer's trickle, not a wait of the test
+                }
+                ending.yield(sent)
+            }
+            let add = TestIO(environment: environment)
+            #expect(
+                await add.run("profile", "add", "t", "--base-url", server.url.absoluteString + "/x") == 0,
+                Comment(rawValue: add.stderr))
+            #expect(add.stderr.contains("(api_prefix = \"/v1\")"), "\(add.stderr)")
+            // The server's answer ends once the client has gone or the whole body is out.
+            var answers = ended.makeAsyncIterator()
+            let sent = await answers.next()
+            #expect(sent.map { $0 < 60 } == true, "the whole body was read: \(String(describing: sent))")
+        }
+
         @Test func neitherPrefixAnsweringIsAnErrorNamingBothURLs() async throws {
             defer { try? FileManager.default.removeItem(atPath: home) }
             let server = try Self.server(routesUnder: "/elsewhere")
