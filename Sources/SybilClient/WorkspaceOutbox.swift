@@ -33,6 +33,8 @@ public actor WorkspaceOutbox {
     private enum BackgroundWork: Hashable, Sendable { case compaction }
     private var document: WorkspaceOutboxDocument
     private var completedThisProcess: Set<String> = []
+    /// One chain per chat, shared by every sender over this outbox (see ``changes(in:)``).
+    private nonisolated let chains = Locked<[WorkspaceChatKey: SerialAsyncChain]>([:])
     /// What could not be read at launch, one sentence each (empty when all was fine).
     public let loadProblems: [String]
 
@@ -137,6 +139,18 @@ public actor WorkspaceOutbox {
         return problems
     }
 
+    /// The serial chain `chat`'s sends and confirmations run on: one per chat for the whole
+    /// outbox, however many senders (screens opening the chat again, a composer per opening)
+    /// work on it, so that an attempt never overlaps another of the same chat.
+    public nonisolated func changes(in chat: WorkspaceChatKey) -> SerialAsyncChain {
+        chains.withLock { chains in
+            if let chain = chains[chat] { return chain }
+            let chain = SerialAsyncChain()
+            chains[chat] = chain
+            return chain
+        }
+    }
+
     /// The generation this launch began.
     public var generation: Int64 { document.generation }
 
@@ -188,13 +202,18 @@ public actor WorkspaceOutbox {
         try change(changes)
     }
 
-    /// Replaces a pending entry. A completed operation cannot be changed or brought back.
+    /// Replaces a pending entry. A completed operation cannot be changed or brought back, and
+    /// an operation the desktop accepted cannot be made unaccepted: a writer holding a view
+    /// from before the acceptance (an attempt whose receipt timed out later) is refused.
     public func update(_ entry: WorkspaceOutboxEntry) throws(WorkspaceOutboxError) {
         guard !completedThisProcess.contains(entry.operationId) else {
             throw .operationCompleted(entry.operationId)
         }
-        guard case .pending? = document.state(of: entry.operationId, in: entry.chat) else {
+        guard case .pending(let stored)? = document.state(of: entry.operationId, in: entry.chat) else {
             throw .unknownOperation(entry.operationId)
+        }
+        guard !stored.acceptedByDesktop || entry.acceptedByDesktop else {
+            throw .operationAccepted(entry.operationId)
         }
         try change([.init(chat: entry.chat, operationId: entry.operationId, state: .pending(entry))])
     }

@@ -3,6 +3,9 @@ public enum WorkspaceOutboxError: Error, Sendable, Hashable, CustomStringConvert
     /// The operation completed in this process; a writer holding an older view cannot change
     /// or resurrect it.
     case operationCompleted(String)
+    /// The desktop accepted the operation; a writer holding an older view cannot mark it
+    /// unaccepted.
+    case operationAccepted(String)
     /// No pending operation has this id in this chat.
     case unknownOperation(String)
     /// An operation with this id is already queued.
@@ -17,6 +20,7 @@ public enum WorkspaceOutboxError: Error, Sendable, Hashable, CustomStringConvert
     public var description: String {
         switch self {
         case .operationCompleted(let id): "Operation \(id) already completed; the change was ignored."
+        case .operationAccepted(let id): "The desktop accepted operation \(id) already; the change was ignored."
         case .unknownOperation(let id): "No pending operation \(id) in this chat."
         case .duplicateOperation(let id): "Operation \(id) is already in the outbox."
         case .storage(let reason): "The outbox could not be saved (\(reason)); nothing was sent."

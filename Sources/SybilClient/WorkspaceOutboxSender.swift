@@ -3,7 +3,8 @@ import SybilTimeline
 import SybilWire
 
 /// Sends outbox entries to the desktop (SPEC §4.5): each message is saved before it is sent,
-/// changes for one chat run as a serial chain (no interleaving, even across `await`), a
+/// changes for one chat run as a serial chain (no interleaving, even across `await`) that
+/// every sender over the same outbox shares (``WorkspaceOutbox/changes(in:)``), a
 /// submission waits 20 s for the desktop's receipt, and an entry without a receipt stays
 /// pending to be retried with the same ids. Attachments kept in the outbox with their message
 /// (``WorkspaceOutboxEntry/stagedAttachments``) are uploaded first, from their staged copies,
@@ -39,7 +40,6 @@ public actor WorkspaceOutboxSender {
     /// Where attachments that wait with their message are kept (`nil`: messages cannot keep
     /// attachments in the outbox).
     public nonisolated let staging: WorkspaceOutboxStaging?
-    private var chains: [WorkspaceChatKey: SerialAsyncChain] = [:]
     private var sweptOrphans = false
 
     /// A sender. `now` gives milliseconds since the epoch for new entries' `createdAt`;
@@ -160,11 +160,10 @@ public actor WorkspaceOutboxSender {
         }
     }
 
+    /// The chat's chain, shared with every other sender over the outbox: a chat opened again
+    /// (a new composer and sender) waits for the attempt an earlier opening started.
     private func chain(for chat: WorkspaceChatKey) -> SerialAsyncChain {
-        if let chain = chains[chat] { return chain }
-        let chain = SerialAsyncChain()
-        chains[chat] = chain
-        return chain
+        outbox.changes(in: chat)
     }
 
     /// One attempt: upload the staged attachments, send, wait at most 20 s, record the result.
@@ -194,6 +193,9 @@ public actor WorkspaceOutboxSender {
         } catch WorkspaceOutboxError.operationCompleted {
             await staging?.remove(operationId: entry.operationId)
             return .alreadyCompleted
+        } catch WorkspaceOutboxError.operationAccepted {
+            // A newer attempt got the desktop's receipt; this one's late outcome does not count.
+            return .accepted
         } catch {
             return .failed(String(describing: error))
         }
@@ -246,6 +248,8 @@ public actor WorkspaceOutboxSender {
             } catch WorkspaceOutboxError.operationCompleted {
                 await staging.remove(operationId: entry.operationId)
                 return .alreadyCompleted
+            } catch WorkspaceOutboxError.operationAccepted {
+                return .accepted
             } catch {
                 return .failed(String(describing: error))
             }
@@ -275,6 +279,8 @@ public actor WorkspaceOutboxSender {
             try await outbox.update(updated)
         } catch WorkspaceOutboxError.operationCompleted {
             return .alreadyCompleted
+        } catch WorkspaceOutboxError.operationAccepted {
+            return .accepted
         } catch {
             return .failed(String(describing: error))
         }

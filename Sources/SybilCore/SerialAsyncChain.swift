@@ -3,9 +3,14 @@
 /// changes to one thing (an outbox session) must never interleave across `await`.
 public actor SerialAsyncChain {
     private var tail: Task<Void, Never>?
+    private let unfinished = Locked(0)
 
     /// An empty chain.
     public init() {}
+
+    /// Jobs submitted and not yet returned: the one running and those waiting behind it.
+    /// Readable from any thread (a test sees a job queued behind one that is suspended).
+    public nonisolated var unfinishedJobs: Int { unfinished.withLock { $0 } }
 
     /// Runs `job` after every job submitted before it has finished; returns its result.
     /// Cancelling the caller cancels the job (which still runs in its turn, and should check).
@@ -13,7 +18,9 @@ public actor SerialAsyncChain {
         _ job: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         let previous = tail
+        unfinished.withLock { $0 += 1 }
         let task = Task<Result, any Error> {
+            defer { self.unfinished.withLock { $0 -= 1 } }
             await previous?.value
             return try await job()
         }
