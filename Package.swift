@@ -147,7 +147,8 @@ let package = Package(
             exclude: ["Peers"]),
         .testTarget(name: "SybilTimelineTests", dependencies: ["SybilTimeline", "SybilTesting"]),
         .testTarget(
-            name: "SybilClientTests", dependencies: ["SybilClient", "SybilHTTP", "SybilTesting", "SybilImaging"]),
+            name: "SybilClientTests",
+            dependencies: ["SybilClient", "SybilHTTP", "SybilNet", "SybilTesting", "SybilImaging"]),
         .testTarget(name: "SybilImagingTests", dependencies: ["SybilImaging"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "SybilNetTests", dependencies: ["SybilNet", "SybilHTTP", "SybilStore", "SybilTesting"]),

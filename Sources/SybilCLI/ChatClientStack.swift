@@ -55,7 +55,7 @@ struct ChatClientStack {
             ? .healthz
             : .models(
                 key: connection.sendsKey ? connection.key : nil, headers: connection.headers,
-                apiPrefix: connection.apiPrefix.path)
+                apiPrefix: connection.apiPrefix)
         warmUp = WarmUpManager(http: http, baseURL: connection.baseURL, clock: clock, check: check)
     }
 
@@ -64,7 +64,7 @@ struct ChatClientStack {
         ChatStreamingService(
             baseURL: baseURL, http: requests, clock: clock, tokens: tokens, gate: WarmUpSendGate(manager: warmUp),
             model: model, headers: headers, stallTimeout: wait.silence, headTimeout: wait.head,
-            retriesTimeout: wait.retriesTimeout, apiPrefix: apiPrefix.path)
+            retriesTimeout: wait.retriesTimeout, apiPrefix: apiPrefix)
     }
 
     /// Milliseconds since 1970 from the system clock.

@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilHTTP
+import SybilNet
 
 /// The one look `sybil profile add` takes at a base URL whose path is neither the root nor
 /// `/v1` (`https://generativelanguage.googleapis.com/v1beta/openai/`), to learn where its

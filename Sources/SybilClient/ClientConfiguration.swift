@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilNet
 
 /// `$XDG_CONFIG_HOME/sybil/config.toml`: the profiles and which one is the default. Read
 /// strictly (an unknown key is a typo to report, not to ignore) and written back by the

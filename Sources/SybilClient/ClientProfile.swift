@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilNet
 
 /// One server a person uses, as `[profiles.NAME]` in `config.toml` holds it: where it is, which
 /// model to ask, and where its key is kept (the name of a stored key, or an environment

@@ -1,6 +1,7 @@
 import Foundation
 import SybilCore
 import SybilHTTP
+import SybilNet
 import SybilWire
 
 /// `GET /v1/models` of an OpenAI-compatible server (or `models` under its ``APIPrefix``): the

@@ -93,9 +93,9 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     public let headTimeout: Duration
     /// Whether a timeout before any text is retried (seed 004's cold-start rule).
     public let retriesTimeout: Bool
-    /// The path under the base URL the routes are under: `v1`, or empty when the base URL is
-    /// the whole prefix (as the OpenAI SDKs take `base_url`).
-    public let apiPrefix: String
+    /// Where under the base URL the routes are: `/v1`, or `/` when the base URL is the whole
+    /// prefix (as the OpenAI SDKs take `base_url`).
+    public let apiPrefix: APIPrefix
     /// The waits between resume attempts (no jitter: it draws no randomness).
     public let resumePolicy: ReconnectPolicy
 
@@ -103,11 +103,11 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
     /// `Authorization` (a server that needs no key); `headers` go with every request.
     /// `headTimeout` bounds the wait for the response head, `stallTimeout` each silence in the
     /// body; `retriesTimeout` says whether a timeout before any text is sent again. The routes
-    /// are under `apiPrefix` (`v1/chat/completions`; with an empty one `chat/completions`).
+    /// are under `apiPrefix` (`v1/chat/completions`; under `/`, `chat/completions`).
     public init(
         baseURL: URL, http: any HTTPClient, clock: C, tokens: TokenProvider?, gate: (any SendGate)?,
         model: String, headers: HTTPHeaders = HTTPHeaders(), stallTimeout: Duration = .seconds(30),
-        headTimeout: Duration = .seconds(60), retriesTimeout: Bool = true, apiPrefix: String = "v1",
+        headTimeout: Duration = .seconds(60), retriesTimeout: Bool = true, apiPrefix: APIPrefix = .v1,
         resumePolicy: ReconnectPolicy = ReconnectPolicy(
             initialDelay: .milliseconds(250), maximumDelay: .seconds(2), jitter: 0)
     ) {
@@ -281,7 +281,7 @@ public struct ChatStreamingService<C: Clock>: ChatStreaming where C.Duration == 
 
     /// `route` under ``apiPrefix``.
     private func route(_ route: String) -> String {
-        apiPrefix.isEmpty ? route : apiPrefix + "/" + route
+        apiPrefix.route(route)
     }
 
     /// `GET /v1/chat/completions/{id}/events` with `Last-Event-ID`: no body, no prompt.

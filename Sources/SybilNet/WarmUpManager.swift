@@ -172,13 +172,13 @@ public struct WarmUpHealthCheck: Sendable, Hashable {
 
     /// `GET /v1/models`, which every OpenAI-compatible server serves; OpenAI requires the key
     /// there, so `key` goes as `Authorization: Bearer`, with the profile's `headers`. A server
-    /// whose routes are under another prefix (`apiPrefix`, `v1` or empty) has it there.
-    public static func models(key: String?, headers: HTTPHeaders = HTTPHeaders(), apiPrefix: String = "v1")
+    /// whose routes are under another prefix (`apiPrefix`: `/v1` or `/`) has it there.
+    public static func models(key: String?, headers: HTTPHeaders = HTTPHeaders(), apiPrefix: APIPrefix = .v1)
         -> WarmUpHealthCheck
     {
         var fields = headers
         if let key { fields.set("Authorization", "Bearer \(key)") }
-        return WarmUpHealthCheck(path: apiPrefix.isEmpty ? "models" : apiPrefix + "/models", headers: fields)
+        return WarmUpHealthCheck(path: apiPrefix.route("models"), headers: fields)
     }
 }
 

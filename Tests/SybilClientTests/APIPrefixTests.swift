@@ -1,5 +1,6 @@
 import Foundation
 import SybilClient
+import SybilNet
 import Testing
 
 /// `api_prefix`: where a profile's OpenAI routes are under its base URL. A profile written
