@@ -19,7 +19,7 @@ struct WorkspaceRejectedSendTests {
 
     /// Loads an empty chat and rejects every submission for good; while held, a submission
     /// waits for ``release()`` before it is answered.
-    final class RejectingRPC: WorkspaceChatRPC, WorkspaceSubmitRPC {
+    final class RejectingRPC: EmptyPagesChatRPC, WorkspaceSubmitRPC {
         private let state = Locked((held: false, waiting: 0))
         let changed = ChangeSignal()
 
@@ -30,22 +30,7 @@ struct WorkspaceRejectedSendTests {
         }
         var waiting: Int { state.withLock { $0.waiting } }
 
-        func codexChatLoad(_ chat: WorkspaceChatKey) async throws -> WorkspaceChatLoadEnvelope {
-            WorkspaceChatLoadEnvelope(
-                boundaryToken: "b", codexSessionId: nil, loadState: .ready, loadedEntries: 0, hasOlderEntries: false,
-                oldestCursor: nil, timeline: [], liveOverlay: .empty, runtime: nil, activeRun: nil)
-        }
-        func codexChatLoadPageBefore(_ chat: WorkspaceChatKey, cursor: String) async throws -> WorkspaceChatPage {
-            WorkspaceChatPage(threadId: nil, timeline: [], hasOlderEntries: false, oldestCursor: nil)
-        }
-        func codexChatLoadThread(_ chat: WorkspaceChatKey, threadId: String) async throws -> WorkspaceChatPage {
-            WorkspaceChatPage(threadId: threadId, timeline: [], hasOlderEntries: false, oldestCursor: nil)
-        }
-        func codexChatLoadThreadPageBefore(
-            _ chat: WorkspaceChatKey, threadId: String, cursor: String
-        ) async throws -> WorkspaceChatPage {
-            WorkspaceChatPage(threadId: threadId, timeline: [], hasOlderEntries: false, oldestCursor: nil)
-        }
+        func codexChatLoad(_ chat: WorkspaceChatKey) async throws -> WorkspaceChatLoadEnvelope { .ready() }
         func codexChatSubmit(_ submission: WorkspaceSubmission) async throws -> WorkspaceSubmitReceipt {
             state.withLock { $0.waiting += 1 }
             changed.notify()

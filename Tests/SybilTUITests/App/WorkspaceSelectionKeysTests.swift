@@ -20,7 +20,7 @@ struct WorkspaceSelectionKeysTests {
     static let elsewhere = WorkspaceChatKey(desktopId: "desk-2", projectId: "ci", sessionId: "s9")
 
     /// Answers every load with one row and counts the loads of each chat.
-    final class CountingChatRPC: WorkspaceChatRPC, WorkspaceSubmitRPC {
+    final class CountingChatRPC: EmptyPagesChatRPC, WorkspaceSubmitRPC {
         private let counts = Locked<[WorkspaceChatKey: Int]>([:])
         func loads(_ key: WorkspaceChatKey) -> Int { counts.withLock { $0[key] ?? 0 } }
 
@@ -29,20 +29,7 @@ struct WorkspaceSelectionKeysTests {
             let row = TimelineBlock(
                 type: .agentReply, id: "r-\(chat.sessionId)", origin: .canonical, sourceOrder: [1], timestamp: 0,
                 text: "hello from \(chat.sessionId)")
-            return WorkspaceChatLoadEnvelope(
-                boundaryToken: "b", codexSessionId: nil, loadState: .ready, loadedEntries: 1, hasOlderEntries: false,
-                oldestCursor: nil, timeline: [row], liveOverlay: .empty, runtime: nil, activeRun: nil)
-        }
-        func codexChatLoadPageBefore(_ chat: WorkspaceChatKey, cursor: String) async throws -> WorkspaceChatPage {
-            WorkspaceChatPage(threadId: nil, timeline: [], hasOlderEntries: false, oldestCursor: nil)
-        }
-        func codexChatLoadThread(_ chat: WorkspaceChatKey, threadId: String) async throws -> WorkspaceChatPage {
-            WorkspaceChatPage(threadId: threadId, timeline: [], hasOlderEntries: false, oldestCursor: nil)
-        }
-        func codexChatLoadThreadPageBefore(
-            _ chat: WorkspaceChatKey, threadId: String, cursor: String
-        ) async throws -> WorkspaceChatPage {
-            WorkspaceChatPage(threadId: threadId, timeline: [], hasOlderEntries: false, oldestCursor: nil)
+            return .ready([row])
         }
         func codexChatSubmit(_ submission: WorkspaceSubmission) async throws -> WorkspaceSubmitReceipt {
             throw CancellationError()

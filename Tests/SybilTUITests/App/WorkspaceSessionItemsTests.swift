@@ -16,27 +16,12 @@ struct WorkspaceSessionItemsTests {
     static let session = WorkspaceChatKey(desktopId: "desk-1", projectId: "app", sessionId: "s1")
 
     /// Loads an empty chat; submissions are accepted, or fail in transit when `offline`.
-    final class DesktopRPC: WorkspaceChatRPC, WorkspaceSubmitRPC {
+    final class DesktopRPC: EmptyPagesChatRPC, WorkspaceSubmitRPC {
         struct Offline: Error {}
         let offline: Bool
         init(offline: Bool) { self.offline = offline }
 
-        func codexChatLoad(_ chat: WorkspaceChatKey) async throws -> WorkspaceChatLoadEnvelope {
-            WorkspaceChatLoadEnvelope(
-                boundaryToken: "b", codexSessionId: nil, loadState: .ready, loadedEntries: 0, hasOlderEntries: false,
-                oldestCursor: nil, timeline: [], liveOverlay: .empty, runtime: nil, activeRun: nil)
-        }
-        func codexChatLoadPageBefore(_ chat: WorkspaceChatKey, cursor: String) async throws -> WorkspaceChatPage {
-            WorkspaceChatPage(threadId: nil, timeline: [], hasOlderEntries: false, oldestCursor: nil)
-        }
-        func codexChatLoadThread(_ chat: WorkspaceChatKey, threadId: String) async throws -> WorkspaceChatPage {
-            WorkspaceChatPage(threadId: threadId, timeline: [], hasOlderEntries: false, oldestCursor: nil)
-        }
-        func codexChatLoadThreadPageBefore(
-            _ chat: WorkspaceChatKey, threadId: String, cursor: String
-        ) async throws -> WorkspaceChatPage {
-            WorkspaceChatPage(threadId: threadId, timeline: [], hasOlderEntries: false, oldestCursor: nil)
-        }
+        func codexChatLoad(_ chat: WorkspaceChatKey) async throws -> WorkspaceChatLoadEnvelope { .ready() }
         func codexChatSubmit(_ submission: WorkspaceSubmission) async throws -> WorkspaceSubmitReceipt {
             if offline { throw Offline() }
             return WorkspaceSubmitReceipt(
