@@ -165,9 +165,24 @@ enum AskCommand {
             return .interrupted
         case .failed(let reason):
             let status = echo.failure == nil ? ExitCode.protocolError : echo.failureExitCode
-            io.writeError("\(name): \(reason)\(profileNote(status, connection))\(timeoutNote(echo.failure))\n")
+            io.writeError(
+                "\(name): \(reason)\(profileNote(status, connection))\(timeoutNote(echo.failure))"
+                    + "\(prefixNote(echo.failure, connection))\n")
             return status
         }
+    }
+
+    /// For a 404 from a base URL with a path of its own whose prefix nobody stated (`--api-url`,
+    /// `SYBIL_API_URL`, `OPENAI_BASE_URL`, or a profile without `api_prefix`): the routes went
+    /// under `/v1`, and the base URL may be the whole prefix as the OpenAI SDKs take it.
+    static func prefixNote(_ failure: (any Error)?, _ connection: ServerTarget.Connection) -> String {
+        guard case .notFound? = failure as? ChatStreamError, connection.embedded == nil,
+            connection.profile?.apiPrefix == nil, !ServerAddress.isPlain(connection.baseURL)
+        else { return "" }
+        let asked = TerminalText.oneLine(connection.apiPrefix.url(base: connection.baseURL, route: "").absoluteString)
+        return " The routes were asked under \(asked); if the base URL is their whole prefix, as the OpenAI SDKs"
+            + " take it (Gemini's …/v1beta/openai/), add it with `sybil profile add NAME --base-url URL`,"
+            + " which finds where they are."
     }
 
     /// The model the conversation to continue was saved with, if it is saved with one (a

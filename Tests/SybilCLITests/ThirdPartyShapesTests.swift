@@ -122,6 +122,28 @@
             #expect(test.stdout == "Ohne Index\n")
         }
 
+        /// A 404 from a base URL with a path of its own (`--api-url`, where nothing states the
+        /// prefix) says where the routes were asked and how a profile finds them; a 404 from a
+        /// root base URL says nothing more.
+        @Test func a404UnderABaseURLWithAPathSaysWhereTheRoutesWereAsked() async throws {
+            let server = try Self.server(
+                status: "404 Not Found", contentType: "application/json",
+                body: #"[{"error":{"code":404,"message":"not found","status":"NOT_FOUND"}}]"#)
+            let prefixed = TestIO()
+            let base = server.url.absoluteString + "/v1beta/openai/"
+            #expect(await prefixed.run("ask", "--no-save", "--api-url", base, "--model", "m", "Hallo?") != 0)
+            #expect(
+                prefixed.stderr.contains(
+                    "The routes were asked under \(server.url.absoluteString)/v1beta/openai/v1/; if the base URL is"
+                        + " their whole prefix, as the OpenAI SDKs take it (Gemini's …/v1beta/openai/), add it with"
+                        + " `sybil profile add NAME --base-url URL`, which finds where they are."),
+                "\(prefixed.stderr)")
+            let root = TestIO()
+            #expect(await ask(server, test: root) != 0)
+            #expect(root.stderr.contains("(404)"), "\(root.stderr)")
+            #expect(!root.stderr.contains("The routes were asked under"), "\(root.stderr)")
+        }
+
         /// vLLM before 0.10 (and FastChat, SGLang) answer a failed request with a top-level
         /// `{"object": "error", "message": …}`: its message is the reason the person needs.
         @Test func vLLMsTopLevelErrorMessageIsShown() async throws {
