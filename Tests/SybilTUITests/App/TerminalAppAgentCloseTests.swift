@@ -75,16 +75,8 @@ struct TerminalAppAgentCloseTests {
             outbox: outbox, sender: AgentOutboxSender(outbox: outbox, api: api, removesConfirmed: true),
             draft: AgentAttachmentDraft(
                 api: api, storage: AgentAttachmentFileStore(directory: directory.path, baseURL: base), ids: ids))
-        let store = InMemoryChatHistory()
-        let chats = ChatListModel(
-            streaming: TerminalAppForegroundTests.NoStreaming(), store: store, model: "m", now: { 1_000 },
-            ids: SequentialIDGenerator(prefix: "c"), warmUp: nil)
-        let services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: composer,
-            workspaces: nil)
-        let controller = TerminalAppController(
-            services: services, theme: .monochrome, size: TerminalSize(columns: 60, rows: 16))
-        await controller.start()
+        let controller = await TerminalAppController.startedForTest(
+            agent: composer, size: TerminalSize(columns: 60, rows: 16))
         var asked = api.descriptorAsked.makeAsyncIterator()
         _ = await asked.next()
         // The server never answers: the quit ends the room's loads instead of waiting for them.

@@ -94,16 +94,7 @@ struct WorkspaceRejectedSendTests {
                     hosts.deselect(ifNoSelectionSince: selection)
                 }
             }, hosts: hosts)
-        let store = InMemoryChatHistory()
-        let chats = ChatListModel(
-            streaming: TerminalAppForegroundTests.NoStreaming(), store: store, model: "m", now: { 1_000 },
-            ids: SequentialIDGenerator(prefix: "id"), warmUp: TerminalAppForegroundTests.RecordingWarmUp())
-        let services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
-            workspaces: workspaces)
-        let controller = TerminalAppController(
-            services: services, theme: .monochrome, size: TerminalSize(columns: 80, rows: 24))
-        await controller.start()
+        let controller = await TerminalAppController.startedForTest(workspaces: workspaces)
         await controller.settle()
         guard choosing else { return controller }
         try choose(Self.session, in: controller)

@@ -85,16 +85,7 @@ struct WorkspaceSelectionKeysTests {
                     if hosts.selectedHost?.key == key { hosts.select(nil) }
                 }
             }, hosts: hosts)
-        let store = InMemoryChatHistory()
-        let chats = ChatListModel(
-            streaming: TerminalAppForegroundTests.NoStreaming(), store: store, model: "m", now: { 1_000 },
-            ids: SequentialIDGenerator(prefix: "id"), warmUp: TerminalAppForegroundTests.RecordingWarmUp())
-        let services = TerminalAppServices(
-            chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: nil,
-            workspaces: workspaces)
-        let controller = TerminalAppController(
-            services: services, theme: .monochrome, size: TerminalSize(columns: 80, rows: 24))
-        await controller.start()
+        let controller = await TerminalAppController.startedForTest(workspaces: workspaces)
         await controller.settle()
         #expect(controller.app.sidebar.workspaces?.count == 2)
         return Fixture(controller: controller, hosts: hosts, rpc: rpc)
