@@ -1,6 +1,7 @@
 extension HTTPConnectionStateMachine {
-    /// The reason sent with 1008 when the session leaves its inbox full too long.
-    static let inboxStallReason = "the session did not keep up with incoming messages"
+    /// The reason sent with 1013 (try again later) when the session leaves its inbox full too
+    /// long: the server, not the client, fell behind.
+    static let inboxStallReason = "server busy: messages from this connection waited too long"
 
     /// The session took messages weighing `weight` from its inbox: reading resumes once the
     /// inbox is at or below the low-water mark.
@@ -84,7 +85,8 @@ extension HTTPConnectionStateMachine {
     }
 
     /// A frame that broke RFC 6455, or the client's close frame, not answered within the
-    /// linger time is answered now; an inbox still full at its deadline closes with 1008.
+    /// linger time is answered now; an inbox still full at its deadline closes with 1013 (try
+    /// again later): the session is overloaded, and the client may reconnect after a backoff.
     mutating func webSocketTick(now: Duration, into actions: inout [Action]) {
         guard !webSocketCloseSent else { return }
         if let error = webSocketProtocolError, now >= error.at + limits.lingerTime {
@@ -92,7 +94,7 @@ extension HTTPConnectionStateMachine {
         } else if let peerClose = webSocketPeerClose, now >= peerClose.at + limits.lingerTime {
             sendClose(code: peerClose.code, reason: "", now: now, into: &actions)
         } else if let deadline = inboxStallDeadline, now >= deadline {
-            let code = WebSocketCloseCode.policyViolation
+            let code = WebSocketCloseCode.tryAgainLater
             actions.append(.deliver(.closed(code: code, reason: Self.inboxStallReason)))
             sendClose(code: code, reason: Self.inboxStallReason, now: now, into: &actions)
         }

@@ -40,7 +40,8 @@ struct HTTPConnectionStateMachine {
         var inboxHighWater = 1 << 20
         /// Reading resumes once the session has taken the inbox down to this weight.
         var inboxLowWater = 256 << 10
-        /// An inbox still full this long after reading stopped closes the connection (1008).
+        /// An inbox still full this long after reading stopped closes the connection (1013,
+        /// try again later).
         var inboxStallTimeout = Duration.seconds(10)
     }
 

@@ -7,7 +7,7 @@ import Synchronization
 /// Both directions are bounded by the transport: a session that can send faster than the
 /// client reads awaits ``waitForRoom()`` between sends, and a session that reads
 /// ``incoming`` slower than the client sends makes the transport stop reading the socket
-/// (and close with 1008 if it stays behind).
+/// (and close with 1013, try again later, if it stays behind).
 public final class ServerWebSocket: Sendable {
     /// What a session sends; the transport turns it into frames.
     public enum Outgoing: Sendable, Hashable {

@@ -9,10 +9,16 @@ public enum WebSocketCloseCode {
     public static let protocolError: UInt16 = 1002
     /// The payload does not fit its type (a text or close reason that is not UTF-8).
     public static let invalidPayload: UInt16 = 1007
-    /// Policy violation (used for failed authentication).
+    /// Policy violation: a generic code for a message that broke the endpoint's policy when no
+    /// other code fits (RFC 6455 §7.4.1). It names no cause, so a peer cannot read a failed
+    /// sign-in from it; Sybil's server refuses a bad token with `401` before the upgrade.
     public static let policyViolation: UInt16 = 1008
     /// Message too big.
     public static let messageTooBig: UInt16 = 1009
+    /// Try again later (IANA WebSocket close code registry): the server ends the connection for
+    /// a temporary condition such as overload; the client may reconnect after a backoff. Sybil's
+    /// server sends it when a session leaves its inbox full too long.
+    public static let tryAgainLater: UInt16 = 1013
     /// No code was present (never sent on the wire; reported for an empty close payload).
     public static let noStatus: UInt16 = 1005
     /// Attachments cannot be stored now; text messages still work (Sybil's application code).

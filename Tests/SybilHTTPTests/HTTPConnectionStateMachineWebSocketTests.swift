@@ -91,7 +91,9 @@ struct HTTPConnectionStateMachineWebSocketTests {
         #expect(harness.machine.nextDeadline == nil)
     }
 
-    @Test func anInboxStillFullAtItsDeadlineClosesWith1008() {
+    /// The session, not the client, fell behind: 1013 (try again later), never 1008, which a
+    /// client could read as a policy it broke.
+    @Test func anInboxStillFullAtItsDeadlineClosesWith1013TryAgainLater() {
         var limits = HTTPConnectionStateMachine.Limits(requestTimeout: .seconds(10), idleTimeout: .seconds(60))
         limits.inboxHighWater = 10
         limits.inboxStallTimeout = .seconds(4)
@@ -101,7 +103,7 @@ struct HTTPConnectionStateMachineWebSocketTests {
         #expect(harness.read(Harness.frame(.text, Array("x".utf8))) == ["deliver text 1", "read off"])
         #expect(harness.tick(at: .seconds(5) - .nanoseconds(1)) == [])
         #expect(
-            harness.tick(at: .seconds(5)) == ["deliver closed 1008", "closeSession", "write ws close 1008"])
+            harness.tick(at: .seconds(5)) == ["deliver closed 1013", "closeSession", "write ws close 1013"])
     }
 
     @Test func sessionFramesAfterOurCloseAreDropped() {
