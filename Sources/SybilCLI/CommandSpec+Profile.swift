@@ -107,14 +107,18 @@ extension ModelsCommand {
         discussion: """
             Asks the chosen server (--profile, --api-url, or as `sybil ask` chooses) for
             GET /v1/models and prints one model id per line, in the server's order; with
-            --json, one JSON object: {"models": [{"id", "created", "ownedBy"}]}.
+            --json, one JSON object: {"models": [{"id", "created", "ownedBy"}]}. When the
+            server lists none (a fresh Ollama, a LiteLLM proxy without a model list), nothing
+            is printed ({"models": []} with --json) and standard error says so and how to
+            name a model: `sybil ask --model NAME`, or a profile's model.
             """,
         options: ClientCommand.options(
             [.flag("--json", into: \.json, help: "Print one JSON object instead of one id per line.")],
             apiURLExample: "http://127.0.0.1:11434"),
         exitStatus: """
-            0 success, 64 usage error, 69 the server could not be reached, 76 the server
-            refused or answered something that is not a model list, 77 the key was refused.
+            0 success (also with no models listed, said on standard error), 64 usage error,
+            69 the server could not be reached, 76 the server refused or answered something
+            that is not a model list, 77 the key was refused.
             """)
 
     /// The options of `sybil models`.

@@ -4,7 +4,9 @@ import SybilCore
 import SybilHTTP
 import SybilWire
 
-/// `sybil models`: the chosen server's `GET /v1/models`, one id per line or as JSON.
+/// `sybil models`: the chosen server's `GET /v1/models`, one id per line or as JSON. An empty
+/// list is said on standard error, with how to name a model instead (exit 0, as `sybil search`
+/// with no matches).
 enum ModelsCommand {
     static let name = "sybil models"
 
@@ -51,6 +53,13 @@ enum ModelsCommand {
                 JSONWriter().string(from: .object(JSONObject([JSONMember("models", .array(models))]))) + "\n")
         } else {
             for model in list.models { io.writeOutput(TerminalText.safe(model.id) + "\n") }
+        }
+        if list.models.isEmpty {
+            // A fresh Ollama (nothing pulled) or a LiteLLM proxy without a model list: nothing is
+            // wrong with the answer, but a chat needs a model named some other way.
+            io.writeError(
+                "\(name): \(connection.serverName) lists no models; name one with --model NAME (as `sybil ask --model NAME`) or as a profile's model (`sybil profile add PROFILE --model NAME`)\n"
+            )
         }
         return .success
     }
