@@ -74,7 +74,9 @@ extension WorkspacesSendCommand {
             Saves the message in the outbox ($XDG_DATA_HOME/sybil/client) before anything is sent,
             uploads the attachments first (progress on standard error), then submits it and exits
             once the desktop accepted it. Messages an earlier run left in the outbox for this chat
-            are sent first, in order, with their original ids. When the desktop cannot be reached,
+            are sent first, in order, with their original ids; one the desktop rejects for good (or
+            that can no longer be sent from this device) leaves the outbox, and standard error
+            gives the reason and its whole text, to send again. When the desktop cannot be reached,
             the message and copies of its attachments stay in the outbox (exit 69); the next run
             (or the app) uploads the copies first, then sends it. With the embedded server it also
             waits for the turn to end, so the reply is in history for the next command.
@@ -92,10 +94,11 @@ extension WorkspacesSendCommand {
             ]),
         exitStatus: """
             0 the desktop accepted it, 64 usage error, 65 the desktop rejected it (the reason
-            is printed) or the session is unknown, 66 the outbox cannot be opened, 69 the
-            server could not be reached or gave no receipt yet (a saved message stays in the
-            outbox and is sent again by the next send to this chat), 76 the server broke the
-            contract.
+            is printed), an earlier message sent first left the outbox undelivered (even when
+            this one was accepted, which standard output says, or stays in the outbox), or the
+            session is unknown, 66 the outbox cannot be opened, 69 the server could not be
+            reached or gave no receipt yet (a saved message stays in the outbox and is sent
+            again by the next send to this chat), 76 the server broke the contract.
             """)
 
     /// The options of `sybil workspaces send`.

@@ -36,6 +36,15 @@ enum WorkspaceSessionParts {
         host: WorkspaceChatHost, outbox: WorkspaceOutbox, desktop: WorkspaceDesktopClient,
         environment: [String: String]
     ) -> WorkspaceChatComposer {
+        composerAndSender(host: host, outbox: outbox, desktop: desktop, environment: environment).composer
+    }
+
+    /// ``composer(host:outbox:desktop:environment:)`` with the sender it sends through, for a
+    /// caller that reports what the sender took out of the outbox undelivered.
+    static func composerAndSender(
+        host: WorkspaceChatHost, outbox: WorkspaceOutbox, desktop: WorkspaceDesktopClient,
+        environment: [String: String]
+    ) -> (composer: WorkspaceChatComposer, sender: WorkspaceOutboxSender) {
         let ids = RandomUUIDGenerator(source: SystemRandomSource())
         let now = ServerTime.live.epochMilliseconds
         let data = XDGDirectories(environment: environment).sybilData
@@ -45,7 +54,9 @@ enum WorkspaceSessionParts {
             outbox: outbox, rpc: desktop, clock: ContinuousClock(), ids: ids, now: now, uploader: uploader,
             staging: WorkspaceOutboxStaging(
                 directory: WorkspaceOutboxStaging.directory(besideOutboxIn: data + "/client")))
-        return WorkspaceChatComposer(host: host, outbox: outbox, sender: sender, uploader: uploader, ids: ids, now: now)
+        let composer = WorkspaceChatComposer(
+            host: host, outbox: outbox, sender: sender, uploader: uploader, ids: ids, now: now)
+        return (composer, sender)
     }
 
     /// Follows the desktop's events for `host`'s chat: overlays go to `screen`, a reset marks

@@ -9,9 +9,11 @@ import SybilWire
 /// `sybil workspaces send SESSION TEXT [--steer] [--attach FILE]…`: uploads the attachments
 /// (progress on standard error), saves the message in the outbox copy, sends it through the
 /// outbox sender and exits 0 once the desktop accepted it. Messages an earlier run left in
-/// the outbox for the chat are sent first, in order, with their original ids. When the
-/// desktop cannot be reached, the message and copies of its attachments stay in the outbox
-/// (exit 69) and the next run uploads them first, then sends the message.
+/// the outbox for the chat are sent first, in order, with their original ids; each that
+/// leaves the outbox undelivered (rejected for good, or discarded on this device) is reported
+/// with its reason and whole text, and the exit status is 65. When the desktop cannot be
+/// reached, the message and copies of its attachments stay in the outbox (exit 69) and the
+/// next run uploads them first, then sends the message.
 enum WorkspacesSendCommand {
     static let name = "sybil workspaces send"
 
@@ -73,39 +75,63 @@ enum WorkspacesSendCommand {
         defer { host.park() }
         host.activate()
         await ObservationWait.until { host.appliedLoads > 0 || host.lastLoadError != nil }
-        let composer = WorkspaceSessionParts.composer(
+        let (composer, sender) = WorkspaceSessionParts.composerAndSender(
             host: host, outbox: outbox, desktop: desktop, environment: io.environment)
         let earlier = await outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }.count
         if earlier > 0 { io.writeError("\(name): sending \(earlier) earlier message(s) left in the outbox first\n") }
         await composer.restore()
-        if let notice = composer.notice {
-            // An earlier message left the outbox for good: say so before the draft is replaced.
+        // Each earlier message the resend took out of the outbox undelivered is reported from
+        // the sender's record: the composer keeps one draft and one notice, and this run's
+        // message replaces the draft.
+        let lostOnRestore = reportUndelivered(await sender.takeUndelivered(), io: io)
+        if !lostOnRestore, let notice = composer.notice {
             io.writeError("\(name): an earlier message: \(TerminalText.safe(notice))\n")
         }
-        if !composer.draft.isEmpty {
-            // Its text came back as the draft, which this run's message replaces: quote it so
-            // that it is not lost.
-            io.writeError(
-                "\(name): the earlier message that was not sent was: \"\(TerminalText.safe(composer.draft))\"\n")
-        }
-        let status = await send(request, through: composer, chat: chat, connection: connection, io: io)
+        var status = await send(
+            request, through: composer, sender: sender, outbox: outbox, chat: chat, connection: connection, io: io)
         await composer.close()
+        if lostOnRestore, status == .success || status == .unavailable { status = .invalidData }
         return status
+    }
+
+    /// Says on standard error, for each of `undelivered` (earlier messages of the chat), why
+    /// it left the outbox and its whole text, sanitized: the person can send it again. Returns
+    /// whether there was one.
+    private static func reportUndelivered(_ undelivered: [WorkspaceOutboxSender.Undelivered], io: CommandIO) -> Bool {
+        for message in undelivered {
+            switch message.outcome {
+            case .rejected(let reason):
+                io.writeError("\(name): the desktop rejected an earlier message: \(TerminalText.safe(reason))\n")
+            case .discarded(let reason):
+                io.writeError(
+                    "\(name): an earlier message could not be sent from this device: \(TerminalText.safe(reason))\n")
+            case .accepted, .timedOut, .failed, .alreadyCompleted:
+                continue
+            }
+            io.writeError(
+                "\(name): the earlier message that was not sent was: \"\(TerminalText.safe(message.entry.mutation.text))\"\n"
+            )
+        }
+        return !undelivered.isEmpty
     }
 
     /// Uploads the attachments, sends the message and reports the outcome.
     @MainActor
     private static func send(
-        _ request: Request, through composer: WorkspaceChatComposer, chat: WorkspaceChatKey,
-        connection: ServerTarget.Connection, io: CommandIO
+        _ request: Request, through composer: WorkspaceChatComposer, sender: WorkspaceOutboxSender,
+        outbox: WorkspaceOutbox, chat: WorkspaceChatKey, connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
         guard await upload(request.attachments, composer: composer, io: io) else { return .unavailable }
         // The embedded desktop runs the turn in this process: follow it from before the send,
         // so its end cannot slip by.
         let turn = connection.embedded == nil ? nil : TurnWatch(chat: chat, connection: connection)
+        // Earlier messages the resend above could not deliver go first again.
+        let earlier = Set(await outbox.pendingEntries(in: chat).map(\.operationId))
         composer.draft = request.text
         let outcome = await composer.send(steer: request.steer)
         let operationId = composer.deliveries.last?.id
+        let lostEarlier = reportUndelivered(
+            await sender.takeUndelivered().filter { earlier.contains($0.entry.operationId) }, io: io)
         switch outcome {
         case nil:
             io.writeError("\(name): \(TerminalText.safe(composer.notice ?? "nothing was sent"))\n")
@@ -117,12 +143,12 @@ enum WorkspacesSendCommand {
                 let ending = await turn.ending(of: operationId, limit: .seconds(60))
                 io.writeError("\(name): the turn \(ending.map(\.rawValue) ?? "did not end within 60 s")\n")
             }
-            return .success
-        case .rejected?:
-            io.writeError("\(name): \(TerminalText.safe(composer.notice ?? "the desktop rejected the message"))\n")
+            return lostEarlier ? .invalidData : .success
+        case .rejected(let reason)?:
+            io.writeError("\(name): the desktop did not take the message: \(TerminalText.safe(reason))\n")
             return .invalidData
-        case .discarded?:
-            io.writeError("\(name): \(TerminalText.safe(composer.notice ?? "the message could not be sent"))\n")
+        case .discarded(let reason)?:
+            io.writeError("\(name): the message could not be sent from this device: \(TerminalText.safe(reason))\n")
             return .invalidData
         case .timedOut?, .failed?:
             let reason = composer.deliveries.last.flatMap { delivery -> String? in
@@ -139,7 +165,7 @@ enum WorkspacesSendCommand {
                     "\(name): not accepted yet (\(reason ?? "no receipt")); the message and its \(count) attachment\(count == 1 ? "" : "s") are kept in the outbox and will be sent (uploads first) by the next 'sybil workspaces send' to this chat (or the app)\n"
                 )
             }
-            return .unavailable
+            return lostEarlier ? .invalidData : .unavailable
         }
     }
 

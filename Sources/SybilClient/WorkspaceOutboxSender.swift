@@ -31,6 +31,17 @@ public actor WorkspaceOutboxSender {
         case alreadyCompleted
     }
 
+    /// A message one of this sender's attempts took out of the outbox undelivered.
+    public struct Undelivered: Sendable, Hashable {
+        /// The entry as it was attempted: its chat, ids and the whole text.
+        public var entry: WorkspaceOutboxEntry
+        /// Why: ``Outcome/rejected(reason:)`` or ``Outcome/discarded(reason:)``.
+        public var outcome: Outcome
+    }
+
+    /// The most undelivered messages kept for ``takeUndelivered()``; older ones are dropped.
+    public static let maximumUndeliveredKept = 256
+
     private let outbox: WorkspaceOutbox
     private let rpc: any WorkspaceSubmitRPC
     private let clock: any Clock<Duration>
@@ -41,6 +52,7 @@ public actor WorkspaceOutboxSender {
     /// attachments in the outbox).
     public nonisolated let staging: WorkspaceOutboxStaging?
     private var sweptOrphans = false
+    private var undelivered: [Undelivered] = []
 
     /// A sender. `now` gives milliseconds since the epoch for new entries' `createdAt`;
     /// `uploader` uploads the staged copies `staging` keeps for queued messages.
@@ -126,6 +138,17 @@ public actor WorkspaceOutboxSender {
         }
     }
 
+    /// The messages this sender's attempts took out of the outbox undelivered (rejected for
+    /// good by the desktop, or discarded for a cause on this device) since the last call,
+    /// oldest first, each once. The outcomes ``deliver(_:)`` and ``retryPending(in:)`` return
+    /// say the same; this keeps each message's text for a caller that must not lose one, such
+    /// as a command that reports every earlier message of a chat it sent first. At most
+    /// ``maximumUndeliveredKept`` are kept.
+    public func takeUndelivered() -> [Undelivered] {
+        defer { undelivered = [] }
+        return undelivered
+    }
+
     /// Inside the chat's chain: attempts its unaccepted entries as stored now, in order, up to
     /// `last` (all when `nil`), stopping after the first that neither was accepted nor decided.
     private func deliverInOrder(_ chat: WorkspaceChatKey, through last: String?) async -> [(
@@ -135,6 +158,12 @@ public actor WorkspaceOutboxSender {
         for entry in await outbox.pendingEntries(in: chat) where !entry.acceptedByDesktop {
             let outcome = await attempt(entry)
             results.append((entry.operationId, outcome))
+            switch outcome {
+            case .rejected, .discarded:
+                undelivered.append(Undelivered(entry: entry, outcome: outcome))
+                if undelivered.count > Self.maximumUndeliveredKept { undelivered.removeFirst() }
+            case .accepted, .timedOut, .failed, .alreadyCompleted: break
+            }
             if entry.operationId == last { break }
             switch outcome {
             case .accepted, .rejected, .discarded, .alreadyCompleted: continue
