@@ -13,15 +13,28 @@ import SybilWire
 /// - ``displayEpoch`` advances when a refresh replaces a non-empty window with rows that do not
 ///   overlap it, when an empty unconfirmed chat starts a fresh load, and when the viewport
 ///   (thread) changes.
+/// - Older pages stop (``olderPageStop``) when a page brings no new rows and leaves the cursor
+///   where it was, or after ``maximumEmptyOlderPagesFollowed`` pages in a row with no new rows;
+///   the next newest window with available history lifts the stop.
 public struct WorkspaceTimeline: Sendable, Hashable {
+    /// How many older pages in a row that bring no new rows but move the cursor (a desktop
+    /// skipping rows it hides) are followed; the next such page stops older loading.
+    public static let maximumEmptyOlderPagesFollowed = 3
+
     /// Which timeline this is.
     public private(set) var viewport: TimelineViewport
     /// The confirmed window, oldest first.
     public private(set) var window: [TimelineBlock] = []
-    /// Whether older rows exist before the window.
+    /// Whether the page before the window may be asked for: the desktop said older rows exist
+    /// and older loading has not stopped (``olderPageStop``).
     public private(set) var hasOlderEntries = false
     /// Cursor for the page before the window.
     public private(set) var oldestCursor: String?
+    /// Why older pages stopped although the desktop said older rows exist; `nil` while they
+    /// load normally. Lifted by the next snapshot with available history.
+    public private(set) var olderPageStop: OlderPageStop?
+    /// Older pages in a row that brought no new rows.
+    private var emptyOlderPagesInARow = 0
     /// The newest live overlay seen (by settlement epoch, then revision).
     public private(set) var overlay = LiveOverlay.empty
     /// Messages sent from this phone that no row carries yet, oldest first.
@@ -59,6 +72,8 @@ public struct WorkspaceTimeline: Sendable, Hashable {
             window = snapshot.rows
             hasOlderEntries = snapshot.hasOlderEntries
             oldestCursor = snapshot.oldestCursor
+            olderPageStop = nil
+            emptyOlderPagesInARow = 0
             if Self.isAtLeastAsNew(snapshot.overlay, as: overlay) {
                 overlay = snapshot.overlay
             }
@@ -86,15 +101,37 @@ public struct WorkspaceTimeline: Sendable, Hashable {
     /// Prepends an older page. It applies only when it continues the current window (it was
     /// asked for with the current ``oldestCursor``); rows already present are skipped, so
     /// identity and order are kept.
+    ///
+    /// A page that says older rows exist but brings no new rows (empty, or only rows already
+    /// shown) stops older loading (``olderPageStop``, ``hasOlderEntries`` false) when it leaves
+    /// the cursor where it was or gives none, and when more than
+    /// ``maximumEmptyOlderPagesFollowed`` such pages came in a row; until then its new cursor is
+    /// followed.
     @discardableResult
     public mutating func prependOlderPage(_ page: WorkspaceChatPage, requestedWith cursor: String) -> SnapshotOutcome {
         guard isConfirmed, hasOlderEntries, cursor == oldestCursor else { return .unchanged }
         let before = content
         let present = Set(window.map(\.id))
-        window = page.timeline.filter { !present.contains($0.id) } + window
+        let added = page.timeline.filter { !present.contains($0.id) }
+        window = added + window
         hasOlderEntries = page.hasOlderEntries
         oldestCursor = page.oldestCursor
+        if !added.isEmpty || !page.hasOlderEntries {
+            emptyOlderPagesInARow = 0
+        } else {
+            emptyOlderPagesInARow += 1
+            if page.oldestCursor == nil || page.oldestCursor == cursor {
+                stopOlderPages(.cursorDidNotMove)
+            } else if emptyOlderPagesInARow > Self.maximumEmptyOlderPagesFollowed {
+                stopOlderPages(.tooManyEmptyPages)
+            }
+        }
         return finish(before: before, epochAdvanced: false)
+    }
+
+    private mutating func stopOlderPages(_ reason: OlderPageStop) {
+        olderPageStop = reason
+        hasOlderEntries = false
     }
 
     /// Marks the start of a fresh load. An empty chat that history never confirmed starts a new
@@ -155,6 +192,7 @@ public struct WorkspaceTimeline: Sendable, Hashable {
         var rows: [TimelineRow]
         var hasOlderEntries: Bool
         var oldestCursor: String?
+        var olderPageStop: OlderPageStop?
         var activeRunId: String?
         var loadState: WorkspaceChatLoadState?
         var displayEpoch: UInt64
@@ -162,8 +200,8 @@ public struct WorkspaceTimeline: Sendable, Hashable {
 
     private var content: Content {
         Content(
-            rows: rows, hasOlderEntries: hasOlderEntries, oldestCursor: oldestCursor, activeRunId: activeRunId,
-            loadState: loadState, displayEpoch: displayEpoch)
+            rows: rows, hasOlderEntries: hasOlderEntries, oldestCursor: oldestCursor, olderPageStop: olderPageStop,
+            activeRunId: activeRunId, loadState: loadState, displayEpoch: displayEpoch)
     }
 
     /// Reconciles pending messages, rebuilds the rows and advances the revision on change.
