@@ -106,10 +106,11 @@ extension RecordsSyncCommand {
             synced record is never sent again. A record the server rejects stays unsynced
             with the reason (see `sybil records list --unsynced`) and is offered again next
             time. With no server chosen (see `sybil ask --help`) the reference server runs in
-            this process, keeping its data in $XDG_DATA_HOME/sybil/embedded (--in-memory for
-            none).
+            this process, keeping its data in $XDG_DATA_HOME/sybil/embedded. There is no
+            --in-memory here: records marked synced by a server that keeps nothing would
+            never be sent anywhere again.
             """,
-        options: ClientCommand.options(),
+        options: ServerTarget.options().within(\.server) + [.help],
         exitStatus: """
             0 every record is synced, 64 usage error, 65 the server rejected some records
             (they stay unsynced), 69 the server could not be reached or refused the sync,

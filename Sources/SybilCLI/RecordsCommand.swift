@@ -1,6 +1,7 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilServer
 import SybilStore
 import SybilWire
 
@@ -47,6 +48,16 @@ enum RecordsCommand {
         return (model, store)
     }
 
+    /// The sync of the device's records with `connection`'s server, or `nil` when that server
+    /// keeps nothing (the embedded one with `--in-memory`): what it confirmed would be gone when
+    /// the command ends, yet marked synced, and a synced record is never sent again.
+    static func sync(with connection: ServerTarget.Connection) -> ((RecordStore) -> RecordSync)? {
+        guard connection.embedded?.options.storage != .inMemory, let base = try? AgentAPIBase(connection.baseURL)
+        else { return nil }
+        let api = RecordsHTTPClient(base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens)
+        return { RecordSync(store: $0, api: api, now: now) }
+    }
+
     /// Milliseconds since 1970 from the wall clock.
     static let now = WallClock.milliseconds
 
@@ -63,10 +74,26 @@ enum RecordsCommand {
     /// `synced`, `unsynced`, or `rejected: <reason>` (a rejected record is still unsynced).
     static func state(_ stored: StoredRecord) -> String {
         if stored.isSynced { return "synced" }
-        if let rejection = stored.rejection {
-            // The server's words: shown, never obeyed.
-            return TerminalText.safe("unsynced, rejected (\(rejection.code)): \(rejection.message)")
-        }
+        if let rejection = stored.rejection { return "unsynced, rejected \(reason(rejection))" }
         return "unsynced"
+    }
+
+    /// The most characters of a server's text (a rejection's code or message, an error's
+    /// message) shown on a line.
+    static let maximumShownCharacters = 300
+
+    /// `(code): message`: the server's words, shown and never obeyed. A server chooses them,
+    /// so they are made one line (a line feed in them would print a line that looks like
+    /// another record's) without control characters, and cut at ``maximumShownCharacters``.
+    static func reason(_ rejection: RecordResult.Rejection) -> String {
+        "(\(peerText(rejection.code))): \(peerText(rejection.message))"
+    }
+
+    /// Text a server chose, on one line, without control characters, at most `limit`
+    /// characters long (the last one `…` when it was cut).
+    static func peerText(_ text: String, limit: Int = maximumShownCharacters) -> String {
+        let line = TerminalText.oneLine(text)
+        guard line.count > limit else { return line }
+        return String(line.prefix(limit - 1)) + "…"
     }
 }

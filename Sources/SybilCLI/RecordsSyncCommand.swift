@@ -27,13 +27,14 @@ enum RecordsSyncCommand {
 
     @MainActor
     private static func sync(_ connection: ServerTarget.Connection, io: CommandIO) async -> ExitCode {
-        guard let base = connection.apiBase(command: name, io: io) else { return .usage }
-        let api = RecordsHTTPClient(
-            base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens)
-        guard
-            let (model, store) = await RecordsCommand.model(
-                command: name, io: io, sync: { RecordSync(store: $0, api: api, now: RecordsCommand.now) })
-        else { return .cannotCreate }
+        guard connection.apiBase(command: name, io: io) != nil else { return .usage }
+        guard let sync = RecordsCommand.sync(with: connection) else {
+            io.writeError("\(name): the embedded server keeps nothing here; nothing was sent\n")
+            return .usage
+        }
+        guard let (model, store) = await RecordsCommand.model(command: name, io: io, sync: sync) else {
+            return .cannotCreate
+        }
         switch await model.syncNow() {
         case .success(let report)?:
             io.writeOutput(
@@ -42,11 +43,14 @@ enum RecordsSyncCommand {
             guard report.rejected > 0 else { return .success }
             for stored in (try? await store.records(limit: 10_000, unsyncedOnly: true)) ?? [] {
                 guard let rejection = stored.rejection else { continue }
-                io.writeError("\(name): \(stored.record.id) rejected (\(rejection.code)): \(rejection.message)\n")
+                io.writeError("\(name): \(stored.record.id) rejected \(RecordsCommand.reason(rejection))\n")
             }
             return .invalidData
         case .failure(let error)?:
-            io.writeError("\(name): \(error); \(model.unsyncedCount) records stay unsynced\n")
+            // The error may quote the server (its error body's message): one line, bounded.
+            io.writeError(
+                "\(name): \(RecordsCommand.peerText(error.description, limit: 1_000)); \(model.unsyncedCount) records stay unsynced\n"
+            )
             switch error {
             case .transport, .rejected: return .unavailable
             case .malformedAnswer, .redirectRefused: return .protocolError

@@ -146,13 +146,9 @@ enum TerminalAppCommand {
         let quick = QuickQuestionModel(
             preferences: preferences, store: store, makeStreaming: { stack.streaming(model: $0.model) },
             now: ChatClientStack.now, ids: ChatClientStack.ids, platform: .desktop)
-        // Records live on this device; `s` in their overlay syncs them with this server.
-        let recordsBase = notOffered.contains(.records) ? nil : try? AgentAPIBase(connection.baseURL)
-        let recordsSync: ((RecordStore) -> RecordSync)? = recordsBase.map { base in
-            let api = RecordsHTTPClient(
-                base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens)
-            return { RecordSync(store: $0, api: api, now: RecordsCommand.now) }
-        }
+        // Records live on this device; `s` in their overlay syncs them with this server (not
+        // with an embedded one that keeps nothing).
+        let recordsSync = notOffered.contains(.records) ? nil : RecordsCommand.sync(with: connection)
         let records = await RecordsCommand.model(command: name, io: io, sync: recordsSync)?.model
         var services = TerminalAppServices(
             chats: chats, search: search, agent: agentSession?.composer,

@@ -105,11 +105,18 @@ public final class RecordsModel {
         return record
     }
 
-    /// Runs a sync (joining one in progress), then reloads. Without a server it does nothing.
-    /// The outcome is in ``syncState`` and ``lastError``; it is also returned.
+    /// What ``lastError`` says when a sync is asked for and there is no server to sync with.
+    public static let noServer = "There is no server to sync with here; the records stay on this device."
+
+    /// Runs a sync (joining one in progress), then reloads. Without a server it sends nothing
+    /// and says so in ``lastError`` (``noServer``). The outcome is in ``syncState`` and
+    /// ``lastError``; it is also returned (`nil` without a server).
     @discardableResult
     public func syncNow() async -> Result<RecordSync.Report, RecordSyncError>? {
-        guard let sync else { return nil }
+        guard let sync else {
+            lastError = Self.noServer
+            return nil
+        }
         syncState = .syncing
         let result: Result<RecordSync.Report, RecordSyncError>
         do {

@@ -115,6 +115,34 @@ struct RecordsCommandTests {
         #expect(try server.query("SELECT COUNT(*) FROM records") == [[.integer(2)]])
     }
 
+    @Test func thereIsNoSyncToAnEmbeddedServerThatKeepsNothing() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        #expect(await io(data: data).run("records", "add", "mood", "3") == 0)
+        // Marked synced by a server gone when the command ends, a record would never be sent again.
+        let sync = io(data: data)
+        #expect(await sync.run("records", "sync", "--in-memory") == 64)
+        #expect(sync.stderr.hasPrefix("sybil records sync: unknown option '--in-memory'"), "\(sync.stderr)")
+        #expect(sync.stdout == "")
+        let list = io(data: data)
+        #expect(await list.run("records", "list", "--unsynced") == 0)
+        #expect(list.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test @MainActor func theAppGetsNoRecordsSyncWithAnEmbeddedServerThatKeepsNothing() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let test = io(data: data)
+        for inMemory in [true, false] {
+            var options = ClientCommand.Options()
+            options.inMemory = inMemory
+            let common = try ClientCommand.Common(environment: test.io.environment, options: options, command: "t")
+            let connection = try #require(ClientCommand.connect(common, command: "t", io: test.io))
+            #expect((RecordsCommand.sync(with: connection) == nil) == inMemory, "in memory: \(inMemory)")
+            await connection.close()
+        }
+    }
+
     @Test func syncTalksToAGivenServerAndKeepsRecordsWhenItIsUnreachable() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }

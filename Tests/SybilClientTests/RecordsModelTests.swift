@@ -42,6 +42,18 @@ struct RecordsModelTests {
         #expect(model.syncState == .idle)
     }
 
+    @Test func aSyncAskedForWithNoServerSaysSoAndMarksNothing() async throws {
+        let (model, _) = try await model { _ in nil }
+        try await model.logMood(score: 3, note: nil)
+        #expect(model.lastError == nil)
+        #expect(await model.syncNow() == nil)
+        #expect(model.lastError == RecordsModel.noServer)
+        #expect(model.unsyncedCount == 1)
+        // The next success clears it.
+        try await model.logMood(score: 4, note: nil)
+        #expect(model.lastError == nil)
+    }
+
     @Test func anInvalidValueIsRefusedNamingTheFieldAndNothingIsSaved() async throws {
         let (model, store) = try await model { _ in nil }
         for (score, accepted) in [(0, false), (1, true), (5, true), (6, false)] {
