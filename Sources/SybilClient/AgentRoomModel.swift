@@ -379,7 +379,7 @@ public final class AgentRoomModel {
                 setError(
                     "\(Self.sentence(end.description)) The room keeps what it has and tries again in \(Self.seconds(retryIn)).",
                     from: .stream)
-            case .authenticationFailed, .closed, .fellBehind, .transport:
+            case .authenticationFailed, .closed, .fellBehind, .serverBusy, .transport:
                 break
             }
         }

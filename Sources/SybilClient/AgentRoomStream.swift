@@ -9,8 +9,11 @@ import SybilWire
 /// the `Authorization` header, and every text frame is decoded whole with
 /// `AgentStreamEvent.decode(frame:)` before it is handed on. A frame that breaks the contract
 /// ends that connection (close 1007) with an error naming the frame and JSON path; nothing of
-/// it is used. Close 4503 reports attachments unavailable; close 1008 or a `401` upgrade
-/// renews the token once and reconnects at once.
+/// it is used. Close 4503 reports attachments unavailable; close 1013 (try again later) a busy
+/// server, retried after the backoff with the same token. Only a `401` upgrade is a rejected
+/// token: it is renewed once and the stream reconnects at once. Any other close, 1008 included
+/// (RFC 6455's generic policy violation), is a closed connection with its code and reason; a
+/// token that did expire is refused by the next upgrade, which renews it.
 ///
 /// After every drop it waits as ``ReconnectPolicy`` says (jitter from the injected random
 /// source, the wait on the injected clock) and connects again, replaying from the cursor the
@@ -152,8 +155,8 @@ public struct AgentRoomStream<C: Clock>: AgentRoomFeedSource where C.Duration ==
                 case .closed(let code, let reason):
                     switch code {
                     case WebSocketCloseCode.attachmentsUnavailable: return .attachmentsUnavailable
-                    case WebSocketCloseCode.policyViolation:
-                        return .authenticationFailed(reason.isEmpty ? "close code 1008" : reason)
+                    case WebSocketCloseCode.tryAgainLater:
+                        return .serverBusy(reason.isEmpty ? "close code 1013" : reason)
                     default: return .closed(code: code, reason: reason)
                     }
                 }

@@ -4,11 +4,17 @@ import SybilWire
 public enum AgentRoomStreamUpdate: Sendable, Hashable {
     /// Why a connection ended.
     public enum End: Sendable, Hashable, CustomStringConvertible {
-        /// The server closed the connection with `code` (1000 normal, 1001 going away, …).
+        /// The server closed the connection with `code` (1000 normal, 1001 going away, …), 1008
+        /// included: RFC 6455's generic policy violation names no cause, so it is not read as a
+        /// rejected token (an expired one is refused by the next upgrade with `401`).
         case closed(code: UInt16, reason: String)
         /// Close code 4503: the open proxy attachments need is unavailable; text still works.
         case attachmentsUnavailable
-        /// Close code 1008 or a `401` handshake, after the token was renewed once.
+        /// Close code 1013 (try again later): the server is overloaded or fell behind this
+        /// connection. The token stays as it is; the next attempt waits the policy's backoff.
+        case serverBusy(String)
+        /// A `401` upgrade: the token was rejected. Reported with `retryIn` zero when it was just
+        /// renewed; with the backoff when renewing failed or the renewed token was rejected too.
         case authenticationFailed(String)
         /// A frame broke the contract; nothing of it was used (the text names the frame and the
         /// JSON path).
@@ -25,6 +31,7 @@ public enum AgentRoomStreamUpdate: Sendable, Hashable {
                 "The Agent room closed the connection (\(code)\(reason.isEmpty ? "" : ", \(reason)"))."
             case .attachmentsUnavailable:
                 "Attachments are unavailable right now (the open proxy is down); text messages still work."
+            case .serverBusy(let reason): "The Agent room is busy and asked to be tried again later (\(reason))."
             case .authenticationFailed(let reason):
                 "The Agent room did not accept the sign-in token (\(reason)); sign in again."
             case .malformedFrame(let reason): "The Agent room sent an update this app cannot read: \(reason)."

@@ -235,6 +235,37 @@ struct AgentRoomModelTests {
         await model.stop()
     }
 
+    private static func isReconnecting(_ model: AgentRoomModel) -> Bool {
+        if case .reconnecting = model.connection { true } else { false }
+    }
+
+    /// Neither a policy close (1008) nor a busy server (1013) is a rejected token: the status
+    /// line says why and when the room tries again, and no sign-in error is shown.
+    @Test func aPolicyCloseOrABusyServerShowsWhyOnTheStatusLineAndNoSignInError() async throws {
+        let model = try model(FakeRoomAPI([F.message(1)]))
+        await model.start()
+        let delays = delays(2)
+        await sockets.connection(1).close(with: 1008, reason: "too many connections")
+        await waitForRoom("the policy close") { Self.isReconnecting(model) }
+        #expect(
+            model.connection
+                == .reconnecting(
+                    reason: "The Agent room closed the connection (1008, too many connections).", retryIn: delays[0]))
+        clock.advance(by: delays[0])
+        await waitForRoom("the reconnect") { model.connectionsOpened == 2 }
+        await sockets.connection(2).close(
+            with: 1013, reason: "server busy: messages from this connection waited too long")
+        await waitForRoom("the busy close") { Self.isReconnecting(model) }
+        #expect(
+            model.connection
+                == .reconnecting(
+                    reason: "The Agent room is busy and asked to be tried again later "
+                        + "(server busy: messages from this connection waited too long).",
+                    retryIn: delays[1]))
+        #expect(model.roomError == nil, "no sign-in error")
+        await model.stop()
+    }
+
     @Test func attachmentsFollowTheDescriptorAnd4503UntilAReconnectFindsThemAgain() async throws {
         let room = FakeRoomAPI()
         let model = try model(room)

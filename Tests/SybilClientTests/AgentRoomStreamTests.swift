@@ -137,21 +137,42 @@ struct AgentRoomStreamTests {
         #expect(await updates.next() == .disconnected(.attachmentsUnavailable, retryIn: delays[1]))
     }
 
-    @Test func close1008RenewsTheTokenOnceAndReconnectsAtOnce() async throws {
+    @Test func close1013IsABusyServerRetriedAfterTheBackoffWithTheSameToken() async throws {
+        let refresher = RoomTokenRefresher()
+        var updates = updates(try stream(tokens: F.tokens(refresher: refresher)))
+        _ = await updates.next()
+        let reason = "server busy: messages from this connection waited too long"
+        await sockets.connection(1).close(with: 1013, reason: reason)
+        let delays = expectedDelays(2)
+        #expect(await updates.next() == .disconnected(.serverBusy(reason), retryIn: delays[0]))
+        clock.advance(by: delays[0])
+        #expect(await updates.next() == .connected(after: nil))
+        let second = await sockets.connection(2)
+        #expect(second.headers["Authorization"] == "Bearer t0k3n")
+        second.close(with: 1013)
+        #expect(await updates.next() == .disconnected(.serverBusy("close code 1013"), retryIn: delays[1]))
+        #expect(refresher.count == 0, "a busy server is no reason to renew the token")
+    }
+
+    /// RFC 6455 makes 1008 a generic policy violation: a closed connection with its reason, not a
+    /// rejected token. Were the token the cause, the next upgrade is refused with 401, and that
+    /// renews it.
+    @Test func close1008IsAClosedConnectionAndOnlyA401RenewsTheToken() async throws {
         let refresher = RoomTokenRefresher()
         var updates = updates(try stream(tokens: F.tokens(refresher: refresher)))
         _ = await updates.next()
         await sockets.connection(1).close(with: 1008, reason: "token expired")
-        #expect(await updates.next() == .disconnected(.authenticationFailed("token expired"), retryIn: .zero))
-        #expect(await updates.next() == .connected(after: nil), "no wait after a renewal")
-        let second = await sockets.connection(2)
-        #expect(second.headers["Authorization"] == "Bearer fresh-1")
-        #expect(refresher.count == 1)
-        second.close(with: 1008)
+        let delay = expectedDelays(1)[0]
+        #expect(await updates.next() == .disconnected(.closed(code: 1008, reason: "token expired"), retryIn: delay))
+        #expect(refresher.count == 0)
+        sockets.failNext(.unauthorized("HTTP/1.1 401 Unauthorized"))
+        clock.advance(by: delay)
         #expect(
-            await updates.next()
-                == .disconnected(.authenticationFailed("close code 1008"), retryIn: expectedDelays(1)[0]))
-        #expect(refresher.count == 1, "renewed once")
+            await updates.next() == .disconnected(.authenticationFailed("HTTP/1.1 401 Unauthorized"), retryIn: .zero))
+        #expect(await updates.next() == .connected(after: nil), "no wait after a renewal")
+        #expect(refresher.count == 1)
+        #expect(
+            sockets.attempts.map { $0.headers["Authorization"] } == ["Bearer t0k3n", "Bearer t0k3n", "Bearer fresh-1"])
     }
 
     @Test func aRefusedUpgradeRenewsTheTokenOnce() async throws {
