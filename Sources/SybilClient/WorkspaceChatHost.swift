@@ -139,6 +139,10 @@ public final class WorkspaceChatHost {
     /// load pages around those rules. A permit issued for another cursor loads nothing.
     /// `willPrepend` runs after the page arrived and just before it is prepended (the screen
     /// model remembers the reader's row there).
+    ///
+    /// A page that brings nothing new while the desktop says older entries exist can stop older
+    /// loading for this window (``WorkspaceTimeline/olderPageStop``); ``lastLoadError`` then
+    /// says so until the next newest window, which lifts the stop.
     @discardableResult
     public func loadOlderPage(_ permit: OlderPagePermit, willPrepend: () -> Void = {}) async -> Bool {
         guard timeline.hasOlderEntries, let cursor = timeline.oldestCursor, cursor == permit.cursor else {
@@ -147,7 +151,13 @@ public final class WorkspaceChatHost {
         do {
             let page = try await rpc.codexChatLoadPageBefore(key, cursor: cursor)
             willPrepend()
-            return timeline.prependOlderPage(page, requestedWith: cursor).changed
+            let (stoppedBefore, rowsBefore) = (timeline.olderPageStop, timeline.window.count)
+            timeline.prependOlderPage(page, requestedWith: cursor)
+            if stoppedBefore == nil, let stop = timeline.olderPageStop {
+                lastLoadError = Self.describe(stop)
+            }
+            // A stop or a last empty page changes the timeline but adds no row to keep in place.
+            return timeline.window.count > rowsBefore
         } catch {
             lastLoadError = Self.describe(error)
             return false
@@ -281,5 +291,15 @@ public final class WorkspaceChatHost {
 
     private static func describe(_ error: any Error) -> String {
         String(describing: error)
+    }
+
+    private static func describe(_ stop: OlderPageStop) -> String {
+        let sent =
+            switch stop {
+            case .cursorDidNotMove: "sent nothing new before the oldest one shown"
+            case .tooManyEmptyPages:
+                "sent \(WorkspaceTimeline.maximumEmptyOlderPagesFollowed + 1) empty pages in a row"
+            }
+        return "The desktop said older entries exist but \(sent); they are asked for again after the next refresh."
     }
 }
