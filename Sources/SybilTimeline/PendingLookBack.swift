@@ -7,8 +7,8 @@ import SybilWire
 /// was not looking (the app killed, offline, on another chat) can be pushed out of the window
 /// by later rows before the next load; it would then stay pending for good, with its outbox
 /// entry. After such a load the host reads the pages before the window, without showing
-/// them, until it has found the messages, passed the time they were written, or read
-/// ``maximumPages``.
+/// them, until it has found the messages, passed the time they were written, reached a page
+/// that leaves the cursor where it was, or read ``maximumPages``.
 ///
 /// A pending message is looked for when it was written before the window's oldest row (give
 /// or take ``clockAllowance`` for the phone's clock running ahead of the desktop's): a newer
@@ -47,16 +47,20 @@ public struct PendingLookBack: Sendable, Hashable {
         /// Pages read so far.
         public private(set) var pagesRead = 0
         private var remaining: Set<String>
+        /// The cursor the page being read was asked with.
+        private var cursor: String
 
         /// Starts reading for `plan`.
         public init(_ plan: Plan) {
             self.plan = plan
             self.remaining = plan.operationIds
+            self.cursor = plan.cursor
         }
 
         /// Takes in the next older page; returns the cursor of the page to read next, or
         /// `nil` when the look-back is over (all found, no older rows, past the messages'
-        /// time, or ``PendingLookBack/maximumPages`` read).
+        /// time, a page that left the cursor where it was, so the same page would come again,
+        /// or ``PendingLookBack/maximumPages`` read).
         public mutating func read(_ page: WorkspaceChatPage) -> String? {
             pagesRead += 1
             var oldest = Int64.max
@@ -65,9 +69,10 @@ public struct PendingLookBack: Sendable, Hashable {
                 guard block.type == .user, let operationId = block.operationId else { continue }
                 if remaining.remove(operationId) != nil { found.append(operationId) }
             }
-            guard !remaining.isEmpty, page.hasOlderEntries, let next = page.oldestCursor,
+            guard !remaining.isEmpty, page.hasOlderEntries, let next = page.oldestCursor, next != cursor,
                 oldest >= plan.stopBefore, pagesRead < PendingLookBack.maximumPages
             else { return nil }
+            cursor = next
             return next
         }
     }

@@ -96,4 +96,19 @@ struct WorkspaceChatHostLookBackTests {
         host.park()
         rpc.verifyDone()
     }
+
+    @Test func aPageBeforeAnUnmovedCursorEndsTheLookBack() async {
+        // The desktop says older rows exist but answers the page before c-1 with nothing and
+        // c-1 again: the same page would come back each time.
+        let rpc = OlderPageAnsweringRPC(envelope: Envelopes.envelope(["a"], hasOlder: true, cursor: "c-1")) { _ in
+            Envelopes.page([], hasOlder: true, cursor: "c-1")
+        }
+        let host = WorkspaceChatHost(key: chatA, rpc: rpc, clock: ManualClock(), random: FixedRandomSource())
+        host.addPendingMessage(message)
+        host.activate()
+        await eventually("the load applied and the look-back ended") { host.appliedLoads == 1 && !host.isLookingBack }
+        #expect(rpc.pageCursors == ["c-1"], "the page before c-1 was asked \(rpc.pageCursors.count) times")
+        #expect(host.timeline.pending == [message])
+        host.park()
+    }
 }

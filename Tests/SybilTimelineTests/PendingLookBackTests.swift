@@ -113,6 +113,18 @@ struct PendingLookBackTests {
         #expect(progress.pagesRead == PendingLookBack.maximumPages)
     }
 
+    @Test func readingStopsAtAPageThatLeavesTheCursorWhereItWas() {
+        // A desktop that says older rows exist but answers with nothing before the same cursor
+        // would give the same page again: reading ends instead of asking up to the most pages.
+        let plan = PendingLookBack.Plan(cursor: "c-1", operationIds: ["op-1"], stopBefore: .min)
+        var first = PendingLookBack.Progress(plan)
+        #expect(first.read(page([], next: "c-1")) == nil)
+        var later = PendingLookBack.Progress(plan)
+        #expect(later.read(page([Fixtures.canonical("a")], next: "c-2")) == "c-2")
+        #expect(later.read(page([], next: "c-2")) == nil)
+        #expect(later.pagesRead == 2)
+    }
+
     @Test func extremeTimestampsDoNotOverflow() {
         let late = PendingMessage(operationId: "late", text: "a", createdAt: .min)
         var lookBack = PendingLookBack()
