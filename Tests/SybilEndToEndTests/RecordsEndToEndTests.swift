@@ -124,6 +124,24 @@ struct RecordsEndToEndTests {
         #expect(Set(held.map(\.id)).count == 5)
     }
 
+    @Test func fiveHundredRecordsGoInOneBatchAndFiveHundredAndOneInTwo() async throws {
+        let server = try startServer()
+        defer { Task { await server.shutdown() } }
+        let ids = RandomUUIDGenerator(source: SeededRandomSource(seed: 5))
+        for (count, batches) in [(RecordBatch.maxRecords, 1), (RecordBatch.maxRecords + 1, 2)] {
+            let store = try await RecordStore.inMemory()
+            for number in 0..<count {
+                try await store.save(
+                    try Record(id: ids.makeID(), createdAt: Int64(number), payload: .meditation(durationSeconds: 60)))
+            }
+            let http = CountingHTTP()
+            let report = try await RecordSync(store: store, api: try api(server.baseURL, http), now: { 1 }).sync()
+            #expect(report.batches == batches && report.created == count, "\(count) records")
+            #expect(http.batches == batches && http.records == count)
+            #expect(try await store.unsyncedCount() == 0)
+        }
+    }
+
     @Test func theLargestBatchCrossesTheSocketsAndReadsBackAsOnePage() async throws {
         let server = try startServer()
         defer { Task { await server.shutdown() } }
