@@ -14,8 +14,11 @@ import SybilWire
 /// parser examines each byte at most twice. Every event is also decoded by the tree-free
 /// ``ChatCompletionChunkDecoder`` and by the JSON tree (``OpenAIStreamEvent/decodeWithTree(_:)``):
 /// a chunk the one reads the other reads the same, and what the one refuses the other does
-/// not read as a chunk. Runs under the default limits and under small ones that short inputs
-/// reach.
+/// not read as a chunk. A decoder kept for the whole stream (which joins a surrogate pair split
+/// between two chunks and holds a trailing half until the next) reads the same events and,
+/// ended, hands on texts of the same UTF-16 length as the events read alone (a joined pair is
+/// two code units, as its two U+FFFD were). Runs under the default limits and under small ones
+/// that short inputs reach.
 public enum ChatResponseFuzzTarget {
     /// Limits small enough that inputs of a few kilobytes reach them.
     static let smallLimits = EventStreamParser.Limits(maximumLineBytes: 40, maximumEventBytes: 200)
@@ -68,6 +71,7 @@ public enum ChatResponseFuzzTarget {
         var stream = EventStreamParser(limits: limits)
         var outcome = Outcome()
         var fed = 0
+        var kept = KeptStream()
         // Hands one read's events on; returns whether the transport stops here.
         func deliver(_ events: [HTTPResponseParser.Event], read: Int) throws(FuzzFailure) -> Bool {
             var bodyBytes = 0
@@ -119,9 +123,11 @@ public enum ChatResponseFuzzTarget {
                 do {
                     decoded = try OpenAIStreamEvent.decode(event)
                 } catch {
+                    try kept.read(event, alone: nil, fedAs: name)
                     outcome.ending = .malformedChunk
                     return true
                 }
+                try kept.read(event, alone: decoded, fedAs: name)
                 outcome.decoded.append(decoded)
                 switch decoded {
                 case .chunk: continue
@@ -163,6 +169,7 @@ public enum ChatResponseFuzzTarget {
                 outcome.ending = .responseFailed
             }
         }
+        try kept.end(fedAs: name)
         guard stream.statistics.bytesScanned <= 2 * fed else {
             throw FuzzFailure(
                 target: .chatResponse,
@@ -185,7 +192,7 @@ public enum ChatResponseFuzzTarget {
         guard event.type != "error", !(event.type == "message" && event.dataBytes.elementsEqual("[DONE]".utf8)) else {
             return
         }
-        var decoder = ChatCompletionChunkDecoder()
+        var decoder = ChatCompletionChunkDecoder(joinsSplitSurrogates: false)
         let direct = Result { () throws(JSONError) in try decoder.decode(event.dataBytes) }
         let agrees: Bool
         switch (direct, tree) {
@@ -203,6 +210,52 @@ public enum ChatResponseFuzzTarget {
         guard agrees else {
             throw FuzzFailure(
                 target: .chatResponse, "fed \(name): the tree-free decoder gave \(direct), the tree \(tree)")
+        }
+    }
+
+    /// The stream's events read by one decoder kept for the stream, against the same events
+    /// read alone: the same outcome for each, and texts of the same UTF-16 length in all.
+    private struct KeptStream {
+        var decoder = ChatCompletionChunkDecoder()
+        var keptUnits = 0
+        var aloneUnits = 0
+
+        /// Reads `event` with the kept decoder; `alone` is what it is read alone (`nil`: refused).
+        mutating func read(_ event: ServerSentEvent, alone: OpenAIStreamEvent?, fedAs name: String)
+            throws(FuzzFailure)
+        {
+            let kept = try? OpenAIStreamEvent.decode(event, using: &decoder)
+            switch (kept, alone) {
+            case (.chunk(let keptChunk)?, .chunk(let aloneChunk)?):
+                keptUnits += Self.units(keptChunk)
+                aloneUnits += Self.units(aloneChunk)
+            case (nil, nil), (.done?, .done?), (.error?, .error?): break
+            default:
+                throw FuzzFailure(
+                    target: .chatResponse,
+                    "fed \(name): kept for the stream the decoder gave \(String(describing: kept)), alone \(String(describing: alone))"
+                )
+            }
+        }
+
+        /// Ends the stream: what the kept decoder still holds, and the lengths compared.
+        mutating func end(fedAs name: String) throws(FuzzFailure) {
+            if let tail = decoder.finish() { keptUnits += Self.units(tail) }
+            guard keptUnits == aloneUnits else {
+                throw FuzzFailure(
+                    target: .chatResponse,
+                    "fed \(name): kept for the stream the texts were \(keptUnits) UTF-16 code units, alone \(aloneUnits)"
+                )
+            }
+        }
+
+        static func units(_ chunk: ChatCompletionChunk) -> Int {
+            var count = 0
+            for choice in chunk.choices {
+                count += (choice.content?.utf16.count ?? 0) + (choice.reasoning?.utf16.count ?? 0)
+                for call in choice.toolCalls { count += call.arguments?.utf16.count ?? 0 }
+            }
+            return count
         }
     }
 

@@ -46,6 +46,12 @@ enum SSEChatBodyReader {
                 // Reading stops here: dropping the body closes the connection.
                 if let refusal { throw ChatStreamError.tooLarge(refusal.description) }
             }
+            // The body ended without `[DONE]`: a surrogate still held is handed on as U+FFFD.
+            state.releaseHeldText()
+            if !state.batch.isEmpty {
+                let (batch, cost) = state.takeBatch()
+                guard await yield(batch, cost) else { throw CancellationError() }
+            }
         } catch let error as ChatStreamError {
             throw error
         } catch is CancellationError {
@@ -77,6 +83,7 @@ enum SSEChatBodyReader {
             do {
                 decoded = try OpenAIStreamEvent.decode(event, using: &decoder)
             } catch {
+                releaseHeldText()
                 ending = .failed(ChatStreamError.malformedChunk(String(describing: error)))
                 return
             }
@@ -90,9 +97,22 @@ enum SSEChatBodyReader {
                 let bytes = event.dataBytes.count
                 batch.append(ChatChunkDelivery(chunk: chunk, eventID: lastID, bytes: bytes))
                 cost += max(1, bytes)
-            case .done: ending = .done
-            case .error(let body): ending = .failed(ChatStreamError.errorFrame(body))
+            case .done:
+                releaseHeldText()
+                ending = .done
+            case .error(let body):
+                releaseHeldText()
+                ending = .failed(ChatStreamError.errorFrame(body))
             }
+        }
+
+        /// Adds the chunk with the surrogates the decoder still holds as U+FFFD (the half of a
+        /// pair whose other half never came), when it holds any; without an event id, so that
+        /// a resumed stream's numbering is not moved.
+        mutating func releaseHeldText() {
+            guard let tail = decoder.finish() else { return }
+            batch.append(ChatChunkDelivery(chunk: tail, eventID: nil, bytes: 0))
+            cost += 1
         }
 
         /// The batch made so far and its cost; the next one starts empty, with room for as

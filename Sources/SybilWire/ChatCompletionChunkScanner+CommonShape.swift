@@ -14,7 +14,8 @@ extension ChatCompletionChunkScanner {
     /// checks it (escapes, UTF-8) and every integer range-checked the same way, so what this
     /// accepts the general way accepts too, giving the same chunk (differential tests); what
     /// it does not know (another member, another order, white space, two choices, a usage
-    /// object, `reasoning_content`, `tool_calls`, a fault) it leaves alone. Member names are
+    /// object, `reasoning_content`, `tool_calls`, an unpaired surrogate escape, a fault) it
+    /// leaves alone. Member names are
     /// compared as words of their bytes, quotes, colon and punctuation included, and the
     /// values are read straight into the chunk: no name is looked up, no object keeps a scope.
     mutating func scanCommonShape() -> ChatCompletionChunk? {
@@ -65,6 +66,9 @@ extension ChatCompletionChunkScanner {
                 _ = try scanString()
             }
             guard take("}"), index == bytes.count else { return nil }
+            // An unpaired surrogate escape: the general way notes where it stands, for a
+            // decoder that joins a pair split between chunks.
+            guard unpairedSurrogates == 0 else { return nil }
             // The same model and creation time as the chunk before: the box it had.
             let extras: ChatCompletionChunk.Extras?
             if model == nil, created == nil {

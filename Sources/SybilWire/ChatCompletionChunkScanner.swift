@@ -38,7 +38,10 @@ struct ChatChunkScanFailure: Error {
 /// straight from its bytes, checking every byte as ``JSONReader`` does (RFC 8259 grammar,
 /// UTF-8, escapes and surrogate pairs, the nesting limit) while skipping the values it does not
 /// need, and every known member as ``ChatCompletionChunk/decode(_:at:)`` does (types, integer
-/// ranges, duplicate names in the objects it reads), without building a JSON tree.
+/// ranges, duplicate names in the objects it reads), without building a JSON tree. For a chunk
+/// (``replacesUnpairedSurrogates``) an unpaired surrogate escape is read as U+FFFD, as the tree
+/// decoder reads it after ``UnpairedSurrogateEscapes``, and the text members it starts or ends
+/// are noted (``surrogateEdges``) for the decoder to join a pair split between chunks.
 ///
 /// Its cursor (checked strings, integers, member names, skipped values, the nesting limit) is
 /// internal rather than private because the workspace chat load envelope's byte reader
@@ -94,6 +97,17 @@ struct ChatCompletionChunkScanner {
             bytes.removeAll(keepingCapacity: true)
             bytes.append(contentsOf: contents)
         }
+    }
+
+    /// The unpaired surrogate escapes at the ends of a string's contents (0 where there is
+    /// none): what a decoder kept for a stream needs to join a pair split between two deltas.
+    struct StringEdges: Equatable {
+        /// A low surrogate escape that starts the contents.
+        var leadingLow: UInt16 = 0
+        /// A high surrogate escape that ends the contents, no low one after it.
+        var trailingHigh: UInt16 = 0
+
+        var isEmpty: Bool { leadingLow == 0 && trailingHigh == 0 }
     }
 
     /// Where a checked string's contents are, and what building its text needs.
@@ -159,6 +173,21 @@ struct ChatCompletionChunkScanner {
     var ownedKeyBytes: [UInt8]
     /// Unescaped bytes of the string being built.
     var scratch: [UInt8]
+    /// Whether an unpaired surrogate escape is read as U+FFFD (a chat chunk, RFC 8259 §8.2)
+    /// rather than refused (the strict reading ``JSONReader`` and the envelope's reader keep).
+    var replacesUnpairedSurrogates = false
+    /// How many unpaired surrogate escapes this pass met (read as U+FFFD).
+    var unpairedSurrogates = 0
+    /// The ends of the last string ``makeString(_:)`` built from escaped contents.
+    var lastStringEdges = StringEdges()
+    /// The choice being read (its position in `choices`), for ``surrogateEdges``.
+    var currentChoice = 0
+    /// The text members of this pass's choices that start or end with an unpaired surrogate
+    /// escape, in the order of their choices (at most ``maximumSurrogateEdges``).
+    var surrogateEdges: [ChatChunkSurrogateCarry.Edge] = []
+    /// The most edges one pass notes; past them a split pair is not joined (each half is
+    /// U+FFFD), so a hostile chunk cannot grow the list.
+    static let maximumSurrogateEdges = 256
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, ownedKeyBytes: [UInt8], scratch: [UInt8]) {
         self.bytes = bytes
@@ -176,6 +205,8 @@ struct ChatCompletionChunkScanner {
         index = 0
         if !ownedKeyBytes.isEmpty { ownedKeyBytes.removeAll(keepingCapacity: true) }
         if !largeScopes.isEmpty { largeScopes.removeAll() }
+        unpairedSurrogates = 0
+        if !surrogateEdges.isEmpty { surrogateEdges.removeAll(keepingCapacity: true) }
     }
 
     /// Ends a pass: the document is no longer referred to.
@@ -191,6 +222,7 @@ struct ChatCompletionChunkScanner {
         // Nearly every chunk of a stream: read in one straight pass, or not at all.
         if let chunk = scanCommonShape() { return chunk }
         index = 0
+        unpairedSurrogates = 0
         return try scanDocumentGenerally()
     }
 
@@ -305,6 +337,7 @@ struct ChatCompletionChunkScanner {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
                 throw ChatChunkScanFailure(kind: .contract, message: "expected an object, got \(kindOfValue())")
             }
+            currentChoice = position
             try scanChoice(into: &choice)
         } catch {
             throw error.within(.index(position))
@@ -340,7 +373,10 @@ struct ChatCompletionChunkScanner {
         if choice.reasoning == nil {
             switch reasoning {
             case .absent: break
-            case .text(let span): choice.reasoning = makeString(span)
+            case .text(let span):
+                lastStringEdges = StringEdges()
+                choice.reasoning = makeString(span)
+                noteEdges(.reasoning)
             case .wrongKind(let kind):
                 throw ChatChunkScanFailure.contract("reasoning", "expected a string, got \(kind)").within(.key("delta"))
             }
@@ -359,8 +395,14 @@ struct ChatCompletionChunkScanner {
             do throws(ChatChunkScanFailure) {
                 switch member {
                 case .role: choice.role = try string(nullable: true)
-                case .content: choice.content = try string(nullable: true)
-                case .reasoningContent: choice.reasoning = try string(nullable: true)
+                case .content:
+                    lastStringEdges = StringEdges()
+                    choice.content = try string(nullable: true)
+                    noteEdges(.content)
+                case .reasoningContent:
+                    lastStringEdges = StringEdges()
+                    choice.reasoning = try string(nullable: true)
+                    noteEdges(.reasoning)
                 case .reasoning:
                     if try skipNull() {
                         reasoning = .absent
@@ -375,10 +417,14 @@ struct ChatCompletionChunkScanner {
                     // `tool_calls` is rare and read leniently, through the tree reader, as the
                     // tree decoder does (``ChatToolCallDelta/list(from:)``).
                     let start = index
+                    let unpairedBefore = unpairedSurrogates
                     try skipValue(depth: 4)
                     if member == nil, withKeyBytes(key, { Self.equal($0, "tool_calls") }) {
                         choice.toolCalls = ChatToolCallDelta.list(
                             fromJSON: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                        if unpairedSurrogates != unpairedBefore, !choice.toolCalls.isEmpty {
+                            noteArgumentEdges(at: start)
+                        }
                     }
                 }
             } catch {
@@ -1074,7 +1120,22 @@ struct ChatCompletionChunkScanner {
             if (0xD800...0xDBFF).contains(unit) {
                 guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
                 else {
-                    throw failure(at: escapeStart, "a high surrogate escape must be followed by a low surrogate escape")
+                    guard replacesUnpairedSurrogates else {
+                        throw failure(
+                            at: escapeStart, "a high surrogate escape must be followed by a low surrogate escape")
+                    }
+                    unpairedSurrogates += 1
+                    return
+                }
+                if replacesUnpairedSurrogates {
+                    // Paired only with a low surrogate escape; anything else leaves this one
+                    // unpaired and the next escape to be checked on its own.
+                    if let low = Self.hexValue(bytes, at: index + 2), (0xDC00...0xDFFF).contains(low) {
+                        index += 6
+                    } else {
+                        unpairedSurrogates += 1
+                    }
+                    return
                 }
                 index += 2
                 let low = try hex4(escapeStart: index - 2)
@@ -1082,7 +1143,10 @@ struct ChatCompletionChunkScanner {
                     throw failure(at: index - 6, "a high surrogate escape must be followed by a low surrogate escape")
                 }
             } else if (0xDC00...0xDFFF).contains(unit) {
-                throw failure(at: escapeStart, "a low surrogate escape without a high surrogate before it")
+                guard replacesUnpairedSurrogates else {
+                    throw failure(at: escapeStart, "a low surrogate escape without a high surrogate before it")
+                }
+                unpairedSurrogates += 1
             }
         default:
             let shown = byte >= 0x21 && byte < 0x7F ? String(Character(Unicode.Scalar(byte))) : hexByte(byte)
@@ -1150,14 +1214,15 @@ struct ChatCompletionChunkScanner {
 
     /// The text of a checked string's contents, built from the checked bytes without a second
     /// validation (``scanString()`` checked the UTF-8, and unescaping writes only well-formed
-    /// sequences: surrogate escapes were checked to pair).
+    /// sequences: a surrogate escape is paired or written as U+FFFD). The ends of escaped
+    /// contents are kept in ``lastStringEdges``.
     mutating func makeString(_ span: StringSpan) -> String {
         if !span.escaped {
             let contents = UnsafeBufferPointer(rebasing: bytes[span.start..<span.end])
             return String(copying: UTF8Span(unchecked: contents.span, isKnownASCII: span.ascii))
         }
         scratch.removeAll(keepingCapacity: true)
-        unescape(span.start, span.end, into: &scratch)
+        lastStringEdges = unescape(span.start, span.end, into: &scratch)
         return scratch.withUnsafeBufferPointer { unescaped in
             // A `\u` escape may have written non-ASCII bytes into ASCII contents.
             let ascii = span.ascii && unescaped.allSatisfy { $0 < 0x80 }
@@ -1165,8 +1230,11 @@ struct ChatCompletionChunkScanner {
         }
     }
 
-    /// Appends the unescaped bytes of a checked string's contents to `output`.
-    private func unescape(_ start: Int, _ end: Int, into output: inout [UInt8]) {
+    /// Appends the unescaped bytes of a checked string's contents to `output`, an unpaired
+    /// surrogate escape as U+FFFD; the unpaired ones that start or end the contents.
+    @discardableResult
+    func unescape(_ start: Int, _ end: Int, into output: inout [UInt8]) -> StringEdges {
+        var edges = StringEdges()
         var position = start
         var runStart = start
         while position < end {
@@ -1184,12 +1252,20 @@ struct ChatCompletionChunkScanner {
             case UInt8(ascii: "r"): output.append(0x0D)
             case UInt8(ascii: "t"): output.append(0x09)
             case UInt8(ascii: "u"):
+                let escapeStart = position - 2
                 var scalar = UInt32(hexValue(at: position))
                 position += 4
-                if (0xD800...0xDBFF).contains(scalar) {
-                    let low = UInt32(hexValue(at: position + 2))
+                if (0xD800...0xDBFF).contains(scalar), end - position >= 6, bytes[position] == UInt8(ascii: "\\"),
+                    bytes[position + 1] == UInt8(ascii: "u"),
+                    case let low = UInt32(hexValue(at: position + 2)), (0xDC00...0xDFFF).contains(low)
+                {
                     position += 6
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xD800...0xDFFF).contains(scalar) {
+                    // Unpaired (only a chunk's reading lets one through): U+FFFD.
+                    if scalar >= 0xDC00, escapeStart == start { edges.leadingLow = UInt16(scalar) }
+                    if scalar < 0xDC00, position == end { edges.trailingHigh = UInt16(scalar) }
+                    scalar = 0xFFFD
                 }
                 output.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar)!)!)
             default: output.append(byte)  // " \ /
@@ -1197,11 +1273,23 @@ struct ChatCompletionChunkScanner {
             runStart = position
         }
         output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<end]))
+        return edges
     }
 
     private func hexValue(at position: Int) -> UInt16 {
         var value: UInt16 = 0
         for offset in 0..<4 { value = value << 4 | UInt16(Self.hexDigit(bytes[position + offset]) ?? 0) }
+        return value
+    }
+
+    /// The four hexadecimal digits at `position`, or `nil` when there are not four.
+    private static func hexValue(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> UInt16? {
+        guard bytes.count - position >= 4 else { return nil }
+        var value: UInt16 = 0
+        for offset in 0..<4 {
+            guard let digit = hexDigit(bytes[position + offset]) else { return nil }
+            value = value << 4 | UInt16(digit)
+        }
         return value
     }
 

@@ -53,9 +53,16 @@ public struct ChatToolCallDelta: Sendable, Hashable {
     }
 
     /// The increments of the `tool_calls` value written in `bytes` (already checked to be
-    /// well-formed JSON by the caller); none when it does not parse.
+    /// well-formed JSON by the caller, an unpaired surrogate escape allowed and read as U+FFFD
+    /// as the chunk decoders read it); none when it does not parse.
     public static func list(fromJSON bytes: some Collection<UInt8>) -> [ChatToolCallDelta] {
-        guard let value = try? JSONReader().parse(bytes) else { return [] }
+        let parsed: JSONValue?
+        if let replaced = UnpairedSurrogateEscapes.replaced(in: bytes) {
+            parsed = try? JSONReader().parse(replaced)
+        } else {
+            parsed = try? JSONReader().parse(bytes)
+        }
+        guard let value = parsed else { return [] }
         return list(from: value)
     }
 

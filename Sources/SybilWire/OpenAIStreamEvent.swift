@@ -10,17 +10,20 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
     /// the stream failed even though the HTTP status was 200.
     case error(APIErrorBody)
 
-    /// Interprets one event. Malformed data is a ``JSONError`` naming the member.
+    /// Interprets one event, read alone (an unpaired surrogate is U+FFFD where it stands; see
+    /// ``decode(_:using:)`` for a stream). Malformed data is a ``JSONError`` naming the member.
     public static func decode(_ event: ServerSentEvent) throws(JSONError) -> OpenAIStreamEvent {
-        var decoder = ChatCompletionChunkDecoder()
+        var decoder = ChatCompletionChunkDecoder(joinsSplitSurrogates: false)
         return try decode(event, using: &decoder)
     }
 
     /// Interprets one event, reading a chunk with `decoder` (keep one per stream: it reuses its
-    /// buffers). Chunks are read straight from the bytes; error frames, and data the chunk
-    /// decoder refuses, go through the JSON tree (``decodeWithTree(_:)``), so that what is
-    /// accepted and every error is exactly the tree decoder's (the differential tests and the
-    /// `chat-response` fuzz target hold the two to that).
+    /// buffers and joins a surrogate pair split between two chunks; call its
+    /// ``ChatCompletionChunkDecoder/finish()`` at the end). Chunks are read straight from the
+    /// bytes; error frames, and data the chunk decoder refuses, go through the JSON tree
+    /// (``decodeWithTree(_:)``), so that what is accepted and every error is exactly the tree
+    /// decoder's (the differential tests and the `chat-response` fuzz target hold the two to
+    /// that).
     public static func decode(
         _ event: ServerSentEvent, using decoder: inout ChatCompletionChunkDecoder
     ) throws(JSONError) -> OpenAIStreamEvent {
@@ -38,10 +41,18 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
     }
 
     /// Interprets one event by parsing its data into a ``JSONValue`` tree first: the reference
-    /// the tree-free decoder is tested against, and the decoder of error frames.
+    /// the tree-free decoder is tested against, and the decoder of error frames. An unpaired
+    /// surrogate escape is read as U+FFFD (RFC 8259 §8.2 allows one; a stream's JavaScript
+    /// gateway may split a pair between two chunks), every other fault as ``JSONReader`` reads
+    /// it.
     public static func decodeWithTree(_ event: ServerSentEvent) throws(JSONError) -> OpenAIStreamEvent {
         if event.type == "message", event.dataBytes.elementsEqual("[DONE]".utf8) { return .done }
-        let value = try JSONReader().parse(event.dataBytes)
+        let value: JSONValue
+        if let replaced = UnpairedSurrogateEscapes.replaced(in: event.dataBytes) {
+            value = try JSONReader().parse(replaced)
+        } else {
+            value = try JSONReader().parse(event.dataBytes)
+        }
         if event.type == "error" {
             if case .object(let object) = value, object["error"] != nil {
                 return .error(try APIErrorBody.decode(value, at: .root))

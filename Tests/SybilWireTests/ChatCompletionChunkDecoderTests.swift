@@ -39,13 +39,36 @@ struct ChatCompletionChunkDecoderTests {
         " \n\t{ \"\\u0069d\" : \"x\" , \"choices\" : [ ] , \"created\" : -9223372036854775808 } \r\n",
     ]
 
+    /// Chunks a JavaScript gateway sends when it cuts a reply by UTF-16 code unit: a surrogate
+    /// pair split between two deltas (content, reasoning, tool-call arguments), unpaired halves
+    /// in the members read and in those skipped, and next to other escapes.
+    static let splitSurrogateShapes: [String] = [
+        #"{"id":"chatcmpl-js","object":"chat.completion.chunk","created":1733000006,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hi \ud83d"},"logprobs":null,"finish_reason":null}]}"#,
+        #"{"id":"chatcmpl-js","object":"chat.completion.chunk","created":1733000006,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"\ude00 there"},"logprobs":null,"finish_reason":null}]}"#,
+        #"{"id":"chatcmpl-js","choices":[{"index":0,"delta":{"reasoning_content":"\u6211 \ud83e"},"finish_reason":null}]}"#,
+        #"{"id":"chatcmpl-js","choices":[{"index":0,"delta":{"reasoning":"\udd14\n"},"finish_reason":"stop"}]}"#,
+        #"{"id":"chatcmpl-js","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"say","arguments":"{\"t\":\"\ud83d"}}]}}]}"#,
+        #"{"id":"chatcmpl-js","choices":[{"index":0,"delta":{"tool_calls":[null,{"index":0,"function":{"arguments":"\ude00\"}","arguments":"\ud800"}}]}}]}"#,
+        #"{"id":"c","choices":[{"index":0,"delta":{"content":"\ude00\ud83d\ude00\ud83d"}},{"index":1,"delta":{"content":"\udbff\udfff\udbff"}}]}"#,
+        #"{"id":"\ud83d","model":"\ude00","choices":[],"x":["\ud800",{"\udc00":"\udbff"}]}"#,
+    ]
+
     private func differential(_ bytes: [UInt8], _ label: String) {
         let event = ServerSentEvent(dataBytes: bytes)
         let tree = Result { () throws(JSONError) in try OpenAIStreamEvent.decodeWithTree(event) }
         let stream = Result { () throws(JSONError) in try OpenAIStreamEvent.decode(event) }
         #expect(stream == tree, "\(label)")
-        var decoder = ChatCompletionChunkDecoder()
+        var decoder = ChatCompletionChunkDecoder(joinsSplitSurrogates: false)
         let direct = Result { () throws(JSONError) in try decoder.decode(bytes) }
+        // Kept for a stream, the decoder holds a trailing high surrogate back; ended, it gives
+        // it back: the same texts.
+        var kept = ChatCompletionChunkDecoder()
+        let keptOutcome = Result { () throws(JSONError) in try kept.decode(bytes) }
+        if case .success(.chunk(let chunk)) = keptOutcome, case .success(.chunk(let treeChunk)) = tree {
+            #expect(Self.texts([chunk] + [kept.finish()].compactMap { $0 }) == Self.texts([treeChunk]), "\(label)")
+        } else {
+            #expect(String(describing: keptOutcome) == String(describing: direct), "\(label)")
+        }
         switch (direct, tree) {
         case (.success(.chunk(let chunk)), .success(.chunk(let treeChunk))):
             #expect(chunk == treeChunk, "\(label)")
@@ -57,6 +80,21 @@ struct ChatCompletionChunkDecoderTests {
         default:
             Issue.record("\(label): the tree-free decoder gave \(direct), the tree \(tree)")
         }
+    }
+
+    /// Each choice's content, reasoning and arguments by call, put together across `chunks`.
+    static func texts(_ chunks: [ChatCompletionChunk]) -> [String: String] {
+        var texts: [String: String] = [:]
+        for chunk in chunks {
+            for choice in chunk.choices {
+                texts["\(choice.index).content", default: ""] += choice.content ?? ""
+                texts["\(choice.index).reasoning", default: ""] += choice.reasoning ?? ""
+                for call in choice.toolCalls {
+                    texts["\(choice.index).\(call.index).arguments", default: ""] += call.arguments ?? ""
+                }
+            }
+        }
+        return texts
     }
 
     @Test func recordedShapesDecodeAsTheTreeDecodesThem() throws {
@@ -78,6 +116,32 @@ struct ChatCompletionChunkDecoderTests {
         for shape in Self.shapes {
             let bytes = Array(shape.utf8)
             for end in 0..<bytes.count { differential(Array(bytes[..<end]), "prefix \(end) of \(shape)") }
+            for position in bytes.indices {
+                for _ in 0..<3 {
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    var mutated = bytes
+                    mutated[position] = replacements[Int(state >> 33) % replacements.count]
+                    differential(mutated, "byte \(position) of \(shape) set to \(mutated[position])")
+                }
+            }
+        }
+    }
+
+    /// The split-surrogate shapes, every prefix and many corruptions: read alone, as the tree
+    /// reads them; kept for a stream and ended, the same texts.
+    @Test func splitSurrogateShapesTheirPrefixesAndCorruptionsAgreeWithTheTree() throws {
+        let replacements: [UInt8] = [
+            0x22, 0x5C, 0x7B, 0x7D, 0x2C, 0x30, 0x38, 0x39, 0x61, 0x63, 0x64, 0x66, 0x44, 0x46, 0x75, 0x5A, 0x00,
+            0xED,
+        ]
+        var state: UInt64 = 0xD1B5_4A32_D192_ED03
+        for shape in Self.splitSurrogateShapes {
+            let bytes = Array(shape.utf8)
+            guard case .chunk = try OpenAIStreamEvent.decodeWithTree(ServerSentEvent(dataBytes: bytes)) else {
+                Issue.record("not read as a chunk: \(shape)")
+                continue
+            }
+            for end in 0...bytes.count { differential(Array(bytes[..<end]), "prefix \(end) of \(shape)") }
             for position in bytes.indices {
                 for _ in 0..<3 {
                     state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -169,6 +233,21 @@ struct ChatCompletionChunkDecoderTests {
             #"{"id":"c","choices":[{"index":0,"delta":{"content":"a\nb\u00e9\u0041"}}]}"#,
             #"{"id":"c","choices":[{"index":0,"delta":{"content":"plain ascii that runs past eight bytes"}}]}"#,
             #"{"id":"c","choices":[{"index":0,"delta":{"content":"tab\tand é"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"\ud83d"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"\ude00"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"a\ud83db\ude00c\uDBFF\uDFFF\uD800"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"\ud83d\uZZ12"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"\ud83d\u00"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"\ud83d\"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"\ud83d"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"\\ud83d"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"reasoning_content":"\ud83d","reasoning":"\ude00"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"reasoning_content":null,"reasoning":"\ud83d"}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"\ude00x\ud83d"}}]}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"function":{"\u0061rguments":"\ud83d"}},1,{"function":"\ud83d"}]}}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"\ud83d"},"finish_reason":"stop"}]}"#,
+            #"{"id":"c","choices":[{"index":0,"delta":{"content":"\ud83d"}}],"x":"\ud83d\x"}"#,
+            #"{"id":"c","choices":[],"\ud800":1,"\udbff":2}"#,
         ]
         for text in cases { differential(Array(text.utf8), text) }
         differential([0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xC0, 0xAF, 0x22, 0x7D], "overlong")
