@@ -115,6 +115,15 @@ struct WorkspaceRejectedSendTests {
         press(controller, .enter)
     }
 
+    /// Empties the composer (Ctrl+U on its one line) and goes back to the timeline.
+    private func clearComposer(_ controller: TerminalAppController) {
+        while controller.app.focus != .composer { press(controller, .tab) }
+        press(controller, .end)
+        press(controller, .character("u"), .control)
+        #expect(controller.app.composer.isEmpty)
+        while controller.app.focus != .timeline { press(controller, .tab) }
+    }
+
     private func press(_ controller: TerminalAppController, _ key: Key, _ modifiers: KeyModifiers = []) {
         controller.handle(.key(KeyEvent(key, modifiers: modifiers)), now: .zero)
     }
@@ -174,6 +183,46 @@ struct WorkspaceRejectedSendTests {
         #expect(controller.app.composer.text == "Von gestern.", "the resent message the desktop rejected is back")
         #expect(controller.app.notice?.contains(Self.reason) == true)
         #expect(await outbox.pendingEntries(in: Self.session).isEmpty)
+        await controller.close()
+    }
+
+    /// Three steers queued offline into a run that finished meanwhile: the desktop rejects each
+    /// as they are resent on opening. The first comes back to the empty composer; the others
+    /// are kept in the session's timeline, each with its reason, and come back one by one.
+    @Test func everyEarlierMessageRejectedAtOnceIsKeptAndComesBackOneByOne() async throws {
+        let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
+        let texts = ["Erst die Tests.", "Dann den Build.", "Zuletzt die Doku."]
+        for (index, text) in texts.enumerated() {
+            try await outbox.enqueue(
+                WorkspaceOutboxEntry(
+                    chat: Self.session, operationId: "op-steer-\(index)",
+                    mutation: .init(mutationId: "m-steer-\(index)", text: text, attachments: []),
+                    mode: .steer(activeRunId: "run-finished"), createdAt: Int64(index)))
+        }
+        let controller = try await openSession(outbox: outbox)
+        await controller.settle()
+        #expect(await outbox.pendingEntries(in: Self.session).isEmpty, "each left the outbox")
+        #expect(controller.app.composer.text == texts[0], "the first is back in the empty composer")
+        let kept = try #require(controller.workspace).items.filter { $0.tone == .error }
+        #expect(kept.map(\.body) == Array(texts.dropFirst()), "the others are kept, in order, as failed rows")
+        #expect(kept.allSatisfy { $0.status?.contains(Self.reason) == true }, "each with its reason")
+        #expect(controller.app.notice?.contains("2") == true, "the notice says how many more are kept")
+
+        // d in the timeline puts the oldest kept one back, once the composer is empty.
+        while controller.app.focus != .timeline { press(controller, .tab) }
+        press(controller, .character("d"))
+        await controller.settle()
+        #expect(controller.app.composer.text == texts[0], "a draft in the composer is never replaced")
+        #expect(try #require(controller.workspace).items.filter { $0.tone == .error }.count == 2)
+        clearComposer(controller)
+        press(controller, .character("d"))
+        await controller.settle()
+        #expect(controller.app.composer.text == texts[1])
+        clearComposer(controller)
+        press(controller, .character("d"))
+        await controller.settle()
+        #expect(controller.app.composer.text == texts[2])
+        #expect(try #require(controller.workspace).items.filter { $0.tone == .error }.isEmpty, "none is kept twice")
         await controller.close()
     }
 
