@@ -169,7 +169,8 @@ final class AgentRoomService: Sendable {
 
     /// `POST agent/uploads`: multipart (`uploadId`, then `file`), streamed into
     /// ``AgentUploadForm`` by the transport or read from a whole body; or the raw bytes with
-    /// `X-Upload-Id` and `X-File-Name`.
+    /// `X-Upload-Id` and `X-File-Name` (streamed into ``AgentRawUploadBody``). The file's bytes
+    /// arrive in an ``UploadSpool`` and are stored by renaming its file into place.
     func upload(_ request: HTTPServerRequest) async throws -> HTTPServerResponse {
         guard options.attachmentsAvailable else {
             throw APIError(
@@ -177,21 +178,30 @@ final class AgentRoomService: Sendable {
                 code: "open_proxy_unavailable", retryAfterSeconds: 30)
         }
         let received: AgentUploadForm.Upload
+        let multipart: Bool
         if let form = request.consumedBody as? AgentUploadForm {
             received = try form.upload()
+            multipart = true
+        } else if let raw = request.consumedBody as? AgentRawUploadBody {
+            received = try Self.rawUpload(request, file: raw.spool)
+            multipart = false
         } else if AgentUploadForm.isMultipart(request.headers["Content-Type"]) {
             received = try AgentUploadForm.read(
-                request.body, contentType: request.headers["Content-Type"] ?? "", limits: Self.limits)
+                request.body, contentType: request.headers["Content-Type"] ?? "", limits: Self.limits,
+                spool: store.spool(param: "file"))
+            multipart = true
         } else {
-            received = try Self.rawUpload(request)
+            let file = store.spool(param: "body")
+            try file.append(request.body)
+            received = try Self.rawUpload(request, file: file)
+            multipart = false
         }
-        let multipart = request.consumedBody != nil || AgentUploadForm.isMultipart(request.headers["Content-Type"])
         if multipart { try Self.checkRawHeaders(request, beside: received) }
         let descriptor = try Self.check(received, multipart: multipart)
         let limiter = uploadLimiter
         let now = time.uptime()
         let (stored, created) = try await store.storeUpload(
-            descriptor, bytes: received.bytes, createdAt: time.epochMilliseconds(), quotaBytes: options.quotaBytes
+            descriptor, file: received.file, createdAt: time.epochMilliseconds(), quotaBytes: options.quotaBytes
         ) {
             if let wait = limiter.admit(now: now) { throw Self.rateLimited("uploads", wait: wait) }
         }
@@ -210,9 +220,9 @@ final class AgentRoomService: Sendable {
 
     // MARK: Uploads
 
-    /// The raw form: the body is the file, with `X-Upload-Id`, `X-File-Name` (percent-encoded)
-    /// and `Content-Type`.
-    private static func rawUpload(_ request: HTTPServerRequest) throws -> AgentUploadForm.Upload {
+    /// The raw form: the body is the file (in `file`), with `X-Upload-Id`, `X-File-Name`
+    /// (percent-encoded) and `Content-Type`.
+    private static func rawUpload(_ request: HTTPServerRequest, file: UploadSpool) throws -> AgentUploadForm.Upload {
         guard let uploadId = request.headers["X-Upload-Id"] else {
             throw APIError.invalid("X-Upload-Id \(UploadNames.uploadIdRule).", param: "X-Upload-Id")
         }
@@ -227,7 +237,7 @@ final class AgentRoomService: Sendable {
         }
         return AgentUploadForm.Upload(
             uploadId: uploadId, fileName: fileName,
-            mimeType: mimeType.trimmingCharacters(in: .whitespaces).lowercased(), bytes: request.body)
+            mimeType: mimeType.trimmingCharacters(in: .whitespaces).lowercased(), file: file)
     }
 
     /// The raw form's headers beside a multipart body may only repeat the form's id and file
@@ -264,7 +274,9 @@ final class AgentRoomService: Sendable {
         guard typeParts.count == 2, typeParts.allSatisfy({ !$0.isEmpty && !$0.contains(where: \.isWhitespace) }) else {
             throw APIError.invalid("Content-Type must be the file's MIME type, e.g. text/plain.", param: typeParam)
         }
-        let size = Int64(upload.bytes.count)
+        // A write that failed (a full disk) is the server's failure, not the client's.
+        try upload.file.checkWritten()
+        let size = upload.file.size
         let isImage = upload.mimeType.hasPrefix("image/")
         let limit = limits.maxBytes(forMimeType: upload.mimeType)
         if size > limit {
@@ -276,15 +288,23 @@ final class AgentRoomService: Sendable {
                 details: ["limitBytes": .number(JSONNumber(limit)), "sizeBytes": .number(JSONNumber(size))])
         }
         if rasterTypes.contains(upload.mimeType) {
-            try checkRaster(upload.bytes, fileName: fileName, mimeType: upload.mimeType, param: typeParam)
+            try checkRaster(upload.file, fileName: fileName, mimeType: upload.mimeType, param: typeParam)
         }
         return AgentAttachment(
             uploadId: upload.uploadId, fileName: fileName, mimeType: upload.mimeType, size: size,
-            sha256: SHA256Digest.hex(upload.bytes))
+            sha256: upload.file.sha256)
     }
 
-    private static func checkRaster(_ bytes: [UInt8], fileName: String, mimeType: String, param: String) throws {
-        guard let header = RasterImageHeader.read(bytes), header.format.mimeType == mimeType else {
+    private static func checkRaster(_ file: UploadSpool, fileName: String, mimeType: String, param: String) throws {
+        // The header is nearly always within the first bytes; only a JPEG whose metadata runs
+        // past them is read back whole (an image is at most 6 MiB).
+        var bytes = file.head
+        var header = RasterImageHeader.read(bytes)
+        if header == nil && file.size > Int64(bytes.count) {
+            bytes = try file.bytes()
+            header = RasterImageHeader.read(bytes)
+        }
+        guard let header, header.format.mimeType == mimeType else {
             let found = RasterImageHeader.format(of: bytes).map { " (its bytes are \($0.mimeType))" } ?? ""
             throw APIError.invalid(
                 "\(fileName) is not a readable \(mimeType) image\(found); send the original image or upload it as a file.",

@@ -1,4 +1,6 @@
+import Foundation
 import SybilCore
+import SybilHTTP
 import SybilStore
 import SybilWire
 
@@ -10,6 +12,13 @@ import SybilWire
 /// A submission stores the user's message and its pending turn in one transaction; each step
 /// of the turn is stored with the turn's progress in one transaction too, so a crash at any
 /// point leaves either the whole step or none of it, and the next start finishes the turn.
+///
+/// Uploaded originals on disk are files in ``uploadsFolder`` named by their id's SHA-256: an
+/// upload's bytes arrive in a temporary file there (``spool(param:)``), which is flushed to
+/// disk and renamed into place before the upload's row is committed. A crash mid-upload leaves
+/// at most a temporary file, or a renamed one without a row, and the next start removes both;
+/// an upload once answered has its file and its row on disk. With in-memory storage the bytes
+/// are in the database, within the ``UploadMemoryBudget``.
 actor AgentRoomStore {
     /// SQLite work (and its fsync) runs on this queue, off the cooperative thread pool.
     private let executor = SerialQueueExecutor(label: "sybil.server.agent-room")
@@ -33,7 +42,7 @@ actor AgentRoomStore {
         var toolStored: Bool
     }
 
-    /// A step of a turn whose storage a test can make fail (``init(_:failing:)``).
+    /// A step whose storage a test can make fail (``init(_:failing:budget:)``).
     enum Step: Sendable, Hashable {
         /// A look for the next pending turn, alone or after a stored reply.
         case lookup
@@ -41,11 +50,17 @@ actor AgentRoomStore {
         case toolStep
         /// Storing a turn's reply.
         case reply
+        /// Storing an upload's file: after this step of moving it into place, before its row.
+        case uploadFile(SpoolFile.Step)
     }
 
     private let connection: LockedDatabase
     /// Runs before each step of a turn and fails it by throwing (tests only).
     private let failing: (@Sendable (Step) throws -> Void)?
+    /// Where uploads' files are (storage in a directory), or `nil` (in memory).
+    nonisolated let uploadsFolder: String?
+    /// What in-memory storage may hold of uploads.
+    private let budget: UploadMemoryBudget
 
     static let migrations: [SQLiteMigration] = [
         .init(
@@ -88,21 +103,79 @@ actor AgentRoomStore {
             sql: """
                 CREATE INDEX agent_turns_pending ON agent_turns (user_sequence) WHERE reply_sequence IS NULL;
                 """),
+        // An original on disk is a file in the uploads folder, named here (its `bytes` are
+        // empty); without a name (rows before this, in-memory storage) the bytes are the row's.
+        .init(
+            name: "agent-4-upload-files",
+            sql: """
+                ALTER TABLE agent_uploads ADD COLUMN file TEXT;
+                """),
     ]
 
     /// The database's file name under a storage directory.
     static let file = "agent-room.sqlite"
+    /// The uploads folder's name under a storage directory.
+    static let uploadsFolderName = "agent-uploads"
+    /// The prefix of an upload's temporary file in the uploads folder.
+    static let temporaryPrefix = "tmp-"
 
     init(_ storage: SybilServerOptions.Storage) throws {
         try self.init(storage, failing: nil)
     }
 
     /// The store, with `failing` run before each step of a turn (inside the store's turn of
-    /// the connection): what it throws is that step's error, as a busy or failing disk's would
-    /// be. Tests make steps fail this way.
-    init(_ storage: SybilServerOptions.Storage, failing: (@Sendable (Step) throws -> Void)?) throws {
-        connection = LockedDatabase(try ServerDatabase.open(storage, file: Self.file, migrations: Self.migrations))
+    /// the connection) and after each step of moving an upload's file into place: what it
+    /// throws is that step's error, as a busy or failing disk's (or a crash) would be. Tests
+    /// make steps fail this way. In-memory storage holds uploads within `budget` (no limit
+    /// without one). At start, temporary files and files without an upload's row (what a crash
+    /// mid-upload leaves) are removed from the uploads folder.
+    init(
+        _ storage: SybilServerOptions.Storage, failing: (@Sendable (Step) throws -> Void)?,
+        budget: UploadMemoryBudget = UploadMemoryBudget(capacity: .max)
+    ) throws {
+        let database = try ServerDatabase.open(storage, file: Self.file, migrations: Self.migrations)
+        // Every commit reaches the disk, whatever the build of SQLite defaults to: an answered
+        // upload's row (its file is flushed before it) and an answered message survive a crash.
+        try database.execute("PRAGMA synchronous = FULL")
+        connection = LockedDatabase(database)
         self.failing = failing
+        self.budget = budget
+        switch storage {
+        case .inMemory:
+            uploadsFolder = nil
+        case .directory(let path):
+            let folder = path + "/" + Self.uploadsFolderName
+            uploadsFolder = folder
+            let named = try database.rows("SELECT file FROM agent_uploads WHERE file IS NOT NULL").map {
+                try $0.text("file")
+            }
+            try Self.removeLeftovers(in: folder, keeping: Set(named))
+        }
+    }
+
+    /// Removes from `folder` the temporary files and the originals no row names.
+    private static func removeLeftovers(in folder: String, keeping named: Set<String>) throws {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(temporaryPrefix) || (isFileName(name) && !named.contains(name)) {
+            try AtomicFile.remove(folder + "/" + name)
+        }
+    }
+
+    /// Whether `name` is what ``fileName(for:)`` makes.
+    private static func isFileName(_ name: String) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The name of an upload's file: its id's SHA-256 (an id may be `..` or longer than a
+    /// file name may be).
+    static func fileName(for uploadId: String) -> String {
+        SHA256Digest.hex(Array(uploadId.utf8))
+    }
+
+    /// A spool for an upload's bytes as they arrive: a temporary file in the uploads folder,
+    /// or memory within the budget; a refusal of the budget names `param`.
+    nonisolated func spool(param: String) -> UploadSpool {
+        UploadSpool(uploadsFolder.map { .directory($0) } ?? .memory(budget), param: param)
     }
 
     // MARK: Messages
@@ -345,7 +418,7 @@ actor AgentRoomStore {
 
     // MARK: Uploads
 
-    /// A stored upload: descriptor and bytes.
+    /// A stored upload: descriptor and bytes (an original is at most 8 MiB).
     struct StoredUpload: Sendable {
         var descriptor: AgentAttachment
         var bytes: [UInt8]
@@ -369,12 +442,24 @@ actor AgentRoomStore {
 
     /// The upload with `uploadId` and its original bytes, if any (downloads only).
     func upload(_ uploadId: String) throws -> StoredUpload? {
-        try connection.withDatabase { database in
+        let found = try connection.withDatabase { database -> (AgentAttachment, file: String?, bytes: [UInt8])? in
             guard let descriptor = try Self.descriptor(uploadId, in: database) else { return nil }
-            let bytes = try database.row("SELECT bytes FROM agent_uploads WHERE upload_id = ?", [.text(uploadId)])
-                .blob("bytes")
-            return StoredUpload(descriptor: descriptor, bytes: bytes)
+            let row = try database.row(
+                "SELECT file, CASE WHEN file IS NULL THEN bytes ELSE X'' END AS bytes FROM agent_uploads WHERE upload_id = ?",
+                [.text(uploadId)])
+            return (descriptor, try row.optionalText("file"), try row.blob("bytes"))
         }
+        guard let (descriptor, file, bytes) = found else { return nil }
+        guard let file else { return StoredUpload(descriptor: descriptor, bytes: bytes) }
+        let path = (uploadsFolder ?? ".") + "/" + file
+        guard case .bytes(let original) = try BoundedFile.read(path, maxBytes: Int(clamping: descriptor.size)),
+            original.count == descriptor.size
+        else {
+            throw StorageError(
+                operation: "read", path: path,
+                reason: "the original of upload \(uploadId) is missing or not its \(descriptor.size) bytes")
+        }
+        return StoredUpload(descriptor: descriptor, bytes: original)
     }
 
     /// Bytes stored for all uploads (the quota's use).
@@ -389,9 +474,11 @@ actor AgentRoomStore {
     /// Stores an upload once; the same id with the same bytes returns the first descriptor
     /// (`created` false), with other bytes it is a 409. A new upload that would take the
     /// stored total beyond `quotaBytes` is a 507 with the quota; `admit` runs only for a new
-    /// upload, before anything is stored (the rate limit), and may throw.
+    /// upload, before anything is stored (the rate limit), and may throw. On disk the file of
+    /// `file` is flushed and renamed into place, then the row is committed: once this returns
+    /// both survive a crash.
     func storeUpload(
-        _ descriptor: AgentAttachment, bytes: [UInt8], createdAt: Int64, quotaBytes: Int64,
+        _ descriptor: AgentAttachment, file: UploadSpool, createdAt: Int64, quotaBytes: Int64,
         admit: @Sendable () throws -> Void
     ) throws -> (AgentAttachment, created: Bool) {
         try connection.withDatabase { database in
@@ -410,12 +497,29 @@ actor AgentRoomStore {
                     status: 507, message: "Your attachment storage is full.", code: "quota_exceeded",
                     details: ["quota": AgentQuota(usedBytes: used, limitBytes: quotaBytes).jsonValue])
             }
-            try database.query(
-                "INSERT INTO agent_uploads (upload_id, file_name, mime_type, size, sha256, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    .text(descriptor.uploadId), .text(descriptor.fileName), .text(descriptor.mimeType),
-                    .integer(descriptor.size), .text(descriptor.sha256), .blob(bytes), .integer(createdAt),
-                ])
+            let values: [SQLiteValue] = [
+                .text(descriptor.uploadId), .text(descriptor.fileName), .text(descriptor.mimeType),
+                .integer(descriptor.size), .text(descriptor.sha256), .integer(createdAt),
+            ]
+            guard let uploadsFolder else {
+                try database.query(
+                    "INSERT INTO agent_uploads (upload_id, file_name, mime_type, size, sha256, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    values + [.blob(try file.keep())])
+                return (descriptor, true)
+            }
+            let name = Self.fileName(for: descriptor.uploadId)
+            let path = uploadsFolder + "/" + name
+            // A file already there has no row (a crash came between its rename and its row):
+            // this one replaces it.
+            try file.commit(to: path) { step in try failing?(.uploadFile(step)) }
+            do {
+                try database.query(
+                    "INSERT INTO agent_uploads (upload_id, file_name, mime_type, size, sha256, created_at, bytes, file) VALUES (?, ?, ?, ?, ?, ?, X'', ?)",
+                    values + [.text(name)])
+            } catch {
+                try? AtomicFile.remove(path)
+                throw error
+            }
             return (descriptor, true)
         }
     }

@@ -6,16 +6,18 @@ import SybilWire
 /// The multipart body of `POST agent/uploads` (docs/api/agent-room.md): exactly two parts, a
 /// text part `uploadId`, then a part `file` with a file name and its own Content-Type, read
 /// by SybilWire's incremental parser as the bytes arrive (the server streams the body into
-/// it) or from a whole body. Limits stop the body at once: 128 bytes of upload id, the file
-/// at the limit for its type (6 MiB for an image, 8 MiB otherwise), the body at the file
-/// limit plus ``overheadBytes``. Every refusal is the shared error naming the part.
+/// it) or from a whole body; the file's bytes go on to an ``UploadSpool`` (a temporary file
+/// in the store's folder) as they come. Limits stop the body at once: 128 bytes of upload id,
+/// the file at the limit for its type (6 MiB for an image, 8 MiB otherwise), the body at the
+/// file limit plus ``overheadBytes``. Every refusal is the shared error naming the part.
 struct AgentUploadForm: HTTPRequestBodyConsumer {
     /// What an upload carries, from either form of the route.
-    struct Upload: Sendable, Hashable {
+    struct Upload: Sendable {
         var uploadId: String
         var fileName: String
         var mimeType: String
-        var bytes: [UInt8]
+        /// The file's bytes.
+        var file: UploadSpool
     }
 
     /// The longest upload id, in bytes.
@@ -31,12 +33,13 @@ struct AgentUploadForm: HTTPRequestBodyConsumer {
     private var parser: MultipartFormDataParser
     private var uploadId: [UInt8] = []
     private var file: MultipartFormDataParser.PartHead?
-    private var bytes: [UInt8] = []
+    private let spool: UploadSpool
     private var partsEnded = 0
     private var ended = false
 
-    /// A form for a request whose Content-Type is `contentType`.
-    init(contentType: String, limits: AgentAttachmentLimits) throws(APIError) {
+    /// A form for a request whose Content-Type is `contentType`, its file going to `spool`.
+    init(contentType: String, limits: AgentAttachmentLimits, spool: UploadSpool) throws(APIError) {
+        self.spool = spool
         do {
             parser = try MultipartFormDataParser(
                 contentType: contentType,
@@ -57,9 +60,13 @@ struct AgentUploadForm: HTTPRequestBodyConsumer {
         return type.trimmingCharacters(in: .whitespaces).lowercased() == "multipart/form-data"
     }
 
-    /// Reads a whole body, fed in 64 KiB pieces as the network would.
-    static func read(_ body: [UInt8], contentType: String, limits: AgentAttachmentLimits) throws(APIError) -> Upload {
-        var form = try AgentUploadForm(contentType: contentType, limits: limits)
+    /// Reads a whole body, fed in 64 KiB pieces as the network would, its file going to
+    /// `spool` (by default memory without a budget: the body is in memory already).
+    static func read(
+        _ body: [UInt8], contentType: String, limits: AgentAttachmentLimits,
+        spool: UploadSpool = UploadSpool(.memory(UploadMemoryBudget(capacity: .max)), param: "file")
+    ) throws(APIError) -> Upload {
+        var form = try AgentUploadForm(contentType: contentType, limits: limits, spool: spool)
         var offset = 0
         repeat {
             let end = min(body.count, offset + (64 << 10))
@@ -120,7 +127,7 @@ struct AgentUploadForm: HTTPRequestBodyConsumer {
                 }
                 file = head
             case .partBytes(let piece):
-                if file == nil { uploadId += piece } else { bytes += piece }
+                if file == nil { uploadId += piece } else { try spool.append(piece) }
             case .partEnded:
                 partsEnded += 1
             }
@@ -148,7 +155,7 @@ struct AgentUploadForm: HTTPRequestBodyConsumer {
         guard let id = String(validating: uploadId, as: UTF8.self) else {
             throw APIError.invalid("The part \"uploadId\" must be UTF-8 text.", param: "uploadId")
         }
-        return Upload(uploadId: id, fileName: fileName, mimeType: mimeType, bytes: bytes)
+        return Upload(uploadId: id, fileName: fileName, mimeType: mimeType, file: spool)
     }
 
     // MARK: Errors

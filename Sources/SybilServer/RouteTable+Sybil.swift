@@ -73,16 +73,22 @@ extension RouteTable {
             ? AgentUploadForm.bodyLimit(AgentRoomService.limits) : Int(AgentRoomService.limits.maxFileBytes)
     }
 
-    /// A multipart Agent upload is parsed as it arrives, so its limits stop it at once and its
-    /// bytes are held once (the auth middleware offers no consumer to a refused request). A
-    /// Content-Type without a usable boundary is answered by the handler, after the body.
+    /// An Agent upload is taken as it arrives: a multipart body is parsed, so its limits stop
+    /// it at once, and the file of either form goes to a temporary file in the room's uploads
+    /// folder (in memory for `--in-memory`), never held whole (the auth middleware offers no
+    /// consumer to a refused request). A multipart Content-Type without a usable boundary is
+    /// answered by the handler, after the body.
     private static func agentUploadConsumer(_ surfaces: ServerSurfaces, _ head: HTTPRequestHead)
         -> (any HTTPRequestBodyConsumer)?
     {
-        guard surfaces.options.attachmentsAvailable, let contentType = head.headers["Content-Type"],
-            AgentUploadForm.isMultipart(contentType)
-        else { return nil }
-        return try? AgentUploadForm(contentType: contentType, limits: AgentRoomService.limits)
+        guard surfaces.options.attachmentsAvailable else { return nil }
+        let contentType = head.headers["Content-Type"]
+        guard AgentUploadForm.isMultipart(contentType) else {
+            return AgentRawUploadBody(spool: surfaces.agentRoom.store.spool(param: "body"))
+        }
+        return try? AgentUploadForm(
+            contentType: contentType ?? "", limits: AgentRoomService.limits,
+            spool: surfaces.agentRoom.store.spool(param: "file"))
     }
 
     /// The opt-in debug echo: every message sent back as it came.

@@ -49,8 +49,10 @@ public final class SybilServerApp: HTTPHandler {
         let forwarding = options.upstream == nil ? nil : (upstream ?? DefaultHTTPClient.make(redirects: .deliver))
         chats = ChatCompletionsService(
             options: options, time: time, upstream: forwarding, random: random, executor: executor)
+        // In memory, both surfaces' uploads share one bound.
+        let uploadBudget = UploadMemoryBudget(capacity: options.memoryUploadBytes)
         let agentStore = try ServerDatabase.starting(storage, file: AgentRoomStore.file) {
-            try AgentRoomStore(storage)
+            try AgentRoomStore(storage, failing: nil, budget: uploadBudget)
         }
         agentRoom = AgentRoomService(
             store: agentStore, options: options, time: time, upstream: forwarding, executor: executor, log: log)
@@ -58,7 +60,7 @@ public final class SybilServerApp: HTTPHandler {
             try WorkspaceStore(storage, agent: ScriptedAgent(seed: options.seed), now: time.epochMilliseconds())
         }
         let uploadStore = try ServerDatabase.starting(storage, file: WorkspaceSchema.file) {
-            try WorkspaceUploadStore(storage)
+            try WorkspaceUploadStore(storage, budget: uploadBudget)
         }
         desktop = WorkspaceDesktopService(
             store: workspaceStore, uploads: uploadStore, options: options, time: time, executor: executor)

@@ -43,6 +43,10 @@ public struct SybilServerOptions: Sendable {
     public var attachmentsAvailable = true
     /// The attachment storage quota.
     public var quotaBytes: Int64 = 1 << 30
+    /// With in-memory storage, the most bytes of uploads held at once, the Agent room's and the
+    /// workspace desktop's together (stored, and arriving); beyond it an upload is 507
+    /// `storage_full`. On disk uploads are files and only the route limits apply.
+    public var memoryUploadBytes: Int64 = 1 << 30
     /// Uploads accepted per minute before 429.
     public var uploadsPerMinute = 30
     /// Messages accepted per minute before 429.

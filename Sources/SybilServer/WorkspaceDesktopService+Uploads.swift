@@ -5,7 +5,9 @@ import SybilWire
 
 /// Chunked uploads by call key: begin (resumable), chunks (idempotent per index), finish
 /// (with the digest), cancel. Params and answers are SybilWire's upload types; the file name,
-/// the path and the upload id a client sends follow ``UploadNames``.
+/// the path and the upload id a client sends follow ``UploadNames``. Each chunk goes to disk
+/// as it arrives and a finish reads the file back in pieces (``WorkspaceUploadStore``): no
+/// step holds more than one chunk in memory.
 extension WorkspaceDesktopService {
     func upload(_ params: JSONObjectReader, callKey: String?) async throws -> JSONValue {
         guard let callKey else {
@@ -48,7 +50,7 @@ extension WorkspaceDesktopService {
             return try await finishUpload(uploadId, chunkCount: Int64(chunkCount), uploadKey: uploadKey)
         case .cancel(let uploadId):
             let upload = try await existingUpload(uploadId, uploadKey: uploadKey)
-            if upload.state != .finished { try await uploads.setUploadState(upload.uploadId, state: .cancelled) }
+            if upload.state != .finished { try await uploads.cancelUpload(upload.uploadId) }
             return AttachmentUploadStep.cancelAnswer(uploadId: upload.uploadId, cancelled: upload.state != .finished)
         }
     }
@@ -115,14 +117,10 @@ extension WorkspaceDesktopService {
             throw APIError.invalid(
                 "Chunk \(index) must hold \(expected) bytes, got \(bytes.count).", param: "params.data")
         }
-        if let stored = try await uploads.chunk(upload.uploadId, index: index) {
-            guard stored == bytes else {
-                throw APIError(
-                    status: 409, message: "Chunk \(index) of \(upload.uploadId) was already received with other bytes.",
-                    code: "upload_conflict", param: "params.data")
-            }
-        } else {
-            try await uploads.storeChunk(upload.uploadId, index: index, bytes: bytes)
+        if try await uploads.storeChunk(upload.uploadId, index: index, bytes: bytes) == .conflict {
+            throw APIError(
+                status: 409, message: "Chunk \(index) of \(upload.uploadId) was already received with other bytes.",
+                code: "upload_conflict", param: "params.data")
         }
         let received = try await uploads.receivedChunks(upload.uploadId)
         return AttachmentUploadStep.chunkAnswer(
@@ -150,9 +148,7 @@ extension WorkspaceDesktopService {
                     message: "Upload \(upload.uploadId) has \(received.indices.count) of \(chunkCount) chunks.",
                     code: "upload_incomplete")
             }
-            let digest = SHA256Digest.hex(try await uploads.assembledBytes(upload.uploadId))
-            try await uploads.setUploadState(upload.uploadId, state: .finished, sha256: digest)
-            sha256 = digest
+            sha256 = try await uploads.finishUpload(upload.uploadId)
         }
         return AttachmentUploadResult(uploadId: upload.uploadId, size: upload.size, sha256: sha256 ?? "").jsonValue
     }

@@ -62,6 +62,16 @@ enum WorkspaceSchema {
                     epoch INTEGER NOT NULL, PRIMARY KEY (desktop_id, project_id, session_id)
                 );
                 """),
+        // An upload's chunks on disk are a file in the uploads folder, named in `file` (their
+        // rows keep size and digest, `bytes` empty); without a name (uploads begun before this,
+        // in-memory storage) the chunks' bytes are their rows'.
+        .init(
+            name: "workspace-5-upload-files",
+            sql: """
+                ALTER TABLE ws_uploads ADD COLUMN file TEXT;
+                ALTER TABLE ws_upload_chunks ADD COLUMN size INTEGER;
+                ALTER TABLE ws_upload_chunks ADD COLUMN sha256 TEXT;
+                """),
     ]
 
     /// Opens the workspace database under `storage` with its schema up to date.

@@ -44,8 +44,10 @@ struct AgentReadAtOnceTests {
         let descriptor = AgentAttachment(
             uploadId: "upl-1", fileName: "a.txt", mimeType: "text/plain", size: 1, sha256: SHA256Digest.hex([1]))
         // The upload's admission runs while the store holds its connection.
+        let file = store.spool(param: "file")
+        try file.append([1])
         let upload = Task {
-            try await store.storeUpload(descriptor, bytes: [1], createdAt: 1, quotaBytes: 10) {
+            try await store.storeUpload(descriptor, file: file, createdAt: 1, quotaBytes: 10) {
                 inside.signal()
                 release.wait()
             }

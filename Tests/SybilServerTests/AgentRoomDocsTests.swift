@@ -111,6 +111,6 @@ struct AgentRoomDocsTests {
         #expect(upload.uploadId == "0d9c6a4e-2b7f-4f0e-8b61-55a1c3e9d702")
         #expect(upload.fileName == "build.log")
         #expect(upload.mimeType == "text/plain")
-        #expect(try AgentRoomService.check(upload, multipart: true).size == Int64(upload.bytes.count))
+        #expect(try AgentRoomService.check(upload, multipart: true).size == upload.file.size)
     }
 }
