@@ -1,5 +1,5 @@
+import SybilCore
 import SybilHTTP
-import Synchronization
 
 /// The HTTP client `sybil ask` streams through, watching whether any request may have reached
 /// the server: one that got a response head, or failed in any other way than
@@ -8,7 +8,7 @@ import Synchronization
 /// never left the machine and `ask` takes its attempt back out of the history.
 final class SentRequestWitness: HTTPClient {
     private let inner: any HTTPClient
-    private let reached = Mutex(false)
+    private let reached = Locked(false)
 
     init(_ inner: any HTTPClient) {
         self.inner = inner
