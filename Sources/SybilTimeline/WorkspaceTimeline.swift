@@ -13,13 +13,24 @@ import SybilWire
 /// - ``displayEpoch`` advances when a refresh replaces a non-empty window with rows that do not
 ///   overlap it, when an empty unconfirmed chat starts a fresh load, and when the viewport
 ///   (thread) changes.
+/// - A newest window that overlaps the window keeps the window's confirmed rows older than its
+///   own oldest row (by `sourceOrder`), with the older part's pagination and stop, so a reader
+///   who loaded older pages keeps them across polls; within its own range the snapshot is
+///   authoritative. The window then keeps at most ``maximumWindowRows`` rows: the oldest
+///   loaded pages are dropped whole, and the cursor that loads them again is restored.
 /// - Older pages stop (``olderPageStop``) when a page brings no new rows and leaves the cursor
 ///   where it was, or after ``maximumEmptyOlderPagesFollowed`` pages in a row with no new rows;
-///   the next newest window with available history lifts the stop.
+///   a newest window with available history lifts the stop unless it keeps the window's oldest
+///   rows, whose pagination the stop is part of.
 public struct WorkspaceTimeline: Sendable, Hashable {
     /// How many older pages in a row that bring no new rows but move the cursor (a desktop
     /// skipping rows it hides) are followed; the next such page stops older loading.
     public static let maximumEmptyOlderPagesFollowed = 3
+    /// The most rows a newest window keeps in the window together with its own: older rows
+    /// loaded before it beyond this are dropped, oldest page first, when it is applied (a
+    /// newest window larger than this is kept whole). Older pages prepended between newest
+    /// windows are never dropped, so the rows a reader is loading stay until the next one.
+    public static let maximumWindowRows = 5_000
 
     /// Which timeline this is.
     public private(set) var viewport: TimelineViewport
@@ -31,10 +42,15 @@ public struct WorkspaceTimeline: Sendable, Hashable {
     /// Cursor for the page before the window.
     public private(set) var oldestCursor: String?
     /// Why older pages stopped although the desktop said older rows exist; `nil` while they
-    /// load normally. Lifted by the next snapshot with available history.
+    /// load normally. Lifted by the next snapshot with available history unless it keeps the
+    /// window's oldest rows (see ``apply(_:)``).
     public private(set) var olderPageStop: OlderPageStop?
     /// Older pages in a row that brought no new rows.
     private var emptyOlderPagesInARow = 0
+    /// The window as the loads that brought its rows, oldest first; their row counts add up
+    /// to the window's. Dropping whole parts from the old end leaves a window whose page
+    /// before is known: the oldest remaining part's cursor.
+    private var parts: [WindowPart] = []
     /// The newest live overlay seen (by settlement epoch, then revision).
     public private(set) var overlay = LiveOverlay.empty
     /// Messages sent from this phone that no row carries yet, oldest first.
@@ -61,19 +77,45 @@ public struct WorkspaceTimeline: Sendable, Hashable {
     // MARK: Events
 
     /// Applies a load's snapshot onto the (possibly newer) live state.
+    ///
+    /// With history available, a snapshot that overlaps a non-empty window (a row id in both)
+    /// keeps the window's confirmed rows older than the snapshot's oldest row by `sourceOrder`
+    /// whose ids the snapshot does not carry, in their order before its rows; the window's
+    /// other rows (the snapshot's range, live rows) go. When older rows were kept, the older
+    /// part's pagination (``hasOlderEntries``, ``oldestCursor``, ``olderPageStop``) stays, else
+    /// the snapshot's is taken and the stop is lifted. Kept rows beyond ``maximumWindowRows``
+    /// are dropped a whole loaded page at a time from the old end, and the dropped pages can be
+    /// loaded again from the cursor that first followed them. A snapshot that does not overlap
+    /// the window replaces it and advances the display epoch.
     @discardableResult
     public mutating func apply(_ snapshot: TimelineSnapshot) -> SnapshotOutcome {
         let before = content
         var epochAdvanced = false
         if snapshot.loadState.isHistoryAvailable {
-            if !window.isEmpty, !Self.overlaps(window, snapshot.rows) {
+            let kept = keptOlderPart(under: snapshot.rows)
+            if !window.isEmpty, kept == nil {
                 epochAdvanced = true
             }
-            window = snapshot.rows
-            hasOlderEntries = snapshot.hasOlderEntries
-            oldestCursor = snapshot.oldestCursor
-            olderPageStop = nil
-            emptyOlderPagesInARow = 0
+            let snapshotPart = WindowPart(rowCount: snapshot.rows.count, cursorBefore: snapshot.oldestCursor)
+            if let kept, let oldest = kept.parts.first {
+                window = kept.rows + snapshot.rows
+                parts = kept.parts + [snapshotPart]
+                if !kept.keepsOldestPart {
+                    // The pages older than the ones kept are gone: load them again from the
+                    // cursor that first followed the oldest kept page.
+                    hasOlderEntries = oldest.cursorBefore != nil
+                    oldestCursor = oldest.cursorBefore
+                    olderPageStop = nil
+                    emptyOlderPagesInARow = 0
+                }
+            } else {
+                window = snapshot.rows
+                parts = [snapshotPart]
+                hasOlderEntries = snapshot.hasOlderEntries
+                oldestCursor = snapshot.oldestCursor
+                olderPageStop = nil
+                emptyOlderPagesInARow = 0
+            }
             if Self.isAtLeastAsNew(snapshot.overlay, as: overlay) {
                 overlay = snapshot.overlay
             }
@@ -87,6 +129,51 @@ public struct WorkspaceTimeline: Sendable, Hashable {
         loadState = snapshot.loadState
         if epochAdvanced { displayEpoch += 1 }
         return finish(before: before, epochAdvanced: epochAdvanced)
+    }
+
+    /// The window's rows a newest window of `rows` keeps (see ``apply(_:)``), by part, oldest
+    /// first, and whether the window's oldest part is among them (its pagination then stays);
+    /// `nil` when the window is empty or `rows` share no row id with it.
+    private func keptOlderPart(under rows: [TimelineBlock]) -> KeptOlderPart? {
+        guard !window.isEmpty, !rows.isEmpty else { return nil }
+        var ids = Set<String>(minimumCapacity: rows.count)
+        var oldest = rows[0].sourceOrder
+        for block in rows {
+            ids.insert(block.id)
+            if block.sourceOrder.lexicographicallyPrecedes(oldest) { oldest = block.sourceOrder }
+        }
+        guard window.contains(where: { ids.contains($0.id) }) else { return nil }
+        // Newest part first, so the limit drops the oldest pages.
+        let budget = Self.maximumWindowRows - rows.count
+        var keptParts: [(rows: [TimelineBlock], part: WindowPart)] = []
+        var keptCount = 0
+        var end = window.endIndex
+        var keepsOldestPart = true
+        for (index, part) in parts.enumerated().reversed() {
+            let start = end - part.rowCount
+            defer { end = start }
+            let kept = window[start..<end].filter { block in
+                block.origin == .canonical && block.sourceOrder.lexicographicallyPrecedes(oldest)
+                    && !ids.contains(block.id)
+            }
+            guard !kept.isEmpty else {
+                if index == 0 { keepsOldestPart = false }
+                continue
+            }
+            guard keptCount + kept.count <= budget else {
+                keepsOldestPart = false
+                break
+            }
+            keptCount += kept.count
+            keptParts.append((kept, WindowPart(rowCount: kept.count, cursorBefore: part.cursorBefore)))
+        }
+        var result = KeptOlderPart(keepsOldestPart: keepsOldestPart)
+        result.rows.reserveCapacity(keptCount)
+        for (rows, part) in keptParts.reversed() {
+            result.rows += rows
+            result.parts.append(part)
+        }
+        return result
     }
 
     /// Applies a live overlay update; an older one (by epoch, then revision) is ignored.
@@ -114,6 +201,9 @@ public struct WorkspaceTimeline: Sendable, Hashable {
         let present = Set(window.map(\.id))
         let added = page.timeline.filter { !present.contains($0.id) }
         window = added + window
+        if !added.isEmpty {
+            parts.insert(WindowPart(rowCount: added.count, cursorBefore: page.oldestCursor), at: 0)
+        }
         hasOlderEntries = page.hasOlderEntries
         oldestCursor = page.oldestCursor
         if !added.isEmpty || !page.hasOlderEntries {
@@ -308,12 +398,22 @@ public struct WorkspaceTimeline: Sendable, Hashable {
         }
     }
 
-    private static func overlaps(_ window: [TimelineBlock], _ rows: [TimelineBlock]) -> Bool {
-        let ids = Set(window.map(\.id))
-        return rows.contains { ids.contains($0.id) }
-    }
-
     private static func isAtLeastAsNew(_ candidate: LiveOverlay, as current: LiveOverlay) -> Bool {
         (candidate.settlementEpoch, candidate.revision) >= (current.settlementEpoch, current.revision)
+    }
+
+    /// Rows of the window that one load brought (a newest window, or an older page), and the
+    /// cursor that loads the page before them, as that load gave it.
+    private struct WindowPart: Sendable, Hashable {
+        var rowCount: Int
+        var cursorBefore: String?
+    }
+
+    /// What a newest window keeps of the window before it.
+    private struct KeptOlderPart {
+        var rows: [TimelineBlock] = []
+        var parts: [WindowPart] = []
+        /// Whether rows of the window's oldest part are kept, so its pagination still holds.
+        var keepsOldestPart: Bool
     }
 }
