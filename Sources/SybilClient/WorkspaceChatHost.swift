@@ -17,7 +17,8 @@ public final class WorkspaceChatHost {
     public private(set) var refreshState = RefreshState()
     /// Whether the host is selected and the app is in the foreground.
     public private(set) var isActive = false
-    /// Why the last load failed; the rows stay as they were. Cleared by the next applied load.
+    /// Why the last load failed; the rows stay as they were. Cleared by the next applied load,
+    /// unless older loading stays stopped (``WorkspaceTimeline/olderPageStop``), which it names.
     public private(set) var lastLoadError: String?
     /// Whether a newest-window load is in flight.
     public var isLoading: Bool { scheduler.active != nil }
@@ -142,7 +143,8 @@ public final class WorkspaceChatHost {
     ///
     /// A page that brings nothing new while the desktop says older entries exist can stop older
     /// loading for this window (``WorkspaceTimeline/olderPageStop``); ``lastLoadError`` then
-    /// says so until the next newest window, which lifts the stop.
+    /// says so while the stop lasts. A newest window lifts it unless it keeps the rows loaded
+    /// before it (``WorkspaceTimeline/apply(_:)``).
     @discardableResult
     public func loadOlderPage(_ permit: OlderPagePermit, willPrepend: () -> Void = {}) async -> Bool {
         guard timeline.hasOlderEntries, let cursor = timeline.oldestCursor, cursor == permit.cursor else {
@@ -194,7 +196,8 @@ public final class WorkspaceChatHost {
         if verdict == .apply {
             report(timeline.apply(TimelineSnapshot(envelope: envelope)))
             refreshState.loaded()
-            lastLoadError = nil
+            // A stop the window kept (with the rows loaded before it) is still the reader's to know.
+            lastLoadError = timeline.olderPageStop.map(Self.describe)
             appliedLoads += 1
             startLookBackIfNeeded()
         }
@@ -300,6 +303,7 @@ public final class WorkspaceChatHost {
             case .tooManyEmptyPages:
                 "sent \(WorkspaceTimeline.maximumEmptyOlderPagesFollowed + 1) empty pages in a row"
             }
-        return "The desktop said older entries exist but \(sent); they are asked for again after the next refresh."
+        return
+            "The desktop said older entries exist but \(sent); no older page is asked for again while the oldest rows shown stay loaded."
     }
 }
