@@ -133,7 +133,8 @@ public final class WorkspaceChatHost {
     // MARK: Older pages
 
     /// Loads the page before the window and prepends it; a page that no longer continues the
-    /// window (a refresh replaced it meanwhile) is dropped. Returns whether rows were added.
+    /// window (a refresh replaced it meanwhile) is dropped. Returns whether rows were added,
+    /// none were, or the load failed (``lastLoadError`` then says why).
     ///
     /// Only a ``WorkspaceChatScreenModel`` issues the `permit`, when its older-page trigger
     /// (1,800 pt, 0.25 s, 8 s) or its first-display cover allows a load, so scrolling cannot
@@ -146,9 +147,9 @@ public final class WorkspaceChatHost {
     /// says so while the stop lasts. A newest window lifts it unless it keeps the rows loaded
     /// before it (``WorkspaceTimeline/apply(_:)``).
     @discardableResult
-    public func loadOlderPage(_ permit: OlderPagePermit, willPrepend: () -> Void = {}) async -> Bool {
+    public func loadOlderPage(_ permit: OlderPagePermit, willPrepend: () -> Void = {}) async -> OlderPageLoadResult {
         guard timeline.hasOlderEntries, let cursor = timeline.oldestCursor, cursor == permit.cursor else {
-            return false
+            return .nothingAdded
         }
         do {
             let page = try await rpc.codexChatLoadPageBefore(key, cursor: cursor)
@@ -159,10 +160,10 @@ public final class WorkspaceChatHost {
                 lastLoadError = Self.describe(stop)
             }
             // A stop or a last empty page changes the timeline but adds no row to keep in place.
-            return timeline.window.count > rowsBefore
+            return timeline.window.count > rowsBefore ? .added : .nothingAdded
         } catch {
             lastLoadError = Self.describe(error)
-            return false
+            return .failed
         }
     }
 

@@ -11,7 +11,8 @@ import SybilWire
 /// The model binds the pure decision types of `SybilTimeline` to real inputs:
 /// ``DisplayRows``, ``OverlayDeliveryThrottle`` (≤ 6/s, ≤ 2/s with the composer or a preview
 /// open, newest only while dragging), ``FirstDisplayCover`` (≤ 2 s; a short history loads ≤ 2
-/// older pages beneath it), ``OlderPageTrigger`` (1,800 pt, 0.25 s, stale after 8 s),
+/// older pages beneath it), ``OlderPageTrigger`` (1,800 pt, 0.25 s, stale after 8 s; after a
+/// failed load 1 s doubling to 30 s, until a load succeeds or a newest window arrives),
 /// ``PrependAnchor`` (the reader's row stays put; live rows held ≤ 1.5 s), ``FollowBottom`` and
 /// ``SettlePasses``. Time comes only from the injected clock; every wait is a task the model
 /// holds and cancels in ``close()`` (or when it is released).
@@ -86,6 +87,9 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
     @ObservationIgnored private var throttle = OverlayDeliveryThrottle<LiveOverlay, C.Instant>()
     @ObservationIgnored private var trigger = OlderPageTrigger<C.Instant>()
     @ObservationIgnored private var olderPageGeneration: UInt64 = 0
+    /// The host's applied newest windows when older pages were last asked for: a new one ends
+    /// the wait after failed older-page loads.
+    @ObservationIgnored private var appliedLoadsSeen: Int
     @ObservationIgnored private var anchor: PrependAnchor<C.Instant>?
     @ObservationIgnored private var anchorAwaitsLayout = false
     @ObservationIgnored private var heldForAnchor: LiveOverlay?
@@ -109,6 +113,7 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
         rowsKey = RowsKey(
             displayEpoch: timeline.displayEpoch, revision: timeline.revision, activeRunId: timeline.activeRunId)
         cover = host.appliedLoads > 0 ? .returning : .firstDisplay
+        appliedLoadsSeen = host.appliedLoads
         let shown = FirstDisplayCover(shownAt: clock.now)
         firstDisplay = shown
         schedule(.coverDeadline, at: shown.deadline)
@@ -188,8 +193,8 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
     }
 
     /// Asks for the page before the window; it loads only when the older-page trigger allows
-    /// (within 1,800 pt of the top, ≥ 0.25 s after the last start, no load younger than 8 s)
-    /// and no cover is up. Returns whether a load started.
+    /// (within 1,800 pt of the top, ≥ 0.25 s after the last start, no load younger than 8 s,
+    /// the wait after failed loads over) and no cover is up. Returns whether a load started.
     @discardableResult
     public func loadOlder() -> Bool {
         guard !isClosed, !isCovered, !anchorAwaitsLayout else { return false }
@@ -341,6 +346,11 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
 
     private func requestOlderPageIfAllowed(_ now: C.Instant) -> Bool {
         guard let viewport else { return false }
+        if host.appliedLoads != appliedLoadsSeen {
+            // A fresh newest window: what failed before may well work now.
+            appliedLoadsSeen = host.appliedLoads
+            trigger.resetFailureBackoff()
+        }
         let hasOlder = host.timeline.hasOlderEntries && host.timeline.oldestCursor != nil
         guard trigger.scrolled(distanceFromTop: viewport.distanceFromTop, hasOlderEntries: hasOlder, at: now) else {
             return false
@@ -353,7 +363,7 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
         olderPageGeneration += 1
         let generation = olderPageGeneration
         guard let cursor = host.timeline.oldestCursor else {
-            olderPageFinished(generation, added: false, forCover: forCover)
+            olderPageFinished(generation, .nothingAdded, forCover: forCover)
             return
         }
         isLoadingOlderPage = true
@@ -362,8 +372,8 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
         tasks.set(
             .olderPage,
             Task { [weak self] in
-                let added = await host.loadOlderPage(permit) { self?.willPrepend(generation) }
-                self?.olderPageFinished(generation, added: added, forCover: forCover)
+                let result = await host.loadOlderPage(permit) { self?.willPrepend(generation) }
+                self?.olderPageFinished(generation, result, forCover: forCover)
             })
     }
 
@@ -381,16 +391,21 @@ public final class WorkspaceChatScreenModel<C: Clock> where C.Duration == Durati
         schedule(.liveHold, at: now.advanced(by: PrependAnchor<C.Instant>.maximumHold))
     }
 
-    private func olderPageFinished(_ generation: UInt64, added: Bool, forCover: Bool) {
+    private func olderPageFinished(_ generation: UInt64, _ result: OlderPageLoadResult, forCover: Bool) {
         guard generation == olderPageGeneration, !isClosed else { return }
+        let now = clock.now
         isLoadingOlderPage = false
-        trigger.finished()
+        if result == .failed {
+            // Asked again only after a wait that grows with each failure in a row (1 s … 30 s).
+            trigger.failed(at: now)
+        } else {
+            trigger.finished()
+        }
         refreshRows()
         if forCover { firstDisplay?.olderPageFinished() }
         if anchor != nil {
-            if added { anchorAwaitsLayout = true } else { finishAnchor() }
+            if result == .added { anchorAwaitsLayout = true } else { finishAnchor() }
         }
-        let now = clock.now
         if isCovered { advanceCover(now) }
     }
 

@@ -3,8 +3,8 @@ import SybilCore
 import SybilWire
 
 /// A desktop that answers at once: the newest window with `envelope`, the page before a cursor
-/// with what `pageBefore` makes of it. It counts what was asked, so a test sees how often the
-/// same page is asked for. Subagent threads are empty.
+/// with what `pageBefore` makes of it (or the error it throws). It counts what was asked, so a
+/// test sees how often the same page is asked for. Subagent threads are empty.
 final class OlderPageAnsweringRPC: WorkspaceChatRPC {
     private struct State {
         var loads = 0
@@ -12,7 +12,7 @@ final class OlderPageAnsweringRPC: WorkspaceChatRPC {
     }
 
     private let envelope: WorkspaceChatLoadEnvelope
-    private let pageBefore: @Sendable (String) -> WorkspaceChatPage
+    private let pageBefore: @Sendable (String) throws -> WorkspaceChatPage
     private let state = Locked(State())
 
     /// Newest-window loads asked so far.
@@ -20,7 +20,7 @@ final class OlderPageAnsweringRPC: WorkspaceChatRPC {
     /// The cursors of the older pages asked so far, in order.
     var pageCursors: [String] { state.withLock { $0.pageCursors } }
 
-    init(envelope: WorkspaceChatLoadEnvelope, pageBefore: @escaping @Sendable (String) -> WorkspaceChatPage) {
+    init(envelope: WorkspaceChatLoadEnvelope, pageBefore: @escaping @Sendable (String) throws -> WorkspaceChatPage) {
         self.envelope = envelope
         self.pageBefore = pageBefore
     }
@@ -32,7 +32,7 @@ final class OlderPageAnsweringRPC: WorkspaceChatRPC {
 
     func codexChatLoadPageBefore(_ chat: WorkspaceChatKey, cursor: String) async throws -> WorkspaceChatPage {
         state.withLock { $0.pageCursors.append(cursor) }
-        return pageBefore(cursor)
+        return try pageBefore(cursor)
     }
 
     func codexChatLoadThread(_ chat: WorkspaceChatKey, threadId: String) async throws -> WorkspaceChatPage {
