@@ -7,8 +7,11 @@ import SybilWire
 /// writes is saved in the outbox copy before anything is sent or shown as sent, then goes
 /// through ``WorkspaceOutboxSender`` (one chat's messages one after another, 20 s receipt
 /// wait) to the desktop. The host's confirmations complete outbox entries; a final
-/// rejection gives the text back through ``ComposerRestore``. On launch, entries left in the
-/// outbox reappear as pending rows and are sent again, in order, with their original ids.
+/// rejection gives the text back through ``ComposerRestore``, and every message that leaves
+/// the outbox undelivered whose text the draft cannot take is kept in ``undelivered`` until
+/// the person takes it back: several rejected at once are each kept. On launch, entries left
+/// in the outbox reappear as pending rows and are sent again, in order, with their original
+/// ids.
 @MainActor
 @Observable
 public final class WorkspaceChatComposer {
@@ -46,6 +49,11 @@ public final class WorkspaceChatComposer {
     public private(set) var notice: String?
     /// Whether ``restore()`` finished (pending entries are shown and being resent).
     public private(set) var isRestored = false
+    /// The list undelivered messages of this chat are kept in (shared with other composers
+    /// of the outbox when the opener passed one).
+    public let undeliveredMessages: WorkspaceUndeliveredMessages
+    /// Whether a returned text goes into ``draft`` (see ``init(host:outbox:sender:uploader:ids:now:undelivered:restoresIntoDraft:)``).
+    public let restoresIntoDraft: Bool
 
     @ObservationIgnored private let host: WorkspaceChatHost
     @ObservationIgnored private let outbox: WorkspaceOutbox
@@ -57,12 +65,23 @@ public final class WorkspaceChatComposer {
     /// Confirmations being recorded (the host reports them synchronously; saving is async).
     @ObservationIgnored private var confirmations: [UInt64: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextConfirmation: UInt64 = 0
+    /// Messages kept in ``undeliveredMessages`` since the last
+    /// ``handOverReturned(toComposerHolding:)``, oldest first.
+    @ObservationIgnored private var keptSinceHandOver: [String] = []
 
-    /// A composer for `host`'s chat. `now` gives milliseconds since the epoch.
+    /// A composer for `host`'s chat. `now` gives milliseconds since the epoch. `undelivered`
+    /// is where messages that leave the outbox undelivered are kept (pass one list to every
+    /// composer of the outbox, so that one rejected after its chat was closed is there when it
+    /// is opened again). `restoresIntoDraft: false` is for an app whose person sees another
+    /// composer than ``draft``: a returned text is then always kept in ``undelivered``, and
+    /// ``handOverReturned(toComposerHolding:)`` gives it back to that composer.
     public init(
         host: WorkspaceChatHost, outbox: WorkspaceOutbox, sender: WorkspaceOutboxSender,
-        uploader: AttachmentUploader? = nil, ids: any IDGenerator, now: @escaping @Sendable () -> Int64
+        uploader: AttachmentUploader? = nil, ids: any IDGenerator, now: @escaping @Sendable () -> Int64,
+        undelivered: WorkspaceUndeliveredMessages = WorkspaceUndeliveredMessages(), restoresIntoDraft: Bool = true
     ) {
+        self.undeliveredMessages = undelivered
+        self.restoresIntoDraft = restoresIntoDraft
         self.chat = host.key
         self.host = host
         self.outbox = outbox
@@ -264,28 +283,116 @@ public final class WorkspaceChatComposer {
         case .rejected(let reason):
             deliveries.removeAll { $0.id == entry.operationId }
             host.removePendingMessage(operationId: entry.operationId)
-            switch ComposerRestore.decide(rejectedText: entry.mutation.text, reason: reason, currentDraft: draft) {
-            case .restore(let text, let message):
-                draft = text
-                notice = message
-            case .keepDraft(let message):
-                notice = message
-            }
+            giveBack(WorkspaceUndeliveredMessages.Message(entry: entry, cause: .rejected, reason: reason))
         case .discarded(let reason):
             // The cause is on this device: the desktop never saw the message.
             deliveries.removeAll { $0.id == entry.operationId }
             host.removePendingMessage(operationId: entry.operationId)
-            let text = entry.mutation.text
-            if draft.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) || draft == text {
-                draft = text
-                notice = "Your message could not be sent from this device: \(reason) Its text is back in the composer."
-            } else {
-                notice =
-                    "Your message could not be sent from this device (\(reason)). Your new draft was kept; the message was: \"\(text)\""
-            }
+            giveBack(WorkspaceUndeliveredMessages.Message(entry: entry, cause: .discarded, reason: reason))
         case .alreadyCompleted:
             deliveries.removeAll { $0.id == entry.operationId }
         }
+    }
+
+    /// A message left the outbox undelivered: its text goes back into the draft when the draft
+    /// can take it (``ComposerRestore``), else it is kept in ``undelivered``; the notice says
+    /// which.
+    private func giveBack(_ message: WorkspaceUndeliveredMessages.Message) {
+        let text = message.text
+        let decision = ComposerRestore.decide(rejectedText: text, reason: message.reason, currentDraft: draft)
+        if restoresIntoDraft, case .restore = decision {
+            draft = text
+            notice =
+                switch message.cause {
+                case .rejected: "The desktop did not take your message: \(message.reason)"
+                case .discarded:
+                    "Your message could not be sent from this device: \(message.reason) Its text is back in the composer."
+                }
+            return
+        }
+        undeliveredMessages.keep(message)
+        guard restoresIntoDraft else {
+            keptSinceHandOver.append(message.id)
+            if keptSinceHandOver.count > WorkspaceUndeliveredMessages.maximumKeptPerChat {
+                keptSinceHandOver.removeFirst()
+            }
+            notice =
+                switch message.cause {
+                case .rejected: "The desktop did not take your message: \(message.reason)"
+                case .discarded: "Your message could not be sent from this device: \(message.reason)"
+                }
+            return
+        }
+        notice =
+            switch message.cause {
+            case .rejected:
+                "The desktop did not take your message (\(message.reason)). Your new draft was kept; the message was: \"\(text)\""
+            case .discarded:
+                "Your message could not be sent from this device (\(message.reason)). Your new draft was kept; the message was: \"\(text)\""
+            }
+    }
+
+    // MARK: Undelivered messages
+
+    /// The messages of this chat that left the outbox undelivered and are not back in a
+    /// composer, oldest first.
+    public var undelivered: [WorkspaceUndeliveredMessages.Message] {
+        undeliveredMessages.messages(in: chat)
+    }
+
+    /// What ``handOverReturned(toComposerHolding:)`` gave back.
+    public struct HandOver: Sendable, Hashable {
+        /// The message whose text goes into the composer the person sees (it left the list).
+        public var restored: WorkspaceUndeliveredMessages.Message?
+        /// The messages kept since the last hand-over that stay in ``undelivered``, oldest first.
+        public var kept: [WorkspaceUndeliveredMessages.Message]
+
+        /// A hand-over of `restored` that leaves `kept` in the list.
+        public init(restored: WorkspaceUndeliveredMessages.Message?, kept: [WorkspaceUndeliveredMessages.Message]) {
+            self.restored = restored
+            self.kept = kept
+        }
+    }
+
+    /// Seed 000 for a composer made with `restoresIntoDraft: false`, whose person sees another composer (which holds
+    /// `visibleDraft`; `nil` when no composer of this chat is on screen): of the messages kept
+    /// since the last call, the oldest goes back into that composer when it can take it (it is
+    /// blank or holds the same text, as ``ComposerRestore`` decides); the others stay in
+    /// ``undelivered``. Empty when none was kept since.
+    public func handOverReturned(toComposerHolding visibleDraft: String?) -> HandOver {
+        let ids = keptSinceHandOver
+        keptSinceHandOver = []
+        var kept = ids.compactMap { id in undelivered.first { $0.id == id } }
+        guard let first = kept.first, let visibleDraft else { return HandOver(restored: nil, kept: kept) }
+        guard
+            case .restore = ComposerRestore.decide(
+                rejectedText: first.text, reason: first.reason, currentDraft: visibleDraft)
+        else { return HandOver(restored: nil, kept: kept) }
+        kept.removeFirst()
+        return HandOver(restored: undeliveredMessages.take(first.id, in: chat), kept: kept)
+    }
+
+    /// What ``takeBackOldest(toComposerHolding:)`` did.
+    public enum TakeBack: Sendable, Hashable {
+        /// The oldest kept message left the list: its text goes into the composer.
+        case restored(WorkspaceUndeliveredMessages.Message)
+        /// The composer holds another draft, which is never replaced: the message stays kept.
+        case draftInTheWay(WorkspaceUndeliveredMessages.Message)
+        /// No message of this chat is kept.
+        case nothingKept
+    }
+
+    /// The person asks for the oldest kept message back into a composer holding
+    /// `visibleDraft`: it leaves the list when that composer can take it (blank, or the same
+    /// text), and stays otherwise.
+    public func takeBackOldest(toComposerHolding visibleDraft: String) -> TakeBack {
+        guard let oldest = undelivered.first else { return .nothingKept }
+        guard
+            case .restore = ComposerRestore.decide(
+                rejectedText: oldest.text, reason: oldest.reason, currentDraft: visibleDraft)
+        else { return .draftInTheWay(oldest) }
+        keptSinceHandOver.removeAll { $0 == oldest.id }
+        return undeliveredMessages.take(oldest.id, in: chat).map(TakeBack.restored) ?? .nothingKept
     }
 
     private func update(_ operationId: String, _ state: Delivery.State) {
