@@ -20,6 +20,8 @@ final class WorkspaceAppWiring {
     private let cache: WorkspaceChatHostCache
     private let clock: AnyClock
     private var outbox: WorkspaceOutbox?
+    /// The messages that left the outbox undelivered, kept across openings of their chat.
+    private let undelivered = WorkspaceUndeliveredMessages()
 
     /// The workspaces over `connection`; hosts poll and screen models wait on `clock`.
     init(common: ClientCommand.Common, connection: ServerTarget.Connection, io: CommandIO, clock: AnyClock) {
@@ -99,8 +101,11 @@ final class WorkspaceAppWiring {
             ?? WorkspaceChatHost(key: key, rpc: desktop, clock: clock, random: SystemRandomSource())
         let screen = WorkspaceChatScreenModel(host: host, clock: clock)
         let feed = WorkspaceSessionParts.follow(host, screen: screen, cache: cache, connection: connection)
+        // The app shows its own composer: each undelivered message is kept in the list, and the
+        // app takes the first back into its composer when that can take it.
         let composer = WorkspaceSessionParts.composer(
-            host: host, outbox: openOutbox(), desktop: desktop, environment: io.environment)
+            host: host, outbox: openOutbox(), desktop: desktop, environment: io.environment,
+            undelivered: undelivered, restoresIntoDraft: false)
         // Owned by the session screen: closing it cancels a restore still running, and the app
         // waits for it to take back the text of a message the desktop rejected.
         let restore = Task { await composer.restore() }

@@ -31,19 +31,27 @@ enum WorkspaceSessionParts {
     }
 
     /// The composer of `host`'s chat: sends through `outbox` with a sender over `desktop`,
-    /// uploads attachments in chunks, staging them under the data directory.
+    /// uploads attachments in chunks, staging them under the data directory. Messages that
+    /// leave the outbox undelivered are kept in `undelivered` (the app passes one list for
+    /// every opening); `restoresIntoDraft: false` for the app, which shows its own composer.
     static func composer(
         host: WorkspaceChatHost, outbox: WorkspaceOutbox, desktop: WorkspaceDesktopClient,
-        environment: [String: String]
+        environment: [String: String], undelivered: WorkspaceUndeliveredMessages? = nil,
+        restoresIntoDraft: Bool = true
     ) -> WorkspaceChatComposer {
-        composerAndSender(host: host, outbox: outbox, desktop: desktop, environment: environment).composer
+        composerAndSender(
+            host: host, outbox: outbox, desktop: desktop, environment: environment, undelivered: undelivered,
+            restoresIntoDraft: restoresIntoDraft
+        ).composer
     }
 
-    /// ``composer(host:outbox:desktop:environment:)`` with the sender it sends through, for a
-    /// caller that reports what the sender took out of the outbox undelivered.
+    /// ``composer(host:outbox:desktop:environment:undelivered:restoresIntoDraft:)`` with the
+    /// sender it sends through, for a caller that reports what the sender took out of the
+    /// outbox undelivered.
     static func composerAndSender(
         host: WorkspaceChatHost, outbox: WorkspaceOutbox, desktop: WorkspaceDesktopClient,
-        environment: [String: String]
+        environment: [String: String], undelivered: WorkspaceUndeliveredMessages? = nil,
+        restoresIntoDraft: Bool = true
     ) -> (composer: WorkspaceChatComposer, sender: WorkspaceOutboxSender) {
         let ids = RandomUUIDGenerator(source: SystemRandomSource())
         let now = ServerTime.live.epochMilliseconds
@@ -55,7 +63,8 @@ enum WorkspaceSessionParts {
             staging: WorkspaceOutboxStaging(
                 directory: WorkspaceOutboxStaging.directory(besideOutboxIn: data + "/client")))
         let composer = WorkspaceChatComposer(
-            host: host, outbox: outbox, sender: sender, uploader: uploader, ids: ids, now: now)
+            host: host, outbox: outbox, sender: sender, uploader: uploader, ids: ids, now: now,
+            undelivered: undelivered ?? WorkspaceUndeliveredMessages(), restoresIntoDraft: restoresIntoDraft)
         return (composer, sender)
     }
 

@@ -140,9 +140,10 @@ public struct TerminalApp: Sendable {
         self.title = title
     }
 
-    /// Gives `text` back to the composer (a send that did not go out).
+    /// Gives `text` back to the composer (a send that did not go out) when it holds nothing
+    /// but blanks; a draft is never replaced.
     public mutating func restoreDraft(_ text: String) {
-        guard composer.isEmpty else { return }
+        guard composer.text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) else { return }
         composer = ComposerBuffer(text: text)
         composer.cursor = text.count
     }

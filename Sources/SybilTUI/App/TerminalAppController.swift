@@ -436,7 +436,7 @@ public final class TerminalAppController {
         case .retry:
             retry()
         case .discard:
-            discardRefused()
+            if app.sidebar.current.isSession { takeBackUndelivered() } else { discardRefused() }
         case .removeFailedAttachment:
             guard app.sidebar.current == .agent, let draft = services.agent?.draft else { return }
             guard let item = draft.items.last(where: \.needsAttention) else {
@@ -777,22 +777,40 @@ public final class TerminalAppController {
         return nil
     }
 
-    /// Seed 000: a message the desktop rejected for good goes back into the composer when it
-    /// is empty; a draft typed meanwhile stays, and the notice names the rejected text. When
-    /// the person has left the session since, the composer belongs to another one: the notice
-    /// names the text and the session, and the composer is left alone.
+    /// Seed 000: of the messages that left the outbox undelivered, the first goes back into
+    /// the composer when the composer can take it (the session's composer decides); every other
+    /// one stays kept at the end of the session's timeline, where d takes it back. When the
+    /// person has left the session since, the composer belongs to another one and is left
+    /// alone: the notice names the session.
     private func giveBackReturnedText(of workspace: WorkspaceSessionScreen) {
-        guard let text = workspace.takeReturnedText() else { return }
-        let reason = workspace.composer.notice ?? "The desktop did not take your message."
-        if workspace !== self.workspace {
-            deliver(.noticed("In \(workspace.title): \(reason) The message was: \"\(text)\""))
-        } else if app.composer.isEmpty {
-            deliver(.notSent(draft: text, reason: reason))
-        } else {
+        let onScreen = workspace === self.workspace
+        let handOver = workspace.composer.handOverReturned(toComposerHolding: onScreen ? app.composer.text : nil)
+        let stillKept = workspace.composer.undelivered.count
+        if onScreen, let restored = handOver.restored {
             deliver(
                 .notSent(
-                    draft: text,
-                    reason: "\(reason) Your new draft was kept; the message was: \"\(text)\""))
+                    draft: restored.text, reason: WorkspaceUndeliveredNotice.handedOver(handOver, stillKept: stillKept))
+            )
+        } else if onScreen, let sentence = WorkspaceUndeliveredNotice.handedOver(handOver, stillKept: stillKept) {
+            deliver(.noticed(sentence))
+        } else if !onScreen,
+            let sentence = WorkspaceUndeliveredNotice.handedOver(
+                handOver, inLeftSession: workspace.title, stillKept: stillKept)
+        {
+            deliver(.noticed(sentence))
+        }
+    }
+
+    /// d in a session's timeline: the oldest message kept undelivered goes back into the
+    /// composer when the composer can take it (never over a draft).
+    private func takeBackUndelivered() {
+        guard let workspace else { return }
+        let outcome = workspace.composer.takeBackOldest(toComposerHolding: app.composer.text)
+        let sentence = WorkspaceUndeliveredNotice.takenBack(outcome, stillKept: workspace.composer.undelivered.count)
+        if case .restored(let message) = outcome {
+            deliver(.notSent(draft: message.text, reason: sentence))
+        } else {
+            deliver(.noticed(sentence))
         }
     }
 

@@ -1,4 +1,5 @@
 import SybilClient
+import SybilCore
 import SybilWire
 
 /// An open workspace session: its host (mounted through the host cache), its screen model,
@@ -50,9 +51,10 @@ public final class WorkspaceSessionScreen {
     }
 
     /// The timeline entries: display rows as the screen model decided them, then messages
-    /// history does not carry yet.
+    /// history does not carry yet, then those kept undelivered.
     public var items: [TimelineItem] {
-        WorkspaceTimelineAdapter.items(screen.displayRows, deliveries: composer.deliveries)
+        WorkspaceTimelineAdapter.items(
+            screen.displayRows, deliveries: composer.deliveries, undelivered: composer.undelivered)
     }
 
     /// A line for the status bar: uploads in progress, a load error, a notice of the
@@ -62,7 +64,7 @@ public final class WorkspaceSessionScreen {
         if !uploading.isEmpty {
             return "Attaching " + uploading.map(ComposerAttachments.describe).joined(separator: ", ")
         }
-        if let notice = composer.notice { return notice }
+        if let notice = composer.notice { return TerminalText.oneLine(notice) }
         if let error = screen.host.lastLoadError { return "Could not load the session: \(error)" }
         if screen.host.appliedLoads == 0 { return "Loading the session…" }
         if screen.displayRows.pinnedStatus != nil { return "The desktop is running a turn; /steer TEXT joins it" }
@@ -81,10 +83,11 @@ public final class WorkspaceSessionScreen {
         return await composer.send(steer: steer) != nil
     }
 
-    /// The text the composer gave back since the last call (a message the desktop rejected
-    /// for good, or one that could not be kept), once; `nil` when there is none. The composer
-    /// restores it into its own draft, which the terminal app does not show: the app puts it
-    /// in its composer instead.
+    /// The text the composer gave back into its own draft since the last call (a message that
+    /// could not be saved, or one a composer made with `restoresIntoDraft` put back), once;
+    /// `nil` when there is none. The terminal app does not show that draft: it puts the text
+    /// in its own composer instead. Messages that leave the outbox undelivered come back
+    /// through ``WorkspaceChatComposer/handOverReturned(toComposerHolding:)``.
     public func takeReturnedText() -> String? {
         let text = composer.draft
         composer.draft = ""

@@ -2,21 +2,24 @@ import SybilClient
 import SybilTimeline
 
 /// A workspace session's display rows (as its screen model decided them) as timeline entries,
-/// then the composer's messages that no display row shows, then the pinned live status. Pure:
-/// nothing is re-decided here.
+/// then the composer's messages that no display row shows, then the messages kept undelivered
+/// (failed rows whose text d takes back), then the pinned live status. Pure: nothing is
+/// re-decided here.
 ///
 /// A message on its way is one entry: the display row the host shows for it (by operation id)
 /// carries its delivery's state; only a delivery without such a row gets an entry of its own.
 public enum WorkspaceTimelineAdapter {
-    /// The entries for `display` and the composer's `deliveries`.
-    public static func items(_ display: DisplayRows, deliveries: [WorkspaceChatComposer.Delivery] = [])
-        -> [TimelineItem]
-    {
+    /// The entries for `display`, the composer's `deliveries` and the messages it keeps
+    /// `undelivered`.
+    public static func items(
+        _ display: DisplayRows, deliveries: [WorkspaceChatComposer.Delivery] = [],
+        undelivered: [WorkspaceUndeliveredMessages.Message] = []
+    ) -> [TimelineItem] {
         var byOperation: [String: WorkspaceChatComposer.Delivery] = [:]
         for delivery in deliveries where byOperation[delivery.id] == nil { byOperation[delivery.id] = delivery }
         var shown = Set<String>()
         var items: [TimelineItem] = []
-        items.reserveCapacity(display.rows.count + deliveries.count + 1)
+        items.reserveCapacity(display.rows.count + deliveries.count + undelivered.count + 1)
         for row in display.rows {
             var entry = item(row)
             if row.type == .user, let operationId = row.operationId, let delivery = byOperation[operationId] {
@@ -37,6 +40,13 @@ public enum WorkspaceTimelineAdapter {
                     id: "delivery-\(delivery.id)", role: .user, author: "You", body: delivery.text, status: status,
                     tone: tone, revision: ChatTimelineAdapter.revision(delivery.text + status, 0)))
         }
+        for (index, message) in undelivered.enumerated() {
+            let status = undeliveredStatus(message, isOldest: index == 0)
+            items.append(
+                TimelineItem(
+                    id: "undelivered-\(message.id)", role: .user, author: "You", body: message.text, status: status,
+                    tone: .error, revision: ChatTimelineAdapter.revision(message.text + status, 0)))
+        }
         if let pinned = display.pinnedStatus {
             items.append(
                 TimelineItem(
@@ -53,6 +63,22 @@ public enum WorkspaceTimelineAdapter {
         case .accepted: ("Accepted by the desktop", .success)
         case .failed(let reason): ("Failed: \(reason) (r retries)", .error)
         }
+    }
+
+    /// What a message kept undelivered says: why, and for the oldest, the key that takes it
+    /// back.
+    static func undeliveredStatus(_ message: WorkspaceUndeliveredMessages.Message, isOldest: Bool) -> String {
+        let what =
+            switch message.cause {
+            case .rejected: "Not delivered, the desktop did not take it"
+            case .discarded: "Not delivered, it cannot be sent from this device"
+            }
+        let steer = if case .steer = message.mode { " (a steer)" } else { "" }
+        let files =
+            message.attachmentCount == 0
+            ? ""
+            : " · its \(message.attachmentCount) attachment\(message.attachmentCount == 1 ? " is" : "s are") not kept"
+        return "\(what)\(steer): \(message.reason)\(files)\(isOldest ? " · d takes it back into the composer" : "")"
     }
 
     /// One display row.

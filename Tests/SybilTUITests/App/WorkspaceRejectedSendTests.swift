@@ -68,6 +68,8 @@ struct WorkspaceRejectedSendTests {
         let outbox = try outbox ?? WorkspaceOutbox(store: InMemoryKeyValueStore())
         let opened = opened
         opened.hosts = hosts
+        // As the command line wires the app: one list of undelivered messages for every opening.
+        let undelivered = WorkspaceUndeliveredMessages()
         let workspaces = TerminalAppServices.Workspaces(
             list: { .success(desktops) },
             open: { key, title in
@@ -79,7 +81,9 @@ struct WorkspaceRejectedSendTests {
                 let ids = SequentialIDGenerator(prefix: "op")
                 let sender = WorkspaceOutboxSender(
                     outbox: outbox, rpc: rpc, clock: ContinuousClock(), ids: ids, now: { 0 })
-                let composer = WorkspaceChatComposer(host: host, outbox: outbox, sender: sender, ids: ids, now: { 0 })
+                let composer = WorkspaceChatComposer(
+                    host: host, outbox: outbox, sender: sender, ids: ids, now: { 0 }, undelivered: undelivered,
+                    restoresIntoDraft: false)
                 // As the command line opens a session: the composer's restore starts with it.
                 let restoring = Task { await composer.restore() }
                 opened.screens.append(key)
@@ -170,6 +174,32 @@ struct WorkspaceRejectedSendTests {
         await controller.close()
     }
 
+    @Test func messagesRejectedAfterTheSessionWasLeftAreKeptThereWhenItIsOpenedAgain() async throws {
+        let rpc = RejectingRPC()
+        let controller = try await openSession(rpc)
+        rpc.hold()
+        controller.handle(.paste("Erste für eins."), now: .zero)
+        press(controller, .enter)
+        controller.handle(.paste("Zweite für eins."), now: .zero)
+        press(controller, .enter)
+        #expect(await rpc.changed.wait(until: { rpc.waiting == 1 }), "the first waits for its receipt")
+        try choose(Self.other, in: controller)
+        #expect(await ConditionWait.until { controller.workspace?.key == Self.other }, "the second session is open")
+        rpc.release()
+        await controller.settle()
+        #expect(controller.app.composer.isEmpty, "the second session's composer is left alone")
+        #expect(controller.app.notice?.contains("One") == true, "the notice names the session")
+        #expect(controller.app.notice?.contains("2 messages") == true, "and how many are kept there")
+        #expect(try #require(controller.workspace).items.allSatisfy { $0.tone != .error }, "none shows in Two")
+
+        try choose(Self.session, in: controller)
+        await controller.settle()
+        #expect(controller.workspace?.key == Self.session)
+        let kept = try #require(controller.workspace).items.filter { $0.tone == .error }
+        #expect(kept.map(\.body) == ["Erste für eins.", "Zweite für eins."], "both are kept in their session")
+        await controller.close()
+    }
+
     @Test func aMessageAnEarlierRunLeftThatTheDesktopNowRejectsIsBackInTheComposer() async throws {
         // An earlier run saved the message but never got a receipt for it.
         let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
@@ -219,6 +249,9 @@ struct WorkspaceRejectedSendTests {
         await controller.settle()
         #expect(controller.app.composer.text == texts[1])
         clearComposer(controller)
+        // A composer holding only a blank is empty for this: the text replaces it.
+        controller.handle(.paste(" "), now: .zero)
+        while controller.app.focus != .timeline { press(controller, .tab) }
         press(controller, .character("d"))
         await controller.settle()
         #expect(controller.app.composer.text == texts[2])
