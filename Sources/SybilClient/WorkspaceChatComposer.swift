@@ -305,7 +305,7 @@ public final class WorkspaceChatComposer {
             notice =
                 switch message.cause {
                 case .rejected: "The desktop did not take your message: \(message.reason)"
-                case .discarded:
+                case .discarded, .notSent:
                     "Your message could not be sent from this device: \(message.reason) Its text is back in the composer."
                 }
             return
@@ -319,7 +319,7 @@ public final class WorkspaceChatComposer {
             notice =
                 switch message.cause {
                 case .rejected: "The desktop did not take your message: \(message.reason)"
-                case .discarded: "Your message could not be sent from this device: \(message.reason)"
+                case .discarded, .notSent: "Your message could not be sent from this device: \(message.reason)"
                 }
             return
         }
@@ -327,7 +327,7 @@ public final class WorkspaceChatComposer {
             switch message.cause {
             case .rejected:
                 "The desktop did not take your message (\(message.reason)). Your new draft was kept; the message was: \"\(text)\""
-            case .discarded:
+            case .discarded, .notSent:
                 "Your message could not be sent from this device (\(message.reason)). Your new draft was kept; the message was: \"\(text)\""
             }
     }
@@ -370,6 +370,24 @@ public final class WorkspaceChatComposer {
         else { return HandOver(restored: nil, kept: kept) }
         kept.removeFirst()
         return HandOver(restored: undeliveredMessages.take(first.id, in: chat), kept: kept)
+    }
+
+    /// A text the person sent that was not sent at all, for `reason` (an attachment could not
+    /// be uploaded, the message could not be saved), given back to the composer the person
+    /// sees, which holds `visibleDraft` (`nil`: none of this chat is on screen): restored when
+    /// that composer takes it (it is blank or holds the same text), else kept in
+    /// ``undelivered``, since a draft is never replaced.
+    public func giveBackUnsent(_ text: String, reason: String, toComposerHolding visibleDraft: String?) -> HandOver {
+        let message = WorkspaceUndeliveredMessages.Message(
+            id: "unsent-\(ids.makeID())", chat: chat, text: text, mode: .send, attachmentCount: 0, cause: .notSent,
+            reason: reason)
+        if let visibleDraft,
+            case .restore = ComposerRestore.decide(rejectedText: text, reason: reason, currentDraft: visibleDraft)
+        {
+            return HandOver(restored: message, kept: [])
+        }
+        undeliveredMessages.keep(message)
+        return HandOver(restored: nil, kept: [message])
     }
 
     /// What ``takeBackOldest(toComposerHolding:)`` did.

@@ -3,7 +3,8 @@ import SybilTimeline
 import SybilWire
 
 /// The workspace messages that left the outbox undelivered (rejected for good by the desktop,
-/// or discarded for a cause on this device) and whose text is not in a composer: SPEC §2
+/// or discarded for a cause on this device), or were never sent, and whose text is not in a
+/// composer: SPEC §2
 /// "nothing lost", §4.5. A final rejection puts the text back in the composer when the draft
 /// can be restored; each other one is kept here, per chat, oldest first, until the person
 /// takes it back (``take(_:in:)``). Several rejected at once (steers queued offline into a run
@@ -23,6 +24,9 @@ public final class WorkspaceUndeliveredMessages {
             case rejected
             /// Something on this device means it can never be sent; the desktop never saw it.
             case discarded
+            /// It was not sent at all (an attachment could not be uploaded, it could not be
+            /// saved) while the composer held another draft.
+            case notSent
         }
 
         /// The outbox entry's operation id.
@@ -39,6 +43,20 @@ public final class WorkspaceUndeliveredMessages {
         public var cause: Cause
         /// The reason the desktop or this device gave.
         public var reason: String
+
+        /// A message kept as it is.
+        public init(
+            id: String, chat: WorkspaceChatKey, text: String, mode: WorkspaceSendMode, attachmentCount: Int,
+            cause: Cause, reason: String
+        ) {
+            self.id = id
+            self.chat = chat
+            self.text = text
+            self.mode = mode
+            self.attachmentCount = attachmentCount
+            self.cause = cause
+            self.reason = reason
+        }
 
         /// A message kept for `entry`, which left the outbox for `cause` and `reason`.
         public init(entry: WorkspaceOutboxEntry, cause: Cause, reason: String) {

@@ -500,13 +500,13 @@ public final class TerminalAppController {
             run { [weak self] in
                 let (caption, paths) = ComposerAttachments.split(text)
                 if !paths.isEmpty, let problem = await workspace.attach(paths) {
-                    self?.deliver(.notSent(draft: text, reason: problem))
+                    self?.giveBackUnsent(text, reason: problem, of: workspace)
                     return
                 }
                 if await !workspace.send(caption) {
                     _ = workspace.takeReturnedText()
-                    self?.deliver(
-                        .notSent(draft: text, reason: workspace.composer.notice ?? "The message was not sent."))
+                    self?.giveBackUnsent(
+                        text, reason: workspace.composer.notice ?? "The message was not sent.", of: workspace)
                 } else {
                     self?.giveBackReturnedText(of: workspace)
                 }
@@ -799,6 +799,25 @@ public final class TerminalAppController {
         {
             deliver(.noticed(sentence))
         }
+    }
+
+    /// A session's message that was not sent at all goes back into the composer when that is
+    /// blank; when the person typed a draft meanwhile (an upload can take long) or left the
+    /// session, the session's composer keeps it with the messages not delivered.
+    private func giveBackUnsent(_ text: String, reason: String, of workspace: WorkspaceSessionScreen) {
+        let onScreen = workspace === self.workspace
+        let handOver = workspace.composer.giveBackUnsent(
+            text, reason: reason, toComposerHolding: onScreen ? app.composer.text : nil)
+        if handOver.restored != nil {
+            deliver(.notSent(draft: text, reason: reason))
+            return
+        }
+        let stillKept = workspace.composer.undelivered.count
+        let sentence =
+            onScreen
+            ? WorkspaceUndeliveredNotice.handedOver(handOver, stillKept: stillKept)
+            : WorkspaceUndeliveredNotice.handedOver(handOver, inLeftSession: workspace.title, stillKept: stillKept)
+        if let sentence { deliver(.noticed(sentence)) }
     }
 
     /// d in a session's timeline: the oldest message kept undelivered goes back into the

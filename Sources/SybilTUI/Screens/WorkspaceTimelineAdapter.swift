@@ -72,6 +72,7 @@ public enum WorkspaceTimelineAdapter {
             switch message.cause {
             case .rejected: "Not delivered, the desktop did not take it"
             case .discarded: "Not delivered, it cannot be sent from this device"
+            case .notSent: "Not sent"
             }
         let steer = if case .steer = message.mode { " (a steer)" } else { "" }
         let files =

@@ -15,6 +15,7 @@ public enum WorkspaceUndeliveredNotice {
         return switch message.cause {
         case .rejected: "The desktop did not take your message (\(reason))"
         case .discarded: "Your message could not be sent from this device (\(reason))"
+        case .notSent: "Your message was not sent (\(reason))"
         }
     }
 

@@ -200,6 +200,21 @@ struct WorkspaceRejectedSendTests {
         await controller.close()
     }
 
+    @Test func aMessageNotSentWhileANewDraftWasTypedIsKeptNotDropped() async throws {
+        let controller = try await openSession()
+        // The fixture's composer takes no attachments: the message is not sent at all.
+        controller.handle(.paste("Siehe die Datei.\n/attach /tmp/nicht-da.txt"), now: .zero)
+        press(controller, .enter)
+        // Typed before the attachment's failure came back: the new draft stays.
+        controller.handle(.paste("Noch etwas."), now: .zero)
+        await controller.settle()
+        #expect(controller.app.composer.text == "Noch etwas.")
+        let kept = try #require(controller.workspace).items.filter { $0.tone == .error }
+        #expect(kept.map(\.body) == ["Siehe die Datei.\n/attach /tmp/nicht-da.txt"], "the whole text is kept")
+        #expect(controller.app.notice?.contains("not sent") == true)
+        await controller.close()
+    }
+
     @Test func aMessageAnEarlierRunLeftThatTheDesktopNowRejectsIsBackInTheComposer() async throws {
         // An earlier run saved the message but never got a receipt for it.
         let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
