@@ -136,15 +136,17 @@ public struct WorkspaceTimeline: Sendable, Hashable {
     /// `nil` when the window is empty or `rows` share no row id with it.
     private func keptOlderPart(under rows: [TimelineBlock]) -> KeptOlderPart? {
         guard !window.isEmpty, !rows.isEmpty else { return nil }
-        var ids = Set<String>(minimumCapacity: rows.count)
-        var oldest = rows[0].sourceOrder
-        for block in rows {
-            ids.insert(block.id)
-            if block.sourceOrder.lexicographicallyPrecedes(oldest) { oldest = block.sourceOrder }
-        }
-        guard window.contains(where: { ids.contains($0.id) }) else { return nil }
-        // Newest part first, so the limit drops the oldest pages.
+        let ids = Set(rows.map(\.id))
+        // Newest rows first: they are the ones a newer window shares.
+        guard window.reversed().contains(where: { ids.contains($0.id) }) else { return nil }
         let budget = Self.maximumWindowRows - rows.count
+        // A newest window as large as the bound keeps nothing older.
+        guard budget > 0 else { return KeptOlderPart(keepsOldestPart: false) }
+        var oldest = rows[0].sourceOrder
+        for block in rows where block.sourceOrder.lexicographicallyPrecedes(oldest) {
+            oldest = block.sourceOrder
+        }
+        // Newest part first, so the limit drops the oldest pages.
         var keptParts: [(rows: [TimelineBlock], part: WindowPart)] = []
         var keptCount = 0
         var end = window.endIndex
@@ -152,17 +154,28 @@ public struct WorkspaceTimeline: Sendable, Hashable {
         for (index, part) in parts.enumerated().reversed() {
             let start = end - part.rowCount
             defer { end = start }
-            let kept = window[start..<end].filter { block in
-                block.origin == .canonical && block.sourceOrder.lexicographicallyPrecedes(oldest)
-                    && !ids.contains(block.id)
+            // Stops as soon as the part no longer fits: a window far over the bound costs
+            // nothing more than the rows that fit.
+            let room = budget - keptCount
+            var kept: [TimelineBlock] = []
+            var fits = true
+            for block in window[start..<end]
+            where block.origin == .canonical && block.sourceOrder.lexicographicallyPrecedes(oldest)
+                && !ids.contains(block.id)
+            {
+                guard kept.count < room else {
+                    fits = false
+                    break
+                }
+                kept.append(block)
+            }
+            guard fits else {
+                keepsOldestPart = false
+                break
             }
             guard !kept.isEmpty else {
                 if index == 0 { keepsOldestPart = false }
                 continue
-            }
-            guard keptCount + kept.count <= budget else {
-                keepsOldestPart = false
-                break
             }
             keptCount += kept.count
             keptParts.append((kept, WindowPart(rowCount: kept.count, cursorBefore: part.cursorBefore)))
