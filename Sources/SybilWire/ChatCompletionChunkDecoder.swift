@@ -38,32 +38,24 @@ public struct ChatCompletionChunkDecoder: Sendable {
     /// Kept for the whole stream: its scratch buffers, recent strings and shared extras carry
     /// over from chunk to chunk. Between passes it refers to no document (``ChatCompletionChunkScanner/end()``),
     /// so it holds only values that are safe to send.
-    nonisolated(unsafe) private var scanner = Self.makeScanner()
+    nonisolated(unsafe) private var scanner = ChatCompletionChunkScanner(
+        bytes: UnsafeBufferPointer(start: nil, count: 0), maximumDepth: JSONReader.Limits.standard.maxDepth,
+        ownedKeyBytes: [], scratch: [])
     private let maxBytes = JSONReader.Limits.standard.maxBytes
-    /// The surrogates held for the next chunk of the stream.
-    private var carry = ChatChunkSurrogateCarry()
-    private let joinsSplitSurrogates: Bool
 
     /// A decoder with empty scratch buffers. Kept for a stream (`joinsSplitSurrogates`, the
     /// default), it joins a surrogate pair split between two chunks; otherwise it reads each
     /// chunk alone, every unpaired surrogate U+FFFD where it stands, exactly as the tree
     /// decoder reads it.
     public init(joinsSplitSurrogates: Bool = true) {
-        self.joinsSplitSurrogates = joinsSplitSurrogates
-    }
-
-    private static func makeScanner() -> ChatCompletionChunkScanner {
-        var scanner = ChatCompletionChunkScanner(
-            bytes: UnsafeBufferPointer(start: nil, count: 0), maximumDepth: JSONReader.Limits.standard.maxDepth,
-            ownedKeyBytes: [], scratch: [])
         scanner.replacesUnpairedSurrogates = true
-        return scanner
+        scanner.joinsSplitSurrogates = joinsSplitSurrogates
     }
 
     /// At the end of the stream: a chunk with each surrogate still held as U+FFFD (its choice,
     /// its member), or `nil` when none is (nearly always). Hand it on like the others.
     public mutating func finish() -> ChatCompletionChunk? {
-        carry.finish()
+        scanner.finishCarry()
     }
 
     /// Decodes one chunk from the bytes of an event's data.
@@ -81,9 +73,8 @@ public struct ChatCompletionChunkDecoder: Sendable {
                 kind: .limit, path: .root, offset: maxBytes,
                 message: "document is \(bytes.count) bytes; the limit is \(maxBytes) bytes")
         }
-        let read: ChatCompletionChunk?
         do throws(ChatChunkScanFailure) {
-            read = try bytes.withUnsafeBufferPointer { buffer throws(ChatChunkScanFailure) in
+            return try bytes.withUnsafeBufferPointer { buffer throws(ChatChunkScanFailure) in
                 scanner.begin(buffer)
                 defer { scanner.end() }
                 return try scanner.scanDocument()
@@ -91,9 +82,5 @@ public struct ChatCompletionChunkDecoder: Sendable {
         } catch {
             throw error.jsonError
         }
-        guard let chunk = read else { return nil }
-        // Nearly always: no unpaired surrogate at a text's end, none held.
-        guard joinsSplitSurrogates, !scanner.surrogateEdges.isEmpty || carry.isHolding else { return chunk }
-        return carry.apply(to: chunk, edges: scanner.surrogateEdges)
     }
 }

@@ -66,9 +66,9 @@ extension ChatCompletionChunkScanner {
                 _ = try scanString()
             }
             guard take("}"), index == bytes.count else { return nil }
-            // An unpaired surrogate escape: the general way notes where it stands, for a
-            // decoder that joins a pair split between chunks.
-            guard unpairedSurrogates == 0 else { return nil }
+            // An unpaired surrogate escape, or one held from an earlier chunk: the general way
+            // notes where it stands and joins it.
+            guard unpairedSurrogates == 0, !holdsSurrogates else { return nil }
             // The same model and creation time as the chunk before: the box it had.
             let extras: ChatCompletionChunk.Extras?
             if model == nil, created == nil {

@@ -188,6 +188,14 @@ struct ChatCompletionChunkScanner {
     /// The most edges one pass notes; past them a split pair is not joined (each half is
     /// U+FFFD), so a hostile chunk cannot grow the list.
     static let maximumSurrogateEdges = 256
+    /// Whether a pair split between chunks is joined (a decoder kept for a stream): the
+    /// chunks of this scanner's passes are one stream.
+    var joinsSplitSurrogates = false
+    /// The surrogates held for the stream's next chunk, kept from pass to pass.
+    var carry = ChatChunkSurrogateCarry()
+    /// Whether ``carry`` holds any (read per chunk without looking into it); the quick way
+    /// leaves every chunk to the general way while it does.
+    var holdsSurrogates = false
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, ownedKeyBytes: [UInt8], scratch: [UInt8]) {
         self.bytes = bytes
@@ -205,8 +213,11 @@ struct ChatCompletionChunkScanner {
         index = 0
         if !ownedKeyBytes.isEmpty { ownedKeyBytes.removeAll(keepingCapacity: true) }
         if !largeScopes.isEmpty { largeScopes.removeAll() }
-        unpairedSurrogates = 0
-        if !surrogateEdges.isEmpty { surrogateEdges.removeAll(keepingCapacity: true) }
+        // Edges are noted only where an unpaired surrogate was read.
+        if unpairedSurrogates != 0 {
+            unpairedSurrogates = 0
+            if !surrogateEdges.isEmpty { surrogateEdges.removeAll(keepingCapacity: true) }
+        }
     }
 
     /// Ends a pass: the document is no longer referred to.
@@ -223,7 +234,25 @@ struct ChatCompletionChunkScanner {
         if let chunk = scanCommonShape() { return chunk }
         index = 0
         unpairedSurrogates = 0
-        return try scanDocumentGenerally()
+        let chunk = try scanDocumentGenerally()
+        // Nearly always: no unpaired surrogate read, none held.
+        if unpairedSurrogates == 0, !holdsSurrogates { return chunk }
+        return joined(chunk)
+    }
+
+    /// `chunk` with the pairs split between chunks joined (``ChatChunkSurrogateCarry``), when
+    /// this scanner's chunks are a stream.
+    @inline(never)
+    private mutating func joined(_ chunk: consuming ChatCompletionChunk?) -> ChatCompletionChunk? {
+        guard joinsSplitSurrogates, let read = chunk else { return chunk }
+        defer { holdsSurrogates = carry.isHolding }
+        return carry.apply(to: read, edges: surrogateEdges)
+    }
+
+    /// The chunk with what ``carry`` still holds, as U+FFFD, at the end of the stream.
+    mutating func finishCarry() -> ChatCompletionChunk? {
+        holdsSurrogates = false
+        return carry.finish()
     }
 
     /// ``scanDocument()`` without the quick way: any member order, white space and member,
