@@ -9,8 +9,8 @@ public struct CommandIO: Sendable {
     public var readChunks: @Sendable (_ path: String?, _ body: ([UInt8]) -> Void) throws -> Void
     /// Writes to standard output.
     public var writeOutput: @Sendable (String) -> Void
-    /// Writes to standard error, with every control character but line feed and tab shown as
-    /// U+FFFD.
+    /// Writes to standard error, made safe for a terminal (``TerminalText``): every control
+    /// character but line feed and tab, and every explicit bidi control, shown as U+FFFD.
     public var writeError: @Sendable (String) -> Void
     /// The environment variables the commands read (`SYBIL_TOKEN`, `SYBIL_API_URL`, …).
     public var environment: [String: String]

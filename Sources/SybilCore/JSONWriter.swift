@@ -82,7 +82,8 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends `text` quoted: runs that need no escape are copied as they are; control
-    /// characters, quote, backslash, DEL, U+2028 and U+2029 are escaped.
+    /// characters, quote, backslash, DEL, U+2028, U+2029 and the explicit bidi controls are
+    /// escaped.
     private static func appendQuoted(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var text = text
@@ -107,10 +108,12 @@ public struct JSONWriter: Sendable {
                     // ones are, so that `--json` from a server's text puts none on a terminal.
                     escape = unicodeEscape(UInt32(bytes[index + 1]))
                     width = 2
-                case 0xE2
-                where index + 2 < bytes.count && bytes[index + 1] == 0x80
-                    && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
-                    escape = unicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029)
+                case 0xE2 where index + 2 < bytes.count && Self.isEscapedFormat(bytes[index + 1], bytes[index + 2]):
+                    // U+2028 and U+2029 end a line in JavaScript; the explicit bidi controls
+                    // (U+202A–U+202E, U+2066–U+2069) would reorder what a terminal shows (see
+                    // `TerminalText`). Escaped, the text stays exact.
+                    let value = 0x2000 | UInt32(bytes[index + 1] & 0x3F) << 6 | UInt32(bytes[index + 2] & 0x3F)
+                    escape = unicodeEscape(value)
                     width = 3
                 default: escape = nil
                 }
@@ -126,6 +129,17 @@ public struct JSONWriter: Sendable {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether U+2000 + (`second`, `third`), the last two bytes of a scalar's UTF-8 after E2, is
+    /// U+2028, U+2029, U+202A–U+202E or U+2066–U+2069.
+    @inline(__always)
+    private static func isEscapedFormat(_ second: UInt8, _ third: UInt8) -> Bool {
+        switch second {
+        case 0x80: (0xA8...0xAE).contains(third)
+        case 0x81: (0xA6...0xA9).contains(third)
+        default: false
+        }
     }
 
     private static func unicodeEscape(_ value: UInt32) -> [UInt8] {

@@ -113,7 +113,9 @@ public struct SearchExcerpt: Sendable, Hashable {
         return line
     }
 
-    /// The text with every run of whitespace (line breaks included) as one space, trimmed.
+    /// The text with every run of whitespace (line breaks included) as one space, trimmed; a
+    /// bidi override, embedding or isolate as U+FFFD (see ``TerminalText``), so that it is
+    /// measured as it is shown and never written for a terminal to obey.
     static func oneLine(_ text: String) -> [Character] {
         var line: [Character] = []
         var pendingSpace = false
@@ -124,7 +126,9 @@ public struct SearchExcerpt: Sendable, Hashable {
             }
             if pendingSpace { line.append(" ") }
             pendingSpace = false
-            line.append(character)
+            // A format character is a grapheme of its own: one scalar.
+            let shown = character.unicodeScalars.first.map(TerminalText.isUnsafe) == true ? "\u{FFFD}" : character
+            line.append(shown)
         }
         return line
     }

@@ -16,6 +16,17 @@ struct JSONWriterTests {
         #expect(try JSONReader().parse(JSONWriter().bytes(from: .string(text))) == .string(text))
     }
 
+    /// `--json` on a terminal: an override in a server's text is escaped, not obeyed (Trojan
+    /// Source), and reads back exact; the implicit marks and the scalars around the two ranges
+    /// are copied.
+    @Test func escapesTheExplicitBidiControls() throws {
+        let text = "a\u{202A}\u{202B}\u{202C}\u{202D}\u{202E}b\u{2066}\u{2067}\u{2068}\u{2069}c"
+        #expect(JSONWriter.quoted(text) == #""a\u202a\u202b\u202c\u202d\u202eb\u2066\u2067\u2068\u2069c""#)
+        #expect(try JSONReader().parse(JSONWriter().bytes(from: .string(text))) == .string(text))
+        let kept = "\u{200E}\u{200F}\u{061C}\u{2027}\u{202F}\u{2065}\u{206A}\u{20AC}"
+        #expect(JSONWriter.quoted(kept) == "\"" + kept + "\"")
+    }
+
     @Test func compactAndPrettyLayouts() {
         let value: JSONValue = ["a": [1, true, nil], "b": [:], "c": [], "d": ["e": "f"]]
         #expect(JSONWriter().string(from: value) == #"{"a":[1,true,null],"b":{},"c":[],"d":{"e":"f"}}"#)

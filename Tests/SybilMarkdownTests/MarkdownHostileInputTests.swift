@@ -53,6 +53,23 @@ struct MarkdownHostileInputTests {
         #expect(plain.render(markdown: "&#x1b;[2J") == "\u{FFFD}[2J\n")
     }
 
+    @Test func bidiOverridesAreShownNeverObeyed() {
+        // Trojan Source: written or as a character reference, an override shows as U+FFFD.
+        let plain = TerminalMarkdownRenderer(width: 80, color: false)
+        #expect(plain.render(markdown: "invoice\u{202E}fdp.exe") == "invoice\u{FFFD}fdp.exe\n")
+        #expect(plain.render(markdown: "invoice&#x202E;fdp.exe") == "invoice\u{FFFD}fdp.exe\n")
+        for markdown in ["`a\u{202E}b`", "[a&#8238;](http://x/&#x2066;)", "```&#x202d;\nb\u{2069}\n```", "# h&#x202B;"]
+        {
+            let rendered = plain.render(markdown: markdown)
+            #expect(
+                !rendered.unicodeScalars.contains {
+                    (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+                },
+                "\(markdown)")
+        }
+        #expect(plain.render(markdown: "שלום \u{200F}مرحبا") == "שלום \u{200F}مرحبا\n", "right-to-left text stays")
+    }
+
     /// Depth of block quotes in a parsed document.
     private func quoteDepth(_ blocks: [MarkdownBlock]) -> Int {
         var depth = 0

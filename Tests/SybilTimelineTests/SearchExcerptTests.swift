@@ -21,6 +21,17 @@ struct SearchExcerptTests {
         #expect(excerpt("Привет мир", ["прив"]) == "[Привет] мир")
     }
 
+    /// A saved reply's bidi override (Trojan Source) is shown as U+FFFD, which takes its column,
+    /// never written for a terminal to obey; right-to-left letters and the implicit marks stay.
+    @Test func bidiOverridesAreShownAndCounted() {
+        let hit = SearchExcerpt(text: "invoice\u{202E}fdp.exe plan \u{2067}x\u{2069}", terms: ["plan"], width: 80)
+        #expect(marked(hit) == "invoice\u{FFFD}fdp.exe [plan] \u{FFFD}x\u{FFFD}")
+        #expect(hit.columns == 24)
+        let cut = SearchExcerpt(text: "a\u{202E}bcdef", terms: [], width: 4)
+        #expect(cut.text == "a\u{FFFD}…f" && cut.columns == 4, "the shown U+FFFD counts when the line is cut")
+        #expect(excerpt("שלום \u{200F}مرحبا", []) == "שלום \u{200F}مرحبا")
+    }
+
     @Test func cjkTermsMatchAnywhere() {
         #expect(excerpt("今天天气很好", ["天气"]) == "今天[天气]很好")
         #expect(excerpt("iPhone用户", ["iphone", "用户"]) == "[iPhone用户]")

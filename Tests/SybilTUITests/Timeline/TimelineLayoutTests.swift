@@ -78,6 +78,19 @@ import Testing
         #expect(lines[0] == "a\u{FFFD}[2Jb")
     }
 
+    @Test func aBidiOverrideIsShownAndTakesItsColumn() {
+        // Shown as U+FFFD (Trojan Source), measured as drawn: the bubble still ends at the last column.
+        let lines = TimelineLayout.lines(
+            for: TimelineItem(id: "u", role: .user, body: "invoice\u{202E}fdp.exe"), width: 30, theme: theme)
+        #expect(lines[0].plainText == String(repeating: " ", count: 15) + "invoice\u{FFFD}fdp.exe")
+        #expect(lines[0].width == 30)
+        var grid = CellGrid(columns: 30, rows: 1)
+        grid.write(lines[0], column: 0, row: 0)
+        #expect(grid.text(row: 0) == lines[0].plainText)
+        let reply = TimelineItem(id: "a", role: .assistant, body: "x&#x202E;y\u{2067}z", isMarkdown: true)
+        #expect(text(reply) == ["x\u{FFFD}y\u{FFFD}z", ""])
+    }
+
     @Test func theCacheHitsByIdRevisionAndWidth() {
         var layout = TimelineLayout()
         var item = TimelineItem(id: "a", role: .assistant, body: "one")
