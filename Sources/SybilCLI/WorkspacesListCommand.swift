@@ -1,5 +1,6 @@
 import Foundation
 import SybilClient
+import SybilCore
 import SybilWire
 
 /// `sybil workspaces list`: desktops, their projects and sessions, with state.
@@ -23,18 +24,21 @@ enum WorkspacesListCommand {
 
     private static func list(_ desktop: WorkspaceDesktopClient, io: CommandIO) async -> ExitCode {
         do {
+            // Every id and name is the desktop's: one line each, shown, never obeyed.
+            let shown = TerminalText.oneLine
             for listed in try await desktop.desktops() {
-                io.writeOutput("\(listed.desktopId)  \(listed.name)  \(listed.online ? "online" : "offline")\n")
+                let state = listed.online ? "online" : "offline"
+                io.writeOutput("\(shown(listed.desktopId))  \(shown(listed.name))  \(state)\n")
                 guard listed.online else { continue }
                 for project in try await desktop.projects(desktopId: listed.desktopId) {
-                    io.writeOutput("  \(project.projectId)  \(project.name)  \(project.folder)\n")
+                    io.writeOutput("  \(shown(project.projectId))  \(shown(project.name))  \(shown(project.folder))\n")
                     for session in try await desktop.sessions(
                         desktopId: listed.desktopId, projectId: project.projectId)
                     {
                         let state = session.running ? "  running" : ""
+                        let updated = Self.time(session.updatedAt)
                         io.writeOutput(
-                            "    \(session.sessionId)  \(session.title)  updated \(Self.time(session.updatedAt))\(state)\n"
-                        )
+                            "    \(shown(session.sessionId))  \(shown(session.title))  updated \(updated)\(state)\n")
                     }
                 }
             }
