@@ -340,19 +340,9 @@ public final class WorkspaceChatComposer {
         undeliveredMessages.messages(in: chat)
     }
 
-    /// What ``handOverReturned(toComposerHolding:)`` gave back.
-    public struct HandOver: Sendable, Hashable {
-        /// The message whose text goes into the composer the person sees (it left the list).
-        public var restored: WorkspaceUndeliveredMessages.Message?
-        /// The messages kept since the last hand-over that stay in ``undelivered``, oldest first.
-        public var kept: [WorkspaceUndeliveredMessages.Message]
-
-        /// A hand-over of `restored` that leaves `kept` in the list.
-        public init(restored: WorkspaceUndeliveredMessages.Message?, kept: [WorkspaceUndeliveredMessages.Message]) {
-            self.restored = restored
-            self.kept = kept
-        }
-    }
+    /// What ``handOverReturned(toComposerHolding:)`` and
+    /// ``giveBackUnsent(_:reason:toComposerHolding:)`` gave back.
+    public typealias HandOver = WorkspaceUndeliveredMessages.HandOver
 
     /// Seed 000 for a composer made with `restoresIntoDraft: false`, whose person sees another composer (which holds
     /// `visibleDraft`; `nil` when no composer of this chat is on screen): of the messages kept
@@ -363,10 +353,8 @@ public final class WorkspaceChatComposer {
         let ids = keptSinceHandOver
         keptSinceHandOver = []
         var kept = ids.compactMap { id in undelivered.first { $0.id == id } }
-        guard let first = kept.first, let visibleDraft else { return HandOver(restored: nil, kept: kept) }
-        guard
-            case .restore = ComposerRestore.decide(
-                rejectedText: first.text, reason: first.reason, currentDraft: visibleDraft)
+        guard let first = kept.first, let visibleDraft,
+            WorkspaceUndeliveredMessages.composer(holding: visibleDraft, takes: first.text)
         else { return HandOver(restored: nil, kept: kept) }
         kept.removeFirst()
         return HandOver(restored: undeliveredMessages.take(first.id, in: chat), kept: kept)
@@ -379,38 +367,20 @@ public final class WorkspaceChatComposer {
     /// ``undelivered``, since a draft is never replaced.
     public func giveBackUnsent(_ text: String, reason: String, toComposerHolding visibleDraft: String?) -> HandOver {
         let message = WorkspaceUndeliveredMessages.Message(
-            id: "unsent-\(ids.makeID())", chat: chat, text: text, mode: .send, attachmentCount: 0, cause: .notSent,
-            reason: reason)
-        if let visibleDraft,
-            case .restore = ComposerRestore.decide(rejectedText: text, reason: reason, currentDraft: visibleDraft)
-        {
-            return HandOver(restored: message, kept: [])
-        }
-        undeliveredMessages.keep(message)
-        return HandOver(restored: nil, kept: [message])
+            id: "unsent-\(ids.makeID())", chat: chat, text: text, cause: .notSent, reason: reason)
+        return undeliveredMessages.giveBack(message, toComposerHolding: visibleDraft)
     }
 
     /// What ``takeBackOldest(toComposerHolding:)`` did.
-    public enum TakeBack: Sendable, Hashable {
-        /// The oldest kept message left the list: its text goes into the composer.
-        case restored(WorkspaceUndeliveredMessages.Message)
-        /// The composer holds another draft, which is never replaced: the message stays kept.
-        case draftInTheWay(WorkspaceUndeliveredMessages.Message)
-        /// No message of this chat is kept.
-        case nothingKept
-    }
+    public typealias TakeBack = WorkspaceUndeliveredMessages.TakeBack
 
     /// The person asks for the oldest kept message back into a composer holding
     /// `visibleDraft`: it leaves the list when that composer can take it (blank, or the same
     /// text), and stays otherwise.
     public func takeBackOldest(toComposerHolding visibleDraft: String) -> TakeBack {
-        guard let oldest = undelivered.first else { return .nothingKept }
-        guard
-            case .restore = ComposerRestore.decide(
-                rejectedText: oldest.text, reason: oldest.reason, currentDraft: visibleDraft)
-        else { return .draftInTheWay(oldest) }
-        keptSinceHandOver.removeAll { $0 == oldest.id }
-        return undeliveredMessages.take(oldest.id, in: chat).map(TakeBack.restored) ?? .nothingKept
+        let outcome = undeliveredMessages.takeBackOldest(in: chat, toComposerHolding: visibleDraft)
+        if case .restored(let message) = outcome { keptSinceHandOver.removeAll { $0 == message.id } }
+        return outcome
     }
 
     private func update(_ operationId: String, _ state: Delivery.State) {
