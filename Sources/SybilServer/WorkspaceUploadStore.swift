@@ -273,6 +273,13 @@ actor WorkspaceUploadStore {
         var total: Int64 = 0
         if let file = upload.file, let uploadsFolder {
             let part = uploadsFolder + "/" + file + Self.partSuffix
+            let finished = uploadsFolder + "/" + file
+            // A finish that failed after its rename (the directory's flush or the row's update
+            // failed: a full or failing disk) left every chunk under the final name, the upload
+            // still open: take the file back, as the next start would.
+            if access(part, F_OK) != 0, access(finished, F_OK) == 0, rename(finished, part) != 0 {
+                throw StorageError(operation: "rename", path: finished, reason: String(cString: strerror(errno)))
+            }
             // A file with no chunk (an empty upload) is created here.
             let spool = try SpoolFile.opened(part)
             total = try SpoolFile.readPieces(of: part) { digest.update($0) }
@@ -280,7 +287,7 @@ actor WorkspaceUploadStore {
                 throw StorageError(
                     operation: "read", path: part, reason: "holds \(total) bytes, expected \(upload.size)")
             }
-            try spool.commit(to: uploadsFolder + "/" + file) { step in try failing?(.finish(step)) }
+            try spool.commit(to: finished) { step in try failing?(.finish(step)) }
         } else {
             try forEachPiece(of: uploadId) { piece in
                 digest.update(piece)
