@@ -92,12 +92,17 @@ public enum AtomicFile {
         try syncDirectory(containing: path)
     }
 
-    /// Creates `path` and its parents with mode 0700 where missing.
+    /// Creates `path` and its parents with mode 0700 where missing, flushing each new folder's
+    /// entry into its parent.
     public static func createDirectory(_ path: String) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
-            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+            if mkdir(current, 0o700) == 0 {
+                // The new folder's entry is durable only once its parent is flushed: without
+                // it a power loss could take the folder, and every file synced inside it.
+                try syncDirectory(containing: current)
+            } else if errno != EEXIST {
                 throw systemError("create directory", current)
             }
         }

@@ -80,7 +80,25 @@ public final class SpoolFile: Sendable {
     public static func opened(_ path: String) throws -> SpoolFile {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !directory.isEmpty { try AtomicFile.createDirectory(directory) }
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        var descriptor = open(path, O_RDWR | O_CLOEXEC)
+        while descriptor < 0 && errno == ENOENT {
+            descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor >= 0 {
+                // A new file's name is durable only once its directory is flushed: what is
+                // synced into it later (an answered chunk) must not vanish with its entry.
+                do {
+                    try AtomicFile.syncDirectory(containing: path)
+                } catch {
+                    close(descriptor)
+                    throw error
+                }
+            } else if errno == EEXIST {
+                // Created by another opener meanwhile: open that one.
+                descriptor = open(path, O_RDWR | O_CLOEXEC)
+            } else {
+                break
+            }
+        }
         guard descriptor >= 0 else { throw AtomicFile.systemError("open", path) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
