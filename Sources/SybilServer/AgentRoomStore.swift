@@ -52,6 +52,8 @@ actor AgentRoomStore {
         case reply
         /// Storing an upload's file: after this step of moving it into place, before its row.
         case uploadFile(SpoolFile.Step)
+        /// Storing an in-memory upload's row, with its bytes.
+        case uploadRow
     }
 
     private let connection: LockedDatabase
@@ -502,9 +504,12 @@ actor AgentRoomStore {
                 .integer(descriptor.size), .text(descriptor.sha256), .integer(createdAt),
             ]
             guard let uploadsFolder else {
+                let bytes = try file.bytes()
+                try failing?(.uploadRow)
                 try database.query(
                     "INSERT INTO agent_uploads (upload_id, file_name, mime_type, size, sha256, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    values + [.blob(try file.keep())])
+                    values + [.blob(bytes)])
+                file.markKept()
                 return (descriptor, true)
             }
             let name = Self.fileName(for: descriptor.uploadId)

@@ -139,11 +139,11 @@ final class UploadSpool: Sendable {
         try file.commit(to: path, checkpoint: checkpoint)
     }
 
-    /// All the bytes, for a store that keeps them in its database (in-memory storage): a
-    /// reservation in the memory budget now belongs to the stored upload.
-    func keep() throws -> [UInt8] {
-        let bytes = try bytes()
+    /// Marks the bytes as kept by a store that holds them in its database (in-memory storage),
+    /// once they are stored: the reservation in the memory budget now belongs to the stored
+    /// upload and is not given back when this spool is released. Until then (an insert that
+    /// failed) releasing the spool gives it back.
+    func markKept() {
         state.withLock { $0.kept = true }
-        return bytes
     }
 }

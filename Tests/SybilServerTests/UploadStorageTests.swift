@@ -333,6 +333,39 @@ struct UploadStorageTests {
 
     // MARK: In memory
 
+    @Test func anInMemoryUploadWhoseRowFailedGivesItsBytesBack() async throws {
+        let budget = UploadMemoryBudget(capacity: 100)
+        let failOnce = Locked(true)
+        let store = try AgentRoomStore(
+            .inMemory,
+            failing: { step in
+                if step == .uploadRow, failOnce.withLock({ $0 }) {
+                    failOnce.withLock { $0 = false }
+                    throw SimulatedCrash()
+                }
+            }, budget: budget)
+        let file = Self.bytes(60)
+        let descriptor = AgentAttachment(
+            uploadId: "u-60", fileName: "a.bin", mimeType: "application/octet-stream", size: 60,
+            sha256: SHA256Digest.hex(file))
+        do {
+            let spool = store.spool(param: "file")
+            try spool.append(file)
+            #expect(budget.usedBytes == 60)
+            await #expect(throws: SimulatedCrash.self) {
+                try await store.storeUpload(descriptor, file: spool, createdAt: 1, quotaBytes: 1 << 30) {}
+            }
+        }
+        // The refused spool is gone: its 60 bytes are free again, so the retry fits.
+        #expect(budget.usedBytes == 0)
+        let again = store.spool(param: "file")
+        try again.append(file)
+        let (_, created) = try await store.storeUpload(descriptor, file: again, createdAt: 2, quotaBytes: 1 << 30) {}
+        #expect(created)
+        #expect(budget.usedBytes == 60)
+        #expect(try await store.upload("u-60")?.bytes == file)
+    }
+
     @Test func inMemoryUploadsOfBothSurfacesStayWithinOneBoundNamingTheField() async throws {
         let harness = try AppHarness { $0.memoryUploadBytes = 100 }
         let refusedAgent = await harness.uploadMultipart(id: "u-big", bytes: Self.bytes(101))
