@@ -18,6 +18,11 @@ import SybilWire
 /// - ``stop()`` ends the room and the sender and waits for them, and suspends the draft's
 ///   uploads (a later ``start()`` resumes them); ``close()`` also ends the draft's work and
 ///   waits for it, for a screen or a command that is done.
+/// - A text that leaves the outbox (``discard(_:givingTextBackTo:)``) or is never queued
+///   (``giveBackUnsent(_:reason:toComposerHolding:)``) goes back into the composer the person
+///   sees only when that composer can take it (blank, or holding the same text); otherwise it
+///   is kept in ``undelivered`` until the person takes it back
+///   (``takeBackOldest(toComposerHolding:)``): a draft is never replaced, and no text is lost.
 @MainActor
 @Observable
 public final class AgentRoomComposer {
@@ -33,6 +38,11 @@ public final class AgentRoomComposer {
     public private(set) var notice: String?
     /// Whether ``start()`` ran and ``stop()`` did not.
     public private(set) var isStarted = false
+    /// The room's messages not delivered whose text is not in a composer (it lives as long as
+    /// the composer: the process, in the apps).
+    public let undeliveredMessages = AgentUndeliveredMessages()
+    /// Counts the texts kept that never reached the outbox, to name each.
+    @ObservationIgnored private var unsentCount = 0
     /// The availability last given to the draft: a draft that turned it off by itself met a 503.
     @ObservationIgnored private var syncedAvailability: Bool?
     /// Counts starts, so work a previous start began ends with it.
@@ -188,6 +198,46 @@ public final class AgentRoomComposer {
         let entry = try await outbox.discard(requestId)
         sender.wake()
         return entry
+    }
+
+    // MARK: Texts not delivered
+
+    /// The room's messages not delivered and not back in a composer, oldest first.
+    public var undelivered: [AgentUndeliveredMessages.Message] {
+        undeliveredMessages.messages(in: outbox.scope)
+    }
+
+    /// Discard, for a front end whose person sees a composer: the failed message leaves the
+    /// outbox (``discard(_:)``), then its text goes back into the composer the person sees, as
+    /// `visibleDraft` reads it once the discard is saved (`nil`: no composer of the room is on
+    /// screen), when that composer can take it, else it is kept in ``undelivered``. A message
+    /// with no text (attachments only) has nothing to keep: it counts as given back.
+    public func discard(_ requestId: String, givingTextBackTo visibleDraft: () -> String?)
+        async throws(AgentOutboxError) -> AgentUndeliveredMessages.HandOver
+    {
+        let entry = try await discard(requestId)
+        let message = AgentUndeliveredMessages.Message(entry: entry, in: outbox.scope, cause: .rejected)
+        return undeliveredMessages.giveBack(message, toComposerHolding: visibleDraft())
+    }
+
+    /// A text the person sent that was never queued, for `reason` (its files could not be
+    /// attached, the draft could not be handed over), given back to the composer the person
+    /// sees, which holds `visibleDraft` (`nil`: no composer of the room is on screen): restored
+    /// when that composer can take it, else kept in ``undelivered``.
+    public func giveBackUnsent(_ text: String, reason: String, toComposerHolding visibleDraft: String?)
+        -> AgentUndeliveredMessages.HandOver
+    {
+        unsentCount += 1
+        let message = AgentUndeliveredMessages.Message(
+            id: "unsent-\(unsentCount)", chat: outbox.scope, text: text, cause: .notSent, reason: reason)
+        return undeliveredMessages.giveBack(message, toComposerHolding: visibleDraft)
+    }
+
+    /// The person asks for the oldest kept message back into a composer holding
+    /// `visibleDraft`: it leaves ``undelivered`` when that composer can take it, and stays
+    /// otherwise.
+    public func takeBackOldest(toComposerHolding visibleDraft: String) -> AgentUndeliveredMessages.TakeBack {
+        undeliveredMessages.takeBackOldest(in: outbox.scope, toComposerHolding: visibleDraft)
     }
 
     /// Keeps the draft's capability and availability equal to the room's, and tells the room

@@ -142,8 +142,10 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
 
     /// Gives `message` back to the composer the person sees, which holds `visibleDraft`
     /// (`nil`: no composer of the message's chat is on screen): restored when that composer
-    /// can take it, else kept, since a draft is never replaced.
+    /// can take it, else kept, since a draft is never replaced. A blank text has nothing to
+    /// keep: it counts as given back.
     public func giveBack(_ message: Message, toComposerHolding visibleDraft: String?) -> HandOver {
+        if message.text.allSatisfy(\.isWhitespace) { return HandOver(restored: message, kept: []) }
         if let visibleDraft, Self.composer(holding: visibleDraft, takes: message.text) {
             return HandOver(restored: message, kept: [])
         }

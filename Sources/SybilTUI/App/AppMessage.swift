@@ -66,9 +66,6 @@ public enum AppMessage: Sendable, Hashable {
     /// The Agent room queued the message; `notice` is what its outbox said about it (a file
     /// that failed, for instance).
     case agentMessageQueued(notice: String?)
-    /// The Agent room message refused for good was discarded: its text goes back to an empty
-    /// composer.
-    case refusedMessageDiscarded(label: String, text: String)
     /// The failed message could not be retried, with why.
     case retryFailed(String)
     /// The failed messages could not be sent again, with why.

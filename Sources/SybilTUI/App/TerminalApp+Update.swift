@@ -70,9 +70,6 @@ extension TerminalApp {
             return updateWebSearch(message)
         case .agentMessageQueued(let queued):
             if let queued { notice = queued + " (x removes it, r retries it)" }
-        case .refusedMessageDiscarded(let label, let text):
-            restoreDraft(text)
-            notice = "Discarded “\(label)”; its text is back in the composer."
         case .retryFailed(let reason):
             notice = "Could not retry: \(reason)"
         case .resendFailed(let reason):

@@ -5,13 +5,16 @@ import SybilWire
 
 /// The Agent room as timeline entries: its transcript rows (day separators, the "new" marker
 /// above the first unread reply, messages with their attachment cards, the selected card marked), then the outbox's messages not confirmed yet with where they are
-/// (queued, sending, awaiting the room's echo, failed with what to do), then the agent's
-/// activity pinned at the bottom. Pure.
+/// (queued, sending, awaiting the room's echo, failed with what to do), then the messages kept
+/// undelivered (failed rows whose text d takes back), then the agent's activity pinned at the
+/// bottom. Pure.
 public enum AgentTimelineAdapter {
-    /// The entries for the room's `rows`, the outbox's `pending` entries and `activity`.
+    /// The entries for the room's `rows`, the outbox's `pending` entries, the composer's
+    /// messages kept `undelivered` and `activity`.
     public static func items(
         rows: [AgentTranscriptRow], pending: [AgentOutboxEntry], activity: AgentRoomModel.Activity,
-        roomError: String? = nil, unreadMarker: String? = nil, selectedAttachment: String? = nil
+        roomError: String? = nil, unreadMarker: String? = nil, selectedAttachment: String? = nil,
+        undelivered: [AgentUndeliveredMessages.Message] = []
     ) -> [TimelineItem] {
         var items: [TimelineItem] = []
         for row in rows {
@@ -46,6 +49,9 @@ public enum AgentTimelineAdapter {
                     id: "outbox-\(entry.requestId)", role: .user, author: "You", body: entry.label, status: status,
                     tone: tone, revision: ChatTimelineAdapter.revision(entry.label + status, 0)))
         }
+        // d discards a refused message first; only then does it take a kept one back.
+        let refused = pending.contains { $0.state == .failed && $0.failure?.kind == .refused }
+        items += UndeliveredRows.items(undelivered, wording: .agentRoom, namesTakeBackKey: !refused)
         if let roomError {
             items.append(
                 TimelineItem(

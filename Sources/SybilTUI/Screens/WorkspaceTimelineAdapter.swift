@@ -40,13 +40,7 @@ public enum WorkspaceTimelineAdapter {
                     id: "delivery-\(delivery.id)", role: .user, author: "You", body: delivery.text, status: status,
                     tone: tone, revision: ChatTimelineAdapter.revision(delivery.text + status, 0)))
         }
-        for (index, message) in undelivered.enumerated() {
-            let status = undeliveredStatus(message, isOldest: index == 0)
-            items.append(
-                TimelineItem(
-                    id: "undelivered-\(message.id)", role: .user, author: "You", body: message.text, status: status,
-                    tone: .error, revision: ChatTimelineAdapter.revision(message.text + status, 0)))
-        }
+        items += UndeliveredRows.items(undelivered, wording: .workspace)
         if let pinned = display.pinnedStatus {
             items.append(
                 TimelineItem(
@@ -63,23 +57,6 @@ public enum WorkspaceTimelineAdapter {
         case .accepted: ("Accepted by the desktop", .success)
         case .failed(let reason): ("Failed: \(reason) (r retries)", .error)
         }
-    }
-
-    /// What a message kept undelivered says: why, and for the oldest, the key that takes it
-    /// back.
-    static func undeliveredStatus(_ message: WorkspaceUndeliveredMessages.Message, isOldest: Bool) -> String {
-        let what =
-            switch message.cause {
-            case .rejected: "Not delivered, the desktop did not take it"
-            case .discarded: "Not delivered, it cannot be sent from this device"
-            case .notSent: "Not sent"
-            }
-        let steer = if case .steer = message.mode { " (a steer)" } else { "" }
-        let files =
-            message.attachmentCount == 0
-            ? ""
-            : " · its \(message.attachmentCount) attachment\(message.attachmentCount == 1 ? " is" : "s are") not kept"
-        return "\(what)\(steer): \(message.reason)\(files)\(isOldest ? " · d takes it back into the composer" : "")"
     }
 
     /// One display row.

@@ -91,13 +91,6 @@ struct TerminalAppUpdateTests {
         #expect(app.notice == "Quick Question is not available here.")
     }
 
-    @Test func aDiscardedMessagesTextComesBackToAnEmptyComposer() {
-        var app = TerminalApp.withOneChat()
-        _ = app.update(.refusedMessageDiscarded(label: "report.pdf", text: "see attached"))
-        #expect(app.composer.text == "see attached")
-        #expect(app.notice == "Discarded “report.pdf”; its text is back in the composer.")
-    }
-
     @Test func aQueuedMessageSaysWhatTheOutboxSaidWithTheKeysThatHelp() {
         var app = TerminalApp.withOneChat()
         _ = app.update(.noticed("earlier"))
