@@ -482,15 +482,17 @@ public final class TerminalAppController {
             }
             run { [weak self] in
                 let (caption, paths) = ComposerAttachments.split(text)
-                if !paths.isEmpty, let problem = await Self.attach(paths, to: agent.draft, in: agent.room) {
-                    // The files are in the draft (a failed one too, shown with its state), so
+                if !paths.isEmpty,
+                    let (problem, filesInDraft) = await Self.attach(paths, to: agent.draft, in: agent.room)
+                {
+                    // When files went into the draft (a failed one too, shown with its state),
                     // only the caption goes back: sending it again does not attach them twice.
-                    self?.deliver(.notSent(draft: caption, reason: problem))
+                    self?.giveBackUnsent(filesInDraft ? caption : text, reason: problem, of: agent)
                     return
                 }
                 await agent.updateCaption(caption)
                 if await agent.send() == nil {
-                    self?.deliver(.notSent(draft: text, reason: agent.notice ?? "The message was not queued."))
+                    self?.giveBackUnsent(text, reason: agent.notice ?? "The message was not queued.", of: agent)
                 } else {
                     self?.deliver(.agentMessageQueued(notice: agent.notice))
                 }
@@ -712,12 +714,24 @@ public final class TerminalAppController {
         }
     }
 
-    /// Discards the Agent room message refused for good (the newest one when several are), and
-    /// puts its text back in an empty composer.
+    /// d in the Agent room: discards the message refused for good (the newest one when several
+    /// are), whose text goes back into the composer when that is empty once the discard is
+    /// saved, and is kept at the end of the room otherwise; with none refused, the oldest
+    /// message kept goes back into an empty composer.
     private func discardRefused() {
         guard app.sidebar.current == .agent, let agent = services.agent else { return }
         let failed = agent.pending.filter { $0.state == .failed }
         guard let entry = failed.last(where: { $0.failure?.kind == .refused }) else {
+            if !agent.undelivered.isEmpty {
+                let outcome = agent.takeBackOldest(toComposerHolding: app.composer.text)
+                let sentence = UndeliveredNotice.agentRoom.takenBack(outcome, stillKept: agent.undelivered.count)
+                if case .restored(let message) = outcome {
+                    deliver(.notSent(draft: message.text, reason: sentence))
+                } else {
+                    deliver(.noticed(sentence))
+                }
+                return
+            }
             deliver(
                 .noticed(
                     failed.isEmpty
@@ -727,21 +741,49 @@ public final class TerminalAppController {
         }
         run { [weak self] in
             do {
-                let discarded = try await agent.discard(entry.requestId)
-                self?.deliver(.refusedMessageDiscarded(label: discarded.label, text: discarded.text))
+                let handOver = try await agent.discard(entry.requestId) { [weak self] in
+                    guard let self, self.app.sidebar.current == .agent else { return nil }
+                    return self.app.composer.text
+                }
+                let sentence = UndeliveredNotice.agentRoom.discarded(
+                    entry.label, handOver, stillKept: agent.undelivered.count)
+                if let restored = handOver.restored {
+                    self?.deliver(.notSent(draft: restored.text, reason: sentence))
+                } else {
+                    self?.deliver(.noticed(sentence))
+                }
             } catch {
                 self?.deliver(.discardFailed("\(error)"))
             }
         }
     }
 
+    /// An Agent room message that was never queued goes back into the composer when that is
+    /// blank; when the person typed a draft meanwhile (an upload can take long) or left the
+    /// room, the room's composer keeps it with the messages not delivered, where d takes it
+    /// back.
+    private func giveBackUnsent(_ text: String, reason: String, of agent: AgentRoomComposer) {
+        let onScreen = app.sidebar.current == .agent
+        let handOver = agent.giveBackUnsent(text, reason: reason, toComposerHolding: onScreen ? app.composer.text : nil)
+        if handOver.restored != nil {
+            deliver(.notSent(draft: text, reason: reason))
+            return
+        }
+        let stillKept = agent.undelivered.count
+        let sentence =
+            onScreen
+            ? UndeliveredNotice.agentRoom.handedOver(handOver, stillKept: stillKept)
+            : UndeliveredNotice.agentRoom.handedOver(handOver, inLeft: "the Agent room", stillKept: stillKept)
+        if let sentence { deliver(.noticed(sentence)) }
+    }
+
     /// Selects the files at `paths` in the Agent room's draft and waits until each is
     /// uploaded; returns why not when the draft takes no file now (the room still loading, the
-    /// draft full, …) or one failed.
+    /// draft full, …) or one failed, and whether any of them is in the draft.
     private static func attach(_ paths: [String], to draft: AgentAttachmentDraft, in room: AgentRoomModel) async
-        -> String?
+        -> (problem: String, filesInDraft: Bool)?
     {
-        if let refusal = AgentDraftAvailability(room: room, draft: draft).refusal { return refusal }
+        if let refusal = AgentDraftAvailability(room: room, draft: draft).refusal { return (refusal, false) }
         let before = Set(draft.items.map(\.id))
         await draft.select(
             paths.map { path in
@@ -750,7 +792,7 @@ public final class TerminalAppController {
             })
         let added = draft.items.map(\.id).filter { !before.contains($0) }
         if added.count < paths.count {
-            return draft.notes.last ?? "A file could not be attached; nothing was sent."
+            return (draft.notes.last ?? "A file could not be attached; nothing was sent.", !added.isEmpty)
         }
         func settled() -> Bool {
             added.allSatisfy { id in
@@ -759,7 +801,7 @@ public final class TerminalAppController {
             }
         }
         while !settled() {
-            guard !Task.isCancelled else { return "Attaching was cancelled." }
+            guard !Task.isCancelled else { return ("Attaching was cancelled.", true) }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 withObservationTracking {
                     _ = settled()
@@ -770,8 +812,10 @@ public final class TerminalAppController {
         }
         for id in added {
             if let item = draft.item(id), !item.isReady, let number = draft.items.firstIndex(of: item) {
-                return
-                    "\(ComposerAttachments.describe(item)); nothing was sent. /detach \(number + 1) removes it (or x); then send."
+                return (
+                    "\(ComposerAttachments.describe(item)); nothing was sent. /detach \(number + 1) removes it (or x); then send.",
+                    true
+                )
             }
         }
         return nil
@@ -1002,7 +1046,8 @@ public final class TerminalAppController {
                 state.items = AgentTimelineAdapter.items(
                     rows: agent.room.rows, pending: agent.pending, activity: agent.room.activity,
                     roomError: agent.room.roomError, unreadMarker: agent.room.unreadMarkerMessageId,
-                    selectedAttachment: TerminalApp.keptSelection(app.selectedAttachment, among: cards))
+                    selectedAttachment: TerminalApp.keptSelection(app.selectedAttachment, among: cards),
+                    undelivered: agent.undelivered)
                 // Every draft item with its state, numbered as /detach takes them, while any
                 // is not uploaded yet.
                 let items = agent.draft.items
