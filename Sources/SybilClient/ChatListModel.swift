@@ -19,6 +19,12 @@ public final class ChatListModel {
     public private(set) var openConversation: ChatConversationModel?
     /// What went wrong last, as a sentence a person can act on.
     public private(set) var lastError: String?
+    /// The messages of every chat that were not sent and whose text is not in a composer
+    /// (SPEC §2 "nothing lost"), kept for the process: a new chat's move to its conversation
+    /// when it is saved, a deleted conversation's to the new chat.
+    public let undeliveredMessages = ChatUndeliveredMessages()
+    /// Counts the texts kept, to name each.
+    @ObservationIgnored private var unsentCount = 0
 
     @ObservationIgnored private let streaming: any ChatStreaming
     @ObservationIgnored private let store: any ChatHistoryStore
@@ -78,7 +84,37 @@ public final class ChatListModel {
         return conversation
     }
 
-    /// Deletes conversation `id`; when it is open, its reply is stopped and it closes.
+    // MARK: Texts not sent
+
+    /// The messages of `place` not sent and not back in a composer, oldest first.
+    public func undelivered(in place: ChatPlace) -> [ChatUndeliveredMessages.Message] {
+        undeliveredMessages.messages(in: place)
+    }
+
+    /// A text the person sent in `place` that was not sent, for `reason` (a file in it could
+    /// not be attached, a reply was still arriving, it could not be saved), given back to the
+    /// composer the person sees, which holds `visibleDraft` (`nil`: `place` is not on screen):
+    /// restored when that composer can take it (blank, or holding the same text), else kept,
+    /// since a draft is never replaced.
+    public func giveBackUnsent(
+        _ text: String, reason: String, in place: ChatPlace, toComposerHolding visibleDraft: String?
+    ) -> ChatUndeliveredMessages.HandOver {
+        unsentCount += 1
+        let message = ChatUndeliveredMessages.Message(
+            id: "unsent-\(unsentCount)", chat: place, text: text, cause: .notSent, reason: reason)
+        return undeliveredMessages.giveBack(message, toComposerHolding: visibleDraft)
+    }
+
+    /// The person asks for the oldest message kept in `place` back into a composer holding
+    /// `visibleDraft`: it leaves the list when that composer can take it, and stays otherwise.
+    public func takeBackOldest(in place: ChatPlace, toComposerHolding visibleDraft: String)
+        -> ChatUndeliveredMessages.TakeBack
+    {
+        undeliveredMessages.takeBackOldest(in: place, toComposerHolding: visibleDraft)
+    }
+
+    /// Deletes conversation `id`; when it is open, its reply is stopped and it closes. Its
+    /// messages kept undelivered go to the new chat.
     public func delete(_ id: String) async {
         if let openConversation, openConversation.conversationId == id {
             openConversation.stop()
@@ -87,6 +123,7 @@ public final class ChatListModel {
         do {
             try await store.deleteConversation(id: id)
             conversations.removeAll { $0.id == id }
+            undeliveredMessages.move(from: .conversation(id), to: .newChat)
             lastError = nil
         } catch {
             lastError = "The chat could not be deleted (\(error)). Try again."
@@ -107,7 +144,11 @@ public final class ChatListModel {
         let conversation = ChatConversationModel(
             streaming: streaming, store: store, model: model, now: now, ids: ids, warmUp: warmUp,
             conversationId: id, systemPrompt: systemPrompt, streamingFor: streamingFor)
-        conversation.onConversationChange = { [weak self] changed in self?.show(changed) }
+        conversation.onConversationChange = { [weak self] changed in
+            // A new chat saved with its first message: what it kept is now that chat's.
+            if id == nil { self?.undeliveredMessages.move(from: .newChat, to: .conversation(changed.id)) }
+            self?.show(changed)
+        }
         return conversation
     }
 

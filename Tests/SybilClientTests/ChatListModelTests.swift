@@ -114,4 +114,35 @@ struct ChatListModelTests {
         #expect(http.requests.count == 1)
         #expect(http.requests.first?.url.absoluteString == "http://h/api/healthz")
     }
+
+    @Test func aTextKeptInTheNewChatMovesToItsConversationAndADeletedOnesToTheNewChat() async throws {
+        let list = makeList(ScriptedStreaming(deltas: ["Antwort"], ending: nil), warmUp: nil)
+        let chat = await list.newChat()
+        // Not sent while the person had typed a new draft: kept with the new chat.
+        let handOver = list.giveBackUnsent(
+            "Zuerst das.", reason: "Not attached: a.txt.", in: .newChat, toComposerHolding: "Mein Entwurf")
+        #expect(handOver.restored == nil)
+        #expect(list.undelivered(in: .newChat).map(\.text) == ["Zuerst das."])
+        await chat.send("Erste Frage")
+        let id = try #require(chat.conversationId)
+        #expect(list.undelivered(in: .newChat).isEmpty, "saved, the new chat is that conversation")
+        #expect(list.undelivered(in: .conversation(id)).map(\.text) == ["Zuerst das."])
+        await list.delete(id)
+        #expect(list.undelivered(in: .newChat).map(\.text) == ["Zuerst das."], "a deleted chat's text is not lost")
+        #expect(
+            list.takeBackOldest(in: .newChat, toComposerHolding: " ")
+                == .restored(
+                    ChatUndeliveredMessages.Message(
+                        id: "unsent-1", chat: .newChat, text: "Zuerst das.", cause: .notSent,
+                        reason: "Not attached: a.txt.")))
+        #expect(list.undelivered(in: .newChat).isEmpty)
+    }
+
+    @Test func aBlankTextOrOneTheComposerHoldsIsGivenBackNotKept() {
+        let list = makeList(ScriptedStreaming(deltas: [], ending: nil), warmUp: nil)
+        #expect(list.giveBackUnsent(" ", reason: "r", in: .newChat, toComposerHolding: "Entwurf").restored != nil)
+        #expect(list.giveBackUnsent("Gleich", reason: "r", in: .newChat, toComposerHolding: "Gleich").restored != nil)
+        #expect(list.giveBackUnsent("Weg", reason: "r", in: .newChat, toComposerHolding: nil).restored == nil)
+        #expect(list.undelivered(in: .newChat).map(\.text) == ["Weg"], "off screen, it is kept")
+    }
 }

@@ -141,7 +141,11 @@ public struct TerminalApp: Sendable {
     }
 
     /// Gives `text` back to the composer (a send that did not go out) when it holds nothing
-    /// but blanks; a draft is never replaced.
+    /// but blanks; a draft is never replaced. A text that can come back after the person typed
+    /// again (an answer from a server, a file read) is first given to its screen's view model
+    /// (`UndeliveredMessages.giveBack`), which keeps it when the composer cannot take it, so
+    /// only a text the composer takes reaches this; the others are sent back at once, while the
+    /// composer is still empty from the send.
     public mutating func restoreDraft(_ text: String) {
         guard composer.text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) else { return }
         composer = ComposerBuffer(text: text)

@@ -436,7 +436,13 @@ public final class TerminalAppController {
         case .retry:
             retry()
         case .discard:
-            if app.sidebar.current.isSession { takeBackUndelivered() } else { discardRefused() }
+            if app.sidebar.current.isSession {
+                takeBackUndelivered()
+            } else if let place = chatPlaceOnScreen {
+                takeBackUnsent(in: place)
+            } else {
+                discardRefused()
+            }
         case .removeFailedAttachment:
             guard app.sidebar.current == .agent, let draft = services.agent?.draft else { return }
             guard let item = draft.items.last(where: \.needsAttention) else {
@@ -534,8 +540,14 @@ public final class TerminalAppController {
     /// next message.
     private func sendInChat(_ text: String) {
         let (caption, paths) = ComposerAttachments.split(text)
+        // The chat it was written in: a text not sent is kept there, wherever the person went.
+        let writtenIn = chat
+        let destination = app.sidebar.current
         run { [weak self] in
             guard let self else { return }
+            var place: ChatPlace? {
+                writtenIn.map { ChatPlace(conversationId: $0.conversationId) } ?? Self.chatPlace(destination)
+            }
             if !paths.isEmpty {
                 let staged = self.app.chatAttachments.map(\.attachment)
                 let (read, refusals) = await Self.readForStaging(
@@ -545,13 +557,19 @@ public final class TerminalAppController {
                 self.deliver(.chatAttachmentsRead(read, refusals: refusals))
                 if !read.isEmpty { self.saveChatAttachments() }
                 if !refusals.isEmpty || caption.isEmpty {
-                    self.deliver(.notSent(draft: caption, reason: nil))
+                    // The notice names each file refused.
+                    self.giveBackUnsent(caption, reason: refusals.joined(separator: " "), in: place, saysWhy: false)
                     return
                 }
             }
             let message = paths.isEmpty ? text : caption
             guard let chat = self.chat else {
-                self.deliver(.notSent(draft: message, reason: "The chat is still opening; send again."))
+                self.giveBackUnsent(message, reason: "The chat is still opening; send again.", in: place)
+                return
+            }
+            // Left for another chat while the files were read: the message is not sent there.
+            guard writtenIn.map({ $0 === chat }) ?? (self.app.sidebar.current == destination) else {
+                self.giveBackUnsent(message, reason: "The chat was left before it was sent; send it again.", in: place)
                 return
             }
             let sending = self.app.chatAttachments
@@ -559,10 +577,69 @@ public final class TerminalAppController {
                 self.deliver(.chatAttachmentsSent(Set(sending.map(\.id))))
                 if !sending.isEmpty { self.saveChatAttachments() }
             } else {
-                self.deliver(
-                    .notSent(draft: message, reason: chat.lastError ?? "Wait for the reply to finish, then send again.")
-                )
+                self.giveBackUnsent(
+                    message, reason: chat.lastError ?? "Wait for the reply to finish, then send again.", in: place)
             }
+        }
+    }
+
+    /// Where an ordinary chat's messages are kept for `destination` (`nil`: it is no chat).
+    static func chatPlace(_ destination: AppDestination) -> ChatPlace? {
+        switch destination {
+        case .newChat: .newChat
+        case .chat(let id): .conversation(id)
+        case .agent, .session, .webSearch: nil
+        }
+    }
+
+    /// Where the ordinary chat on screen keeps its messages: its conversation once saved (the
+    /// sidebar may still say "New chat" for a moment), else what the sidebar shows; `nil` when
+    /// no chat is on screen.
+    private var chatPlaceOnScreen: ChatPlace? {
+        guard let shown = Self.chatPlace(app.sidebar.current) else { return nil }
+        return chat.map { ChatPlace(conversationId: $0.conversationId) } ?? shown
+    }
+
+    /// A chat's message that was not sent goes back into the composer when that is blank
+    /// (`saysWhy: false`: the notice already says why); when the person typed a draft
+    /// meanwhile or left the chat, the chat list keeps it with that chat, where d takes it
+    /// back.
+    private func giveBackUnsent(_ text: String, reason: String, in place: ChatPlace?, saysWhy: Bool = true) {
+        let chats = services.chats
+        guard let place else {
+            deliver(.notSent(draft: text, reason: saysWhy ? reason : nil))
+            return
+        }
+        let onScreen = chatPlaceOnScreen == place
+        let handOver = chats.giveBackUnsent(
+            text, reason: reason, in: place, toComposerHolding: onScreen ? app.composer.text : nil)
+        if handOver.restored != nil {
+            deliver(.notSent(draft: text, reason: saysWhy ? reason : nil))
+            return
+        }
+        let stillKept = chats.undelivered(in: place).count
+        let title =
+            switch place {
+            case .newChat: "the new chat"
+            case .conversation(let id): chats.conversations.first { $0.id == id }?.title ?? "another chat"
+            }
+        let sentence =
+            onScreen
+            ? UndeliveredNotice.chat.handedOver(handOver, stillKept: stillKept)
+            : UndeliveredNotice.chat.handedOver(handOver, inLeft: title, stillKept: stillKept)
+        if let sentence { deliver(.noticed(sentence)) }
+    }
+
+    /// d in an ordinary chat's timeline: the oldest message kept there goes back into the
+    /// composer when the composer can take it (never over a draft).
+    private func takeBackUnsent(in place: ChatPlace) {
+        let chats = services.chats
+        let outcome = chats.takeBackOldest(in: place, toComposerHolding: app.composer.text)
+        let sentence = UndeliveredNotice.chat.takenBack(outcome, stillKept: chats.undelivered(in: place).count)
+        if case .restored(let message) = outcome {
+            deliver(.notSent(draft: message.text, reason: sentence))
+        } else {
+            deliver(.noticed(sentence))
         }
     }
 
@@ -1029,15 +1106,17 @@ public final class TerminalAppController {
             // Its items came with ``AppMessage/webSearchOpened``; nothing runs here.
             state.screenStatus = "A saved web search: the query, the answer and its sources"
         case .newChat, .chat:
+            let kept = chatPlaceOnScreen.map { services.chats.undelivered(in: $0) } ?? []
             if let chat {
                 state.items =
                     chatItems.items(chat.messages, lastError: chat.lastError)
                     + ChatTimelineAdapter.toolCallItems(chat.replyToolCalls)
+                    + UndeliveredRows.items(kept, wording: .chat)
                 state.isReplyRunning = chat.isTyping
                 state.screenStatus =
                     chat.isTyping ? "Sybil is typing… Ctrl+C stops" : chat.isLoading ? "Loading the chat…" : nil
             } else {
-                state.items = []
+                state.items = UndeliveredRows.items(kept, wording: .chat)
             }
         case .agent:
             if let agent = services.agent {

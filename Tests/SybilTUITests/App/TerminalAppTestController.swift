@@ -1,5 +1,6 @@
 import SybilClient
 import SybilCore
+import SybilNet
 import SybilStore
 import SybilTesting
 
@@ -8,14 +9,15 @@ import SybilTesting
 extension TerminalAppController {
     /// A started controller over an empty chat list (no streaming, no warm-up), with `agent`
     /// and `workspaces` as a test gives them: the set-up the terminal app's Agent room and
-    /// workspace tests share.
+    /// workspace tests share; the chats' replies come from `streaming` (by default none).
     static func startedForTest(
         agent: AgentRoomComposer? = nil, workspaces: TerminalAppServices.Workspaces? = nil,
+        streaming: any ChatStreaming = TerminalAppForegroundTests.NoStreaming(),
         size: TerminalSize = TerminalSize(columns: 80, rows: 24)
     ) async -> TerminalAppController {
         let store = InMemoryChatHistory()
         let chats = ChatListModel(
-            streaming: TerminalAppForegroundTests.NoStreaming(), store: store, model: "m", now: { 1_000 },
+            streaming: streaming, store: store, model: "m", now: { 1_000 },
             ids: SequentialIDGenerator(prefix: "id"), warmUp: nil)
         let services = TerminalAppServices(
             chats: chats, search: ChatSearchModel(store: store, clock: AnyClock(ContinuousClock())), agent: agent,
