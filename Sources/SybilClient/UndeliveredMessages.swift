@@ -16,7 +16,9 @@ import SybilWire
 /// (``AgentUndeliveredMessages``), an ordinary chat (``ChatUndeliveredMessages``). One list
 /// serves every composer of its kind (the app's, across openings of a chat): a message given
 /// back after its chat was left is there when the chat is opened again. It lives as long as
-/// the process, as a draft does.
+/// the process, as a draft does; with a ``UndeliveredMessagesPersistence`` it is also kept
+/// between launches: every change is written (and flushed) before the list changes in memory,
+/// so a message shown as kept survives a crash, and the list is read back when it is made.
 @MainActor
 @Observable
 public final class UndeliveredMessages<Chat: Hashable & Sendable> {
@@ -91,46 +93,107 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
 
     /// The most messages kept for one chat: each is one the person wrote and did not take
     /// back; past it the oldest leaves (as ``WorkspaceOutboxSender/maximumUndeliveredKept``).
-    public static var maximumKeptPerChat: Int { WorkspaceOutboxSender.maximumUndeliveredKept }
+    public nonisolated static var maximumKeptPerChat: Int { WorkspaceOutboxSender.maximumUndeliveredKept }
 
     /// Every message kept, oldest first.
     public private(set) var messages: [Message] = []
+    /// Why the list could not be read back at launch, if it could not.
+    public private(set) var loadProblem: String?
+    /// Why the last change could not be saved (the list holds it in memory all the same);
+    /// `nil` once a change is saved.
+    public private(set) var saveProblem: String?
+    /// Where the list is kept between launches (none: in memory only).
+    @ObservationIgnored public let persistence: UndeliveredMessagesPersistence<Chat>?
+    /// Counts the ids made for messages that never reached an outbox.
+    @ObservationIgnored private var madeIds = 0
 
-    /// An empty list.
-    public init() {}
+    /// An empty list, in memory only.
+    public init() {
+        persistence = nil
+    }
+
+    /// The list kept by `persistence`, read back from it.
+    public init(persistence: UndeliveredMessagesPersistence<Chat>) {
+        self.persistence = persistence
+        let loaded = persistence.load()
+        messages = loaded.messages
+        loadProblem = loaded.problem
+    }
+
+    /// An id for a message that never reached an outbox: `prefix-n`, kept by no message of
+    /// the list (a list read back at launch holds ids an earlier run made).
+    public func makeId(prefix: String) -> String {
+        while true {
+            madeIds += 1
+            let id = "\(prefix)-\(madeIds)"
+            if !messages.contains(where: { $0.id == id }) { return id }
+        }
+    }
+
+    /// `messages` with at most ``maximumKeptPerChat`` per chat: the oldest past it leave.
+    nonisolated static func bounded(_ messages: [Message]) -> [Message] {
+        var counts: [Chat: Int] = [:]
+        for message in messages { counts[message.chat, default: 0] += 1 }
+        var drop = counts.mapValues { max(0, $0 - maximumKeptPerChat) }
+        return messages.filter { message in
+            guard let left = drop[message.chat], left > 0 else { return true }
+            drop[message.chat] = left - 1
+            return false
+        }
+    }
+
+    /// Saves `new` as the list, then makes it the list in memory; the list changes even when
+    /// the save failed (``saveProblem`` says why), since dropping a text is worse. Returns
+    /// whether it was saved.
+    @discardableResult
+    private func replace(with new: [Message]) -> Bool {
+        var saved = true
+        if let persistence {
+            do {
+                try persistence.save(new)
+                saveProblem = nil
+            } catch {
+                saveProblem = "The messages kept undelivered could not be saved: \(error)"
+                saved = false
+            }
+        }
+        messages = new
+        return saved
+    }
 
     /// The messages kept for `chat`, oldest first.
     public func messages(in chat: Chat) -> [Message] {
         messages.filter { $0.chat == chat }
     }
 
-    /// Keeps `message` (once: a message with the same id already kept stays as it is).
-    public func keep(_ message: Message) {
-        guard !messages.contains(where: { $0.id == message.id && $0.chat == message.chat }) else { return }
-        messages.append(message)
-        if messages.count(where: { $0.chat == message.chat }) > Self.maximumKeptPerChat,
-            let oldest = messages.firstIndex(where: { $0.chat == message.chat })
-        {
-            messages.remove(at: oldest)
+    /// Keeps `message` (once: a message with the same id already kept stays as it is), saved
+    /// before the list changes. Returns whether the list is saved with it (`false` only when
+    /// the save failed: it is kept in memory all the same).
+    @discardableResult
+    public func keep(_ message: Message) -> Bool {
+        guard !messages.contains(where: { $0.id == message.id && $0.chat == message.chat }) else {
+            return saveProblem == nil
         }
+        return replace(with: Self.bounded(messages + [message]))
     }
 
-    /// Takes the message `id` of `chat` out of the list (the person has it back); `nil` when
-    /// it is not kept.
+    /// Takes the message `id` of `chat` out of the list (the person has it back), saved before
+    /// the list changes; `nil` when it is not kept.
+    @discardableResult
     public func take(_ id: String, in chat: Chat) -> Message? {
         guard let index = messages.firstIndex(where: { $0.id == id && $0.chat == chat }) else { return nil }
-        return messages.remove(at: index)
+        var new = messages
+        let message = new.remove(at: index)
+        replace(with: new)
+        return message
     }
 
     /// Moves every message kept for `old` to `new` (a new chat that was saved under its id).
     public func move(from old: Chat, to new: Chat) {
-        guard old != new else { return }
-        for index in messages.indices where messages[index].chat == old { messages[index].chat = new }
-        while messages.count(where: { $0.chat == new }) > Self.maximumKeptPerChat,
-            let oldest = messages.firstIndex(where: { $0.chat == new })
-        {
-            messages.remove(at: oldest)
-        }
+        guard old != new, messages.contains(where: { $0.chat == old }) else { return }
+        var moved = messages
+        for index in moved.indices where moved[index].chat == old { moved[index].chat = new }
+        replace(with: Self.bounded(moved))
     }
 
     /// Whether a composer holding `draft` can take `text` back: it is blank (nothing the

@@ -1,3 +1,5 @@
+import SybilCore
+import SybilStore
 import SybilTimeline
 import SybilWire
 
@@ -14,5 +16,19 @@ extension UndeliveredMessages.Message where Chat == WorkspaceChatKey {
             id: entry.operationId, chat: entry.chat, text: entry.mutation.text, mode: entry.mode,
             attachmentCount: entry.mutation.attachments.count + entry.stagedAttachments.count, cause: cause,
             reason: reason)
+    }
+}
+
+extension UndeliveredMessagesPersistence where Chat == WorkspaceChatKey {
+    /// The workspace sessions' kept texts in `store` under `key`, each chat as its desktop,
+    /// project and session ids.
+    public static func workspaces(in store: any KeyValueStore, key: String = "workspace-undelivered") -> Self {
+        UndeliveredMessagesPersistence(
+            store: store, key: key, encodeChat: { .object(JSONObject($0.paramsMembers)) },
+            decodeChat: { (value, path) throws(JSONError) -> WorkspaceChatKey in
+                let reader = try JSONObjectReader(value, at: path)
+                try reader.requireExactKeys(["desktopId", "projectId", "sessionId"])
+                return try WorkspaceChatKey.decode(params: reader)
+            })
     }
 }

@@ -1,0 +1,117 @@
+import SybilClient
+import SybilCore
+import SybilStore
+import SybilWire
+import Testing
+
+/// SPEC §2 "nothing lost": a list of messages kept undelivered, written before it changes and
+/// read back by the next process (a dropped list is a crashed one), bounded as in memory.
+@MainActor
+@Suite("Undelivered messages kept between launches", .timeLimit(.minutes(1)))
+struct UndeliveredMessagesPersistenceTests {
+    typealias Messages = WorkspaceUndeliveredMessages
+    static let chat = WorkspaceChatKey(desktopId: "d1", projectId: "p1", sessionId: "s1")
+    static let other = WorkspaceChatKey(desktopId: "d1", projectId: "p1", sessionId: "s2")
+
+    static func message(_ number: Int, in chat: WorkspaceChatKey = chat) -> Messages.Message {
+        Messages.Message(
+            id: "op-\(number)", chat: chat, text: "Text \(number)", mode: .steer(activeRunId: "run-1"),
+            attachmentCount: 2, cause: .rejected, reason: "Der Desktop lehnte ab.")
+    }
+
+    @Test func aKeptMessageIsOnDiskBeforeTheListShowsIt() {
+        let store = InMemoryKeyValueStore()
+        var list: Messages? = Messages(persistence: .workspaces(in: store))
+        #expect(list?.keep(Self.message(1)) == true)
+        list = nil  // the process dies here
+
+        let restored = Messages(persistence: .workspaces(in: store))
+        #expect(restored.messages == [Self.message(1)], "every field comes back")
+        #expect(restored.loadProblem == nil)
+    }
+
+    @Test func aTakenMessageLeavesTheDiskAndAMoveIsSaved() throws {
+        let store = InMemoryKeyValueStore()
+        let list = Messages(persistence: .workspaces(in: store))
+        list.keep(Self.message(1))
+        list.keep(Self.message(2))
+        #expect(list.take("op-1", in: Self.chat) == Self.message(1))
+        list.move(from: Self.chat, to: Self.other)
+
+        let restored = Messages(persistence: .workspaces(in: store))
+        #expect(restored.messages.map(\.id) == ["op-2"])
+        #expect(restored.messages(in: Self.other).map(\.id) == ["op-2"])
+        #expect(restored.take("op-2", in: Self.other) != nil)
+        #expect(try store.data(forKey: "workspace-undelivered") == nil, "an empty list leaves no document")
+    }
+
+    @Test func theBoundOfAChatHoldsOnDiskAtItsEdge() {
+        let store = InMemoryKeyValueStore()
+        let limit = Messages.maximumKeptPerChat
+        #expect(limit == 256)
+        let list = Messages(persistence: .workspaces(in: store))
+        for number in 1...limit { list.keep(Self.message(number)) }
+        list.keep(Self.message(1, in: Self.other))
+        var restored = Messages(persistence: .workspaces(in: store))
+        #expect(restored.messages(in: Self.chat).count == limit, "at the bound, none leaves")
+        #expect(restored.messages(in: Self.chat).first?.id == "op-1")
+
+        list.keep(Self.message(limit + 1))
+        restored = Messages(persistence: .workspaces(in: store))
+        #expect(restored.messages(in: Self.chat).count == limit, "past it, the oldest leaves")
+        #expect(restored.messages(in: Self.chat).first?.id == "op-2")
+        #expect(restored.messages(in: Self.chat).last?.id == "op-\(limit + 1)")
+        #expect(restored.messages(in: Self.other).count == 1, "another chat's messages stay")
+    }
+
+    @Test func aDocumentPastTheBoundIsReadBounded() throws {
+        let store = InMemoryKeyValueStore()
+        let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: store)
+        let limit = Messages.maximumKeptPerChat
+        // Written by another process as its list grew, one message past the bound.
+        let writer = Messages(persistence: persistence)
+        for number in 1...limit { writer.keep(Self.message(number)) }
+        let bytes = try #require(try store.data(forKey: persistence.key))
+        var text = String(decoding: bytes, as: UTF8.self)
+        let extra = String(decoding: JSONWriter().bytes(from: .string("Text \(limit + 1)")), as: UTF8.self)
+        text = text.replacingOccurrences(
+            of: "]}",
+            with: #",{"id":"op-x","chat":{"desktopId":"d1","projectId":"p1","sessionId":"s1"},"text":"#
+                + extra + #","mode":"send","attachments":0,"cause":"discarded","reason":"r"}]}"#)
+        try store.set(Array(text.utf8), forKey: persistence.key)
+
+        let restored = Messages(persistence: persistence)
+        #expect(restored.loadProblem == nil)
+        #expect(restored.messages.count == limit)
+        #expect(restored.messages.first?.id == "op-2")
+        #expect(restored.messages.last?.text == "Text \(limit + 1)")
+    }
+
+    @Test func anUnreadableDocumentIsKeptAsideNotOverwritten() throws {
+        let store = InMemoryKeyValueStore()
+        let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: store)
+        let broken = Array(#"{"version":1,"messages":[{"id":"op-1","text":"Mein Text"#.utf8)
+        try store.set(broken, forKey: persistence.key)
+
+        let list = Messages(persistence: persistence)
+        #expect(list.messages.isEmpty)
+        #expect(list.loadProblem?.contains("kept aside") == true)
+        #expect(try store.data(forKey: persistence.key + ".unreadable") == broken, "the text stays on disk")
+        list.keep(Self.message(1))
+        #expect(try store.data(forKey: persistence.key + ".unreadable") == broken)
+    }
+
+    @Test func aFailedSaveKeepsTheTextInMemoryAndSaysSo() {
+        let list = Messages(persistence: .workspaces(in: FailingStore()))
+        #expect(list.keep(Self.message(1)) == false)
+        #expect(list.messages == [Self.message(1)], "dropping it would lose it")
+        #expect(list.saveProblem?.contains("could not be saved") == true)
+    }
+
+    private struct FailingStore: KeyValueStore {
+        struct Full: Error {}
+        func data(forKey key: String) throws -> [UInt8]? { nil }
+        func set(_ data: [UInt8], forKey key: String) throws { throw Full() }
+        func removeValue(forKey key: String) throws { throw Full() }
+    }
+}
