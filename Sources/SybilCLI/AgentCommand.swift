@@ -107,7 +107,13 @@ enum AgentCommand {
         let sender = AgentOutboxSender(outbox: outbox, api: api, removesConfirmed: true)
         let draft = AgentAttachmentDraft(
             api: api, storage: AgentAttachmentFileStore(directory: directory, baseURL: scope), ids: ids)
-        let composer = AgentRoomComposer(room: room, outbox: outbox, sender: sender, draft: draft)
+        // Texts not delivered and not in the composer are kept beside the outbox (SPEC §2).
+        let undelivered =
+            (try? FileKeyValueStore(directory: directory)).map {
+                AgentUndeliveredMessages(persistence: .agentRoom(outbox.scope, in: $0))
+            } ?? AgentUndeliveredMessages()
+        let composer = AgentRoomComposer(
+            room: room, outbox: outbox, sender: sender, draft: draft, undelivered: undelivered)
         return .success(Session(composer: composer, api: api, scratch: scratch))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import SybilCore
+import SybilStore
 import SybilWire
 
 /// The Agent room as one screen uses it: the room (history, stream, unread, activity), the
@@ -38,11 +39,9 @@ public final class AgentRoomComposer {
     public private(set) var notice: String?
     /// Whether ``start()`` ran and ``stop()`` did not.
     public private(set) var isStarted = false
-    /// The room's messages not delivered whose text is not in a composer (it lives as long as
-    /// the composer: the process, in the apps).
-    public let undeliveredMessages = AgentUndeliveredMessages()
-    /// Counts the texts kept that never reached the outbox, to name each.
-    @ObservationIgnored private var unsentCount = 0
+    /// The room's messages not delivered whose text is not in a composer (kept between
+    /// launches when it was made with a ``UndeliveredMessagesPersistence``).
+    public let undeliveredMessages: AgentUndeliveredMessages
     /// The availability last given to the draft: a draft that turned it off by itself met a 503.
     @ObservationIgnored private var syncedAvailability: Bool?
     /// Counts starts, so work a previous start began ends with it.
@@ -58,12 +57,22 @@ public final class AgentRoomComposer {
     @ObservationIgnored private var restoring: Task<Void, Never>?
 
     /// Joins the parts; call ``start()``. The sender should remove confirmed entries
-    /// (`removesConfirmed: true`), since the room's history shows them.
-    public init(room: AgentRoomModel, outbox: AgentOutbox, sender: AgentOutboxSender, draft: AgentAttachmentDraft) {
+    /// (`removesConfirmed: true`), since the room's history shows them. `undelivered` keeps the
+    /// texts not delivered (an app keeps them between launches, SPEC §2).
+    public init(
+        room: AgentRoomModel, outbox: AgentOutbox, sender: AgentOutboxSender, draft: AgentAttachmentDraft,
+        undelivered: AgentUndeliveredMessages = AgentUndeliveredMessages()
+    ) {
         self.room = room
         self.outbox = outbox
         self.sender = sender
         self.draft = draft
+        self.undeliveredMessages = undelivered
+        // A text kept by a discard the process did not finish is still in the outbox, which
+        // shows it: one copy, not two.
+        for message in undelivered.messages(in: outbox.scope) where outbox.entry(message.id) != nil {
+            undelivered.take(message.id, in: outbox.scope)
+        }
     }
 
     /// Messages still in the outbox, in order: queued, sending, waiting for their echo, or
@@ -207,14 +216,41 @@ public final class AgentRoomComposer {
         undeliveredMessages.messages(in: outbox.scope)
     }
 
-    /// Discard, for a front end whose person sees a composer: the failed message leaves the
-    /// outbox (``discard(_:)``), then its text goes back into the composer the person sees, as
-    /// `visibleDraft` reads it once the discard is saved (`nil`: no composer of the room is on
-    /// screen), when that composer can take it, else it is kept in ``undelivered``. A message
-    /// with no text (attachments only) has nothing to keep: it counts as given back.
+    /// Discard, for a front end whose person sees a composer: the failed message's text is
+    /// kept in ``undelivered`` (saved there first, so the outbox never drops its one saved
+    /// copy), then the message leaves the outbox (``discard(_:)``), then its text goes back into
+    /// the composer the person sees, as `visibleDraft` reads it once the discard is saved
+    /// (`nil`: no composer of the room is on screen), when that composer can take it (and
+    /// leaves ``undelivered``), else it stays kept. A message with no text (attachments only)
+    /// has nothing to keep: it counts as given back. When the text cannot be saved, or the
+    /// discard fails, the message stays in the outbox and this throws.
     public func discard(_ requestId: String, givingTextBackTo visibleDraft: () -> String?)
         async throws(AgentOutboxError) -> AgentUndeliveredMessages.HandOver
     {
+        let keeps = outbox.entry(requestId).map { !$0.text.allSatisfy(\.isWhitespace) } ?? false
+        if keeps, let entry = outbox.entry(requestId) {
+            let message = AgentUndeliveredMessages.Message(entry: entry, in: outbox.scope, cause: .rejected)
+            let wasKept = undeliveredMessages.messages(in: outbox.scope).contains { $0.id == message.id }
+            guard undeliveredMessages.keep(message) else {
+                if !wasKept { undeliveredMessages.take(message.id, in: outbox.scope) }
+                let reason = undeliveredMessages.saveProblem ?? "The text could not be saved."
+                throw .storage(StorageError(operation: "keep", path: "the messages kept undelivered", reason: reason))
+            }
+            let entry: AgentOutboxEntry
+            do {
+                entry = try await discard(requestId)
+            } catch {
+                // Still in the outbox: its one copy is there again.
+                if !wasKept { undeliveredMessages.take(message.id, in: outbox.scope) }
+                throw error
+            }
+            let kept = AgentUndeliveredMessages.Message(entry: entry, in: outbox.scope, cause: .rejected)
+            if let draft = visibleDraft(), AgentUndeliveredMessages.composer(holding: draft, takes: kept.text) {
+                return AgentUndeliveredMessages.HandOver(
+                    restored: undeliveredMessages.take(kept.id, in: outbox.scope) ?? kept, kept: [])
+            }
+            return AgentUndeliveredMessages.HandOver(restored: nil, kept: [kept])
+        }
         let entry = try await discard(requestId)
         let message = AgentUndeliveredMessages.Message(entry: entry, in: outbox.scope, cause: .rejected)
         return undeliveredMessages.giveBack(message, toComposerHolding: visibleDraft())
@@ -227,9 +263,9 @@ public final class AgentRoomComposer {
     public func giveBackUnsent(_ text: String, reason: String, toComposerHolding visibleDraft: String?)
         -> AgentUndeliveredMessages.HandOver
     {
-        unsentCount += 1
         let message = AgentUndeliveredMessages.Message(
-            id: "unsent-\(unsentCount)", chat: outbox.scope, text: text, cause: .notSent, reason: reason)
+            id: undeliveredMessages.makeId(prefix: "unsent"), chat: outbox.scope, text: text, cause: .notSent,
+            reason: reason)
         return undeliveredMessages.giveBack(message, toComposerHolding: visibleDraft)
     }
 

@@ -1,3 +1,5 @@
+import SybilCore
+import SybilStore
 import SybilWire
 
 /// The Agent room messages a person wrote that were not delivered (refused for good and
@@ -17,5 +19,22 @@ extension UndeliveredMessages.Message where Chat == AgentOutboxScope {
         self.init(
             id: entry.requestId, chat: scope, text: entry.text, attachmentCount: entry.attachments.count, cause: cause,
             reason: reason)
+    }
+}
+
+extension UndeliveredMessagesPersistence where Chat == AgentOutboxScope {
+    /// The Agent room's kept texts in `store`, one document per room, beside its outbox's
+    /// name (`agent-undelivered-<hash of the base URL>`).
+    public static func agentRoom(_ scope: AgentOutboxScope, in store: any KeyValueStore) -> Self {
+        UndeliveredMessagesPersistence(
+            store: store, key: "agent-undelivered-" + Hex.padded(FNV1a64.hash(utf8: scope.baseURL)),
+            encodeChat: { .string($0.baseURL) },
+            decodeChat: { (value, path) throws(JSONError) -> AgentOutboxScope in
+                // Only this room's messages are in its document.
+                guard case .string(let text) = value, text == scope.baseURL else {
+                    throw .contract(path, "must be this room's base URL")
+                }
+                return scope
+            })
     }
 }

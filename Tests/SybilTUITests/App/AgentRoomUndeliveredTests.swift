@@ -1,6 +1,7 @@
 import Foundation
 import SybilClient
 import SybilCore
+import SybilStore
 import SybilTesting
 import SybilWire
 import Testing
@@ -41,12 +42,18 @@ struct AgentRoomUndeliveredTests {
     }
 
     /// The app in the Agent room, its composer focused; with `refused`, the outbox holds that
-    /// message, refused for good by an earlier run.
-    private func openRoom(refused: String? = nil, in directory: URL) async throws -> TerminalAppController {
+    /// message, refused for good by an earlier run. With `crash`, its writes (the outbox's and
+    /// the kept texts') stop when that process dies; with `kept`, the texts not delivered are
+    /// kept there between launches, as the app keeps them.
+    private func openRoom(
+        refused: String? = nil, in directory: URL, kept: (any KeyValueStore)? = nil,
+        crash: KeptTextCrashSwitch = KeptTextCrashSwitch()
+    ) async throws -> TerminalAppController {
         let base = URL(string: "http://127.0.0.1:9/api")!
         let api = RefusingRoom()
         let ids = SequentialIDGenerator(prefix: "id")
-        let outbox = try await AgentOutbox.open(directory: directory.path, baseURL: base, ids: ids, now: { 1_000 })
+        let outbox = try await AgentOutbox.open(
+            directory: directory.path, baseURL: base, ids: ids, now: { 1_000 }, checkpoint: crash.checkpoint)
         if let refused {
             let entry = try await outbox.enqueue(text: refused)
             _ = try await outbox.beginSending(entry.requestId)
@@ -57,7 +64,10 @@ struct AgentRoomUndeliveredTests {
             room: AgentRoomModel(api: api, stream: api, timeZone: TimeZone(secondsFromGMT: 0)!),
             outbox: outbox, sender: AgentOutboxSender(outbox: outbox, api: api, removesConfirmed: true),
             draft: AgentAttachmentDraft(
-                api: api, storage: AgentAttachmentFileStore(directory: directory.path, baseURL: base), ids: ids))
+                api: api, storage: AgentAttachmentFileStore(directory: directory.path, baseURL: base), ids: ids),
+            undelivered: kept.map {
+                AgentUndeliveredMessages(persistence: .agentRoom(outbox.scope, in: crash.store(over: $0)))
+            } ?? AgentUndeliveredMessages())
         let controller = await TerminalAppController.startedForTest(agent: composer)
         if controller.app.focus != .sidebar { press(controller, .escape) }
         press(controller, .home)
@@ -154,5 +164,81 @@ struct AgentRoomUndeliveredTests {
         #expect(controller.app.composer.text == text)
         #expect(failedRows(controller, text).isEmpty)
         await controller.close()
+    }
+
+    // MARK: Kept between launches (SPEC §2: what a person wrote survives a crash at any point)
+
+    /// A kept-texts store in `directory`, as the app's (a file per key, replaced atomically).
+    private func keptStore(in directory: URL) throws -> FileKeyValueStore {
+        try FileKeyValueStore(directory: directory.appendingPathComponent("kept").path)
+    }
+
+    @Test func aTextKeptByDSurvivesACrashAndDTakesItBackForGood() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try keptStore(in: directory)
+        let crash = KeptTextCrashSwitch()
+        let first = try await openRoom(refused: Self.refusedText, in: directory, kept: store, crash: crash)
+        first.handle(.paste("Mein neuer Entwurf."), now: .zero)
+        toTimeline(first)
+        press(first, .character("d"))
+        await first.settle()
+        #expect(failedRows(first, Self.refusedText).count == 1, "kept as a failed row")
+        // The process dies right after d: nothing more is written.
+        crash.die()
+        await first.close()
+
+        let second = try await openRoom(in: directory, kept: store)
+        #expect(failedRows(second, Self.refusedText).count == 1, "restored: \(second.app.items.map(\.body))")
+        #expect(second.services.agent?.pending.isEmpty == true, "it left the outbox")
+        clearComposer(second)
+        press(second, .character("d"))
+        await second.settle()
+        #expect(second.app.composer.text == Self.refusedText)
+        #expect(failedRows(second, Self.refusedText).isEmpty)
+        await second.close()
+
+        let third = try await openRoom(in: directory, kept: store)
+        #expect(failedRows(third, Self.refusedText).isEmpty, "taken back, it is gone for good")
+        await third.close()
+    }
+
+    @Test func aCrashAtTheFirstWriteOfDLosesNoText() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try keptStore(in: directory)
+        let crash = KeptTextCrashSwitch()
+        let first = try await openRoom(refused: Self.refusedText, in: directory, kept: store, crash: crash)
+        first.handle(.paste("Mein neuer Entwurf."), now: .zero)
+        toTimeline(first)
+        // The process dies once d wrote its first step, whichever store that is.
+        crash.arm()
+        press(first, .character("d"))
+        await first.settle()
+        #expect(crash.isDead)
+        await first.close()
+
+        let second = try await openRoom(in: directory, kept: store)
+        let rows = failedRows(second, Self.refusedText)
+        #expect(rows.count == 1, "the text is there once: \(second.app.items.map(\.body))")
+        await second.close()
+    }
+
+    @Test func aTextNeverQueuedSurvivesARestart() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try keptStore(in: directory)
+        let first = try await openRoom(in: directory, kept: store)
+        let text = "Siehe den Anhang.\n/attach /tmp/sybil-nicht-da.txt"
+        first.handle(.paste(text), now: .zero)
+        press(first, .enter)
+        first.handle(.paste("Noch etwas."), now: .zero)
+        await first.settle()
+        #expect(failedRows(first, text).count == 1)
+        await first.close()
+
+        let second = try await openRoom(in: directory, kept: store)
+        #expect(failedRows(second, text).count == 1, "restored: \(second.app.items.map(\.body))")
+        await second.close()
     }
 }
