@@ -117,7 +117,7 @@ enum TerminalAppCommand {
         let chats = ChatListModel(
             streaming: stack.streaming(model: model), store: store, model: model,
             now: ChatClientStack.now, ids: ChatClientStack.ids, warmUp: stack.warmUp,
-            streamingFor: { stack.streaming(model: $0) })
+            streamingFor: { stack.streaming(model: $0) }, undelivered: chatUndelivered(request, io: io))
         let search = ChatSearchModel(store: store, clock: clock)
         var agentSession: AgentCommand.Session?
         if capabilities?.offers(.agentRoom) ?? true,
@@ -210,6 +210,18 @@ enum TerminalAppCommand {
         let directory = XDGDirectories(environment: io.environment).sybilData + "/client/chat"
         return ChatAttachmentDraftStore(
             storage: AgentAttachmentFileStore(directory: directory, baseURL: scope, folder: "chat-attachments"))
+    }
+
+    /// The ordinary chats' texts kept undelivered: beside the chats' staged files, one list for
+    /// the chat history (which is not per server), kept between launches (SPEC §2); in memory
+    /// with `--in-memory`, or when the folder cannot be made.
+    @MainActor
+    static func chatUndelivered(_ request: Request, io: CommandIO) -> ChatUndeliveredMessages {
+        guard !request.common.inMemory,
+            let store = try? FileKeyValueStore(
+                directory: XDGDirectories(environment: io.environment).sybilData + "/client/chat")
+        else { return ChatUndeliveredMessages() }
+        return ChatUndeliveredMessages(persistence: .chats(in: store))
     }
 
     /// The header: the demo's own sentence for the embedded server, else the profile (or the

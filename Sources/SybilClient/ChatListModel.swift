@@ -20,11 +20,10 @@ public final class ChatListModel {
     /// What went wrong last, as a sentence a person can act on.
     public private(set) var lastError: String?
     /// The messages of every chat that were not sent and whose text is not in a composer
-    /// (SPEC §2 "nothing lost"), kept for the process: a new chat's move to its conversation
-    /// when it is saved, a deleted conversation's to the new chat.
-    public let undeliveredMessages = ChatUndeliveredMessages()
-    /// Counts the texts kept, to name each.
-    @ObservationIgnored private var unsentCount = 0
+    /// (SPEC §2 "nothing lost"), kept between launches when it was made with a
+    /// ``UndeliveredMessagesPersistence``: a new chat's move to its conversation when it is
+    /// saved, a deleted conversation's to the new chat.
+    public let undeliveredMessages: ChatUndeliveredMessages
 
     @ObservationIgnored private let streaming: any ChatStreaming
     @ObservationIgnored private let store: any ChatHistoryStore
@@ -38,12 +37,15 @@ public final class ChatListModel {
     /// A list over `store`; the conversations it opens stream through `streaming` with `model`
     /// (and `systemPrompt` before their messages, when given). With `streamingFor`, each
     /// conversation streams through the stream it makes for the conversation's own model (a
-    /// saved one's, or one chosen for it), new ones starting with `model`.
+    /// saved one's, or one chosen for it), new ones starting with `model`. `undelivered` keeps
+    /// the texts not sent (an app keeps them between launches, SPEC §2).
     public init(
         streaming: any ChatStreaming, store: any ChatHistoryStore, model: String,
         now: @escaping @Sendable () -> Int64, ids: any IDGenerator, warmUp: (any ChatWarmUp)?,
-        systemPrompt: String? = nil, streamingFor: (@MainActor (String) -> any ChatStreaming)? = nil
+        systemPrompt: String? = nil, streamingFor: (@MainActor (String) -> any ChatStreaming)? = nil,
+        undelivered: ChatUndeliveredMessages = ChatUndeliveredMessages()
     ) {
+        self.undeliveredMessages = undelivered
         self.systemPrompt = systemPrompt
         self.streamingFor = streamingFor
         self.streaming = streaming
@@ -99,9 +101,8 @@ public final class ChatListModel {
     public func giveBackUnsent(
         _ text: String, reason: String, in place: ChatPlace, toComposerHolding visibleDraft: String?
     ) -> ChatUndeliveredMessages.HandOver {
-        unsentCount += 1
         let message = ChatUndeliveredMessages.Message(
-            id: "unsent-\(unsentCount)", chat: place, text: text, cause: .notSent, reason: reason)
+            id: undeliveredMessages.makeId(prefix: "unsent"), chat: place, text: text, cause: .notSent, reason: reason)
         return undeliveredMessages.giveBack(message, toComposerHolding: visibleDraft)
     }
 

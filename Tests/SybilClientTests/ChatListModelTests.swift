@@ -13,10 +13,13 @@ struct ChatListModelTests {
     let history = RecordingChatHistory()
     let time = TestTime()
 
-    func makeList(_ streaming: any ChatStreaming, warmUp: (any ChatWarmUp)?) -> ChatListModel {
+    func makeList(
+        _ streaming: any ChatStreaming, warmUp: (any ChatWarmUp)?, kept: (any KeyValueStore)? = nil
+    ) -> ChatListModel {
         ChatListModel(
             streaming: streaming, store: history, model: "m1", now: time.now,
-            ids: SequentialIDGenerator(prefix: "id"), warmUp: warmUp)
+            ids: SequentialIDGenerator(prefix: "id"), warmUp: warmUp,
+            undelivered: kept.map { ChatUndeliveredMessages(persistence: .chats(in: $0)) } ?? ChatUndeliveredMessages())
     }
 
     @Test func aNewChatAppearsInTheListOnceItsFirstMessageIsSaved() async throws {
@@ -144,5 +147,33 @@ struct ChatListModelTests {
         #expect(list.giveBackUnsent("Gleich", reason: "r", in: .newChat, toComposerHolding: "Gleich").restored != nil)
         #expect(list.giveBackUnsent("Weg", reason: "r", in: .newChat, toComposerHolding: nil).restored == nil)
         #expect(list.undelivered(in: .newChat).map(\.text) == ["Weg"], "off screen, it is kept")
+    }
+
+    /// SPEC §2: a text kept because a draft was in the way is saved before it shows; a new
+    /// process (the old one dropped, as a crash leaves it) restores it, names a new one apart
+    /// from it, and one taken back stays gone.
+    @Test func keptTextsSurviveARestartAndOneTakenBackStaysGone() async throws {
+        let kept = InMemoryKeyValueStore()
+        var list: ChatListModel? = makeList(ScriptedStreaming(deltas: [], ending: nil), warmUp: nil, kept: kept)
+        _ = list?.giveBackUnsent("Zuerst das.", reason: "Not attached: a.txt.", in: .newChat, toComposerHolding: "E")
+        _ = list?.giveBackUnsent("Im Gespräch.", reason: "r", in: .conversation("c1"), toComposerHolding: "E")
+        list = nil
+
+        let second = makeList(ScriptedStreaming(deltas: [], ending: nil), warmUp: nil, kept: kept)
+        #expect(second.undelivered(in: .newChat).map(\.text) == ["Zuerst das."])
+        #expect(second.undelivered(in: .newChat).first?.reason == "Not attached: a.txt.")
+        #expect(second.undelivered(in: .conversation("c1")).map(\.text) == ["Im Gespräch."])
+        // A text kept after the restart is a message of its own, not taken for the restored one.
+        _ = second.giveBackUnsent("Danach.", reason: "r", in: .newChat, toComposerHolding: "E")
+        #expect(second.undelivered(in: .newChat).map(\.text) == ["Zuerst das.", "Danach."])
+        guard case .restored(let restored) = second.takeBackOldest(in: .newChat, toComposerHolding: "") else {
+            Issue.record("the oldest text was not taken back")
+            return
+        }
+        #expect(restored.text == "Zuerst das.")
+
+        let third = makeList(ScriptedStreaming(deltas: [], ending: nil), warmUp: nil, kept: kept)
+        #expect(third.undelivered(in: .newChat).map(\.text) == ["Danach."], "taken back, it is gone for good")
+        #expect(third.undelivered(in: .conversation("c1")).map(\.text) == ["Im Gespräch."])
     }
 }
