@@ -20,8 +20,9 @@ final class WorkspaceAppWiring {
     private let cache: WorkspaceChatHostCache
     private let clock: AnyClock
     private var outbox: WorkspaceOutbox?
-    /// The messages that left the outbox undelivered, kept across openings of their chat.
-    private let undelivered = WorkspaceUndeliveredMessages()
+    /// The messages that left the outbox undelivered, kept across openings of their chat and
+    /// between launches, beside the outbox copy (SPEC §2).
+    private let undelivered: WorkspaceUndeliveredMessages
 
     /// The workspaces over `connection`; hosts poll and screen models wait on `clock`.
     init(common: ClientCommand.Common, connection: ServerTarget.Connection, io: CommandIO, clock: AnyClock) {
@@ -32,6 +33,7 @@ final class WorkspaceAppWiring {
         self.io = io
         self.clock = clock
         cache = WorkspaceSessionParts.hostCache(desktop: desktop, clock: clock)
+        undelivered = WorkspaceSessionParts.undelivered(common: common, environment: io.environment)
     }
 
     /// Desktops with their projects and sessions (offline desktops without them).

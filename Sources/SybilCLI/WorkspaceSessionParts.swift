@@ -30,6 +30,18 @@ enum WorkspaceSessionParts {
         return try WorkspaceOutbox(store: store)
     }
 
+    /// The messages kept undelivered, beside the outbox copy: in memory with `--in-memory`, or
+    /// when the file store cannot be opened.
+    static func undelivered(common: ClientCommand.Common, environment: [String: String])
+        -> WorkspaceUndeliveredMessages
+    {
+        guard !common.inMemory,
+            let store = try? FileKeyValueStore(
+                directory: XDGDirectories(environment: environment).sybilData + "/client")
+        else { return WorkspaceUndeliveredMessages() }
+        return WorkspaceUndeliveredMessages(persistence: .workspaces(in: store))
+    }
+
     /// The composer of `host`'s chat: sends through `outbox` with a sender over `desktop`,
     /// uploads attachments in chunks, staging them under the data directory. Messages that
     /// leave the outbox undelivered are kept in `undelivered` (the app passes one list for
