@@ -80,7 +80,9 @@ enum RecordsAddCommand {
             case .profile(let name): record = try await model.setDisplayName(name)
             }
             io.writeOutput("saved \(RecordsCommand.summary(record))  \(record.id)\n")
-            io.writeError("\(name): \(model.unsyncedCount) unsynced; `sybil records sync` uploads them\n")
+            let unsynced = model.unsyncedCount
+            io.writeError(
+                "\(name): \(unsynced) unsynced; `sybil records sync` uploads \(unsynced == 1 ? "it" : "them")\n")
             return .success
         } catch {
             io.writeError("\(name): \(error)\n")

@@ -58,15 +58,20 @@ enum RecordsCommand {
         return { RecordSync(store: $0, api: api, now: now) }
     }
 
+    /// `1 record`, `2 records`, `0 records`.
+    static func records(_ count: Int) -> String {
+        count == 1 ? "1 record" : "\(count) records"
+    }
+
     /// Milliseconds since 1970 from the wall clock.
     static let now = WallClock.milliseconds
 
-    /// `mood 4 "slept well"`, `breathing 120 s, 12 cycles`, `meditation 600 s`, `profile "Ana"`.
+    /// `mood 4 "slept well"`, `breathing 120 s, 12 cycles` (`1 cycle`), `meditation 600 s`, `profile "Ana"`.
     static func summary(_ record: Record) -> String {
         switch record.payload {
         case .user(let name): "profile \(JSONWriter.quoted(name))"
         case .mood(let score, let note): "mood \(score)" + (note.map { " \(JSONWriter.quoted($0))" } ?? "")
-        case .breathing(let seconds, let cycles): "breathing \(seconds) s, \(cycles) cycles"
+        case .breathing(let seconds, let cycles): "breathing \(seconds) s, \(cycles) cycle\(cycles == 1 ? "" : "s")"
         case .meditation(let seconds): "meditation \(seconds) s"
         }
     }

@@ -38,7 +38,7 @@ enum RecordsSyncCommand {
         switch await model.syncNow() {
         case .success(let report)?:
             io.writeOutput(
-                "synced \(report.marked) of \(report.uploaded) records (\(report.created) new, \(report.duplicates) already on the server), \(report.rejected) rejected; \(model.unsyncedCount) unsynced\n"
+                "synced \(report.marked) of \(RecordsCommand.records(report.uploaded)) (\(report.created) new, \(report.duplicates) already on the server), \(report.rejected) rejected; \(model.unsyncedCount) unsynced\n"
             )
             guard report.rejected > 0 else { return .success }
             for stored in (try? await store.records(limit: 10_000, unsyncedOnly: true)) ?? [] {
@@ -47,10 +47,10 @@ enum RecordsSyncCommand {
             }
             return .invalidData
         case .failure(let error)?:
+            let unsynced = model.unsyncedCount
+            let left = "\(RecordsCommand.records(unsynced)) \(unsynced == 1 ? "stays" : "stay") unsynced"
             // The error may quote the server (its error body's message): one line, bounded.
-            io.writeError(
-                "\(name): \(RecordsCommand.peerText(error.description, limit: 1_000)); \(model.unsyncedCount) records stay unsynced\n"
-            )
+            io.writeError("\(name): \(RecordsCommand.peerText(error.description, limit: 1_000)); \(left)\n")
             switch error {
             case .transport, .rejected: return .unavailable
             case .malformedAnswer, .redirectRefused: return .protocolError

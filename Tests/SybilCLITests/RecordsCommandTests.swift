@@ -38,6 +38,21 @@ struct RecordsCommandTests {
         #expect(test.stderr == "")
     }
 
+    @Test func oneRecordIsCountedInTheSingular() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let add = io(data: data)
+        #expect(await add.run("records", "add", "breathing", "--seconds", "60", "--cycles", "1") == 0)
+        #expect(add.stdout.hasPrefix("saved breathing 60 s, 1 cycle  "), "\(add.stdout)")
+        #expect(add.stderr == "sybil records add: 1 unsynced; `sybil records sync` uploads it\n")
+        let list = io(data: data)
+        #expect(await list.run("records", "list") == 0)
+        #expect(list.stdout.contains("  breathing 60 s, 1 cycle  "), "\(list.stdout)")
+        let second = io(data: data)
+        #expect(await second.run("records", "add", "mood", "3") == 0)
+        #expect(second.stderr == "sybil records add: 2 unsynced; `sybil records sync` uploads them\n")
+    }
+
     @Test func recordsAreSavedAndListedWithNoServer() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
@@ -153,7 +168,7 @@ struct RecordsCommandTests {
         let url = refusing.url.absoluteString
         let unreachable = io(data: data, ["SYBIL_API_URL": url, "SYBIL_TOKEN": Self.token])
         #expect(await unreachable.run("records", "sync") == 69)
-        #expect(unreachable.stderr.contains("1 records stay unsynced"))
+        #expect(unreachable.stderr.hasSuffix("; 1 record stays unsynced\n"), "\(unreachable.stderr)")
         withExtendedLifetime(refusing) {}
         let live = try ReferenceServer(options: options)
         defer { Task { await live.shutdown() } }
@@ -161,7 +176,7 @@ struct RecordsCommandTests {
         #expect(await wrongToken.run("records", "sync") == 69)
         let sync = io(data: data, ["SYBIL_API_URL": live.baseURL.absoluteString + "/api", "SYBIL_TOKEN": Self.token])
         #expect(await sync.run("records", "sync") == 0)
-        #expect(sync.stdout.hasPrefix("synced 1 of 1 records (1 new"))
+        #expect(sync.stdout.hasPrefix("synced 1 of 1 record (1 new"), "\(sync.stdout)")
         #expect(sync.stderr == "")
     }
 }
