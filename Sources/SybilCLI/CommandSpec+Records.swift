@@ -114,6 +114,7 @@ extension RecordsSyncCommand {
         exitStatus: """
             0 every record is synced, 64 usage error, 65 the server rejected some records
             (they stay unsynced), 69 the server could not be reached or refused the sync,
-            73 the records cannot be read or written, 76 the server broke the contract.
+            73 the records cannot be read or written, 76 the server broke the contract, 77 the
+            server refused the key (401 or 403).
             """)
 }

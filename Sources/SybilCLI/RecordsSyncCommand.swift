@@ -50,8 +50,9 @@ enum RecordsSyncCommand {
             let unsynced = model.unsyncedCount
             let left = "\(RecordsCommand.records(unsynced)) \(unsynced == 1 ? "stays" : "stay") unsynced"
             // The error may quote the server (its error body's message): one line, bounded.
-            io.writeError("\(name): \(RecordsCommand.peerText(error.description, limit: 1_000)); \(left)\n")
+            io.writeError("\(name): \(sentence(for: error, connection)); \(left)\n")
             switch error {
+            case _ where error.refusedKey: return .permissionDenied
             case .transport, .rejected: return .unavailable
             case .malformedAnswer, .redirectRefused: return .protocolError
             case .storage, .interrupted: return .cannotCreate
@@ -59,5 +60,12 @@ enum RecordsSyncCommand {
         case nil:
             return .success
         }
+    }
+
+    /// What went wrong, on one line of at most 1,000 characters; a refused key says which
+    /// profile's it was, as `sybil ask` does.
+    private static func sentence(for error: RecordSyncError, _ connection: ServerTarget.Connection) -> String {
+        let profile = error.refusedKey ? connection.profile.map { " (profile \($0.name))" } ?? "" : ""
+        return RecordsCommand.peerText(error.description, limit: 1_000) + profile
     }
 }

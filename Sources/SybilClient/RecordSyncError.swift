@@ -5,7 +5,8 @@ import SybilWire
 /// unsynced, so every case is safe to retry with the same ids. Messages never hold a token or
 /// a record's content.
 public enum RecordSyncError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The server answered with an error status and (usually) an error body.
+    /// The server answered with an error status and (usually) an error body; `401` and `403`
+    /// refuse the key (``refusedKey``).
     case rejected(status: Int, error: APIErrorBody)
     /// The request did not complete (refused, reset, timed out): the outcome is unknown, and
     /// the next sync sends the same records again (the server answers `duplicate`).
@@ -27,9 +28,18 @@ public enum RecordSyncError: Error, Sendable, Hashable, CustomStringConvertible 
             status: status, error: decoded ?? APIErrorBody(message: "HTTP \(status) without an error body."))
     }
 
+    /// Whether the server refused the key (`401`, after a renewal if one could be had, or
+    /// `403`): the same key cannot succeed on a retry.
+    public var refusedKey: Bool {
+        guard case .rejected(let status, _) = self else { return false }
+        return status == 401 || status == 403
+    }
+
     /// One sentence for a person.
     public var description: String {
         switch self {
+        case .rejected(let status, let error) where status == 401 || status == 403:
+            "The server refused the key (HTTP \(status)): \(error.message)"
         case .rejected(let status, let error): "The server refused the sync (HTTP \(status)): \(error.message)"
         case .transport(let reason): "The server could not be reached: \(reason)"
         case .malformedAnswer(let reason): "The server's answer broke the records contract: \(reason)"

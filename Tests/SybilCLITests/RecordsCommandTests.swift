@@ -173,7 +173,10 @@ struct RecordsCommandTests {
         let live = try ReferenceServer(options: options)
         defer { Task { await live.shutdown() } }
         let wrongToken = io(data: data, ["SYBIL_API_URL": live.baseURL.absoluteString + "/api", "SYBIL_TOKEN": "nope"])
-        #expect(await wrongToken.run("records", "sync") == 69)
+        #expect(await wrongToken.run("records", "sync") == 77, "\(wrongToken.stderr)")
+        #expect(
+            wrongToken.stderr.hasPrefix("sybil records sync: The server refused the key (HTTP 401): "),
+            "\(wrongToken.stderr)")
         let sync = io(data: data, ["SYBIL_API_URL": live.baseURL.absoluteString + "/api", "SYBIL_TOKEN": Self.token])
         #expect(await sync.run("records", "sync") == 0)
         #expect(sync.stdout.hasPrefix("synced 1 of 1 record (1 new"), "\(sync.stdout)")

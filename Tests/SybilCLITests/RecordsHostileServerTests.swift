@@ -206,6 +206,25 @@
             }
         }
 
+        @Test("a refused key exits 77 as `sybil ask` does", arguments: [401, 403])
+        func aRefusedKeyIsPermissionDenied(refusal: Int) async throws {
+            let server = try Self.server { _, connection in
+                let body = #"{"error": {"message": "this key may not sync"}}"#
+                connection.write(
+                    "HTTP/1.1 \(refusal) No\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                )
+            }
+            try await withHome { environment in
+                let (sync, status) = await sync(server, environment)
+                #expect(status == 77, "\(sync.stderr)")
+                #expect(
+                    sync.stderr
+                        == "sybil records sync: The server refused the key (HTTP \(refusal)): this key may not sync;"
+                        + " 2 records stay unsynced\n")
+                #expect(await unsynced(environment).count == 2)
+            }
+        }
+
         @Test func aRefusedSyncQuotesTheServerOnOneLine() async throws {
             let server = try Self.server { _, connection in
                 let body = #"{"error": {"message": "busy\nsybil records sync: 0 records stay unsynced\u001b[2J"}}"#
