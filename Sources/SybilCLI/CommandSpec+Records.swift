@@ -1,3 +1,4 @@
+import SybilClient
 import SybilWire
 
 /// The declarations of `sybil records` and its subcommands: options, arguments and help.
@@ -97,6 +98,8 @@ extension RecordsListCommand {
 }
 
 extension RecordsSyncCommand {
+    private static let deadline = RecordsHTTPClient.defaultDeadline.components.seconds
+
     static let spec = CommandSpec<ClientCommand.Options>(
         name: RecordsSyncCommand.name, overview: "Upload every unsynced record and mark what the server confirmed.",
         discussion: """
@@ -108,13 +111,15 @@ extension RecordsSyncCommand {
             time. With no server chosen (see `sybil ask --help`) the reference server runs in
             this process, keeping its data in $XDG_DATA_HOME/sybil/embedded. There is no
             --in-memory here: records marked synced by a server that keeps nothing would
-            never be sent anywhere again.
+            never be sent anywhere again. Each batch must be answered in full within \(deadline) s
+            (the profile's timeout when it sets one), however the server paces its answer;
+            after that the sync stops; what the server had not confirmed stays unsynced.
             """,
         options: ServerTarget.options().within(\.server) + [.help],
         exitStatus: """
             0 every record is synced, 64 usage error, 65 the server rejected some records
-            (they stay unsynced), 69 the server could not be reached or refused the sync,
-            73 the records cannot be read or written, 76 the server broke the contract, 77 the
-            server refused the key (401 or 403).
+            (they stay unsynced), 69 the server could not be reached, did not answer in time
+            or refused the sync, 73 the records cannot be read or written, 76 the server
+            broke the contract, 77 the server refused the key (401 or 403).
             """)
 }

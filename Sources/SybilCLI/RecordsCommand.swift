@@ -50,12 +50,24 @@ enum RecordsCommand {
 
     /// The sync of the device's records with `connection`'s server, or `nil` when that server
     /// keeps nothing (the embedded one with `--in-memory`): what it confirmed would be gone when
-    /// the command ends, yet marked synced, and a synced record is never sent again.
-    static func sync(with connection: ServerTarget.Connection) -> ((RecordStore) -> RecordSync)? {
+    /// the command ends, yet marked synced, and a synced record is never sent again. Each call
+    /// to the server ends within ``deadline(for:)``, measured on `clock` (the live one unless a
+    /// test gives another).
+    static func sync(
+        with connection: ServerTarget.Connection, clock: AnyClock = AnyClock(ContinuousClock())
+    ) -> ((RecordStore) -> RecordSync)? {
         guard connection.embedded?.options.storage != .inMemory, let base = try? AgentAPIBase(connection.baseURL)
         else { return nil }
-        let api = RecordsHTTPClient(base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens)
+        let api = RecordsHTTPClient(
+            base: base, http: connection.http(redirects: .deliver), tokens: connection.tokens,
+            deadline: deadline(for: connection), clock: clock)
         return { RecordSync(store: $0, api: api, now: now) }
+    }
+
+    /// How long one call to the server may take in all: the profile's `timeout` when it sets
+    /// one (as `sybil ask` waits that long), else ``RecordsHTTPClient/defaultDeadline``.
+    static func deadline(for connection: ServerTarget.Connection) -> Duration {
+        connection.profile?.timeoutSeconds.map { .seconds($0) } ?? RecordsHTTPClient.defaultDeadline
     }
 
     /// `1 record`, `2 records`, `0 records`.

@@ -8,12 +8,18 @@ enum RecordsSyncCommand {
     static let name = "sybil records sync"
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        try await run(arguments, io: io, clock: AnyClock(ContinuousClock()))
+    }
+
+    /// The command with the clock its calls' deadlines are measured on injected (tests pass a
+    /// manual one).
+    static func run(_ arguments: [String], io: CommandIO, clock: AnyClock) async throws(UsageError) -> ExitCode {
         try await SurfaceGate.run(.records, spec: spec, arguments: arguments, io: io) {
             () async throws(UsageError) -> ExitCode in
             try await ClientCommand.run(
                 arguments, io: io, spec: spec, common: \.common, parse: parse
             ) { _, connection in
-                await sync(connection, io: io)
+                await sync(connection, io: io, clock: clock)
             }
         }
     }
@@ -26,9 +32,9 @@ enum RecordsSyncCommand {
     }
 
     @MainActor
-    private static func sync(_ connection: ServerTarget.Connection, io: CommandIO) async -> ExitCode {
+    private static func sync(_ connection: ServerTarget.Connection, io: CommandIO, clock: AnyClock) async -> ExitCode {
         guard connection.apiBase(command: name, io: io) != nil else { return .usage }
-        guard let sync = RecordsCommand.sync(with: connection) else {
+        guard let sync = RecordsCommand.sync(with: connection, clock: clock) else {
             io.writeError("\(name): the embedded server keeps nothing here; nothing was sent\n")
             return .usage
         }
@@ -53,7 +59,7 @@ enum RecordsSyncCommand {
             io.writeError("\(name): \(sentence(for: error, connection)); \(left)\n")
             switch error {
             case _ where error.refusedKey: return .permissionDenied
-            case .transport, .rejected: return .unavailable
+            case .transport, .rejected, .timedOut: return .unavailable
             case .malformedAnswer, .redirectRefused: return .protocolError
             case .storage, .interrupted: return .cannotCreate
             }
@@ -62,9 +68,16 @@ enum RecordsSyncCommand {
         }
     }
 
-    /// What went wrong, on one line of at most 1,000 characters; a refused key says which
-    /// profile's it was, as `sybil ask` does.
+    /// What went wrong, on one line of at most 1,000 characters: a call that outran its
+    /// deadline names the server and how to wait longer; a refused key says which profile's
+    /// it was, as `sybil ask` does.
     private static func sentence(for error: RecordSyncError, _ connection: ServerTarget.Connection) -> String {
+        if case .timedOut(let call, let after) = error {
+            let seconds = after.components.seconds
+            return RecordsCommand.peerText(
+                "\(connection.serverName) did not finish answering \(call) within \(seconds) s, the deadline for one"
+                    + " call (a profile's timeout sets another)", limit: 1_000)
+        }
         let profile = error.refusedKey ? connection.profile.map { " (profile \($0.name))" } ?? "" : ""
         return RecordsCommand.peerText(error.description, limit: 1_000) + profile
     }

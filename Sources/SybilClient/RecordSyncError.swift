@@ -11,6 +11,9 @@ public enum RecordSyncError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The request did not complete (refused, reset, timed out): the outcome is unknown, and
     /// the next sync sends the same records again (the server answers `duplicate`).
     case transport(String)
+    /// The call (`POST records/batch`) did not end within its deadline, though the server may
+    /// have sent something now and then: the outcome is unknown, as with ``transport(_:)``.
+    case timedOut(call: String, after: Duration)
     /// The answer broke the contract; the text names the JSON path.
     case malformedAnswer(String)
     /// The server answered with a redirect, which is never followed.
@@ -42,6 +45,8 @@ public enum RecordSyncError: Error, Sendable, Hashable, CustomStringConvertible 
             "The server refused the key (HTTP \(status)): \(error.message)"
         case .rejected(let status, let error): "The server refused the sync (HTTP \(status)): \(error.message)"
         case .transport(let reason): "The server could not be reached: \(reason)"
+        case .timedOut(let call, let after):
+            "The server did not finish answering \(call) within \(after.components.seconds) s."
         case .malformedAnswer(let reason): "The server's answer broke the records contract: \(reason)"
         case .redirectRefused(let status):
             "The server answered with a redirect (HTTP \(status)), which is not followed."

@@ -6,7 +6,10 @@ import SybilWire
 
 /// The records surface over HTTP: bodies are the Wire types, answers are read bounded and
 /// decoded strictly, a batch's answer must name the records sent one by one, a `401` renews
-/// the token once through the token chain, and a `3xx` is never followed.
+/// the token once through the token chain, and a `3xx` is never followed. Each call has a
+/// deadline for the whole of it (``defaultDeadline`` unless given another): the request's
+/// timeout bounds each silence only, so a server sending a byte now and then would otherwise
+/// hold a sync without end.
 ///
 /// Give it an ``HTTPClient`` that does not follow redirects
 /// (`DefaultHTTPClient.make(redirects: .deliver)`).
@@ -15,19 +18,32 @@ public struct RecordsHTTPClient: RecordsAPI {
     public static let maximumAnswerBytes = 8 << 20
     /// The largest error body read.
     public static let maximumErrorBytes = 64 << 10
+    /// How long one call may take in all, from the token to the last byte of the answer: a
+    /// batch of 500 records is about 100 KiB each way, so two minutes is ample on a slow link.
+    public static let defaultDeadline: Duration = .seconds(120)
 
     private let base: AgentAPIBase
     private let http: any HTTPClient
     private let tokens: TokenProvider
     private let timeout: Duration
+    private let deadline: Duration
+    private let clock: AnyClock
 
     /// A client of the records at `base` (e.g. `https://host/api`), sending through `http`
-    /// with the token from `tokens`.
-    public init(base: AgentAPIBase, http: any HTTPClient, tokens: TokenProvider, timeout: Duration = .seconds(30)) {
+    /// with the token from `tokens`. `timeout` bounds the wait for the answer's head and each
+    /// silence in it; `deadline`, measured on `clock`, bounds each call as a whole (after it
+    /// the call throws ``RecordSyncError/timedOut(call:after:)``).
+    public init(
+        base: AgentAPIBase, http: any HTTPClient, tokens: TokenProvider, timeout: Duration = .seconds(30),
+        deadline: Duration = RecordsHTTPClient.defaultDeadline, clock: AnyClock
+    ) {
+        precondition(deadline > .zero, "a deadline is after now")
         self.base = base
         self.http = http
         self.tokens = tokens
         self.timeout = timeout
+        self.deadline = deadline
+        self.clock = clock
     }
 
     /// `POST records/batch`; the answer must hold one result per record, each naming it.
@@ -65,12 +81,38 @@ public struct RecordsHTTPClient: RecordsAPI {
             refused: { status, body, _ in RecordSyncError.from(status: status, body: body) })
     }
 
-    private func json<T>(
+    /// Sends the call and decodes its answer, or throws ``RecordSyncError/timedOut(call:after:)``
+    /// when the whole of it took longer than the deadline (the request is cancelled, which
+    /// closes its connection).
+    private func json<T: Sendable>(
         method: String, route: [String], query: [(String, String)], body: [UInt8]?,
-        _ decode: (JSONValue, JSONPath) throws(JSONError) -> T
+        _ decode: @escaping @Sendable (JSONValue, JSONPath) throws(JSONError) -> T
     ) async throws(RecordSyncError) -> T {
         let call = SybilAPIRequester<RecordSyncError>.Call(
             method: method, route: route, query: query, contentType: body == nil ? nil : "application/json", body: body)
-        return try await requester.json(call, maximumBytes: Self.maximumAnswerBytes, maximumDepth: 16, decode)
+        let requester = requester
+        let (clock, deadline, name) = (clock, deadline, call.name)
+        let outcome = await withTaskGroup(of: Result<T, RecordSyncError>.self) { group in
+            group.addTask {
+                do throws(RecordSyncError) {
+                    return .success(
+                        try await requester.json(call, maximumBytes: Self.maximumAnswerBytes, maximumDepth: 16, decode))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                do {
+                    try await clock.sleep(for: deadline)
+                    return .failure(.timedOut(call: name, after: deadline))
+                } catch {
+                    return .failure(.interrupted("\(name) was cancelled"))
+                }
+            }
+            defer { group.cancelAll() }
+            // Both children always return a value, so there is a first one.
+            return await group.next() ?? .failure(.interrupted("\(name) was cancelled"))
+        }
+        return try outcome.get()
     }
 }

@@ -63,7 +63,8 @@ private func recordsBenchRound(count: Int, batchSize: Int) async throws -> (save
     let tokens = TokenProvider(
         current: TokenLocation(store: InMemorySecretStore(["bench": recordsBenchToken]), account: "bench"))
     let api = RecordsHTTPClient(
-        base: try AgentAPIBase(server.baseURL), http: DefaultHTTPClient.make(redirects: .deliver), tokens: tokens)
+        base: try AgentAPIBase(server.baseURL), http: DefaultHTTPClient.make(redirects: .deliver), tokens: tokens,
+        clock: AnyClock(ContinuousClock()))
     let sync = RecordSync(store: store, api: api, now: { 1 }, batchSize: batchSize)
     let start = ContinuousClock.now
     let report = try await sync.sync()

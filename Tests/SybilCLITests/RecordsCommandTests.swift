@@ -1,4 +1,5 @@
 import Foundation
+import SybilClient
 import SybilServer
 import SybilStore
 import SybilTesting
@@ -153,7 +154,9 @@ struct RecordsCommandTests {
             options.inMemory = inMemory
             let common = try ClientCommand.Common(environment: test.io.environment, options: options, command: "t")
             let connection = try #require(ClientCommand.connect(common, command: "t", io: test.io))
-            #expect((RecordsCommand.sync(with: connection) == nil) == inMemory, "in memory: \(inMemory)")
+            #expect(
+                (RecordsCommand.sync(with: connection, clock: AnyClock(ManualClock())) == nil) == inMemory,
+                "in memory: \(inMemory)")
             await connection.close()
         }
     }

@@ -1,10 +1,13 @@
 #if canImport(Glibc)
     import Foundation
+    import SybilClient
     import SybilCore
     import SybilStore
     import SybilTesting
     import SybilWire
     import Testing
+
+    @testable import SybilCLI
 
     /// `sybil records sync` against a server that confirms what it should not, answers with
     /// too much or with nothing, or drops the connection: the sync stops with one clear
@@ -203,6 +206,54 @@
                 let lines = await unsynced(environment)
                 #expect(lines.count == 2)
                 #expect(lines.allSatisfy { $0.count < 500 && $0.contains("why why…  ") }, "\(lines.map(\.count))")
+            }
+        }
+
+        @Test(
+            "an answer trickled without end stops at the call's deadline (the profile's timeout when it sets one)",
+            arguments: [(nil, 120), (7, 7)] as [(Int?, Int64)])
+        func anAnswerTrickledWithoutEndStopsAtTheDeadline(profileTimeout: Int?, deadline: Int64) async throws {
+            let server = try Self.server { _, connection in
+                // The head, then a byte now and then, each well within the request's silence
+                // timeout (30 s): only a deadline for the whole call ends the wait. The peer
+                // gives up after a minute, so a client without one is not held past the suite.
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{"
+                guard connection.write(head) else { return }
+                for _ in 0..<600 {
+                    Thread.sleep(forTimeInterval: 0.1)
+                    guard connection.write(" ") else { return }
+                }
+            }
+            try await withHome { environment in
+                let url = server.url.absoluteString
+                var arguments = ["--api-url", url]
+                if let profileTimeout {
+                    let config = environment["XDG_CONFIG_HOME"]! + "/sybil"
+                    try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+                    try "[profiles.slow]\nbase_url = \"\(url)\"\ntimeout = \(profileTimeout)\n".write(
+                        toFile: config + "/config.toml", atomically: true, encoding: .utf8)
+                    arguments = ["--profile", "slow"]
+                }
+                #expect(await TestIO(environment: environment).run("records", "add", "mood", "2") == 0)
+                #expect(await TestIO(environment: environment).run("records", "add", "mood", "4") == 0)
+                let clock = ManualClock()
+                let sync = TestIO(environment: environment)
+                let run = Task { try await RecordsSyncCommand.run(arguments, io: sync.io, clock: AnyClock(clock)) }
+                #expect(await ConditionWait.until { server.received.contains { $0.requestLine.hasPrefix("POST") } })
+                #expect(await clock.waitForSleepers(), "the call waits on a deadline")
+                clock.advance(by: .seconds(deadline - 1))
+                #expect(clock.sleeperCount == 1, "the deadline is \(deadline) s, not less")
+                clock.advance(by: .seconds(1))
+                let status = try await run.value
+                #expect(status == .unavailable, "\(sync.stderr)")
+                #expect(sync.stderr.hasPrefix("sybil records sync: \(url) ("), "the server is named: \(sync.stderr)")
+                #expect(
+                    sync.stderr.hasSuffix(
+                        " did not finish answering POST records/batch within \(deadline) s, the deadline for one call"
+                            + " (a profile's timeout sets another); 2 records stay unsynced\n"), "\(sync.stderr)")
+                #expect(sync.stderr.split(separator: "\n").count == 1)
+                #expect(sync.stdout.isEmpty)
+                #expect(await unsynced(environment).count == 2)
             }
         }
 

@@ -4,6 +4,7 @@ import SybilCore
 import SybilHTTP
 import SybilNet
 import SybilStore
+import SybilTesting
 import SybilWire
 import Testing
 
@@ -58,7 +59,9 @@ struct RecordsHTTPClientTests {
     private func client(_ http: ScriptedHTTP, refresher: (any TokenRefresher)? = nil) throws -> RecordsHTTPClient {
         let tokens = TokenProvider(
             current: TokenLocation(store: InMemorySecretStore(["a": "t0k3n"]), account: "a"), refresher: refresher)
-        return RecordsHTTPClient(base: try AgentAPIBase(URL(string: "https://h/api/")!), http: http, tokens: tokens)
+        return RecordsHTTPClient(
+            base: try AgentAPIBase(URL(string: "https://h/api/")!), http: http, tokens: tokens,
+            clock: AnyClock(ManualClock()))
     }
 
     /// The error `call` throws, or `nil` (recorded as an issue) when it succeeds.
@@ -72,6 +75,38 @@ struct RecordsHTTPClientTests {
         } catch {
             return error
         }
+    }
+
+    /// A head and the first byte of a body that never ends (what a server trickling its answer
+    /// looks like to a client whose silence timeout never fires).
+    struct EndlessHTTP: HTTPClient {
+        func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+            let body = AsyncThrowingStream<[UInt8], any Error> { $0.yield([UInt8(ascii: "{")]) }
+            return HTTPStreamingResponse(head: HTTPResponseHead(status: 200), body: body)
+        }
+    }
+
+    @Test func aCallThatNeverEndsStopsAtItsDeadline() async throws {
+        let clock = ManualClock()
+        let tokens = TokenProvider(current: TokenLocation(store: InMemorySecretStore(["a": "t"]), account: "a"))
+        let client = RecordsHTTPClient(
+            base: try AgentAPIBase(URL(string: "https://h/api/")!), http: EndlessHTTP(), tokens: tokens,
+            deadline: .seconds(45), clock: AnyClock(clock))
+        let upload = Task { () async -> RecordSyncError? in
+            do throws(RecordSyncError) {
+                _ = try await client.upload(Self.records)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await clock.waitForSleepers())
+        clock.advance(by: .seconds(44))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        let error = await upload.value
+        #expect(error == RecordSyncError.timedOut(call: "POST records/batch", after: .seconds(45)))
+        #expect(error?.description == "The server did not finish answering POST records/batch within 45 s.")
     }
 
     @Test func uploadPostsTheBatchUnderTheBasePathWithTheToken() async throws {

@@ -38,7 +38,8 @@ struct RecordsEndToEndTests {
     struct Crash: Error {}
 
     private func api(_ url: URL, _ http: any HTTPClient) throws -> RecordsHTTPClient {
-        RecordsHTTPClient(base: try AgentAPIBase(url), http: http, tokens: endToEndTokens())
+        RecordsHTTPClient(
+            base: try AgentAPIBase(url), http: http, tokens: endToEndTokens(), clock: AnyClock(ContinuousClock()))
     }
 
     private func model(_ store: RecordStore, sync: RecordSync?) -> RecordsModel {
