@@ -70,6 +70,9 @@ public final class TerminalAppController {
         if let agent = services.agent, !services.notOffered.contains(.agentRoom) {
             run { await agent.start() }
         }
+        // Texts kept undelivered that could not be read back were kept aside: say where.
+        let unread = [services.chats.undeliveredMessages.loadProblem, services.agent?.undeliveredMessages.loadProblem]
+        if let problem = unread.compactMap({ $0 }).first { deliver(.noticed(problem)) }
         if services.notOffered.contains(.workspaces) {
             deliver(.workspacesListed([]))
         } else if services.workspaces != nil {

@@ -2,6 +2,7 @@ import Foundation
 import SybilClient
 import SybilCore
 import SybilNet
+import SybilStore
 import SybilTesting
 import Testing
 
@@ -101,6 +102,36 @@ struct ChatUndeliveredTests {
         await controller.settle()
         #expect(controller.app.composer.text == "Zweite Frage.")
         #expect(failedRows(controller, "Zweite Frage.").isEmpty)
+        await controller.close()
+    }
+
+    /// SPEC §2: a text kept while a draft was typed is a failed row again after a restart (the
+    /// old process dropped, as a crash leaves it); a list that cannot be read is named.
+    @Test func aKeptTextIsAFailedRowAfterARestart() async throws {
+        let kept = InMemoryKeyValueStore()
+        let first = ChatUndeliveredMessages(persistence: .chats(in: kept))
+        first.keep(
+            ChatUndeliveredMessages.Message(
+                id: "unsent-1", chat: .newChat, text: "Nicht verloren.", cause: .notSent, reason: "Not attached: a.txt."
+            ))
+
+        let controller = await TerminalAppController.startedForTest(
+            undelivered: ChatUndeliveredMessages(persistence: .chats(in: kept)))
+        #expect(failedRows(controller, "Nicht verloren.").count == 1, "\(controller.app.items.map(\.body))")
+        clearComposer(controller)
+        press(controller, .character("d"))
+        await controller.settle()
+        #expect(controller.app.composer.text == "Nicht verloren.")
+        #expect(ChatUndeliveredMessages(persistence: .chats(in: kept)).messages.isEmpty, "taken back for good")
+        await controller.close()
+    }
+
+    @Test func aKeptListThatCannotBeReadIsNamedAtLaunch() async throws {
+        let kept = InMemoryKeyValueStore()
+        try kept.set(Array("{not json".utf8), forKey: "chat-undelivered")
+        let controller = await TerminalAppController.startedForTest(
+            undelivered: ChatUndeliveredMessages(persistence: .chats(in: kept)))
+        #expect(controller.app.notice?.contains("kept aside") == true, "\(controller.app.notice ?? "no notice")")
         await controller.close()
     }
 }
