@@ -30,7 +30,9 @@ public struct RecordBatchAnswer: Sendable, Hashable {
     public func check(answering records: [Record], at path: JSONPath = .root) throws(JSONError) {
         let listPath = path.appending(key: "results")
         guard results.count == records.count else {
-            throw .contract(listPath, "holds \(results.count) results for \(records.count) records sent")
+            let held = results.count == 1 ? "1 result" : "\(results.count) results"
+            let sent = records.count == 1 ? "1 record" : "\(records.count) records"
+            throw .contract(listPath, "holds \(held) for \(sent) sent")
         }
         for (index, (result, record)) in zip(results, records).enumerated() where result.id != record.id {
             throw .contract(

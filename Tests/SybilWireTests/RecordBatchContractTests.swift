@@ -98,7 +98,7 @@ struct RecordBatchContractTests {
         let records = try Self.records(2)
         let right = RecordBatchAnswer(results: records.map { RecordResult(id: $0.id, status: .created) })
         try right.check(answering: records)
-        expectContractRejection(at: "results", "holds 1 results for 2 records") {
+        expectContractRejection(at: "results", "holds 1 result for 2 records sent") {
             try RecordBatchAnswer(results: Array(right.results.prefix(1))).check(answering: records)
         }
         expectContractRejection(at: "results[1].id", "but record 1 sent") {
