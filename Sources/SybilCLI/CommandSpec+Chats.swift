@@ -102,7 +102,8 @@ extension AskCommand {
             nor image), 66 no such conversation to continue or a file to attach cannot be
             read, 69 the server could not be reached or failed (or offers no web search), 73 the
             history could not be written, 76 the reply broke off or the server refused the
-            request, 130 the reply was stopped with Ctrl+C.
+            request, 77 the server refused the key (401, or 403 for a key without access to the
+            model), 130 the reply was stopped with Ctrl+C.
             """)
 
     /// The options of `sybil ask`.
@@ -150,7 +151,7 @@ extension QuickCommand {
         exitStatus: """
             0 the whole answer arrived, 64 usage error, 69 the server could not be reached or
             failed, 73 the preference or the chat could not be saved, 76 the answer broke off
-            or the server refused the request.
+            or the server refused the request, 77 the server refused the key (401 or 403).
             """)
 
     /// The options of `sybil quick`.

@@ -52,7 +52,8 @@ extension SybilCommandLine {
         ],
         exitStatus: """
             0 success, 64 usage error, 65 invalid input data, 66 input not readable,
-            69 server unreachable, 73 output not writable, 76 protocol error.
+            69 server unreachable, 73 output not writable, 76 protocol error,
+            77 the server refused the key.
             """)
 
     /// The options of `sybil` itself (a command's own come after its name).

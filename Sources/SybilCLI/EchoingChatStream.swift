@@ -68,12 +68,13 @@ final class EchoingChatStream: ChatStreaming {
     }
 
     /// The exit status for a reply that failed with the stream's error: the server could not be
-    /// reached or failed (69), it refused the key (77), or it broke off or refused (76).
+    /// reached or failed (69), it refused the key (77: a 401, or a 403 for a key without access
+    /// to the model or project), or it broke off or refused (76).
     var failureExitCode: ExitCode {
         if failure is KeyCommandError || failure as? TokenError == .cannotRefresh { return .permissionDenied }
         switch failure as? ChatStreamError {
         case .transport?, .serverError?: return .unavailable
-        case .unauthorized?: return .permissionDenied
+        case .unauthorized?, .unexpectedStatus(status: 403, _, _)?: return .permissionDenied
         default: return .protocolError
         }
     }
