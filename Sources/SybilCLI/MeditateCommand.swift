@@ -57,7 +57,7 @@ enum MeditateCommand {
         do {
             let record = try await model.logMeditation(seconds: seconds)
             io.writeOutput("saved \(RecordsCommand.summary(record))  \(record.id)\n")
-            io.writeError("\(name): \(model.unsyncedCount) unsynced; `sybil records sync` uploads them\n")
+            io.writeError(RecordsCommand.unsyncedNote(command: name, count: model.unsyncedCount))
             return .success
         } catch {
             io.writeError("\(name): the session of \(seconds) s could not be saved: \(error)\n")

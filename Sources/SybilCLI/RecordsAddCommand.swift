@@ -80,9 +80,7 @@ enum RecordsAddCommand {
             case .profile(let name): record = try await model.setDisplayName(name)
             }
             io.writeOutput("saved \(RecordsCommand.summary(record))  \(record.id)\n")
-            let unsynced = model.unsyncedCount
-            io.writeError(
-                "\(name): \(unsynced) unsynced; `sybil records sync` uploads \(unsynced == 1 ? "it" : "them")\n")
+            io.writeError(RecordsCommand.unsyncedNote(command: name, count: model.unsyncedCount))
             return .success
         } catch {
             io.writeError("\(name): \(error)\n")

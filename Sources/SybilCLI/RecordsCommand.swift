@@ -75,6 +75,11 @@ enum RecordsCommand {
         count == 1 ? "1 record" : "\(count) records"
     }
 
+    /// The line after a record was saved: how many wait for `sybil records sync`.
+    static func unsyncedNote(command: String, count: Int) -> String {
+        "\(command): \(count) unsynced; `sybil records sync` uploads \(count == 1 ? "it" : "them")\n"
+    }
+
     /// Milliseconds since 1970 from the wall clock.
     static let now = WallClock.milliseconds
 
