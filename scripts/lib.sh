@@ -14,10 +14,10 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 69
 fi
 
-# The Debian packages the package's system-library targets build against, and what the Secret
-# Service test runs (a session bus and GNOME Keyring).
+# The Debian packages the package's system-library targets build against, what the Secret
+# Service test runs (a session bus and GNOME Keyring), and objdump for check-async-locks.
 debian_packages=(libsqlite3-dev libpng-dev libjpeg62-turbo-dev libheif-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libsecret-1-dev pkg-config
-    gnome-keyring dbus-daemon dbus-bin)
+    gnome-keyring dbus-daemon dbus-bin binutils)
 
 install_system_packages() {
     local missing=()
