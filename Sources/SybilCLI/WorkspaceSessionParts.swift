@@ -45,7 +45,7 @@ enum WorkspaceSessionParts {
     /// The composer of `host`'s chat: sends through `outbox` with a sender over `desktop`,
     /// uploads attachments in chunks, staging them under the data directory. Messages that
     /// leave the outbox undelivered are kept in `undelivered` (the app passes one list for
-    /// every opening); `restoresIntoDraft: false` for the app, which shows its own composer.
+    /// every opening), saved there by the sender before they leave the outbox; `restoresIntoDraft: false` for the app, which shows its own composer.
     static func composer(
         host: WorkspaceChatHost, outbox: WorkspaceOutbox, desktop: WorkspaceDesktopClient,
         environment: [String: String], undelivered: WorkspaceUndeliveredMessages? = nil,
@@ -73,10 +73,11 @@ enum WorkspaceSessionParts {
         let sender = WorkspaceOutboxSender(
             outbox: outbox, rpc: desktop, clock: ContinuousClock(), ids: ids, now: now, uploader: uploader,
             staging: WorkspaceOutboxStaging(
-                directory: WorkspaceOutboxStaging.directory(besideOutboxIn: data + "/client")))
+                directory: WorkspaceOutboxStaging.directory(besideOutboxIn: data + "/client")),
+            keptTexts: undelivered)
         let composer = WorkspaceChatComposer(
             host: host, outbox: outbox, sender: sender, uploader: uploader, ids: ids, now: now,
-            undelivered: undelivered ?? WorkspaceUndeliveredMessages(), restoresIntoDraft: restoresIntoDraft)
+            restoresIntoDraft: restoresIntoDraft)
         return (composer, sender)
     }
 

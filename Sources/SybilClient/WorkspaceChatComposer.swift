@@ -72,15 +72,17 @@ public final class WorkspaceChatComposer {
     /// A composer for `host`'s chat. `now` gives milliseconds since the epoch. `undelivered`
     /// is where messages that leave the outbox undelivered are kept (pass one list to every
     /// composer of the outbox, so that one rejected after its chat was closed is there when it
-    /// is opened again). `restoresIntoDraft: false` is for an app whose person sees another
+    /// is opened again); when `nil`, the sender's ``WorkspaceOutboxSender/keptTexts`` (which
+    /// saves each text there before its entry leaves the outbox), else a list in memory. Pass
+    /// the sender's list or none when it has one. `restoresIntoDraft: false` is for an app whose person sees another
     /// composer than ``draft``: a returned text is then always kept in ``undelivered``, and
     /// ``handOverReturned(toComposerHolding:)`` gives it back to that composer.
     public init(
         host: WorkspaceChatHost, outbox: WorkspaceOutbox, sender: WorkspaceOutboxSender,
         uploader: AttachmentUploader? = nil, ids: any IDGenerator, now: @escaping @Sendable () -> Int64,
-        undelivered: WorkspaceUndeliveredMessages = WorkspaceUndeliveredMessages(), restoresIntoDraft: Bool = true
+        undelivered: WorkspaceUndeliveredMessages? = nil, restoresIntoDraft: Bool = true
     ) {
-        self.undeliveredMessages = undelivered
+        self.undeliveredMessages = undelivered ?? sender.keptTexts ?? WorkspaceUndeliveredMessages()
         self.restoresIntoDraft = restoresIntoDraft
         self.chat = host.key
         self.host = host
@@ -121,6 +123,9 @@ public final class WorkspaceChatComposer {
         // Copies a crash left without a message go first (once per sender).
         await sender.removeOrphanedCopies()
         let entries = await outbox.pendingEntries(in: chat)
+        // A text kept by a rejection the previous run did not finish is still in the outbox,
+        // which shows it: one copy, not two.
+        for entry in entries { undeliveredMessages.take(entry.operationId, in: chat) }
         for entry in entries where !deliveries.contains(where: { $0.id == entry.operationId }) {
             deliveries.append(
                 Delivery(
@@ -302,6 +307,8 @@ public final class WorkspaceChatComposer {
         let decision = ComposerRestore.decide(rejectedText: text, reason: message.reason, currentDraft: draft)
         if restoresIntoDraft, case .restore = decision {
             draft = text
+            // The sender may have kept it already: the draft holds it now.
+            undeliveredMessages.take(message.id, in: message.chat)
             notice =
                 switch message.cause {
                 case .rejected: "The desktop did not take your message: \(message.reason)"

@@ -9,7 +9,9 @@ import SybilWire
 /// pending to be retried with the same ids. Attachments kept in the outbox with their message
 /// (``WorkspaceOutboxEntry/stagedAttachments``) are uploaded first, from their staged copies,
 /// each finished upload id saved into the entry before the next upload starts; the copies are
-/// removed once the desktop acknowledged the message.
+/// removed once the desktop acknowledged the message. A message that leaves the outbox
+/// undelivered is first saved in ``keptTexts`` when the sender has that list, so a crash
+/// between the two leaves its text kept, or still in the outbox, never in neither.
 public actor WorkspaceOutboxSender {
     /// How long a submission waits for the desktop's receipt.
     public static let receiptTimeout: Duration = .seconds(20)
@@ -51,16 +53,22 @@ public actor WorkspaceOutboxSender {
     /// Where attachments that wait with their message are kept (`nil`: messages cannot keep
     /// attachments in the outbox).
     public nonisolated let staging: WorkspaceOutboxStaging?
+    /// Where the text of a message refused for good or discarded is saved before its entry
+    /// leaves the outbox (`nil`: the entry leaves, and the caller keeps the text after).
+    public nonisolated let keptTexts: WorkspaceUndeliveredMessages?
     private var sweptOrphans = false
     private var undelivered: [Undelivered] = []
 
     /// A sender. `now` gives milliseconds since the epoch for new entries' `createdAt`;
-    /// `uploader` uploads the staged copies `staging` keeps for queued messages.
+    /// `uploader` uploads the staged copies `staging` keeps for queued messages; `keptTexts`
+    /// keeps the text of each message that leaves the outbox undelivered, saved before it
+    /// leaves (an app passes the list its composers show).
     public init(
         outbox: WorkspaceOutbox, rpc: any WorkspaceSubmitRPC, clock: any Clock<Duration>, ids: any IDGenerator,
         now: @escaping @Sendable () -> Int64, uploader: AttachmentUploader? = nil,
-        staging: WorkspaceOutboxStaging? = nil
+        staging: WorkspaceOutboxStaging? = nil, keptTexts: WorkspaceUndeliveredMessages? = nil
     ) {
+        self.keptTexts = keptTexts
         self.uploader = uploader
         self.staging = staging
         self.outbox = outbox
@@ -211,6 +219,8 @@ public actor WorkspaceOutboxSender {
                 try await outbox.update(updated)
                 await staging?.remove(operationId: entry.operationId)
             case .rejected, .discarded:
+                // The text is kept before the entry leaves: one of them holds it at every moment.
+                if let held = await keepText(of: entry, outcome) { return held }
                 try await outbox.complete(entry.operationId, in: entry.chat)
                 await staging?.remove(operationId: entry.operationId)
             case .timedOut, .failed:
@@ -290,6 +300,9 @@ public actor WorkspaceOutboxSender {
     /// The stored entry names a file that is not its own copy: it leaves the outbox, kept
     /// under ``WorkspaceOutbox/asideKey``, and nothing of it is uploaded or sent.
     private func setAside(_ entry: WorkspaceOutboxEntry, because error: WorkspaceStagingError) async -> Outcome {
+        let outcome = Outcome.discarded(
+            reason: "\(error.description); the stored entry was kept under \(WorkspaceOutbox.asideKey).")
+        if let held = await keepText(of: entry, outcome) { return held }
         do {
             try await outbox.setAside(entry.operationId, in: entry.chat)
         } catch WorkspaceOutboxError.operationCompleted {
@@ -297,7 +310,7 @@ public actor WorkspaceOutboxSender {
         } catch {
             return .failed(String(describing: error))
         }
-        return .discarded(reason: "\(error.description); the stored entry was kept under \(WorkspaceOutbox.asideKey).")
+        return outcome
     }
 
     /// The attempt stops before the message was sent; it is retried with the same ids.
@@ -320,6 +333,7 @@ public actor WorkspaceOutboxSender {
     /// attempt ends with `outcome` (``Outcome/rejected(reason:)`` when the desktop refused it,
     /// ``Outcome/discarded(reason:)`` when the cause is on this device).
     private func rejectForGood(_ entry: WorkspaceOutboxEntry, _ outcome: Outcome) async -> Outcome {
+        if let held = await keepText(of: entry, outcome) { return held }
         do {
             try await outbox.complete(entry.operationId, in: entry.chat)
         } catch {
@@ -327,6 +341,26 @@ public actor WorkspaceOutboxSender {
         }
         await staging?.remove(operationId: entry.operationId)
         return outcome
+    }
+
+    /// Saves the text of `entry`, which is about to leave the outbox with `outcome`, in
+    /// ``keptTexts`` (a blank text has nothing to keep). Returns `nil` when it may leave, or
+    /// the outcome to stop with when the text could not be saved: the entry then stays in the
+    /// outbox (its one saved copy) and is attempted again later.
+    private func keepText(of entry: WorkspaceOutboxEntry, _ outcome: Outcome) async -> Outcome? {
+        guard let keptTexts, !entry.mutation.text.allSatisfy(\.isWhitespace) else { return nil }
+        let message: WorkspaceUndeliveredMessages.Message
+        switch outcome {
+        case .rejected(let reason): message = .init(entry: entry, cause: .rejected, reason: reason)
+        case .discarded(let reason): message = .init(entry: entry, cause: .discarded, reason: reason)
+        case .accepted, .timedOut, .failed, .alreadyCompleted: return nil
+        }
+        let wasKept = await keptTexts.messages(in: entry.chat).contains { $0.id == message.id }
+        guard await !keptTexts.keep(message) else { return nil }
+        let problem = await keptTexts.saveProblem ?? "The messages kept undelivered could not be saved."
+        // Not saved: the outbox entry stays the one copy, so the list does not show a second.
+        if !wasKept { await keptTexts.take(message.id, in: entry.chat) }
+        return await hold(entry, "\(problem) The message stays in the outbox.")
     }
 
     private func send(_ entry: WorkspaceOutboxEntry) async -> Outcome {
