@@ -156,7 +156,7 @@ enum TerminalAppCommand {
                 ? nil
                 : TerminalAppServices.Workspaces(
                     list: workspaces.list, open: workspaces.open, setAppActive: workspaces.setAppActive,
-                    hosts: workspaces.hosts),
+                    hosts: workspaces.hosts, undelivered: workspaces.undelivered),
             quickQuestion: quick, records: records)
         services.notOffered = notOffered
         // v previews an attachment card, e exports its verified original into the folder the

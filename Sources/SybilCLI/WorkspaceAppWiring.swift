@@ -22,7 +22,7 @@ final class WorkspaceAppWiring {
     private var outbox: WorkspaceOutbox?
     /// The messages that left the outbox undelivered, kept across openings of their chat and
     /// between launches, beside the outbox copy (SPEC §2).
-    private let undelivered: WorkspaceUndeliveredMessages
+    let undelivered: WorkspaceUndeliveredMessages
 
     /// The workspaces over `connection`; hosts poll and screen models wait on `clock`.
     init(common: ClientCommand.Common, connection: ServerTarget.Connection, io: CommandIO, clock: AnyClock) {

@@ -38,6 +38,9 @@ public final class TerminalAppController {
         (screen: ObjectIdentifier, viewport: WorkspaceChatViewport?, sequence: UInt64)?
     /// The Agent room's newest message drawn at the bottom, as last reported to the room.
     @ObservationIgnored private var agentRoomShown: String?
+    /// The save problems of the chats' and the sessions' kept texts last named on the status
+    /// line, so each is named once when it appears.
+    @ObservationIgnored private var namedSaveProblems: (chats: String?, sessions: String?)
     /// The open chat's entries, rebuilt from the first changed message only.
     @ObservationIgnored private var chatItems = ChatTimelineCache()
     @ObservationIgnored private var tasks: [Int: Task<Void, Never>] = [:]
@@ -71,8 +74,12 @@ public final class TerminalAppController {
             run { await agent.start() }
         }
         // Texts kept undelivered that could not be read back were kept aside: say where.
-        let unread = [services.chats.undeliveredMessages.loadProblem, services.agent?.undeliveredMessages.loadProblem]
-        if let problem = unread.compactMap({ $0 }).first { deliver(.noticed(problem)) }
+        let unread = [
+            services.chats.undeliveredMessages.loadProblem, services.agent?.undeliveredMessages.loadProblem,
+            services.workspaces?.undelivered?.loadProblem,
+        ]
+        .compactMap { $0 }
+        if !unread.isEmpty { deliver(.noticed(unread.joined(separator: " "))) }
         if services.notOffered.contains(.workspaces) {
             deliver(.workspacesListed([]))
         } else if services.workspaces != nil {
@@ -1086,7 +1093,22 @@ public final class TerminalAppController {
     public func sync() {
         // What the controller's own tasks changed (a chat opened, a send given back).
         _ = finishedWork
+        nameNewSaveProblems()
         for command in app.update(.published(published())) { perform(command) }
+    }
+
+    /// A list of kept texts that could not be saved (a change the sender or a hand-over made
+    /// in the background) is named on the status line once, when its problem appears.
+    private func nameNewSaveProblems() {
+        let chats = services.chats.undeliveredMessages.saveProblem
+        let sessions = services.workspaces?.undelivered?.saveProblem
+        defer { namedSaveProblems = (chats, sessions) }
+        if let chats, chats != namedSaveProblems.chats {
+            apply(.noticed(UndeliveredNotice.chat.notSaved(chats)))
+        }
+        if let sessions, sessions != namedSaveProblems.sessions {
+            apply(.noticed(UndeliveredNotice.workspace.notSaved(sessions)))
+        }
     }
 
     /// What the models publish now, for the screen and overlay that are open.

@@ -19,17 +19,22 @@ public struct TerminalAppServices {
         /// key is handled is only recorded there and committed by the opening task; Ctrl+R is
         /// an explicit refresh of the selected chat.
         public var hosts: WorkspaceChatHostCache?
+        /// The sessions' messages kept undelivered, one list for every opening (the app names
+        /// a list it could not read back or save).
+        public var undelivered: WorkspaceUndeliveredMessages?
 
         /// Creates the workspace seam.
         public init(
             list: @escaping @MainActor () async -> Result<[SidebarDesktop], WorkspacesProblem>,
             open: @escaping @MainActor (WorkspaceChatKey, _ title: String) async -> WorkspaceSessionScreen,
-            setAppActive: @escaping @MainActor (Bool) -> Void = { _ in }, hosts: WorkspaceChatHostCache? = nil
+            setAppActive: @escaping @MainActor (Bool) -> Void = { _ in }, hosts: WorkspaceChatHostCache? = nil,
+            undelivered: WorkspaceUndeliveredMessages? = nil
         ) {
             self.list = list
             self.open = open
             self.setAppActive = setAppActive
             self.hosts = hosts
+            self.undelivered = undelivered
         }
     }
 

@@ -96,6 +96,12 @@ public struct UndeliveredNotice: Sendable, Hashable {
             "Discarded \(name); its text is kept at the end of the \(place), not put over a draft (\(Self.messages(stillKept)); d in the timeline takes the oldest back into an empty composer)."
     }
 
+    /// The sentence when the list of kept messages could not be saved (`problem`, as
+    /// ``UndeliveredMessages/saveProblem`` says it): they stay kept while the app runs.
+    public func notSaved(_ problem: String) -> String {
+        "\(TerminalText.oneLine(problem)) The \(place)s' messages not delivered stay kept until the app quits; the next change to them is saved again."
+    }
+
     /// The sentence after d in the timeline, which leaves `stillKept` messages kept.
     public func takenBack<Chat>(_ outcome: UndeliveredMessages<Chat>.TakeBack, stillKept: Int) -> String {
         switch outcome {
