@@ -106,6 +106,9 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
     @ObservationIgnored public let persistence: UndeliveredMessagesPersistence<Chat>?
     /// Counts the ids made for messages that never reached an outbox.
     @ObservationIgnored private var madeIds = 0
+    /// Whether the document on disk could not be read at launch: a save would replace the
+    /// texts in it, so it is read again first.
+    @ObservationIgnored private var documentLeftUnread = false
 
     /// An empty list, in memory only.
     public init() {
@@ -118,6 +121,7 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
         let loaded = persistence.load()
         messages = loaded.messages
         loadProblem = loaded.problem
+        documentLeftUnread = loaded.leftUnread
     }
 
     /// An id for a message that never reached an outbox: `prefix-n`, kept by no message of
@@ -147,8 +151,22 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
     /// whether it was saved.
     @discardableResult
     private func replace(with new: [Message]) -> Bool {
+        var new = new
         var saved = true
         if let persistence {
+            if documentLeftUnread {
+                // Saving now would replace texts an earlier run kept: they are read first.
+                let again = persistence.load()
+                guard !again.leftUnread else {
+                    saveProblem =
+                        "The messages kept undelivered could not be saved: the list saved earlier could not be read, and saving would replace it. \(again.problem ?? "")"
+                    messages = new
+                    return false
+                }
+                documentLeftUnread = false
+                let earlier = again.messages.filter { old in !new.contains { $0.id == old.id && $0.chat == old.chat } }
+                new = Self.bounded(earlier + new)
+            }
             do {
                 try persistence.save(new)
                 saveProblem = nil

@@ -9,11 +9,16 @@ import SybilWire
 /// mode, attachment count, cause and reason.
 ///
 /// The list writes the document before it changes in memory, so a message it shows is on disk.
-/// A document that cannot be read is kept aside under `<key>.unreadable` (the texts in it stay
-/// on disk for a person to recover) and the list starts empty, saying so.
+/// A document that cannot be decoded is kept aside under `<key>.unreadable` (or the first free
+/// `<key>.unreadable-<n>`, up to ``maximumAsideCopies``, so an earlier copy is never replaced;
+/// the texts in it stay on disk for a person to recover) and the list starts empty, saying so.
+/// A document that could not be read at all, or not kept aside, stays where it is, and the
+/// list does not save over it until it has been read (``UndeliveredMessages``).
 public struct UndeliveredMessagesPersistence<Chat: Hashable & Sendable>: Sendable {
     /// The document's version.
     public static var version: Int64 { 1 }
+    /// The most copies of unreadable documents kept aside beside the list.
+    public static var maximumAsideCopies: Int { 16 }
 
     /// The store.
     public let store: any KeyValueStore
@@ -28,7 +33,9 @@ public struct UndeliveredMessagesPersistence<Chat: Hashable & Sendable>: Sendabl
         store: any KeyValueStore, key: String, encodeChat: @escaping @Sendable (Chat) -> JSONValue,
         decodeChat: @escaping @Sendable (JSONValue, JSONPath) throws(JSONError) -> Chat
     ) {
-        precondition(KeyValueStoreKey.isValid(key + ".unreadable"), "invalid key \(key.debugDescription)")
+        precondition(
+            KeyValueStoreKey.isValid(Self.asideKey(key, copy: Self.maximumAsideCopies)),
+            "invalid key \(key.debugDescription)")
         self.store = store
         self.key = key
         self.encodeChat = encodeChat
@@ -44,28 +51,54 @@ public struct UndeliveredMessagesPersistence<Chat: Hashable & Sendable>: Sendabl
         }
     }
 
-    /// The messages saved, oldest first, and a sentence for a person when the document could
-    /// not be read (then it was kept aside, or could not even be read).
-    func load() -> (messages: [UndeliveredMessages<Chat>.Message], problem: String?) {
+    /// The messages saved, oldest first; a sentence for a person when the document could not
+    /// be read (then it was kept aside, or could not even be read); and whether a document is
+    /// still under ``key`` unread, which a save would replace.
+    func load() -> (messages: [UndeliveredMessages<Chat>.Message], problem: String?, leftUnread: Bool) {
         let bytes: [UInt8]?
         do {
             bytes = try store.data(forKey: key)
         } catch {
-            return ([], "The messages kept undelivered could not be read: \(error)")
+            return ([], "The messages kept undelivered could not be read: \(error)", true)
         }
-        guard let bytes else { return ([], nil) }
+        guard let bytes else { return ([], nil, false) }
         do {
-            return (try decode(bytes), nil)
+            return (try decode(bytes), nil, false)
         } catch {
-            let aside = key + ".unreadable"
+            let reason = error
             do {
+                guard let aside = try freeAsideKey() else {
+                    return (
+                        [],
+                        "The messages kept undelivered could not be read (\(reason)), nor kept aside: \(Self.maximumAsideCopies) copies are kept aside already.",
+                        true
+                    )
+                }
                 try store.set(bytes, forKey: aside)
                 try store.removeValue(forKey: key)
+                return (
+                    [],
+                    "The messages kept undelivered could not be read (\(reason)); they were kept aside as \(aside).",
+                    false
+                )
             } catch {
-                return ([], "The messages kept undelivered could not be read, nor kept aside: \(error)")
+                return ([], "The messages kept undelivered could not be read, nor kept aside: \(error)", true)
             }
-            return ([], "The messages kept undelivered could not be read (\(error)); they were kept aside as \(aside).")
         }
+    }
+
+    /// The first aside key that holds no copy yet; `nil` when all do.
+    private func freeAsideKey() throws -> String? {
+        for copy in 1...Self.maximumAsideCopies {
+            let aside = Self.asideKey(key, copy: copy)
+            if try store.data(forKey: aside) == nil { return aside }
+        }
+        return nil
+    }
+
+    /// `<key>.unreadable` for the first copy, `<key>.unreadable-<copy>` for later ones.
+    private static func asideKey(_ key: String, copy: Int) -> String {
+        copy == 1 ? key + ".unreadable" : key + ".unreadable-\(copy)"
     }
 
     // MARK: - The document

@@ -108,6 +108,80 @@ struct UndeliveredMessagesPersistenceTests {
         #expect(list.saveProblem?.contains("could not be saved") == true)
     }
 
+    @Test func aDocumentThatCouldNotBeReadIsNotSavedOver() {
+        let disk = InMemoryKeyValueStore()
+        let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: disk)
+        Messages(persistence: persistence).keep(Self.message(1))
+        let flaky = FlakyReadStore(disk: disk)
+        flaky.failsReads(true)
+        let list = Messages(persistence: .workspaces(in: flaky))
+        #expect(list.messages.isEmpty)
+        #expect(list.loadProblem?.contains("could not be read") == true)
+        #expect(list.keep(Self.message(2)) == false, "saving would replace a text it never read")
+        #expect(list.saveProblem?.contains("could not be read") == true)
+        #expect(Messages(persistence: persistence).messages.map(\.id) == ["op-1"], "the earlier text stays on disk")
+
+        flaky.failsReads(false)
+        #expect(list.keep(Self.message(3)) == true)
+        #expect(list.messages.map(\.id) == ["op-1", "op-2", "op-3"], "read first, then saved with it")
+        #expect(Messages(persistence: persistence).messages.map(\.id) == ["op-1", "op-2", "op-3"])
+    }
+
+    @Test func aSecondUnreadableDocumentDoesNotReplaceTheFirstKeptAside() throws {
+        let store = InMemoryKeyValueStore()
+        let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: store)
+        let first = Array(#"{"version":1,"messages":[{"id":"op-1","text":"Erster Text"#.utf8)
+        let second = Array(#"{"version":1,"messages":[{"id":"op-2","text":"Zweiter Text"#.utf8)
+        try store.set(first, forKey: persistence.key)
+        #expect(Messages(persistence: persistence).loadProblem?.contains("kept aside") == true)
+        try store.set(second, forKey: persistence.key)
+
+        let list = Messages(persistence: persistence)
+        #expect(list.loadProblem?.contains(persistence.key + ".unreadable-2") == true)
+        #expect(try store.data(forKey: persistence.key + ".unreadable") == first, "the first copy stays")
+        #expect(try store.data(forKey: persistence.key + ".unreadable-2") == second)
+    }
+
+    @Test func anUnreadableDocumentWithNoRoomAsideStaysWhereItIs() throws {
+        let store = InMemoryKeyValueStore()
+        let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: store)
+        for copy in 1...16 {  // every copy aside the list keeps (maximumAsideCopies)
+            let key = copy == 1 ? persistence.key + ".unreadable" : persistence.key + ".unreadable-\(copy)"
+            try store.set(Array("copy \(copy)".utf8), forKey: key)
+        }
+        let broken = Array(#"{"version":1,"messages":[{"id":"op-1","text":"Mein Text"#.utf8)
+        try store.set(broken, forKey: persistence.key)
+
+        let list = Messages(persistence: persistence)
+        #expect(list.loadProblem?.contains("nor kept aside") == true)
+        #expect(list.keep(Self.message(2)) == false)
+        #expect(list.messages.map(\.id) == ["op-2"], "kept in memory all the same")
+        #expect(try store.data(forKey: persistence.key) == broken, "the unread texts are not saved over")
+    }
+
+    /// A store over `disk` whose reads fail while ``failsReads(_:)`` says so (an I/O error).
+    private final class FlakyReadStore: KeyValueStore, Sendable {
+        struct ReadFailed: Error, CustomStringConvertible {
+            var description: String { "read failed (EIO)" }
+        }
+
+        let disk: InMemoryKeyValueStore
+        private let failing = Locked(false)
+
+        init(disk: InMemoryKeyValueStore) { self.disk = disk }
+
+        func failsReads(_ fails: Bool) { failing.withLock { $0 = fails } }
+
+        func data(forKey key: String) throws -> [UInt8]? {
+            if failing.withLock({ $0 }) { throw ReadFailed() }
+            return try disk.data(forKey: key)
+        }
+
+        func set(_ data: [UInt8], forKey key: String) throws { try disk.set(data, forKey: key) }
+
+        func removeValue(forKey key: String) throws { try disk.removeValue(forKey: key) }
+    }
+
     private struct FailingStore: KeyValueStore {
         struct Full: Error {}
         func data(forKey key: String) throws -> [UInt8]? { nil }
