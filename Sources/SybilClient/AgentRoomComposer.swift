@@ -231,8 +231,7 @@ public final class AgentRoomComposer {
         if keeps, let entry = outbox.entry(requestId) {
             let message = AgentUndeliveredMessages.Message(entry: entry, in: outbox.scope, cause: .rejected)
             let wasKept = undeliveredMessages.messages(in: outbox.scope).contains { $0.id == message.id }
-            guard undeliveredMessages.keep(message) else {
-                if !wasKept { undeliveredMessages.take(message.id, in: outbox.scope) }
+            guard undeliveredMessages.keepIfSaved(message) else {
                 let reason = undeliveredMessages.saveProblem ?? "The text could not be saved."
                 throw .storage(StorageError(operation: "keep", path: "the messages kept undelivered", reason: reason))
             }

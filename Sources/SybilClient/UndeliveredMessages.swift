@@ -147,10 +147,11 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
     }
 
     /// Saves `new` as the list, then makes it the list in memory; the list changes even when
-    /// the save failed (``saveProblem`` says why), since dropping a text is worse. Returns
-    /// whether it was saved.
+    /// the save failed (``saveProblem`` says why), since dropping a text is worse, unless
+    /// `changesUnsaved` is false (the caller holds another saved copy). Returns whether it was
+    /// saved.
     @discardableResult
-    private func replace(with new: [Message]) -> Bool {
+    private func replace(with new: [Message], changesUnsaved: Bool = true) -> Bool {
         var new = new
         var saved = true
         if let persistence {
@@ -160,7 +161,7 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
                 guard !again.leftUnread else {
                     saveProblem =
                         "The messages kept undelivered could not be saved: the list saved earlier could not be read, and saving would replace it. \(again.problem ?? "")"
-                    messages = new
+                    if changesUnsaved { messages = new }
                     return false
                 }
                 documentLeftUnread = false
@@ -175,7 +176,7 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
                 saved = false
             }
         }
-        messages = new
+        if saved || changesUnsaved { messages = new }
         return saved
     }
 
@@ -193,6 +194,18 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
             return saveProblem == nil
         }
         return replace(with: Self.bounded(messages + [message]))
+    }
+
+    /// Keeps `message` only when the list is saved with it, for a caller that holds another
+    /// saved copy (an outbox entry) and keeps that one otherwise: on a failed save the list
+    /// stays as it was (no message leaves it for the bound) and ``saveProblem`` says why.
+    /// Returns whether it is kept and saved (a message with the same id already kept counts
+    /// when the list is saved).
+    public func keepIfSaved(_ message: Message) -> Bool {
+        guard !messages.contains(where: { $0.id == message.id && $0.chat == message.chat }) else {
+            return saveProblem == nil
+        }
+        return replace(with: Self.bounded(messages + [message]), changesUnsaved: false)
     }
 
     /// Takes the message `id` of `chat` out of the list (the person has it back), saved before

@@ -355,11 +355,9 @@ public actor WorkspaceOutboxSender {
         case .discarded(let reason): message = .init(entry: entry, cause: .discarded, reason: reason)
         case .accepted, .timedOut, .failed, .alreadyCompleted: return nil
         }
-        let wasKept = await keptTexts.messages(in: entry.chat).contains { $0.id == message.id }
-        guard await !keptTexts.keep(message) else { return nil }
+        // Not saved: the outbox entry stays the one copy, and the list stays as it was.
+        guard await !keptTexts.keepIfSaved(message) else { return nil }
         let problem = await keptTexts.saveProblem ?? "The messages kept undelivered could not be saved."
-        // Not saved: the outbox entry stays the one copy, so the list does not show a second.
-        if !wasKept { await keptTexts.take(message.id, in: entry.chat) }
         return await hold(entry, "\(problem) The message stays in the outbox.")
     }
 

@@ -114,6 +114,32 @@ struct WorkspaceUndeliveredCrashTests {
         #expect(await sender.takeUndelivered().isEmpty)
     }
 
+    @Test func aTextTheListCannotSaveAtItsBoundDropsNoKeptText() async throws {
+        let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
+        let failing = FailingKeyValueStore()
+        let kept = WorkspaceUndeliveredMessages(persistence: .workspaces(in: failing))
+        let limit = WorkspaceUndeliveredMessages.maximumKeptPerChat
+        for number in 1...limit {
+            kept.keep(.init(id: "kept-\(number)", chat: chatA, text: "Text \(number)", cause: .notSent, reason: "r"))
+        }
+        failing.failWrites(true)
+        let desktop = FakeDesktop()
+        desktop.behaviour = .reject("The run has finished.")
+        let sender = WorkspaceOutboxSender(
+            outbox: outbox, rpc: desktop, clock: ManualClock(),
+            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 5)), now: { 0 }, keptTexts: kept)
+        let (entry, outcome) = try await sender.submit(text: Self.text, mode: .send, to: chatA)
+        guard case .failed = outcome else {
+            Issue.record("a text that cannot be kept does not leave the outbox: \(outcome)")
+            return
+        }
+        #expect(await outbox.pendingEntries(in: chatA).map(\.operationId) == [entry.operationId])
+        let left = kept.messages(in: chatA)
+        #expect(
+            left.count == limit && left.first?.id == "kept-1" && left.last?.id == "kept-\(limit)",
+            "the oldest kept text does not leave for one the list did not take")
+    }
+
     @Test func aTextTheDraftTakesBackLeavesTheListTheSenderKeptItIn() async throws {
         let store = InMemoryKeyValueStore()
         let outbox = try WorkspaceOutbox(store: store)
