@@ -154,6 +154,7 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
     private func replace(with new: [Message], changesUnsaved: Bool = true) -> Bool {
         var new = new
         var saved = true
+        var readAgain = false
         if let persistence {
             if documentLeftUnread {
                 // Saving now would replace texts an earlier run kept: they are read first.
@@ -164,7 +165,7 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
                     if changesUnsaved { messages = new }
                     return false
                 }
-                documentLeftUnread = false
+                readAgain = true
                 let earlier = again.messages.filter { old in !new.contains { $0.id == old.id && $0.chat == old.chat } }
                 new = Self.bounded(earlier + new)
             }
@@ -176,7 +177,10 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
                 saved = false
             }
         }
-        if saved || changesUnsaved { messages = new }
+        // The texts read again are in memory (or on disk) only once the list changes.
+        guard saved || changesUnsaved else { return false }
+        messages = new
+        if readAgain { documentLeftUnread = false }
         return saved
     }
 

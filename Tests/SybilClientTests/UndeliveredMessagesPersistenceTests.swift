@@ -127,6 +127,23 @@ struct UndeliveredMessagesPersistenceTests {
         #expect(Messages(persistence: persistence).messages.map(\.id) == ["op-1", "op-2", "op-3"])
     }
 
+    @Test func aTextKeptOnlyIfSavedDoesNotLetTheUnreadDocumentBeSavedOver() {
+        let disk = FailingKeyValueStore()
+        let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: disk)
+        Messages(persistence: persistence).keep(Self.message(1))
+        let flaky = FlakyReadStore(disk: disk)
+        flaky.failsReads(true)
+        let list = Messages(persistence: .workspaces(in: flaky))
+        flaky.failsReads(false)
+        disk.failWrites(true)
+        // Read again now, but not saved: the list stays as it was, without the earlier text.
+        #expect(list.keepIfSaved(Self.message(2)) == false)
+        #expect(list.messages.isEmpty)
+        disk.failWrites(false)
+        #expect(list.keep(Self.message(3)) == true)
+        #expect(Messages(persistence: persistence).messages.map(\.id) == ["op-1", "op-3"], "read again before saving")
+    }
+
     @Test func aSecondUnreadableDocumentDoesNotReplaceTheFirstKeptAside() throws {
         let store = InMemoryKeyValueStore()
         let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: store)
@@ -165,10 +182,10 @@ struct UndeliveredMessagesPersistenceTests {
             var description: String { "read failed (EIO)" }
         }
 
-        let disk: InMemoryKeyValueStore
+        let disk: any KeyValueStore
         private let failing = Locked(false)
 
-        init(disk: InMemoryKeyValueStore) { self.disk = disk }
+        init(disk: any KeyValueStore) { self.disk = disk }
 
         func failsReads(_ fails: Bool) { failing.withLock { $0 = fails } }
 
