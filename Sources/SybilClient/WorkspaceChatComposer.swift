@@ -122,10 +122,19 @@ public final class WorkspaceChatComposer {
     public func restore() async {
         // Copies a crash left without a message go first (once per sender).
         await sender.removeOrphanedCopies()
-        let entries = await outbox.pendingEntries(in: chat)
         // A text kept by a rejection the previous run did not finish is still in the outbox,
-        // which shows it: one copy, not two.
-        for entry in entries { undeliveredMessages.take(entry.operationId, in: chat) }
+        // which shows it: one copy, not two. Read and taken in the chat's chain, after any
+        // attempt an earlier opening still runs: that attempt may keep a text and then remove
+        // its entry, and a take between the two would leave the text in neither place.
+        let outbox = outbox
+        let chat = chat
+        let kept = undeliveredMessages
+        let read: @MainActor @Sendable () async -> [WorkspaceOutboxEntry] = {
+            let entries = await outbox.pendingEntries(in: chat)
+            for entry in entries { kept.take(entry.operationId, in: chat) }
+            return entries
+        }
+        let entries = (try? await outbox.changes(in: chat).run(read)) ?? []
         for entry in entries where !deliveries.contains(where: { $0.id == entry.operationId }) {
             deliveries.append(
                 Delivery(
