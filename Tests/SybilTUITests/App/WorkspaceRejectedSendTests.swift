@@ -80,7 +80,7 @@ struct WorkspaceRejectedSendTests {
                         key: key, rpc: rpc, clock: clock, random: SeededRandomSource(seed: 1))
                 let ids = SequentialIDGenerator(prefix: "op")
                 let sender = WorkspaceOutboxSender(
-                    outbox: outbox, rpc: rpc, clock: ContinuousClock(), ids: ids, now: { 0 })
+                    outbox: outbox, rpc: rpc, clock: clock, ids: ids, now: { 0 })
                 let composer = WorkspaceChatComposer(
                     host: host, outbox: outbox, sender: sender, ids: ids, now: { 0 }, undelivered: undelivered,
                     restoresIntoDraft: false)
