@@ -58,29 +58,10 @@ struct AgentDraftAvailabilityTests {
         #expect(Set(sentences).count == 5, "no two reasons read the same")
     }
 
-    /// A room that never answers: nothing it is asked arrives.
-    private struct Silent: AgentRoomAPI, AgentRoomStreamSource {
-        private static let failure = AgentRoomError.transport("not connected")
-        func descriptor() async throws(AgentRoomError) -> AgentRoomDescriptor { throw Self.failure }
-        func messages(after: AgentCursor?, before: AgentCursor?, limit: Int) async throws(AgentRoomError)
-            -> AgentRoomPage
-        { throw Self.failure }
-        func submit(_ submission: AgentRoomSubmission) async throws(AgentRoomError) -> AgentRoomReceipt {
-            throw Self.failure
-        }
-        func readState() async throws(AgentRoomError) -> AgentReadState { throw Self.failure }
-        func markRead(_ cursor: AgentCursor) async throws(AgentRoomError) -> AgentReadState { throw Self.failure }
-        func upload(_ file: AgentUploadFile) async throws(AgentRoomError) -> AgentAttachment { throw Self.failure }
-        func original(of attachment: AgentAttachment) async throws(AgentRoomError) -> [UInt8] { throw Self.failure }
-        func updates(replayFrom: @escaping @Sendable () async -> AgentCursor?) -> AsyncStream<AgentRoomStreamUpdate> {
-            AsyncStream { $0.finish() }
-        }
-    }
-
     @Test @MainActor func aRoomWhoseDescriptorHasNotArrivedIsStillLoading() {
-        let room = AgentRoomModel(api: Silent(), stream: Silent(), timeZone: .gmt)
+        let room = AgentRoomModel(api: UnreachableAgentRoom(), stream: UnreachableAgentRoom(), timeZone: .gmt)
         let draft = AgentAttachmentDraft(
-            api: Silent(),
+            api: UnreachableAgentRoom(),
             storage: AgentAttachmentFileStore(
                 directory: FileManager.default.temporaryDirectory.appendingPathComponent("sybil-unused").path,
                 baseURL: URL(string: "http://127.0.0.1:9/v1")!),

@@ -18,28 +18,10 @@ import Testing
 struct AgentRoomUndeliveredTests {
     static let refusedText = "Der ganze Bericht, zu groß für den Raum."
 
-    /// A room that never loads (its descriptor fails, its stream stays silent) and refuses every
-    /// message for good: what these tests need is the outbox and the draft.
-    private struct RefusingRoom: AgentRoomAPI, AgentRoomStreamSource {
-        static let refusal = AgentRoomError.rejected(
-            status: 413, error: APIErrorBody(message: "The message is too large.", code: "too_large"),
-            retryAfterSeconds: nil)
-        private static let failure = AgentRoomError.transport("not connected")
-        func descriptor() async throws(AgentRoomError) -> AgentRoomDescriptor { throw Self.failure }
-        func messages(after: AgentCursor?, before: AgentCursor?, limit: Int) async throws(AgentRoomError)
-            -> AgentRoomPage
-        { throw Self.failure }
-        func submit(_ submission: AgentRoomSubmission) async throws(AgentRoomError) -> AgentRoomReceipt {
-            throw Self.refusal
-        }
-        func readState() async throws(AgentRoomError) -> AgentReadState { throw Self.failure }
-        func markRead(_ cursor: AgentCursor) async throws(AgentRoomError) -> AgentReadState { throw Self.failure }
-        func upload(_ file: AgentUploadFile) async throws(AgentRoomError) -> AgentAttachment { throw Self.failure }
-        func original(of attachment: AgentAttachment) async throws(AgentRoomError) -> [UInt8] { throw Self.failure }
-        func updates(replayFrom: @escaping @Sendable () async -> AgentCursor?) -> AsyncStream<AgentRoomStreamUpdate> {
-            AsyncStream { _ in }
-        }
-    }
+    /// A refusal for good, as a room answers a message too large.
+    static let refusal = AgentRoomError.rejected(
+        status: 413, error: APIErrorBody(message: "The message is too large.", code: "too_large"),
+        retryAfterSeconds: nil)
 
     /// The app in the Agent room, its composer focused; with `refused`, the outbox holds that
     /// message, refused for good by an earlier run. With `crash`, its writes (the outbox's and
@@ -50,14 +32,16 @@ struct AgentRoomUndeliveredTests {
         crash: KeptTextCrashSwitch = KeptTextCrashSwitch()
     ) async throws -> TerminalAppController {
         let base = URL(string: "http://127.0.0.1:9/api")!
-        let api = RefusingRoom()
+        // A room that never loads and refuses every message for good: what these tests need
+        // is the outbox and the draft.
+        let api = UnreachableAgentRoom(submitError: Self.refusal, streamFinishes: false)
         let ids = SequentialIDGenerator(prefix: "id")
         let outbox = try await AgentOutbox.open(
             directory: directory.path, baseURL: base, ids: ids, now: { 1_000 }, checkpoint: crash.checkpoint)
         if let refused {
             let entry = try await outbox.enqueue(text: refused)
             _ = try await outbox.beginSending(entry.requestId)
-            _ = try await outbox.finishSending(entry.requestId, result: .failure(RefusingRoom.refusal))
+            _ = try await outbox.finishSending(entry.requestId, result: .failure(Self.refusal))
             #expect(outbox.entry(entry.requestId)?.failure?.kind == .refused)
         }
         let composer = AgentRoomComposer(
