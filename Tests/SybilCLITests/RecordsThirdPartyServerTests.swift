@@ -9,16 +9,7 @@
     @Suite("sybil records sync against a third-party server", .timeLimit(.minutes(2)))
     struct RecordsThirdPartyServerTests {
         @Test func aServerWithoutRecordsIsNamedAndNothingIsMarked() async throws {
-            let rules = """
-                version: 1
-                rules:
-                  - name: any
-                    when:
-                      messages_contain: "x"
-                    respond:
-                      content: "y"
-                """
-            guard let (server, port) = try ThirdPartyPeer.fakellm(rules: rules) else { return }
+            guard let (server, port) = try ThirdPartyPeer.fakellm(answering: "y") else { return }
             defer { server.stop() }
             let home = server.directory + "/home"
             let environment = ["XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"]

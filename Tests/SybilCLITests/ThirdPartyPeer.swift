@@ -60,6 +60,21 @@
 
         /// fakellm on a free port answering by `rules` (its YAML); `nil`, with the skip said,
         /// when the package is not installed.
+        /// fakellm with one rule: a chat whose messages contain "x" is answered `answer`; for
+        /// tests that need a third-party server up, not its answers.
+        static func fakellm(answering answer: String) throws -> (server: Server, port: Int)? {
+            try fakellm(
+                rules: """
+                    version: 1
+                    rules:
+                      - name: any
+                        when:
+                          messages_contain: "x"
+                        respond:
+                          content: "\(answer)"
+                    """)
+        }
+
         static func fakellm(rules: String) throws -> (server: Server, port: Int)? {
             let port = try freePort()
             guard

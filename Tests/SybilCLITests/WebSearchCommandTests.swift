@@ -148,16 +148,7 @@
         }
 
         @Test func aPlainOpenAICompatibleServerDoesNotOfferWebSearches() async throws {
-            let rules = """
-                version: 1
-                rules:
-                  - name: any
-                    when:
-                      messages_contain: "x"
-                    respond:
-                      content: "x"
-                """
-            guard let (server, port) = try ThirdPartyPeer.fakellm(rules: rules) else { return }
+            guard let (server, port) = try ThirdPartyPeer.fakellm(answering: "x") else { return }
             defer { server.stop() }
             let home = Home()
             defer { home.remove() }
