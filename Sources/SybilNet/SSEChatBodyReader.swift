@@ -9,18 +9,20 @@ import SybilWire
 /// cost (the bytes of its events) already summed. Not generic: the per-event work is compiled
 /// for its concrete types.
 enum SSEChatBodyReader {
-    /// Reads `body` until `data: [DONE]` (returns `true`), its end (returns `false`), an error
-    /// frame, a malformed chunk, a stream past the parser's limits, or a failure of the body
-    /// (all thrown as ``ChatStreamError``). `touch` is called when bytes arrive and after the
-    /// consumer took a batch; `finished` when a chunk brings a `finish_reason`.
+    /// Reads `first` (bytes of the body already read) and the rest of `body` until
+    /// `data: [DONE]` (returns `true`), its end (returns `false`), an error frame, a malformed
+    /// chunk, a stream past the parser's limits, or a failure of the body (all thrown as
+    /// ``ChatStreamError``). `touch` is called when bytes arrive and after the consumer took a
+    /// batch; `finished` when a chunk brings a `finish_reason`.
     static func read(
-        _ body: AsyncThrowingStream<[UInt8], any Error>, touch: () -> Void, finished: () -> Void,
-        into yield: BoundedBatchYield<ChatChunkDelivery>
+        _ body: inout AsyncThrowingStream<[UInt8], any Error>.Iterator, first: [UInt8] = [],
+        touch: () -> Void, finished: () -> Void, into yield: BoundedBatchYield<ChatChunkDelivery>
     ) async throws -> Bool {
         var parser = EventStreamParser()
         var state = State()
+        var pending: [UInt8]? = first.isEmpty ? nil : first
         do {
-            for try await bytes in body {
+            while let bytes = try await Self.next(&pending, from: &body) {
                 touch()
                 // The events completed before a limit was passed are handed on first, so what
                 // arrives does not depend on how the bytes were split into reads.
@@ -61,6 +63,17 @@ enum SSEChatBodyReader {
             throw ChatStreamError.transport(String(describing: error))
         }
         return false
+    }
+
+    /// `pending` (taken) when it holds bytes, otherwise the body's next piece.
+    private static func next(
+        _ pending: inout [UInt8]?, from body: inout AsyncThrowingStream<[UInt8], any Error>.Iterator
+    ) async throws -> [UInt8]? {
+        if let bytes = pending {
+            pending = nil
+            return bytes
+        }
+        return try await body.next()
     }
 
     /// The decoder (it keeps its buffers for the whole stream, as the parser does) and the

@@ -6,7 +6,9 @@ import Synchronization
 
 /// The transport layer of chat streaming (SPEC §5.2): sends the request, maps every HTTP
 /// status to a distinct ``ChatStreamError`` that keeps the server's body and `Retry-After`,
-/// insists on `text/event-stream`, feeds the body to the event-stream parser, and yields chat
+/// reads a `text/event-stream` body (a whole `chat.completion` document from a server that
+/// ignored `"stream": true` is the reply's one chunk: ``ChatReplyFormat``), feeds it to the
+/// event-stream parser, and yields chat
 /// chunks until `data: [DONE]`. An `error` frame is a failure; a stream that ends without
 /// `[DONE]` is ``ChatStreamError/interrupted`` unless a chunk brought a `finish_reason` (many
 /// servers close right after it, or after the usage chunk that follows it), and so is one that
@@ -97,15 +99,26 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
                 head.status, body: body, retryAfter: ChatStreamError.parseRetryAfter(head.headers["Retry-After"]))
         }
         let contentType = head.headers["Content-Type"]
-        guard let contentType, contentType.lowercased().hasPrefix("text/event-stream") else {
+        guard let format = ChatReplyFormat(contentType: contentType) else {
             throw ChatStreamError.wrongContentType(contentType)
         }
         let watch = StreamStallWatch(clock: clock, timeout: stallTimeout)
         let finished = FinishSeen()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
+                var body = response.body.makeAsyncIterator()
+                var first: [UInt8] = []
+                if format == .sniffed {
+                    // No type, or `text/plain`: the first bytes tell a stream from a document.
+                    first = try await ChatReplyFormat.firstBytes(of: &body, touch: { watch.touch() })
+                }
+                if format == .wholeDocument || (format == .sniffed && ChatReplyFormat.startsDocument(first)) {
+                    try await Self.readWholeCompletion(&body, first: first, touch: { watch.touch() }, into: yield)
+                    finished.set()
+                    return
+                }
                 let sawDone = try await SSEChatBodyReader.read(
-                    response.body, touch: { watch.touch() }, finished: { finished.set() }, into: yield)
+                    &body, first: first, touch: { watch.touch() }, finished: { finished.set() }, into: yield)
                 // The body ended without `[DONE]`: complete when the reply said it was finished.
                 if !sawDone, !finished.value { throw ChatStreamError.interrupted }
             }
@@ -120,6 +133,40 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
         }
     }
 
+    /// The longest reply read whole (a server that ignored `"stream": true`).
+    public static var maximumWholeReply: Int { 16 << 20 }
+
+    /// Reads a whole `chat.completion` document (after `first`, bytes already read from it) and
+    /// hands its reply on as one chunk; an error document is ``ChatStreamError/errorFrame(_:)``.
+    private static func readWholeCompletion(
+        _ body: inout AsyncThrowingStream<[UInt8], any Error>.Iterator, first: [UInt8], touch: () -> Void,
+        into yield: BoundedBatchYield<Delivery>
+    ) async throws {
+        var bytes = first
+        while let piece = try await body.next() {
+            touch()
+            guard piece.count <= maximumWholeReply - bytes.count else {
+                throw ChatStreamError.tooLarge(
+                    "the reply came as one document over \(maximumWholeReply >> 20) MiB")
+            }
+            bytes.append(contentsOf: piece)
+        }
+        let event: OpenAIStreamEvent
+        do {
+            event = try OpenAIStreamEvent.decodeWholeCompletion(bytes)
+        } catch {
+            throw ChatStreamError.malformedChunk(String(describing: error))
+        }
+        switch event {
+        case .chunk(let chunk):
+            let delivery = ChatChunkDelivery(chunk: chunk, eventID: nil, bytes: bytes.count)
+            guard await yield([delivery], max(1, bytes.count)) else { throw CancellationError() }
+        case .error(let body):
+            throw ChatStreamError.errorFrame(body)
+        case .done:
+            break
+        }
+    }
 }
 
 /// Whether a chunk of the stream brought a finish reason: set by the reading, read by the stall

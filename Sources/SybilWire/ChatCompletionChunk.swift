@@ -324,6 +324,22 @@ public struct ChatCompletionChunk: Sendable, Hashable {
 
     /// Decodes a chunk object.
     public static func decode(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> ChatCompletionChunk {
+        try decode(value, at: path, increment: "delta")
+    }
+
+    /// Decodes a whole `chat.completion` object (the answer of a server that ignored
+    /// `"stream": true`) as the one chunk of its reply: each choice's `message` is read as its
+    /// `delta`, with the same rules and limits, and errors name `choices[n].message`. A tool
+    /// call without `index` takes its position.
+    public static func decodeCompletion(_ value: JSONValue, at path: JSONPath) throws(JSONError) -> ChatCompletionChunk
+    {
+        try decode(value, at: path, increment: "message")
+    }
+
+    /// Decodes a chunk object whose choices carry their text under `increment`.
+    private static func decode(
+        _ value: JSONValue, at path: JSONPath, increment: String
+    ) throws(JSONError) -> ChatCompletionChunk {
         let reader = try JSONObjectReader(value, at: path)
         // Gemini's OpenAI-compatible endpoint left `id` out: an absent or `null` id is empty.
         let id = try reader.optionalString("id") ?? ""
@@ -340,7 +356,8 @@ public struct ChatCompletionChunk: Sendable, Hashable {
         for (position, element) in try reader.array("choices").enumerated() {
             choices.append(
                 try decodeChoice(
-                    element, position: position, at: path.appending(key: "choices").appending(index: position)))
+                    element, position: position, at: path.appending(key: "choices").appending(index: position),
+                    increment: increment))
         }
         var usage: ChatCompletionUsage?
         if let value = reader.optionalValue("usage"), !value.isNull {
@@ -350,14 +367,16 @@ public struct ChatCompletionChunk: Sendable, Hashable {
     }
 
     /// A choice without `index` (or with `null`) is the one at its `position`.
-    private static func decodeChoice(_ value: JSONValue, position: Int, at path: JSONPath) throws(JSONError) -> Choice {
+    private static func decodeChoice(
+        _ value: JSONValue, position: Int, at path: JSONPath, increment: String
+    ) throws(JSONError) -> Choice {
         let reader = try JSONObjectReader(value, at: path)
         var index = Int64(position)
         if reader.optionalValue("index") != nil { index = try reader.integer("index", in: 0...Int64(Int32.max)) }
         var choice = Choice(index: index)
         choice.finishReason = try reader.optionalString("finish_reason").map(FinishReason.init)
-        guard let deltaValue = reader.optionalValue("delta") else { return choice }
-        let delta = try JSONObjectReader(deltaValue, at: path.appending(key: "delta"))
+        guard let deltaValue = reader.optionalValue(increment) else { return choice }
+        let delta = try JSONObjectReader(deltaValue, at: path.appending(key: increment))
         choice.role = try delta.optionalString("role")
         choice.content = try delta.optionalString("content")
         // Servers name it one way or the other; one that sends both sends the same text twice.

@@ -60,16 +60,35 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
             let reader = try JSONObjectReader(value, at: .root)
             return .error(APIErrorBody(message: try reader.string("message")))
         }
-        if case .object(let object) = value {
-            // `{"error": "text"}` (TGI) and vLLM's older top-level `{"object": "error", …}` are
-            // error frames too.
-            var isErrorObject = false
-            if case .string("error")? = object["object"], object["choices"] == nil { isErrorObject = true }
-            if object["error"] != nil || isErrorObject {
-                if let body = APIErrorBody.readLeniently(value) { return .error(body) }
-                if object["error"] != nil { return .error(try APIErrorBody.decode(value, at: .root)) }
-            }
-        }
+        if let error = try errorFrame(value) { return .error(error) }
         return .chunk(try ChatCompletionChunk.decode(value, at: .root))
+    }
+
+    /// Interprets the whole body of a server that answered a streamed request with one
+    /// `application/json` document: a `chat.completion` is the reply's one chunk
+    /// (``ChatCompletionChunk/decodeCompletion(_:at:)``), an object with an `error` member (or
+    /// vLLM's `"object": "error"`) an error. An unpaired surrogate escape is U+FFFD, every other
+    /// fault a ``JSONError`` naming the member, as for a streamed chunk.
+    public static func decodeWholeCompletion(_ bytes: [UInt8]) throws(JSONError) -> OpenAIStreamEvent {
+        let value: JSONValue
+        if let replaced = UnpairedSurrogateEscapes.replaced(in: bytes) {
+            value = try JSONReader().parse(replaced)
+        } else {
+            value = try JSONReader().parse(bytes)
+        }
+        if let error = try errorFrame(value) { return .error(error) }
+        return .chunk(try ChatCompletionChunk.decodeCompletion(value, at: .root))
+    }
+
+    /// The error a document says, when it is one: an `error` member, or, as `{"error": "text"}`
+    /// (TGI) and vLLM's older top-level `{"object": "error", …}` are, in another common shape.
+    private static func errorFrame(_ value: JSONValue) throws(JSONError) -> APIErrorBody? {
+        guard case .object(let object) = value else { return nil }
+        var isErrorObject = false
+        if case .string("error")? = object["object"], object["choices"] == nil { isErrorObject = true }
+        guard object["error"] != nil || isErrorObject else { return nil }
+        if let body = APIErrorBody.readLeniently(value) { return body }
+        if object["error"] != nil { return try APIErrorBody.decode(value, at: .root) }
+        return nil
     }
 }

@@ -11,17 +11,19 @@
     /// send: each test's loopback server answers a chat request the way one of them does.
     @Suite("sybil ask against third-party reply shapes", .timeLimit(.minutes(2)))
     struct ThirdPartyShapesTests {
-        /// A server answering every chat request with `status`, `contentType` and `body`.
-        private static func server(status: String = "200 OK", contentType: String = "text/event-stream", body: String)
+        /// A server answering every chat request with `status`, `contentType` (none when `nil`) and
+        /// `body`.
+        private static func server(status: String = "200 OK", contentType: String? = "text/event-stream", body: String)
             throws -> LoopbackHTTPServer
         {
-            try LoopbackHTTPServer { request, connection in
+            let typeField = contentType.map { "Content-Type: \($0)\r\n" } ?? ""
+            return try LoopbackHTTPServer { request, connection in
                 guard request.requestLine.hasPrefix("POST /v1/chat/completions") else {
                     connection.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                     return
                 }
                 connection.write(
-                    "HTTP/1.1 \(status)\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n"
+                    "HTTP/1.1 \(status)\r\n\(typeField)Content-Length: \(body.utf8.count)\r\n"
                         + "Connection: close\r\n\r\n" + body)
             }
         }
@@ -205,6 +207,45 @@
                 test.stderr
                     == "sybil ask: The reply stopped with an error: Request failed during generation: CUDA out of memory."
                     + " Retry to ask again.\n")
+        }
+
+        /// Servers that ignore `"stream": true` (or proxies that buffer and re-encode) answer
+        /// with the whole `chat.completion`: the answer is shown, not "did not stream".
+        @Test func aWholeCompletionForAStreamedRequestIsShown() async throws {
+            let server = try Self.server(
+                contentType: "application/json",
+                body:
+                    #"{"id":"chatcmpl-1","object":"chat.completion","created":1733000000,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Ganz auf einmal"},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":3,"total_tokens":7}}"#
+            )
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 0, "stderr: \(test.stderr)")
+            #expect(test.stdout == "Ganz auf einmal\n")
+        }
+
+        /// A hand-written server that streams events without a `Content-Type` is read as a stream.
+        @Test func eventsWithoutAContentTypeAreRead() async throws {
+            let server = try Self.server(
+                contentType: nil,
+                body: """
+                    data: {"id":"a","choices":[{"index":0,"delta":{"content":"Ohne"}}]}
+
+                    data: {"id":"a","choices":[{"index":0,"delta":{"content":" Typ"},"finish_reason":"stop"}]}
+
+                    data: [DONE]
+
+
+                    """)
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 0, "stderr: \(test.stderr)")
+            #expect(test.stdout == "Ohne Typ\n")
+        }
+
+        /// A proxy's HTML page in a 200 is still refused, naming its type.
+        @Test func anHTMLPageInA200IsRefusedNamingItsType() async throws {
+            let server = try Self.server(contentType: "text/html", body: "<html><body>Login</body></html>")
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 76)
+            #expect(test.stderr.contains("content type text/html"), "\(test.stderr)")
         }
 
         /// A 413 is not cured by waiting: the advice says to send less.

@@ -64,11 +64,101 @@ struct SSEChatTransportTests {
         #expect(result.error as? ChatStreamError == .serverError(status: 502, body: nil, retryAfter: nil))
     }
 
-    @Test func a200ThatIsNotAnEventStreamFails() async {
+    @Test func a200ThatIsNeitherAStreamNorADocumentFails() async {
+        for type in ["text/html; charset=utf-8", "application/x-ndjson"] {
+            let http = StubHTTPClient()
+            http.respond(status: 200, headers: [("Content-Type", type)], body: "<html>proxy</html>")
+            let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+            #expect(result.error as? ChatStreamError == .wrongContentType(type))
+        }
+    }
+
+    /// A server that ignored `"stream": true` answers with the whole `chat.completion`: its
+    /// message is the reply's one chunk, tool calls (without `index`) and usage included.
+    @Test func aWholeCompletionIsTheRepliesOneChunk() async throws {
+        let http = StubHTTPClient()
+        http.respond(
+            status: 200, headers: [("Content-Type", "application/json; charset=utf-8")],
+            body: #"""
+                {"id":"c9","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Ganz \ud83d\ude00","reasoning_content":"erst","tool_calls":[{"id":"t1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}
+                """#)
+        var chunks: [ChatCompletionChunk] = []
+        for try await chunk in SSEChatTransport(http: http, clock: ManualClock()).chunks(for: request) {
+            chunks.append(chunk)
+        }
+        #expect(chunks.count == 1)
+        let chunk = try #require(chunks.first)
+        #expect(chunk.content == "Ganz 😀")
+        #expect(chunk.reasoning == "erst")
+        #expect(chunk.finishReason == .stop)
+        #expect(chunk.toolCalls == [ChatToolCallDelta(index: 0, id: "t1", name: "f", arguments: #"{"a":1}"#)])
+        #expect(chunk.usage?.totalTokens == 5)
+    }
+
+    @Test func aWholeDocumentWithAnErrorIsTheServersError() async {
+        let http = StubHTTPClient()
+        http.respond(
+            status: 200, headers: [("Content-Type", "application/json")],
+            body: #"{"error":{"message":"model overloaded","code":"busy"}}"#)
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        #expect(
+            result.error as? ChatStreamError == .errorFrame(APIErrorBody(message: "model overloaded", code: "busy")))
+    }
+
+    @Test func aMalformedWholeDocumentFailsNamingTheMember() async {
         let http = StubHTTPClient()
         http.respond(status: 200, headers: [("Content-Type", "application/json")], body: "{}")
+        let empty = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        guard case .malformedChunk(let reason)? = empty.error as? ChatStreamError else {
+            Issue.record("expected a malformed reply, got \(String(describing: empty.error))")
+            return
+        }
+        #expect(reason.contains("choices"), "\(reason)")
+        let wrongType = StubHTTPClient()
+        wrongType.respond(
+            status: 200, headers: [("Content-Type", "application/json")],
+            body: #"{"choices":[{"index":0,"message":{"content":7}}]}"#)
+        let typed = await collect(SSEChatTransport(http: wrongType, clock: ManualClock()))
+        guard case .malformedChunk(let path)? = typed.error as? ChatStreamError else {
+            Issue.record("expected a malformed reply, got \(String(describing: typed.error))")
+            return
+        }
+        #expect(path.contains("choices[0].message.content"), "\(path)")
+    }
+
+    /// A document is held whole, so it is bounded: past the bound reading stops.
+    @Test func aWholeDocumentPastItsBoundIsRefused() async {
+        let http = StubHTTPClient()
+        let feed = http.respond(status: 200, headers: [("Content-Type", "application/json")])
+        let piece = [UInt8](repeating: UInt8(ascii: " "), count: 1 << 20)
+        for _ in 0...(SSEChatTransport<ManualClock>.maximumWholeReply >> 20) { http.body(feed).yield(piece) }
+        http.body(feed).finish()
         let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
-        #expect(result.error as? ChatStreamError == .wrongContentType("application/json"))
+        guard case .tooLarge(let reason)? = result.error as? ChatStreamError else {
+            Issue.record("expected a refusal, got \(String(describing: result.error))")
+            return
+        }
+        #expect(reason.contains("16 MiB"), "\(reason)")
+    }
+
+    /// Without a content type (or as `text/plain`) the first bytes tell an event stream from a
+    /// whole document.
+    @Test func aBodyWithoutAContentTypeIsReadByItsFirstBytes() async {
+        for headers in [[], [("Content-Type", "text/plain")]] {
+            let events = StubHTTPClient()
+            events.respond(
+                status: 200, headers: headers, body: chunkEvent("Hal") + chunkEvent("lo") + "data: [DONE]\n\n")
+            let streamed = await collect(SSEChatTransport(http: events, clock: ManualClock()))
+            #expect(streamed.text == "Hallo")
+            #expect(streamed.error == nil)
+            let document = StubHTTPClient()
+            document.respond(
+                status: 200, headers: headers,
+                body: "\n " + #"{"choices":[{"message":{"content":"Ganz"},"finish_reason":"stop"}]}"#)
+            let whole = await collect(SSEChatTransport(http: document, clock: ManualClock()))
+            #expect(whole.text == "Ganz")
+            #expect(whole.error == nil)
+        }
     }
 
     @Test func anErrorFrameInside200IsAFailure() async {
