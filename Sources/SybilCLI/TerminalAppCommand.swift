@@ -214,14 +214,13 @@ enum TerminalAppCommand {
 
     /// The ordinary chats' texts kept undelivered: beside the chats' staged files, one list for
     /// the chat history (which is not per server), kept between launches (SPEC §2); in memory
-    /// with `--in-memory`, or when the folder cannot be made.
+    /// with `--in-memory`; in memory saying why (`storeProblem`, named at launch) when the
+    /// folder cannot be made.
     @MainActor
     static func chatUndelivered(_ request: Request, io: CommandIO) -> ChatUndeliveredMessages {
-        guard !request.common.inMemory,
-            let store = try? FileKeyValueStore(
-                directory: XDGDirectories(environment: io.environment).sybilData + "/client/chat")
-        else { return ChatUndeliveredMessages() }
-        return ChatUndeliveredMessages(persistence: .chats(in: store))
+        guard !request.common.inMemory else { return ChatUndeliveredMessages() }
+        let directory = XDGDirectories(environment: io.environment).sybilData + "/client/chat"
+        return .opening(store: { try FileKeyValueStore(directory: directory) }, persistence: { .chats(in: $0) })
     }
 
     /// The header: the demo's own sentence for the embedded server, else the profile (or the

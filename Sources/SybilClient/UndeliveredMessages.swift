@@ -1,4 +1,5 @@
 import Observation
+import SybilStore
 import SybilWire
 
 /// The messages a person wrote that were not delivered and whose text is not in a composer:
@@ -19,6 +20,11 @@ import SybilWire
 /// the process, as a draft does; with a ``UndeliveredMessagesPersistence`` it is also kept
 /// between launches: every change is written (and flushed) before the list changes in memory,
 /// so a message shown as kept survives a crash, and the list is read back when it is made.
+/// No message leaves the list for a count (each is a text the person wrote, and only the
+/// person takes it back); what bounds it is the document a launch reads back: a change that
+/// would make it larger is kept in memory and not saved, ``saveProblem`` says why. A list
+/// meant to be kept whose store could not be opened lives in memory and says so
+/// (``storeProblem``), so the person is not led to believe it outlasts the app.
 @MainActor
 @Observable
 public final class UndeliveredMessages<Chat: Hashable & Sendable> {
@@ -91,8 +97,10 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
         case nothingKept
     }
 
-    /// The most messages kept for one chat: each is one the person wrote and did not take
-    /// back; past it the oldest leaves (as ``WorkspaceOutboxSender/maximumUndeliveredKept``).
+    /// How many messages of one chat a composer remembers as kept since its last hand-over
+    /// (as ``WorkspaceOutboxSender/maximumUndeliveredKept``). The list itself lets none leave
+    /// for a count: it is bounded by what its document may hold
+    /// (``UndeliveredMessagesPersistence/maximumDocumentBytes``).
     public nonisolated static var maximumKeptPerChat: Int { WorkspaceOutboxSender.maximumUndeliveredKept }
 
     /// Every message kept, oldest first.
@@ -102,6 +110,10 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
     /// Why the last change could not be saved (the list holds it in memory all the same);
     /// `nil` once a change is saved.
     public private(set) var saveProblem: String?
+    /// Why the list is not kept between launches although it was meant to be (its store could
+    /// not be opened, ``opening(store:persistence:)``): it holds its messages only until the app
+    /// quits. `nil` for a list with a ``persistence``, or one made in memory on purpose.
+    public let storeProblem: String?
     /// Where the list is kept between launches (none: in memory only).
     @ObservationIgnored public let persistence: UndeliveredMessagesPersistence<Chat>?
     /// Counts the ids made for messages that never reached an outbox.
@@ -113,15 +125,40 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
     /// An empty list, in memory only.
     public init() {
         persistence = nil
+        storeProblem = nil
+    }
+
+    /// An empty list in memory only, because the store meant to keep it between launches could
+    /// not be opened: `storeProblem` says why, for the person.
+    public init(storeProblem: String) {
+        persistence = nil
+        self.storeProblem = storeProblem
     }
 
     /// The list kept by `persistence`, read back from it.
     public init(persistence: UndeliveredMessagesPersistence<Chat>) {
         self.persistence = persistence
+        storeProblem = nil
         let loaded = persistence.load()
         messages = loaded.messages
         loadProblem = loaded.problem
         documentLeftUnread = loaded.leftUnread
+    }
+
+    /// The list kept in the store `openStore` opens, by the persistence `persistence` makes over
+    /// it; when the store cannot be opened (an unwritable data folder), a list in memory whose
+    /// ``storeProblem`` says so, never a silent one.
+    public static func opening(
+        store openStore: () throws -> any KeyValueStore,
+        persistence: (any KeyValueStore) -> UndeliveredMessagesPersistence<Chat>
+    ) -> UndeliveredMessages {
+        let store: any KeyValueStore
+        do {
+            store = try openStore()
+        } catch {
+            return UndeliveredMessages(storeProblem: "The messages kept undelivered cannot be saved: \(error)")
+        }
+        return UndeliveredMessages(persistence: persistence(store))
     }
 
     /// An id for a message that never reached an outbox: `prefix-n`, kept by no message of
@@ -131,18 +168,6 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
             madeIds += 1
             let id = "\(prefix)-\(madeIds)"
             if !messages.contains(where: { $0.id == id }) { return id }
-        }
-    }
-
-    /// `messages` with at most ``maximumKeptPerChat`` per chat: the oldest past it leave.
-    nonisolated static func bounded(_ messages: [Message]) -> [Message] {
-        var counts: [Chat: Int] = [:]
-        for message in messages { counts[message.chat, default: 0] += 1 }
-        var drop = counts.mapValues { max(0, $0 - maximumKeptPerChat) }
-        return messages.filter { message in
-            guard let left = drop[message.chat], left > 0 else { return true }
-            drop[message.chat] = left - 1
-            return false
         }
     }
 
@@ -167,7 +192,7 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
                 }
                 readAgain = true
                 let earlier = again.messages.filter { old in !new.contains { $0.id == old.id && $0.chat == old.chat } }
-                new = Self.bounded(earlier + new)
+                new = earlier + new
             }
             do {
                 try persistence.save(new)
@@ -197,19 +222,19 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
         guard !messages.contains(where: { $0.id == message.id && $0.chat == message.chat }) else {
             return saveProblem == nil
         }
-        return replace(with: Self.bounded(messages + [message]))
+        return replace(with: messages + [message])
     }
 
     /// Keeps `message` only when the list is saved with it, for a caller that holds another
     /// saved copy (an outbox entry) and keeps that one otherwise: on a failed save the list
-    /// stays as it was (no message leaves it for the bound) and ``saveProblem`` says why.
+    /// stays as it was and ``saveProblem`` says why.
     /// Returns whether it is kept and saved (a message with the same id already kept counts
     /// when the list is saved).
     public func keepIfSaved(_ message: Message) -> Bool {
         guard !messages.contains(where: { $0.id == message.id && $0.chat == message.chat }) else {
             return saveProblem == nil
         }
-        return replace(with: Self.bounded(messages + [message]), changesUnsaved: false)
+        return replace(with: messages + [message], changesUnsaved: false)
     }
 
     /// Takes the message `id` of `chat` out of the list (the person has it back), saved before
@@ -228,7 +253,7 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
         guard old != new, messages.contains(where: { $0.chat == old }) else { return }
         var moved = messages
         for index in moved.indices where moved[index].chat == old { moved[index].chat = new }
-        replace(with: Self.bounded(moved))
+        replace(with: moved)
     }
 
     /// Whether a composer holding `draft` can take `text` back: it is blank (nothing the

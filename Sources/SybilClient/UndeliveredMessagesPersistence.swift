@@ -9,6 +9,10 @@ import SybilWire
 /// mode, attachment count, cause and reason.
 ///
 /// The list writes the document before it changes in memory, so a message it shows is on disk.
+/// A document is never written larger than a launch reads back (``maximumDocumentBytes``): such
+/// a save is refused (``UndeliveredMessagesTooLarge``), the document saved before stays, and the
+/// list keeps its messages in memory, saying why, until some are taken back. No message leaves
+/// the list for a count: each is a text the person wrote.
 /// A document that cannot be decoded is kept aside under `<key>.unreadable` (or the first free
 /// `<key>.unreadable-<n>`, up to ``maximumAsideCopies``, so an earlier copy is never replaced;
 /// the texts in it stay on disk for a person to recover) and the list starts empty, saying so.
@@ -19,6 +23,10 @@ public struct UndeliveredMessagesPersistence<Chat: Hashable & Sendable>: Sendabl
     public static var version: Int64 { 1 }
     /// The most copies of unreadable documents kept aside beside the list.
     public static var maximumAsideCopies: Int { 16 }
+    /// The largest document written, in bytes: the most a launch reads back (a JSON document of
+    /// ``JSONReader/Limits/standard``), so a list is never saved that the next launch would
+    /// set aside unread.
+    public static var maximumDocumentBytes: Int { JSONReader.Limits.standard.maxBytes }
 
     /// The store.
     public let store: any KeyValueStore
@@ -42,12 +50,18 @@ public struct UndeliveredMessagesPersistence<Chat: Hashable & Sendable>: Sendabl
         self.decodeChat = decodeChat
     }
 
-    /// Writes `messages` as the whole list (removes the document when there are none).
+    /// Writes `messages` as the whole list (removes the document when there are none); a list
+    /// whose document would be larger than ``maximumDocumentBytes`` is not written (the
+    /// document saved before stays): it throws ``UndeliveredMessagesTooLarge``.
     func save(_ messages: [UndeliveredMessages<Chat>.Message]) throws {
         if messages.isEmpty {
             try store.removeValue(forKey: key)
         } else {
-            try store.set(encode(messages), forKey: key)
+            let document = encode(messages)
+            guard document.count <= Self.maximumDocumentBytes else {
+                throw UndeliveredMessagesTooLarge(bytes: document.count, limit: Self.maximumDocumentBytes)
+            }
+            try store.set(document, forKey: key)
         }
     }
 
@@ -125,12 +139,12 @@ public struct UndeliveredMessagesPersistence<Chat: Hashable & Sendable>: Sendabl
             ))
     }
 
-    /// Reads a document strictly: version 1, each message with a non-empty id, its chat, a
-    /// text, a known mode and cause, an attachment count within a message's ceiling and a
-    /// reason; at most ``UndeliveredMessages/maximumKeptPerChat`` per chat (the oldest past it
-    /// leave, as in memory).
+    /// Reads a document strictly: at most ``maximumDocumentBytes`` (as it is written), version
+    /// 1, each message with a non-empty id, its chat, a text, a known mode and cause, an
+    /// attachment count within a message's ceiling and a reason; every message, in order.
     func decode(_ bytes: [UInt8]) throws(JSONError) -> [UndeliveredMessages<Chat>.Message] {
-        let reader = try JSONObjectReader(try JSONReader().parse(bytes), at: .root)
+        let limits = JSONReader.Limits(maxBytes: Self.maximumDocumentBytes)
+        let reader = try JSONObjectReader(try JSONReader(limits: limits).parse(bytes), at: .root)
         try reader.requireExactKeys(["version", "messages"])
         _ = try reader.integer("version", in: Self.version...Self.version)
         let listPath = JSONPath.root.appending(key: "messages")
@@ -159,7 +173,7 @@ public struct UndeliveredMessagesPersistence<Chat: Hashable & Sendable>: Sendabl
                     attachmentCount: Int(try item.integer("attachments", in: 0...Int64(Int32.max))), cause: cause,
                     reason: try item.string("reason")))
         }
-        return UndeliveredMessages<Chat>.bounded(messages)
+        return messages
     }
 
     private static func name(of cause: UndeliveredMessages<Chat>.Message.Cause) -> String {

@@ -43,6 +43,24 @@ struct UndeliveredWiringTests {
         #expect(FileManager.default.fileExists(atPath: data.path + "/sybil/client/chat/chat-undelivered"))
     }
 
+    @Test func aChatsListWhoseFolderCannotBeMadeSaysItIsNotKept() throws {
+        // The data folder's place is taken by a file: no folder can be made under it.
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        try Data("not a folder".utf8).write(to: data)
+        let test = TestIO(environment: ["XDG_DATA_HOME": data.path])
+        let request = TerminalAppCommand.Request(
+            common: try common(inMemory: false, environment: test.io.environment), model: nil, seed: 0)
+        let list = TerminalAppCommand.chatUndelivered(request, io: test.io)
+        #expect(list.persistence == nil)
+        let problem = try #require(list.storeProblem, "a list in memory only is not passed off as kept")
+        #expect(problem.contains("cannot be saved") && problem.contains(data.path), "\(problem)")
+        let text = ChatUndeliveredMessages.Message(
+            id: "unsent-1", chat: .newChat, text: "Nur im Speicher.", cause: .notSent, reason: "r")
+        #expect(list.keep(text), "kept while the app runs")
+        #expect(list.messages == [text])
+    }
+
     @Test func inMemoryKeepsNothingOnDisk() throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
@@ -51,6 +69,7 @@ struct UndeliveredWiringTests {
         #expect(WorkspaceSessionParts.undelivered(common: common, environment: test.io.environment).persistence == nil)
         let request = TerminalAppCommand.Request(common: common, model: nil, seed: 0)
         #expect(TerminalAppCommand.chatUndelivered(request, io: test.io).persistence == nil)
+        #expect(TerminalAppCommand.chatUndelivered(request, io: test.io).storeProblem == nil, "in memory on purpose")
         #expect(!FileManager.default.fileExists(atPath: data.path))
     }
 }

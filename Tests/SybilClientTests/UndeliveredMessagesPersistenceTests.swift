@@ -1,3 +1,4 @@
+import Foundation
 import SybilClient
 import SybilCore
 import SybilStore
@@ -45,35 +46,31 @@ struct UndeliveredMessagesPersistenceTests {
         #expect(try store.data(forKey: "workspace-undelivered") == nil, "an empty list leaves no document")
     }
 
-    @Test func theBoundOfAChatHoldsOnDiskAtItsEdge() {
+    @Test func noKeptTextLeavesForACountOfTexts() {
         let store = InMemoryKeyValueStore()
-        let limit = Messages.maximumKeptPerChat
-        #expect(limit == 256)
+        let count = 300  // past the 256 a chat once kept, when the oldest left without a word
         let list = Messages(persistence: .workspaces(in: store))
-        for number in 1...limit { list.keep(Self.message(number)) }
+        for number in 1...count { #expect(list.keep(Self.message(number))) }
         list.keep(Self.message(1, in: Self.other))
-        var restored = Messages(persistence: .workspaces(in: store))
-        #expect(restored.messages(in: Self.chat).count == limit, "at the bound, none leaves")
-        #expect(restored.messages(in: Self.chat).first?.id == "op-1")
+        #expect(list.messages(in: Self.chat).count == count, "every text the person wrote stays")
+        #expect(list.saveProblem == nil)
 
-        list.keep(Self.message(limit + 1))
-        restored = Messages(persistence: .workspaces(in: store))
-        #expect(restored.messages(in: Self.chat).count == limit, "past it, the oldest leaves")
-        #expect(restored.messages(in: Self.chat).first?.id == "op-2")
-        #expect(restored.messages(in: Self.chat).last?.id == "op-\(limit + 1)")
+        let restored = Messages(persistence: .workspaces(in: store))
+        #expect(restored.messages(in: Self.chat).map(\.id) == (1...count).map { "op-\($0)" })
         #expect(restored.messages(in: Self.other).count == 1, "another chat's messages stay")
+        #expect(restored.loadProblem == nil)
     }
 
-    @Test func aDocumentPastTheBoundIsReadBounded() throws {
+    @Test func aDocumentWithManyTextsOfAChatIsReadWhole() throws {
         let store = InMemoryKeyValueStore()
         let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: store)
-        let limit = Messages.maximumKeptPerChat
-        // Written by another process as its list grew, one message past the bound.
+        let count = 300
+        // Written by another process as its list grew.
         let writer = Messages(persistence: persistence)
-        for number in 1...limit { writer.keep(Self.message(number)) }
+        for number in 1...count { writer.keep(Self.message(number)) }
         let bytes = try #require(try store.data(forKey: persistence.key))
         var text = String(decoding: bytes, as: UTF8.self)
-        let extra = String(decoding: JSONWriter().bytes(from: .string("Text \(limit + 1)")), as: UTF8.self)
+        let extra = String(decoding: JSONWriter().bytes(from: .string("Text \(count + 1)")), as: UTF8.self)
         text = text.replacingOccurrences(
             of: "]}",
             with: #",{"id":"op-x","chat":{"desktopId":"d1","projectId":"p1","sessionId":"s1"},"text":"#
@@ -82,9 +79,82 @@ struct UndeliveredMessagesPersistenceTests {
 
         let restored = Messages(persistence: persistence)
         #expect(restored.loadProblem == nil)
-        #expect(restored.messages.count == limit)
-        #expect(restored.messages.first?.id == "op-2")
-        #expect(restored.messages.last?.text == "Text \(limit + 1)")
+        #expect(restored.messages.count == count + 1)
+        #expect(restored.messages.first?.id == "op-1")
+        #expect(restored.messages.last?.text == "Text \(count + 1)")
+    }
+
+    /// The largest document the next launch reads back (``JSONReader/Limits/standard``).
+    static let readLimit = JSONReader.Limits.standard.maxBytes
+
+    /// A message whose text makes the list `[Self.message(1), it]` exactly `size` bytes.
+    static func filler(makingDocument size: Int) throws -> Messages.Message {
+        let scratch = InMemoryKeyValueStore()
+        let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: scratch)
+        let empty = Messages.Message(id: "op-big", chat: chat, text: "", cause: .notSent, reason: "r")
+        let written = Messages(persistence: persistence)
+        written.keep(message(1))
+        written.keep(empty)
+        let overhead = try #require(try scratch.data(forKey: persistence.key)).count
+        return Messages.Message(
+            id: "op-big", chat: chat, text: String(repeating: "a", count: size - overhead), cause: .notSent,
+            reason: "r")
+    }
+
+    @Test func aListTheNextLaunchCouldNotReadIsNotWrittenAndLosesNoText() throws {
+        let store = InMemoryKeyValueStore()
+        let persistence = UndeliveredMessagesPersistence<WorkspaceChatKey>.workspaces(in: store)
+        // At the reader's limit: written, and read back whole.
+        var list = Messages(persistence: persistence)
+        list.keep(Self.message(1))
+        let atLimit = try Self.filler(makingDocument: Self.readLimit)
+        #expect(list.keep(atLimit))
+        #expect(try store.data(forKey: persistence.key)?.count == Self.readLimit)
+        var restored = Messages(persistence: persistence)
+        #expect(restored.loadProblem == nil)
+        #expect(restored.messages.map(\.id) == ["op-1", "op-big"])
+        #expect(list.take("op-big", in: Self.chat) != nil)
+
+        // One byte past it: the launch after would set the document aside, so it is not written.
+        list = Messages(persistence: persistence)
+        let pastLimit = try Self.filler(makingDocument: Self.readLimit + 1)
+        #expect(list.keep(pastLimit) == false)
+        #expect(list.messages.map(\.id) == ["op-1", "op-big"], "the text stays in memory")
+        let problem = try #require(list.saveProblem)
+        #expect(problem.contains("could not be saved") && problem.contains("\(Self.readLimit)"), "\(problem)")
+        #expect(try store.data(forKey: persistence.key + ".unreadable") == nil)
+        restored = Messages(persistence: persistence)
+        #expect(restored.loadProblem == nil, "the document saved before is read back")
+        #expect(restored.messages.map(\.id) == ["op-1"])
+
+        // Taking the large text back leaves a list that can be saved again.
+        #expect(list.take("op-big", in: Self.chat)?.text.utf8.count == pastLimit.text.utf8.count)
+        #expect(list.saveProblem == nil)
+        #expect(list.keep(Self.message(2)))
+        #expect(Messages(persistence: persistence).messages.map(\.id) == ["op-1", "op-2"])
+    }
+
+    @Test func aListWhoseStoreCannotBeOpenedSaysItIsNotKept() throws {
+        // A data folder whose place is taken by a file: the store's folder cannot be made.
+        let blocked = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sybil-kept-blocked-\(UUID().uuidString)"
+        ).path
+        try AtomicFile.write(Array("not a folder".utf8), to: blocked)
+        defer { try? AtomicFile.remove(blocked) }
+        let list = Messages.opening(
+            store: { try FileKeyValueStore(directory: blocked + "/client") }, persistence: { .workspaces(in: $0) })
+        #expect(list.persistence == nil)
+        let problem = try #require(list.storeProblem, "in memory only, and it says so")
+        #expect(problem.contains("cannot be saved") && problem.contains(blocked), "\(problem)")
+        #expect(list.keep(Self.message(1)), "kept while the app runs")
+        #expect(list.messages == [Self.message(1)])
+
+        let store = InMemoryKeyValueStore()
+        let kept = Messages.opening(store: { store }, persistence: { .workspaces(in: $0) })
+        #expect(kept.storeProblem == nil)
+        kept.keep(Self.message(2))
+        #expect(Messages(persistence: .workspaces(in: store)).messages == [Self.message(2)])
+        #expect(Messages().storeProblem == nil, "a list in memory on purpose has no problem")
     }
 
     @Test func anUnreadableDocumentIsKeptAsideNotOverwritten() throws {

@@ -114,11 +114,11 @@ struct WorkspaceUndeliveredCrashTests {
         #expect(await sender.takeUndelivered().isEmpty)
     }
 
-    @Test func aTextTheListCannotSaveAtItsBoundDropsNoKeptText() async throws {
+    @Test func aTextTheListCannotSaveAfterManyDropsNoKeptText() async throws {
         let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
         let failing = FailingKeyValueStore()
         let kept = WorkspaceUndeliveredMessages(persistence: .workspaces(in: failing))
-        let limit = WorkspaceUndeliveredMessages.maximumKeptPerChat
+        let limit = 300
         for number in 1...limit {
             kept.keep(.init(id: "kept-\(number)", chat: chatA, text: "Text \(number)", cause: .notSent, reason: "r"))
         }

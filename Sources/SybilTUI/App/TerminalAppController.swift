@@ -73,8 +73,12 @@ public final class TerminalAppController {
         if let agent = services.agent, !services.notOffered.contains(.agentRoom) {
             run { await agent.start() }
         }
-        // Texts kept undelivered that could not be read back were kept aside: say where.
+        // Lists of kept texts that cannot outlast the app (their store could not be opened) say
+        // so; texts that could not be read back were kept aside: say where.
         let unread = [
+            services.chats.undeliveredMessages.storeProblem.map(UndeliveredNotice.chat.notKept),
+            services.agent?.undeliveredMessages.storeProblem.map(UndeliveredNotice.agentRoom.notKept),
+            services.workspaces?.undelivered?.storeProblem.map(UndeliveredNotice.workspace.notKept),
             services.chats.undeliveredMessages.loadProblem, services.agent?.undeliveredMessages.loadProblem,
             services.workspaces?.undelivered?.loadProblem,
         ]

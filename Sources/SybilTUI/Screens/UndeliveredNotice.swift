@@ -99,7 +99,13 @@ public struct UndeliveredNotice: Sendable, Hashable {
     /// The sentence when the list of kept messages could not be saved (`problem`, as
     /// ``UndeliveredMessages/saveProblem`` says it): they stay kept while the app runs.
     public func notSaved(_ problem: String) -> String {
-        "\(TerminalText.oneLine(problem)) The \(place)s' messages not delivered stay kept until the app quits; the next change to them is saved again."
+        "\(TerminalText.oneLine(problem)) The \(place)s' messages not delivered stay kept until the app quits; each change to them is saved again."
+    }
+
+    /// The sentence at launch when the list of kept messages has no store (`problem`, as
+    /// ``UndeliveredMessages/storeProblem`` says it): they are kept only while the app runs.
+    public func notKept(_ problem: String) -> String {
+        "\(TerminalText.oneLine(problem)) The \(place)s' messages not delivered are kept only until the app quits; make the data folder writable and start the app again to keep them."
     }
 
     /// The sentence after d in the timeline, which leaves `stillKept` messages kept.

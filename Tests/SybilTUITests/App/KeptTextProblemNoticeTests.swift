@@ -31,6 +31,23 @@ struct KeptTextProblemNoticeTests {
         await controller.close()
     }
 
+    @Test func listsWhoseStoreCouldNotBeOpenedAreNamedAtLaunch() async throws {
+        struct Unwritable: Error, CustomStringConvertible {
+            var description: String { "create directory '/data/sybil/client': Permission denied" }
+        }
+        let chats = ChatUndeliveredMessages.opening(store: { throw Unwritable() }, persistence: { .chats(in: $0) })
+        let sessions = WorkspaceUndeliveredMessages.opening(
+            store: { throw Unwritable() }, persistence: { .workspaces(in: $0) })
+        let controller = await TerminalAppController.startedForTest(
+            workspaces: workspaces(undelivered: sessions), undelivered: chats)
+        let notice = try #require(controller.app.notice, "a list that does not outlast the app is not left unsaid")
+        #expect(notice.contains("Permission denied"), "\(notice)")
+        #expect(notice.contains("chats' messages not delivered are kept only until the app quits"), "\(notice)")
+        #expect(notice.contains("sessions' messages not delivered are kept only until the app quits"), "\(notice)")
+        #expect(notice.contains("make the data folder writable"), "\(notice)")
+        await controller.close()
+    }
+
     @Test func aSessionTextTheListCannotSaveIsNamedOnce() async throws {
         let crash = KeptTextCrashSwitch()
         let list = WorkspaceUndeliveredMessages(
