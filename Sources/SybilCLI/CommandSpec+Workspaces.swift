@@ -75,11 +75,16 @@ extension WorkspacesSendCommand {
             uploads the attachments first (progress on standard error), then submits it and exits
             once the desktop accepted it. Messages an earlier run left in the outbox for this chat
             are sent first, in order, with their original ids; one the desktop rejects for good (or
-            that can no longer be sent from this device) leaves the outbox, and standard error
-            gives the reason and its whole text, to send again. When the desktop cannot be reached,
-            the message and copies of its attachments stay in the outbox (exit 69); the next run
-            (or the app) uploads the copies first, then sends it. With the embedded server it also
-            waits for the turn to end, so the reply is in history for the next command.
+            that can no longer be sent from this device) leaves the outbox, its text kept first with
+            the session's undelivered messages (which `sybil app` shows), and standard error gives
+            the reason and its whole text, to send again. When no online desktop lists SESSION, this
+            message is not sent, but those an earlier run left in the outbox for it are sent once
+            more for the desktop's final answer: refused (the session is gone), each is reported
+            and kept likewise; while its desktop cannot be reached, it stays. When the desktop
+            cannot be reached, the message and copies of its attachments stay in the outbox (exit
+            69); the next run (or the app) uploads the copies first, then sends it. With the
+            embedded server it also waits for the turn to end, so the reply is in history for the
+            next command.
             """,
         arguments: [
             WorkspacesCommand.sessionArgument,

@@ -10,8 +10,11 @@ import SybilWire
 /// (progress on standard error), saves the message in the outbox copy, sends it through the
 /// outbox sender and exits 0 once the desktop accepted it. Messages an earlier run left in
 /// the outbox for the chat are sent first, in order, with their original ids; each that
-/// leaves the outbox undelivered (rejected for good, or discarded on this device) is reported
-/// with its reason and whole text, and the exit status is 65. When the desktop cannot be
+/// leaves the outbox undelivered (rejected for good, or discarded on this device) has its text
+/// kept with the session's undelivered messages first (the list the app shows), so a kill at
+/// any moment loses nothing, and is reported with its reason and whole text; the exit status
+/// is 65. When no online desktop lists the session, nothing new is sent, but the messages
+/// queued for it are sent once more for the desktop's final answer. When the desktop cannot be
 /// reached, the message and copies of its attachments stay in the outbox (exit 69) and the
 /// next run uploads them first, then sends the message.
 enum WorkspacesSendCommand {
@@ -53,51 +56,149 @@ enum WorkspacesSendCommand {
         return Request(common: common, session: session, text: text, steer: steer, attachments: attachments)
     }
 
+    /// Where a test keeps the outbox copy and the kept texts instead of the files under the
+    /// data directory (`nil`: those files, or memory with `--in-memory`); a test's store
+    /// fails its writes from some point on to simulate a crash there.
+    @TaskLocal static var storeForTests: (any KeyValueStore)?
+
+    /// The outbox copy and the list the texts of messages that leave it undelivered are kept
+    /// in (the one the terminal app shows), opened together.
+    struct Storage {
+        var outbox: WorkspaceOutbox
+        var kept: WorkspaceUndeliveredMessages
+    }
+
+    /// Opens the outbox and the kept texts, saying on standard error what could not be read;
+    /// `nil` after saying why when the outbox cannot be opened.
+    @MainActor
+    private static func openStorage(_ request: Request, io: CommandIO) -> Storage? {
+        do {
+            if let store = storeForTests {
+                return Storage(
+                    outbox: try WorkspaceOutbox(store: store),
+                    kept: WorkspaceUndeliveredMessages(persistence: .workspaces(in: store)))
+            }
+            let outbox = try WorkspaceSessionParts.outbox(common: request.common, environment: io.environment)
+            return Storage(
+                outbox: outbox,
+                kept: WorkspaceSessionParts.undelivered(common: request.common, environment: io.environment))
+        } catch {
+            io.writeError("\(name): the outbox cannot be opened, so nothing was sent: \(error)\n")
+            return nil
+        }
+    }
+
     @MainActor
     private static func send(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
         -> ExitCode
     {
         let desktop = WorkspacesCommand.desktop(connection)
-        let chat: WorkspaceChatKey
-        switch await WorkspacesCommand.chat(request.session, desktop: desktop, command: name, io: io) {
-        case .found(let found): chat = found
-        case .failed(let status): return status
-        }
-        let outbox: WorkspaceOutbox
+        let found: WorkspaceChatKey?
         do {
-            outbox = try WorkspaceSessionParts.outbox(common: request.common, environment: io.environment)
+            found = try await WorkspacesCommand.resolve(request.session, desktop: desktop)
         } catch {
-            io.writeError("\(name): the outbox cannot be opened, so nothing was sent: \(error)\n")
-            return .noInput
+            io.writeError("\(name): \(error)\n")
+            return WorkspacesCommand.exitCode(for: error)
         }
-        for problem in await outbox.loadProblems { io.writeError("\(name): \(problem)\n") }
+        guard let chat = found else {
+            io.writeError(
+                "\(name): no session '\(TerminalText.safe(request.session))' on an online desktop, so this message was not sent; see sybil workspaces list\n"
+            )
+            guard let storage = openStorage(request, io: io) else { return .invalidData }
+            report(await storage.outbox.loadProblems, storage.kept, io: io)
+            await sendStranded(for: request.session, storage: storage, desktop: desktop, io: io)
+            return .invalidData
+        }
+        guard let storage = openStorage(request, io: io) else { return .noInput }
+        report(await storage.outbox.loadProblems, storage.kept, io: io)
+        return await opening(chat, storage: storage, desktop: desktop, io: io) { composer, sender, lostOnRestore in
+            var status = await send(
+                request, through: composer, sender: sender, storage: storage, chat: chat, connection: connection,
+                io: io)
+            if lostOnRestore, status == .success || status == .unavailable { status = .invalidData }
+            return status
+        }
+    }
+
+    /// Says on standard error what could not be read of the outbox and of the kept texts.
+    @MainActor
+    private static func report(_ outboxProblems: [String], _ kept: WorkspaceUndeliveredMessages, io: CommandIO) {
+        for problem in outboxProblems { io.writeError("\(name): \(problem)\n") }
+        if let problem = kept.loadProblem { io.writeError("\(name): \(TerminalText.safe(problem))\n") }
+    }
+
+    /// Opens `chat` with a composer over the outbox, sends the messages earlier runs left in it
+    /// for the chat first (in order, with their original ids) and reports each that left the
+    /// outbox undelivered, then runs `body` with the composer, its sender and whether one was
+    /// lost, and closes the chat.
+    @MainActor
+    private static func opening(
+        _ chat: WorkspaceChatKey, storage: Storage, desktop: WorkspaceDesktopClient, io: CommandIO,
+        body: (WorkspaceChatComposer, WorkspaceOutboxSender, Bool) async -> ExitCode
+    ) async -> ExitCode {
         let host = WorkspaceChatHost(key: chat, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
         defer { host.park() }
         host.activate()
         await ObservationWait.until { host.appliedLoads > 0 || host.lastLoadError != nil }
+        // The sender saves the text of each message that leaves the outbox undelivered in the
+        // kept list before its entry leaves: a crash at any moment leaves the text in one of
+        // them. The composer leaves it there (a command has no draft to give it back into).
         let (composer, sender) = WorkspaceSessionParts.composerAndSender(
-            host: host, outbox: outbox, desktop: desktop, environment: io.environment)
-        let earlier = await outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }.count
+            host: host, outbox: storage.outbox, desktop: desktop, environment: io.environment,
+            undelivered: storage.kept, restoresIntoDraft: false)
+        let earlier = await storage.outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }.count
         if earlier > 0 { io.writeError("\(name): sending \(earlier) earlier message(s) left in the outbox first\n") }
         await composer.restore()
         // Each earlier message the resend took out of the outbox undelivered is reported from
-        // the sender's record: the composer keeps one draft and one notice, and this run's
-        // message replaces the draft.
-        let lostOnRestore = reportUndelivered(await sender.takeUndelivered(), io: io)
+        // the sender's record: the composer keeps one notice.
+        let lostOnRestore = reportUndelivered(await sender.takeUndelivered(), kept: storage.kept, io: io)
         if !lostOnRestore, let notice = composer.notice {
             io.writeError("\(name): an earlier message: \(TerminalText.safe(notice))\n")
         }
-        var status = await send(
-            request, through: composer, sender: sender, outbox: outbox, chat: chat, connection: connection, io: io)
+        let status = await body(composer, sender, lostOnRestore)
         await composer.close()
-        if lostOnRestore, status == .success || status == .unavailable { status = .invalidData }
         return status
     }
 
+    /// No online desktop lists the session id `session`: messages earlier runs left in the
+    /// outbox for a chat with that session id would wait there for ever. Each is sent once more, so that the desktop gives its final answer: one
+    /// it refuses (the session is gone) leaves the outbox, its text kept and reported whole;
+    /// one whose desktop cannot be reached stays, and standard error says so.
+    @MainActor
+    private static func sendStranded(
+        for session: String, storage: Storage, desktop: WorkspaceDesktopClient, io: CommandIO
+    ) async {
+        let stranded = await storage.outbox.chatsWithPendingEntries.filter { $0.sessionId == session }
+        for chat in stranded {
+            let waiting = await storage.outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }
+            guard !waiting.isEmpty else { continue }
+            let named = TerminalText.safe(chat.description)
+            io.writeError(
+                "\(name): \(waiting.count) message(s) an earlier run left in the outbox for session \(named), which no online desktop lists, are sent once more for the desktop's final answer\n"
+            )
+            _ = await opening(chat, storage: storage, desktop: desktop, io: io) { composer, _, _ in
+                let left = await storage.outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }
+                guard !left.isEmpty else { return .invalidData }
+                let reason = composer.deliveries.lazy.compactMap { delivery -> String? in
+                    if case .failed(let reason) = delivery.state { return reason }
+                    return nil
+                }.first
+                io.writeError(
+                    "\(name): \(left.count) message(s) for session \(named) stay in the outbox (\(TerminalText.safe(reason ?? "no final answer"))); the next 'sybil workspaces send' to it sends them again\n"
+                )
+                return .invalidData
+            }
+        }
+    }
+
     /// Says on standard error, for each of `undelivered` (earlier messages of the chat), why
-    /// it left the outbox and its whole text, sanitized: the person can send it again. Returns
-    /// whether there was one.
-    private static func reportUndelivered(_ undelivered: [WorkspaceOutboxSender.Undelivered], io: CommandIO) -> Bool {
+    /// it left the outbox and its whole text, sanitized: the person can send it again. The
+    /// text was saved in `kept` before its entry left the outbox, and stays there (the
+    /// terminal app shows it). Returns whether there was one.
+    @MainActor
+    private static func reportUndelivered(
+        _ undelivered: [WorkspaceOutboxSender.Undelivered], kept: WorkspaceUndeliveredMessages, io: CommandIO
+    ) -> Bool {
         for message in undelivered {
             switch message.outcome {
             case .rejected(let reason):
@@ -112,6 +213,11 @@ enum WorkspacesSendCommand {
                 "\(name): the earlier message that was not sent was: \"\(TerminalText.safe(message.entry.mutation.text))\"\n"
             )
         }
+        if !undelivered.isEmpty, kept.persistence != nil {
+            io.writeError(
+                "\(name): the text of each is kept with the session's undelivered messages (under $XDG_DATA_HOME/sybil/client), which 'sybil app' shows\n"
+            )
+        }
         return !undelivered.isEmpty
     }
 
@@ -119,19 +225,27 @@ enum WorkspacesSendCommand {
     @MainActor
     private static func send(
         _ request: Request, through composer: WorkspaceChatComposer, sender: WorkspaceOutboxSender,
-        outbox: WorkspaceOutbox, chat: WorkspaceChatKey, connection: ServerTarget.Connection, io: CommandIO
+        storage: Storage, chat: WorkspaceChatKey, connection: ServerTarget.Connection, io: CommandIO
     ) async -> ExitCode {
         guard await upload(request.attachments, composer: composer, io: io) else { return .unavailable }
         // The embedded desktop runs the turn in this process: follow it from before the send,
         // so its end cannot slip by.
         let turn = connection.embedded == nil ? nil : TurnWatch(chat: chat, connection: connection)
         // Earlier messages the resend above could not deliver go first again.
-        let earlier = Set(await outbox.pendingEntries(in: chat).map(\.operationId))
+        let earlier = Set(await storage.outbox.pendingEntries(in: chat).map(\.operationId))
         composer.draft = request.text
         let outcome = await composer.send(steer: request.steer)
         let operationId = composer.deliveries.last?.id
+        let undelivered = await sender.takeUndelivered()
         let lostEarlier = reportUndelivered(
-            await sender.takeUndelivered().filter { earlier.contains($0.entry.operationId) }, io: io)
+            undelivered.filter { earlier.contains($0.entry.operationId) }, kept: storage.kept, io: io)
+        // This run's own message, refused: its text is on the command line, so the copy the
+        // sender kept leaves the list once the refusal is reported below.
+        defer {
+            for own in undelivered where !earlier.contains(own.entry.operationId) {
+                storage.kept.take(own.entry.operationId, in: chat)
+            }
+        }
         switch outcome {
         case nil:
             io.writeError("\(name): \(TerminalText.safe(composer.notice ?? "nothing was sent"))\n")

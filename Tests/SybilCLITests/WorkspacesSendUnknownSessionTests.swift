@@ -1,0 +1,135 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilServer
+import SybilStore
+import SybilTesting
+import SybilWire
+import Testing
+
+@testable import SybilCLI
+
+/// `sybil workspaces send SESSION` when no online desktop lists SESSION although messages an
+/// earlier run queued for it wait in the outbox: they are sent once more, over a real socket to
+/// the reference server, for the desktop's final answer. A session the desktop no longer
+/// knows refuses them for good: each is reported with the session, its reason and its whole
+/// text, kept with the session's undelivered messages, and leaves the outbox (they do not wait
+/// there for ever). A desktop that cannot be reached gives no final answer: they stay.
+@MainActor
+@Suite("sybil workspaces send: messages queued for an unknown session", .timeLimit(.minutes(2)))
+struct WorkspacesSendUnknownSessionTests {
+    private static let token = "cli-token"
+
+    private static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("sybil-cli-\(UUID().uuidString)")
+    }
+
+    private static func store(_ data: URL) throws -> FileKeyValueStore {
+        try FileKeyValueStore(directory: data.path + "/sybil/client")
+    }
+
+    private static func entry(_ chat: WorkspaceChatKey, _ number: Int, _ text: String, mode: WorkspaceSendMode = .send)
+        -> WorkspaceOutboxEntry
+    {
+        WorkspaceOutboxEntry(
+            chat: chat, operationId: "op-stranded-\(number)", status: .awaitingRetry,
+            mutation: .init(mutationId: "mut-stranded-\(number)", text: text), mode: mode,
+            createdAt: 1_764_400_000_000 + Int64(number))
+    }
+
+    private static func server() throws -> ReferenceServer {
+        var options = SybilServerOptions(token: token)
+        options.pace = .zero
+        return try ReferenceServer(options: options)
+    }
+
+    private static func io(_ server: ReferenceServer, data: URL) -> TestIO {
+        TestIO(environment: [
+            "SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": token, "XDG_DATA_HOME": data.path,
+        ])
+    }
+
+    @Test func messagesForASessionTheDesktopNoLongerKnowsAreReportedKeptAndLeaveTheOutbox() async throws {
+        let data = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let gone = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-gone")
+        let texts = ["Rename the\u{1B}[2J module", "Then run the\nfull test suite"]
+        try await WorkspaceOutbox(store: Self.store(data)).enqueue(contentsOf: [
+            Self.entry(gone, 1, texts[0]), Self.entry(gone, 2, texts[1], mode: .steer(activeRunId: "run-1")),
+        ])
+        let server = try Self.server()
+        defer { Task { await server.shutdown() } }
+
+        let first = Self.io(server, data: data)
+        #expect(await first.run("workspaces", "send", "sess-gone", "One more") == 65, "\(first.stderr)")
+        #expect(first.stdout.isEmpty)
+        #expect(
+            first.stderr.contains("no session 'sess-gone' on an online desktop, so this message was not sent"),
+            "\(first.stderr)")
+        #expect(
+            first.stderr.contains(
+                "2 message(s) an earlier run left in the outbox for session desk-1/proj-app/sess-gone, which no online desktop lists"
+            ), "\(first.stderr)")
+        let reason = "the desktop rejected an earlier message: No session sess-gone in proj-app on desk-1.\n"
+        #expect(first.stderr.components(separatedBy: reason).count == 3, "one reason each: \(first.stderr)")
+        for text in ["Rename the\u{FFFD}[2J module", "Then run the\nfull test suite"] {
+            #expect(
+                first.stderr.contains("the earlier message that was not sent was: \"\(text)\"\n"), "\(first.stderr)")
+        }
+        #expect(!first.stderr.contains("\u{1B}"), "no escape reaches the terminal")
+
+        // On disk: out of the outbox, each text kept for the terminal app, in order.
+        #expect(try await WorkspaceOutbox(store: Self.store(data)).pendingEntries(in: gone).isEmpty)
+        let kept = WorkspaceUndeliveredMessages(persistence: .workspaces(in: try Self.store(data)))
+        #expect(kept.messages(in: gone).map(\.text) == texts)
+        #expect(!kept.messages(in: gone).contains { $0.text == "One more" }, "never saved: it is on the command line")
+
+        // Nothing waits for the session any more.
+        let second = Self.io(server, data: data)
+        #expect(await second.run("workspaces", "send", "sess-gone", "One more") == 65)
+        #expect(!second.stderr.contains("earlier"), "\(second.stderr)")
+    }
+
+    /// Named whole (DESKTOP/PROJECT/SESSION), the chat is not looked up: the earlier message
+    /// goes first and is refused, kept and reported; this run's message is refused too, and
+    /// since its text is on the command line, no copy of it is left in the kept list.
+    @Test func aSessionNamedWholeReportsTheEarlierMessageAndKeepsOnlyIt() async throws {
+        let data = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let gone = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-gone")
+        try await WorkspaceOutbox(store: Self.store(data)).enqueue(Self.entry(gone, 1, "Earlier words"))
+        let server = try Self.server()
+        defer { Task { await server.shutdown() } }
+
+        let io = Self.io(server, data: data)
+        #expect(await io.run("workspaces", "send", "desk-1/proj-app/sess-gone", "Own words") == 65, "\(io.stderr)")
+        #expect(io.stderr.contains("the earlier message that was not sent was: \"Earlier words\"\n"), "\(io.stderr)")
+        #expect(
+            io.stderr.contains("the desktop did not take the message: No session sess-gone in proj-app on desk-1."),
+            "\(io.stderr)")
+        #expect(try await WorkspaceOutbox(store: Self.store(data)).pendingEntries(in: gone).isEmpty)
+        let kept = WorkspaceUndeliveredMessages(persistence: .workspaces(in: try Self.store(data)))
+        #expect(kept.messages(in: gone).map(\.text) == ["Earlier words"])
+    }
+
+    @Test func messagesForASessionOnADesktopThatIsOfflineStayInTheOutbox() async throws {
+        let data = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        // desk-2 is offline: no online desktop lists its session, which may well still exist.
+        let chat = WorkspaceChatKey(desktopId: "desk-2", projectId: "proj-ci", sessionId: "sess-60")
+        try await WorkspaceOutbox(store: Self.store(data)).enqueue(Self.entry(chat, 1, "Rerun the nightly build"))
+        let server = try Self.server()
+        defer { Task { await server.shutdown() } }
+
+        let io = Self.io(server, data: data)
+        #expect(await io.run("workspaces", "send", "sess-60", "Hello") == 65, "\(io.stderr)")
+        #expect(
+            io.stderr.contains(
+                "1 message(s) for session desk-2/proj-ci/sess-60 stay in the outbox (Build Box is offline; try again when it is back."
+            ), "\(io.stderr)")
+        #expect(!io.stderr.contains("was not sent was"), "\(io.stderr)")
+        let left = try await WorkspaceOutbox(store: Self.store(data)).pendingEntries(in: chat)
+        #expect(left.map(\.mutation.text) == ["Rerun the nightly build"])
+        #expect(WorkspaceUndeliveredMessages(persistence: .workspaces(in: try Self.store(data))).messages.isEmpty)
+    }
+}
