@@ -63,20 +63,38 @@ public struct APIErrorBody: Sendable, Hashable {
     /// use: `{"error": "text"}` (Hugging Face TGI, Ollama's own routes), a top-level
     /// `{"object": "error", "message": …}` (vLLM before 0.10, FastChat, SGLang), `{"detail":
     /// "text"}` and `{"detail": [{"msg": …}]}` (FastAPI), and `{"message": "text"}` (gateways).
+    /// An `error` object whose other members have other types (Google's `details` array, a
+    /// `status` name) still gives its `message`, and Gemini's OpenAI-compatible endpoint, which
+    /// sends its error as the one element of an array (`[{"error": {…}}]`), is read too.
     public static func readLeniently(_ value: JSONValue) -> APIErrorBody? {
+        if case .array(let elements) = value {
+            // One level only: an array of arrays is not an error anyone sends.
+            for element in elements.prefix(4) {
+                guard case .object = element, let body = readLeniently(element) else { continue }
+                return body
+            }
+            return nil
+        }
         if let body = try? decode(value, at: .root) { return body }
         guard case .object(let object) = value else { return nil }
         func text(_ value: JSONValue?) -> String? {
             guard case .string(let text)? = value, !text.isEmpty else { return nil }
             return text
         }
+        func code(_ value: JSONValue?) -> String? {
+            if case .number(let number)? = value, number.isIntegerLiteral { return number.literal }
+            return text(value)
+        }
         if let message = text(object["error"]) {
             return APIErrorBody(message: message, type: text(object["error_type"]) ?? text(object["type"]))
         }
+        if case .object(let inner)? = object["error"], let message = text(inner["message"]) {
+            return APIErrorBody(
+                message: message, type: text(inner["type"]), code: code(inner["code"]),
+                param: text(inner["param"]))
+        }
         if let message = text(object["message"]) {
-            var code: String?
-            if case .number(let number)? = object["code"], number.isIntegerLiteral { code = number.literal }
-            return APIErrorBody(message: message, type: text(object["type"]), code: code ?? text(object["code"]))
+            return APIErrorBody(message: message, type: text(object["type"]), code: code(object["code"]))
         }
         if let message = text(object["detail"]) { return APIErrorBody(message: message) }
         if case .array(let items)? = object["detail"] {

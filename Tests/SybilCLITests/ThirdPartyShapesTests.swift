@@ -162,6 +162,35 @@
                     + " Check the server address and model, then retry.\n")
         }
 
+        /// Gemini's OpenAI-compatible endpoint sends its error as the one element of an array,
+        /// with Google's `status` and a `details` array: its message is the reason shown.
+        @Test func geminisErrorInAnArrayIsShown() async throws {
+            let server = try Self.server(
+                status: "400 Bad Request", contentType: "application/json",
+                body:
+                    #"[{"error":{"code":400,"message":"Invalid JSON payload received. Unknown name \"reasoning\": Cannot find field.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"description":"Unknown name"}]}]}}]"#
+            )
+            let test = TestIO()
+            #expect(await ask(server, test: test) == 76)
+            #expect(
+                test.stderr.contains(
+                    #"(400): Invalid JSON payload received. Unknown name "reasoning": Cannot find field."#),
+                "\(test.stderr)")
+        }
+
+        /// Google's error object with a `details` array, not in an array (its native API and some
+        /// gateways): the message is shown.
+        @Test func anErrorObjectWithADetailsArrayIsShown() async throws {
+            let server = try Self.server(
+                status: "429 Too Many Requests", contentType: "application/json",
+                body:
+                    #"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED","details":[]}}"#
+            )
+            let test = TestIO()
+            #expect(await ask(server, test: test) != 0)
+            #expect(test.stderr.contains("Resource has been exhausted (e.g. check quota)."), "\(test.stderr)")
+        }
+
         /// Hugging Face TGI answers `{"error": "text", "error_type": …}`, with 422 for a request
         /// it refuses: the text is shown, and the advice is not to wait and send it again.
         @Test func tgisStringErrorIsShownAndA422IsNotToBeRetriedUnchanged() async throws {
