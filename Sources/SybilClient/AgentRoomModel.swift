@@ -17,6 +17,15 @@ import SybilWire
 /// the last merged cursor. Every task it starts is held, and ``stop()`` cancels and awaits
 /// them all. Every merged message goes to ``onMessageMerged`` (the outbox confirms its sends
 /// by their canonical echo).
+///
+/// A server whose history no longer reaches the last merged cursor (restarted without its
+/// history, restored from an older copy) is followed afresh: told so by the stream's close
+/// `4410`, or seeing the stream send a message at a cursor the merged history holds with another
+/// message, the room loads the newest page and replaces its history, transcript, read position
+/// and unread count with the server's in one step, says so in ``roomError`` until a new message
+/// arrives, and replays from that page's cursor. The outbox is not touched: what the person
+/// queued is sent and confirmed by its echo as before. Reconnects still wait the stream's
+/// backoff, and a connection starts at most one such reset.
 @MainActor
 @Observable
 public final class AgentRoomModel {
@@ -107,8 +116,11 @@ public final class AgentRoomModel {
     // MARK: Private state
 
     private enum ErrorOrigin {
-        case descriptor, page, stream, older
+        case descriptor, page, stream, older, history
     }
+
+    /// Stream messages held while the history is replaced, at most this many.
+    private static let heldDuringResetLimit = 4_096
 
     @ObservationIgnored private let stream: any AgentRoomStreamSource
     @ObservationIgnored private let pageSize: Int
@@ -120,6 +132,13 @@ public final class AgentRoomModel {
     @ObservationIgnored private var streamTask: Task<Void, Never>?
     @ObservationIgnored private var work: [Int: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextWorkId = 0
+    /// The replacement of a history the server no longer has, while it runs.
+    @ObservationIgnored private var resetTask: Task<Void, Never>?
+    /// Stream messages that arrived while ``resetTask`` ran; merged into the new history.
+    @ObservationIgnored private var heldDuringReset: [AgentRoomMessage] = []
+    @ObservationIgnored private var heldOverflowed = false
+    /// Whether the open connection started a reset already (one per connection).
+    @ObservationIgnored private var resetThisConnection = false
 
     /// A room over `api` and `stream`; days follow `timeZone`, pages and window steps hold
     /// `pageSize` messages (1…200).
@@ -174,6 +193,8 @@ public final class AgentRoomModel {
     public func stop() async {
         isStarted = false
         streamTask = nil
+        resetTask = nil
+        heldDuringReset = []
         while !work.isEmpty {
             let tasks = Array(work.values)
             work.removeAll()
@@ -316,7 +337,9 @@ public final class AgentRoomModel {
         activity = .idle
         connection = .connecting
         let replayFrom: @Sendable () async -> AgentCursor? = { @MainActor [weak self] in
-            self?.history.lastMergedCursor
+            // A history being replaced decides where the next connection replays from.
+            if let reset = self?.resetTask { await reset.value }
+            return self?.history.lastMergedCursor
         }
         // The socket stream's updates come as a feed that resumes this task on the main actor
         // straight from the I/O thread (an `AsyncStream` resumes it on the cooperative pool
@@ -352,6 +375,7 @@ public final class AgentRoomModel {
         case .connected:
             connection = .connected
             connectionsOpened += 1
+            resetThisConnection = false
             if attachmentsSuspended || descriptor == nil {
                 own { [weak self] in await self?.loadDescriptor() }
             }
@@ -360,7 +384,7 @@ public final class AgentRoomModel {
             clearError(from: .page)
             switch event {
             case .message(let message):
-                historyChanged(history.applyLive(message))
+                mergeLive(message)
             case .activity(let state, let detail):
                 activity = state == .working ? .working(detail: detail) : .idle
             case .read(let state):
@@ -373,6 +397,10 @@ public final class AgentRoomModel {
             switch end {
             case .attachmentsUnavailable:
                 attachmentsBecameUnavailable()
+            case .historyLost(let after):
+                // Only for the cursor the room still replays from: a close for an older one (a
+                // reset already done) or for none asks for nothing; the backoff applies as ever.
+                if let after, after == history.lastMergedCursor { startHistoryReset() }
             case .authenticationFailed where retryIn > .zero:
                 setError(end.description, from: .stream)
             case .malformedFrame:
@@ -384,6 +412,103 @@ public final class AgentRoomModel {
             }
         }
         updatesHandled += 1
+    }
+
+    // MARK: A server that lost the history
+
+    /// Merges a stream message, unless it shows the server's history is another than the one
+    /// merged: a message at a cursor inside the merged range (from the oldest message to the
+    /// last merged cursor, which has no hole) that the history does not hold there. Such a
+    /// message starts a reset (once per connection) and waits for the new history, as do all
+    /// messages while a reset runs.
+    private func mergeLive(_ message: AgentRoomMessage) {
+        if resetTask != nil {
+            hold(message)
+            return
+        }
+        if !resetThisConnection, let oldest = history.oldestCursor, let last = history.lastMergedCursor,
+            oldest <= message.cursor, message.cursor <= last,
+            history.message(withId: message.messageId)?.cursor != message.cursor
+        {
+            resetThisConnection = true
+            startHistoryReset()
+            hold(message)
+            return
+        }
+        let change = history.applyLive(message)
+        if !change.inserted.isEmpty { clearError(from: .history) }
+        historyChanged(change)
+    }
+
+    private func hold(_ message: AgentRoomMessage) {
+        guard heldDuringReset.count < Self.heldDuringResetLimit else {
+            heldOverflowed = true
+            return
+        }
+        heldDuringReset.append(message)
+    }
+
+    /// Replaces the history with the server's newest page (a task of its own; the next
+    /// connection waits for it).
+    private func startHistoryReset() {
+        guard isStarted, resetTask == nil else { return }
+        heldDuringReset = []
+        heldOverflowed = false
+        resetTask = own { [weak self] in
+            await self?.resetHistory()
+            self?.resetTask = nil
+        }
+    }
+
+    private func resetHistory() async {
+        let page: AgentRoomPage
+        do {
+            page = try await api.messages(after: nil, before: nil, limit: pageSize)
+        } catch {
+            guard !Task.isCancelled else { return }
+            // The room keeps what it shows (and what arrived meanwhile); the next connection,
+            // or its close, tells again.
+            let held = heldDuringReset
+            heldDuringReset = []
+            historyChanged(history.applyLive(held))
+            setError(
+                "The Agent room's history no longer matches this app's and could not be loaded again: "
+                    + "\(Self.sentence(error.description)) The room tries again when it reconnects.",
+                from: .history)
+            return
+        }
+        guard !Task.isCancelled, isStarted else { return }
+        var fresh = AgentRoomHistory()
+        _ = fresh.applyNewestPage(page)
+        // What the stream sent meanwhile, except anything below the page (which would leave a
+        // hole between it and the page).
+        _ = fresh.applyLive(heldDuringReset.filter { held in fresh.oldestCursor.map { $0 <= held.cursor } ?? true })
+        heldDuringReset = []
+        // One step on the main actor: the old rows, read position, marker and unread count
+        // leave together and the server's come in their place.
+        history = fresh
+        transcript = AgentTranscript(timeZone: transcript.timeZone, pageSize: pageSize)
+        transcript.update(from: history)
+        hasMoreBefore = history.hasMoreBefore
+        readState = nil
+        gate = SharedReadGate()
+        _ = gate.handle(.selected(isSelected))
+        markerTaken = false
+        unreadMarkerMessageId = nil
+        updateUnread()
+        feedGate(.newestVisible(history.newestVisible?.cursor))
+        setError(
+            "The Agent room's server no longer has the history shown here (it was restarted or restored "
+                + "from an older copy); the room now shows the server's history"
+                + (heldOverflowed
+                    ? ", and messages that arrived while it reloaded come with the next reconnect." : "."),
+            from: .history)
+        if let onMessageMerged {
+            for message in history.messages { onMessageMerged(message) }
+        }
+        // The read position belongs to the server's history too; the next connection need not
+        // wait for it.
+        own { [weak self] in await self?.loadReadState() }
     }
 
     // MARK: History, transcript, unread and shared read

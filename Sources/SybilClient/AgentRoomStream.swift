@@ -10,8 +10,10 @@ import SybilWire
 /// `AgentStreamEvent.decode(frame:)` before it is handed on. A frame that breaks the contract
 /// ends that connection (close 1007) with an error naming the frame and JSON path; nothing of
 /// it is used. Close 4503 reports attachments unavailable; close 1013 (try again later) a busy
-/// server, retried after the backoff with the same token. Only a `401` upgrade is a rejected
-/// token: it is renewed once and the stream reconnects at once. Any other close, 1008 included
+/// server, retried after the backoff with the same token; close 4410 a server whose history no
+/// longer reaches the cursor replayed from (the room starts afresh before the next attempt,
+/// which waits the backoff as well). Only a `401` upgrade is a rejected token: it is renewed
+/// once and the stream reconnects at once. Any other close, 1008 included
 /// (RFC 6455's generic policy violation), is a closed connection with its code and reason; a
 /// token that did expire is refused by the next upgrade, which renews it.
 ///
@@ -121,13 +123,13 @@ public struct AgentRoomStream<C: Clock>: AgentRoomFeedSource where C.Duration ==
         // Frames are read, decoded and yielded on the connection's own executor when it has
         // one (its I/O thread: one wake-up per frame); nothing there blocks.
         return await withTaskExecutorPreference(socket.consumerExecutor) {
-            await readFrames(socket, into: continuation)
+            await readFrames(socket, after: after, into: continuation)
         }
     }
 
     /// Reads one open connection's frames into `continuation`; returns why it ended.
     private func readFrames<Sink: AgentRoomUpdateSink>(
-        _ socket: any WebSocketConnection, into continuation: Sink
+        _ socket: any WebSocketConnection, after: AgentCursor?, into continuation: Sink
     ) async -> AgentRoomStreamUpdate.End {
         var frames = 0
         do {
@@ -157,6 +159,8 @@ public struct AgentRoomStream<C: Clock>: AgentRoomFeedSource where C.Duration ==
                     case WebSocketCloseCode.attachmentsUnavailable: return .attachmentsUnavailable
                     case WebSocketCloseCode.tryAgainLater:
                         return .serverBusy(reason.isEmpty ? "close code 1013" : reason)
+                    case AgentStreamClose.historyLost:
+                        return .historyLost(after: after)
                     default: return .closed(code: code, reason: reason)
                     }
                 }

@@ -16,6 +16,11 @@ public enum AgentRoomStreamUpdate: Sendable, Hashable {
         /// A `401` upgrade: the token was rejected. Reported with `retryIn` zero when it was just
         /// renewed; with the backoff when renewing failed or the renewed token was rejected too.
         case authenticationFailed(String)
+        /// Close code 4410: the server's history does not reach `after`, the cursor this
+        /// connection replayed from (the server restarted without its history, or was restored
+        /// from an older copy). The room starts afresh from the server's newest page before the
+        /// next attempt, which waits the policy's backoff like any other.
+        case historyLost(after: AgentCursor?)
         /// A frame broke the contract; nothing of it was used (the text names the frame and the
         /// JSON path).
         case malformedFrame(String)
@@ -34,6 +39,9 @@ public enum AgentRoomStreamUpdate: Sendable, Hashable {
             case .serverBusy(let reason): "The Agent room is busy and asked to be tried again later (\(reason))."
             case .authenticationFailed(let reason):
                 "The Agent room did not accept the sign-in token (\(reason)); sign in again."
+            case .historyLost(let after):
+                "The Agent room's history no longer reaches "
+                    + (after.map { "\($0), where this app left off." } ?? "where this app left off.")
             case .malformedFrame(let reason): "The Agent room sent an update this app cannot read: \(reason)."
             case .fellBehind(let count): "The app fell \(count) updates behind the Agent room."
             case .transport(let reason): "The Agent room could not be reached: \(reason)."

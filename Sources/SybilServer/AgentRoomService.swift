@@ -342,6 +342,18 @@ final class AgentRoomService: Sendable {
         let live = events.subscribe()
         var sent = after?.sequence ?? 0
         do {
+            // A cursor beyond the newest message was issued by a history this server no longer
+            // has (it restarted without it, or was restored from an older copy): replaying from it
+            // would hold back every message up to it, so the client is told to start afresh.
+            // Every cursor a client merged was stored before it was published, so an intact
+            // history always reaches it.
+            if let after {
+                let newest = try await store.messages(after: nil, before: nil, limit: 1).rows.last?.sequence ?? 0
+                if after.sequence > newest {
+                    socket.close(code: AgentStreamClose.historyLost, reason: AgentStreamClose.historyLostReason)
+                    return
+                }
+            }
             while true {
                 let page = try await store.messages(after: sent, before: nil, limit: 200)
                 for row in page.rows {

@@ -100,20 +100,20 @@ struct AgentCursorTests {
         #expect(!none.hasMoreBefore)
     }
 
-    @Test func aStreamFromTheLargestCursorReplaysNothingAndStaysAlive() async throws {
+    /// A cursor beyond the newest message names a history the server no longer has (it
+    /// restarted without it, or was restored from an older copy): the stream says so with 4410
+    /// at once instead of holding back every message up to that cursor, the largest cursor
+    /// included.
+    @Test(arguments: ["c-000000004", "c-9223372036854775807"])
+    func aStreamFromBeyondTheNewestMessageIsClosedAsALostHistory(after: String) async throws {
         let harness = try await roomWithOneTurn()
-        let probe = try await harness.openStream("/agent/stream?after=c-9223372036854775807")
+        let probe = try await harness.openStream("/agent/stream?after=\(after)")
         var frames = probe.frames.makeAsyncIterator()
-        // The session's ping loop sleeps once the replay is done and it listens live.
-        #expect(await harness.clock.waitForSleepers(count: 1))
-        _ = await harness.submit("req-2", text: "again")
-        // Messages are all older than the cursor; the agent's activity still arrives.
-        let (activity, seen) = await probe.next(&frames) { frame -> String? in
-            if case .event(.activity(.working, let detail)) = frame { return detail }
-            return nil
+        let (close, seen) = await probe.next(&frames) { frame -> AgentStreamProbe.Frame? in
+            if case .close = frame { frame } else { nil }
         }
-        #expect(activity != nil)
-        #expect(!seen.contains { if case .event(.message) = $0 { true } else { false } })
-        await probe.close()
+        #expect(close == .close(code: AgentStreamClose.historyLost, reason: "cursor beyond history"))
+        #expect(seen.count == 1, "nothing before the close: \(seen)")
+        #expect(await frames.next() == nil, "the session ended")
     }
 }

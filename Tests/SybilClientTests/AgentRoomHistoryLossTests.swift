@@ -1,0 +1,222 @@
+import Foundation
+import SybilClient
+import SybilCore
+import SybilHTTP
+import SybilNet
+import SybilTesting
+import SybilTimeline
+import SybilWire
+import Testing
+
+/// The Agent room when its server no longer has the history the room merged (restarted
+/// without it, restored from an older copy, another server at the same address): the last
+/// merged cursor is past anything the server has. Scripted sockets, a manual clock.
+@MainActor
+@Suite("Agent room after its server lost the history", .timeLimit(.minutes(2)))
+struct AgentRoomHistoryLossTests {
+    typealias F = AgentRoomFixtures
+
+    let clock = ManualClock()
+    let sockets = ScriptedAgentSockets()
+
+    private func model(_ room: RestartingRoomAPI) throws -> AgentRoomModel {
+        AgentRoomModel(
+            api: room,
+            stream: AgentRoomStream(
+                base: try AgentAPIBase(string: "https://h/api"), tokens: F.tokens(), connector: sockets, clock: clock,
+                random: SeededRandomSource(seed: 5)),
+            timeZone: TimeZone(secondsFromGMT: 0)!)
+    }
+
+    /// The delays of the stream's policy for its first drops, with its seed.
+    private func delays(_ count: Int) -> [Duration] {
+        var policy = ReconnectPolicy()
+        let random = SeededRandomSource(seed: 5)
+        return (0..<count).map { _ in policy.connectionDropped(uptime: .zero, random: random).delay }
+    }
+
+    /// A message of the server that came back: its cursors start again from the beginning.
+    private static func fresh(_ sequence: Int, role: AgentRoomMessage.Role = .assistant) -> AgentRoomMessage {
+        AgentRoomMessage(
+            messageId: "new-\(sequence)", cursor: F.cursor(sequence), role: role, visibility: .public,
+            text: "new \(sequence)", createdAt: 1_791_968_400_000 + Int64(sequence) * 60_000)
+    }
+
+    private func ids(_ model: AgentRoomModel) -> [String] { model.rows.compactMap(\.message?.messageId) }
+
+    @Test func aCloseSayingTheHistoryNoLongerReachesTheCursorReplacesTheRoomWithTheServersHistory() async throws {
+        let room = RestartingRoomAPI((1...3).map { F.message($0) }, readCursor: F.cursor(3))
+        let model = try model(room)
+        var merged: [String] = []
+        model.onMessageMerged = { merged.append($0.messageId) }
+        await model.start()
+        let first = await sockets.connection(1)
+        first.send(.message(F.message(4)))
+        first.send(.message(F.message(5)))
+        await waitForRoom("4 and 5") { model.history.messages.count == 5 }
+        #expect(model.unreadCount == 2)
+
+        // The server restarts without its history and someone talks to it; it refuses the
+        // room's cursor when the room is back.
+        first.lose()
+        let delays = delays(2)
+        await waitForRoom("the drop") { model.connection != .connected && model.connectionsOpened == 1 }
+        room.restart(with: [Self.fresh(1, role: .user), Self.fresh(2)])
+        clock.advance(by: delays[0])
+        let refused = await sockets.connection(2)
+        #expect(refused.after == "c-000000005")
+        refused.close(with: AgentStreamClose.historyLost, reason: AgentStreamClose.historyLostReason)
+        let delay = delays[1]
+        await waitForRoom("the server's history") { model.history.messages.first?.messageId == "new-1" }
+        #expect(
+            model.connection
+                == .reconnecting(
+                    reason: "The Agent room's history no longer reaches c-000000005, where this app left off.",
+                    retryIn: delay))
+        #expect(model.history.messages.map(\.messageId) == ["new-1", "new-2"])
+        #expect(model.history.lastMergedCursor == F.cursor(2))
+        #expect(ids(model) == ["new-1", "new-2"], "none of the lost rows, no torn mix")
+        #expect(model.roomError?.hasPrefix("The Agent room's server no longer has the history shown here") == true)
+        await waitForRoom("the new server's read position") {
+            model.readState?.readCursor == nil && model.readState != nil
+        }
+        #expect(model.unreadCount == 1, "unread counts the new server's reply, not the lost ones")
+        #expect(sockets.attempts.count == 2, "no reconnect before the backoff")
+
+        clock.advance(by: delay)
+        let second = await sockets.connection(3)
+        #expect(second.after == "c-000000002", "replays from the new history")
+        second.send(.message(Self.fresh(2)))
+        second.send(.message(Self.fresh(3)))
+        await waitForRoom("the live reply") { model.history.messages.count == 3 }
+        #expect(ids(model) == ["new-1", "new-2", "new-3"])
+        #expect(model.roomError == nil, "the notice stays until something new arrives")
+        #expect(merged == ["msg-1", "msg-2", "msg-3", "msg-4", "msg-5", "new-1", "new-2", "new-3"])
+        await model.stop()
+    }
+
+    /// A server that does not send the close (another implementation of the API) but sends new
+    /// messages at cursors the room holds other messages at: the room follows it afresh instead
+    /// of refusing them as clashes forever.
+    @Test func aStreamMessageAtACursorTheHistoryHoldsWithAnotherMessageStartsTheRoomAfresh() async throws {
+        let room = RestartingRoomAPI((1...3).map { F.message($0) })
+        let model = try model(room)
+        await model.start()
+        let first = await sockets.connection(1)
+        first.close(with: WebSocketCloseCode.goingAway)
+        await waitForRoom("the drop") { model.connection != .connected && model.connectionsOpened == 1 }
+        room.restart(with: [Self.fresh(1, role: .user)])
+        clock.advance(by: delays(1)[0])
+        let second = await sockets.connection(2)
+        #expect(second.after == "c-000000003")
+        second.send(.message(Self.fresh(1, role: .user)))
+        await waitForRoom("the server's history") { model.history.messages.first?.messageId == "new-1" }
+        room.restart(with: [Self.fresh(1, role: .user), Self.fresh(2)])
+        second.send(.message(Self.fresh(2)))
+        await waitForRoom("the reply") { model.history.messages.count == 2 }
+        #expect(ids(model) == ["new-1", "new-2"])
+        #expect(model.history.lastMergedCursor == F.cursor(2))
+        #expect(room.newestPageRequests == 2, "the start's page and one for the reset")
+        await model.stop()
+    }
+
+    /// A hostile server that refuses every cursor: each refusal costs one page, and the
+    /// reconnects wait the growing backoff; nothing runs between them.
+    @Test func aServerThatRefusesEveryCursorIsRetriedOnlyAfterAGrowingBackoff() async throws {
+        let room = RestartingRoomAPI((1...2).map { F.message($0) })
+        let model = try model(room)
+        await model.start()
+        let delays = delays(3)
+        for attempt in 1...3 {
+            let socket = await sockets.connection(attempt)
+            #expect(socket.after == "c-000000002")
+            socket.close(with: AgentStreamClose.historyLost)
+            await waitForRoom("the refusal") {
+                model.connection != .connected && model.connectionsOpened == attempt
+                    && room.newestPageRequests == attempt + 1
+            }
+            #expect(
+                model.connection
+                    == .reconnecting(
+                        reason: "The Agent room's history no longer reaches c-000000002, where this app left off.",
+                        retryIn: delays[attempt - 1]))
+            #expect(sockets.attempts.count == attempt, "nothing before the backoff passed")
+            clock.advance(by: delays[attempt - 1])
+        }
+        #expect(delays[0] < delays[1] && delays[1] < delays[2])
+        #expect(ids(model) == ["msg-1", "msg-2"])
+        await model.stop()
+    }
+}
+
+/// The Agent room's REST surface of a server that can restart with another history; only the
+/// calls the room makes on its own are answered, any other fails the test.
+final class RestartingRoomAPI: AgentRoomAPI {
+    private struct State {
+        var messages: [AgentRoomMessage]
+        var readCursor: AgentCursor?
+        var newestPageRequests = 0
+    }
+
+    private let state: Locked<State>
+
+    init(_ messages: [AgentRoomMessage], readCursor: AgentCursor? = nil) {
+        state = Locked(State(messages: messages, readCursor: readCursor))
+    }
+
+    /// The server came back with `messages` and no read position.
+    func restart(with messages: [AgentRoomMessage]) {
+        state.withLock {
+            $0.messages = messages
+            $0.readCursor = nil
+        }
+    }
+
+    /// Pages asked without a cursor (the newest messages).
+    var newestPageRequests: Int { state.withLock { $0.newestPageRequests } }
+
+    func descriptor() async throws(AgentRoomError) -> AgentRoomDescriptor { AgentRoomFixtures.descriptor() }
+
+    func messages(after: AgentCursor?, before: AgentCursor?, limit: Int) async throws(AgentRoomError) -> AgentRoomPage {
+        guard after == nil, before == nil else {
+            Issue.record("unexpected page after \(String(describing: after)) before \(String(describing: before))")
+            throw .transport("unexpected call")
+        }
+        return state.withLock { state in
+            state.newestPageRequests += 1
+            let page = Array(state.messages.suffix(limit))
+            return AgentRoomPage(
+                messages: page, nextCursor: page.last?.cursor, hasMoreBefore: page.count < state.messages.count)
+        }
+    }
+
+    func submit(_ submission: AgentRoomSubmission) async throws(AgentRoomError) -> AgentRoomReceipt {
+        Issue.record("unexpected submit")
+        throw .transport("unexpected call")
+    }
+
+    func readState() async throws(AgentRoomError) -> AgentReadState {
+        state.withLock { state in
+            AgentReadState(
+                readCursor: state.readCursor,
+                unread: state.messages.filter { message in
+                    message.countsAsUnread && state.readCursor.map { $0 < message.cursor } ?? true
+                }.count)
+        }
+    }
+
+    func markRead(_ cursor: AgentCursor) async throws(AgentRoomError) -> AgentReadState {
+        Issue.record("unexpected shared read")
+        throw .transport("unexpected call")
+    }
+
+    func upload(_ file: AgentUploadFile) async throws(AgentRoomError) -> AgentAttachment {
+        Issue.record("unexpected upload")
+        throw .transport("unexpected call")
+    }
+
+    func original(of attachment: AgentAttachment) async throws(AgentRoomError) -> [UInt8] {
+        Issue.record("unexpected download")
+        throw .transport("unexpected call")
+    }
+}
