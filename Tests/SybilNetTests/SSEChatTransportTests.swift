@@ -105,25 +105,21 @@ struct SSEChatTransportTests {
             result.error as? ChatStreamError == .errorFrame(APIErrorBody(message: "model overloaded", code: "busy")))
     }
 
-    @Test func aMalformedWholeDocumentFailsNamingTheMember() async {
+    @Test(
+        "a malformed whole document fails naming the member",
+        arguments: [
+            ("{}", "choices"),
+            (#"{"choices":[{"index":0,"message":{"content":7}}]}"#, "choices[0].message.content"),
+        ])
+    func aMalformedWholeDocumentFailsNamingTheMember(body: String, member: String) async {
         let http = StubHTTPClient()
-        http.respond(status: 200, headers: [("Content-Type", "application/json")], body: "{}")
-        let empty = await collect(SSEChatTransport(http: http, clock: ManualClock()))
-        guard case .malformedChunk(let reason)? = empty.error as? ChatStreamError else {
-            Issue.record("expected a malformed reply, got \(String(describing: empty.error))")
+        http.respond(status: 200, headers: [("Content-Type", "application/json")], body: body)
+        let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
+        guard case .malformedChunk(let reason)? = result.error as? ChatStreamError else {
+            Issue.record("expected a malformed reply, got \(String(describing: result.error))")
             return
         }
-        #expect(reason.contains("choices"), "\(reason)")
-        let wrongType = StubHTTPClient()
-        wrongType.respond(
-            status: 200, headers: [("Content-Type", "application/json")],
-            body: #"{"choices":[{"index":0,"message":{"content":7}}]}"#)
-        let typed = await collect(SSEChatTransport(http: wrongType, clock: ManualClock()))
-        guard case .malformedChunk(let path)? = typed.error as? ChatStreamError else {
-            Issue.record("expected a malformed reply, got \(String(describing: typed.error))")
-            return
-        }
-        #expect(path.contains("choices[0].message.content"), "\(path)")
+        #expect(reason.contains(member), "\(reason)")
     }
 
     /// A document is held whole, so it is bounded: past the bound reading stops.
