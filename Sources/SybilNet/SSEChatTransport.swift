@@ -108,11 +108,11 @@ public struct SSEChatTransport<C: Clock>: Sendable where C.Duration == Duration 
             group.addTask {
                 var body = response.body.makeAsyncIterator()
                 var first: [UInt8] = []
-                if format == .sniffed {
-                    // No type, or `text/plain`: the first bytes tell a stream from a document.
+                if format != .events {
+                    // No type, `text/plain` or JSON: the first bytes tell a stream from a document.
                     first = try await ChatReplyFormat.firstBytes(of: &body, touch: { watch.touch() })
                 }
-                if format == .wholeDocument || (format == .sniffed && ChatReplyFormat.startsDocument(first)) {
+                if format.readsAsDocument(first) {
                     try await Self.readWholeCompletion(&body, first: first, touch: { watch.touch() }, into: yield)
                     finished.set()
                     return
