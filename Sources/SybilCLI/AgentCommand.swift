@@ -107,14 +107,26 @@ enum AgentCommand {
         let sender = AgentOutboxSender(outbox: outbox, api: api, removesConfirmed: true)
         let draft = AgentAttachmentDraft(
             api: api, storage: AgentAttachmentFileStore(directory: directory, baseURL: scope), ids: ids)
-        // Texts not delivered and not in the composer are kept beside the outbox (SPEC §2).
-        let undelivered =
-            (try? FileKeyValueStore(directory: directory)).map {
-                AgentUndeliveredMessages(persistence: .agentRoom(outbox.scope, in: $0))
-            } ?? AgentUndeliveredMessages()
+        let undelivered = undelivered(in: directory, scope: outbox.scope)
+        if let problem = undelivered.storeProblem { io.writeError(notKeptLine(problem, command: command)) }
         let composer = AgentRoomComposer(
             room: room, outbox: outbox, sender: sender, draft: draft, undelivered: undelivered)
         return .success(Session(composer: composer, api: api, scratch: scratch))
+    }
+
+    /// The room's texts not delivered and not in the composer, kept beside the outbox in
+    /// `directory` (SPEC §2); when that store cannot be opened, a list in memory whose
+    /// `storeProblem` says so (the app's status line names it, ``open(_:connection:command:io:)``
+    /// says it on standard error), never a silent one.
+    @MainActor
+    static func undelivered(in directory: String, scope: AgentOutboxScope) -> AgentUndeliveredMessages {
+        .opening(store: { try FileKeyValueStore(directory: directory) }, persistence: { .agentRoom(scope, in: $0) })
+    }
+
+    /// The line a command without a status line writes on standard error when its list of kept
+    /// texts lives in memory only (`problem`, the list's `storeProblem`).
+    static func notKeptLine(_ problem: String, command: String) -> String {
+        "\(command): \(TerminalText.safe(problem)); a text this run cannot deliver will not be kept past this run (make the data folder writable and run again)\n"
     }
 
     /// Waits until `condition` holds, at most `limit`; returns whether it held.

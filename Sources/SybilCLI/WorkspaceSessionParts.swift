@@ -30,16 +30,21 @@ enum WorkspaceSessionParts {
         return try WorkspaceOutbox(store: store)
     }
 
-    /// The messages kept undelivered, beside the outbox copy: in memory with `--in-memory`, or
-    /// when the file store cannot be opened.
-    static func undelivered(common: ClientCommand.Common, environment: [String: String])
-        -> WorkspaceUndeliveredMessages
-    {
-        guard !common.inMemory,
-            let store = try? FileKeyValueStore(
-                directory: XDGDirectories(environment: environment).sybilData + "/client")
-        else { return WorkspaceUndeliveredMessages() }
-        return WorkspaceUndeliveredMessages(persistence: .workspaces(in: store))
+    /// The messages kept undelivered, beside the outbox copy: in memory with `--in-memory`; in
+    /// memory saying why (`storeProblem`, which the app's status line names at launch) when the
+    /// file store cannot be opened. A one-shot command passes `command` and `io`: the problem is
+    /// then said on standard error, since that command has no status line.
+    static func undelivered(
+        common: ClientCommand.Common, environment: [String: String], command: String? = nil, io: CommandIO? = nil
+    ) -> WorkspaceUndeliveredMessages {
+        guard !common.inMemory else { return WorkspaceUndeliveredMessages() }
+        let directory = XDGDirectories(environment: environment).sybilData + "/client"
+        let list = WorkspaceUndeliveredMessages.opening(
+            store: { try FileKeyValueStore(directory: directory) }, persistence: { .workspaces(in: $0) })
+        if let problem = list.storeProblem, let command, let io {
+            io.writeError(AgentCommand.notKeptLine(problem, command: command))
+        }
+        return list
     }
 
     /// The composer of `host`'s chat: sends through `outbox` with a sender over `desktop`,

@@ -81,7 +81,8 @@ enum WorkspacesSendCommand {
             let outbox = try WorkspaceSessionParts.outbox(common: request.common, environment: io.environment)
             return Storage(
                 outbox: outbox,
-                kept: WorkspaceSessionParts.undelivered(common: request.common, environment: io.environment))
+                kept: WorkspaceSessionParts.undelivered(
+                    common: request.common, environment: io.environment, command: name, io: io))
         } catch {
             io.writeError("\(name): the outbox cannot be opened, so nothing was sent: \(error)\n")
             return nil
