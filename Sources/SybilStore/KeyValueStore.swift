@@ -26,7 +26,15 @@ public enum KeyValueStoreKey {
 }
 
 /// One file per key in a directory (mode 0700), each replaced atomically (``AtomicFile``).
+/// A value holds at most ``maximumValueBytes``: a file larger than that (a corrupt or sparse
+/// one in the data folder) is not read, its size asked first, so it cannot exhaust memory;
+/// reading it throws, naming its size and the limit, and the file is left where it is. A
+/// larger value is not written, so a value stored is one that can be read back.
 public struct FileKeyValueStore: KeyValueStore {
+    /// The largest value read or written, in bytes: the JSON reader's limit
+    /// (``JSONReader/Limits/standard``), since the values kept here are JSON documents.
+    public static var maximumValueBytes: Int { JSONReader.Limits.standard.maxBytes }
+
     /// Where the files live.
     public let directory: String
 
@@ -47,12 +55,36 @@ public struct FileKeyValueStore: KeyValueStore {
         return directory + "/" + key
     }
 
+    /// The value for `key`, or `nil` when none is stored; a file over ``maximumValueBytes``
+    /// is not read (its size is asked first, and at most one byte past the limit is read
+    /// should it grow meanwhile): this throws a ``StorageError`` naming its size and the
+    /// limit, and leaves the file in place.
     public func data(forKey key: String) throws -> [UInt8]? {
-        try AtomicFile.read(path(forKey: key))
+        let path = path(forKey: key)
+        switch try BoundedFile.read(path, maxBytes: Self.maximumValueBytes) {
+        case .missing: return nil
+        case .bytes(let bytes): return bytes
+        case .tooLarge(let bytes):
+            throw StorageError(
+                operation: "read", path: path,
+                reason:
+                    "it holds \(bytes) bytes, over the limit of \(Self.maximumValueBytes) bytes a stored value may hold; it was not read and is left in place"
+            )
+        }
     }
 
+    /// Stores `data` for `key`; a value over ``maximumValueBytes`` (which could not be read
+    /// back) is not written: this throws a ``StorageError`` and the value stored before stays.
     public func set(_ data: [UInt8], forKey key: String) throws {
-        try AtomicFile.write(data, to: path(forKey: key))
+        let path = path(forKey: key)
+        guard data.count <= Self.maximumValueBytes else {
+            throw StorageError(
+                operation: "write", path: path,
+                reason:
+                    "the value holds \(data.count) bytes, over the limit of \(Self.maximumValueBytes) bytes a stored value may hold (it could not be read back); the value stored before stays"
+            )
+        }
+        try AtomicFile.write(data, to: path)
     }
 
     public func removeValue(forKey key: String) throws {
