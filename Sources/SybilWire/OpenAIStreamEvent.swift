@@ -67,7 +67,7 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
     /// Interprets the whole body of a server that answered a streamed request with one
     /// `application/json` document: a `chat.completion` is the reply's one chunk
     /// (``ChatCompletionChunk/decodeCompletion(_:at:)``), an object with an `error` member (or
-    /// vLLM's `"object": "error"`) an error. An unpaired surrogate escape is U+FFFD, every other
+    /// vLLM's `"object": "error"`, or Gemini's error in an array) an error. An unpaired surrogate escape is U+FFFD, every other
     /// fault a ``JSONError`` naming the member, as for a streamed chunk.
     public static func decodeWholeCompletion(_ bytes: [UInt8]) throws(JSONError) -> OpenAIStreamEvent {
         let value: JSONValue
@@ -77,6 +77,8 @@ public enum OpenAIStreamEvent: Sendable, Hashable {
             value = try JSONReader().parse(bytes)
         }
         if let error = try errorFrame(value) { return .error(error) }
+        // Gemini's OpenAI-compatible endpoint sends its errors as `[{"error": {…}}]`.
+        if case .array = value, let error = APIErrorBody.readLeniently(value) { return .error(error) }
         return .chunk(try ChatCompletionChunk.decodeCompletion(value, at: .root))
     }
 

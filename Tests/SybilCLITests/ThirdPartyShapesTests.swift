@@ -187,8 +187,9 @@
                     #"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED","details":[]}}"#
             )
             let test = TestIO()
-            #expect(await ask(server, test: test) != 0)
-            #expect(test.stderr.contains("Resource has been exhausted (e.g. check quota)."), "\(test.stderr)")
+            #expect(await ask(server, test: test) == 76)
+            #expect(
+                test.stderr.contains("answered 429: Resource has been exhausted (e.g. check quota)."), "\(test.stderr)")
         }
 
         /// Hugging Face TGI answers `{"error": "text", "error_type": …}`, with 422 for a request

@@ -95,11 +95,16 @@ struct SSEChatTransportTests {
         #expect(chunk.usage?.totalTokens == 5)
     }
 
-    @Test func aWholeDocumentWithAnErrorIsTheServersError() async {
+    /// OpenAI's shape, and Gemini's (the error object as the one element of an array).
+    @Test(
+        "a whole document with an error is the server's error",
+        arguments: [
+            #"{"error":{"message":"model overloaded","code":"busy"}}"#,
+            #"[{"error":{"message":"model overloaded","code":"busy","status":"UNAVAILABLE","details":[]}}]"#,
+        ])
+    func aWholeDocumentWithAnErrorIsTheServersError(body: String) async {
         let http = StubHTTPClient()
-        http.respond(
-            status: 200, headers: [("Content-Type", "application/json")],
-            body: #"{"error":{"message":"model overloaded","code":"busy"}}"#)
+        http.respond(status: 200, headers: [("Content-Type", "application/json")], body: body)
         let result = await collect(SSEChatTransport(http: http, clock: ManualClock()))
         #expect(
             result.error as? ChatStreamError == .errorFrame(APIErrorBody(message: "model overloaded", code: "busy")))
