@@ -36,7 +36,7 @@ enum ModelsCommand {
             io.writeError("\(name): \(error)\n")
             switch error {
             case .unreachable: return .unavailable
-            case .refused(let status, _) where status == 401 || status == 403: return .permissionDenied
+            case .keyRefused: return .permissionDenied
             default: return .protocolError
             }
         }

@@ -124,8 +124,9 @@ extension ChatConversationModel {
     public static func sentence(for error: any Error) -> String {
         if case .unauthorized(let body)? = error as? ChatStreamError {
             // The server's own words say why (an unknown key, a revoked one, a missing scope).
-            let message = body?.message ?? ""
-            return "the server refused the key" + (message.isEmpty ? " (401)" : ": \(message)")
+            let message = ChatStreamError.serverMessage(body) ?? ""
+            let note = ChatStreamError.keyRefusalNote(body).map { " (\($0))" } ?? ""
+            return "the server refused the key" + (message.isEmpty ? " (401)" : ": \(message)") + note
         }
         if let error = error as? KeyCommandError { return "the server refused the key, and \(error)" }
         if let error = error as? ChatStreamError {

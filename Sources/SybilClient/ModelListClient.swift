@@ -49,8 +49,15 @@ public struct ModelListClient: Sendable {
             throw .malformed("the answer is larger than \(Self.maximumAnswerBytes) bytes")
         }
         guard status == 200 else {
-            let message = (try? JSONReader().parse(bytes)).flatMap(APIErrorBody.readLeniently)?.message
-            throw .refused(status: status, message: message.map(TerminalText.oneLine))
+            let body = (try? JSONReader().parse(bytes)).flatMap(APIErrorBody.readLeniently)
+            let message = body.map { body in
+                TerminalText.oneLine(
+                    body.message + (ChatStreamError.keyRefusalNote(body).map { " (\($0))" } ?? ""))
+            }
+            if status == 403 || ChatStreamError.refusesKey(status: status, body: body) {
+                throw .keyRefused(status: status, message: message)
+            }
+            throw .refused(status: status, message: message)
         }
         do {
             return try ModelList.decode(try JSONReader().parse(bytes))
@@ -64,7 +71,10 @@ public struct ModelListClient: Sendable {
 public enum ModelListError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server could not be reached.
     case unreachable(String)
-    /// It answered with an error status (and its own message, when it gave one).
+    /// It refused the key: a 401 or 403, or a 400 that says so (LiteLLM without a database,
+    /// see ``ChatStreamError/refusesKey(status:body:)``), with its own message when it gave one.
+    case keyRefused(status: Int, message: String?)
+    /// It answered with another error status (and its own message, when it gave one).
     case refused(status: Int, message: String?)
     /// The answer is not a model list.
     case malformed(String)
@@ -73,7 +83,7 @@ public enum ModelListError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreachable(let reason): "the server could not be reached: \(reason)"
-        case .refused(let status, let message) where status == 401 || status == 403:
+        case .keyRefused(let status, let message):
             "the server refused the key (\(status))" + (message.map { ": \($0)" } ?? "")
         case .refused(let status, let message):
             "the server answered \(status) to GET /v1/models" + (message.map { ": \($0)" } ?? "")

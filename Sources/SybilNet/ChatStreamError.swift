@@ -5,7 +5,8 @@ import SybilWire
 public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible {
     /// HTTP 400: the request broke a rule.
     case badRequest(APIErrorBody?)
-    /// HTTP 401: the token is missing, wrong or expired.
+    /// HTTP 401 (or a 400 that says so, see ``refusesKey(status:body:)``): the token is missing,
+    /// wrong or expired.
     case unauthorized(APIErrorBody?)
     /// HTTP 404: unknown route or model.
     case notFound(APIErrorBody?)
@@ -36,12 +37,14 @@ public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         // The server's own message usually ends its sentence already: one full stop, not two.
         func server(_ body: APIErrorBody?) -> String {
-            guard let message = body?.message, !message.isEmpty else { return "." }
+            guard let message = Self.serverMessage(body) else { return "." }
             return ": " + message + (message.last.map { ".!?".contains($0) } == true ? "" : ".")
         }
         switch self {
         case .badRequest(let body): return "The request was not accepted (400)\(server(body))"
-        case .unauthorized(let body): return "Signing in is needed again (401)\(server(body))"
+        case .unauthorized(let body):
+            let status = body?.type == Self.keyLookupUnavailableType ? "400" : "401"
+            return "Signing in is needed again (\(status))\(server(body))"
         case .notFound(let body): return "The chat service was not found (404)\(server(body))"
         case .serverError(let status, let body, _): return "The chat service failed (\(status))\(server(body))"
         case .unexpectedStatus(let status, let body, _): return "The chat service answered \(status)\(server(body))"
@@ -56,6 +59,17 @@ public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 
+    /// The server's message in `body` as one line, or `nil` when it gave none: the lines of a
+    /// message written in paragraphs (LiteLLM adds "LiteLLM: model group … failed with the error
+    /// above." after a blank line) are joined with a space, so the sentence it goes into, and
+    /// the advice after it, stay one line on standard error and in the history.
+    public static func serverMessage(_ body: APIErrorBody?) -> String? {
+        guard let message = body?.message else { return nil }
+        let lines = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let joined = lines.filter { !$0.isEmpty }.joined(separator: " ")
+        return joined.isEmpty ? nil : joined
+    }
+
     /// The server's `Retry-After`, if it gave one.
     public var retryAfter: Duration? {
         switch self {
@@ -64,9 +78,31 @@ public enum ChatStreamError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 
-    /// Maps a non-streaming answer to its error: 400, 401, 404, 5xx and the rest stay distinct.
+    /// The error `type` LiteLLM's proxy sends with a 400 when it was started with a master key
+    /// but no database and is sent any other key: it has nowhere to look the key up, so the key
+    /// is refused (`{"error": {"message": "No connected db.", "type": "no_db_connection"}}`).
+    /// The same type with a 5xx is its database being down, which is not about the key.
+    public static let keyLookupUnavailableType = "no_db_connection"
+
+    /// Whether a failed answer with `status` and `body` refuses the key: a 401, or LiteLLM's 400
+    /// for a key it cannot look up (``keyLookupUnavailableType``). A 403 is left to the caller:
+    /// some servers send it for a key without access, others for a route they do not offer.
+    public static func refusesKey(status: Int, body: APIErrorBody?) -> Bool {
+        status == 401 || (status == 400 && body?.type == keyLookupUnavailableType)
+    }
+
+    /// What a person needs to know besides the server's words when it refused the key with
+    /// `body`, or `nil`: LiteLLM's "No connected db." alone does not say the key is the problem.
+    public static func keyRefusalNote(_ body: APIErrorBody?) -> String? {
+        guard body?.type == keyLookupUnavailableType else { return nil }
+        return "the proxy has no database to look keys up in, so it takes only its master key"
+    }
+
+    /// Maps a non-streaming answer to its error: 400, 401, 404, 5xx and the rest stay distinct,
+    /// except that a 400 refusing the key (``refusesKey(status:body:)``) is ``unauthorized(_:)``.
     public static func forStatus(_ status: Int, body: APIErrorBody?, retryAfter: Duration?) -> ChatStreamError {
         switch status {
+        case 400 where refusesKey(status: status, body: body): .unauthorized(body)
         case 400: .badRequest(body)
         case 401: .unauthorized(body)
         case 404: .notFound(body)
