@@ -501,7 +501,7 @@ public final class AgentRoomModel {
             "The Agent room's server no longer has the history shown here (it was restarted or restored "
                 + "from an older copy); the room now shows the server's history"
                 + (heldOverflowed
-                    ? ", and messages that arrived while it reloaded come with the next reconnect." : "."),
+                    ? ", and messages that arrived while it reloaded come again as it reconnects." : "."),
             from: .history)
         if let onMessageMerged {
             for message in history.messages { onMessageMerged(message) }
@@ -509,6 +509,10 @@ public final class AgentRoomModel {
         // The read position belongs to the server's history too; the next connection need not
         // wait for it.
         own { [weak self] in await self?.loadReadState() }
+        // Messages past the held ones were dropped, and the open connection would go on past
+        // them (moving the replay point beyond a hole): connect again, replaying from the held
+        // ones' end, before the connection merges anything else.
+        if heldOverflowed { subscribe() }
     }
 
     // MARK: History, transcript, unread and shared read
