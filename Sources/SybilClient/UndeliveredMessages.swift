@@ -229,8 +229,13 @@ public final class UndeliveredMessages<Chat: Hashable & Sendable> {
     /// saved copy (an outbox entry) and keeps that one otherwise: on a failed save the list
     /// stays as it was and ``saveProblem`` says why.
     /// Returns whether it is kept and saved (a message with the same id already kept counts
-    /// when the list is saved).
+    /// when the list is saved). A list whose store could not be opened (``storeProblem``)
+    /// saves nothing, so it keeps nothing here: the caller's saved copy outlasts the app.
     public func keepIfSaved(_ message: Message) -> Bool {
+        if let storeProblem {
+            saveProblem = storeProblem
+            return false
+        }
         guard !messages.contains(where: { $0.id == message.id && $0.chat == message.chat }) else {
             return saveProblem == nil
         }

@@ -146,6 +146,9 @@ struct UndeliveredMessagesPersistenceTests {
         #expect(list.persistence == nil)
         let problem = try #require(list.storeProblem, "in memory only, and it says so")
         #expect(problem.contains("cannot be saved") && problem.contains(blocked), "\(problem)")
+        #expect(!list.keepIfSaved(Self.message(1)), "not saved: a caller's saved copy stays the one")
+        #expect(list.messages.isEmpty)
+        #expect(list.saveProblem == problem)
         #expect(list.keep(Self.message(1)), "kept while the app runs")
         #expect(list.messages == [Self.message(1)])
 

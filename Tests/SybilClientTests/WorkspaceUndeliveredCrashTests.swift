@@ -114,6 +114,27 @@ struct WorkspaceUndeliveredCrashTests {
         #expect(await sender.takeUndelivered().isEmpty)
     }
 
+    /// A list whose store could not be opened lives only until the app quits: a refused text
+    /// is not handed to it, its outbox entry (saved) stays the one copy.
+    @Test func aTextTheListHoldsOnlyInMemoryStaysInTheOutbox() async throws {
+        let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
+        let kept = WorkspaceUndeliveredMessages(storeProblem: "the data folder cannot be made")
+        let desktop = FakeDesktop()
+        desktop.behaviour = .reject("The run has finished.")
+        let sender = WorkspaceOutboxSender(
+            outbox: outbox, rpc: desktop, clock: ManualClock(),
+            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 4)), now: { 0 }, keptTexts: kept)
+        let (entry, outcome) = try await sender.submit(text: Self.text, mode: .send, to: chatA)
+        guard case .failed(let reason) = outcome else {
+            Issue.record("a text no saved list can hold does not leave the outbox: \(outcome)")
+            return
+        }
+        #expect(
+            reason.contains("the data folder cannot be made") && reason.contains("stays in the outbox"), "\(reason)")
+        #expect(await outbox.pendingEntries(in: chatA).map(\.operationId) == [entry.operationId])
+        #expect(kept.messages.isEmpty, "the outbox holds its one copy")
+    }
+
     @Test func aTextTheListCannotSaveAfterManyDropsNoKeptText() async throws {
         let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
         let failing = FailingKeyValueStore()
