@@ -41,16 +41,21 @@ install_system_packages() {
 
 # Python packages the test peers use (an independent WebSocket client, the openai SDK,
 # the llm command-line tool against the OpenAI-compatible routes, pexpect and pyte as the
-# terminal for the terminal app, and fakellm and mockllm: OpenAI-compatible servers this
-# project did not write, for sybil to talk to). Without pip or a network the tests that need
-# them skip and say why.
-python_packages=(websockets openai llm pexpect pyte fakellm mockllm)
+# terminal for the terminal app, fakellm and mockllm: OpenAI-compatible servers this
+# project did not write, for sybil to talk to, and LiteLLM's proxy, the gateway many people put
+# in front of their models). Without pip or a network the tests that need them skip and say why.
+python_packages=(websockets openai llm pexpect pyte fakellm mockllm 'litellm[proxy]')
+
+# The module whose import shows a package is there, where it is not the package's own name:
+# the proxy extra's package for LiteLLM (importing litellm itself takes seconds, and without
+# a network it retries fetching a price list).
+declare -A python_module_of=(['litellm[proxy]']=litellm_proxy_extras)
 
 install_python_packages() {
     command -v python3 >/dev/null 2>&1 || return 0
     local package
     for package in "${python_packages[@]}"; do
-        if ! python3 -c "import $package" >/dev/null 2>&1; then
+        if ! python3 -c "import ${python_module_of[$package]:-$package}" >/dev/null 2>&1; then
             echo "sybil: installing the Python package $package for the test peers (pip)" >&2
             python3 -m pip install --quiet "$package" >/dev/null 2>&1 \
                 || echo "sybil: could not install $package; the tests that need it will be skipped" >&2
