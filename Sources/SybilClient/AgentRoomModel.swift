@@ -477,6 +477,10 @@ public final class AgentRoomModel {
                 from: .history)
             return
         }
+        // The read position comes with the page, so the swap never shows the page's replies
+        // as unread while the server says they were read (nor a badge that stays so when the
+        // read position cannot be loaded). Without it, it is asked again after the swap.
+        let read = try? await api.readState()
         guard !Task.isCancelled, isStarted else { return }
         var fresh = AgentRoomHistory()
         _ = fresh.applyNewestPage(page)
@@ -490,11 +494,13 @@ public final class AgentRoomModel {
         transcript = AgentTranscript(timeZone: transcript.timeZone, pageSize: pageSize)
         transcript.update(from: history)
         hasMoreBefore = history.hasMoreBefore
-        readState = nil
+        readState = read
         gate = SharedReadGate()
         _ = gate.handle(.selected(isSelected))
+        _ = gate.handle(.sharedRead(read?.readCursor))
         markerTaken = false
         unreadMarkerMessageId = nil
+        takeUnreadMarker()
         updateUnread()
         feedGate(.newestVisible(history.newestVisible?.cursor))
         setError(
@@ -506,8 +512,8 @@ public final class AgentRoomModel {
         if let onMessageMerged {
             for message in history.messages { onMessageMerged(message) }
         }
-        // The read position belongs to the server's history too; the next connection need not
-        // wait for it.
+        // Read again: a read event the stream sent while the page loaded was held against the
+        // old position (the next connection need not wait for it).
         own { [weak self] in await self?.loadReadState() }
         // Messages past the held ones were dropped, and the open connection would go on past
         // them (moving the replay point beyond a hole): connect again, replaying from the held

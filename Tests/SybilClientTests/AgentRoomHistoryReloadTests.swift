@@ -76,6 +76,29 @@ struct AgentRoomHistoryReloadTests {
         #expect(model.history.messages.count == last + 1)
         await model.stop()
     }
+
+    /// The read position of the server that came back is part of the swap: the page's replies
+    /// the server says were read never show as unread, not even until it is loaded.
+    @Test func theSwapCarriesTheNewServersReadPositionSoReadRepliesNeverCountAsUnread() async throws {
+        let room = GatedRoomAPI((1...3).map { F.message($0) }, readCursor: F.cursor(3))
+        let model = try model(room)
+        await model.start()
+        #expect(model.unreadCount == 0)
+        let first = await sockets.connection(1)
+        room.restart(with: (1...30).map { Self.fresh($0) }, readCursor: F.cursor(30), gateRead: true)
+        first.close(with: AgentStreamClose.historyLost)
+        await waitForRoom("the new server asked for its read position") { room.pendingReads == 1 }
+        if model.history.messages.first?.messageId == "new-1" {
+            #expect(model.unreadCount == 0, "30 replies shown unread while the server says none are")
+        }
+        room.releaseReads()
+        await waitForRoom("the server's history") {
+            model.history.messages.first?.messageId == "new-1" && model.readState?.readCursor == F.cursor(30)
+        }
+        #expect(model.unreadCount == 0)
+        #expect(model.history.messages.count == 30)
+        await model.stop()
+    }
 }
 
 /// A room API whose newest pages and read states can be held until released.
