@@ -29,6 +29,10 @@
             var environment = ProcessInfo.processInfo.environment
             environment["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
             environment["NO_COLOR"] = "1"
+            // The test's proxy has no database and only the config's master key.
+            for name in ["DATABASE_URL", "LITELLM_MASTER_KEY", "LITELLM_CONFIG_BUCKET_NAME"] {
+                environment[name] = nil
+            }
             let script =
                 "import os, sys; os.chdir(sys.argv[1]); sys.argv = ['litellm'] + sys.argv[2:];"
                 + " from litellm.proxy.proxy_cli import run_server; run_server()"
