@@ -561,8 +561,10 @@ public final class AgentRoomModel {
 
     private func feedGate(_ event: SharedReadGate.Event) {
         guard case .markRead(let cursor)? = gate.handle(event) else { return }
-        guard isStarted else {
-            // Stopped: nothing is posted; the cursor stays unposted for the next start.
+        guard isStarted, resetTask == nil else {
+            // Stopped: nothing is posted; the cursor stays unposted for the next start. While a
+            // lost history reloads, the cursor is one of the history the server no longer has:
+            // posted, it could mark the server's own messages read that nobody saw.
             _ = gate.handle(.markReadFailed(cursor))
             return
         }

@@ -99,6 +99,31 @@ struct AgentRoomHistoryReloadTests {
         #expect(model.history.messages.count == 30)
         await model.stop()
     }
+
+    /// While the history reloads, the transcript shown is the one the server no longer has:
+    /// reaching its bottom must not post its cursor, which the server may hold for one of its
+    /// own messages nobody saw.
+    @Test func noReadPositionIsPostedFromTheLostHistoryWhileItReloads() async throws {
+        let room = GatedRoomAPI((1...3).map { F.message($0) })
+        let model = try model(room)
+        model.isSelected = true
+        await model.start()
+        let first = await sockets.connection(1)
+        room.restart(with: (1...5).map { Self.fresh($0) }, gatePages: true)
+        first.send(.message(Self.fresh(2)))
+        await waitForRoom("the reload's page") { room.pendingPages == 1 }
+        model.viewportReachedBottom()
+        model.entranceAnimationFinished()
+        room.releasePages()
+        await waitForRoom("the server's history") { model.history.messages.first?.messageId == "new-1" }
+        #expect(room.markReads.isEmpty, "posted \(room.markReads) from the lost history")
+        // The server's own history, once it reaches the bottom, is acknowledged as ever.
+        model.viewportReachedBottom()
+        model.entranceAnimationFinished()
+        await waitForRoom("the read") { model.readState?.readCursor == F.cursor(5) }
+        #expect(room.markReads == [F.cursor(5)])
+        await model.stop()
+    }
 }
 
 /// A room API whose newest pages and read states can be held until released.
@@ -111,6 +136,7 @@ final class GatedRoomAPI: AgentRoomAPI {
         var pageWaiters: [CheckedContinuation<Void, Never>] = []
         var readWaiters: [CheckedContinuation<Void, Never>] = []
         var newestPages = 0
+        var markReads: [AgentCursor] = []
     }
 
     private let state: Locked<State>
@@ -208,8 +234,17 @@ final class GatedRoomAPI: AgentRoomAPI {
         }
     }
 
+    /// Every read position posted, in order.
+    var markReads: [AgentCursor] { state.withLock { $0.markReads } }
+
     func markRead(_ cursor: AgentCursor) async throws(AgentRoomError) -> AgentReadState {
-        throw .transport("unexpected call")
+        state.withLock { state in
+            state.markReads.append(cursor)
+            if state.messages.contains(where: { $0.cursor == cursor }), state.readCursor.map({ $0 < cursor }) ?? true {
+                state.readCursor = cursor
+            }
+        }
+        return try await readState()
     }
 
     func upload(_ file: AgentUploadFile) async throws(AgentRoomError) -> AgentAttachment {
