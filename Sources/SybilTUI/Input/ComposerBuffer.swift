@@ -7,25 +7,42 @@
 /// `isNewline`). Words are runs of letters, digits and `_`, or runs of other non-space
 /// characters; whitespace (including newlines) separates them.
 public struct ComposerBuffer: Sendable, Hashable {
+    /// The text, its length in graphemes and the cursor: kept together so an edit at the
+    /// cursor costs what it changes (typing at the end of a long draft never walks the whole
+    /// text; a terminal without bracketed paste types a pasted megabyte one key at a time).
+    private var storage: String
+    private var length: Int
+    private var offset: Int
+
     /// The text. Setting it keeps the cursor in range.
     public var text: String {
-        didSet { cursor = min(max(cursor, 0), text.count) }
+        get { storage }
+        set {
+            storage = newValue
+            length = newValue.count
+            offset = min(max(offset, 0), length)
+        }
     }
 
     /// The cursor, in graphemes from the start of the text. Setting it clamps it to
     /// `0...text.count`.
     public var cursor: Int {
-        didSet { cursor = min(max(cursor, 0), text.count) }
+        get { offset }
+        set { offset = min(max(newValue, 0), length) }
     }
+
+    /// How many graphemes the text holds (`text.count`, without counting them again).
+    public var count: Int { length }
 
     /// Creates a buffer holding `text` with the cursor at its end.
     public init(text: String = "") {
-        self.text = text
-        cursor = text.count
+        storage = text
+        length = text.count
+        offset = length
     }
 
     /// Whether there is no text.
-    public var isEmpty: Bool { text.isEmpty }
+    public var isEmpty: Bool { storage.isEmpty }
 
     // MARK: - Editing
 
@@ -48,7 +65,7 @@ public struct ComposerBuffer: Sendable, Hashable {
 
     /// Deletes the grapheme after the cursor (Delete).
     public mutating func deleteForward() {
-        guard cursor < text.count else { return }
+        guard cursor < length else { return }
         replace(cursor..<(cursor + 1), with: "")
     }
 
@@ -68,7 +85,7 @@ public struct ComposerBuffer: Sendable, Hashable {
     /// line to it.
     public mutating func deleteToLineEnd() {
         let end = lineEnd(at: cursor)
-        replace(cursor..<(end == cursor ? min(text.count, cursor + 1) : end), with: "")
+        replace(cursor..<(end == cursor ? min(length, cursor + 1) : end), with: "")
     }
 
     /// Removes all text.
@@ -236,12 +253,31 @@ public struct ComposerBuffer: Sendable, Hashable {
 
     // MARK: - Helpers
 
-    /// Replaces the graphemes in `range` with `replacement` and puts the cursor after it.
+    /// Replaces the graphemes in `range` with `replacement` and puts the cursor after it (as
+    /// many graphemes as the text before the range and the replacement make on their own).
+    ///
+    /// Costs the replacement and the text after the range, never the text before it: grapheme
+    /// boundaries before the grapheme preceding the range cannot change, so only what follows
+    /// that grapheme is counted again (typing at the end of a long draft costs the key).
     private mutating func replace(_ range: Range<Int>, with replacement: String) {
-        let characters = Array(text)
-        let head = String(characters[..<range.lowerBound]) + replacement
-        text = head + String(characters[range.upperBound...])
-        cursor = head.count
+        let lower = index(at: range.lowerBound)
+        let upper = storage.index(lower, offsetBy: range.count)
+        // The grapheme before the range may join the replacement (a combining mark typed after
+        // its letter), and the replacement's end may join what follows.
+        let anchor = range.lowerBound > 0 ? storage.index(before: lower) : lower
+        let kept = range.lowerBound > 0 ? range.lowerBound - 1 : 0
+        let headCount = kept + (storage[anchor..<lower] + replacement).count
+        let anchorOffset = storage.utf8.distance(from: storage.startIndex, to: anchor)
+        storage.replaceSubrange(lower..<upper, with: replacement)
+        length = kept + storage[storage.utf8.index(storage.startIndex, offsetBy: anchorOffset)...].count
+        offset = min(headCount, length)
+    }
+
+    /// The string index of the grapheme offset `target` (`0...length`), walked from the nearer end.
+    private func index(at target: Int) -> String.Index {
+        target <= length - target
+            ? storage.index(storage.startIndex, offsetBy: target)
+            : storage.index(storage.endIndex, offsetBy: target - length)
     }
 
     private enum WordKind {
