@@ -454,6 +454,18 @@ public final class AgentOutbox {
         return try await change(durable: false) { queue in queue.confirmAcknowledged(through: cursor) }
     }
 
+    /// The server that acknowledged these entries lost its history: those still awaiting their
+    /// echo fail with `failure` (Retry sends them again with their request ids), saved and
+    /// flushed before this returns, since nothing the room merges later would repeat it.
+    /// Returns their request ids.
+    @discardableResult
+    public func failAcknowledged(_ requestIds: Set<String>, with failure: AgentOutboxFailure)
+        async throws(AgentOutboxError) -> [String]
+    {
+        guard requestIds.contains(where: { queue.entry($0)?.state == .awaitingEcho }) else { return [] }
+        return try await change { queue in queue.failAcknowledged(requestIds, with: failure) }
+    }
+
     /// The room merged `message`, and history through `cursor`: its echo and every entry
     /// acknowledged at or before `cursor` are confirmed, and with `removingConfirmed` confirmed
     /// entries leave the outbox (history holds them now), all in one write. Returns whether

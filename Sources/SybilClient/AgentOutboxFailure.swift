@@ -109,6 +109,12 @@ public struct AgentOutboxFailure: Sendable, Hashable, CustomStringConvertible {
     public static let restartedWhileSending = AgentOutboxFailure(
         kind: .interrupted, message: "The device restarted while messages were being sent; this one may have left.")
 
+    /// The failure of an entry the server acknowledged before it lost its history (it
+    /// restarted without it, or was restored from an older copy): the server the room follows
+    /// now may not have it. Retry sends it again with its request id.
+    public static let historyLost = AgentOutboxFailure(
+        kind: .interrupted, message: "The server lost its history after it acknowledged this message.")
+
     /// The failure of a receipt that does not acknowledge exactly `submission`.
     public static func unacknowledged(_ receipt: AgentRoomReceipt, for submission: AgentRoomSubmission)
         -> AgentOutboxFailure

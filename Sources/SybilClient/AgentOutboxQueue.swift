@@ -298,6 +298,25 @@ public struct AgentOutboxQueue: Sendable, Hashable {
         return positions.map { entries[$0].requestId }
     }
 
+    /// The server that acknowledged these entries lost its history (the room follows another
+    /// history now, whose cursors say nothing about this acknowledgement): each entry among
+    /// `requestIds` still awaiting its echo fails with `failure`, which Retry can help (its
+    /// request id and `createdAt` kept), and its acknowledgement, of a history that is gone, is
+    /// dropped. Its echo still confirms it. Returns the request ids that failed, in order.
+    public mutating func failAcknowledged(_ requestIds: Set<String>, with failure: AgentOutboxFailure) -> [String] {
+        let positions = requestIds.compactMap { id in
+            position(of: id).flatMap { entries[$0].state == .awaitingEcho ? $0 : nil }
+        }.sorted()
+        for position in positions {
+            update(position) { entry in
+                entry.state = .failed
+                entry.failure = failure
+                entry.acknowledgement = nil
+            }
+        }
+        return positions.map { entries[$0].requestId }
+    }
+
     /// Whether ``confirmAcknowledged(through:)`` would confirm something (linear in the
     /// entries awaiting their echo, not in the queue).
     public func hasAcknowledged(through cursor: AgentCursor) -> Bool {

@@ -21,7 +21,12 @@ import SybilWire
 ///
 /// The room feeds it every merged message (``messageMerged(_:)``, from the room model's
 /// `onMessageMerged` hook): a canonical echo confirms its entry, and an acknowledged entry
-/// whose cursor the room has passed is confirmed too.
+/// whose cursor the room has passed is confirmed too. When the room replaces its history with
+/// that of a server that lost the one it merged (``historyReset(to:)``, from the room model's
+/// `onHistoryReset` hook), cursors of the two histories are never compared: what the sender
+/// merged before is forgotten, and an entry the old server acknowledged whose echo is not in
+/// the new history fails with Retry (``AgentOutboxFailure/historyLost``) instead of being
+/// confirmed by a cursor of the new one.
 ///
 /// It owns its tasks: ``stop()`` cancels and awaits them. A submission cut off by `stop()`
 /// fails with Retry (its outcome is unknown), like one cut off by the app stopping.
@@ -49,6 +54,12 @@ public final class AgentOutboxSender {
     @ObservationIgnored private var loop: Task<Void, Never>?
     @ObservationIgnored private var confirmations: [Int: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextConfirmation = 0
+    /// Acknowledged entries of a history the server lost, not yet saved as failed; while any
+    /// is, no entry is confirmed by a merged cursor (the cursors are the new history's).
+    @ObservationIgnored private var lostAcknowledgements: Set<String> = []
+    /// Entries being sent when the history was reset: a receipt that comes for one may be the
+    /// old server's, so it joins ``lostAcknowledgements`` once saved.
+    @ObservationIgnored private var sentBeforeReset: Set<String> = []
     /// Outcomes that could not be saved; saved again before anything else is sent.
     @ObservationIgnored private var unsavedOutcomes: [Finished] = []
     /// An entry saved as `sending` ahead of its turn that never left because an outcome before
@@ -98,7 +109,8 @@ public final class AgentOutboxSender {
     /// are confirmed (their echo was merged before, e.g. in an earlier launch), in one write.
     public func messageMerged(_ message: AgentRoomMessage) {
         if mergedThrough.map({ message.cursor > $0 }) ?? true { mergedThrough = message.cursor }
-        let cursor = mergedThrough
+        // Acknowledgements of a lost history not yet saved as failed would pass for merged.
+        let cursor = lostAcknowledgements.isEmpty ? mergedThrough : nil
         let outbox = outbox
         let removing = removesConfirmed
         guard outbox.needsSettling(merged: message, through: cursor, removingConfirmed: removing) else { return }
@@ -112,6 +124,63 @@ public final class AgentOutboxSender {
             _ = try? await outbox.settle(merged: message, through: cursor, removingConfirmed: removing)
             guard let self, self.confirmations.removeValue(forKey: key) != nil else { return }
             self.pendingConfirmations -= 1
+        }
+    }
+
+    /// The room replaced its history with `messages`, those of a server that lost the history
+    /// merged before (restarted without it, restored from an older copy); the room feeds them
+    /// to ``messageMerged(_:)`` after this. The merged cursor is forgotten: the new history's
+    /// cursors are another series, and one at or past an old acknowledgement says nothing about
+    /// it. Every entry awaiting its echo whose echo is not among `messages` fails with Retry
+    /// (``AgentOutboxFailure/historyLost``; its request id kept, so a server that has it answers
+    /// with its receipt), saved in one flushed write; until then no entry is confirmed by a
+    /// cursor. An entry being sent now fails so too if it is acknowledged, since the receipt may
+    /// be the old server's. An echo still confirms any of them.
+    public func historyReset(to messages: [AgentRoomMessage]) {
+        mergedThrough = nil
+        let echoed = Set(messages.lazy.filter { $0.role == .user }.compactMap(\.requestId))
+        for entry in outbox.entries where !echoed.contains(entry.requestId) {
+            switch entry.state {
+            case .awaitingEcho: lostAcknowledgements.insert(entry.requestId)
+            case .sending: sentBeforeReset.insert(entry.requestId)
+            default: break
+            }
+        }
+        guard !lostAcknowledgements.isEmpty else { return }
+        nextConfirmation += 1
+        let key = nextConfirmation
+        pendingConfirmations += 1
+        confirmations[key] = Task { [weak self] in
+            await self?.failLostAcknowledgements()
+            guard let self, self.confirmations.removeValue(forKey: key) != nil else { return }
+            self.pendingConfirmations -= 1
+        }
+    }
+
+    /// Saves the acknowledgements of a lost history as failed with Retry; those that could not
+    /// be saved stay (no confirmation by cursor meanwhile) and are tried again with the next
+    /// outcome saved, or at the next ``historyReset(to:)``.
+    private func failLostAcknowledgements() async {
+        guard !lostAcknowledgements.isEmpty else { return }
+        let ids = lostAcknowledgements
+        do {
+            _ = try await outbox.failAcknowledged(ids, with: .historyLost)
+        } catch {
+            return
+        }
+        // Those still awaiting their echo were failed, and others settled otherwise (an echo);
+        // one whose receipt is still being saved stays, and fails after it.
+        lostAcknowledgements = lostAcknowledgements.filter { id in
+            [.sending, .awaitingEcho].contains(outbox.entry(id)?.state)
+        }
+    }
+
+    /// Outcomes about to be saved: an acknowledgement of an entry sent before the history was
+    /// reset joins ``lostAcknowledgements`` (failed once it is saved).
+    private func noteOutcomes(_ outcomes: [Finished]) {
+        guard !sentBeforeReset.isEmpty else { return }
+        for outcome in outcomes where sentBeforeReset.remove(outcome.requestId) != nil {
+            if case .success = outcome.result { lostAcknowledgements.insert(outcome.requestId) }
         }
     }
 
@@ -152,9 +221,14 @@ public final class AgentOutboxSender {
             (next, nextOut, acknowledged) = await send(
                 submission, out: nextOut, saving: acknowledged, group: &group, relay: relay)
         }
-        if !acknowledged.isEmpty { _ = try? await outbox.finishSending(acknowledged, beginningNextBehind: nil) }
+        if !acknowledged.isEmpty {
+            noteOutcomes(acknowledged)
+            _ = try? await outbox.finishSending(acknowledged, beginningNextBehind: nil)
+            await failLostAcknowledgements()
+        }
         if let next {
             // Saved as sending but never left: back to queued.
+            sentBeforeReset.remove(next.requestId)
             _ = try? await outbox.cancelSending(next.requestId)
         }
     }
@@ -163,6 +237,7 @@ public final class AgentOutboxSender {
     /// `nil` when there is nothing to send (or it could not be saved).
     private func begin() async -> AgentRoomSubmission? {
         if !unsavedOutcomes.isEmpty {
+            noteOutcomes(unsavedOutcomes)
             do {
                 _ = try await outbox.finishSending(unsavedOutcomes, beginningNextBehind: nil)
                 unsavedOutcomes = []
@@ -170,6 +245,7 @@ public final class AgentOutboxSender {
                 return nil
             }
         }
+        await failLostAcknowledgements()
         switch outbox.nextAction {
         case .send(let entry):
             // Not saved (storage failure) or no longer next: nothing is sent.
@@ -178,6 +254,7 @@ public final class AgentOutboxSender {
             // Saved as sending ahead of its turn before an outcome could not be saved; it never
             // left, and it is next now.
             unsentAhead = nil
+            sentBeforeReset.remove(requestId)
             return outbox.entry(requestId)?.submission
         case .inFlight(let requestId) where outbox.takeHandOff(requestId):
             // Queued while this sender waited or sent the one before it, and saved as sending by
@@ -212,6 +289,7 @@ public final class AgentOutboxSender {
         // After a stop (this request left from the one before's task first) nothing more is
         // saved as sending: the outcomes before it are saved with its own.
         if !Task.isCancelled, outbox.hasNext(behind: submission.requestId) {
+            noteOutcomes(earlier)
             do {
                 ahead = try await outbox.finishSending(earlier, beginningNextBehind: submission.requestId)
                 unsaved = []
@@ -242,6 +320,7 @@ public final class AgentOutboxSender {
         // Anything else is saved before anything more is sent: a failure (which puts an entry
         // saved ahead back to queued), a stop, or the last message.
         let outcomes = unsaved + [(submission.requestId, result)]
+        noteOutcomes(outcomes)
         var following: AgentRoomSubmission?
         do {
             // Without an entry saved ahead, the next one is marked sending in the same write.
@@ -275,7 +354,11 @@ public final class AgentOutboxSender {
     /// launch, before a Retry), so entries acknowledged at or before the merged cursor are
     /// confirmed.
     private func confirmIfMerged() async {
-        guard let mergedThrough, outbox.queue.hasAcknowledged(through: mergedThrough) else { return }
+        // An acknowledgement of a history the server lost fails first; none is confirmed by a
+        // cursor of the new one.
+        await failLostAcknowledgements()
+        guard lostAcknowledgements.isEmpty, let mergedThrough, outbox.queue.hasAcknowledged(through: mergedThrough)
+        else { return }
         _ = try? await outbox.confirmAcknowledged(through: mergedThrough)
     }
 }

@@ -9,7 +9,9 @@ import SybilWire
 ///
 /// - Every merged message reaches the sender: a canonical echo confirms its entry (even when
 ///   the HTTP acknowledgement was lost) and the entry leaves the outbox in the same write,
-///   since history holds the message now.
+///   since history holds the message now. A history the room replaced (its server lost the
+///   old one) reaches it first: an entry the old server acknowledged without an echo there
+///   fails with Retry instead of being confirmed by the new history's cursors.
 /// - The draft follows the room's attachment capability and availability; a 503 the draft
 ///   meets while uploading makes the room re-check at its next connection.
 /// - ``send()`` hands the draft to the outbox: the draft is saved, the outbox saves the
@@ -110,6 +112,7 @@ public final class AgentRoomComposer {
         // A stop that came meanwhile ended this start.
         guard isStarted, startGeneration == generation else { return }
         room.onMessageMerged = { [weak self] message in self?.sender.messageMerged(message) }
+        room.onHistoryReset = { [weak self] messages in self?.sender.historyReset(to: messages) }
         sender.start()
         draft.resume()
         followCapability()
@@ -130,6 +133,7 @@ public final class AgentRoomComposer {
         stopsUnderWay += 1
         draft.suspend()
         room.onMessageMerged = nil
+        room.onHistoryReset = nil
         await room.stop()
         await sender.stop()
         stopsUnderWay -= 1

@@ -23,8 +23,10 @@ import SybilWire
 /// `4410`, or seeing the stream send a message at a cursor the merged history holds with another
 /// message, the room loads the newest page and replaces its history, transcript, read position
 /// and unread count with the server's in one step, says so in ``roomError`` until a new message
-/// arrives, and replays from that page's cursor. The outbox is not touched: what the person
-/// queued is sent and confirmed by its echo as before. Reconnects still wait the stream's
+/// arrives, and replays from that page's cursor. ``onHistoryReset`` tells the outbox sender,
+/// which stops comparing cursors across the two histories: what the person queued is sent and
+/// confirmed by its echo as before, and what the old server acknowledged without an echo in
+/// the new history goes back to the person with Retry. Reconnects still wait the stream's
 /// backoff, and a connection starts at most one such reset.
 @MainActor
 @Observable
@@ -103,6 +105,11 @@ public final class AgentRoomModel {
     /// Called with every message merged for the first time or changed by the server, from
     /// pages and the stream alike (the outbox confirms sends by their canonical echo).
     @ObservationIgnored public var onMessageMerged: (@MainActor (AgentRoomMessage) -> Void)?
+
+    /// Called with the new history's messages when the room replaced the history of a server
+    /// that lost it, before they go to ``onMessageMerged``: its cursors are another series, so
+    /// whatever compared cursors with the old one (the outbox sender) starts over.
+    @ObservationIgnored public var onHistoryReset: (@MainActor ([AgentRoomMessage]) -> Void)?
 
     /// The unread count a sidebar badge shows: none while the room is selected.
     public var badgeCount: Int { isSelected ? 0 : unreadCount }
@@ -509,6 +516,7 @@ public final class AgentRoomModel {
                 + (heldOverflowed
                     ? ", and messages that arrived while it reloaded come again as it reconnects." : "."),
             from: .history)
+        onHistoryReset?(history.messages)
         if let onMessageMerged {
             for message in history.messages { onMessageMerged(message) }
         }

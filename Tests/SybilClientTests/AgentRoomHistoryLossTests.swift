@@ -156,12 +156,25 @@ final class RestartingRoomAPI: AgentRoomAPI {
         var messages: [AgentRoomMessage]
         var readCursor: AgentCursor?
         var newestPageRequests = 0
+        var submissions: [AgentRoomSubmission] = []
     }
 
     private let state: Locked<State>
+    private let acceptsSubmissions: Bool
 
-    init(_ messages: [AgentRoomMessage], readCursor: AgentCursor? = nil) {
+    /// A server holding `messages`; with `acceptsSubmissions`, messages are stored once per
+    /// request id after the newest one (nothing is streamed: the test sends the echo).
+    init(_ messages: [AgentRoomMessage], readCursor: AgentCursor? = nil, acceptsSubmissions: Bool = false) {
         state = Locked(State(messages: messages, readCursor: readCursor))
+        self.acceptsSubmissions = acceptsSubmissions
+    }
+
+    /// Submissions received, in order.
+    var submissions: [AgentRoomSubmission] { state.withLock { $0.submissions } }
+
+    /// The stored message with `requestId`.
+    func stored(_ requestId: String) -> AgentRoomMessage? {
+        state.withLock { $0.messages.first { $0.requestId == requestId } }
     }
 
     /// The server came back with `messages` and no read position.
@@ -191,8 +204,23 @@ final class RestartingRoomAPI: AgentRoomAPI {
     }
 
     func submit(_ submission: AgentRoomSubmission) async throws(AgentRoomError) -> AgentRoomReceipt {
-        Issue.record("unexpected submit")
-        throw .transport("unexpected call")
+        guard acceptsSubmissions else {
+            Issue.record("unexpected submit")
+            throw .transport("unexpected call")
+        }
+        let message = state.withLock { state -> AgentRoomMessage in
+            state.submissions.append(submission)
+            if let earlier = state.messages.first(where: { $0.requestId == submission.requestId }) { return earlier }
+            let sequence = (state.messages.last.flatMap { Int($0.cursor.rawValue.dropFirst(2)) } ?? 0) + 1
+            let message = AgentRoomMessage(
+                messageId: "stored-\(sequence)", cursor: AgentRoomFixtures.cursor(sequence),
+                requestId: submission.requestId, role: .user, visibility: .public, text: submission.text,
+                createdAt: submission.createdAt)
+            state.messages.append(message)
+            return message
+        }
+        return AgentRoomReceipt(
+            requestId: submission.requestId, messageId: message.messageId, cursor: message.cursor, attachments: [])
     }
 
     func readState() async throws(AgentRoomError) -> AgentReadState {
