@@ -10,7 +10,8 @@ extension TerminalApp {
     public mutating func render(size newSize: TerminalSize) -> (CellGrid, CursorPlacement?) {
         size = newSize
         let composerWidth = AppLayout.composerWidth(size: size)
-        let composed = composer.layout(width: max(1, composerWidth))
+        // The composer shows at most its tallest height of lines around the cursor.
+        let composed = composer.layout(width: max(1, composerWidth), around: AppLayout.maxComposerRows - 1)
         let staged = stagedAttachmentRows(width: composerWidth)
         let layout = AppLayout(size: size, composerLines: composed.lines.count, attachmentLines: staged.count)
         var grid = CellGrid(columns: size.columns, rows: size.rows, style: theme.text)

@@ -163,6 +163,60 @@ public struct ComposerBuffer: Sendable, Hashable {
         return ComposerLayout(lines: lines, cursorLine: line, cursorColumn: column)
     }
 
+    /// The visual lines near the cursor, as ``layout(width:)`` lays them out: the cursor's line
+    /// with up to `context` lines above and below it (every line when the text has no more),
+    /// ``ComposerLayout/cursorLine`` counted within them. Lays out only the logical lines those
+    /// come from, so drawing a few lines of a megabyte draft does not wrap the whole of it.
+    public func layout(width: Int, around context: Int) -> ComposerLayout {
+        let width = max(1, width)
+        let context = max(0, context)
+        var lineStart = index(at: offset)
+        var cursorInLine = 0
+        while lineStart > storage.startIndex {
+            let before = storage.index(before: lineStart)
+            if storage[before].isNewline { break }
+            lineStart = before
+            cursorInLine += 1
+        }
+        let lineEnd = endOfLine(from: lineStart)
+        let line = Array(storage[lineStart..<lineEnd])
+        let rows = Self.rows(of: line, width: width)
+        let (cursorRow, column) = Self.position(of: cursorInLine, in: rows, characters: line)
+        var lines = rows.map { String(line[$0.start..<$0.shownEnd]) }
+        var cursorLine = cursorRow
+        var start = lineStart
+        while cursorLine < context, start > storage.startIndex {
+            let end = storage.index(before: start)
+            start = end
+            while start > storage.startIndex {
+                let before = storage.index(before: start)
+                if storage[before].isNewline { break }
+                start = before
+            }
+            let above = Array(storage[start..<end])
+            let wrapped = Self.rows(of: above, width: width).map { String(above[$0.start..<$0.shownEnd]) }
+            lines.insert(contentsOf: wrapped, at: 0)
+            cursorLine += wrapped.count
+        }
+        var end = lineEnd
+        while lines.count - 1 - cursorLine < context, end < storage.endIndex {
+            let next = storage.index(after: end)
+            end = endOfLine(from: next)
+            let below = Array(storage[next..<end])
+            lines += Self.rows(of: below, width: width).map { String(below[$0.start..<$0.shownEnd]) }
+        }
+        let first = max(0, cursorLine - context)
+        let kept = lines[first..<min(lines.count, cursorLine + context + 1)]
+        return ComposerLayout(lines: Array(kept), cursorLine: cursorLine - first, cursorColumn: column)
+    }
+
+    /// The index of the newline ending the logical line that starts at `start` (or the end).
+    private func endOfLine(from start: String.Index) -> String.Index {
+        var end = start
+        while end < storage.endIndex, !storage[end].isNewline { end = storage.index(after: end) }
+        return end
+    }
+
     /// One visual line: the graphemes `start..<shownEnd` are drawn, and cursor offsets
     /// `start...lastCursor` are on it.
     private struct Row {
