@@ -84,5 +84,27 @@
                     + " OpenAIException - A valid bearer token is required (Authorization: Bearer <token>)."
                     + " LiteLLM: model group 'sybil-badkey' failed with the error above. No fallback was attempted.\n")
         }
+        /// LiteLLM behind a path (a gateway's `/gw`), added as a profile with a key it cannot
+        /// look up: both probes get its 400, which shows the routes are there as a 401 would.
+        /// The profile is saved, and the answer says the key was refused in LiteLLM's words,
+        /// instead of "neither lists models; check the base URL" (69, nothing saved).
+        @Test func profileAddBehindAPathWithAKeyLiteLLMCannotLookUpFindsTheRoutes() async throws {
+            let server = try Self.server(status: "400 Bad Request", body: Self.noDatabaseBody)
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-litellm-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: home) }
+            let add = TestIO(environment: [
+                "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "WRONG_KEY": "sk-wrong",
+            ])
+            let status = await add.run(
+                "profile", "add", "gw", "--base-url", server.url.absoluteString + "/gw", "--model", "mock-gpt",
+                "--key-env", "WRONG_KEY")
+            #expect(status == 0, "stderr: \(add.stderr)")
+            #expect(add.stderr.contains("(api_prefix = \"/v1\")"), "\(add.stderr)")
+            #expect(
+                add.stderr.contains("HTTP 400, the key was refused: No connected db. (the proxy has no database"),
+                "\(add.stderr)")
+            let saved = try String(contentsOfFile: home + "/config/sybil/config.toml", encoding: .utf8)
+            #expect(saved.contains(#"api_prefix = "/v1""#), "\(saved)")
+        }
     }
 #endif
