@@ -44,6 +44,14 @@ enum TerminalAppCommand {
             )
             return .usage
         }
+        // A dumb terminal (an editor's shell buffer, a serial console) cannot move the cursor
+        // or switch screens: the app's frames would arrive as escape-sequence litter.
+        if io.environment["TERM"] == "dumb" {
+            io.writeError(
+                "\(name): this terminal (TERM=dumb) cannot show a full-screen app; use sybil ask, sybil agent send or sybil workspaces send\n"
+            )
+            return .usage
+        }
         guard let store = ChatHistoryLocation.store(keeping: !request.common.inMemory, io: io, command: name) else {
             return .cannotCreate
         }
