@@ -4,7 +4,8 @@ import SybilHTTP
 import SybilNet
 import SybilWire
 
-/// Follows the Agent room's WebSocket `agent/stream?after=<cursor>` (docs/api/agent-room.md):
+/// Follows the Agent room's WebSocket `agent/stream?after=<cursor>&historyLost=close`
+/// (docs/api/agent-room.md; the second parameter asks for close 4410, below):
 /// the URL comes from the API base (`ws:` for `http:`, `wss:` for `https:`), the token goes in
 /// the `Authorization` header, and every text frame is decoded whole with
 /// `AgentStreamEvent.decode(frame:)` before it is handed on. A frame that breaks the contract
@@ -108,7 +109,12 @@ public struct AgentRoomStream<C: Clock>: AgentRoomFeedSource where C.Duration ==
         } catch {
             return .transport("the sign-in token could not be read: \(error)")
         }
-        let url = base.webSocketURL(["agent", "stream"], query: after.map { [("after", $0.rawValue)] } ?? [])
+        // With a cursor, close 4410 is asked for: this client starts afresh when the server's
+        // history no longer reaches it (the server sends it only when asked).
+        let query = after.map {
+            [("after", $0.rawValue), (AgentStreamClose.historyLostParameter, AgentStreamClose.historyLostOptIn)]
+        }
+        let url = base.webSocketURL(["agent", "stream"], query: query ?? [])
         let socket: any WebSocketConnection
         do {
             socket = try await connector.connect(to: url, headers: headers)

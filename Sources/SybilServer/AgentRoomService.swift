@@ -156,15 +156,30 @@ final class AgentRoomService: Sendable {
         return .json(state.jsonValue)
     }
 
-    /// `GET agent/stream?after=` (WebSocket).
+    /// `GET agent/stream?after=[&historyLost=close]` (WebSocket); close 4410 for a lost
+    /// history only when the client asked for it.
     func stream(_ request: HTTPServerRequest) throws -> HTTPServerResponse {
         let accept = try WebSocketUpgrade.accept(request)
         let after = try Self.cursorParameter(request, "after")
+        let closesOnLostHistory = try Self.historyLostParameter(request)
         return HTTPServerResponse(
             status: 101,
             body: .webSocket(accept: accept, maximumMessage: 64 << 10) { [self] socket in
-                await runStream(socket, after: after)
+                await runStream(socket, after: after, closesOnLostHistory: closesOnLostHistory)
             })
+    }
+
+    /// Whether the stream's client asked for close 4410 (`historyLost=close`); any other value
+    /// is refused, naming the parameter.
+    private static func historyLostParameter(_ request: HTTPServerRequest) throws -> Bool {
+        let name = AgentStreamClose.historyLostParameter
+        guard let text = try request.queryValue(name) else { return false }
+        guard text == AgentStreamClose.historyLostOptIn else {
+            throw APIError.invalid(
+                "'\(name)' must be \(JSONWriter.quoted(AgentStreamClose.historyLostOptIn)), got \(JSONWriter.quoted(String(text.prefix(80)))).",
+                param: name)
+        }
+        return true
     }
 
     /// `POST agent/uploads`: multipart (`uploadId`, then `file`), streamed into
@@ -338,16 +353,19 @@ final class AgentRoomService: Sendable {
 
     // MARK: The stream
 
-    private func runStream(_ socket: ServerWebSocket, after: (sequence: Int64, cursor: AgentCursor)?) async {
+    private func runStream(
+        _ socket: ServerWebSocket, after: (sequence: Int64, cursor: AgentCursor)?, closesOnLostHistory: Bool
+    ) async {
         let live = events.subscribe()
         var sent = after?.sequence ?? 0
         do {
             // A cursor beyond the newest message was issued by a history this server no longer
             // has (it restarted without it, or was restored from an older copy): replaying from it
-            // would hold back every message up to it, so the client is told to start afresh.
-            // Every cursor a client merged was stored before it was published, so an intact
-            // history always reaches it.
-            if let after {
+            // would hold back every message up to it, so a client that asked for it is told to
+            // start afresh. Every cursor a client merged was stored before it was published, so
+            // an intact history always reaches it. A client that did not ask may not know the
+            // close (it would reconnect with the same cursor forever): it is served as before.
+            if closesOnLostHistory, let after {
                 let newest = try await store.messages(after: nil, before: nil, limit: 1).rows.last?.sequence ?? 0
                 if after.sequence > newest {
                     socket.close(code: AgentStreamClose.historyLost, reason: AgentStreamClose.historyLostReason)

@@ -65,6 +65,9 @@ struct AgentRoomHistoryLossTests {
         clock.advance(by: delays[0])
         let refused = await sockets.connection(2)
         #expect(refused.after == "c-000000005")
+        #expect(
+            refused.url.query == "after=c-000000005&historyLost=close",
+            "the room asks for close 4410; a server sends it to no client that does not")
         refused.close(with: AgentStreamClose.historyLost, reason: AgentStreamClose.historyLostReason)
         let delay = delays[1]
         await waitForRoom("the server's history") { model.history.messages.first?.messageId == "new-1" }

@@ -231,7 +231,11 @@ struct AgentRoomEndToEndTests {
         clock.advance(by: retryIn)
         await waitUntil("the good replay") { model.history.messages.count == 6 }
         #expect(model.roomError == nil)
-        #expect(fake.streamTargets == ["/agent/stream?after=c-000000003", "/agent/stream?after=c-000000004"])
+        #expect(
+            fake.streamTargets == [
+                "/agent/stream?after=c-000000003&historyLost=close",
+                "/agent/stream?after=c-000000004&historyLost=close",
+            ])
         await model.stop()
     }
 

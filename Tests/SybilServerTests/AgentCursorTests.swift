@@ -100,14 +100,52 @@ struct AgentCursorTests {
         #expect(!none.hasMoreBefore)
     }
 
+    /// A client that does not ask for close 4410 (one that does not know it, e.g. the iOS app)
+    /// is served as before the code existed: from a cursor beyond the newest message nothing is
+    /// replayed, and the stream stays open with the agent's activity arriving.
+    @Test(arguments: ["c-000000004", "c-9223372036854775807"])
+    func aStreamFromBeyondTheNewestMessageWithoutTheOptInStaysAlive(after: String) async throws {
+        let harness = try await roomWithOneTurn()
+        let probe = try await harness.openStream("/agent/stream?after=\(after)")
+        var frames = probe.frames.makeAsyncIterator()
+        // The session's ping loop sleeps once the replay is done and it listens live.
+        #expect(await harness.clock.waitForSleepers(count: 1))
+        _ = await harness.submit("req-2", text: "again")
+        // Messages are all older than the cursor; the agent's activity still arrives.
+        let (activity, seen) = await probe.next(&frames) { frame -> String? in
+            if case .event(.activity(.working, let detail)) = frame { return detail }
+            return nil
+        }
+        #expect(activity != nil)
+        #expect(!seen.contains { if case .event(.message) = $0 { true } else { false } })
+        #expect(!seen.contains { if case .close = $0 { true } else { false } })
+        await probe.close()
+    }
+
+    @Test("the opt-in takes only its one value, named when refused", arguments: ["", "true", "CLOSE", "close "])
+    func theOptInRefusesOtherValues(value: String) async throws {
+        let harness = try await roomWithOneTurn()
+        let response = await harness.send(
+            "GET", "/agent/stream?after=c-000000004&historyLost=\(Self.query(value))",
+            headers: AppHarness.upgradeHeaders)
+        #expect(response.status == 400)
+        #expect(try APIErrorBody.decode(json(response), at: .root).param == AgentStreamClose.historyLostParameter)
+        let twice = await harness.send(
+            "GET", "/agent/stream?after=c-000000004&historyLost=close&historyLost=close",
+            headers: AppHarness.upgradeHeaders)
+        #expect(twice.status == 400)
+    }
+
     /// A cursor beyond the newest message names a history the server no longer has (it
-    /// restarted without it, or was restored from an older copy): the stream says so with 4410
-    /// at once instead of holding back every message up to that cursor, the largest cursor
-    /// included.
+    /// restarted without it, or was restored from an older copy): to a client that asks for it
+    /// the stream says so with 4410 at once instead of holding back every message up to that
+    /// cursor, the largest cursor included.
     @Test(arguments: ["c-000000004", "c-9223372036854775807"])
     func aStreamFromBeyondTheNewestMessageIsClosedAsALostHistory(after: String) async throws {
         let harness = try await roomWithOneTurn()
-        let probe = try await harness.openStream("/agent/stream?after=\(after)")
+        let probe = try await harness.openStream(
+            "/agent/stream?after=\(after)&\(AgentStreamClose.historyLostParameter)=\(AgentStreamClose.historyLostOptIn)"
+        )
         var frames = probe.frames.makeAsyncIterator()
         let (close, seen) = await probe.next(&frames) { frame -> AgentStreamProbe.Frame? in
             if case .close = frame { frame } else { nil }
