@@ -77,14 +77,16 @@ extension WorkspacesSendCommand {
             are sent first, in order, with their original ids; one the desktop rejects for good (or
             that can no longer be sent from this device) leaves the outbox, its text kept first with
             the session's undelivered messages (which `sybil app` shows), and standard error gives
-            the reason and its whole text, to send again. When no online desktop lists SESSION, this
-            message is not sent, but those an earlier run left in the outbox for it are sent once
-            more for the desktop's final answer: refused (the session is gone), each is reported
-            and kept likewise; while its desktop cannot be reached, it stays. When the desktop
-            cannot be reached, the message and copies of its attachments stay in the outbox (exit
-            69); the next run (or the app) uploads the copies first, then sends it. With the
-            embedded server it also waits for the turn to end, so the reply is in history for the
-            next command.
+            the reason and its whole text, to send again. When no online desktop lists SESSION,
+            those an earlier run left in the outbox for it are sent once more for the desktop's
+            final answer, and standard error says what became of them: accepted, they are
+            delivered, and this message follows them into their chat (the session exists,
+            unlisted); refused (the session is gone), each is reported and kept likewise; while
+            its desktop cannot be reached, they stay. Otherwise this message is not sent. When the
+            desktop cannot be reached, the message and copies of its attachments stay in the
+            outbox (exit 69); the next run (or the app) uploads the copies first, then sends it.
+            With the embedded server it also waits for the turn to end, so the reply is in history
+            for the next command.
             """,
         arguments: [
             WorkspacesCommand.sessionArgument,
@@ -101,9 +103,10 @@ extension WorkspacesSendCommand {
             0 the desktop accepted it, 64 usage error, 65 the desktop rejected it (the reason
             is printed), an earlier message sent first left the outbox undelivered (even when
             this one was accepted, which standard output says, or stays in the outbox), or the
-            session is unknown, 66 the outbox cannot be opened, 69 the server could not be
-            reached or gave no receipt yet (a saved message stays in the outbox and is sent
-            again by the next send to this chat), 76 the server broke the contract.
+            session is unknown and this message was not sent, 66 the outbox cannot be opened
+            (whether or not the session is known), 69 the server could not be reached or gave
+            no receipt yet (a saved message stays in the outbox and is sent again by the next
+            send to this chat), 76 the server broke the contract.
             """)
 
     /// The options of `sybil workspaces send`.

@@ -13,10 +13,13 @@ import SybilWire
 /// leaves the outbox undelivered (rejected for good, or discarded on this device) has its text
 /// kept with the session's undelivered messages first (the list the app shows), so a kill at
 /// any moment loses nothing, and is reported with its reason and whole text; the exit status
-/// is 65. When no online desktop lists the session, nothing new is sent, but the messages
-/// queued for it are sent once more for the desktop's final answer. When the desktop cannot be
-/// reached, the message and copies of its attachments stay in the outbox (exit 69) and the
-/// next run uploads them first, then sends the message.
+/// is 65. When no online desktop lists the session, the messages queued for it are sent once
+/// more for the desktop's final answer, and standard error says which were delivered, kept
+/// (with the reason) or still queued; when one chat took some, the session exists, unlisted,
+/// and the message is sent there too, else it is not sent (exit 65). When the desktop cannot
+/// be reached, the message and copies of its attachments stay in the outbox (exit 69) and the
+/// next run uploads them first, then sends the message. An outbox that cannot be opened is
+/// exit 66, whether or not the session is listed.
 enum WorkspacesSendCommand {
     static let name = "sybil workspaces send"
 
@@ -29,10 +32,16 @@ enum WorkspacesSendCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) async throws(UsageError) -> ExitCode {
+        try await run(arguments, io: io, stores: .files)
+    }
+
+    /// The command with the way it opens the outbox copy and the kept texts injected (tests
+    /// pass the same file stores, watched at each step of their writes).
+    static func run(_ arguments: [String], io: CommandIO, stores: Stores) async throws(UsageError) -> ExitCode {
         try await ClientCommand.run(
             arguments, io: io, spec: spec, common: \.common, parse: parse
         ) { request, connection in
-            await send(request, connection: connection, io: io)
+            await send(request, connection: connection, stores: stores, io: io)
         }
     }
 
@@ -56,10 +65,24 @@ enum WorkspacesSendCommand {
         return Request(common: common, session: session, text: text, steer: steer, attachments: attachments)
     }
 
-    /// Where a test keeps the outbox copy and the kept texts instead of the files under the
-    /// data directory (`nil`: those files, or memory with `--in-memory`); a test's store
-    /// fails its writes from some point on to simulate a crash there.
-    @TaskLocal static var storeForTests: (any KeyValueStore)?
+    /// How the command opens the outbox copy and the list the texts of messages that leave it
+    /// undelivered are kept in, for the common options and the environment.
+    struct Stores {
+        /// Opens the outbox copy; throws when it cannot be opened.
+        var outbox: @MainActor (ClientCommand.Common, CommandIO) throws -> WorkspaceOutbox
+        /// Opens the kept texts, saying on standard error when they cannot be kept past the run.
+        var kept: @MainActor (ClientCommand.Common, CommandIO) -> WorkspaceUndeliveredMessages
+
+        /// The files under `$XDG_DATA_HOME/sybil/client` (memory with `--in-memory`).
+        static var files: Stores {
+            Stores(
+                outbox: { common, io in try WorkspaceSessionParts.outbox(common: common, environment: io.environment) },
+                kept: { common, io in
+                    WorkspaceSessionParts.undelivered(
+                        common: common, environment: io.environment, command: name, io: io)
+                })
+        }
+    }
 
     /// The outbox copy and the list the texts of messages that leave it undelivered are kept
     /// in (the one the terminal app shows), opened together.
@@ -71,18 +94,10 @@ enum WorkspacesSendCommand {
     /// Opens the outbox and the kept texts, saying on standard error what could not be read;
     /// `nil` after saying why when the outbox cannot be opened.
     @MainActor
-    private static func openStorage(_ request: Request, io: CommandIO) -> Storage? {
+    private static func openStorage(_ request: Request, stores: Stores, io: CommandIO) -> Storage? {
         do {
-            if let store = storeForTests {
-                return Storage(
-                    outbox: try WorkspaceOutbox(store: store),
-                    kept: WorkspaceUndeliveredMessages(persistence: .workspaces(in: store)))
-            }
-            let outbox = try WorkspaceSessionParts.outbox(common: request.common, environment: io.environment)
-            return Storage(
-                outbox: outbox,
-                kept: WorkspaceSessionParts.undelivered(
-                    common: request.common, environment: io.environment, command: name, io: io))
+            let outbox = try stores.outbox(request.common, io)
+            return Storage(outbox: outbox, kept: stores.kept(request.common, io))
         } catch {
             io.writeError("\(name): the outbox cannot be opened, so nothing was sent: \(error)\n")
             return nil
@@ -90,9 +105,9 @@ enum WorkspacesSendCommand {
     }
 
     @MainActor
-    private static func send(_ request: Request, connection: ServerTarget.Connection, io: CommandIO) async
-        -> ExitCode
-    {
+    private static func send(
+        _ request: Request, connection: ServerTarget.Connection, stores: Stores, io: CommandIO
+    ) async -> ExitCode {
         let desktop = WorkspacesCommand.desktop(connection)
         let found: WorkspaceChatKey?
         do {
@@ -101,22 +116,46 @@ enum WorkspacesSendCommand {
             io.writeError("\(name): \(error)\n")
             return WorkspacesCommand.exitCode(for: error)
         }
-        guard let chat = found else {
-            io.writeError(
-                "\(name): no session '\(TerminalText.safe(request.session))' on an online desktop, so this message was not sent; see sybil workspaces list\n"
-            )
-            guard let storage = openStorage(request, io: io) else { return .invalidData }
-            report(await storage.outbox.loadProblems, storage.kept, io: io)
-            await sendStranded(for: request.session, storage: storage, desktop: desktop, io: io)
-            return .invalidData
+        let notSent =
+            "\(name): no session '\(TerminalText.safe(request.session))' on an online desktop, so this message was not sent; see sybil workspaces list\n"
+        // An outbox that cannot be opened is exit 66 whether or not the session is listed: the
+        // messages queued in it cannot be looked at either.
+        guard let storage = openStorage(request, stores: stores, io: io) else {
+            if found == nil { io.writeError(notSent) }
+            return .noInput
         }
-        guard let storage = openStorage(request, io: io) else { return .noInput }
         report(await storage.outbox.loadProblems, storage.kept, io: io)
+        var lostEarlier = false
+        let chat: WorkspaceChatKey
+        if let found {
+            chat = found
+        } else {
+            let stranded = await sendStranded(for: request.session, storage: storage, desktop: desktop, io: io)
+            lostEarlier = stranded.contains { $0.kept > 0 }
+            // A chat that took earlier messages exists although no desktop lists it: this
+            // message follows them there, unless several chats with that session id took some.
+            let taking = stranded.filter { $0.delivered > 0 }
+            guard taking.count == 1, let took = taking.first else {
+                if taking.count > 1 {
+                    io.writeError(
+                        "\(name): \(taking.count) chats with session id '\(TerminalText.safe(request.session))' took earlier messages; name one as DESKTOP/PROJECT/SESSION\n"
+                    )
+                }
+                io.writeError(notSent)
+                return .invalidData
+            }
+            chat = took.chat
+            io.writeError(
+                "\(name): session \(TerminalText.safe(chat.description)) took the earlier message(s), so this message is sent to it too\n"
+            )
+        }
         return await opening(chat, storage: storage, desktop: desktop, io: io) { composer, sender, lostOnRestore in
             var status = await send(
                 request, through: composer, sender: sender, storage: storage, chat: chat, connection: connection,
                 io: io)
-            if lostOnRestore, status == .success || status == .unavailable { status = .invalidData }
+            if lostOnRestore > 0 || lostEarlier, status == .success || status == .unavailable {
+                status = .invalidData
+            }
             return status
         }
     }
@@ -130,12 +169,12 @@ enum WorkspacesSendCommand {
 
     /// Opens `chat` with a composer over the outbox, sends the messages earlier runs left in it
     /// for the chat first (in order, with their original ids) and reports each that left the
-    /// outbox undelivered, then runs `body` with the composer, its sender and whether one was
+    /// outbox undelivered, then runs `body` with the composer, its sender and how many were
     /// lost, and closes the chat.
     @MainActor
     private static func opening(
         _ chat: WorkspaceChatKey, storage: Storage, desktop: WorkspaceDesktopClient, io: CommandIO,
-        body: (WorkspaceChatComposer, WorkspaceOutboxSender, Bool) async -> ExitCode
+        body: (WorkspaceChatComposer, WorkspaceOutboxSender, Int) async -> ExitCode
     ) async -> ExitCode {
         let host = WorkspaceChatHost(key: chat, rpc: desktop, clock: ContinuousClock(), random: SystemRandomSource())
         defer { host.park() }
@@ -153,7 +192,7 @@ enum WorkspacesSendCommand {
         // Each earlier message the resend took out of the outbox undelivered is reported from
         // the sender's record: the composer keeps one notice.
         let lostOnRestore = reportUndelivered(await sender.takeUndelivered(), kept: storage.kept, io: io)
-        if !lostOnRestore, let notice = composer.notice {
+        if lostOnRestore == 0, let notice = composer.notice {
             io.writeError("\(name): an earlier message: \(TerminalText.safe(notice))\n")
         }
         let status = await body(composer, sender, lostOnRestore)
@@ -161,14 +200,30 @@ enum WorkspacesSendCommand {
         return status
     }
 
+    /// What became of the messages an earlier run left in the outbox for one chat whose
+    /// session no online desktop lists, once they were sent again.
+    struct Stranded {
+        var chat: WorkspaceChatKey
+        /// Accepted by the desktop: delivered.
+        var delivered = 0
+        /// Refused for good (or no longer sendable from this device): out of the outbox, their
+        /// texts kept with the session's undelivered messages.
+        var kept = 0
+        /// Given no final answer (the desktop cannot be reached): still in the outbox.
+        var queued = 0
+    }
+
     /// No online desktop lists the session id `session`: messages earlier runs left in the
-    /// outbox for a chat with that session id would wait there for ever. Each is sent once more, so that the desktop gives its final answer: one
+    /// outbox for a chat with that session id would wait there for ever. Each is sent once
+    /// more, so that the desktop gives its final answer, and standard error says what became
+    /// of them, chat by chat: accepted, they are delivered (the session exists, unlisted); one
     /// it refuses (the session is gone) leaves the outbox, its text kept and reported whole;
-    /// one whose desktop cannot be reached stays, and standard error says so.
+    /// one whose desktop cannot be reached stays. Returns the count of each, chat by chat.
     @MainActor
     private static func sendStranded(
         for session: String, storage: Storage, desktop: WorkspaceDesktopClient, io: CommandIO
-    ) async {
+    ) async -> [Stranded] {
+        var outcomes: [Stranded] = []
         let stranded = await storage.outbox.chatsWithPendingEntries.filter { $0.sessionId == session }
         for chat in stranded {
             let waiting = await storage.outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }
@@ -177,29 +232,41 @@ enum WorkspacesSendCommand {
             io.writeError(
                 "\(name): \(waiting.count) message(s) an earlier run left in the outbox for session \(named), which no online desktop lists, are sent once more for the desktop's final answer\n"
             )
-            _ = await opening(chat, storage: storage, desktop: desktop, io: io) { composer, _, _ in
-                let left = await storage.outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }
-                guard !left.isEmpty else { return .invalidData }
-                let reason = composer.deliveries.lazy.compactMap { delivery -> String? in
-                    if case .failed(let reason) = delivery.state { return reason }
-                    return nil
-                }.first
-                io.writeError(
-                    "\(name): \(left.count) message(s) for session \(named) stay in the outbox (\(TerminalText.safe(reason ?? "no final answer"))); the next 'sybil workspaces send' to it sends them again\n"
-                )
-                return .invalidData
+            var outcome = Stranded(chat: chat)
+            _ = await opening(chat, storage: storage, desktop: desktop, io: io) { composer, _, lost in
+                let left = Set(
+                    await storage.outbox.pendingEntries(in: chat).filter { !$0.acceptedByDesktop }.map(\.operationId))
+                outcome.kept = lost
+                outcome.queued = left.count
+                outcome.delivered = max(0, waiting.filter { !left.contains($0.operationId) }.count - lost)
+                if outcome.delivered > 0 {
+                    io.writeError(
+                        "\(name): \(outcome.delivered) of them the desktop accepted: delivered to session \(named)\n")
+                }
+                if outcome.queued > 0 {
+                    let reason = composer.deliveries.lazy.compactMap { delivery -> String? in
+                        if case .failed(let reason) = delivery.state { return reason }
+                        return nil
+                    }.first
+                    io.writeError(
+                        "\(name): \(outcome.queued) message(s) for session \(named) stay in the outbox (\(TerminalText.safe(reason ?? "no final answer"))); the next 'sybil workspaces send' to it sends them again\n"
+                    )
+                }
+                return .success
             }
+            outcomes.append(outcome)
         }
+        return outcomes
     }
 
     /// Says on standard error, for each of `undelivered` (earlier messages of the chat), why
     /// it left the outbox and its whole text, sanitized: the person can send it again. The
     /// text was saved in `kept` before its entry left the outbox, and stays there (the
-    /// terminal app shows it). Returns whether there was one.
+    /// terminal app shows it). Returns how many there were.
     @MainActor
     private static func reportUndelivered(
         _ undelivered: [WorkspaceOutboxSender.Undelivered], kept: WorkspaceUndeliveredMessages, io: CommandIO
-    ) -> Bool {
+    ) -> Int {
         for message in undelivered {
             switch message.outcome {
             case .rejected(let reason):
@@ -219,7 +286,7 @@ enum WorkspacesSendCommand {
                 "\(name): the text of each is kept with the session's undelivered messages (under $XDG_DATA_HOME/sybil/client), which 'sybil app' shows\n"
             )
         }
-        return !undelivered.isEmpty
+        return undelivered.count
     }
 
     /// Uploads the attachments, sends the message and reports the outcome.
@@ -238,8 +305,9 @@ enum WorkspacesSendCommand {
         let outcome = await composer.send(steer: request.steer)
         let operationId = composer.deliveries.last?.id
         let undelivered = await sender.takeUndelivered()
-        let lostEarlier = reportUndelivered(
-            undelivered.filter { earlier.contains($0.entry.operationId) }, kept: storage.kept, io: io)
+        let lostEarlier =
+            reportUndelivered(
+                undelivered.filter { earlier.contains($0.entry.operationId) }, kept: storage.kept, io: io) > 0
         // This run's own message, refused: its text is on the command line, so the copy the
         // sender kept leaves the list once the refusal is reported below.
         defer {

@@ -14,43 +14,60 @@ import Testing
 /// outbox. Its text is then on disk at every moment: still in the outbox, or kept with the
 /// session's undelivered messages (which the terminal app shows), never in neither; a run
 /// that is not killed also reports it whole on standard error.
+///
+/// The run is the real command over the real files under the data directory: the outbox's
+/// snapshot and journal (``WorkspaceOutboxJournal``) and the kept texts' ``FileKeyValueStore``.
+/// After each step of each of their writes the data directory is copied as it is then: what
+/// a SIGKILL at that moment leaves (the page cache outlives the process), which a relaunch
+/// then reads.
 @MainActor
 @Suite("sybil workspaces send: a rejected earlier message across a crash", .timeLimit(.minutes(3)))
 struct WorkspacesSendCrashTests {
-    /// The disk of the outbox copy and of the kept texts: once ``arm(writes:)`` ran, that
-    /// many more writes finish and every later one fails before it changes anything, as if
-    /// the process were gone. Counts the writes that finished.
-    final class DyingStore: KeyValueStore, Sendable {
-        struct SimulatedCrash: Error, CustomStringConvertible {
-            var description: String { "the process died" }
+    /// The data directory as a kill after each write step would leave it: copies, in order.
+    final class DiskStates: Sendable {
+        let directory: String
+        let copies: String
+        private let taken = Locked(0)
+
+        init(directory: String, copies: String) {
+            self.directory = directory
+            self.copies = copies
         }
 
-        let disk = InMemoryKeyValueStore()
-        private let state = Locked((left: Int?.none, written: 0))
-
-        func arm(writes: Int) { state.withLock { $0.left = writes } }
-
-        var written: Int { state.withLock { $0.written } }
-
-        private func write(_ change: () throws -> Void) throws {
-            try state.withLock { state in
-                if let left = state.left {
-                    guard left > 0 else { throw SimulatedCrash() }
-                    state.left = left - 1
+        /// Copies `directory` as it is now: what a kill now leaves (a write of the other store
+        /// running meanwhile is one a kill could cut short too).
+        func capture() {
+            taken.withLock { count in
+                let target = copies + "/\(count)"
+                do {
+                    try FileManager.default.copyItem(atPath: directory, toPath: target)
+                } catch {
+                    Issue.record("cannot copy the data directory: \(error)")
                 }
-                try change()
-                state.written += 1
+                count += 1
             }
         }
 
-        func data(forKey key: String) throws -> [UInt8]? { try disk.data(forKey: key) }
+        /// The copies taken, oldest first.
+        var states: [String] { (0..<taken.withLock { $0 }).map { copies + "/\($0)" } }
+    }
+
+    /// The kept texts' file store, the data directory copied after each of its writes (each
+    /// one atomic file replacement: before it, the copy before).
+    struct CopyingStore: KeyValueStore {
+        let file: FileKeyValueStore
+        let states: DiskStates
+
+        func data(forKey key: String) throws -> [UInt8]? { try file.data(forKey: key) }
 
         func set(_ data: [UInt8], forKey key: String) throws {
-            try write { try disk.set(data, forKey: key) }
+            try file.set(data, forKey: key)
+            states.capture()
         }
 
         func removeValue(forKey key: String) throws {
-            try write { try disk.removeValue(forKey: key) }
+            try file.removeValue(forKey: key)
+            states.capture()
         }
     }
 
@@ -58,51 +75,53 @@ struct WorkspacesSendCrashTests {
     private static let chat = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-43")
     private static let text = "Steer: keep the old\nlogin form until the migration ran."
 
-    /// A disk on which an earlier run left a steer into a run that has ended since: the
-    /// desktop rejects it for good when it is sent again.
-    private static func diskWithAnEarlierSteer() async throws -> DyingStore {
-        let store = DyingStore()
-        let outbox = try WorkspaceOutbox(store: store.disk)
+    private static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("sybil-cli-\(UUID().uuidString)")
+    }
+
+    /// A data directory (`XDG_DATA_HOME`) in whose outbox an earlier run left a steer into a
+    /// run that has ended since: the desktop rejects it for good when it is sent again.
+    private static func dataWithAnEarlierSteer() async throws -> URL {
+        let data = temporaryDirectory()
+        let outbox = try WorkspaceOutbox(store: FileKeyValueStore(directory: data.path + "/sybil/client"))
         try await outbox.enqueue(
             WorkspaceOutboxEntry(
                 chat: chat, operationId: "op-earlier-1", status: .awaitingRetry,
                 mutation: .init(mutationId: "mut-earlier-1", text: text), mode: .steer(activeRunId: "run-ended"),
                 createdAt: 1_764_400_000_000))
-        return store
+        return data
     }
 
-    /// `sybil workspaces send sess-43 Now` over `store` against a new reference server.
-    private static func send(over store: DyingStore) async throws -> (status: Int32, io: TestIO) {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("sybil-cli-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: data) }
+    private static func server() throws -> ReferenceServer {
         var options = SybilServerOptions(token: token)
         options.pace = .zero
-        let server = try ReferenceServer(options: options)
-        defer { Task { await server.shutdown() } }
-        let io = TestIO(environment: [
-            "SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": token, "XDG_DATA_HOME": data.path,
-        ])
-        let status = await WorkspacesSendCommand.$storeForTests.withValue(store) {
-            await io.run("workspaces", "send", "sess-43", "Now")
-        }
-        return (status, io)
+        return try ReferenceServer(options: options)
     }
 
-    /// Where the text is after the process died: in the outbox, in the kept list, as the next
-    /// launch reads them.
-    private static func afterRelaunch(_ disk: InMemoryKeyValueStore) async throws -> (
-        inOutbox: [String], kept: [String]
-    ) {
-        let outbox = try WorkspaceOutbox(store: disk)
-        let kept = WorkspaceUndeliveredMessages(persistence: .workspaces(in: disk))
+    private static func io(_ server: ReferenceServer, data: URL) -> TestIO {
+        TestIO(environment: [
+            "SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": token, "XDG_DATA_HOME": data.path,
+        ])
+    }
+
+    /// Where the text is as the next launch reads the client folder `directory`: in the
+    /// outbox, in the kept list.
+    private static func afterRelaunch(_ directory: String) async throws -> (inOutbox: [String], kept: [String]) {
+        let outbox = try WorkspaceOutbox(store: FileKeyValueStore(directory: directory))
+        let kept = WorkspaceUndeliveredMessages(
+            persistence: .workspaces(in: try FileKeyValueStore(directory: directory)))
         return (
             await outbox.pendingEntries(in: chat).map(\.mutation.text), kept.messages(in: chat).map(\.text)
         )
     }
 
     @Test func theRejectedTextIsReportedAndKeptWhenTheRunIsNotKilled() async throws {
-        let store = try await Self.diskWithAnEarlierSteer()
-        let (status, io) = try await Self.send(over: store)
+        let data = try await Self.dataWithAnEarlierSteer()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try Self.server()
+        defer { Task { await server.shutdown() } }
+        let io = Self.io(server, data: data)
+        let status = await io.run("workspaces", "send", "sess-43", "Now")
         #expect(status == 65, "\(io.stderr)")
         #expect(io.stdout == "accepted by desk-1: desk-1/proj-app/sess-43\n", "\(io.stderr)")
         #expect(
@@ -110,26 +129,51 @@ struct WorkspacesSendCrashTests {
                 "the earlier message that was not sent was: \"Steer: keep the old\nlogin form until the migration ran.\"\n"
             ), "\(io.stderr)")
         #expect(io.stderr.contains("kept with the session's undelivered messages"), "\(io.stderr)")
-        let after = try await Self.afterRelaunch(store.disk)
+        let after = try await Self.afterRelaunch(data.path + "/sybil/client")
         #expect(after.inOutbox.filter { $0 == Self.text }.isEmpty, "it left the outbox")
         #expect(after.kept == [Self.text], "the terminal app shows it to send again")
     }
 
-    /// Killed after each write of the run in turn (the first before anything was written):
-    /// the text of the rejected message is on disk every time.
+    /// Killed before the run wrote anything, or after any step of any of its writes to the
+    /// outbox's snapshot and journal or to the kept texts: the text of the rejected message
+    /// is on disk every time, and some of those moments fall on each side of its hand-over.
     @Test func theRejectedTextSurvivesAKillAfterAnyWrite() async throws {
-        let whole = try await Self.diskWithAnEarlierSteer()
-        _ = try await Self.send(over: whole)
-        let writes = whole.written
-        #expect(writes >= 3, "the run writes the generation, the kept text and the outbox's change")
-        for survivingWrites in 0...writes {
-            let store = try await Self.diskWithAnEarlierSteer()
-            store.arm(writes: survivingWrites)
-            let (status, io) = try await Self.send(over: store)
-            let after = try await Self.afterRelaunch(store.disk)
-            #expect(
-                after.inOutbox.contains(Self.text) || after.kept.contains(Self.text),
-                "killed after \(survivingWrites) of \(writes) writes (exit \(status)): \(io.stderr)")
+        let data = try await Self.dataWithAnEarlierSteer()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let copies = Self.temporaryDirectory()
+        try FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: copies) }
+        let client = data.path + "/sybil/client"
+        let states = DiskStates(directory: client, copies: copies.path)
+        states.capture()
+        let stores = WorkspacesSendCommand.Stores(
+            outbox: { _, _ in
+                try WorkspaceOutbox(
+                    store: FileKeyValueStore(directory: client), journalCheckpoint: { _ in states.capture() })
+            },
+            kept: { _, _ in
+                WorkspaceUndeliveredMessages.opening(
+                    store: { CopyingStore(file: try FileKeyValueStore(directory: client), states: states) },
+                    persistence: { .workspaces(in: $0) })
+            })
+        let server = try Self.server()
+        defer { Task { await server.shutdown() } }
+        let io = Self.io(server, data: data)
+        let status = try await WorkspacesSendCommand.run(["sess-43", "Now"], io: io.io, stores: stores)
+        #expect(status == .invalidData, "\(io.stderr)")
+
+        let moments = states.states
+        #expect(moments.count >= 8, "a launch's snapshot, the kept text and the outbox's change, step by step")
+        var onlyInOutbox = 0
+        var onlyKept = 0
+        for (index, moment) in moments.enumerated() {
+            let after = try await Self.afterRelaunch(moment)
+            let inOutbox = after.inOutbox.contains(Self.text)
+            let kept = after.kept.contains(Self.text)
+            #expect(inOutbox || kept, "killed at moment \(index) of \(moments.count): \(io.stderr)")
+            if inOutbox && !kept { onlyInOutbox += 1 }
+            if kept && !inOutbox { onlyKept += 1 }
         }
+        #expect(onlyInOutbox > 0 && onlyKept > 0, "the kills fall before and after the hand-over")
     }
 }

@@ -132,4 +132,119 @@ struct WorkspacesSendUnknownSessionTests {
         #expect(left.map(\.mutation.text) == ["Rerun the nightly build"])
         #expect(WorkspaceUndeliveredMessages(persistence: .workspaces(in: try Self.store(data))).messages.isEmpty)
     }
+
+    /// Forwards every request to `server`, one connection at a time, each closed after its
+    /// answer, but renames session `hidden` in each `sessions.list` answer: the session exists
+    /// and takes messages, yet no desktop lists it.
+    private static func unlistingProxy(to server: ReferenceServer, hiding hidden: String) throws -> LoopbackHTTPServer {
+        let port = server.baseURL.port ?? 0
+        return try LoopbackHTTPServer { request, connection in
+            guard let upstream = try? RawClient(port: port) else { return }
+            defer { upstream.close() }
+            upstream.send(Array((request.head + "\r\n\r\n").utf8) + request.body)
+            guard var answer = upstream.readResponse() else { return }
+            if String(decoding: request.body, as: UTF8.self).contains("\"sessions.list\"") {
+                answer.body = Array(
+                    String(decoding: answer.body, as: UTF8.self).replacingOccurrences(
+                        of: "\"\(hidden)\"", with: "\"\(hidden)-renamed\""
+                    ).utf8)
+            }
+            let type = answer.headers["content-type"].map { "Content-Type: \($0)\r\n" } ?? ""
+            _ = connection.write(
+                Array(
+                    "HTTP/1.1 \(answer.status) X\r\n\(type)Content-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n"
+                        .utf8)
+                    + answer.body)
+        }
+    }
+
+    /// `io` for the server behind `proxy`, at the same path.
+    private static func io(through proxy: LoopbackHTTPServer, _ server: ReferenceServer, data: URL) -> TestIO {
+        let url = proxy.url.absoluteString + server.baseURL.path
+        return TestIO(environment: ["SYBIL_API_URL": url, "SYBIL_TOKEN": token, "XDG_DATA_HOME": data.path])
+    }
+
+    /// The session exists, unlisted: the desktop accepts the message an earlier run queued for
+    /// it. Standard error says it was delivered, this run's message follows it into that chat,
+    /// and the exit status is the accepted one's, 0.
+    @Test func messagesAnUnlistedSessionTakesAreDeliveredAndThisMessageFollowsThem() async throws {
+        let data = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let chat = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-43")
+        try await WorkspaceOutbox(store: Self.store(data)).enqueue(Self.entry(chat, 1, "Earlier words"))
+        let server = try Self.server()
+        defer { Task { await server.shutdown() } }
+        let proxy = try Self.unlistingProxy(to: server, hiding: "sess-43")
+
+        let io = Self.io(through: proxy, server, data: data)
+        #expect(await io.run("workspaces", "send", "sess-43", "Own words") == 0, "\(io.stderr)")
+        #expect(io.stdout == "accepted by desk-1: desk-1/proj-app/sess-43\n", "\(io.stderr)")
+        #expect(
+            io.stderr.contains("1 of them the desktop accepted: delivered to session desk-1/proj-app/sess-43\n"),
+            "\(io.stderr)")
+        #expect(
+            io.stderr.contains("session desk-1/proj-app/sess-43 took the earlier message(s), so this message is sent"),
+            "\(io.stderr)")
+        #expect(!io.stderr.contains("was not sent"), "\(io.stderr)")
+        #expect(!io.stderr.contains("stay in the outbox"), "\(io.stderr)")
+        let waiting = try await WorkspaceOutbox(store: Self.store(data)).pendingEntries(in: chat)
+        #expect(waiting.filter { !$0.acceptedByDesktop }.isEmpty, "nothing waits to be sent again")
+        #expect(WorkspaceUndeliveredMessages(persistence: .workspaces(in: try Self.store(data))).messages.isEmpty)
+    }
+
+    /// Of two messages queued for the unlisted session, the desktop takes one and refuses the
+    /// other for good: standard error says which was delivered and which was kept, with its
+    /// reason and whole text; this run's message is sent, and the exit status is 65 (an
+    /// earlier message left the outbox undelivered), as for a listed session.
+    @Test func anUnlistedSessionTakingOneAndRefusingAnotherSaysWhichAndExits65() async throws {
+        let data = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let chat = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-43")
+        try await WorkspaceOutbox(store: Self.store(data)).enqueue(contentsOf: [
+            Self.entry(chat, 1, "Earlier words"),
+            Self.entry(chat, 2, "A late steer", mode: .steer(activeRunId: "run-ended")),
+        ])
+        let server = try Self.server()
+        defer { Task { await server.shutdown() } }
+        let proxy = try Self.unlistingProxy(to: server, hiding: "sess-43")
+
+        let io = Self.io(through: proxy, server, data: data)
+        #expect(await io.run("workspaces", "send", "sess-43", "Own words") == 65, "\(io.stderr)")
+        #expect(io.stdout == "accepted by desk-1: desk-1/proj-app/sess-43\n", "\(io.stderr)")
+        #expect(
+            io.stderr.contains("1 of them the desktop accepted: delivered to session desk-1/proj-app/sess-43\n"),
+            "\(io.stderr)")
+        #expect(
+            io.stderr.contains(
+                "the desktop rejected an earlier message: The run finished before the steer arrived; send it as a new message.\n"
+            ), "\(io.stderr)")
+        #expect(io.stderr.contains("the earlier message that was not sent was: \"A late steer\"\n"), "\(io.stderr)")
+        let waiting = try await WorkspaceOutbox(store: Self.store(data)).pendingEntries(in: chat)
+        #expect(waiting.filter { !$0.acceptedByDesktop }.isEmpty, "nothing waits to be sent again")
+        let kept = WorkspaceUndeliveredMessages(persistence: .workspaces(in: try Self.store(data)))
+        #expect(kept.messages(in: chat).map(\.text) == ["A late steer"])
+    }
+
+    /// Whether the session is listed or not, an outbox that cannot be opened is exit 66, as
+    /// `--help` says, and standard error says so; nothing is sent.
+    @Test func anOutboxThatCannotBeOpenedIsExit66WhetherOrNotTheSessionIsListed() async throws {
+        let data = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        // A file where the outbox's folder belongs: neither can be made.
+        try FileManager.default.createDirectory(
+            at: data.appendingPathComponent("sybil"), withIntermediateDirectories: true)
+        try Data("not a folder".utf8).write(to: data.appendingPathComponent("sybil/client"))
+        let server = try Self.server()
+        defer { Task { await server.shutdown() } }
+
+        for session in ["sess-43", "sess-gone"] {
+            let io = Self.io(server, data: data)
+            #expect(await io.run("workspaces", "send", session, "Hello") == 66, "\(session): \(io.stderr)")
+            #expect(io.stdout.isEmpty, "\(session)")
+            #expect(
+                io.stderr.contains("the outbox cannot be opened, so nothing was sent"), "\(session): \(io.stderr)")
+        }
+        let help = try #require(WorkspacesSendCommand.spec.exitStatus)
+        #expect(help.contains("66 the outbox cannot be opened"), "\(help)")
+    }
 }
