@@ -154,12 +154,12 @@ public struct ComposerBuffer: Sendable, Hashable {
 
     /// The text wrapped at `width` display columns (at least 1): after the last space that
     /// fits where there is one, otherwise between graphemes; the space where a line breaks is
-    /// not drawn (the cursor can still stand on it, at the end of the line). Wide graphemes take two columns and are never split.
+    /// not drawn (the cursor can still stand on it, at the end of the line). Wide graphemes take two columns and are never split; a tab takes one and is drawn as a space.
     public func layout(width: Int) -> ComposerLayout {
         let characters = Array(text)
         let rows = Self.rows(of: characters, width: width)
         let (line, column) = Self.position(of: cursor, in: rows, characters: characters)
-        let lines = rows.map { String(characters[$0.start..<$0.shownEnd]) }
+        let lines = rows.map { Self.drawn(characters[$0.start..<$0.shownEnd]) }
         return ComposerLayout(lines: lines, cursorLine: line, cursorColumn: column)
     }
 
@@ -182,7 +182,7 @@ public struct ComposerBuffer: Sendable, Hashable {
         let line = Array(storage[lineStart..<lineEnd])
         let rows = Self.rows(of: line, width: width)
         let (cursorRow, column) = Self.position(of: cursorInLine, in: rows, characters: line)
-        var lines = rows.map { String(line[$0.start..<$0.shownEnd]) }
+        var lines = rows.map { Self.drawn(line[$0.start..<$0.shownEnd]) }
         var cursorLine = cursorRow
         var start = lineStart
         while cursorLine < context, start > storage.startIndex {
@@ -194,7 +194,7 @@ public struct ComposerBuffer: Sendable, Hashable {
                 start = before
             }
             let above = Array(storage[start..<end])
-            let wrapped = Self.rows(of: above, width: width).map { String(above[$0.start..<$0.shownEnd]) }
+            let wrapped = Self.rows(of: above, width: width).map { Self.drawn(above[$0.start..<$0.shownEnd]) }
             lines.insert(contentsOf: wrapped, at: 0)
             cursorLine += wrapped.count
         }
@@ -203,7 +203,7 @@ public struct ComposerBuffer: Sendable, Hashable {
             let next = storage.index(after: end)
             end = endOfLine(from: next)
             let below = Array(storage[next..<end])
-            lines += Self.rows(of: below, width: width).map { String(below[$0.start..<$0.shownEnd]) }
+            lines += Self.rows(of: below, width: width).map { Self.drawn(below[$0.start..<$0.shownEnd]) }
         }
         let first = max(0, cursorLine - context)
         let kept = lines[first..<min(lines.count, cursorLine + context + 1)]
@@ -215,6 +215,18 @@ public struct ComposerBuffer: Sendable, Hashable {
         var end = start
         while end < storage.endIndex, !storage[end].isNewline { end = storage.index(after: end) }
         return end
+    }
+
+    /// The columns a grapheme takes in the composer: a tab (pasted text keeps its tabs) takes
+    /// one and is drawn as a space, so it is seen and the cursor steps over it; everything else
+    /// takes its ``DisplayWidth``.
+    private static func columns(of character: Character) -> Int {
+        character == "\t" ? 1 : DisplayWidth.of(character)
+    }
+
+    /// A visual line as it is drawn: tabs as spaces.
+    private static func drawn(_ graphemes: ArraySlice<Character>) -> String {
+        String(graphemes.map { $0 == "\t" ? " " : $0 })
     }
 
     /// One visual line: the graphemes `start..<shownEnd` are drawn, and cursor offsets
@@ -246,8 +258,8 @@ public struct ComposerBuffer: Sendable, Hashable {
         while true {
             var used = 0
             var fits = start
-            while fits < end, used + DisplayWidth.of(characters[fits]) <= width {
-                used += DisplayWidth.of(characters[fits])
+            while fits < end, used + columns(of: characters[fits]) <= width {
+                used += columns(of: characters[fits])
                 fits += 1
             }
             if fits == end {
@@ -282,7 +294,7 @@ public struct ComposerBuffer: Sendable, Hashable {
     private static func position(of cursor: Int, in rows: [Row], characters: [Character]) -> (line: Int, column: Int) {
         let line = rows.firstIndex { cursor >= $0.start && cursor <= $0.lastCursor } ?? rows.count - 1
         let row = rows[line]
-        let column = DisplayWidth.of(String(characters[row.start..<min(cursor, characters.count)]))
+        let column = characters[row.start..<min(cursor, characters.count)].reduce(0) { $0 + columns(of: $1) }
         return (line, column)
     }
 
@@ -296,7 +308,7 @@ public struct ComposerBuffer: Sendable, Hashable {
         var offset = row.start
         var used = 0
         while offset < row.lastCursor {
-            let next = used + DisplayWidth.of(characters[offset])
+            let next = used + Self.columns(of: characters[offset])
             if next > column { break }
             used = next
             offset += 1
