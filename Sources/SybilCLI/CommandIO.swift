@@ -1,5 +1,6 @@
 import Foundation
 import SybilCore
+import SybilStore
 
 /// The command line's boundary with the outside world: input bytes and two output streams.
 /// Tests pass closures that capture output; ``live`` uses the process's standard streams.
@@ -28,6 +29,10 @@ public struct CommandIO: Sendable {
     /// Where generated secrets (a server's token) and ids come from: the system's source live,
     /// a seeded one in tests.
     public var random: any RandomSource
+    /// Why writing to standard output failed, the first time it did (a full disk, a closed
+    /// descriptor); `nil` while every write went through. The command line reports it at the
+    /// end and exits 73 instead of 0.
+    public var outputFailure: @Sendable () -> String?
 
     /// Creates an I/O boundary from closures.
     public init(
@@ -39,8 +44,10 @@ public struct CommandIO: Sendable {
         outputIsTerminal: Bool = false,
         terminalSize: @escaping @Sendable () -> (columns: Int, rows: Int)? = { nil },
         random: any RandomSource = SystemRandomSource(),
-        inputIsTerminal: Bool = false
+        inputIsTerminal: Bool = false,
+        outputFailure: @escaping @Sendable () -> String? = { nil }
     ) {
+        self.outputFailure = outputFailure
         self.inputIsTerminal = inputIsTerminal
         self.readChunks = readChunks
         self.writeOutput = writeOutput
@@ -103,8 +110,8 @@ public struct CommandIO: Sendable {
                 body([UInt8](data))
             }
         },
-        writeOutput: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-        writeError: { text in FileHandle.standardError.write(Data(text.utf8)) },
+        writeOutput: { text in StandardStream.output.write(text) },
+        writeError: { text in StandardStream.error.write(text) },
         environment: ProcessInfo.processInfo.environment,
         waitForTermination: { await TerminationSignal.shared.wait() },
         outputIsTerminal: isatty(STDOUT_FILENO) == 1,
@@ -115,6 +122,7 @@ public struct CommandIO: Sendable {
             }
             return (Int(size.ws_col), Int(size.ws_row))
         },
-        inputIsTerminal: isatty(STDIN_FILENO) == 1
+        inputIsTerminal: isatty(STDIN_FILENO) == 1,
+        outputFailure: { StandardStream.output.firstFailure }
     )
 }

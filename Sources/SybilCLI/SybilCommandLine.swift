@@ -9,12 +9,19 @@ public enum SybilCommandLine {
 
     /// Runs `sybil` with `arguments` (without the program name).
     public static func run(_ arguments: [String], io: CommandIO) async -> Int32 {
+        let status: Int32
         do {
-            return try await dispatch(arguments, io: io).rawValue
+            status = try await dispatch(arguments, io: io).rawValue
         } catch {
             io.writeError(error.text)
             return ExitCode.usage.rawValue
         }
+        // What the command printed did not all arrive: a script must not take it for success.
+        if status == ExitCode.success.rawValue, let failure = io.outputFailure() {
+            io.writeError("sybil: standard output could not be written: \(failure).\n")
+            return ExitCode.cannotCreate.rawValue
+        }
+        return status
     }
 
     /// Every command, one line each: its name and what runs it with the words after it.

@@ -1,4 +1,5 @@
 import Foundation
+import SybilStore
 
 /// What the commands know about where their standard output goes: whether it is a terminal,
 /// whether styling is wanted there (a terminal and no non-empty `NO_COLOR`,
@@ -60,6 +61,6 @@ extension TerminalOutput {
 
     private static func standardErrorStatusLine() -> StatusLine? {
         guard isatty(STDERR_FILENO) == 1 else { return nil }
-        return StatusLine { text in FileHandle.standardError.write(Data(text.utf8)) }
+        return StatusLine { text in StandardStream.error.write(text) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SybilStore
 
 /// Where the server writes what it must not tell a client: a failed request's cause with its
 /// SQL, paths and internals. The command line's default is standard error; tests capture lines.
@@ -12,7 +13,8 @@ public struct ServerLog: Sendable {
 
     /// Lines to standard error, one per call.
     public static let standardError = ServerLog { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        // Never fatal: a server whose standard error was closed keeps serving.
+        StandardStream.error.write(line + "\n")
     }
 
     /// Writes one line.
