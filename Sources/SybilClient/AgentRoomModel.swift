@@ -146,6 +146,12 @@ public final class AgentRoomModel {
     @ObservationIgnored private var heldOverflowed = false
     /// Whether the open connection started a reset already (one per connection).
     @ObservationIgnored private var resetThisConnection = false
+    /// A reset failed: what the open connection sends belongs to the history the room could
+    /// not load, so none of it is merged; the stream is asked to connect again (after its
+    /// backoff), replaying from the room's cursor.
+    @ObservationIgnored private var discardingThisConnection = false
+    /// The socket stream's feed of the current subscription (to ask it to reconnect).
+    @ObservationIgnored private var feed: AgentRoomUpdateFeed?
 
     /// A room over `api` and `stream`; days follow `timeZone`, pages and window steps hold
     /// `pageSize` messages (1…200).
@@ -351,8 +357,10 @@ public final class AgentRoomModel {
         // The socket stream's updates come as a feed that resumes this task on the main actor
         // straight from the I/O thread (an `AsyncStream` resumes it on the cooperative pool
         // first, one more thread hand-off for every frame).
+        feed = nil
         if let source = stream as? any AgentRoomFeedSource {
             let feed = source.feed(replayFrom: replayFrom)
+            self.feed = feed
             streamTask = own { [weak self] in
                 await previous?.value
                 var handled = 0
@@ -383,6 +391,7 @@ public final class AgentRoomModel {
             connection = .connected
             connectionsOpened += 1
             resetThisConnection = false
+            discardingThisConnection = false
             if attachmentsSuspended || descriptor == nil {
                 own { [weak self] in await self?.loadDescriptor() }
             }
@@ -414,7 +423,7 @@ public final class AgentRoomModel {
                 setError(
                     "\(Self.sentence(end.description)) The room keeps what it has and tries again in \(Self.seconds(retryIn)).",
                     from: .stream)
-            case .authenticationFailed, .closed, .fellBehind, .serverBusy, .transport:
+            case .authenticationFailed, .closed, .fellBehind, .serverBusy, .transport, .reconnectRequested:
                 break
             }
         }
@@ -429,6 +438,8 @@ public final class AgentRoomModel {
     /// message starts a reset (once per connection) and waits for the new history, as do all
     /// messages while a reset runs.
     private func mergeLive(_ message: AgentRoomMessage) {
+        // After a failed reset the next connection replays it (the room's cursor did not move).
+        if discardingThisConnection { return }
         if resetTask != nil {
             hold(message)
             return
@@ -473,11 +484,17 @@ public final class AgentRoomModel {
             page = try await api.messages(after: nil, before: nil, limit: pageSize)
         } catch {
             guard !Task.isCancelled else { return }
-            // The room keeps what it shows (and what arrived meanwhile); the next connection,
-            // or its close, tells again.
-            let held = heldDuringReset
+            // The room keeps what it shows. What arrived meanwhile, and what the open connection
+            // sends from now on, belongs to the server's history: merged into the one shown it
+            // would mix two timelines, so it is dropped (the room's cursor does not move) and the
+            // stream connects again after its backoff; that connection replays it, or its close
+            // (4410) or first clashing message starts the reset again.
             heldDuringReset = []
-            historyChanged(history.applyLive(held))
+            heldOverflowed = false
+            if connection == .connected {
+                discardingThisConnection = true
+                feed?.requestReconnect()
+            }
             setError(
                 "The Agent room's history no longer matches this app's and could not be loaded again: "
                     + "\(Self.sentence(error.description)) The room tries again when it reconnects.",

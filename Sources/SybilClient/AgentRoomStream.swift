@@ -125,6 +125,8 @@ public struct AgentRoomStream<C: Clock>: AgentRoomFeedSource where C.Duration ==
             }
         }
         opened = true
+        // A request to end an earlier connection is no request to end this one.
+        _ = continuation.takeReconnectRequest()
         continuation.offer(.connected(after: after))
         // Frames are read, decoded and yielded on the connection's own executor when it has
         // one (its I/O thread: one wake-up per frame); nothing there blocks.
@@ -142,6 +144,12 @@ public struct AgentRoomStream<C: Clock>: AgentRoomFeedSource where C.Duration ==
             for try await incoming in socket.incoming {
                 switch incoming {
                 case .text(let text):
+                    if continuation.takeReconnectRequest() {
+                        // The reader can use nothing more of this connection: nothing of it is
+                        // handed on, and the next one replays from the reader's cursor.
+                        socket.close(code: WebSocketCloseCode.normal, reason: "reconnecting")
+                        return .reconnectRequested
+                    }
                     frames += 1
                     let event: AgentStreamEvent
                     do {
@@ -191,6 +199,8 @@ protocol AgentRoomUpdateSink: Sendable {
     func offer(_ update: AgentRoomStreamUpdate) -> Bool
     /// No more updates: the reader takes what is queued, then the end.
     func finish()
+    /// Whether the reader asked for the open connection to end (taken: it ends one).
+    func takeReconnectRequest() -> Bool
 }
 
 extension AsyncStream<AgentRoomStreamUpdate>.Continuation: AgentRoomUpdateSink {
@@ -198,6 +208,9 @@ extension AsyncStream<AgentRoomStreamUpdate>.Continuation: AgentRoomUpdateSink {
         if case .dropped = yield(update) { return false }
         return true
     }
+
+    /// An `AsyncStream`'s reader cannot ask.
+    func takeReconnectRequest() -> Bool { false }
 }
 
 extension AgentRoomUpdateFeed.Writer: AgentRoomUpdateSink {

@@ -26,6 +26,10 @@ public enum AgentRoomStreamUpdate: Sendable, Hashable {
         case malformedFrame(String)
         /// The app fell this many updates behind; the connection was dropped to replay.
         case fellBehind(Int)
+        /// The room ended the connection to replay from its cursor on the next one (after
+        /// the backoff): a reload of a history the server lost failed, and what this connection
+        /// sends belongs to the history the room could not load.
+        case reconnectRequested
         /// The connection could not be opened or was lost.
         case transport(String)
 
@@ -44,6 +48,8 @@ public enum AgentRoomStreamUpdate: Sendable, Hashable {
                     + (after.map { "\($0), where this app left off." } ?? "where this app left off.")
             case .malformedFrame(let reason): "The Agent room sent an update this app cannot read: \(reason)."
             case .fellBehind(let count): "The app fell \(count) updates behind the Agent room."
+            case .reconnectRequested:
+                "The app reconnects to the Agent room to load the history the server has now."
             case .transport(let reason): "The Agent room could not be reached: \(reason)."
             }
         }

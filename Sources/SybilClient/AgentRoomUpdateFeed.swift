@@ -40,6 +40,10 @@ final class AgentRoomUpdateFeed: Sendable {
 
         /// Ends the feed from the writer's side: the reader takes what is queued, then `nil`.
         func finish() { core.finish() }
+
+        /// Whether the reader asked for the open connection to end (``requestReconnect()``);
+        /// the request is taken, so it ends one connection.
+        func takeReconnectRequest() -> Bool { core.takeReconnectRequest() }
     }
 
     private let core: Core
@@ -61,6 +65,11 @@ final class AgentRoomUpdateFeed: Sendable {
     /// Stops reading: what is queued is dropped, a waiting reader gets `nil`, and the
     /// termination handler runs (once).
     func cancel() { core.cancel() }
+
+    /// Asks the stream to end its open connection before it hands on another frame and to
+    /// connect again after its backoff (the reader can use nothing more of that connection).
+    /// A connection that opens afterwards clears the request.
+    func requestReconnect() { core.requestReconnect() }
 
     /// Updates the feed holds, taken ones not yet dropped included: at most the larger of twice
     /// its limit and its limit plus 63, however far behind its reader stays.
@@ -86,6 +95,8 @@ private final class Core: Sendable {
         /// The reader stopped: nothing more is queued or taken.
         var terminated = false
         var onTermination: (@Sendable () -> Void)?
+        /// The reader asked for the open connection to end.
+        var reconnectRequested = false
 
         var count: Int { queue.count - head }
 
@@ -138,6 +149,15 @@ private final class Core: Sendable {
         }
         outcome.1?.resume(returning: update)
         return outcome.0
+    }
+
+    func requestReconnect() { state.withLock { $0.reconnectRequested = true } }
+
+    func takeReconnectRequest() -> Bool {
+        state.withLock { state in
+            defer { state.reconnectRequested = false }
+            return state.reconnectRequested
+        }
     }
 
     /// Ends the feed from the writer's side: the reader takes what is queued, then `nil`.

@@ -123,6 +123,48 @@ struct AgentRoomHistoryLossTests {
         await model.stop()
     }
 
+    /// A server without 4410 sends a message at a cursor the room holds with another, and the
+    /// reload of its history fails: what the stream sent meanwhile and after is not mixed into
+    /// the history shown (two timelines); the room drops it, ends the connection at its next
+    /// frame, and after the backoff replays from its cursor and reloads then.
+    @Test func aFailedReloadDropsTheNewServersMessagesAndReconnectsAfterTheBackoff() async throws {
+        let room = RestartingRoomAPI((1...3).map { F.message($0) })
+        let model = try model(room)
+        await model.start()
+        let first = await sockets.connection(1)
+        first.close(with: WebSocketCloseCode.goingAway)
+        let delays = delays(3)
+        await waitForRoom("the drop") { model.connection != .connected && model.connectionsOpened == 1 }
+        room.restart(with: [Self.fresh(1, role: .user), Self.fresh(2), Self.fresh(3), Self.fresh(4)])
+        room.failPages(1)
+        let handled = model.updatesHandled
+        clock.advance(by: delays[0])
+        let second = await sockets.connection(2)
+        second.send(.message(Self.fresh(1, role: .user)))
+        second.send(.message(Self.fresh(2)))
+        await waitForRoom("the failed reload") {
+            model.roomError?.hasPrefix("The Agent room's history no longer matches") == true
+                && model.updatesHandled == handled + 3
+        }
+        #expect(ids(model) == ["msg-1", "msg-2", "msg-3"], "nothing held during the reload is mixed in")
+        // Frames after the failure: none is merged, and the first ends the connection.
+        second.send(.message(Self.fresh(3)))
+        second.send(.message(Self.fresh(4)))
+        await waitForRoom("the reconnect wait") { model.connection != .connected }
+        #expect(ids(model) == ["msg-1", "msg-2", "msg-3"], "no message of the other history is mixed in")
+        try #require(second.clientCloses == [WebSocketCloseCode.normal], "the room ended the connection")
+        #expect(model.history.lastMergedCursor == F.cursor(3))
+        #expect(sockets.attempts.count == 2, "nothing before the backoff")
+
+        clock.advance(by: delays[1])
+        let third = await sockets.connection(3)
+        #expect(third.after == "c-000000003", "replays from the room's cursor")
+        third.send(.message(Self.fresh(1, role: .user)))
+        await waitForRoom("the server's history") { model.history.messages.first?.messageId == "new-1" }
+        #expect(ids(model) == ["new-1", "new-2", "new-3", "new-4"])
+        await model.stop()
+    }
+
     /// A hostile server that refuses every cursor: each refusal costs one page, and the
     /// reconnects wait the growing backoff; nothing runs between them.
     @Test func aServerThatRefusesEveryCursorIsRetriedOnlyAfterAGrowingBackoff() async throws {
@@ -160,6 +202,7 @@ final class RestartingRoomAPI: AgentRoomAPI {
         var readCursor: AgentCursor?
         var newestPageRequests = 0
         var submissions: [AgentRoomSubmission] = []
+        var failingPages = 0
     }
 
     private let state: Locked<State>
@@ -188,6 +231,9 @@ final class RestartingRoomAPI: AgentRoomAPI {
         }
     }
 
+    /// The next `count` pages fail (the server cannot be reached).
+    func failPages(_ count: Int) { state.withLock { $0.failingPages = count } }
+
     /// Pages asked without a cursor (the newest messages).
     var newestPageRequests: Int { state.withLock { $0.newestPageRequests } }
 
@@ -198,8 +244,13 @@ final class RestartingRoomAPI: AgentRoomAPI {
             Issue.record("unexpected page after \(String(describing: after)) before \(String(describing: before))")
             throw .transport("unexpected call")
         }
-        return state.withLock { state in
+        let failing = state.withLock { state in
             state.newestPageRequests += 1
+            defer { state.failingPages = max(0, state.failingPages - 1) }
+            return state.failingPages > 0
+        }
+        if failing { throw .transport("the server could not be reached") }
+        return state.withLock { state in
             let page = Array(state.messages.suffix(limit))
             return AgentRoomPage(
                 messages: page, nextCursor: page.last?.cursor, hasMoreBefore: page.count < state.messages.count)
