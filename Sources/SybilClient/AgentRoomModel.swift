@@ -20,8 +20,9 @@ import SybilWire
 ///
 /// A server whose history no longer reaches the last merged cursor (restarted without its
 /// history, restored from an older copy) is followed afresh: told so by the stream's close
-/// `4410`, or seeing the stream send a message at a cursor the merged history holds with another
-/// message, the room loads the newest page and replaces its history, transcript, read position
+/// `4410`, or seeing the stream send a message the merged history does not hold at its cursor,
+/// a cursor from the oldest loaded message's to the last merged one (a range with no hole), the
+/// room loads the newest page and replaces its history, transcript, read position
 /// and unread count with the server's in one step, says so in ``roomError`` until a new message
 /// arrives, and replays from that page's cursor. ``onHistoryReset`` tells the outbox sender,
 /// which stops comparing cursors across the two histories: what the person queued is sent and
