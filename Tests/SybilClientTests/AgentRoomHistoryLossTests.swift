@@ -20,12 +20,7 @@ struct AgentRoomHistoryLossTests {
     let sockets = ScriptedAgentSockets()
 
     private func model(_ room: RestartingRoomAPI) throws -> AgentRoomModel {
-        AgentRoomModel(
-            api: room,
-            stream: AgentRoomStream(
-                base: try AgentAPIBase(string: "https://h/api"), tokens: F.tokens(), connector: sockets, clock: clock,
-                random: SeededRandomSource(seed: 5)),
-            timeZone: TimeZone(secondsFromGMT: 0)!)
+        try F.model(api: room, sockets: sockets, clock: clock)
     }
 
     /// The delays of the stream's policy for its first drops, with its seed.

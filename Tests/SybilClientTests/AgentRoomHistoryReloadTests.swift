@@ -19,12 +19,7 @@ struct AgentRoomHistoryReloadTests {
     let sockets = ScriptedAgentSockets()
 
     private func model(_ room: GatedRoomAPI) throws -> AgentRoomModel {
-        AgentRoomModel(
-            api: room,
-            stream: AgentRoomStream(
-                base: try AgentAPIBase(string: "https://h/api"), tokens: F.tokens(), connector: sockets, clock: clock,
-                random: SeededRandomSource(seed: 5)),
-            timeZone: TimeZone(secondsFromGMT: 0)!)
+        try F.model(api: room, sockets: sockets, clock: clock)
     }
 
     /// A message of the server that came back: its cursors start again from the beginning.

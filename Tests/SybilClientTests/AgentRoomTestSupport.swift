@@ -40,6 +40,20 @@ enum AgentRoomFixtures {
             attachments: attachments ? .init(limits: .v1, quota: AgentQuota(usedBytes: 1, limitBytes: 2)) : nil)
     }
 
+    /// A room over `api` whose stream connects through `sockets` on `clock` (base
+    /// `https://h/api`, seeded backoff, UTC days).
+    @MainActor
+    static func model(api: any AgentRoomAPI, sockets: ScriptedAgentSockets, clock: ManualClock) throws
+        -> AgentRoomModel
+    {
+        AgentRoomModel(
+            api: api,
+            stream: AgentRoomStream(
+                base: try AgentAPIBase(string: "https://h/api"), tokens: tokens(), connector: sockets, clock: clock,
+                random: SeededRandomSource(seed: 5)),
+            timeZone: TimeZone(secondsFromGMT: 0)!)
+    }
+
     /// A token chain holding `token`, renewed by `refresher` when given.
     static func tokens(_ token: String = "t0k3n", refresher: (any TokenRefresher)? = nil) -> TokenProvider {
         TokenProvider(
