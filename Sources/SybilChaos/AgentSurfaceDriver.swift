@@ -41,6 +41,8 @@ final class AgentSurfaceDriver {
     /// again what a kill or an outage failed.
     func start() async {
         room.onMessageMerged = { [weak self] message in self?.sender.messageMerged(message) }
+        // As the app wires them: a server that lost its history never confirms by old cursors.
+        room.onHistoryReset = { [weak self] messages in self?.sender.historyReset(to: messages) }
         sender.start()
         await room.start()
         await pump()
@@ -75,6 +77,7 @@ final class AgentSurfaceDriver {
     /// Stops the room and the sender and waits for them.
     func stop() async {
         room.onMessageMerged = nil
+        room.onHistoryReset = nil
         await room.stop()
         await sender.stop()
     }
