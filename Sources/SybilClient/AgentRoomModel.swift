@@ -470,7 +470,7 @@ public final class AgentRoomModel {
     /// Replaces the history with the server's newest page (a task of its own; the next
     /// connection waits for it).
     private func startHistoryReset() {
-        guard isStarted, resetTask == nil else { return }
+        guard isStarted, resetTask == nil, !discardingThisConnection else { return }
         heldDuringReset = []
         heldOverflowed = false
         resetTask = own { [weak self] in
@@ -587,10 +587,11 @@ public final class AgentRoomModel {
 
     private func feedGate(_ event: SharedReadGate.Event) {
         guard case .markRead(let cursor)? = gate.handle(event) else { return }
-        guard isStarted, resetTask == nil else {
+        guard isStarted, resetTask == nil, !discardingThisConnection else {
             // Stopped: nothing is posted; the cursor stays unposted for the next start. While a
-            // lost history reloads, the cursor is one of the history the server no longer has:
-            // posted, it could mark the server's own messages read that nobody saw.
+            // lost history reloads, or after its reload failed until the next connection, the
+            // cursor is one of the history the server no longer has: posted, it could mark the
+            // server's own messages read that nobody saw.
             _ = gate.handle(.markReadFailed(cursor))
             return
         }

@@ -160,6 +160,37 @@ struct AgentRoomHistoryLossTests {
         await model.stop()
     }
 
+    /// After a failed reload the room still shows the history the server lost: reaching its
+    /// bottom posts no read position of it until the next connection (it could name the server's
+    /// own unseen messages).
+    @Test func aFailedReloadPostsNoReadPositionOfTheLostHistory() async throws {
+        let room = RestartingRoomAPI((1...3).map { F.message($0) })
+        room.recordReads()
+        let model = try model(room)
+        await model.start()
+        let first = await sockets.connection(1)
+        first.close(with: WebSocketCloseCode.goingAway)
+        let delays = delays(1)
+        await waitForRoom("the drop") { model.connection != .connected && model.connectionsOpened == 1 }
+        room.restart(with: [Self.fresh(1, role: .user), Self.fresh(2), Self.fresh(3), Self.fresh(4)])
+        room.failPages(1)
+        clock.advance(by: delays[0])
+        let second = await sockets.connection(2)
+        second.send(.message(Self.fresh(1, role: .user)))
+        await waitForRoom("the failed reload") {
+            model.roomError?.hasPrefix("The Agent room's history no longer matches") == true
+        }
+        let handled = model.updatesHandled
+        model.isSelected = true
+        model.viewportReachedBottom()
+        model.entranceAnimationFinished()
+        // A frame after the gate's events: once it is handled, any read they caused was started.
+        second.send(.activity(.idle, detail: ""))
+        await waitForRoom("the frame") { model.updatesHandled > handled || model.connection != .connected }
+        #expect(room.readsPosted.isEmpty, "no cursor of the lost history is posted: \(room.readsPosted)")
+        await model.stop()
+    }
+
     /// A hostile server that refuses every cursor: each refusal costs one page, and the
     /// reconnects wait the growing backoff; nothing runs between them.
     @Test func aServerThatRefusesEveryCursorIsRetriedOnlyAfterAGrowingBackoff() async throws {
@@ -198,6 +229,8 @@ final class RestartingRoomAPI: AgentRoomAPI {
         var newestPageRequests = 0
         var submissions: [AgentRoomSubmission] = []
         var failingPages = 0
+        var recordsReads = false
+        var readsPosted: [AgentCursor] = []
     }
 
     private let state: Locked<State>
@@ -225,6 +258,12 @@ final class RestartingRoomAPI: AgentRoomAPI {
             $0.readCursor = nil
         }
     }
+
+    /// Shared reads are recorded (``readsPosted``) instead of failing the test.
+    func recordReads() { state.withLock { $0.recordsReads = true } }
+
+    /// The shared reads posted, in order (with ``recordReads()``).
+    var readsPosted: [AgentCursor] { state.withLock { $0.readsPosted } }
 
     /// The next `count` pages fail (the server cannot be reached).
     func failPages(_ count: Int) { state.withLock { $0.failingPages = count } }
@@ -283,8 +322,15 @@ final class RestartingRoomAPI: AgentRoomAPI {
     }
 
     func markRead(_ cursor: AgentCursor) async throws(AgentRoomError) -> AgentReadState {
-        Issue.record("unexpected shared read")
-        throw .transport("unexpected call")
+        let recorded = state.withLock { state in
+            if state.recordsReads { state.readsPosted.append(cursor) }
+            return state.recordsReads
+        }
+        guard recorded else {
+            Issue.record("unexpected shared read")
+            throw .transport("unexpected call")
+        }
+        return try await readState()
     }
 
     func upload(_ file: AgentUploadFile) async throws(AgentRoomError) -> AgentAttachment {
