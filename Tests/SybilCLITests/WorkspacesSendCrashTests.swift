@@ -71,7 +71,7 @@ struct WorkspacesSendCrashTests {
         }
     }
 
-    private static let token = "cli-token"
+    private static let token = WorkspacesSendFixture.token
     private static let chat = WorkspaceChatKey(desktopId: "desk-1", projectId: "proj-app", sessionId: "sess-43")
     private static let text = "Steer: keep the old\nlogin form until the migration ran."
 
@@ -92,16 +92,10 @@ struct WorkspacesSendCrashTests {
         return data
     }
 
-    private static func server() throws -> ReferenceServer {
-        var options = SybilServerOptions(token: token)
-        options.pace = .zero
-        return try ReferenceServer(options: options)
-    }
+    private static func server() throws -> ReferenceServer { try WorkspacesSendFixture.server() }
 
     private static func io(_ server: ReferenceServer, data: URL) -> TestIO {
-        TestIO(environment: [
-            "SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": token, "XDG_DATA_HOME": data.path,
-        ])
+        WorkspacesSendFixture.io(server, data: data)
     }
 
     /// Where the text is as the next launch reads the client folder `directory`: in the

@@ -18,7 +18,7 @@ import Testing
 @MainActor
 @Suite("sybil workspaces send: messages queued for an unknown session", .timeLimit(.minutes(2)))
 struct WorkspacesSendUnknownSessionTests {
-    private static let token = "cli-token"
+    private static let token = WorkspacesSendFixture.token
 
     private static func temporaryDirectory() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("sybil-cli-\(UUID().uuidString)")
@@ -37,16 +37,10 @@ struct WorkspacesSendUnknownSessionTests {
             createdAt: 1_764_400_000_000 + Int64(number))
     }
 
-    private static func server() throws -> ReferenceServer {
-        var options = SybilServerOptions(token: token)
-        options.pace = .zero
-        return try ReferenceServer(options: options)
-    }
+    private static func server() throws -> ReferenceServer { try WorkspacesSendFixture.server() }
 
     private static func io(_ server: ReferenceServer, data: URL) -> TestIO {
-        TestIO(environment: [
-            "SYBIL_API_URL": server.baseURL.absoluteString, "SYBIL_TOKEN": token, "XDG_DATA_HOME": data.path,
-        ])
+        WorkspacesSendFixture.io(server, data: data)
     }
 
     @Test func messagesForASessionTheDesktopNoLongerKnowsAreReportedKeptAndLeaveTheOutbox() async throws {
