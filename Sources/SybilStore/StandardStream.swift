@@ -47,12 +47,13 @@ public final class StandardStream: Sendable {
                     offset += written
                     continue
                 }
-                let code = written < 0 ? errno : EIO
+                var code = written < 0 ? errno : EIO
                 if code == EINTR { continue }
                 if code == EAGAIN || code == EWOULDBLOCK {
                     // A descriptor left non-blocking (shared with a terminal's input): wait.
                     var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                     if poll(&ready, 1, -1) >= 0 || errno == EINTR { continue }
+                    code = errno  // the wait itself failed: its reason, not "try again"
                 }
                 let reason = String(cString: strerror(code))
                 failure.withLock { if $0 == nil { $0 = reason } }
