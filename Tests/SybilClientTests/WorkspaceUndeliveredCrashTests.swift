@@ -91,19 +91,27 @@ struct WorkspaceUndeliveredCrashTests {
         #expect(inOutbox + second.kept.messages.map(\.text) == [Self.text], "on disk once")
     }
 
-    @Test func aTextTheListCannotSaveStaysInTheOutbox() async throws {
-        let disk = InMemoryKeyValueStore()
-        let outbox = try WorkspaceOutbox(store: disk)
-        let failing = FailingKeyValueStore()
-        failing.failWrites(true)
-        let kept = WorkspaceUndeliveredMessages(persistence: .workspaces(in: failing))
+    /// Submits ``text`` to a desktop that refuses it for good, through a sender keeping texts
+    /// in `kept` over a fresh outbox: the outbox, the sender, the entry and the outcome.
+    private func submitRefused(keptIn kept: WorkspaceUndeliveredMessages, seed: UInt64) async throws -> (
+        outbox: WorkspaceOutbox, sender: WorkspaceOutboxSender, entry: WorkspaceOutboxEntry,
+        outcome: WorkspaceOutboxSender.Outcome
+    ) {
+        let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
         let desktop = FakeDesktop()
         desktop.behaviour = .reject("The run has finished.")
         let sender = WorkspaceOutboxSender(
             outbox: outbox, rpc: desktop, clock: ManualClock(),
-            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 3)),
-            now: { 0 }, keptTexts: kept)
+            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: seed)), now: { 0 }, keptTexts: kept)
         let (entry, outcome) = try await sender.submit(text: Self.text, mode: .send, to: chatA)
+        return (outbox, sender, entry, outcome)
+    }
+
+    @Test func aTextTheListCannotSaveStaysInTheOutbox() async throws {
+        let failing = FailingKeyValueStore()
+        failing.failWrites(true)
+        let kept = WorkspaceUndeliveredMessages(persistence: .workspaces(in: failing))
+        let (outbox, sender, entry, outcome) = try await submitRefused(keptIn: kept, seed: 3)
         guard case .failed(let reason) = outcome else {
             Issue.record("a text that cannot be kept does not leave the outbox: \(outcome)")
             return
@@ -117,14 +125,8 @@ struct WorkspaceUndeliveredCrashTests {
     /// A list whose store could not be opened lives only until the app quits: a refused text
     /// is not handed to it, its outbox entry (saved) stays the one copy.
     @Test func aTextTheListHoldsOnlyInMemoryStaysInTheOutbox() async throws {
-        let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
         let kept = WorkspaceUndeliveredMessages(storeProblem: "the data folder cannot be made")
-        let desktop = FakeDesktop()
-        desktop.behaviour = .reject("The run has finished.")
-        let sender = WorkspaceOutboxSender(
-            outbox: outbox, rpc: desktop, clock: ManualClock(),
-            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 4)), now: { 0 }, keptTexts: kept)
-        let (entry, outcome) = try await sender.submit(text: Self.text, mode: .send, to: chatA)
+        let (outbox, _, entry, outcome) = try await submitRefused(keptIn: kept, seed: 4)
         guard case .failed(let reason) = outcome else {
             Issue.record("a text no saved list can hold does not leave the outbox: \(outcome)")
             return
@@ -136,7 +138,6 @@ struct WorkspaceUndeliveredCrashTests {
     }
 
     @Test func aTextTheListCannotSaveAfterManyDropsNoKeptText() async throws {
-        let outbox = try WorkspaceOutbox(store: InMemoryKeyValueStore())
         let failing = FailingKeyValueStore()
         let kept = WorkspaceUndeliveredMessages(persistence: .workspaces(in: failing))
         let limit = 300
@@ -144,12 +145,7 @@ struct WorkspaceUndeliveredCrashTests {
             kept.keep(.init(id: "kept-\(number)", chat: chatA, text: "Text \(number)", cause: .notSent, reason: "r"))
         }
         failing.failWrites(true)
-        let desktop = FakeDesktop()
-        desktop.behaviour = .reject("The run has finished.")
-        let sender = WorkspaceOutboxSender(
-            outbox: outbox, rpc: desktop, clock: ManualClock(),
-            ids: RandomUUIDGenerator(source: SeededRandomSource(seed: 5)), now: { 0 }, keptTexts: kept)
-        let (entry, outcome) = try await sender.submit(text: Self.text, mode: .send, to: chatA)
+        let (outbox, _, entry, outcome) = try await submitRefused(keptIn: kept, seed: 5)
         guard case .failed = outcome else {
             Issue.record("a text that cannot be kept does not leave the outbox: \(outcome)")
             return
